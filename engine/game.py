@@ -1,0 +1,297 @@
+"""The game formalism every game implements.
+
+It follows the textbook definition of a game as a search problem (initial
+state, player to move, actions, result, terminal test, utility) and adds what
+an engine server needs: a text notation for moves and positions, a hash key
+for the transposition table, a heuristic evaluation, and optional hints that
+make the search faster without changing its result.
+
+States are immutable values: :meth:`Game.play` returns a new state and never
+changes its argument. In CPython a fresh small object (a tuple of ints or a
+slotted dataclass) costs less than the bookkeeping of make/unmake, which needs
+an undo record per move and a method call to restore it; immutable states
+also pickle as they are, can be shared between the search and the session
+that owns the game, and cannot be corrupted by an aborted search.
+
+To add a game: write one module in :mod:`engine.games` with a subclass of
+:class:`Game`, and add the class to :data:`engine.registry.GAME_CLASSES`.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, Generic, TypeVar
+
+from engine.errors import BadOptionsError, GameOverError, IllegalMoveError
+
+S = TypeVar("S")
+M = TypeVar("M", bound=Hashable)
+
+#: Bound on the magnitude of :meth:`Game.evaluate`; proven wins and losses are
+#: scored above it (see :mod:`engine.score`) so the two can never be confused.
+EVAL_LIMIT = 100_000
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """How a finished game ended.
+
+    ``winner`` is a player index (0 moves first) or ``None`` for a draw;
+    ``reason`` is a short human-readable phrase ("four in a row",
+    "checkmate"); ``points`` is what the winner scores (1 except for gammons
+    and backgammons).
+    """
+
+    winner: int | None
+    reason: str
+    points: int = 1
+
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    """One option a game accepts, with its default and a checker.
+
+    ``check`` receives the raw value from the client and returns the value to
+    use, or raises :class:`BadOptionsError` with a message that names the
+    option and says what is allowed.
+    """
+
+    name: str
+    default: Any
+    description: str
+    check: Callable[[str, Any], Any]
+
+
+def int_option(low: int, high: int) -> Callable[[str, Any], int]:
+    """A checker for an integer option in ``low..high`` (bools are refused)."""
+
+    def check(name: str, value: Any) -> int:
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise BadOptionsError(f"option {name!r} must be an integer, got {value!r}")
+        if not low <= value <= high:
+            raise BadOptionsError(f"option {name!r} must be between {low} and {high}, got {value}")
+        return value
+
+    return check
+
+
+def bool_option(name: str, value: Any) -> bool:
+    """A checker for a boolean option."""
+    if not isinstance(value, bool):
+        raise BadOptionsError(f"option {name!r} must be true or false, got {value!r}")
+    return value
+
+
+class Game(ABC, Generic[S, M]):
+    """Rules, notation and evaluation of one game with fixed options.
+
+    A ``Game`` instance holds only its options and tables derived from them;
+    it never holds a position, so one instance serves any number of states
+    and may be shared freely. Subclasses set the class attributes below and
+    implement the abstract methods; the hooks at the end have neutral
+    defaults and exist only to make the search faster.
+    """
+
+    #: Registry name, as clients send it ("connect4").
+    name: ClassVar[str]
+    #: Human title ("Connect Four").
+    title: ClassVar[str]
+    #: Player names in turn order: index 0 moves first.
+    players: ClassVar[tuple[str, str]]
+    #: Options with defaults; see :class:`Option`.
+    OPTIONS: ClassVar[tuple[Option, ...]] = ()
+    #: What one unit of :meth:`evaluate` means, for the protocol documentation.
+    eval_unit: ClassVar[str] = "heuristic points"
+    #: Half-width of the root aspiration window, in evaluation units; 0 turns
+    #: aspiration windows off (right for games whose evaluation is coarse).
+    aspiration_window: ClassVar[int] = 0
+
+    def __init__(self, **options: Any) -> None:
+        self.options: dict[str, Any] = self.check_options(options)
+
+    @classmethod
+    def check_options(cls, options: Mapping[str, Any]) -> dict[str, Any]:
+        """Validate client-supplied options and fill in defaults.
+
+        Raises :class:`BadOptionsError` naming the first bad option.
+        """
+        known = {option.name: option for option in cls.OPTIONS}
+        for name in options:
+            if name not in known:
+                allowed = ", ".join(sorted(known)) or "none"
+                raise BadOptionsError(
+                    f"{cls.name} has no option {name!r} (options: {allowed})"
+                )
+        checked: dict[str, Any] = {}
+        for option in cls.OPTIONS:
+            if option.name in options:
+                checked[option.name] = option.check(option.name, options[option.name])
+            else:
+                checked[option.name] = option.default
+        return checked
+
+    # ------------------------------------------------------------------
+    # The game as a search problem.
+
+    @abstractmethod
+    def initial_state(self) -> S:
+        """The position the game starts from."""
+
+    @abstractmethod
+    def to_move(self, state: S) -> int:
+        """Index of the player to move (0 or 1)."""
+
+    @abstractmethod
+    def legal_moves(self, state: S) -> list[M]:
+        """Every legal move; empty exactly when the game is over."""
+
+    @abstractmethod
+    def play(self, state: S, move: M) -> S:
+        """The state after ``move``; ``move`` must be legal (not checked here)."""
+
+    @abstractmethod
+    def outcome(self, state: S) -> Outcome | None:
+        """``None`` while the game goes on, else how it ended."""
+
+    @abstractmethod
+    def evaluate(self, state: S) -> int:
+        """Heuristic value for the player to move, within ``±EVAL_LIMIT``.
+
+        Only called on positions that are not over.
+        """
+
+    @abstractmethod
+    def key(self, state: S) -> int:
+        """Transposition-table key: a non-negative int, equal for positions the search may merge.
+
+        Distinct positions should collide rarely; the table stores the whole
+        key, so a collision costs only a wasted slot, never a wrong value.
+        """
+
+    # ------------------------------------------------------------------
+    # Notation.
+
+    @abstractmethod
+    def format_move(self, state: S, move: M) -> str:
+        """The move in the game's text notation."""
+
+    @abstractmethod
+    def format_position(self, state: S) -> str:
+        """The position in the game's text notation."""
+
+    @abstractmethod
+    def parse_position(self, text: str) -> S:
+        """Parse a position; raise :class:`~engine.errors.BadPositionError`."""
+
+    def parse_move(self, state: S, text: str) -> M:
+        """Parse a legal move; raise :class:`~engine.errors.IllegalMoveError`.
+
+        The default matches ``text`` against the formatted legal moves, which
+        is exact by construction; games with many moves or alternative
+        notations override it.
+        """
+        if self.outcome(state) is not None:
+            raise GameOverError("the game is over: no move can be played")
+        legal = self.legal_moves(state)
+        for move in legal:
+            if self.format_move(state, move) == text:
+                return move
+        raise IllegalMoveError(
+            f"{text!r} is not a legal move here", [self.format_move(state, m) for m in legal]
+        )
+
+    # ------------------------------------------------------------------
+    # Textbook names, for readers of the reference searches.
+
+    def actions(self, state: S) -> list[M]:
+        """Alias of :meth:`legal_moves` (ACTIONS in the textbook)."""
+        return self.legal_moves(state)
+
+    def result(self, state: S, move: M) -> S:
+        """Alias of :meth:`play` (RESULT in the textbook)."""
+        return self.play(state, move)
+
+    def is_terminal(self, state: S) -> bool:
+        """TERMINAL-TEST: is the game over?"""
+        return self.outcome(state) is not None
+
+    def utility(self, state: S, player: int) -> int:
+        """UTILITY of a finished game for ``player``: +points, -points or 0."""
+        outcome = self.outcome(state)
+        if outcome is None:
+            raise ValueError("utility of a position that is not terminal")
+        if outcome.winner is None:
+            return 0
+        return outcome.points if outcome.winner == player else -outcome.points
+
+    # ------------------------------------------------------------------
+    # Convenience built on the above.
+
+    def play_text(self, state: S, text: str) -> S:
+        """Parse and play one move given in text; raises on an illegal move."""
+        return self.play(state, self.parse_move(state, text))
+
+    def format_moves(self, state: S, moves: Sequence[M]) -> list[str]:
+        """Format a line of moves played one after another from ``state``."""
+        texts = []
+        for move in moves:
+            texts.append(self.format_move(state, move))
+            state = self.play(state, move)
+        return texts
+
+    # ------------------------------------------------------------------
+    # Search hints. Each default is neutral; overriding one may only make
+    # the search faster or stronger, never change which moves are legal.
+
+    def ordered_moves(self, state: S) -> list[M]:
+        """Legal moves, most promising first (the search's static ordering)."""
+        return self.legal_moves(state)
+
+    def winning_move(self, state: S) -> M | None:
+        """A move that ends the game at once in a win for the mover, if cheap to find.
+
+        Returning ``None`` is always correct; a game that can spot immediate
+        wins cheaply (Connect Four with bitboards) saves the search a ply.
+        """
+        return None
+
+    def noisy_moves(self, state: S) -> list[M] | None:
+        """Moves a quiescence search should try at the horizon (captures).
+
+        ``None`` (the default) means the game has no quiescence search and
+        the horizon is evaluated statically.
+        """
+        return None
+
+    def is_quiet(self, state: S, move: M) -> bool:
+        """Whether ``move`` is quiet (no capture or promotion).
+
+        Only quiet moves feed the killer and history tables and may be
+        reduced by late-move reductions.
+        """
+        return True
+
+    def in_check(self, state: S) -> bool:
+        """Whether the side to move is in check; checks are extended a ply."""
+        return False
+
+    def null_move(self, state: S) -> S | None:
+        """The position with the side to move passing, when null-move pruning is safe.
+
+        ``None`` (the default) disables null-move pruning; chess returns a
+        state unless the side to move is in check or has only pawns.
+        """
+        return None
+
+    def uses_reductions(self) -> bool:
+        """Whether late-move reductions pay off in this game (big branching, good ordering)."""
+        return False
+
+    def max_remaining_plies(self, state: S) -> int | None:
+        """An upper bound on the plies left in the game, if the game has one.
+
+        The solver uses it to bound its score range; ``None`` means unknown.
+        """
+        return None

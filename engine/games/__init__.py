@@ -1,0 +1,1 @@
+"""One module per game; each registers in :mod:`engine.registry`."""

@@ -1,0 +1,229 @@
+"""Connect Four on bitboards.
+
+Options: ``width`` (4-9 columns, default 7) and ``height`` (4-8 rows,
+default 6).
+
+Bitboard layout (John Tromp's, as in Pascal Pons' solver): column ``c``
+uses bits ``c * (H + 1)`` to ``c * (H + 1) + H - 1`` from the bottom up,
+plus one spare bit on top so that shifts never carry between columns. A
+state is ``(current, mask, moves)``: the stones of the player to move, all
+stones, and the columns played so far as a string of digits. ``current +
+mask`` identifies the position uniquely and is the transposition key.
+
+Move notation: the column number, ``1`` to ``width`` from the left.
+Position notation: the columns played, in order, as one string of digits
+(``4455``); the empty board is the empty string. This is the notation of
+Pascal Pons' benchmark sets.
+"""
+
+from __future__ import annotations
+
+from engine.errors import BadPositionError
+from engine.game import Game, Option, Outcome, int_option
+
+C4State = tuple[int, int, str]
+
+#: Evaluation weights, tuned by hand on self-play at depth 6-8: a threat
+#: (an empty cell that would complete four) dominates, and a threat on the
+#: row parity that zugzwang favours for its owner (odd rows, counted from 1
+#: at the bottom, for the first player; even rows for the second) is worth
+#: more because it tends to decide the endgame (Allis 1988, section 4).
+THREAT_WEIGHT = 8
+GOOD_PARITY_BONUS = 4
+#: Per stone in the centre column, and per stone in the columns beside it.
+CENTRE_WEIGHT = 3
+NEAR_CENTRE_WEIGHT = 1
+
+
+class ConnectFour(Game[C4State, int]):
+    """Connect Four; the evaluation counts threats by parity, then centre control."""
+
+    name = "connect4"
+    title = "Connect Four"
+    players = ("first", "second")
+    eval_unit = f"points (a threat is worth {THREAT_WEIGHT} to {THREAT_WEIGHT + GOOD_PARITY_BONUS})"
+    OPTIONS = (
+        Option("width", 7, "number of columns", int_option(4, 9)),
+        Option("height", 6, "number of rows", int_option(4, 8)),
+    )
+
+    def __init__(self, **options: object) -> None:
+        super().__init__(**options)
+        width: int = self.options["width"]
+        height: int = self.options["height"]
+        self.width = width
+        self.height = height
+        stride = height + 1
+        self._stride = stride
+        self._bottom = [1 << (c * stride) for c in range(width)]
+        self._top = [1 << (c * stride + height - 1) for c in range(width)]
+        self._column = [((1 << height) - 1) << (c * stride) for c in range(width)]
+        bottom_mask = sum(self._bottom)
+        self._bottom_mask = bottom_mask
+        self._board_mask = bottom_mask * ((1 << height) - 1)
+        self._cells = width * height
+        # Centre first, then outwards, left before right.
+        self._order = sorted(range(width), key=lambda c: (abs(2 * c - (width - 1)), c))
+        odd_rows = sum(1 << r for r in range(0, height, 2)) * bottom_mask
+        self._odd_rows = odd_rows  # rows 1, 3, 5 counted from 1 at the bottom
+        self._even_rows = self._board_mask ^ odd_rows
+        centre = width // 2
+        self._centre_mask = self._column[centre] if width % 2 else 0
+        near = [c for c in range(width) if abs(2 * c - (width - 1)) <= 2 and 2 * c != width - 1]
+        self._near_mask = sum(self._column[c] for c in near)
+
+    # ------------------------------------------------------------------
+    # Bitboard primitives.
+
+    def _aligned(self, stones: int) -> bool:
+        """Whether ``stones`` contains four in a row in any direction."""
+        for shift in (self._stride, self.height, self._stride + 1, 1):
+            pairs = stones & (stones >> shift)
+            if pairs & (pairs >> (2 * shift)):
+                return True
+        return False
+
+    def _winning_cells(self, stones: int, mask: int) -> int:
+        """Empty cells that would complete four for the owner of ``stones``."""
+        cells = (stones << 1) & (stones << 2) & (stones << 3)
+        for shift in (self._stride, self.height, self._stride + 1):
+            pair = (stones << shift) & (stones << (2 * shift))
+            cells |= pair & (stones << (3 * shift))
+            cells |= pair & (stones >> shift)
+            pair = (stones >> shift) & (stones >> (2 * shift))
+            cells |= pair & (stones << shift)
+            cells |= pair & (stones >> (3 * shift))
+        return cells & (self._board_mask ^ mask)
+
+    def _playable(self, mask: int) -> int:
+        """The cell each non-full column would take next."""
+        return (mask + self._bottom_mask) & self._board_mask
+
+    def _column_of(self, cell: int) -> int:
+        return (cell.bit_length() - 1) // self._stride
+
+    # ------------------------------------------------------------------
+    # The game.
+
+    def initial_state(self) -> C4State:
+        return (0, 0, "")
+
+    def to_move(self, state: C4State) -> int:
+        return len(state[2]) & 1
+
+    def legal_moves(self, state: C4State) -> list[int]:
+        if self.outcome(state) is not None:
+            return []
+        mask = state[1]
+        return [c for c in range(self.width) if not mask & self._top[c]]
+
+    def ordered_moves(self, state: C4State) -> list[int]:
+        """Centre-first columns, those creating the most threats first (Pons' ordering)."""
+        current, mask, _ = state
+        top = self._top
+        playable = self._playable(mask)
+        column = self._column
+        winning_cells = self._winning_cells
+        scored = []
+        for c in self._order:
+            if mask & top[c]:
+                continue
+            new_stones = current | (playable & column[c])
+            scored.append((winning_cells(new_stones, mask | new_stones).bit_count(), c))
+        if len(scored) > 1:
+            scored.sort(key=_first, reverse=True)
+        return [c for _, c in scored]
+
+    def play(self, state: C4State, move: int) -> C4State:
+        current, mask, moves = state
+        return (current ^ mask, mask | (mask + self._bottom[move]), moves + "123456789"[move])
+
+    def outcome(self, state: C4State) -> Outcome | None:
+        current, mask, moves = state
+        if self._aligned(current ^ mask):
+            return Outcome(1 - (len(moves) & 1), "four in a row")
+        if len(moves) == self._cells:
+            return Outcome(None, "board full")
+        return None
+
+    def winning_move(self, state: C4State) -> int | None:
+        current, mask, _ = state
+        cells = self._winning_cells(current, mask) & self._playable(mask)
+        if cells:
+            return self._column_of(cells & -cells)
+        return None
+
+    def evaluate(self, state: C4State) -> int:
+        current, mask, moves = state
+        opponent = current ^ mask
+        mine = self._winning_cells(current, mask)
+        theirs = self._winning_cells(opponent, mask)
+        first_to_move = not len(moves) & 1
+        my_rows, their_rows = (
+            (self._odd_rows, self._even_rows) if first_to_move else (self._even_rows, self._odd_rows)
+        )
+        value = THREAT_WEIGHT * (mine.bit_count() - theirs.bit_count())
+        value += GOOD_PARITY_BONUS * ((mine & my_rows).bit_count() - (theirs & their_rows).bit_count())
+        value += CENTRE_WEIGHT * (
+            (current & self._centre_mask).bit_count() - (opponent & self._centre_mask).bit_count()
+        )
+        value += NEAR_CENTRE_WEIGHT * (
+            (current & self._near_mask).bit_count() - (opponent & self._near_mask).bit_count()
+        )
+        return value
+
+    def key(self, state: C4State) -> int:
+        return state[0] + state[1]
+
+    def max_remaining_plies(self, state: C4State) -> int:
+        return self._cells - len(state[2])
+
+    # ------------------------------------------------------------------
+    # Notation.
+
+    def format_move(self, state: C4State, move: int) -> str:
+        return str(move + 1)
+
+    def format_position(self, state: C4State) -> str:
+        return state[2]
+
+    def parse_position(self, text: str) -> C4State:
+        if not isinstance(text, str):
+            raise BadPositionError("a Connect Four position is a string of column numbers")
+        state = self.initial_state()
+        for index, char in enumerate(text):
+            if not ("1" <= char <= "9") or int(char) > self.width:
+                raise BadPositionError(
+                    f"character {index + 1} of the position, {char!r}, is not a column 1-{self.width}"
+                )
+            column = int(char) - 1
+            if self.outcome(state) is not None:
+                raise BadPositionError(
+                    f"the game was already over before move {index + 1} of the position"
+                )
+            if state[1] & self._top[column]:
+                raise BadPositionError(f"move {index + 1} of the position plays in full column {char}")
+            state = self.play(state, column)
+        return state
+
+    # ------------------------------------------------------------------
+    # Helpers for the benchmark sets.
+
+    def pons_score(self, state: C4State, win_in: int | None, loss_in: int | None) -> int:
+        """Convert a proven result to the score of Pons' benchmark sets.
+
+        A win scores ``cells / 2 + 1`` minus the stones the winner has played
+        when the game ends (22 minus the winner's stones on 7×6); a loss the
+        negative; a draw 0.
+        """
+        played = len(state[2])
+        plies = win_in if win_in is not None else loss_in
+        if plies is None:
+            return 0
+        winner_stones = (played + plies + 1) // 2
+        score = self._cells // 2 + 1 - winner_stones
+        return score if win_in is not None else -score
+
+
+def _first(item: tuple[int, int]) -> int:
+    return item[0]

@@ -1,0 +1,157 @@
+"""Nim: players take any positive number of objects from one heap.
+
+Options: ``heaps`` (list of heap sizes) and ``misere`` (if true, taking
+the last object loses; otherwise it wins, which is normal play).
+
+State: ``(heaps, to_move)`` with ``heaps`` a tuple of sizes.
+Move notation: ``<heap>:<count>``, heaps numbered from 1: ``2:3`` takes 3
+objects from the second heap.
+Position notation: the heap sizes separated by spaces, then ``/`` and the
+player to move (0 first): ``3 4 5 /0``.
+"""
+
+from __future__ import annotations
+
+from functools import reduce
+from operator import xor
+from typing import Any
+
+from engine.errors import BadOptionsError, BadPositionError, GameOverError, IllegalMoveError
+from engine.game import Game, Option, Outcome, bool_option
+
+NimState = tuple[tuple[int, ...], int]
+NimMove = tuple[int, int]
+
+MAX_HEAPS = 16
+MAX_HEAP_SIZE = 1000
+#: Evaluation of a position the nim-sum says is won; proven scores dwarf it.
+THEORY_VALUE = 100
+
+
+def _check_heaps(name: str, value: Any) -> tuple[int, ...]:
+    if not isinstance(value, list | tuple) or not 1 <= len(value) <= MAX_HEAPS:
+        raise BadOptionsError(f"option {name!r} must be a list of 1 to {MAX_HEAPS} heap sizes")
+    for size in value:
+        if not isinstance(size, int) or isinstance(size, bool) or not 0 <= size <= MAX_HEAP_SIZE:
+            raise BadOptionsError(
+                f"option {name!r}: each heap must be an integer from 0 to {MAX_HEAP_SIZE}"
+            )
+    return tuple(value)
+
+
+def nim_sum(heaps: tuple[int, ...]) -> int:
+    return reduce(xor, heaps, 0)
+
+
+class Nim(Game[NimState, NimMove]):
+    """Nim with any heaps, normal or misère play.
+
+    The evaluation applies the theory (Bouton 1901): in normal play the side
+    to move wins exactly when the nim-sum is not 0; in misère play the same
+    holds unless every heap has at most one object, where the side to move
+    wins exactly when the number of non-empty heaps is even.
+    """
+
+    name = "nim"
+    title = "Nim"
+    players = ("first", "second")
+    eval_unit = f"±{THEORY_VALUE} when nim theory says the side to move wins/loses"
+    OPTIONS = (
+        Option("heaps", [3, 4, 5], "heap sizes", _check_heaps),
+        Option("misere", False, "taking the last object loses", bool_option),
+    )
+
+    def initial_state(self) -> NimState:
+        return (tuple(self.options["heaps"]), 0)
+
+    def to_move(self, state: NimState) -> int:
+        return state[1]
+
+    def legal_moves(self, state: NimState) -> list[NimMove]:
+        return [(i, k) for i, size in enumerate(state[0]) for k in range(1, size + 1)]
+
+    def ordered_moves(self, state: NimState) -> list[NimMove]:
+        moves = self.legal_moves(state)
+        heaps = state[0]
+        winning = [m for m in moves if self._wins_for_mover(self._after(heaps, m))]
+        return winning + [m for m in moves if m not in winning] if winning else moves
+
+    def _after(self, heaps: tuple[int, ...], move: NimMove) -> tuple[int, ...]:
+        i, k = move
+        return heaps[:i] + (heaps[i] - k,) + heaps[i + 1 :]
+
+    def play(self, state: NimState, move: NimMove) -> NimState:
+        return (self._after(state[0], move), 1 - state[1])
+
+    def outcome(self, state: NimState) -> Outcome | None:
+        heaps, to_move = state
+        if any(heaps):
+            return None
+        if self.options["misere"]:
+            return Outcome(to_move, "the opponent took the last object")
+        return Outcome(1 - to_move, "took the last object")
+
+    def _side_to_move_wins(self, heaps: tuple[int, ...]) -> bool:
+        if self.options["misere"] and all(size <= 1 for size in heaps):
+            return sum(heaps) % 2 == 0
+        return nim_sum(heaps) != 0
+
+    def _wins_for_mover(self, heaps_after: tuple[int, ...]) -> bool:
+        """True if the player who just moved to ``heaps_after`` wins with best play."""
+        return not self._side_to_move_wins(heaps_after)
+
+    def evaluate(self, state: NimState) -> int:
+        return THEORY_VALUE if self._side_to_move_wins(state[0]) else -THEORY_VALUE
+
+    def key(self, state: NimState) -> int:
+        # Heap order does not change the value for the side to move, and
+        # Nim is impartial, so sorted sizes merge every transposition.
+        return hash(tuple(sorted(state[0]))) & 0xFFFF_FFFF_FFFF_FFFF
+
+    def max_remaining_plies(self, state: NimState) -> int:
+        return sum(state[0])
+
+    def format_move(self, state: NimState, move: NimMove) -> str:
+        return f"{move[0] + 1}:{move[1]}"
+
+    def parse_move(self, state: NimState, text: str) -> NimMove:
+        if self.outcome(state) is not None:
+            raise GameOverError("the game is over: every heap is empty")
+        heaps = state[0]
+        legal_hint = [f"{i + 1}:1..{size}" for i, size in enumerate(heaps) if size]
+        try:
+            heap_text, count_text = text.split(":")
+            heap, count = int(heap_text) - 1, int(count_text)
+        except (ValueError, AttributeError):
+            raise IllegalMoveError(
+                f"{text!r} is not a Nim move; write <heap>:<count>, e.g. 1:2", legal_hint
+            ) from None
+        if not 0 <= heap < len(heaps):
+            raise IllegalMoveError(f"there is no heap {heap + 1}", legal_hint)
+        if not 1 <= count <= heaps[heap]:
+            raise IllegalMoveError(
+                f"heap {heap + 1} has {heaps[heap]} objects; take 1 to {heaps[heap]}", legal_hint
+            )
+        return (heap, count)
+
+    def format_position(self, state: NimState) -> str:
+        return " ".join(str(size) for size in state[0]) + f" /{state[1]}"
+
+    def parse_position(self, text: str) -> NimState:
+        try:
+            heaps_text, turn_text = text.rsplit("/", 1)
+            heaps = tuple(int(part) for part in heaps_text.split())
+            to_move = int(turn_text)
+        except (ValueError, AttributeError):
+            raise BadPositionError(
+                "a Nim position is heap sizes then '/' and the player to move, e.g. '3 4 5 /0'"
+            ) from None
+        if not heaps or len(heaps) > MAX_HEAPS or any(
+            not 0 <= size <= MAX_HEAP_SIZE for size in heaps
+        ):
+            raise BadPositionError(
+                f"a Nim position has 1 to {MAX_HEAPS} heaps of 0 to {MAX_HEAP_SIZE} objects"
+            )
+        if to_move not in (0, 1):
+            raise BadPositionError("the player to move is 0 or 1")
+        return (heaps, to_move)

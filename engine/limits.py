@@ -1,0 +1,91 @@
+"""Search limits and how a clock becomes deadlines.
+
+A :class:`Limits` may combine a fixed time per move, a depth, a node count
+and a game clock; the search ends at whichever comes first.
+:func:`plan_deadlines` turns the time-based parts into two deadlines: a soft
+one (start no new iteration after it) and a hard one (abort mid-iteration).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+#: Moves assumed to remain when a clock has no ``moves_to_go``: the usual
+#: sudden-death assumption of engines (Stockfish and Crafty start near 30-40).
+DEFAULT_MOVES_TO_GO = 30
+#: Share of the increment spent on this move; the rest builds a reserve.
+INCREMENT_SHARE = 0.75
+#: The soft deadline is this share of the allotment: the next iteration
+#: costs several times the last one (the effective branching factor), so
+#: starting one late rarely completes it.
+SOFT_SHARE = 0.5
+#: The hard deadline may stretch the allotment this many times when an
+#: iteration is under way, never beyond :data:`MAX_SHARE_OF_CLOCK`.
+HARD_STRETCH = 3.0
+#: Never spend more than this share of the time left on one move, unless it
+#: is the last move before the time control.
+MAX_SHARE_OF_CLOCK = 0.5
+#: Kept back from the time left for the message to reach the opponent's clock.
+CLOCK_SAFETY_MS = 20
+
+
+@dataclass(frozen=True, slots=True)
+class Clock:
+    """A game clock: time left for the side to move, its increment, moves to go."""
+
+    time_ms: int
+    inc_ms: int = 0
+    moves_to_go: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """Which limits end the search; ``None`` means unlimited.
+
+    With nothing set the search runs until it is stopped or the game tree is
+    exhausted (an exact solve).
+    """
+
+    movetime_ms: int | None = None
+    depth: int | None = None
+    nodes: int | None = None
+    clock: Clock | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Deadlines:
+    """Absolute times (``time.monotonic()`` seconds) or ``None`` for no limit."""
+
+    soft: float | None
+    hard: float | None
+
+
+def plan_deadlines(limits: Limits, start: float) -> Deadlines:
+    """The soft and hard deadlines for a search that started at ``start``.
+
+    A fixed move time gives one deadline used for both: the search uses the
+    whole time and answers with the best move found. A clock gives an
+    allotment (time left over the moves to go, plus most of the increment).
+    """
+    soft: float | None = None
+    hard: float | None = None
+    if limits.movetime_ms is not None:
+        soft = hard = start + max(0, limits.movetime_ms) / 1000
+    if limits.clock is not None:
+        clock_soft, clock_hard = _clock_budget_ms(limits.clock)
+        soft = _earliest(soft, start + clock_soft / 1000)
+        hard = _earliest(hard, start + clock_hard / 1000)
+    return Deadlines(soft, hard)
+
+
+def _clock_budget_ms(clock: Clock) -> tuple[float, float]:
+    left = max(0, clock.time_ms - CLOCK_SAFETY_MS)
+    moves_to_go = clock.moves_to_go if clock.moves_to_go and clock.moves_to_go > 0 else None
+    allotment = left / (moves_to_go or DEFAULT_MOVES_TO_GO) + INCREMENT_SHARE * max(0, clock.inc_ms)
+    ceiling = left if moves_to_go == 1 else left * MAX_SHARE_OF_CLOCK
+    allotment = min(allotment, ceiling)
+    return SOFT_SHARE * allotment, min(HARD_STRETCH * allotment, ceiling)
+
+
+def _earliest(a: float | None, b: float) -> float:
+    return b if a is None else min(a, b)

@@ -1,0 +1,686 @@
+"""The production search: iterative-deepening negamax alpha-beta.
+
+:func:`think` is the entry point for one search; a :class:`Searcher` keeps
+its transposition table and move-ordering tables between searches of the
+same game, which is what a worker process holds on to.
+
+The search is divided as Stockfish divides its own:
+
+* :meth:`Searcher.think` owns the iterative-deepening loop, the deadlines and
+  the reporting;
+* :meth:`Searcher._aspiration` searches one depth inside an aspiration window
+  and widens it on failure;
+* :meth:`Searcher._root` searches the root moves and remembers the best one
+  proven so far, so that an aborted iteration can still contribute;
+* :meth:`Searcher._negamax` is the node search, in numbered steps;
+* :meth:`Searcher._quiesce` resolves captures at the horizon for games that
+  name them.
+
+Limits are checked every :data:`CHECK_INTERVAL` nodes; the stop signal is
+anything with ``is_set()``. An aborted search raises :class:`_Aborted`
+internally and answers with the best move of the last completed iteration
+(or a better move proven in the unfinished one), and always with a legal
+move when one exists. Nothing here prints: progress goes to the ``on_info``
+callback.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from engine.game import Game
+from engine.limits import Limits, plan_deadlines
+from engine.score import WIN, WIN_THRESHOLD, Score, is_decisive
+from engine.tt import DEFAULT_TT_SLOTS, EXACT, LOWER, UPPER, TranspositionTable
+
+#: Nodes between two checks of the clock and the stop signal. At 100k-200k
+#: nodes/s this is 5-10 ms, well inside the server's latency budget, while
+#: the check itself (a monotonic clock read) stays negligible.
+CHECK_INTERVAL = 1024
+#: Deepest nominal depth an iteration may reach. The node search recurses
+#: once per ply, so this also keeps far below CPython's recursion limit.
+MAX_DEPTH = 128
+#: Aspiration windows start at this depth; shallower iterations are cheap
+#: and their scores swing too much to centre a window on.
+ASPIRATION_MIN_DEPTH = 4
+#: Late-move reductions: moves after this many at a node, at this remaining
+#: depth or more, are searched one ply shallower first (values from the
+#: Stockfish family's early, simple LMR).
+LMR_MIN_MOVES = 3
+LMR_MIN_DEPTH = 3
+#: Null-move pruning: depth reduction R and the minimum depth where it is
+#: tried (the classic R = 2 of Donninger's null-move paper).
+NULL_MOVE_REDUCTION = 2
+NULL_MOVE_MIN_DEPTH = 3
+#: Killer moves kept per ply.
+KILLERS_PER_PLY = 2
+
+INFINITY = WIN + 1
+
+
+class StopSignal(Protocol):
+    """Anything with ``is_set()``: ``threading.Event``, ``multiprocessing.Event``, ..."""
+
+    def is_set(self) -> bool: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Info:
+    """Progress of a running search, reported through ``on_info``.
+
+    ``pv`` holds moves in the game's notation. ``partial`` is true for a
+    report made inside an unfinished iteration because the best move changed.
+    """
+
+    depth: int
+    seldepth: int
+    score: Score
+    pv: tuple[str, ...]
+    nodes: int
+    time_ms: int
+    nps: int
+    tt_hit_rate: float
+    partial: bool = False
+
+
+@dataclass(slots=True)
+class SearchStats:
+    """Counters for tuning and teaching.
+
+    ``first_move_cutoff_rate`` is the share of beta cutoffs made by the first
+    move tried at a node (near 1.0 means the ordering is nearly perfect);
+    ``effective_branching_factor`` is the ratio of the nodes of the last two
+    completed iterations.
+    """
+
+    nodes_per_depth: list[int] = field(default_factory=list)
+    cutoffs: int = 0
+    first_move_cutoffs: int = 0
+    tt_probes: int = 0
+    tt_hits: int = 0
+
+    @property
+    def first_move_cutoff_rate(self) -> float:
+        return self.first_move_cutoffs / self.cutoffs if self.cutoffs else 0.0
+
+    @property
+    def effective_branching_factor(self) -> float:
+        counts = self.nodes_per_depth
+        if len(counts) < 2 or counts[-2] == 0:
+            return 0.0
+        return counts[-1] / counts[-2]
+
+    @property
+    def tt_hit_rate(self) -> float:
+        return self.tt_hits / self.tt_probes if self.tt_probes else 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    """The answer of a search.
+
+    ``move`` is in the game's notation (``move_value`` is the game's own
+    move object), or ``None`` only when the position has no legal move.
+    ``depth`` is the last completed iteration; ``reason`` says why the
+    search ended: ``depth``, ``nodes``, ``time``, ``stopped``, ``proven``,
+    ``only_move`` or ``no_moves``.
+    """
+
+    move: str | None
+    move_value: Any
+    score: Score
+    depth: int
+    seldepth: int
+    pv: tuple[str, ...]
+    nodes: int
+    time_ms: int
+    reason: str
+    stats: SearchStats
+
+    @property
+    def nps(self) -> int:
+        return int(self.nodes * 1000 / self.time_ms) if self.time_ms > 0 else 0
+
+
+class _Aborted(Exception):
+    """Raised inside the search when a limit or the stop signal ends it."""
+
+
+@dataclass(slots=True)
+class _RootBest:
+    move: Hashable
+    value: int
+    pv: list[Hashable]
+
+
+class Searcher:
+    """Searches positions of one game, keeping tables between searches.
+
+    Create one per game (with fixed options) and call :meth:`think` for
+    each position; the transposition table carries over, so analysing
+    successive positions of one game gets faster. Not thread-safe: one
+    search at a time.
+    """
+
+    def __init__(self, game: Game[Any, Any], tt_slots: int = DEFAULT_TT_SLOTS) -> None:
+        self.game = game
+        self.tt = TranspositionTable(tt_slots)
+        self.history: dict[tuple[int, Hashable], int] = {}
+        self._has_win_hook = type(game).winning_move is not Game.winning_move
+        self._has_quiescence = type(game).noisy_moves is not Game.noisy_moves
+        self._has_null_move = type(game).null_move is not Game.null_move
+        self._has_check_hook = type(game).in_check is not Game.in_check
+        self._reductions = game.uses_reductions()
+        self._reset_counters()
+
+    def _reset_counters(self) -> None:
+        self.nodes = 0
+        self.seldepth = 0
+        self.horizon = 0  # leaves scored heuristically; unchanged over a subtree = proven
+        self.stats = SearchStats()
+        self.killers: list[list[Hashable]] = [[] for _ in range(MAX_DEPTH + 64)]
+        self.pv_table: list[list[Hashable]] = [[] for _ in range(MAX_DEPTH + 64)]
+        self._stop: StopSignal | None = None
+        self._hard_deadline: float | None = None
+        self._node_limit: int | None = None
+        self._next_check = CHECK_INTERVAL
+        self._iter_best: _RootBest | None = None
+        self._on_info: Callable[[Info], None] | None = None
+
+    # ------------------------------------------------------------------
+    # Iterative deepening.
+
+    def think(
+        self,
+        state: Any,
+        limits: Limits | None = None,
+        stop: StopSignal | None = None,
+        on_info: Callable[[Info], None] | None = None,
+        start: float | None = None,
+        deadline: float | None = None,
+    ) -> SearchResult:
+        """Search ``state`` within ``limits`` and return the best move found.
+
+        ``start`` is when the clock started (``time.monotonic()``; default
+        now), so a caller that queued the request can charge the wait to it.
+        ``deadline`` is an extra absolute hard deadline (the server's, minus
+        its delivery margin). ``on_info`` is called after every completed
+        iteration and when the best move changes inside one.
+        """
+        limits = limits or Limits()
+        start = time.monotonic() if start is None else start
+        deadlines = plan_deadlines(limits, start)
+        hard = deadlines.hard
+        if deadline is not None:
+            hard = deadline if hard is None else min(hard, deadline)
+        soft = deadlines.soft if hard is None or deadlines.soft is None else min(deadlines.soft, hard)
+
+        self._reset_counters()
+        self._stop = stop
+        self._hard_deadline = hard
+        self._node_limit = limits.nodes
+        self._on_info = on_info
+        self._start = start
+        self._age_history()
+        self._next_check = CHECK_INTERVAL if limits.nodes is None else min(CHECK_INTERVAL, limits.nodes)
+
+        game = self.game
+        outcome = game.outcome(state)
+        root_moves = game.ordered_moves(state) if outcome is None else []
+        if not root_moves:
+            final = 0
+            if outcome is not None and outcome.winner is not None:
+                final = WIN if outcome.winner == game.to_move(state) else -WIN
+            return self._result(state, None, final, 0, [], "no_moves", proven=True)
+        max_depth = MAX_DEPTH if limits.depth is None else max(1, min(limits.depth, MAX_DEPTH))
+        remaining = game.max_remaining_plies(state)
+        if remaining is not None and limits.depth is None:
+            max_depth = min(max_depth, max(1, remaining))
+
+        best = _RootBest(self._fallback_move(state, root_moves), 0, [])
+        completed = 0
+        value = 0
+        reason = "depth"
+        proven = False
+        try:
+            for depth in range(1, max_depth + 1):
+                if depth > 1 and self._should_stop_early(soft):
+                    reason = "stopped" if self._stop_requested() else "time"
+                    break
+                nodes_before = self.nodes
+                horizon_before = self.horizon
+                self._iter_best = None
+                value = self._aspiration(state, depth, value, root_moves, best)
+                completed = depth
+                best = self._iter_best or best
+                self._order_root(root_moves, best.move)
+                self.stats.nodes_per_depth.append(self.nodes - nodes_before)
+                proven = self.horizon == horizon_before or (
+                    is_decisive(value) and WIN - abs(value) <= depth
+                )
+                self._report(state, depth, best, partial=False, proven=proven)
+                if proven:
+                    reason = "proven"
+                    break
+                if len(root_moves) == 1 and (soft is not None or self._stop is not None):
+                    reason = "only_move"
+                    break
+        except _Aborted as aborted:
+            reason = str(aborted)
+            partial = self._iter_best
+            if partial is not None and (completed == 0 or partial.move != best.move):
+                best = partial
+                value = partial.value
+            proven = False
+        if completed == max_depth and reason == "depth" and limits.depth is None:
+            reason = "proven" if proven else "depth"
+        return self._result(state, best.move, value, completed, best.pv, reason, proven)
+
+    def _should_stop_early(self, soft: float | None) -> bool:
+        if self._stop_requested():
+            return True
+        return soft is not None and time.monotonic() >= soft
+
+    def _stop_requested(self) -> bool:
+        return self._stop is not None and self._stop.is_set()
+
+    def _fallback_move(self, state: Any, root_moves: list[Hashable]) -> Hashable:
+        """A legal move to answer with before any iteration completes."""
+        entry = self.tt.get(self.game.key(state))
+        if entry is not None and entry[4] in root_moves:
+            return entry[4]
+        return root_moves[0]
+
+    def _order_root(self, root_moves: list[Hashable], best_move: Hashable) -> None:
+        root_moves.remove(best_move)
+        root_moves.insert(0, best_move)
+
+    def _age_history(self) -> None:
+        # Halving keeps the ordering knowledge of earlier searches of the
+        # same game while letting the current position's statistics win.
+        self.history = {k: v >> 1 for k, v in self.history.items() if v > 1}
+
+    def _aspiration(
+        self, state: Any, depth: int, previous: int, root_moves: list[Hashable], best: _RootBest
+    ) -> int:
+        """Search one depth, first in a window around the previous score."""
+        window = self.game.aspiration_window
+        if window <= 0 or depth < ASPIRATION_MIN_DEPTH or is_decisive(previous):
+            return self._root(state, depth, -INFINITY, INFINITY, root_moves)
+        alpha, beta = previous - window, previous + window
+        while True:
+            value = self._root(state, depth, alpha, beta, root_moves)
+            if value <= alpha:
+                alpha = -INFINITY if alpha - window < -WIN_THRESHOLD else alpha - window
+                window *= 2
+            elif value >= beta:
+                beta = INFINITY if beta + window > WIN_THRESHOLD else beta + window
+                window *= 2
+            else:
+                return value
+
+    def _root(
+        self, state: Any, depth: int, alpha: int, beta: int, root_moves: list[Hashable]
+    ) -> int:
+        """Search every root move; remember the best one as soon as it is proven."""
+        game = self.game
+        self.nodes += 1
+        best_value = -INFINITY
+        best_move: Hashable = root_moves[0]
+        horizon_before = self.horizon
+        for index, move in enumerate(root_moves):
+            child = game.play(state, move)
+            searched_as_pv = index == 0 and beta - alpha > 1
+            if index == 0:
+                value = -self._negamax(child, depth - 1, -beta, -alpha, 1, searched_as_pv)
+            else:
+                value = -self._negamax(child, depth - 1, -alpha - 1, -alpha, 1, False)
+                if alpha < value < beta:
+                    searched_as_pv = True
+                    value = -self._negamax(child, depth - 1, -beta, -alpha, 1, True)
+            if value > best_value:
+                best_value = value
+                best_move = move
+                if value > alpha:
+                    alpha = value
+                    pv = [move, *self.pv_table[1]] if searched_as_pv else [move]
+                    self._iter_best = _RootBest(move, value, pv)
+                    if index > 0 and depth > 1:
+                        self._report(state, depth, self._iter_best, partial=True, proven=False)
+                    if value >= beta:
+                        break
+        flag = LOWER if best_value >= beta else (EXACT if self._iter_best else UPPER)
+        proven = self.horizon == horizon_before
+        self._store(game.key(state), depth, flag, best_value, best_move, proven, 0)
+        return best_value
+
+    # ------------------------------------------------------------------
+    # The node search.
+
+    def _negamax(
+        self, state: Any, depth: int, alpha: int, beta: int, ply: int, is_pv: bool
+    ) -> int:
+        game = self.game
+
+        # Step 1. Count the node; check limits every CHECK_INTERVAL nodes.
+        self.nodes += 1
+        if self.nodes >= self._next_check:
+            self._check_limits()
+        if ply > self.seldepth:
+            self.seldepth = ply
+        if is_pv:
+            self.pv_table[ply] = []
+
+        # Step 2. Finished games score exactly, preferring fast wins.
+        outcome = game.outcome(state)
+        if outcome is not None:
+            if outcome.winner is None:
+                return 0
+            return WIN - ply if outcome.winner == game.to_move(state) else ply - WIN
+
+        # Step 3. The horizon: a static evaluation or a quiescence search.
+        if depth <= 0 or ply >= MAX_DEPTH:
+            if self._has_quiescence and ply < MAX_DEPTH:
+                return self._quiesce(state, alpha, beta, ply)
+            self.horizon += 1
+            return game.evaluate(state)
+
+        # Step 4. Mate-distance pruning: no line from here can win faster
+        # than the next ply or lose faster than this one.
+        if alpha < ply - WIN:
+            alpha = ply - WIN
+        if beta > WIN - ply - 1:
+            beta = WIN - ply - 1
+        if alpha >= beta:
+            return alpha
+
+        # Step 5. Transposition table: a cutoff at non-PV nodes, a move to
+        # try first everywhere.
+        key = game.key(state)
+        tt = self.tt
+        entry = tt.slots[key % tt.size]
+        tt_move: Hashable = None
+        self.stats.tt_probes += 1
+        if entry is not None and entry[0] == key:
+            self.stats.tt_hits += 1
+            tt_move = entry[4]
+            if not is_pv and entry[1] >= depth:
+                value = entry[3]
+                if value >= WIN_THRESHOLD:
+                    value -= ply
+                elif value <= -WIN_THRESHOLD:
+                    value += ply
+                flag = entry[2]
+                if (
+                    flag == EXACT
+                    or (flag == LOWER and value >= beta)
+                    or (flag == UPPER and value <= alpha)
+                ):
+                    if not entry[5]:
+                        self.horizon += 1
+                    return value
+
+        # Step 6. An immediate win needs no search (the game says so cheaply).
+        if self._has_win_hook:
+            winning = game.winning_move(state)
+            if winning is not None:
+                if is_pv:
+                    self.pv_table[ply] = [winning]
+                return WIN - ply - 1
+
+        # Step 7. Check extension, and null-move pruning when not in check.
+        in_check = self._has_check_hook and game.in_check(state)
+        if in_check:
+            depth += 1
+        elif (
+            self._has_null_move
+            and not is_pv
+            and depth >= NULL_MOVE_MIN_DEPTH
+            and beta < WIN_THRESHOLD
+        ):
+            passed = game.null_move(state)
+            if passed is not None and game.evaluate(state) >= beta:
+                value = -self._negamax(
+                    passed, depth - 1 - NULL_MOVE_REDUCTION, -beta, -beta + 1, ply + 1, False
+                )
+                if value >= beta:
+                    self.horizon += 1  # a null-move cutoff is never a proof
+                    return beta if value >= WIN_THRESHOLD else value
+
+        # Step 8. Order the moves: table move, killers, then history over
+        # the game's own ordering (the sort is stable).
+        moves = game.ordered_moves(state)
+        side = game.to_move(state)
+        if len(moves) > 1:
+            history = self.history
+            if history:
+                moves.sort(key=lambda m: history.get((side, m), 0), reverse=True)
+            for killer in self.killers[ply]:
+                if killer in moves and killer != tt_move:
+                    moves.remove(killer)
+                    moves.insert(0, killer)
+            if tt_move is not None and tt_move in moves:
+                moves.remove(tt_move)
+                moves.insert(0, tt_move)
+
+        # Step 9. Search the moves: the first with the full window, the rest
+        # with a null window (PVS), re-searched only when they beat alpha.
+        alpha_before = alpha
+        horizon_before = self.horizon
+        best_value = -INFINITY
+        best_move: Hashable = moves[0]
+        reduce_late = self._reductions and depth >= LMR_MIN_DEPTH and not in_check
+        for index, move in enumerate(moves):
+            child = game.play(state, move)
+            searched_as_pv = is_pv and index == 0
+            if index == 0:
+                value = -self._negamax(child, depth - 1, -beta, -alpha, ply + 1, is_pv)
+            else:
+                reduction = 0
+                if reduce_late and index >= LMR_MIN_MOVES and game.is_quiet(state, move):
+                    reduction = 1
+                value = -self._negamax(child, depth - 1 - reduction, -alpha - 1, -alpha, ply + 1, False)
+                if reduction and value > alpha:
+                    value = -self._negamax(child, depth - 1, -alpha - 1, -alpha, ply + 1, False)
+                if is_pv and alpha < value < beta:
+                    searched_as_pv = True
+                    value = -self._negamax(child, depth - 1, -beta, -alpha, ply + 1, True)
+            if value > best_value:
+                best_value = value
+                best_move = move
+                if value > alpha:
+                    alpha = value
+                    if is_pv:
+                        tail = self.pv_table[ply + 1] if searched_as_pv else []
+                        self.pv_table[ply] = [move, *tail]
+                    if value >= beta:
+                        self._note_cutoff(state, move, side, depth, ply, index)
+                        break
+
+        # Step 10. Store the result; "proven" when no leaf below was heuristic.
+        if best_value >= beta:
+            flag = LOWER
+        elif best_value > alpha_before:
+            flag = EXACT
+        else:
+            flag = UPPER
+        self._store(key, depth, flag, best_value, best_move, self.horizon == horizon_before, ply)
+        return best_value
+
+    def _quiesce(self, state: Any, alpha: int, beta: int, ply: int) -> int:
+        """Search noisy moves only, standing pat on the static evaluation."""
+        game = self.game
+        self.horizon += 1
+        noisy = game.noisy_moves(state) or []
+        in_check = self._has_check_hook and game.in_check(state)
+        if not in_check:
+            stand_pat = game.evaluate(state)
+            if stand_pat >= beta or not noisy:
+                return stand_pat
+            alpha = max(alpha, stand_pat)
+            best_value = stand_pat
+        else:
+            best_value = -INFINITY
+            if not noisy:
+                return game.evaluate(state)
+        for move in noisy:
+            child = game.play(state, move)
+            self.nodes += 1
+            if self.nodes >= self._next_check:
+                self._check_limits()
+            if ply + 1 > self.seldepth:
+                self.seldepth = ply + 1
+            outcome = game.outcome(child)
+            if outcome is not None:
+                if outcome.winner is None:
+                    value = 0
+                else:
+                    mover_won = outcome.winner == game.to_move(state)
+                    value = WIN - ply - 1 if mover_won else ply + 1 - WIN
+            elif ply + 1 >= MAX_DEPTH:
+                value = -game.evaluate(child)
+            else:
+                value = -self._quiesce(child, -beta, -alpha, ply + 1)
+            if value > best_value:
+                best_value = value
+                if value > alpha:
+                    alpha = value
+                    if value >= beta:
+                        break
+        return best_value
+
+    # ------------------------------------------------------------------
+    # Helpers of the node search.
+
+    def _check_limits(self) -> None:
+        limit = self._node_limit
+        if limit is not None and self.nodes > limit:
+            self.nodes = limit
+            raise _Aborted("nodes")
+        if self._stop is not None and self._stop.is_set():
+            raise _Aborted("stopped")
+        if self._hard_deadline is not None and time.monotonic() >= self._hard_deadline:
+            raise _Aborted("time")
+        next_check = self.nodes + CHECK_INTERVAL
+        if limit is not None and next_check > limit + 1:
+            next_check = limit + 1
+        self._next_check = next_check
+
+    def _note_cutoff(
+        self, state: Any, move: Hashable, side: int, depth: int, ply: int, index: int
+    ) -> None:
+        stats = self.stats
+        stats.cutoffs += 1
+        if index == 0:
+            stats.first_move_cutoffs += 1
+        if not self.game.is_quiet(state, move):
+            return
+        killers = self.killers[ply]
+        if move not in killers:
+            killers.insert(0, move)
+            del killers[KILLERS_PER_PLY:]
+        history_key = (side, move)
+        self.history[history_key] = self.history.get(history_key, 0) + depth * depth
+
+    def _store(
+        self,
+        key: int,
+        depth: int,
+        flag: int,
+        value: int,
+        move: Hashable,
+        proven: bool,
+        ply: int,
+    ) -> None:
+        # Decisive scores are stored relative to this node, so a hit at
+        # another ply reads the right distance.
+        if value >= WIN_THRESHOLD:
+            value += ply
+        elif value <= -WIN_THRESHOLD:
+            value -= ply
+        tt = self.tt
+        tt.slots[key % tt.size] = (key, depth, flag, value, move, proven)
+
+    # ------------------------------------------------------------------
+    # Reporting.
+
+    def _elapsed_ms(self) -> int:
+        return int((time.monotonic() - self._start) * 1000)
+
+    def _report(self, state: Any, depth: int, best: _RootBest, partial: bool, proven: bool) -> None:
+        if self._on_info is None:
+            return
+        elapsed = self._elapsed_ms()
+        self._on_info(
+            Info(
+                depth=depth,
+                seldepth=self.seldepth,
+                score=Score.from_search(best.value, proven),
+                pv=tuple(self._format_pv(state, best.pv)),
+                nodes=self.nodes,
+                time_ms=elapsed,
+                nps=int(self.nodes * 1000 / elapsed) if elapsed > 0 else 0,
+                tt_hit_rate=self.stats.tt_hit_rate,
+                partial=partial,
+            )
+        )
+
+    def _format_pv(self, state: Any, pv: list[Hashable]) -> list[str]:
+        """Format the principal variation, cut at the first move that is not legal.
+
+        A PV assembled from an aborted iteration can be stale; checking each
+        move keeps what a client sees playable.
+        """
+        game = self.game
+        texts = []
+        for move in pv:
+            if game.outcome(state) is not None or move not in game.legal_moves(state):
+                break
+            texts.append(game.format_move(state, move))
+            state = game.play(state, move)
+        return texts
+
+    def _result(
+        self,
+        state: Any,
+        move: Hashable,
+        value: int,
+        depth: int,
+        pv: list[Hashable],
+        reason: str,
+        proven: bool,
+    ) -> SearchResult:
+        if move is not None and (not pv or pv[0] != move):
+            pv = [move]
+        pv_text = tuple(self._format_pv(state, pv))
+        return SearchResult(
+            move=self.game.format_move(state, move) if move is not None else None,
+            move_value=move,
+            score=Score.from_search(value, proven),
+            depth=depth,
+            seldepth=self.seldepth,
+            pv=pv_text,
+            nodes=self.nodes,
+            time_ms=self._elapsed_ms() if move is not None else 0,
+            reason=reason,
+            stats=self.stats,
+        )
+
+
+def think(
+    game: Game[Any, Any],
+    state: Any,
+    limits: Limits | None = None,
+    stop: StopSignal | None = None,
+    on_info: Callable[[Info], None] | None = None,
+    tt_slots: int = DEFAULT_TT_SLOTS,
+) -> SearchResult:
+    """Search ``state`` once with a fresh :class:`Searcher`.
+
+    Convenient for scripts and tests; keep a :class:`Searcher` instead when
+    searching many positions of one game.
+    """
+    return Searcher(game, tt_slots).think(state, limits, stop, on_info)
