@@ -15,6 +15,7 @@ from engine.errors import BadOptionsError, UnknownGameError
 from engine.game import Game
 from engine.games.connect4 import ConnectFour
 from engine.games.nim import Nim
+from engine.games.othello import Othello
 from engine.games.tictactoe import TicTacToe
 
 #: Every registered game class, in the order clients see them.
@@ -22,6 +23,7 @@ GAME_CLASSES: tuple[type[Game[Any, Any]], ...] = (
     TicTacToe,
     Nim,
     ConnectFour,
+    Othello,
 )
 
 #: Game classes by registry name (read-only).
