@@ -13,6 +13,7 @@ from typing import Any
 
 from engine.errors import BadOptionsError, UnknownGameError
 from engine.game import Game
+from engine.games.checkers import Checkers
 from engine.games.connect4 import ConnectFour
 from engine.games.nim import Nim
 from engine.games.othello import Othello
@@ -24,6 +25,7 @@ GAME_CLASSES: tuple[type[Game[Any, Any]], ...] = (
     Nim,
     ConnectFour,
     Othello,
+    Checkers,
 )
 
 #: Game classes by registry name (read-only).
