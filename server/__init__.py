@@ -1,0 +1,17 @@
+"""The engine server: WebSocket sessions over a pool of search worker processes.
+
+Layers, from the wire inwards:
+
+* :mod:`server.protocol` decodes, validates and encodes messages (no I/O);
+* :mod:`server.session` is one connection's game as a state machine (no I/O);
+* :mod:`server.app` is the asyncio/websockets layer: connections, logging,
+  graceful shutdown;
+* :mod:`server.pool` runs searches in worker processes
+  (:mod:`server.worker` is the code that runs inside them) and guarantees
+  exactly one answer per search, on time.
+
+Start it with ``arena serve`` or ``python -m server``.
+"""
+
+SERVER_NAME = "alphabeta-arena"
+SERVER_VERSION = "0.1.0"

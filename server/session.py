@@ -1,0 +1,225 @@
+"""One connection's game as a state machine, without I/O.
+
+:meth:`Session.handle` takes a typed request and the time it arrived and
+returns a :class:`Reaction`: the replies to send, and possibly a search to
+start or a request to stop the running one. The asyncio layer carries out
+the reaction and reports the search's end with :meth:`Session.finish_think`.
+Rejected requests raise :class:`~server.protocol.ProtocolError`; the
+session is unchanged by a rejected request.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.errors import GameError
+from engine.game import Game
+from engine.limits import plan_deadlines
+from engine.registry import create_game, describe_games
+from engine.search import Info
+from server import SERVER_NAME, SERVER_VERSION
+from server.jobs import SearchAnswer, SearchJob
+from server.protocol import (
+    PROTOCOL_VERSION,
+    ErrorCode,
+    Hello,
+    Move,
+    NewGame,
+    ProtocolError,
+    Request,
+    RequestId,
+    ServerLimits,
+    Stop,
+    Think,
+    with_id,
+)
+
+
+@dataclass(slots=True)
+class Reaction:
+    """What the I/O layer must do for one request."""
+
+    replies: list[dict[str, Any]] = field(default_factory=list)
+    start: SearchJob | None = None
+    stop: bool = False
+
+
+def game_error(error: GameError, request_id: RequestId) -> ProtocolError:
+    """The protocol error for an engine :class:`GameError` (codes are shared)."""
+    try:
+        code = ErrorCode(error.code)
+    except ValueError:
+        code = ErrorCode.BAD_MESSAGE
+    legal = getattr(error, "legal_moves", None)
+    return ProtocolError(code, str(error), request_id, legal)
+
+
+class Session:
+    """The game of one connection: which game, its position, and the running think."""
+
+    def __init__(self, limits: ServerLimits | None = None) -> None:
+        self.limits = limits or ServerLimits()
+        self.client = ""
+        self.game: Game[Any, Any] | None = None
+        self.state: Any = None
+        self.history: list[str] = []
+        self._thinking = False
+        self._think_id: RequestId = None
+
+    @property
+    def thinking(self) -> bool:
+        return self._thinking
+
+    def handle(self, request: Request, received_at: float) -> Reaction:
+        """React to one request read at ``received_at`` (``time.monotonic()``)."""
+        if isinstance(request, Hello):
+            self.client = request.client
+            return Reaction([self.welcome(request.id)])
+        if isinstance(request, Stop):
+            matches = request.id is None or request.id == self._think_id
+            return Reaction(stop=self._thinking and matches)
+        if self._thinking:
+            raise ProtocolError(
+                ErrorCode.BUSY,
+                "a think is running on this connection: wait for its bestmove or send stop",
+                request.id,
+            )
+        if isinstance(request, NewGame):
+            return Reaction([self._new_game(request)])
+        if isinstance(request, Move):
+            return Reaction([self._move(request)])
+        return Reaction(start=self._think(request, received_at))
+
+    def welcome(self, request_id: RequestId = None) -> dict[str, Any]:
+        return with_id(
+            {
+                "type": "welcome",
+                "protocol": PROTOCOL_VERSION,
+                "server": f"{SERVER_NAME} {SERVER_VERSION}",
+                "games": describe_games(),
+                "limits": self.limits.to_dict(),
+            },
+            request_id,
+        )
+
+    def _new_game(self, request: NewGame) -> dict[str, Any]:
+        try:
+            game = create_game(request.game, request.options)
+            state = (
+                game.initial_state()
+                if request.position is None
+                else game.parse_position(request.position)
+            )
+            history = []
+            for text in request.moves:
+                state = game.play_text(state, text)
+                history.append(text)
+        except GameError as error:
+            raise game_error(error, request.id) from None
+        self.game, self.state, self.history = game, state, history
+        return self.state_message(request.id)
+
+    def _move(self, request: Move) -> dict[str, Any]:
+        game = self._require_game(request.id)
+        try:
+            self.state = game.play_text(self.state, request.move)
+        except GameError as error:
+            raise game_error(error, request.id) from None
+        self.history.append(request.move)
+        return self.state_message(request.id)
+
+    def _think(self, request: Think, received_at: float) -> SearchJob:
+        game = self._require_game(request.id)
+        if game.outcome(self.state) is not None:
+            raise ProtocolError(
+                ErrorCode.GAME_OVER, "the game is over: there is nothing to think about", request.id
+            )
+        cap = received_at + self.limits.max_movetime_ms / 1000
+        hard = plan_deadlines(request.limits, received_at).hard
+        deadline = cap if hard is None else min(hard, cap)
+        self._thinking = True
+        self._think_id = request.id
+        return SearchJob(request.id, game, self.state, request.limits, received_at, deadline)
+
+    def _require_game(self, request_id: RequestId) -> Game[Any, Any]:
+        if self.game is None:
+            raise ProtocolError(
+                ErrorCode.NO_GAME, "no game yet: send new_game first", request_id
+            )
+        return self.game
+
+    def finish_think(self, answer: SearchAnswer) -> dict[str, Any]:
+        """The ``bestmove`` for the running think; the session is free again."""
+        think_id = self._think_id
+        self._thinking = False
+        self._think_id = None
+        return with_id(
+            {
+                "type": "bestmove",
+                "move": answer.move,
+                "score": answer.score.to_dict(),
+                "depth": answer.depth,
+                "seldepth": answer.seldepth,
+                "pv": list(answer.pv),
+                "nodes": answer.nodes,
+                "time_ms": answer.time_ms,
+                "reason": answer.reason,
+            },
+            think_id,
+        )
+
+    def abandon_think(self) -> None:
+        """Forget the running think without an answer (its client has gone)."""
+        self._thinking = False
+        self._think_id = None
+
+    def info_message(self, info: Info) -> dict[str, Any]:
+        """The ``info`` message for a progress report of the running think."""
+        return with_id(
+            {
+                "type": "info",
+                "depth": info.depth,
+                "seldepth": info.seldepth,
+                "score": info.score.to_dict(),
+                "pv": list(info.pv),
+                "nodes": info.nodes,
+                "nps": info.nps,
+                "time_ms": info.time_ms,
+                "tt_hit_rate": round(info.tt_hit_rate, 4),
+                "partial": info.partial,
+            },
+            self._think_id,
+        )
+
+    def state_message(self, request_id: RequestId = None) -> dict[str, Any]:
+        """The ``state`` message for the current position."""
+        game = self._require_game(request_id)
+        state = self.state
+        outcome = game.outcome(state)
+        legal = [] if outcome is not None else [
+            game.format_move(state, move) for move in game.legal_moves(state)
+        ]
+        result = None if outcome is None else {"winner": outcome.winner, "reason": outcome.reason}
+        return with_id(
+            {
+                "type": "state",
+                "game": game.name,
+                "options": _plain(game.options),
+                "position": game.format_position(state),
+                "to_move": game.to_move(state),
+                "legal_moves": legal,
+                "history": list(self.history),
+                "result": result,
+            },
+            request_id,
+        )
+
+
+def _plain(value: Any) -> Any:
+    """Options with tuples as lists, so both encodings write the same thing."""
+    if isinstance(value, dict):
+        return {key: _plain(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(item) for item in value]
+    return value

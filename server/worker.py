@@ -1,0 +1,153 @@
+"""The code that runs inside a search worker process.
+
+A worker is started once (``spawn`` context) and serves searches one after
+another over a duplex pipe:
+
+* parent -> worker: a :class:`WorkerJob`, or ``None`` to exit;
+* worker -> parent: ``("ready",)`` once imports are done, then per job
+  ``("info", seq, Info)`` as each report happens, and finally
+  ``("done", seq, WorkerResult)`` or ``("failed", seq, traceback_text)``.
+
+The stop signal is a :class:`StopFlag` in shared memory that the search
+polls; the parent sets it and never has to wait for the worker to do so.
+The worker keeps a small cache of :class:`~engine.search.Searcher` objects
+per (game, options), so successive searches of a game reuse the
+transposition table.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import signal
+import traceback
+from collections import OrderedDict
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from multiprocessing.context import SpawnContext
+from typing import Any
+
+from engine.limits import Limits
+from engine.registry import create_game
+from engine.score import Score
+from engine.search import Info, Searcher
+
+#: Searchers kept per worker. Each holds a transposition table of up to
+#: ``tt_slots`` entries (about 30 MB at the default 2**18 when full), so a
+#: handful bounds memory while covering a server that runs a few games.
+MAX_CACHED_SEARCHERS = 4
+
+
+class StopFlag:
+    """A lock-free shared boolean with ``is_set()``, ``set()`` and ``clear()``.
+
+    A ``multiprocessing.Event`` takes a lock inside ``is_set()``; a worker
+    killed or frozen while holding it would block the parent's ``set()``
+    forever. A raw shared byte cannot deadlock: one writer (the parent) and
+    one reader (the worker) of a single byte need no lock.
+    """
+
+    def __init__(self, context: SpawnContext) -> None:
+        self._value = context.RawValue(ctypes.c_bool, False)
+
+    def is_set(self) -> bool:
+        return bool(self._value.value)
+
+    def set(self) -> None:
+        self._value.value = True
+
+    def clear(self) -> None:
+        self._value.value = False
+
+
+@dataclass(frozen=True, slots=True)
+class WorkerJob:
+    """One search as sent to a worker; ``seq`` tells its messages from stale ones."""
+
+    seq: int
+    game: str
+    options: dict[str, Any]
+    state: Any
+    limits: Limits
+    start: float
+    deadline: float
+
+
+@dataclass(frozen=True, slots=True)
+class WorkerResult:
+    move: str | None
+    score: Score
+    depth: int
+    seldepth: int
+    pv: tuple[str, ...]
+    nodes: int
+    reason: str
+
+
+def worker_main(conn: Connection, stop: StopFlag, tt_slots: int) -> None:
+    """Serve jobs from ``conn`` until ``None`` arrives or the parent goes away."""
+    # Ctrl-C in a terminal reaches the whole process group; the parent
+    # shuts down gracefully and tells the workers when to exit.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    searchers: OrderedDict[str, Searcher] = OrderedDict()
+    try:
+        conn.send(("ready",))
+        while True:
+            job = conn.recv()
+            if job is None:
+                return
+            _run(conn, stop, job, searchers, tt_slots)
+    except (EOFError, BrokenPipeError, ConnectionResetError):
+        return  # the parent is gone: nothing left to serve
+
+
+def _run(
+    conn: Connection,
+    stop: StopFlag,
+    job: WorkerJob,
+    searchers: OrderedDict[str, Searcher],
+    tt_slots: int,
+) -> None:
+    seq = job.seq
+
+    def report(info: Info) -> None:
+        conn.send(("info", seq, info))
+
+    try:
+        searcher = _searcher(searchers, job.game, job.options, tt_slots)
+        result = searcher.think(job.state, job.limits, stop, report, job.start, job.deadline)
+    except (BrokenPipeError, ConnectionResetError):
+        raise
+    except Exception:
+        conn.send(("failed", seq, traceback.format_exc()))
+        return
+    conn.send(
+        (
+            "done",
+            seq,
+            WorkerResult(
+                result.move,
+                result.score,
+                result.depth,
+                result.seldepth,
+                result.pv,
+                result.nodes,
+                result.reason,
+            ),
+        )
+    )
+
+
+def _searcher(
+    searchers: OrderedDict[str, Searcher], game: str, options: dict[str, Any], tt_slots: int
+) -> Searcher:
+    key = json.dumps([game, options], sort_keys=True, default=list)
+    searcher = searchers.get(key)
+    if searcher is None:
+        searcher = Searcher(create_game(game, options), tt_slots)
+        searchers[key] = searcher
+        while len(searchers) > MAX_CACHED_SEARCHERS:
+            searchers.popitem(last=False)
+    else:
+        searchers.move_to_end(key)
+    return searcher
