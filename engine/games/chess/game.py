@@ -1,0 +1,186 @@
+"""Chess as a :class:`~engine.game.Game`: the rules, the notation and the search hooks.
+
+Players: ``white`` (0) moves first, ``black`` (1). Moves are written in UCI
+(``e2e4``, ``e7e8q``) and read in UCI or SAN; positions are FEN. The state
+is a :class:`~engine.games.chess.position.Position`.
+
+The game ends by checkmate, stalemate, the fifty-move rule (100 plies
+without a capture or pawn move), threefold repetition or insufficient
+material (no pawn, rook or queen, and at most one minor piece or only
+bishops all on squares of one colour). The draws by rule are declared at
+once, as a server adjudicating both sides would (FIDE lets a player claim
+them); checkmate on the hundredth ply still wins. Repetition is detected
+from the history a position carries: the keys of the positions since the
+last capture, pawn move or change of castling rights. A position parsed
+from FEN has no history, so repetitions are counted from there on.
+"""
+
+from __future__ import annotations
+
+from engine.errors import GameOverError
+from engine.game import Game, Outcome
+from engine.games.chess.bitboards import (
+    BISHOP,
+    DARK_SQUARES,
+    KNIGHT,
+    LIGHT_SQUARES,
+    PAWN,
+    QUEEN,
+    ROOK,
+)
+from engine.games.chess.evaluation import MG, evaluate
+from engine.games.chess.notation import (
+    STARTING_FEN,
+    format_fen,
+    format_san,
+    format_uci,
+    parse_fen,
+    parse_move,
+)
+from engine.games.chess.position import Move, Position, generate, pass_turn, play
+
+#: Bits of a move that make it a capture or a promotion.
+NOISY_BITS = 0x71C000
+#: Plies without capture or pawn move after which the game is drawn.
+FIFTY_MOVE_PLIES = 100
+
+
+class Chess(Game[Position, Move]):
+    """Chess: bitboard move generation, tapered piece-square evaluation."""
+
+    name = "chess"
+    title = "Chess"
+    players = ("white", "black")
+    eval_unit = "centipawns"
+    #: Half a pawn: wide enough that most iterations stay inside it.
+    aspiration_window = 50
+
+    def __init__(self, **options: object) -> None:
+        super().__init__(**options)
+        self._start = parse_fen(STARTING_FEN)
+
+    # ------------------------------------------------------------------
+    # The game as a search problem.
+
+    def initial_state(self) -> Position:
+        return self._start
+
+    def to_move(self, state: Position) -> int:
+        return state.turn
+
+    def legal_moves(self, state: Position) -> list[Move]:
+        if self._draw_by_rule(state) is not None:
+            return []
+        return list(state.legal_moves())
+
+    def play(self, state: Position, move: Move) -> Position:
+        return play(state, move)
+
+    def outcome(self, state: Position) -> Outcome | None:
+        draw = self._draw_by_rule(state)
+        if draw is not None:
+            return draw
+        if not state.legal_moves():
+            if state.checkers():
+                return Outcome(1 - state.turn, "checkmate")
+            return Outcome(None, "stalemate")
+        if state.halfmove >= FIFTY_MOVE_PLIES:
+            return Outcome(None, "fifty-move rule")
+        return None
+
+    def _draw_by_rule(self, state: Position) -> Outcome | None:
+        """Repetition and dead material (the fifty-move rule waits for mate to be ruled out)."""
+        history = state.history
+        if len(history) >= 4 and history.count(state.key) >= 2:
+            return Outcome(None, "threefold repetition")
+        boards = state.boards
+        if not (boards[PAWN] | boards[ROOK] | boards[QUEEN]):
+            minors = boards[KNIGHT] | boards[BISHOP]
+            if minors.bit_count() <= 1 or (
+                not boards[KNIGHT]
+                and (not minors & LIGHT_SQUARES or not minors & DARK_SQUARES)
+            ):
+                return Outcome(None, "insufficient material")
+        return None
+
+    def evaluate(self, state: Position) -> int:
+        return evaluate(state)
+
+    def key(self, state: Position) -> int:
+        return state.key
+
+    # ------------------------------------------------------------------
+    # Notation.
+
+    def format_move(self, state: Position, move: Move) -> str:
+        return format_uci(move)
+
+    def format_san(self, state: Position, move: Move) -> str:
+        """The move in SAN (``Nf3``, ``O-O``, ``e8=Q+``), for people."""
+        return format_san(state, move)
+
+    def parse_move(self, state: Position, text: str) -> Move:
+        """A legal move in UCI (``e2e4``, ``e7e8q``) or SAN (``Nf3``, ``exd5``, ``O-O``)."""
+        outcome = self.outcome(state)
+        if outcome is not None:
+            raise GameOverError(f"the game is over ({outcome.reason}): no move can be played")
+        return parse_move(state, text)
+
+    def format_position(self, state: Position) -> str:
+        return format_fen(state)
+
+    def parse_position(self, text: str) -> Position:
+        return parse_fen(text)
+
+    # ------------------------------------------------------------------
+    # Search hooks.
+
+    def ordered_moves(self, state: Position) -> list[Move]:
+        """Captures by MVV-LVA, then promotions, then quiet moves by piece-square gain."""
+        moves = state.legal_moves()
+        noisy = [move for move in moves if move & NOISY_BITS]
+        quiet = [move for move in moves if not move & NOISY_BITS]
+        noisy.sort(reverse=True)
+        if len(quiet) > 1:
+            offset = 6 * state.turn
+            table = MG
+
+            def gain(move: Move) -> int:
+                index = (7 - (move >> 17 & 7) + offset) << 6
+                return table[index | (move >> 6 & 63)] - table[index | (move & 63)]
+
+            # Black's table values are negative, so Black's best gain is the lowest.
+            quiet.sort(key=gain, reverse=not state.turn)
+        noisy.extend(quiet)
+        return noisy
+
+    def noisy_moves(self, state: Position) -> list[Move]:
+        """Captures and promotions by MVV-LVA; every legal move when in check."""
+        moves = state._moves
+        if moves is None:
+            moves = generate(state, True)
+        elif not state.checkers():
+            moves = [move for move in moves if move & NOISY_BITS]
+        else:
+            moves = list(moves)
+        moves.sort(reverse=True)
+        return moves
+
+    def is_quiet(self, state: Position, move: Move) -> bool:
+        return not move & NOISY_BITS
+
+    def in_check(self, state: Position) -> bool:
+        return bool(state.checkers())
+
+    def null_move(self, state: Position) -> Position | None:
+        """A pass, unless in check or the side to move has only king and pawns (zugzwang)."""
+        boards = state.boards
+        pieces = (boards[KNIGHT] | boards[BISHOP] | boards[ROOK] | boards[QUEEN]) & boards[
+            7 * state.turn
+        ]
+        if not pieces or state.checkers():
+            return None
+        return pass_turn(state)
+
+    def uses_reductions(self) -> bool:
+        return True

@@ -1,0 +1,684 @@
+"""Chess positions, legal move generation and making moves.
+
+Representation (chosen by measurement, see the benchmark): bitboards as
+Python ints. A position holds a tuple of eight bitboards, ``boards``:
+``boards[0]`` is White's occupancy, ``boards[1..6]`` the pawns, knights,
+bishops, rooks, queens and kings of both colours (indexed by piece type),
+``boards[7]`` Black's occupancy; so the side to move ``turn`` (0 White,
+1 Black) owns ``boards[7 * turn]``. Besides the board a position keeps the
+FEN fields, a 64-bit Zobrist ``key``, the incremental evaluation sums ``mg``
+and ``eg`` (see :mod:`engine.games.chess.evaluation`) and ``history``: the
+keys of the earlier positions since the last irreversible move, oldest
+first, which is what threefold repetition needs.
+
+Moves are ints, so that they hash and compare at C speed in the search's
+tables, and they carry what making them needs (bits, low to high)::
+
+    0-5 from square   6-11 to square   12-13 flag (0 plain, 1 en passant,
+    2 castling, 3 double pawn push)    14-16 promotion type (0 none)
+    17-19 7 - moving piece type        20-22 captured piece type (0 none)
+
+With this layout sorting moves as ints, largest first, orders captures by
+most valuable victim, then least valuable attacker (MVV-LVA), then the rest.
+
+Legal moves are generated directly rather than by making pseudo-legal
+moves and testing for check: the checkers and the absolutely pinned pieces
+are found once per position (with the ``BETWEEN``/``LINE`` tables), pinned
+pieces move only along their pin line, evasions must capture the checker or
+block, king moves are tested square by square, and only en passant (which
+can expose the king along a rank) is tried on a scratch board.
+"""
+
+from __future__ import annotations
+
+from engine.games.chess.bitboards import (
+    BETWEEN,
+    BISHOP,
+    BISHOP_EMPTY,
+    BLACK_TO_MOVE_KEY,
+    CASTLING_KEEP,
+    CASTLING_KEYS,
+    DIAG_ATTACKS,
+    DIAG_MASKS,
+    EP_FILE_KEYS,
+    FILE_ATTACKS,
+    FILE_MASKS,
+    FULL,
+    KING,
+    KING_ATTACKS,
+    KNIGHT,
+    KNIGHT_ATTACKS,
+    LINE,
+    NOT_FILE_A,
+    NOT_FILE_H,
+    PAWN,
+    PAWN_ATTACKS,
+    PIECE_KEYS,
+    QUEEN,
+    RANK_1,
+    RANK_3,
+    RANK_6,
+    RANK_8,
+    RANK_ATTACKS,
+    RANK_MASKS,
+    ROOK,
+    ROOK_EMPTY,
+)
+from engine.games.chess.evaluation import EG, MG
+
+Move = int
+
+FLAG_EN_PASSANT = 1
+FLAG_CASTLING = 2
+FLAG_DOUBLE_PUSH = 3
+
+_MOVER_PAWN = (7 - PAWN) << 17
+_MOVER_KING = (7 - KING) << 17
+#: Promotion pieces in the order they are generated (queen first).
+PROMOTIONS = (QUEEN << 14, ROOK << 14, BISHOP << 14, KNIGHT << 14)
+
+#: Castling by king destination: (king from, rook from, rook to).
+CASTLING_ROOKS = {6: (4, 7, 5), 2: (4, 0, 3), 62: (60, 63, 61), 58: (60, 56, 59)}
+
+
+def move_from(move: Move) -> int:
+    return move & 63
+
+
+def move_to(move: Move) -> int:
+    return move >> 6 & 63
+
+
+def move_flag(move: Move) -> int:
+    return move >> 12 & 3
+
+
+def move_promotion(move: Move) -> int:
+    return move >> 14 & 7
+
+
+def move_piece(move: Move) -> int:
+    return 7 - (move >> 17 & 7)
+
+
+def move_captured(move: Move) -> int:
+    return move >> 20 & 7
+
+
+def is_noisy(move: Move) -> bool:
+    """Captures (en passant included) and promotions."""
+    return bool(move & 0x71C000)
+
+
+class Position:
+    """One chess position; never changed after it is made (the caches are derived data).
+
+    Build positions with :func:`engine.games.chess.notation.parse_fen` or
+    :func:`play`, not with the constructor.
+    """
+
+    __slots__ = (
+        "_checkers",
+        "_moves",
+        "boards",
+        "castling",
+        "eg",
+        "ep",
+        "fullmove",
+        "halfmove",
+        "history",
+        "key",
+        "mg",
+        "turn",
+    )
+
+    boards: tuple[int, ...]
+    turn: int
+    castling: int
+    ep: int
+    halfmove: int
+    fullmove: int
+    key: int
+    mg: int
+    eg: int
+    history: tuple[int, ...]
+    _moves: list[Move] | None
+    _checkers: int
+
+    def __init__(
+        self,
+        boards: tuple[int, ...],
+        turn: int,
+        castling: int,
+        ep: int,
+        halfmove: int,
+        fullmove: int,
+        key: int,
+        mg: int,
+        eg: int,
+        history: tuple[int, ...] = (),
+    ) -> None:
+        self.boards = boards
+        self.turn = turn
+        self.castling = castling
+        self.ep = ep
+        self.halfmove = halfmove
+        self.fullmove = fullmove
+        self.key = key
+        self.mg = mg
+        self.eg = eg
+        self.history = history
+        self._moves = None
+        self._checkers = -1
+
+    def _fields(self) -> tuple[object, ...]:
+        return (
+            self.boards,
+            self.turn,
+            self.castling,
+            self.ep,
+            self.halfmove,
+            self.fullmove,
+            self.key,
+            self.mg,
+            self.eg,
+            self.history,
+        )
+
+    def __reduce__(self) -> tuple[type[Position], tuple[object, ...]]:
+        # Pickle the value only: the move cache is rebuilt on demand.
+        return (Position, self._fields())
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Position):
+            return NotImplemented
+        return self._fields() == other._fields()
+
+    def __hash__(self) -> int:
+        return hash((self.key, self.halfmove, self.fullmove, self.history))
+
+    def __repr__(self) -> str:
+        from engine.games.chess.notation import format_fen
+
+        return f"Position({format_fen(self)!r})"
+
+    # ------------------------------------------------------------------
+    # Derived facts, computed once per position.
+
+    def legal_moves(self) -> list[Move]:
+        """Every legal move (the cached list: copy it before changing it)."""
+        moves = self._moves
+        if moves is None:
+            moves = generate(self, False)
+            self._moves = moves
+        return moves
+
+    def checkers(self) -> int:
+        """Bitboard of the pieces giving check to the side to move."""
+        checkers = self._checkers
+        if checkers < 0:
+            checkers = checkers_of(self.boards, self.turn)
+            self._checkers = checkers
+        return checkers
+
+
+_new_position = object.__new__
+
+
+def king_square(boards: tuple[int, ...], color: int) -> int:
+    return (boards[KING] & boards[7 * color]).bit_length() - 1
+
+
+def attackers(boards: tuple[int, ...], square: int, occupied: int, color: int) -> int:
+    """Pieces of ``color`` attacking ``square``, sliders seeing through nothing but ``occupied``."""
+    return boards[7 * color] & (
+        (KNIGHT_ATTACKS[square] & boards[KNIGHT])
+        | (PAWN_ATTACKS[1 - color][square] & boards[PAWN])
+        | (KING_ATTACKS[square] & boards[KING])
+        | (
+            DIAG_ATTACKS[square][occupied & DIAG_MASKS[square]]
+            & (boards[BISHOP] | boards[QUEEN])
+        )
+        | (
+            (
+                RANK_ATTACKS[square][occupied & RANK_MASKS[square]]
+                | FILE_ATTACKS[square][occupied & FILE_MASKS[square]]
+            )
+            & (boards[ROOK] | boards[QUEEN])
+        )
+    )
+
+
+def checkers_of(boards: tuple[int, ...], turn: int) -> int:
+    """Pieces giving check to the king of ``turn``."""
+    occupied = boards[0] | boards[7]
+    return attackers(boards, king_square(boards, turn), occupied, 1 - turn)
+
+
+def _en_passant_is_legal(boards: tuple[int, ...], turn: int, frm: int, ep: int) -> bool:
+    """Whether ``turn``'s pawn on ``frm`` may take en passant on ``ep`` (its king stays safe)."""
+    captured_bit = 1 << (ep ^ 8)
+    us_index, them_index = 7 * turn, 7 - 7 * turn
+    after = list(boards)
+    move_bits = (1 << frm) | (1 << ep)
+    after[us_index] ^= move_bits
+    after[PAWN] ^= move_bits | captured_bit
+    after[them_index] ^= captured_bit
+    occupied = after[0] | after[7]
+    return not attackers(tuple(after), king_square(boards, turn), occupied, 1 - turn)
+
+
+def _append_targets(
+    moves: list[Move], base: int, targets: int, them: int, boards: tuple[int, ...]
+) -> None:
+    """Append one move per target square of the piece encoded in ``base``."""
+    captures = targets & them
+    quiet = targets ^ captures
+    while captures:
+        bit = captures & -captures
+        captures ^= bit
+        if bit & boards[PAWN]:
+            victim = 0x100000
+        elif bit & boards[KNIGHT]:
+            victim = 0x200000
+        elif bit & boards[BISHOP]:
+            victim = 0x300000
+        elif bit & boards[ROOK]:
+            victim = 0x400000
+        else:
+            victim = 0x500000
+        moves.append(base | (bit.bit_length() - 1) << 6 | victim)
+    while quiet:
+        bit = quiet & -quiet
+        quiet ^= bit
+        moves.append(base | (bit.bit_length() - 1) << 6)
+
+
+def _victim_bits(bit: int, boards: tuple[int, ...]) -> int:
+    if bit & boards[PAWN]:
+        return 0x100000
+    if bit & boards[KNIGHT]:
+        return 0x200000
+    if bit & boards[BISHOP]:
+        return 0x300000
+    if bit & boards[ROOK]:
+        return 0x400000
+    return 0x500000
+
+
+def generate(position: Position, noisy_only: bool) -> list[Move]:
+    """Legal moves; with ``noisy_only``, only captures and promotions unless in check.
+
+    In check every legal move is returned either way (a quiescence search
+    must consider every evasion). Records the checkers on the position.
+    """
+    boards = position.boards
+    turn = position.turn
+    us = boards[7 * turn]
+    them = boards[7 - 7 * turn]
+    occupied = us | them
+    pawns, knights, bishops, rooks, queens, kings = boards[1:7]
+    king_sq = (kings & us).bit_length() - 1
+    their_pawns = pawns & them
+    their_knights = knights & them
+    their_king = kings & them
+    their_diagonal = (bishops | queens) & them
+    their_straight = (rooks | queens) & them
+    checkers = (
+        (KNIGHT_ATTACKS[king_sq] & their_knights)
+        | (PAWN_ATTACKS[turn][king_sq] & their_pawns)
+        | (DIAG_ATTACKS[king_sq][occupied & DIAG_MASKS[king_sq]] & their_diagonal)
+        | (
+            (
+                RANK_ATTACKS[king_sq][occupied & RANK_MASKS[king_sq]]
+                | FILE_ATTACKS[king_sq][occupied & FILE_MASKS[king_sq]]
+            )
+            & their_straight
+        )
+    )
+    position._checkers = checkers
+    if checkers:
+        noisy_only = False
+    moves: list[Move] = []
+    not_us = FULL ^ us
+
+    # King moves: each destination is tested with the king lifted off the
+    # board, so that a slider's ray does not stop at the square it leaves.
+    without_king = occupied ^ (1 << king_sq)
+    targets = KING_ATTACKS[king_sq] & (them if noisy_only else not_us)
+    base = king_sq | _MOVER_KING
+    while targets:
+        bit = targets & -targets
+        targets ^= bit
+        to = bit.bit_length() - 1
+        if (
+            (KNIGHT_ATTACKS[to] & their_knights)
+            or (PAWN_ATTACKS[turn][to] & their_pawns)
+            or (KING_ATTACKS[to] & their_king)
+            or (DIAG_ATTACKS[to][without_king & DIAG_MASKS[to]] & their_diagonal)
+            or (
+                (
+                    RANK_ATTACKS[to][without_king & RANK_MASKS[to]]
+                    | FILE_ATTACKS[to][without_king & FILE_MASKS[to]]
+                )
+                & their_straight
+            )
+        ):
+            continue
+        if bit & them:
+            moves.append(base | to << 6 | _victim_bits(bit, boards))
+        else:
+            moves.append(base | to << 6)
+
+    if checkers & (checkers - 1):
+        return moves  # double check: only the king may move
+
+    if checkers:
+        evasion = BETWEEN[king_sq * 64 + checkers.bit_length() - 1] | checkers
+    else:
+        evasion = FULL
+        if position.castling and not noisy_only:
+            _append_castling(moves, position, occupied)
+
+    # Absolutely pinned pieces: our single blocker between the king and an
+    # enemy slider on an otherwise open line.
+    pinned = 0
+    snipers = (ROOK_EMPTY[king_sq] & their_straight) | (BISHOP_EMPTY[king_sq] & their_diagonal)
+    while snipers:
+        bit = snipers & -snipers
+        snipers ^= bit
+        blockers = BETWEEN[king_sq * 64 + bit.bit_length() - 1] & occupied
+        if blockers and not blockers & (blockers - 1) and blockers & us:
+            pinned |= blockers
+    king_line = king_sq * 64
+
+    target_mask = evasion & (them if noisy_only else not_us)
+
+    # Knights: a pinned knight can never move.
+    pieces = knights & us & ~pinned
+    base_piece = (7 - KNIGHT) << 17
+    while pieces:
+        bit = pieces & -pieces
+        pieces ^= bit
+        square = bit.bit_length() - 1
+        targets = KNIGHT_ATTACKS[square] & target_mask
+        if targets:
+            _append_targets(moves, square | base_piece, targets, them, boards)
+
+    # Sliders, each along the lines it attacks (and its pin line if pinned).
+    for piece_type, diagonal, straight in (
+        (BISHOP, True, False),
+        (ROOK, False, True),
+        (QUEEN, True, True),
+    ):
+        pieces = boards[piece_type] & us
+        base_piece = (7 - piece_type) << 17
+        while pieces:
+            bit = pieces & -pieces
+            pieces ^= bit
+            square = bit.bit_length() - 1
+            targets = 0
+            if diagonal:
+                targets = DIAG_ATTACKS[square][occupied & DIAG_MASKS[square]]
+            if straight:
+                targets |= (
+                    RANK_ATTACKS[square][occupied & RANK_MASKS[square]]
+                    | FILE_ATTACKS[square][occupied & FILE_MASKS[square]]
+                )
+            targets &= target_mask
+            if bit & pinned:
+                targets &= LINE[king_line + square]
+            if targets:
+                _append_targets(moves, square | base_piece, targets, them, boards)
+
+    _append_pawn_moves(
+        moves, position, us, them, occupied, evasion, pinned, king_sq, noisy_only
+    )
+    return moves
+
+
+def _append_castling(moves: list[Move], position: Position, occupied: int) -> None:
+    boards = position.boards
+    turn = position.turn
+    rights = position.castling >> (2 * turn)
+    rank = 56 * turn
+    for right, path, crossed, to in ((1, 0x60, (5, 6), 6), (2, 0x0E, (3, 2), 2)):
+        if not rights & right or occupied & (path << rank):
+            continue
+        if any(attackers(boards, rank + square, occupied, 1 - turn) for square in crossed):
+            continue
+        moves.append((rank + 4) | (rank + to) << 6 | FLAG_CASTLING << 12 | _MOVER_KING)
+
+
+def _append_pawn_moves(
+    moves: list[Move],
+    position: Position,
+    us: int,
+    them: int,
+    occupied: int,
+    evasion: int,
+    pinned: int,
+    king_sq: int,
+    noisy_only: bool,
+) -> None:
+    boards = position.boards
+    our_pawns = boards[PAWN] & us
+    if not our_pawns:
+        return
+    empty = FULL ^ occupied
+    if position.turn == 0:
+        single = (our_pawns << 8) & empty
+        double = ((single & RANK_3) << 8) & empty
+        left = ((our_pawns & NOT_FILE_A) << 7) & them
+        right = ((our_pawns & NOT_FILE_H) << 9) & them
+        last_rank = RANK_8
+        deltas = (8, 16, 7, 9)
+    else:
+        single = (our_pawns >> 8) & empty
+        double = ((single & RANK_6) >> 8) & empty
+        left = ((our_pawns & NOT_FILE_A) >> 9) & them
+        right = ((our_pawns & NOT_FILE_H) >> 7) & them
+        last_rank = RANK_1
+        deltas = (-8, -16, -9, -7)
+    single &= evasion
+    if noisy_only:
+        single &= last_rank
+        double = 0
+    else:
+        double &= evasion
+    king_line = king_sq * 64
+    for targets, delta, captures in (
+        (left & evasion, deltas[2], True),
+        (right & evasion, deltas[3], True),
+        (single, deltas[0], False),
+        (double, deltas[1], False),
+    ):
+        while targets:
+            bit = targets & -targets
+            targets ^= bit
+            to = bit.bit_length() - 1
+            frm = to - delta
+            if pinned >> frm & 1 and not LINE[king_line + frm] & bit:
+                continue
+            move = frm | to << 6 | _MOVER_PAWN
+            if captures:
+                move |= _victim_bits(bit, boards)
+            elif delta == deltas[1]:
+                move |= FLAG_DOUBLE_PUSH << 12
+            if bit & last_rank:
+                moves.extend(move | promotion for promotion in PROMOTIONS)
+            else:
+                moves.append(move)
+
+    ep = position.ep
+    if ep:
+        candidates = PAWN_ATTACKS[1 - position.turn][ep] & our_pawns
+        while candidates:
+            bit = candidates & -candidates
+            candidates ^= bit
+            frm = bit.bit_length() - 1
+            if _en_passant_is_legal(boards, position.turn, frm, ep):
+                moves.append(
+                    frm | ep << 6 | FLAG_EN_PASSANT << 12 | _MOVER_PAWN | PAWN << 20
+                )
+
+
+def play(position: Position, move: Move) -> Position:
+    """The position after ``move``, which must be one of ``position``'s legal moves."""
+    frm = move & 63
+    to = move >> 6 & 63
+    flag = move >> 12 & 3
+    piece = 7 - (move >> 17 & 7)
+    captured = move >> 20 & 7
+    promotion = move >> 14 & 7
+    turn = position.turn
+    boards = list(position.boards)
+    us_index = 7 * turn
+    from_bit = 1 << frm
+    to_bit = 1 << to
+    boards[us_index] ^= from_bit | to_bit
+
+    index = ((piece + 6 * turn) << 6) | frm
+    key = position.key ^ BLACK_TO_MOVE_KEY ^ PIECE_KEYS[index]
+    mg = position.mg - MG[index]
+    eg = position.eg - EG[index]
+    halfmove = position.halfmove + 1
+    if captured:
+        captured_square = to ^ 8 if flag == FLAG_EN_PASSANT else to
+        captured_bit = 1 << captured_square
+        boards[7 - us_index] ^= captured_bit
+        boards[captured] ^= captured_bit
+        index = ((captured + 6 - 6 * turn) << 6) | captured_square
+        key ^= PIECE_KEYS[index]
+        mg -= MG[index]
+        eg -= EG[index]
+        halfmove = 0
+    if promotion:
+        boards[PAWN] ^= from_bit
+        boards[promotion] ^= to_bit
+        index = ((promotion + 6 * turn) << 6) | to
+    else:
+        boards[piece] ^= from_bit | to_bit
+        index = ((piece + 6 * turn) << 6) | to
+    key ^= PIECE_KEYS[index]
+    mg += MG[index]
+    eg += EG[index]
+    if piece == PAWN:
+        halfmove = 0
+
+    if flag == FLAG_CASTLING:
+        _, rook_from, rook_to = CASTLING_ROOKS[to]
+        rook_bits = (1 << rook_from) | (1 << rook_to)
+        boards[ROOK] ^= rook_bits
+        boards[us_index] ^= rook_bits
+        rook_index = (ROOK + 6 * turn) << 6
+        key ^= PIECE_KEYS[rook_index | rook_from] ^ PIECE_KEYS[rook_index | rook_to]
+        mg += MG[rook_index | rook_to] - MG[rook_index | rook_from]
+        eg += EG[rook_index | rook_to] - EG[rook_index | rook_from]
+
+    castling = position.castling
+    if castling:
+        castling &= CASTLING_KEEP[frm] & CASTLING_KEEP[to]
+        if castling != position.castling:
+            key ^= CASTLING_KEYS[position.castling] ^ CASTLING_KEYS[castling]
+            rights_changed = True
+        else:
+            rights_changed = False
+    else:
+        rights_changed = False
+
+    if position.ep:
+        key ^= EP_FILE_KEYS[position.ep & 7]
+    new_boards = tuple(boards)
+    ep = 0
+    if flag == FLAG_DOUBLE_PUSH:
+        square = (frm + to) >> 1
+        candidates = PAWN_ATTACKS[turn][square] & new_boards[PAWN] & new_boards[7 - us_index]
+        while candidates:
+            bit = candidates & -candidates
+            candidates ^= bit
+            if _en_passant_is_legal(new_boards, 1 - turn, bit.bit_length() - 1, square):
+                ep = square
+                key ^= EP_FILE_KEYS[square & 7]
+                break
+
+    new = _new_position(Position)
+    new.boards = new_boards
+    new.turn = 1 - turn
+    new.castling = castling
+    new.ep = ep
+    new.halfmove = halfmove
+    new.fullmove = position.fullmove + turn
+    new.key = key
+    new.mg = mg
+    new.eg = eg
+    if halfmove == 0 or rights_changed:
+        new.history = ()
+    else:
+        new.history = (*position.history, position.key)
+    new._moves = None
+    new._checkers = -1
+    return new
+
+
+def pass_turn(position: Position) -> Position:
+    """The position with the side to move passing (for null-move pruning only).
+
+    The history is cut so that a line through a pass never counts as a
+    repetition of the real game.
+    """
+    key = position.key ^ BLACK_TO_MOVE_KEY
+    if position.ep:
+        key ^= EP_FILE_KEYS[position.ep & 7]
+    new = _new_position(Position)
+    new.boards = position.boards
+    new.turn = 1 - position.turn
+    new.castling = position.castling
+    new.ep = 0
+    new.halfmove = position.halfmove + 1
+    new.fullmove = position.fullmove + position.turn
+    new.key = key
+    new.mg = position.mg
+    new.eg = position.eg
+    new.history = ()
+    new._moves = None
+    new._checkers = -1
+    return new
+
+
+def perft(position: Position, depth: int) -> int:
+    """Number of leaf positions ``depth`` plies below (the last ply counted, not made)."""
+    if depth <= 1:
+        return len(generate(position, False)) if depth == 1 else 1
+    total = 0
+    for move in generate(position, False):
+        total += perft(play(position, move), depth - 1)
+    return total
+
+
+def compute_key(boards: tuple[int, ...], turn: int, castling: int, ep: int) -> int:
+    """The Zobrist key from scratch (play updates it incrementally)."""
+    key = BLACK_TO_MOVE_KEY if turn else 0
+    for color in (0, 1):
+        occupancy = boards[7 * color]
+        for piece in range(PAWN, KING + 1):
+            pieces = boards[piece] & occupancy
+            while pieces:
+                bit = pieces & -pieces
+                pieces ^= bit
+                key ^= PIECE_KEYS[((piece + 6 * color) << 6) | (bit.bit_length() - 1)]
+    key ^= CASTLING_KEYS[castling]
+    if ep:
+        key ^= EP_FILE_KEYS[ep & 7]
+    return key
+
+
+def en_passant_square(boards: tuple[int, ...], turn: int, square: int) -> int:
+    """``square`` if ``turn`` has a legal en passant capture there, else 0."""
+    candidates = PAWN_ATTACKS[1 - turn][square] & boards[PAWN] & boards[7 * turn]
+    while candidates:
+        bit = candidates & -candidates
+        candidates ^= bit
+        if _en_passant_is_legal(boards, turn, bit.bit_length() - 1, square):
+            return square
+    return 0
