@@ -14,6 +14,7 @@ from typing import Any
 from engine.errors import BadOptionsError, UnknownGameError
 from engine.game import Game
 from engine.games.checkers import Checkers
+from engine.games.chess import Chess
 from engine.games.connect4 import ConnectFour
 from engine.games.nim import Nim
 from engine.games.othello import Othello
@@ -26,6 +27,7 @@ GAME_CLASSES: tuple[type[Game[Any, Any]], ...] = (
     ConnectFour,
     Othello,
     Checkers,
+    Chess,
 )
 
 #: Game classes by registry name (read-only).
