@@ -31,7 +31,7 @@ from websockets.http11 import Request, Response
 from engine.search import Info
 from engine.tt import DEFAULT_TT_SLOTS
 from server.jobs import SearchAnswer, SearchJob
-from server.pool import STOP_GRACE_S, Ticket, WorkerPool
+from server.pool import STOP_GRACE_S, WORKER_GRACE_S, Ticket, WorkerPool
 from server.protocol import (
     Encoding,
     ErrorCode,
@@ -63,6 +63,7 @@ class ServerConfig:
     port: int = 8765
     workers: int = os.cpu_count() or 1
     tt_slots: int = DEFAULT_TT_SLOTS
+    worker_grace_s: float = WORKER_GRACE_S
     limits: ServerLimits = field(default_factory=ServerLimits)
 
 
@@ -199,7 +200,9 @@ class ArenaServer:
 
     def __init__(self, config: ServerConfig | None = None) -> None:
         self.config = config or ServerConfig()
-        self.pool = WorkerPool(self.config.workers, self.config.tt_slots)
+        self.pool = WorkerPool(
+            self.config.workers, self.config.tt_slots, self.config.worker_grace_s
+        )
         self.connections: set[ClientConnection] = set()
         self._server: Server | None = None
         self._numbers = itertools.count(1)

@@ -141,11 +141,17 @@ class _Worker:
 class WorkerPool:
     """``size`` search processes, a fair FIFO queue, and the timing guarantees above."""
 
-    def __init__(self, size: int, tt_slots: int = DEFAULT_TT_SLOTS) -> None:
+    def __init__(
+        self,
+        size: int,
+        tt_slots: int = DEFAULT_TT_SLOTS,
+        worker_grace_s: float = WORKER_GRACE_S,
+    ) -> None:
         if size < 1:
             raise ValueError("a worker pool needs at least one worker")
         self.size = size
         self.tt_slots = tt_slots
+        self.worker_grace_s = worker_grace_s
         self._context = multiprocessing.get_context("spawn")
         self._workers: list[_Worker] = []
         self._queue: deque[Ticket] = deque()
@@ -190,6 +196,13 @@ class WorkerPool:
     def worker_pids(self) -> list[int]:
         """Process ids of the live workers (for tests and monitoring)."""
         return [w.process.pid for w in self._workers if w.process.pid is not None]
+
+    def busy_worker_pids(self) -> list[int]:
+        """Process ids of the workers searching right now."""
+        return [
+            w.process.pid for w in self._workers
+            if w.state in ("busy", "draining") and w.process.pid is not None
+        ]
 
     @property
     def idle_workers(self) -> int:
@@ -398,10 +411,10 @@ class WorkerPool:
         if worker.state == "busy":
             worker.state = "draining"
             worker.grace = self._call_at(
-                time.monotonic() + WORKER_GRACE_S,
+                time.monotonic() + self.worker_grace_s,
                 self._retire,
                 worker,
-                f"no answer {WORKER_GRACE_S:g} s after being stopped",
+                f"no answer {self.worker_grace_s:g} s after being stopped",
             )
 
     # ------------------------------------------------------------------

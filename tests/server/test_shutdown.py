@@ -1,0 +1,87 @@
+"""SIGTERM: running thinks are answered, connections close with 1001, no child process is left."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import signal
+import sys
+from pathlib import Path
+
+import pytest
+from websockets.exceptions import ConnectionClosed
+
+from tests.server.server_harness import UNIT, raw_client
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+def children_of(pid: int) -> set[int]:
+    children: set[int] = set()
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        text = (task / "children").read_text()
+        children.update(int(part) for part in text.split())
+    return children
+
+
+def command_of(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_text().replace("\0", " ")
+    except FileNotFoundError:
+        return "?"
+
+
+def is_running(pid: int) -> bool:
+    """True unless the process is gone or a zombie awaiting its reaper."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except FileNotFoundError:
+        return False
+    state = re.search(r"^State:\s+(\w)", status, re.MULTILINE)
+    return state is not None and state.group(1) not in ("Z", "X")
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux /proc")
+async def test_sigterm_answers_thinks_closes_1001_and_leaves_no_children() -> None:
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "server", "--port", "0", "--workers", "2",
+        cwd=REPO_ROOT, env=env, stderr=asyncio.subprocess.PIPE,
+    )
+    assert process.stderr is not None
+    try:
+        port = None
+        while port is None:
+            line = await asyncio.wait_for(process.stderr.readline(), 20 * UNIT)
+            assert line, "the server exited before listening"
+            match = re.search(rb"listening on ws://[\d.]+:(\d+)/ws", line)
+            port = int(match.group(1)) if match else None
+        workers = children_of(process.pid)
+        assert len(workers) >= 2
+
+        async with raw_client(port) as client:
+            await client.request({"type": "new_game", "game": "connect4", "id": 0})
+            await client.send({"type": "think", "id": 1})
+            message = await client.recv()
+            assert message["type"] == "info"
+            process.send_signal(signal.SIGTERM)
+            _, best = await client.collect(1, timeout=3 * UNIT)
+            assert best["reason"] == "stopped" and best["move"] in "1234567"
+            with pytest.raises(ConnectionClosed) as closed:
+                await client.recv(timeout=5 * UNIT)
+            assert closed.value.rcvd is not None and closed.value.rcvd.code == 1001
+
+        assert await asyncio.wait_for(process.wait(), 10 * UNIT) == 0
+        # multiprocessing's resource tracker (also a child) exits on its own
+        # once it reads end-of-file from the server: give it a moment.
+        for _ in range(int(20 * UNIT)):
+            left = [pid for pid in workers if is_running(pid)]
+            if not left:
+                break
+            await asyncio.sleep(0.1)
+        assert not left, f"child processes left behind: {[command_of(pid) for pid in left]}"
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
