@@ -1,0 +1,5 @@
+"""``python -m clients``: the same as the ``arena`` command."""
+
+from clients.cli import main
+
+raise SystemExit(main())
