@@ -107,6 +107,10 @@ class Game(ABC, Generic[S, M]):
     #: Half-width of the root aspiration window, in evaluation units; 0 turns
     #: aspiration windows off (right for games whose evaluation is coarse).
     aspiration_window: ClassVar[int] = 0
+    #: True when a game can end only in a draw or in a win for the player who
+    #: just moved (Connect Four, tic-tac-toe, normal-play Nim): the side to
+    #: move then wins only at odd plies, which the exact solver exploits.
+    only_mover_wins: ClassVar[bool] = False
 
     def __init__(self, **options: Any) -> None:
         self.options: dict[str, Any] = self.check_options(options)
@@ -257,6 +261,26 @@ class Game(ABC, Generic[S, M]):
         """
         return None
 
+    def sort_moves(self, state: S, moves: list[M]) -> list[M]:
+        """``moves`` (legal in ``state``) sorted most promising first.
+
+        Used on the output of :meth:`safe_moves`, lazily: the search first
+        tries the transposition table's move and sorts only if it must.
+        """
+        return moves
+
+    def safe_moves(self, state: S) -> list[M] | None:
+        """The moves that do not let the opponent win at once, in any order.
+
+        ``None`` (the default) means the game cannot tell cheaply. An empty
+        list means every move loses at once. The search uses it only where
+        the opponent's immediate win would be seen anyway (two plies left),
+        so the value never changes; it just skips those moves. The search
+        asks :meth:`winning_move` first, so a move that wins need not be
+        listed.
+        """
+        return None
+
     def noisy_moves(self, state: S) -> list[M] | None:
         """Moves a quiescence search should try at the horizon (captures).
 
@@ -284,6 +308,14 @@ class Game(ABC, Generic[S, M]):
         state unless the side to move is in check or has only pawns.
         """
         return None
+
+    def uses_ordering_heuristics(self) -> bool:
+        """Whether killer moves and the history heuristic may reorder :meth:`ordered_moves`.
+
+        True by default; a game whose own ordering is stronger than what the
+        search learns (Connect Four's threat count) turns them off.
+        """
+        return True
 
     def uses_reductions(self) -> bool:
         """Whether late-move reductions pay off in this game (big branching, good ordering)."""

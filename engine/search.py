@@ -27,6 +27,7 @@ callback.
 from __future__ import annotations
 
 import time
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -124,6 +125,7 @@ class SearchResult:
 
     ``move`` is in the game's notation (``move_value`` is the game's own
     move object), or ``None`` only when the position has no legal move.
+    ``value`` is the raw score on the scale of :mod:`engine.score`.
     ``depth`` is the last completed iteration; ``reason`` says why the
     search ended: ``depth``, ``nodes``, ``time``, ``stopped``, ``proven``,
     ``only_move`` or ``no_moves``.
@@ -132,6 +134,7 @@ class SearchResult:
     move: str | None
     move_value: Any
     score: Score
+    value: int
     depth: int
     seldepth: int
     pv: tuple[str, ...]
@@ -168,18 +171,25 @@ class Searcher:
     def __init__(self, game: Game[Any, Any], tt_slots: int = DEFAULT_TT_SLOTS) -> None:
         self.game = game
         self.tt = TranspositionTable(tt_slots)
+        # The node search indexes the table's list directly (hot path).
+        self._slots = self.tt.slots
+        self._tt_size = self.tt.size
         self.history: dict[tuple[int, Hashable], int] = {}
         self._has_win_hook = type(game).winning_move is not Game.winning_move
+        self._has_safe_hook = type(game).safe_moves is not Game.safe_moves
         self._has_quiescence = type(game).noisy_moves is not Game.noisy_moves
         self._has_null_move = type(game).null_move is not Game.null_move
         self._has_check_hook = type(game).in_check is not Game.in_check
         self._reductions = game.uses_reductions()
+        self._reorder = game.uses_ordering_heuristics()
         self._reset_counters()
 
     def _reset_counters(self) -> None:
         self.nodes = 0
         self.seldepth = 0
         self.horizon = 0  # leaves scored heuristically; unchanged over a subtree = proven
+        self.tt_probes = 0
+        self.tt_hits = 0
         self.stats = SearchStats()
         self.killers: list[list[Hashable]] = [[] for _ in range(MAX_DEPTH + 64)]
         self.pv_table: list[list[Hashable]] = [[] for _ in range(MAX_DEPTH + 64)]
@@ -279,6 +289,88 @@ class Searcher:
             reason = "proven" if proven else "depth"
         return self._result(state, best.move, value, completed, best.pv, reason, proven)
 
+    def solve(
+        self,
+        state: Any,
+        stop: StopSignal | None = None,
+        deadline: float | None = None,
+        node_limit: int | None = None,
+    ) -> SearchResult:
+        """The exact value of ``state`` by null-window bisection (MTD(f)-style).
+
+        Every search goes to the end of the game (the game's
+        :meth:`~engine.game.Game.max_remaining_plies` bounds it), so no leaf
+        is scored heuristically; each null-window search asks "is the value
+        at least ``t``?" and halves the set of values still possible. The
+        possible values are: a loss in ``n`` plies, a draw, a win in ``n``
+        plies. Probes test the outcome class first (win? draw or better?),
+        then the distance, as Pons' Connect Four solver does.
+
+        Ends with reason ``proven``, or ``stopped``/``time``/``nodes`` if a
+        limit ends it first (the result is then the best move known, with a
+        heuristic score of 0).
+        """
+        game = self.game
+        self._reset_counters()
+        self._stop = stop
+        self._hard_deadline = deadline
+        self._node_limit = node_limit
+        self._on_info = None
+        self._start = time.monotonic()
+        self._next_check = CHECK_INTERVAL if node_limit is None else min(CHECK_INTERVAL, node_limit)
+        outcome = game.outcome(state)
+        root_moves = game.ordered_moves(state) if outcome is None else []
+        if not root_moves:
+            final = 0
+            if outcome is not None and outcome.winner is not None:
+                final = WIN if outcome.winner == game.to_move(state) else -WIN
+            return self._result(state, None, final, 0, [], "no_moves", proven=True)
+        remaining = game.max_remaining_plies(state)
+        depth = MAX_DEPTH if remaining is None else min(MAX_DEPTH, max(1, remaining))
+        candidates = self._solver_values(depth)
+        zero = candidates.index(0)
+        low, high = 0, len(candidates) - 1
+        proof: _RootBest | None = None
+        try:
+            while low < high:
+                if low < zero + 1 <= high:
+                    probe = zero + 1  # is it a win at all?
+                elif low < zero <= high:
+                    probe = zero  # is it at least a draw?
+                else:
+                    probe = (low + high + 1) // 2
+                threshold = candidates[probe]
+                self._iter_best = None
+                value = self._root(state, depth, threshold - 1, threshold, root_moves)
+                if value >= threshold:
+                    low = min(bisect_left(candidates, value, low, high + 1), high)
+                    proof = self._iter_best
+                    if proof is not None:
+                        self._order_root(root_moves, proof.move)
+                else:
+                    high = max(bisect_right(candidates, value, low, high + 1) - 1, low)
+        except _Aborted as aborted:
+            move = self._fallback_move(state, root_moves)
+            return self._result(state, move, 0, 0, [move], str(aborted), proven=False)
+        # The move whose fail-high raised the lower bound last achieves the
+        # value; if none did, every move is lost as fast as possible.
+        move = proof.move if proof is not None else root_moves[0]
+        pv = proof.pv if proof is not None else [move]
+        return self._result(state, move, candidates[low], depth, pv, "proven", proven=True)
+
+    def _solver_values(self, depth: int) -> list[int]:
+        """Every value a game of at most ``depth`` more plies can have, ascending.
+
+        When only the player who just moved can win, the side to move wins
+        only at odd plies and loses only at even ones, which halves the set.
+        """
+        if self.game.only_mover_wins:
+            losses = range(2, depth + 1, 2)
+            wins = range(1, depth + 1, 2)
+        else:
+            losses = wins = range(1, depth + 1)
+        return sorted([ply - WIN for ply in losses] + [0] + [WIN - ply for ply in wins])
+
     def _should_stop_early(self, soft: float | None) -> bool:
         if self._stop_requested():
             return True
@@ -366,8 +458,8 @@ class Searcher:
         game = self.game
 
         # Step 1. Count the node; check limits every CHECK_INTERVAL nodes.
-        self.nodes += 1
-        if self.nodes >= self._next_check:
+        nodes = self.nodes = self.nodes + 1
+        if nodes >= self._next_check:
             self._check_limits()
         if ply > self.seldepth:
             self.seldepth = ply
@@ -400,12 +492,11 @@ class Searcher:
         # Step 5. Transposition table: a cutoff at non-PV nodes, a move to
         # try first everywhere.
         key = game.key(state)
-        tt = self.tt
-        entry = tt.slots[key % tt.size]
+        entry = self._slots[key % self._tt_size]
         tt_move: Hashable = None
-        self.stats.tt_probes += 1
+        self.tt_probes += 1
         if entry is not None and entry[0] == key:
-            self.stats.tt_hits += 1
+            self.tt_hits += 1
             tt_move = entry[4]
             if not is_pv and entry[1] >= depth:
                 value = entry[3]
@@ -423,13 +514,32 @@ class Searcher:
                         self.horizon += 1
                     return value
 
-        # Step 6. An immediate win needs no search (the game says so cheaply).
+        # Step 6. An immediate win needs no search (the game says so
+        # cheaply); without one, the best left is a win two plies on.
         if self._has_win_hook:
             winning = game.winning_move(state)
             if winning is not None:
                 if is_pv:
                     self.pv_table[ply] = [winning]
                 return WIN - ply - 1
+            if beta > WIN - ply - 2:
+                beta = WIN - ply - 2
+                if alpha >= beta:
+                    return beta
+
+        # Step 6a. Moves that hand the opponent an immediate win can be
+        # skipped when two plies remain to see it; with none left the node
+        # is lost in two, and with some left it cannot be lost before four.
+        moves: list[Hashable] | None = None
+        if self._has_safe_hook and depth >= 2:
+            moves = game.safe_moves(state)
+            if moves is not None:
+                if not moves:
+                    return ply + 2 - WIN
+                if alpha < ply + 4 - WIN:
+                    alpha = ply + 4 - WIN
+                    if alpha >= beta:
+                        return alpha
 
         # Step 7. Check extension, and null-move pruning when not in check.
         in_check = self._has_check_hook and game.in_check(state)
@@ -451,10 +561,20 @@ class Searcher:
                     return beta if value >= WIN_THRESHOLD else value
 
         # Step 8. Order the moves: table move, killers, then history over
-        # the game's own ordering (the sort is stable).
-        moves = game.ordered_moves(state)
+        # the game's own ordering (the sort is stable). Games whose own
+        # ordering is stronger turn killers and history off.
+        # Safe moves come unsorted: when the table offers a move, it is
+        # tried first and the costly sort is done only if it does not cut.
+        sort_after_first = False
+        if moves is None:
+            moves = game.ordered_moves(state)
+        elif len(moves) > 1:
+            if tt_move is not None and tt_move in moves:
+                sort_after_first = True
+            else:
+                moves = game.sort_moves(state, moves)
         side = game.to_move(state)
-        if len(moves) > 1:
+        if self._reorder and len(moves) > 1:
             history = self.history
             if history:
                 moves.sort(key=lambda m: history.get((side, m), 0), reverse=True)
@@ -462,9 +582,9 @@ class Searcher:
                 if killer in moves and killer != tt_move:
                     moves.remove(killer)
                     moves.insert(0, killer)
-            if tt_move is not None and tt_move in moves:
-                moves.remove(tt_move)
-                moves.insert(0, tt_move)
+        if tt_move is not None and len(moves) > 1 and tt_move in moves:
+            moves.remove(tt_move)
+            moves.insert(0, tt_move)
 
         # Step 9. Search the moves: the first with the full window, the rest
         # with a null window (PVS), re-searched only when they beat alpha.
@@ -474,6 +594,9 @@ class Searcher:
         best_move: Hashable = moves[0]
         reduce_late = self._reductions and depth >= LMR_MIN_DEPTH and not in_check
         for index, move in enumerate(moves):
+            if index == 1 and sort_after_first:
+                moves[1:] = game.sort_moves(state, moves[1:])
+                move = moves[1]
             child = game.play(state, move)
             searched_as_pv = is_pv and index == 0
             if index == 0:
@@ -576,7 +699,7 @@ class Searcher:
         stats.cutoffs += 1
         if index == 0:
             stats.first_move_cutoffs += 1
-        if not self.game.is_quiet(state, move):
+        if not self._reorder or not self.game.is_quiet(state, move):
             return
         killers = self.killers[ply]
         if move not in killers:
@@ -601,8 +724,7 @@ class Searcher:
             value += ply
         elif value <= -WIN_THRESHOLD:
             value -= ply
-        tt = self.tt
-        tt.slots[key % tt.size] = (key, depth, flag, value, move, proven)
+        self._slots[key % self._tt_size] = (key, depth, flag, value, move, proven)
 
     # ------------------------------------------------------------------
     # Reporting.
@@ -623,7 +745,7 @@ class Searcher:
                 nodes=self.nodes,
                 time_ms=elapsed,
                 nps=int(self.nodes * 1000 / elapsed) if elapsed > 0 else 0,
-                tt_hit_rate=self.stats.tt_hit_rate,
+                tt_hit_rate=self.tt_hits / self.tt_probes if self.tt_probes else 0.0,
                 partial=partial,
             )
         )
@@ -656,10 +778,13 @@ class Searcher:
         if move is not None and (not pv or pv[0] != move):
             pv = [move]
         pv_text = tuple(self._format_pv(state, pv))
+        self.stats.tt_probes = self.tt_probes
+        self.stats.tt_hits = self.tt_hits
         return SearchResult(
             move=self.game.format_move(state, move) if move is not None else None,
             move_value=move,
             score=Score.from_search(value, proven),
+            value=value,
             depth=depth,
             seldepth=self.seldepth,
             pv=pv_text,
@@ -684,3 +809,13 @@ def think(
     searching many positions of one game.
     """
     return Searcher(game, tt_slots).think(state, limits, stop, on_info)
+
+
+def solve(
+    game: Game[Any, Any],
+    state: Any,
+    stop: StopSignal | None = None,
+    tt_slots: int = DEFAULT_TT_SLOTS,
+) -> SearchResult:
+    """The exact value and a best move of ``state`` with a fresh :class:`Searcher`."""
+    return Searcher(game, tt_slots).solve(state, stop)

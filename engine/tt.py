@@ -41,7 +41,8 @@ class TranspositionTable:
         self.slots: list[Any] = [None] * size
 
     def clear(self) -> None:
-        self.slots = [None] * self.size
+        # In place: the search holds a reference to this list.
+        self.slots[:] = [None] * self.size
 
     def get(self, key: int) -> Entry | None:
         entry: Entry | None = self.slots[key % self.size]

@@ -18,6 +18,8 @@ Pascal Pons' benchmark sets.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from engine.errors import BadPositionError
 from engine.game import Game, Option, Outcome, int_option
 
@@ -41,6 +43,7 @@ class ConnectFour(Game[C4State, int]):
     name = "connect4"
     title = "Connect Four"
     players = ("first", "second")
+    only_mover_wins = True
     eval_unit = f"points (a threat is worth {THREAT_WEIGHT} to {THREAT_WEIGHT + GOOD_PARITY_BONUS})"
     OPTIONS = (
         Option("width", 7, "number of columns", int_option(4, 9)),
@@ -71,29 +74,25 @@ class ConnectFour(Game[C4State, int]):
         self._centre_mask = self._column[centre] if width % 2 else 0
         near = [c for c in range(width) if abs(2 * c - (width - 1)) <= 2 and 2 * c != width - 1]
         self._near_mask = sum(self._column[c] for c in near)
+        self._winning_cells_fast = _make_winning_cells(height, self._board_mask)
+        self._aligned_fast = _make_aligned(height)
+        # (column mask, column) in centre-first order, and each column's
+        # rank in that order (higher = nearer the centre), for move sorting.
+        self._order_columns = [(self._column[c], c) for c in self._order]
+        self._centre_rank = [0] * width
+        for index, c in enumerate(self._order):
+            self._centre_rank[c] = width - index
 
     # ------------------------------------------------------------------
     # Bitboard primitives.
 
     def _aligned(self, stones: int) -> bool:
         """Whether ``stones`` contains four in a row in any direction."""
-        for shift in (self._stride, self.height, self._stride + 1, 1):
-            pairs = stones & (stones >> shift)
-            if pairs & (pairs >> (2 * shift)):
-                return True
-        return False
+        return self._aligned_fast(stones)
 
     def _winning_cells(self, stones: int, mask: int) -> int:
         """Empty cells that would complete four for the owner of ``stones``."""
-        cells = (stones << 1) & (stones << 2) & (stones << 3)
-        for shift in (self._stride, self.height, self._stride + 1):
-            pair = (stones << shift) & (stones << (2 * shift))
-            cells |= pair & (stones << (3 * shift))
-            cells |= pair & (stones >> shift)
-            pair = (stones >> shift) & (stones >> (2 * shift))
-            cells |= pair & (stones << shift)
-            cells |= pair & (stones >> (3 * shift))
-        return cells & (self._board_mask ^ mask)
+        return self._winning_cells_fast(stones, mask)
 
     def _playable(self, mask: int) -> int:
         """The cell each non-full column would take next."""
@@ -119,20 +118,47 @@ class ConnectFour(Game[C4State, int]):
 
     def ordered_moves(self, state: C4State) -> list[int]:
         """Centre-first columns, those creating the most threats first (Pons' ordering)."""
-        current, mask, _ = state
+        mask = state[1]
         top = self._top
-        playable = self._playable(mask)
+        return self.sort_moves(state, [c for c in self._order if not mask & top[c]])
+
+    def safe_moves(self, state: C4State) -> list[int]:
+        """Columns that neither leave an opponent's immediate win open nor play under one."""
+        current, mask, _ = state
+        playable = (mask + self._bottom_mask) & self._board_mask
+        threats = self._winning_cells_fast(current ^ mask, mask)
+        forced = playable & threats
+        if forced:
+            if forced & (forced - 1):
+                return []  # two immediate threats: one cannot block both
+            playable = forced
+        playable &= ~(threats >> 1)
+        return [c for column_mask, c in self._order_columns if playable & column_mask]
+
+    def sort_moves(self, state: C4State, moves: list[int]) -> list[int]:
+        """Most threats created first, then centre first (Pons' ordering)."""
+        if len(moves) < 2:
+            return moves
+        current, mask, _ = state
+        winning_cells = self._winning_cells_fast
+        playable = (mask + self._bottom_mask) & self._board_mask
         column = self._column
-        winning_cells = self._winning_cells
-        scored = []
-        for c in self._order:
-            if mask & top[c]:
-                continue
-            new_stones = current | (playable & column[c])
-            scored.append((winning_cells(new_stones, mask | new_stones).bit_count(), c))
-        if len(scored) > 1:
-            scored.sort(key=_first, reverse=True)
-        return [c for _, c in scored]
+        rank = self._centre_rank
+        # Sort keys pack (threats, centre rank, column) into one int so
+        # that one plain sort orders by threats, then centre first.
+        keys = []
+        for c in moves:
+            cell = playable & column[c]
+            threats = winning_cells(current | cell, mask | cell).bit_count()
+            keys.append((threats << 8) | (rank[c] << 4) | c)
+        keys.sort(reverse=True)
+        return [key & 15 for key in keys]
+
+    def uses_ordering_heuristics(self) -> bool:
+        # Measured on the first 40 positions of Test_L2_R1: the exact solve
+        # visits 18 times more nodes when history reorders the threat-count
+        # ordering, and 1.4 times more with killers alone.
+        return False
 
     def play(self, state: C4State, move: int) -> C4State:
         current, mask, moves = state
@@ -140,7 +166,7 @@ class ConnectFour(Game[C4State, int]):
 
     def outcome(self, state: C4State) -> Outcome | None:
         current, mask, moves = state
-        if self._aligned(current ^ mask):
+        if self._aligned_fast(current ^ mask):
             return Outcome(1 - (len(moves) & 1), "four in a row")
         if len(moves) == self._cells:
             return Outcome(None, "board full")
@@ -148,7 +174,7 @@ class ConnectFour(Game[C4State, int]):
 
     def winning_move(self, state: C4State) -> int | None:
         current, mask, _ = state
-        cells = self._winning_cells(current, mask) & self._playable(mask)
+        cells = self._winning_cells_fast(current, mask) & (mask + self._bottom_mask)
         if cells:
             return self._column_of(cells & -cells)
         return None
@@ -225,5 +251,49 @@ class ConnectFour(Game[C4State, int]):
         return score if win_in is not None else -score
 
 
-def _first(item: tuple[int, int]) -> int:
-    return item[0]
+def _make_aligned(height: int) -> Callable[[int], bool]:
+    """A four-in-a-row test with the board's shifts bound as constants."""
+    h1, h2 = height + 1, 2 * (height + 1)
+    d1, d2 = height, 2 * height
+    e1, e2 = height + 2, 2 * (height + 2)
+
+    def aligned(p: int) -> bool:
+        m = p & (p >> h1)
+        if m & (m >> h2):
+            return True
+        m = p & (p >> d1)
+        if m & (m >> d2):
+            return True
+        m = p & (p >> e1)
+        if m & (m >> e2):
+            return True
+        m = p & (p >> 1)
+        return bool(m & (m >> 2))
+
+    return aligned
+
+
+def _make_winning_cells(height: int, board_mask: int) -> Callable[[int, int], int]:
+    """A winning-cells function with the board's shifts bound as constants.
+
+    Specialising per board size saves the attribute look-ups and the loop
+    of a general version; this function is the hottest in the solver.
+    """
+    h1, h2, h3 = height + 1, 2 * (height + 1), 3 * (height + 1)  # horizontal
+    d1, d2, d3 = height, 2 * height, 3 * height  # diagonal /
+    e1, e2, e3 = height + 2, 2 * (height + 2), 3 * (height + 2)  # diagonal \
+
+    def winning_cells(p: int, mask: int) -> int:
+        r = (p << 1) & (p << 2) & (p << 3)
+        a = (p << h1) & (p << h2)
+        b = (p >> h1) & (p >> h2)
+        r |= (a & ((p << h3) | (p >> h1))) | (b & ((p << h1) | (p >> h3)))
+        a = (p << d1) & (p << d2)
+        b = (p >> d1) & (p >> d2)
+        r |= (a & ((p << d3) | (p >> d1))) | (b & ((p << d1) | (p >> d3)))
+        a = (p << e1) & (p << e2)
+        b = (p >> e1) & (p >> e2)
+        r |= (a & ((p << e3) | (p >> e1))) | (b & ((p << e1) | (p >> e3)))
+        return r & (board_mask ^ mask)
+
+    return winning_cells

@@ -41,6 +41,7 @@ class TicTacToe(Game[TicTacToeState, int]):
     name = "tictactoe"
     title = "Tic-tac-toe"
     players = ("X", "O")
+    only_mover_wins = True
     eval_unit = "open lines (lines with none of the opponent's marks)"
 
     def initial_state(self) -> TicTacToeState:

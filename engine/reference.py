@@ -1,0 +1,124 @@
+"""Reference searches that mirror the textbook pseudocode line for line.
+
+These are MINIMAX-SEARCH and ALPHA-BETA-SEARCH from Russell & Norvig,
+*Artificial Intelligence: A Modern Approach* (4th ed., figures 5.3 and 5.7),
+with the cut-off test of section 5.3 (depth-limited, evaluation at the
+cut-off). They are slow on purpose: no table, no ordering, no tricks, so a
+student can read them next to the book and the tests can hold the
+production search (:mod:`engine.search`) to their values.
+
+Two details make the values comparable with the production search:
+
+* UTILITY is scored with the distance to the end, as the production search
+  does: a win ``p`` plies below the root is ``WIN - p`` for the root player
+  and a loss ``p - WIN``, so faster wins are preferred;
+* EVAL at the cut-off is the game's :meth:`~engine.game.Game.evaluate`,
+  which scores for the side to move; for the root player it is negated
+  when the opponent is to move.
+
+Values are from the point of view of the player to move at the root.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Hashable
+from typing import Any
+
+from engine.game import Game
+from engine.score import WIN
+
+
+def _utility(game: Game[Any, Any], state: Any, player: int, ply: int) -> int:
+    outcome = game.outcome(state)
+    assert outcome is not None  # only called on terminal states, by construction
+    if outcome.winner is None:
+        return 0
+    return WIN - ply if outcome.winner == player else ply - WIN
+
+
+def _eval(game: Game[Any, Any], state: Any, player: int) -> int:
+    value = game.evaluate(state)
+    return value if game.to_move(state) == player else -value
+
+
+def minimax_search(game: Game[Any, Any], state: Any, depth: int) -> tuple[float, Hashable]:
+    """MINIMAX-SEARCH with a depth cut-off: returns (value, move) for the player to move."""
+    player = game.to_move(state)
+
+    def max_value(state: Any, ply: int) -> tuple[float, Hashable]:
+        if game.is_terminal(state):
+            return _utility(game, state, player, ply), None
+        if ply >= depth:
+            return _eval(game, state, player), None
+        v: float = -math.inf
+        move: Hashable = None
+        for a in game.actions(state):
+            v2, _ = min_value(game.result(state, a), ply + 1)
+            if v2 > v:
+                v, move = v2, a
+        return v, move
+
+    def min_value(state: Any, ply: int) -> tuple[float, Hashable]:
+        if game.is_terminal(state):
+            return _utility(game, state, player, ply), None
+        if ply >= depth:
+            return _eval(game, state, player), None
+        v: float = math.inf
+        move: Hashable = None
+        for a in game.actions(state):
+            v2, _ = max_value(game.result(state, a), ply + 1)
+            if v2 < v:
+                v, move = v2, a
+        return v, move
+
+    return max_value(state, 0)
+
+
+def alpha_beta_search(game: Game[Any, Any], state: Any, depth: int) -> tuple[float, Hashable]:
+    """ALPHA-BETA-SEARCH with a depth cut-off: returns (value, move) for the player to move."""
+    player = game.to_move(state)
+
+    def max_value(state: Any, alpha: float, beta: float, ply: int) -> tuple[float, Hashable]:
+        if game.is_terminal(state):
+            return _utility(game, state, player, ply), None
+        if ply >= depth:
+            return _eval(game, state, player), None
+        v: float = -math.inf
+        move: Hashable = None
+        for a in game.actions(state):
+            v2, _ = min_value(game.result(state, a), alpha, beta, ply + 1)
+            if v2 > v:
+                v, move = v2, a
+                alpha = max(alpha, v)
+            if v >= beta:
+                return v, move
+        return v, move
+
+    def min_value(state: Any, alpha: float, beta: float, ply: int) -> tuple[float, Hashable]:
+        if game.is_terminal(state):
+            return _utility(game, state, player, ply), None
+        if ply >= depth:
+            return _eval(game, state, player), None
+        v: float = math.inf
+        move: Hashable = None
+        for a in game.actions(state):
+            v2, _ = max_value(game.result(state, a), alpha, beta, ply + 1)
+            if v2 < v:
+                v, move = v2, a
+                beta = min(beta, v)
+            if v <= alpha:
+                return v, move
+        return v, move
+
+    return max_value(state, -math.inf, math.inf, 0)
+
+
+def minimax(game: Game[Any, Any], state: Any, depth: int) -> int:
+    """The minimax value of ``state`` searched ``depth`` plies deep."""
+    return int(minimax_search(game, state, depth)[0])
+
+
+def alphabeta(game: Game[Any, Any], state: Any, depth: int) -> int:
+    """The alpha-beta value of ``state`` searched ``depth`` plies deep (equal to :func:`minimax`)."""
+    return int(alpha_beta_search(game, state, depth)[0])
