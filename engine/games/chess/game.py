@@ -37,7 +37,14 @@ from engine.games.chess.notation import (
     parse_fen,
     parse_move,
 )
-from engine.games.chess.position import Move, Position, generate, pass_turn, play
+from engine.games.chess.position import (
+    Move,
+    Position,
+    generate,
+    has_legal_move,
+    pass_turn,
+    play,
+)
 
 #: Bits of a move that make it a capture or a promotion.
 NOISY_BITS = 0x71C000
@@ -80,7 +87,7 @@ class Chess(Game[Position, Move]):
         draw = self._draw_by_rule(state)
         if draw is not None:
             return draw
-        if not state.legal_moves():
+        if not has_legal_move(state):
             if state.checkers():
                 return Outcome(1 - state.turn, "checkmate")
             return Outcome(None, "stalemate")

@@ -114,7 +114,7 @@ def _parse_board(text: str) -> tuple[int, ...]:
                 file += int(char)
             elif char.lower() in PIECE_LETTERS.strip():
                 if file > 7:
-                    break
+                    raise BadPositionError(f"rank {rank + 1} of the FEN board has over 8 squares")
                 bit = 1 << (rank * 8 + file)
                 boards[PIECE_LETTERS.index(char.lower())] |= bit
                 boards[0 if char.isupper() else 7] |= bit

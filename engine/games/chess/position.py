@@ -380,16 +380,7 @@ def generate(position: Position, noisy_only: bool) -> list[Move]:
         if position.castling and not noisy_only:
             _append_castling(moves, position, occupied)
 
-    # Absolutely pinned pieces: our single blocker between the king and an
-    # enemy slider on an otherwise open line.
-    pinned = 0
-    snipers = (ROOK_EMPTY[king_sq] & their_straight) | (BISHOP_EMPTY[king_sq] & their_diagonal)
-    while snipers:
-        bit = snipers & -snipers
-        snipers ^= bit
-        blockers = BETWEEN[king_sq * 64 + bit.bit_length() - 1] & occupied
-        if blockers and not blockers & (blockers - 1) and blockers & us:
-            pinned |= blockers
+    pinned = _pinned(king_sq, us, occupied, their_straight, their_diagonal)
     king_line = king_sq * 64
 
     target_mask = evasion & (them if noisy_only else not_us)
@@ -435,6 +426,95 @@ def generate(position: Position, noisy_only: bool) -> list[Move]:
         moves, position, us, them, occupied, evasion, pinned, king_sq, noisy_only
     )
     return moves
+
+
+def _pinned(king_sq: int, us: int, occupied: int, their_straight: int, their_diagonal: int) -> int:
+    """Our absolutely pinned pieces: each the lone blocker between our king and an enemy slider."""
+    pinned = 0
+    snipers = (ROOK_EMPTY[king_sq] & their_straight) | (BISHOP_EMPTY[king_sq] & their_diagonal)
+    while snipers:
+        bit = snipers & -snipers
+        snipers ^= bit
+        blockers = BETWEEN[king_sq * 64 + bit.bit_length() - 1] & occupied
+        if blockers and not blockers & (blockers - 1) and blockers & us:
+            pinned |= blockers
+    return pinned
+
+
+def has_legal_move(position: Position) -> bool:
+    """Whether the side to move has any legal move, stopping at the first one found.
+
+    Much cheaper than generating every move: in nearly every position an
+    unpinned knight, pawn or slider has a square to go to, and the king is
+    looked at only when they have none. Castling never needs checking: a
+    side that can castle can also move its king one square towards the rook.
+    """
+    moves = position._moves
+    if moves is not None:
+        return bool(moves)
+    boards = position.boards
+    turn = position.turn
+    us = boards[7 * turn]
+    them = boards[7 - 7 * turn]
+    occupied = us | them
+    king_sq = (boards[KING] & us).bit_length() - 1
+    checkers = position.checkers()
+    if not checkers & (checkers - 1):  # not a double check: other pieces may move
+        evasion = FULL
+        if checkers:
+            evasion = BETWEEN[king_sq * 64 + checkers.bit_length() - 1] | checkers
+        their_straight = (boards[ROOK] | boards[QUEEN]) & them
+        their_diagonal = (boards[BISHOP] | boards[QUEEN]) & them
+        pinned = _pinned(king_sq, us, occupied, their_straight, their_diagonal)
+        target_mask = evasion & ~us
+        king_line = king_sq * 64
+        pieces = boards[KNIGHT] & us & ~pinned
+        while pieces:
+            bit = pieces & -pieces
+            pieces ^= bit
+            if KNIGHT_ATTACKS[bit.bit_length() - 1] & target_mask:
+                return True
+        pawns = boards[PAWN] & us
+        if pawns:
+            if turn == 0:
+                single = (pawns << 8) & ~occupied
+                double = ((single & RANK_3) << 8) & ~occupied
+                pushes = (single & evasion) >> 8 | (double & evasion) >> 16
+                captures = ((((pawns & NOT_FILE_A) << 7) & them & evasion) >> 7) | (
+                    (((pawns & NOT_FILE_H) << 9) & them & evasion) >> 9
+                )
+            else:
+                single = (pawns >> 8) & ~occupied
+                double = ((single & RANK_6) >> 8) & ~occupied
+                pushes = (single & evasion) << 8 | (double & evasion) << 16
+                captures = ((((pawns & NOT_FILE_A) >> 9) & them & evasion) << 9) | (
+                    (((pawns & NOT_FILE_H) >> 7) & them & evasion) << 7
+                )
+            # Pawns with a move that are not pinned surely have a legal one;
+            # pinned ones are left to the full generator below.
+            if (pushes | captures) & pawns & ~pinned:
+                return True
+        for piece_type in (BISHOP, ROOK, QUEEN):
+            pieces = boards[piece_type] & us
+            while pieces:
+                bit = pieces & -pieces
+                pieces ^= bit
+                square = bit.bit_length() - 1
+                targets = 0
+                if piece_type != ROOK:
+                    targets = DIAG_ATTACKS[square][occupied & DIAG_MASKS[square]]
+                if piece_type != BISHOP:
+                    targets |= (
+                        RANK_ATTACKS[square][occupied & RANK_MASKS[square]]
+                        | FILE_ATTACKS[square][occupied & FILE_MASKS[square]]
+                    )
+                targets &= target_mask
+                if bit & pinned:
+                    targets &= LINE[king_line + square]
+                if targets:
+                    return True
+    # Rare: only the king, pinned pawns or en passant might move.
+    return bool(position.legal_moves())
 
 
 def _append_castling(moves: list[Move], position: Position, occupied: int) -> None:
