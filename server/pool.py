@@ -14,8 +14,10 @@ the worker. The event loop, not the worker, owns the deadline:
   within :data:`WORKER_GRACE_S`;
 * a think that waited in the queue until its budget was nearly gone is
   answered by the quick search instead of a worker;
-* ``stop`` sets the worker's shared flag; if the worker has not answered
-  :data:`STOP_GRACE_S` later, the loop answers as above.
+* ``stop`` sets the worker's shared flag and answers at once from the best
+  move reported so far (what the stopped search would answer); before the
+  first completed depth it waits for the worker's own answer, and if that
+  has not come :data:`STOP_GRACE_S` later, answers as above.
 
 Workers are ``spawn``-ed once (forking a process that runs an event loop
 and threads is unsafe) and reused; a worker that dies, even by SIGKILL, is
@@ -293,8 +295,16 @@ class WorkerPool:
         if ticket in self._queue:
             self._queue.remove(ticket)
             self._answer_quick(ticket, "stopped")
-        elif ticket.worker is not None:
-            ticket.worker.flag.set()
+        elif ticket.worker is not None and ticket.worker.ticket is ticket:
+            worker = ticket.worker
+            if ticket.completed_depth > 0 and ticket.last_info is not None:
+                # A stopped search answers with its best move so far, which
+                # it has already reported: answering now saves waiting for
+                # its next limit check. The worker is freed when it stops.
+                self._drain(worker)
+                self._answer_without_worker(ticket, "stopped")
+                return
+            worker.flag.set()  # nothing reported yet: the worker's own answer is needed
             ticket.timers.append(
                 self._call_at(time.monotonic() + STOP_GRACE_S, self._on_stop_overdue, ticket)
             )
