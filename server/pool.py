@@ -53,8 +53,10 @@ logger = logging.getLogger(__name__)
 #: from the worker's result to the client's socket on loopback: under 1 ms.
 DELIVERY_MARGIN_S = 0.010
 #: If a result is still missing this long before the deadline, the event
-#: loop answers by itself; it is the loop's own scheduling slack.
-GUARD_LEAD_S = 0.002
+#: loop answers by itself. It covers the hop from the loop to the client
+#: (about 1.5-2 ms median on a loaded 2-core machine, bench/server_bench.py)
+#: plus some scheduling jitter.
+GUARD_LEAD_S = 0.005
 #: A queued think with less budget left than this when a worker frees up
 #: is answered by the quick in-process search: sending it to a worker would
 #: cost about as much as the budget.
