@@ -98,8 +98,9 @@ class ClientConnection:
                 await asyncio.wait_for(self.outbox.join(), SHUTDOWN_FLUSH_S)
             writer.cancel()
             logger.info(
-                "close conn=%d peer=%s code=%s requests=%d thinks=%d duration=%.1fs",
-                self.number, peer, self.ws.close_code, self.requests, self.thinks,
+                "close conn=%d peer=%s client=%r code=%s requests=%d thinks=%d duration=%.1fs",
+                self.number, peer, self.session.client, self.ws.close_code, self.requests,
+                self.thinks,
                 time.monotonic() - opened,
             )
 
@@ -316,6 +317,9 @@ def run_from_args(args: argparse.Namespace) -> int:
         level=args.log_level.upper(),
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
+    if args.log_level != "debug":
+        # websockets logs every connection itself; ours already has one line each.
+        logging.getLogger("websockets").setLevel(logging.WARNING)
     run(ServerConfig(host=args.host, port=args.port, workers=args.workers))
     return 0
 
