@@ -78,6 +78,21 @@ CROWN_ROW = (_squares_mask(29, 30, 31, 32), _squares_mask(1, 2, 3, 4))
 BACK_ROW = (CROWN_ROW[WHITE], CROWN_ROW[BLACK])
 #: Rows by index from Black's side, for advancement.
 ROWS = tuple(_squares_mask(*range(4 * r + 1, 4 * r + 5)) for r in range(8))
+
+
+def _advance_masks(colour: int) -> tuple[int, int, int]:
+    """Masks whose popcounts, weighted 1, 2 and 4, give the rows a colour's men have
+    advanced beyond their starting rows (0 to 4, the row before crowning counting 4)."""
+    rows = ROWS if colour == BLACK else ROWS[::-1]
+    weighted = [(row - 2, rows[row]) for row in range(3, 7)]
+    ones, twos, fours = (
+        sum(mask for weight, mask in weighted if weight & bit) for bit in (1, 2, 4)
+    )
+    return ones, twos, fours
+
+
+#: Per colour, the masks of :func:`_advance_masks`.
+ADVANCE_MASKS = (_advance_masks(BLACK), _advance_masks(WHITE))
 CENTRE = _squares_mask(14, 15, 18, 19)
 NEAR_CENTRE = _squares_mask(10, 11, 22, 23)
 #: Draw by the move rule after this many plies without capture or man move.
@@ -367,36 +382,45 @@ class Checkers(Game[CheckersState, CheckersMove]):
 
     def evaluate(self, state: CheckersState) -> int:
         black, white, kings, player, _, _ = state
-        value = self._side_value(black, white, kings, BLACK) - self._side_value(
-            white, black, kings, WHITE
-        )
-        black_material = (black & ~kings).bit_count() * MAN_VALUE + (
-            black & kings
-        ).bit_count() * KING_VALUE
-        white_material = (white & ~kings).bit_count() * MAN_VALUE + (
-            white & kings
-        ).bit_count() * KING_VALUE
-        lead = black_material - white_material
+        empty = VALID & ~(black | white)
+        black_men, black_kings = black & ~kings, black & kings
+        white_men, white_kings = white & ~kings, white & kings
+        lead = (black_men.bit_count() - white_men.bit_count()) * MAN_VALUE + (
+            black_kings.bit_count() - white_kings.bit_count()
+        ) * KING_VALUE
+        value = lead
         if lead:
             gone = 24 - (black | white).bit_count()
             value += lead * gone * TRADE_BONUS_PERCENT // 100
+        black_advance, white_advance = ADVANCE_MASKS
+        value += ADVANCE_WEIGHT * (
+            (black_men & black_advance[0]).bit_count()
+            + 2 * (black_men & black_advance[1]).bit_count()
+            + 4 * (black_men & black_advance[2]).bit_count()
+            - (white_men & white_advance[0]).bit_count()
+            - 2 * (white_men & white_advance[1]).bit_count()
+            - 4 * (white_men & white_advance[2]).bit_count()
+        )
+        value += BACK_ROW_WEIGHT * (
+            (black_men & BACK_ROW[BLACK]).bit_count() - (white_men & BACK_ROW[WHITE]).bit_count()
+        )
+        value += CENTRE_WEIGHT * ((black & CENTRE).bit_count() - (white & CENTRE).bit_count())
+        value += NEAR_CENTRE_WEIGHT * (
+            (black & NEAR_CENTRE).bit_count() - (white & NEAR_CENTRE).bit_count()
+        )
+        # Simple moves: Black steps to higher bits, White to lower; kings both ways.
+        mobility = (
+            ((black << 4) & empty).bit_count() + ((black << 5) & empty).bit_count()
+            - ((white >> 4) & empty).bit_count() - ((white >> 5) & empty).bit_count()
+        )
+        if kings:
+            mobility += (
+                ((black_kings >> 4) & empty).bit_count() + ((black_kings >> 5) & empty).bit_count()
+                - ((white_kings << 4) & empty).bit_count()
+                - ((white_kings << 5) & empty).bit_count()
+            )
+        value += MOBILITY_WEIGHT * mobility
         return value if player == BLACK else -value
-
-    @staticmethod
-    def _side_value(own: int, opp: int, kings: int, colour: int) -> int:
-        men = own & ~kings
-        value = men.bit_count() * MAN_VALUE + (own & kings).bit_count() * KING_VALUE
-        # Rows advanced: Black's men start at rows 0-2 and crown at row 7.
-        rows = ROWS if colour == BLACK else ROWS[::-1]
-        advance = 0
-        for row in range(3, 7):
-            advance += (row - 2) * (men & rows[row]).bit_count()
-        value += ADVANCE_WEIGHT * advance
-        value += BACK_ROW_WEIGHT * (men & BACK_ROW[colour]).bit_count()
-        value += CENTRE_WEIGHT * (own & CENTRE).bit_count()
-        value += NEAR_CENTRE_WEIGHT * (own & NEAR_CENTRE).bit_count()
-        value += MOBILITY_WEIGHT * _count_simple_moves(own, opp, kings, colour)
-        return value
 
     def key(self, state: CheckersState) -> int:
         """The position's key (board and side to move).

@@ -82,8 +82,8 @@ C_SQUARE_MASK = _square_mask("a2", "b1", "g1", "h2", "a7", "b8", "h7", "g8")
 
 #: Move-ordering groups, best first: corners, then the edge squares that are
 #: not C-squares, then the inner squares away from the corners, then
-#: C-squares, then X-squares last (the classic static square values of
-#: Rosenbloom's IAGO and most programs since).
+#: C-squares, then X-squares last (the order of the usual static
+#: square-value tables: corners best, the squares that give them away worst).
 ORDER_GROUPS = (
     CORNERS,
     EDGES & ~CORNERS & ~C_SQUARE_MASK & FULL,
