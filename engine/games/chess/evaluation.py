@@ -151,7 +151,10 @@ def evaluate(position: Position) -> int:
     )
     if phase > FULL_PHASE:
         phase = FULL_PHASE
-    score = (position.mg * phase + position.eg * (FULL_PHASE - phase)) // FULL_PHASE
+    # White's point of view until the end; the blend is divided last, from
+    # the mover's point of view, so that mirrored positions round alike.
+    blend = position.mg * phase + position.eg * (FULL_PHASE - phase)
+    score = 0
     bishops = boards[BISHOP]
     white, black = boards[0], boards[7]
     white_bishops = bishops & white
@@ -160,10 +163,14 @@ def evaluate(position: Position) -> int:
     black_bishops = bishops & black
     if black_bishops & LIGHT_SQUARES and black_bishops & DARK_SQUARES:
         score -= BISHOP_PAIR
-    if not boards[PAWN] and (score >= MOP_UP_MIN_LEAD or score <= -MOP_UP_MIN_LEAD):
-        score += _mop_up(position, score > 0)
-    score = -score if position.turn else score
-    return score + TEMPO
+    if not boards[PAWN]:
+        lead = blend // FULL_PHASE + score
+        if lead >= MOP_UP_MIN_LEAD or lead <= -MOP_UP_MIN_LEAD:
+            score += _mop_up(position, lead > 0)
+    blend += score * FULL_PHASE
+    if position.turn:
+        blend = -blend
+    return blend // FULL_PHASE + TEMPO
 
 
 def _mop_up(position: Position, white_leads: bool) -> int:

@@ -120,6 +120,7 @@ class Position:
     __slots__ = (
         "_checkers",
         "_moves",
+        "_pinned",
         "boards",
         "castling",
         "eg",
@@ -144,6 +145,7 @@ class Position:
     history: tuple[int, ...]
     _moves: list[Move] | None
     _checkers: int
+    _pinned: int
 
     def __init__(
         self,
@@ -170,6 +172,7 @@ class Position:
         self.history = history
         self._moves = None
         self._checkers = -1
+        self._pinned = -1
 
     def _fields(self) -> tuple[object, ...]:
         return (
@@ -220,6 +223,23 @@ class Position:
             checkers = checkers_of(self.boards, self.turn)
             self._checkers = checkers
         return checkers
+
+    def pinned(self) -> int:
+        """Bitboard of the side to move's pieces pinned to its king."""
+        pinned = self._pinned
+        if pinned < 0:
+            boards = self.boards
+            us = boards[7 * self.turn]
+            them = boards[7 - 7 * self.turn]
+            pinned = _pinned(
+                (boards[KING] & us).bit_length() - 1,
+                us,
+                us | them,
+                (boards[ROOK] | boards[QUEEN]) & them,
+                (boards[BISHOP] | boards[QUEEN]) & them,
+            )
+            self._pinned = pinned
+        return pinned
 
 
 _new_position = object.__new__
@@ -310,7 +330,7 @@ def generate(position: Position, noisy_only: bool) -> list[Move]:
     """Legal moves; with ``noisy_only``, only captures and promotions unless in check.
 
     In check every legal move is returned either way (a quiescence search
-    must consider every evasion). Records the checkers on the position.
+    must consider every evasion).
     """
     boards = position.boards
     turn = position.turn
@@ -324,19 +344,7 @@ def generate(position: Position, noisy_only: bool) -> list[Move]:
     their_king = kings & them
     their_diagonal = (bishops | queens) & them
     their_straight = (rooks | queens) & them
-    checkers = (
-        (KNIGHT_ATTACKS[king_sq] & their_knights)
-        | (PAWN_ATTACKS[turn][king_sq] & their_pawns)
-        | (DIAG_ATTACKS[king_sq][occupied & DIAG_MASKS[king_sq]] & their_diagonal)
-        | (
-            (
-                RANK_ATTACKS[king_sq][occupied & RANK_MASKS[king_sq]]
-                | FILE_ATTACKS[king_sq][occupied & FILE_MASKS[king_sq]]
-            )
-            & their_straight
-        )
-    )
-    position._checkers = checkers
+    checkers = position.checkers()
     if checkers:
         noisy_only = False
     moves: list[Move] = []
@@ -380,7 +388,7 @@ def generate(position: Position, noisy_only: bool) -> list[Move]:
         if position.castling and not noisy_only:
             _append_castling(moves, position, occupied)
 
-    pinned = _pinned(king_sq, us, occupied, their_straight, their_diagonal)
+    pinned = position.pinned()
     king_line = king_sq * 64
 
     target_mask = evasion & (them if noisy_only else not_us)
@@ -463,9 +471,7 @@ def has_legal_move(position: Position) -> bool:
         evasion = FULL
         if checkers:
             evasion = BETWEEN[king_sq * 64 + checkers.bit_length() - 1] | checkers
-        their_straight = (boards[ROOK] | boards[QUEEN]) & them
-        their_diagonal = (boards[BISHOP] | boards[QUEEN]) & them
-        pinned = _pinned(king_sq, us, occupied, their_straight, their_diagonal)
+        pinned = position.pinned()
         target_mask = evasion & ~us
         king_line = king_sq * 64
         pieces = boards[KNIGHT] & us & ~pinned
@@ -698,6 +704,7 @@ def play(position: Position, move: Move) -> Position:
         new.history = (*position.history, position.key)
     new._moves = None
     new._checkers = -1
+    new._pinned = -1
     return new
 
 
@@ -723,6 +730,7 @@ def pass_turn(position: Position) -> Position:
     new.history = ()
     new._moves = None
     new._checkers = -1
+    new._pinned = -1
     return new
 
 

@@ -1,0 +1,150 @@
+"""The search plays chess: mates found, draws by rule seen, hooks behave, moves always legal."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from engine.games.chess import Chess
+from engine.limits import Limits
+from engine.search import Searcher
+
+GAME = Chess()
+
+# Mates verified exhaustively with python-chess (every defence tried); the
+# first move given is the only one that mates that fast. Positions from the
+# Win At Chess suite (Fred Reinfeld, 1958; the revised EPD edition).
+MATES_IN_TWO = [
+    ("2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - 0 1", "g3g6"),  # WAC.001
+]
+MATES_IN_THREE: list[tuple[str, str]] = []
+
+
+@pytest.mark.parametrize(("fen", "move"), MATES_IN_TWO)
+def test_finds_mate_in_two(fen: str, move: str) -> None:
+    state = GAME.parse_position(fen)
+    result = Searcher(GAME, 1 << 16).think(state, Limits(depth=5))
+    assert result.move == move
+    assert result.score.win_in == 3
+
+
+@pytest.mark.parametrize(("fen", "move"), MATES_IN_THREE)
+def test_finds_mate_in_three(fen: str, move: str) -> None:
+    state = GAME.parse_position(fen)
+    result = Searcher(GAME, 1 << 16).think(state, Limits(depth=7))
+    assert result.move == move
+    assert result.score.win_in == 5
+
+
+def test_the_mated_side_sees_its_loss() -> None:
+    # Black's only move, Kb8, allows Rh8 mate.
+    state = GAME.parse_position("k7/8/1K6/8/8/8/8/7R b - - 0 1")
+    result = Searcher(GAME, 1 << 16).think(state, Limits(depth=4))
+    assert result.move == "a8b8"
+    assert result.score.loss_in == 2
+
+
+def test_checkmated_and_stalemated_roots() -> None:
+    mated = GAME.play_text(GAME.play_text(GAME.play_text(GAME.play_text(
+        GAME.initial_state(), "f3"), "e5"), "g4"), "Qh4#")
+    result = Searcher(GAME, 1 << 12).think(mated, Limits(depth=3))
+    assert result.move is None and result.reason == "no_moves" and result.score.loss_in == 0
+    stalemate = GAME.parse_position("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1")
+    result = Searcher(GAME, 1 << 12).think(stalemate, Limits(depth=3))
+    assert result.move is None and result.score.draw
+
+
+def test_the_losing_side_claims_a_threefold_repetition() -> None:
+    # White is a queen up; Black's king shuffles g8-h8 while White's shuffles
+    # a1-b1. After the line below the position with Black to move has been
+    # seen twice, and g8h8 makes the start position occur a third time.
+    state = GAME.parse_position("7k/8/p7/8/8/8/2Q5/K7 w - - 0 1")
+    for text in ("a1b1", "h8g8", "b1a1", "g8h8", "a1b1", "h8g8", "b1a1"):
+        state = GAME.play_text(state, text)
+    result = Searcher(GAME, 1 << 16).think(state, Limits(depth=4))
+    assert result.move == "g8h8"
+    assert result.score.value == 0 or result.score.draw
+
+
+def test_the_losing_side_runs_out_the_fifty_move_clock() -> None:
+    # 99 plies without capture or pawn move: any king move draws, a6a5 loses.
+    state = GAME.parse_position("7k/8/p7/8/8/8/2Q5/K7 b - - 99 80")
+    result = Searcher(GAME, 1 << 16).think(state, Limits(depth=4))
+    assert result.move is not None and result.move.startswith("h8")
+    assert result.score.value == 0 or result.score.draw
+
+
+def test_never_returns_an_illegal_move() -> None:
+    rng = random.Random(5)
+    searcher = Searcher(GAME, 1 << 14)
+    checked = 0
+    for _ in range(6):
+        state = GAME.initial_state()
+        for _ in range(120):
+            if GAME.outcome(state) is not None:
+                break
+            if rng.random() < 0.15:
+                result = searcher.think(state, Limits(nodes=400))
+                assert result.move is not None
+                legal = {GAME.format_move(state, m) for m in GAME.legal_moves(state)}
+                assert result.move in legal
+                assert all(isinstance(text, str) for text in result.pv)
+                checked += 1
+            state = GAME.play(state, rng.choice(GAME.legal_moves(state)))
+    assert checked >= 30
+
+
+# ----------------------------------------------------------------------
+# The hooks.
+
+
+def test_ordered_moves_put_captures_first_by_mvv_lva() -> None:
+    # The queen on d5 can be taken by the pawn e4 and the knight c3; the
+    # pawn b6 by the knight; quiet moves follow.
+    state = GAME.parse_position("4k3/8/1p6/3q4/4P3/2N5/8/4K3 w - - 0 1")
+    ordered = [GAME.format_move(state, m) for m in GAME.ordered_moves(state)]
+    assert ordered[:2] == ["e4d5", "c3d5"]
+    assert set(ordered) == {GAME.format_move(state, m) for m in GAME.legal_moves(state)}
+    noisy = [GAME.format_move(state, m) for m in GAME.noisy_moves(state)]
+    assert noisy[:2] == ["e4d5", "c3d5"]
+    assert all(not GAME.is_quiet(state, GAME.parse_move(state, text)) for text in noisy)
+
+
+def test_noisy_moves_in_check_are_all_evasions() -> None:
+    state = GAME.parse_position("4k3/8/8/8/8/8/3q4/4K3 w - - 0 1")
+    assert GAME.in_check(state)
+    assert sorted(GAME.noisy_moves(state)) == sorted(GAME.legal_moves(state))
+
+
+def test_null_move_only_when_safe() -> None:
+    start = GAME.initial_state()
+    passed = GAME.null_move(start)
+    assert passed is not None and GAME.to_move(passed) == 1 and passed.key != start.key
+    in_check = GAME.parse_position("4k3/8/8/8/8/8/3q4/4K3 w - - 0 1")
+    assert GAME.null_move(in_check) is None
+    pawns_only = GAME.parse_position("4k3/4p3/8/8/8/8/4P3/4K2q w - - 0 1")
+    assert GAME.null_move(pawns_only) is None
+    assert GAME.uses_reductions()
+
+
+def _mirror(fen: str) -> str:
+    """The same position with colours swapped and the board turned upside down."""
+    board, side, castling, ep, halfmove, fullmove = fen.split()
+    board = "/".join(reversed(board.split("/"))).swapcase()
+    castling = "".join(sorted(castling.swapcase())) if castling != "-" else "-"
+    ep = ep[0] + ("3" if ep[1] == "6" else "6") if ep != "-" else "-"
+    return " ".join((board, "b" if side == "w" else "w", castling, ep, halfmove, fullmove))
+
+
+def test_evaluation_is_colour_symmetric() -> None:
+    rng = random.Random(11)
+    state = GAME.initial_state()
+    for _ in range(200):
+        if GAME.outcome(state) is not None:
+            state = GAME.initial_state()
+        fen = GAME.format_position(state)
+        mirrored = GAME.parse_position(_mirror(fen))
+        assert GAME.evaluate(mirrored) == GAME.evaluate(state), fen
+        assert abs(GAME.evaluate(state)) < 100_000
+        state = GAME.play(state, rng.choice(GAME.legal_moves(state)))
