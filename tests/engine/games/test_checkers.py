@@ -23,9 +23,10 @@ PERFT = (7, 49, 302, 1469, 7361, 36768, 179740, 845931, 3963680, 18391564)
 
 
 class PlainCheckers(Checkers):
-    """Checkers without the quiescence search, which the textbook reference lacks."""
+    """Checkers without quiescence and capture extension, which the textbook reference lacks."""
 
     noisy_moves = Game.noisy_moves
+    in_check = Game.in_check
 
 
 def moves_of(state: CheckersState) -> list[str]:
