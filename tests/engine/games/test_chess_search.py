@@ -17,8 +17,14 @@ GAME = Chess()
 # Win At Chess suite (Fred Reinfeld, 1958; the revised EPD edition).
 MATES_IN_TWO = [
     ("2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - 0 1", "g3g6"),  # WAC.001
+    ("r1bq2rk/pp3pbp/2p1p1pQ/7P/3P4/2PB1N2/PP3PPR/2KR4 w - - 0 1", "h6h7"),  # WAC.004
+    ("5k2/6pp/p1qN4/1p1p4/3P4/2PKP2Q/PP3r2/3R4 b - - 0 1", "c6c4"),  # WAC.005
+    ("4k1r1/2p3r1/1pR1p3/3pP2p/3P2qP/P4N2/1PQ4P/5R1K b - - 0 1", "g4f3"),  # WAC.012
+    ("7k/pp4np/2p3p1/3pN1q1/3P4/Q7/1r3rPP/2R2RK1 w - - 0 1", "a3f8"),  # WAC.027
 ]
-MATES_IN_THREE: list[tuple[str, str]] = []
+MATES_IN_THREE = [
+    ("k4r2/1R4pb/1pQp1n1p/3P4/5p1P/3P2P1/r1q1R2K/8 w - - 0 1", "b7b6"),  # WAC.050
+]
 
 
 @pytest.mark.parametrize(("fen", "move"), MATES_IN_TWO)
