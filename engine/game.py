@@ -125,9 +125,7 @@ class Game(ABC, Generic[S, M]):
         for name in options:
             if name not in known:
                 allowed = ", ".join(sorted(known)) or "none"
-                raise BadOptionsError(
-                    f"{cls.name} has no option {name!r} (options: {allowed})"
-                )
+                raise BadOptionsError(f"{cls.name} has no option {name!r} (options: {allowed})")
         checked: dict[str, Any] = {}
         for option in cls.OPTIONS:
             if option.name in options:

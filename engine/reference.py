@@ -120,5 +120,5 @@ def minimax(game: Game[Any, Any], state: Any, depth: int) -> int:
 
 
 def alphabeta(game: Game[Any, Any], state: Any, depth: int) -> int:
-    """The alpha-beta value of ``state`` searched ``depth`` plies deep (equal to :func:`minimax`)."""
+    """The alpha-beta value of ``state`` at ``depth`` plies (always equal to :func:`minimax`)."""
     return int(alpha_beta_search(game, state, depth)[0])

@@ -226,7 +226,9 @@ class Searcher:
         hard = deadlines.hard
         if deadline is not None:
             hard = deadline if hard is None else min(hard, deadline)
-        soft = deadlines.soft if hard is None or deadlines.soft is None else min(deadlines.soft, hard)
+        soft = (
+            deadlines.soft if hard is None or deadlines.soft is None else min(deadlines.soft, hard)
+        )
 
         self._reset_counters()
         self._stop = stop
@@ -235,7 +237,9 @@ class Searcher:
         self._on_info = on_info
         self._start = start
         self._age_history()
-        self._next_check = CHECK_INTERVAL if limits.nodes is None else min(CHECK_INTERVAL, limits.nodes)
+        self._next_check = (
+            CHECK_INTERVAL if limits.nodes is None else min(CHECK_INTERVAL, limits.nodes)
+        )
 
         game = self.game
         outcome = game.outcome(state)
@@ -452,9 +456,7 @@ class Searcher:
     # ------------------------------------------------------------------
     # The node search.
 
-    def _negamax(
-        self, state: Any, depth: int, alpha: int, beta: int, ply: int, is_pv: bool
-    ) -> int:
+    def _negamax(self, state: Any, depth: int, alpha: int, beta: int, ply: int, is_pv: bool) -> int:
         game = self.game
 
         # Step 1. Count the node; check limits every CHECK_INTERVAL nodes.
@@ -499,7 +501,7 @@ class Searcher:
             self.tt_hits += 1
             tt_move = entry[4]
             if not is_pv and entry[1] >= depth:
-                value = entry[3]
+                value: int = entry[3]
                 if value >= WIN_THRESHOLD:
                     value -= ply
                 elif value <= -WIN_THRESHOLD:
@@ -605,7 +607,9 @@ class Searcher:
                 reduction = 0
                 if reduce_late and index >= LMR_MIN_MOVES and game.is_quiet(state, move):
                     reduction = 1
-                value = -self._negamax(child, depth - 1 - reduction, -alpha - 1, -alpha, ply + 1, False)
+                value = -self._negamax(
+                    child, depth - 1 - reduction, -alpha - 1, -alpha, ply + 1, False
+                )
                 if reduction and value > alpha:
                     value = -self._negamax(child, depth - 1, -alpha - 1, -alpha, ply + 1, False)
                 if is_pv and alpha < value < beta:
@@ -637,15 +641,19 @@ class Searcher:
         """Search noisy moves only, standing pat on the static evaluation."""
         game = self.game
         self.horizon += 1
-        noisy = game.noisy_moves(state) or []
         in_check = self._has_check_hook and game.in_check(state)
         if not in_check:
+            # Stand pat before generating: most quiescence nodes end here.
             stand_pat = game.evaluate(state)
-            if stand_pat >= beta or not noisy:
+            if stand_pat >= beta:
+                return stand_pat
+            noisy = game.noisy_moves(state) or []
+            if not noisy:
                 return stand_pat
             alpha = max(alpha, stand_pat)
             best_value = stand_pat
         else:
+            noisy = game.noisy_moves(state) or []
             best_value = -INFINITY
             if not noisy:
                 return game.evaluate(state)

@@ -14,5 +14,7 @@ def refdata_file(*parts: str) -> Path:
     """Path of a reference-data file, or skip the test with the reason it is missing."""
     path = REFDATA.joinpath(*parts)
     if not path.exists():
-        pytest.skip(f"reference data {path} not found (it lives in ../shared/refdata beside the repo)")
+        pytest.skip(
+            f"reference data {path} not found (it lives in ../shared/refdata beside the repo)"
+        )
     return path

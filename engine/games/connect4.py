@@ -186,10 +186,14 @@ class ConnectFour(Game[C4State, int]):
         theirs = self._winning_cells(opponent, mask)
         first_to_move = not len(moves) & 1
         my_rows, their_rows = (
-            (self._odd_rows, self._even_rows) if first_to_move else (self._even_rows, self._odd_rows)
+            (self._odd_rows, self._even_rows)
+            if first_to_move
+            else (self._even_rows, self._odd_rows)
         )
         value = THREAT_WEIGHT * (mine.bit_count() - theirs.bit_count())
-        value += GOOD_PARITY_BONUS * ((mine & my_rows).bit_count() - (theirs & their_rows).bit_count())
+        value += GOOD_PARITY_BONUS * (
+            (mine & my_rows).bit_count() - (theirs & their_rows).bit_count()
+        )
         value += CENTRE_WEIGHT * (
             (current & self._centre_mask).bit_count() - (opponent & self._centre_mask).bit_count()
         )
@@ -220,7 +224,8 @@ class ConnectFour(Game[C4State, int]):
         for index, char in enumerate(text):
             if not ("1" <= char <= "9") or int(char) > self.width:
                 raise BadPositionError(
-                    f"character {index + 1} of the position, {char!r}, is not a column 1-{self.width}"
+                    f"character {index + 1} of the position, {char!r}, "
+                    f"is not a column 1-{self.width}"
                 )
             column = int(char) - 1
             if self.outcome(state) is not None:
@@ -228,7 +233,9 @@ class ConnectFour(Game[C4State, int]):
                     f"the game was already over before move {index + 1} of the position"
                 )
             if state[1] & self._top[column]:
-                raise BadPositionError(f"move {index + 1} of the position plays in full column {char}")
+                raise BadPositionError(
+                    f"move {index + 1} of the position plays in full column {char}"
+                )
             state = self.play(state, column)
         return state
 
@@ -239,7 +246,7 @@ class ConnectFour(Game[C4State, int]):
         """Convert a proven result to the score of Pons' benchmark sets.
 
         A win scores ``cells / 2 + 1`` minus the stones the winner has played
-        when the game ends (22 minus the winner's stones on 7×6); a loss the
+        when the game ends (22 minus the winner's stones on 7x6); a loss the
         negative; a draw 0.
         """
         played = len(state[2])

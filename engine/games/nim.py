@@ -78,7 +78,7 @@ class Nim(Game[NimState, NimMove]):
 
     def _after(self, heaps: tuple[int, ...], move: NimMove) -> tuple[int, ...]:
         i, k = move
-        return heaps[:i] + (heaps[i] - k,) + heaps[i + 1 :]
+        return (*heaps[:i], heaps[i] - k, *heaps[i + 1 :])
 
     def play(self, state: NimState, move: NimMove) -> NimState:
         return (self._after(state[0], move), 1 - state[1])
@@ -146,8 +146,10 @@ class Nim(Game[NimState, NimMove]):
             raise BadPositionError(
                 "a Nim position is heap sizes then '/' and the player to move, e.g. '3 4 5 /0'"
             ) from None
-        if not heaps or len(heaps) > MAX_HEAPS or any(
-            not 0 <= size <= MAX_HEAP_SIZE for size in heaps
+        if (
+            not heaps
+            or len(heaps) > MAX_HEAPS
+            or any(not 0 <= size <= MAX_HEAP_SIZE for size in heaps)
         ):
             raise BadPositionError(
                 f"a Nim position has 1 to {MAX_HEAPS} heaps of 0 to {MAX_HEAP_SIZE} objects"

@@ -1,4 +1,4 @@
-"""Tic-tac-toe on a 3×3 board.
+"""Tic-tac-toe on a 3x3 board.
 
 State: ``(x, o)``, two 9-bit masks of the cells each player holds; bit
 ``3 * row + col`` with row 0 at the top. X (player 0) moves first, so the
@@ -21,9 +21,14 @@ TicTacToeState = tuple[int, int]
 LINES = tuple(
     sum(1 << cell for cell in line)
     for line in (
-        (0, 1, 2), (3, 4, 5), (6, 7, 8),
-        (0, 3, 6), (1, 4, 7), (2, 5, 8),
-        (0, 4, 8), (2, 4, 6),
+        (0, 1, 2),
+        (3, 4, 5),
+        (6, 7, 8),
+        (0, 3, 6),
+        (1, 4, 7),
+        (2, 5, 8),
+        (0, 4, 8),
+        (2, 4, 6),
     )
 )
 FULL = (1 << 9) - 1
