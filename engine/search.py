@@ -180,6 +180,7 @@ class Searcher:
         self._has_quiescence = type(game).noisy_moves is not Game.noisy_moves
         self._has_null_move = type(game).null_move is not Game.null_move
         self._has_check_hook = type(game).in_check is not Game.in_check
+        self._has_quiet_hook = type(game).is_quiet is not Game.is_quiet
         self._reductions = game.uses_reductions()
         self._reorder = game.uses_ordering_heuristics()
         self._reset_counters()
@@ -578,12 +579,24 @@ class Searcher:
         side = game.to_move(state)
         if self._reorder and len(moves) > 1:
             history = self.history
-            if history:
+            # Games that tell noisy moves apart (chess captures) keep them
+            # ahead: killers and history reorder only the quiet moves.
+            first_quiet = 0
+            if self._has_quiet_hook:
+                quiet = game.is_quiet
+                if history:
+                    moves.sort(
+                        key=lambda m: history.get((side, m), 0) if quiet(state, m) else WIN,
+                        reverse=True,
+                    )
+                while first_quiet < len(moves) and not quiet(state, moves[first_quiet]):
+                    first_quiet += 1
+            elif history:
                 moves.sort(key=lambda m: history.get((side, m), 0), reverse=True)
             for killer in self.killers[ply]:
                 if killer in moves and killer != tt_move:
                     moves.remove(killer)
-                    moves.insert(0, killer)
+                    moves.insert(first_quiet, killer)
         if tt_move is not None and len(moves) > 1 and tt_move in moves:
             moves.remove(tt_move)
             moves.insert(0, tt_move)
