@@ -20,7 +20,6 @@ import os
 import signal
 import time
 from dataclasses import dataclass, field
-from http import HTTPStatus
 from types import TracebackType
 from typing import Any
 
@@ -44,6 +43,7 @@ from server.protocol import (
     request_id_of,
 )
 from server.session import Session
+from server.static import http_response
 
 logger = logging.getLogger("server")
 
@@ -267,7 +267,7 @@ class ArenaServer:
 
 def _check_path(connection: ServerConnection, request: Request) -> Response | None:
     if request.path.split("?", 1)[0] != WS_PATH:
-        return connection.respond(HTTPStatus.NOT_FOUND, f"the WebSocket endpoint is {WS_PATH}\n")
+        return http_response(request)  # the GUI's own files, or 404
     return None
 
 
