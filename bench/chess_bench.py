@@ -40,14 +40,15 @@ from engine.search import Searcher
 
 REFDATA = Path(__file__).resolve().parents[1].parent / "shared" / "refdata" / "chess"
 
-#: Perft positions (Chess Programming Wiki "Perft Results") and expected counts.
+#: Perft positions (Chess Programming Wiki "Perft Results"), expected counts
+#: by depth, and the depth the benchmark runs (a few seconds each).
 PERFT_POSITIONS = (
     ("start", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
-     (20, 400, 8902, 197281, 4865609, 119060324)),
+     (20, 400, 8902, 197281, 4865609, 119060324), 5),
     ("kiwipete", "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
-     (48, 2039, 97862, 4085603, 193690690)),
+     (48, 2039, 97862, 4085603, 193690690), 4),
     ("position 3", "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
-     (14, 191, 2812, 43238, 674624, 11030083)),
+     (14, 191, 2812, 43238, 674624, 11030083), 5),
 )
 
 #: Opening lines for the match (UCI), each played twice with colours
@@ -161,13 +162,13 @@ def ours_think(searcher: Searcher, state: Position, seconds: float) -> EngineAns
 # Perft.
 
 
-def run_perft(depth: int) -> None:
+def run_perft(max_depth: int) -> None:
     game = Chess()
-    print(f"perft (bulk counting: the last ply is counted, not played), depth <= {depth}")
+    print(f"perft (bulk counting: the last ply is counted, not played), depth <= {max_depth}")
     total_nodes = 0
     total_seconds = 0.0
-    for name, fen, counts in PERFT_POSITIONS:
-        plies = min(depth, len(counts))
+    for name, fen, counts, depth in PERFT_POSITIONS:
+        plies = min(depth, max_depth)
         state = game.parse_position(fen)
         start = time.perf_counter()
         nodes = perft(state, plies)
@@ -278,7 +279,7 @@ def run_wac(seconds: float, limit: int | None, engines: list[str], skip: int = 0
 def run_nps(seconds: float, limit: int) -> None:
     path = REFDATA / "wac.epd"
     fens = [p.fen for p in read_epd(path)[:limit]] if path.exists() else []
-    fens += [fen for _, fen, _ in PERFT_POSITIONS[:2]]
+    fens += [fen for _, fen, _, _ in PERFT_POSITIONS[:2]]
     game = Chess()
     totals = {"ours": [0, 0.0], "sunfish": [0, 0.0]}
     for fen in fens:
@@ -395,7 +396,7 @@ def _run_all(args: argparse.Namespace) -> None:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("command", choices=sorted(_commands()))
-    parser.add_argument("--depth", type=int, default=5, help="perft depth (default 5)")
+    parser.add_argument("--depth", type=int, default=5, help="perft depth at most (default 5)")
     parser.add_argument("--seconds", type=float, default=1.0, help="time per position")
     parser.add_argument("--limit", type=int, default=None, help="only the first N positions")
     parser.add_argument("--skip", type=int, default=0, help="WAC: skip the first N positions")

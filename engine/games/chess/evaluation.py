@@ -24,9 +24,12 @@ from typing import TYPE_CHECKING
 from engine.games.chess.bitboards import (
     BISHOP,
     DARK_SQUARES,
+    FULL,
     KING,
     KNIGHT,
     LIGHT_SQUARES,
+    NOT_FILE_A,
+    NOT_FILE_H,
     PAWN,
     QUEEN,
     ROOK,
@@ -48,6 +51,10 @@ FULL_PHASE = 24
 BISHOP_PAIR = 30
 #: The side to move is worth a little (it is about to improve its position).
 TEMPO = 10
+#: Passed pawns (no enemy pawn ahead on their file or the files beside),
+#: by rank counted from the pawn's own side; worth far more in the endgame.
+PASSED_PAWN_MG = (0, 0, 5, 10, 20, 35, 60, 0)
+PASSED_PAWN_EG = (0, 5, 10, 20, 40, 70, 110, 0)
 #: Pawnless endings with one side ahead: drive the lone king to the edge and
 #: bring the kings together, so that the search finds the mate in KQK and KRK
 #: (the "mop-up" idea; weights ours).
@@ -154,6 +161,9 @@ def evaluate(position: Position) -> int:
     # White's point of view until the end; the blend is divided last, from
     # the mover's point of view, so that mirrored positions round alike.
     blend = position.mg * phase + position.eg * (FULL_PHASE - phase)
+    pawns = boards[PAWN]
+    if pawns:
+        blend += _passed_pawns(pawns & boards[0], pawns & boards[7], phase)
     score = 0
     bishops = boards[BISHOP]
     white, black = boards[0], boards[7]
@@ -171,6 +181,39 @@ def evaluate(position: Position) -> int:
     if position.turn:
         blend = -blend
     return blend // FULL_PHASE + TEMPO
+
+
+def _passed_pawns(white_pawns: int, black_pawns: int, phase: int) -> int:
+    """Passed-pawn bonus, White minus Black, already blended by ``phase``."""
+    # Squares each side's pawns watch ahead of them (own file and the files
+    # beside): a pawn of the other side standing there is not passed.
+    ahead_of_black = black_pawns >> 8
+    ahead_of_black |= ahead_of_black >> 8
+    ahead_of_black |= ahead_of_black >> 16
+    ahead_of_black |= ahead_of_black >> 32
+    ahead_of_black |= (ahead_of_black & NOT_FILE_A) >> 1 | (ahead_of_black & NOT_FILE_H) << 1
+    ahead_of_white = (white_pawns << 8) & FULL
+    ahead_of_white |= ahead_of_white << 8
+    ahead_of_white |= ahead_of_white << 16
+    ahead_of_white |= ahead_of_white << 32
+    ahead_of_white &= FULL
+    ahead_of_white |= (ahead_of_white & NOT_FILE_A) >> 1 | (ahead_of_white & NOT_FILE_H) << 1
+    mg = eg = 0
+    passed = white_pawns & ~ahead_of_black
+    while passed:
+        low = passed & -passed
+        passed ^= low
+        rank = (low.bit_length() - 1) >> 3
+        mg += PASSED_PAWN_MG[rank]
+        eg += PASSED_PAWN_EG[rank]
+    passed = black_pawns & ~ahead_of_white
+    while passed:
+        low = passed & -passed
+        passed ^= low
+        rank = 7 - ((low.bit_length() - 1) >> 3)
+        mg -= PASSED_PAWN_MG[rank]
+        eg -= PASSED_PAWN_EG[rank]
+    return mg * phase + eg * (FULL_PHASE - phase)
 
 
 def _mop_up(position: Position, white_leads: bool) -> int:

@@ -21,13 +21,19 @@ from engine.errors import GameOverError
 from engine.game import Game, Outcome
 from engine.games.chess.bitboards import (
     BISHOP,
+    BISHOP_EMPTY,
     DARK_SQUARES,
+    KING,
+    KING_ATTACKS,
     KNIGHT,
+    KNIGHT_ATTACKS,
     LIGHT_SQUARES,
     PAWN,
     PAWN_ATTACKS,
     QUEEN,
     ROOK,
+    ROOK_EMPTY,
+    squares_of,
 )
 from engine.games.chess.evaluation import MG, evaluate
 from engine.games.chess.notation import (
@@ -39,6 +45,8 @@ from engine.games.chess.notation import (
     parse_move,
 )
 from engine.games.chess.position import (
+    FLAG_CASTLING,
+    FLAG_DOUBLE_PUSH,
     Move,
     Position,
     generate,
@@ -53,6 +61,51 @@ NOISY_BITS = 0x71C000
 FIFTY_MOVE_PLIES = 100
 #: Rough piece values (pawns) by type, for the quiescence filter below.
 EXCHANGE_VALUE = (0, 1, 3, 3, 5, 9, 0)
+
+
+def _quiet_move_gains(color: int) -> dict[Move, int]:
+    """Middlegame piece-square gain of every quiet move ``color`` could ever make.
+
+    Keyed by the move int itself, so that ordering quiet moves is a sort
+    with a C-level key (``dict.__getitem__``) instead of a Python function.
+    """
+    gains: dict[Move, int] = {}
+    sign = -1 if color else 1
+    for piece in range(PAWN, KING + 1):
+        index = (piece + 6 * color) << 6
+        for frm in range(64):
+            for to, flag in _quiet_destinations(piece, color, frm):
+                move = frm | to << 6 | flag << 12 | (7 - piece) << 17
+                gains[move] = sign * (MG[index | to] - MG[index | frm])
+    return gains
+
+
+def _quiet_destinations(piece: int, color: int, frm: int) -> list[tuple[int, int]]:
+    if piece == PAWN:
+        step = -8 if color else 8
+        rank = frm >> 3 if not color else 7 - (frm >> 3)  # counted from the pawn's own side
+        if not 1 <= rank <= 5:
+            return []  # no pawn on the first rank; a push to the last rank is a promotion
+        pushes = [(frm + step, 0)]
+        if rank == 1:
+            pushes.append((frm + 2 * step, FLAG_DOUBLE_PUSH))
+        return pushes
+    if piece == KING:
+        moves = [(to, 0) for to in squares_of(KING_ATTACKS[frm])]
+        if frm == (56 if color else 0) + 4:  # castling, from the king's home square
+            moves += [(frm + 2, FLAG_CASTLING), (frm - 2, FLAG_CASTLING)]
+        return moves
+    attacks = {
+        KNIGHT: KNIGHT_ATTACKS[frm],
+        BISHOP: BISHOP_EMPTY[frm],
+        ROOK: ROOK_EMPTY[frm],
+        QUEEN: BISHOP_EMPTY[frm] | ROOK_EMPTY[frm],
+    }[piece]
+    return [(to, 0) for to in squares_of(attacks)]
+
+
+#: ``QUIET_GAIN[color][move]``: see :func:`_quiet_move_gains`.
+QUIET_GAIN = (_quiet_move_gains(0), _quiet_move_gains(1))
 
 
 class Chess(Game[Position, Move]):
@@ -152,15 +205,7 @@ class Chess(Game[Position, Move]):
         quiet = [move for move in moves if not move & NOISY_BITS]
         noisy.sort(reverse=True)
         if len(quiet) > 1:
-            offset = 6 * state.turn
-            table = MG
-
-            def gain(move: Move) -> int:
-                index = (7 - (move >> 17 & 7) + offset) << 6
-                return table[index | (move >> 6 & 63)] - table[index | (move & 63)]
-
-            # Black's table values are negative, so Black's best gain is the lowest.
-            quiet.sort(key=gain, reverse=not state.turn)
+            quiet.sort(key=QUIET_GAIN[state.turn].__getitem__, reverse=True)
         noisy.extend(quiet)
         return noisy
 

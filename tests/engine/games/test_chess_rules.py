@@ -103,6 +103,14 @@ def test_san_equals_python_chess_on_random_playouts() -> None:
             assert GAME.parse_move(state, san) == move
 
 
+def test_ordered_moves_are_a_permutation_of_the_legal_moves() -> None:
+    for state, _ in PLAYOUTS[::3]:
+        ordered = GAME.ordered_moves(state)
+        assert sorted(ordered) == sorted(state.legal_moves())
+        noisy_count = sum(not GAME.is_quiet(state, move) for move in ordered)
+        assert all(not GAME.is_quiet(state, move) for move in ordered[:noisy_count])
+
+
 def test_quick_legal_move_test_and_noisy_generator_agree_with_full_generation() -> None:
     for _, board in PLAYOUTS:
         fresh = parse_fen(board.fen())
