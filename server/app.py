@@ -15,21 +15,29 @@ import argparse
 import asyncio
 import contextlib
 import itertools
+import json
 import logging
 import os
 import signal
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from http import HTTPStatus
 from types import TracebackType
 from typing import Any
 
 from websockets.asyncio.server import Server, ServerConnection, serve
+from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
 from engine.search import Info
 from engine.tt import DEFAULT_TT_SLOTS
+from server.guard import AccessPolicy, Admission, RateLimiter
 from server.jobs import SearchAnswer, SearchJob
+from server.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
+from server.metrics import LoopLagMonitor, ServerMetrics
+from server.outbox import OnSent, Outbox
 from server.pool import STOP_GRACE_S, WORKER_GRACE_S, Ticket, WorkerPool
 from server.protocol import (
     Encoding,
@@ -42,16 +50,31 @@ from server.protocol import (
     parse_request,
     request_id_of,
 )
-from server.session import Session
+from server.session import CLOSE_POLICY_VIOLATION, Session
 from server.static import http_response
 
 logger = logging.getLogger("server")
 
 #: The WebSocket endpoint.
 WS_PATH = "/ws"
-#: Frames queued for one client before the server stops reading its
-#: requests (and drops its progress reports) until it reads its replies.
+#: Plain HTTP endpoints on the same port: Prometheus metrics and a health check.
+METRICS_PATH = "/metrics"
+HEALTH_PATH = "/healthz"
+#: Frames, and bytes beyond the first frame, queued for one client before
+#: the server stops reading its requests (and drops its progress reports)
+#: until it reads its replies. 256 KiB is a few hundred replies; with
+#: websockets' own 32 KiB write buffer it bounds what a client that never
+#: reads can make the server hold.
 OUTBOX_LIMIT = 256
+OUTBOX_BYTES = 256 * 1024
+#: Open connections beyond which new ones are closed at once with 1013
+#: (try again later). Each idle connection costs some tens of kilobytes and
+#: a file descriptor (docs/load.md).
+DEFAULT_MAX_CONNECTIONS = 2000
+CLOSE_TRY_AGAIN_LATER = 1013
+#: How long a closing handshake may take before the socket is dropped; a
+#: client that never reads cannot hold up shutdown longer than this.
+CLOSE_TIMEOUT_S = 2.0
 #: At shutdown, how long to wait for running thinks to be answered and
 #: their bestmove flushed before closing the connections anyway.
 SHUTDOWN_FLUSH_S = 2.0
@@ -65,34 +88,49 @@ class ServerConfig:
     tt_slots: int = DEFAULT_TT_SLOTS
     worker_grace_s: float = WORKER_GRACE_S
     limits: ServerLimits = field(default_factory=ServerLimits)
+    #: Shared secret clients must present (``None``: anyone may connect).
+    token: str | None = None
+    #: Browser origins allowed besides the server's own (``"*"``: any).
+    allowed_origins: tuple[str, ...] = ()
+    max_connections: int = DEFAULT_MAX_CONNECTIONS
 
 
 class ClientConnection:
     """One WebSocket client: its session, its running think and its ordered outbox."""
 
     def __init__(self, ws: ServerConnection, pool: WorkerPool, limits: ServerLimits,
-                 number: int) -> None:
+                 number: int, metrics: ServerMetrics,
+                 hello_token: Callable[[str | None], bool] | None = None) -> None:
         self.ws = ws
         self.pool = pool
         self.number = number
-        self.session = Session(limits)
-        self.outbox: asyncio.Queue[bytes | str] = asyncio.Queue(OUTBOX_LIMIT)
+        self.metrics = metrics
+        self.limits = limits
+        self.session = Session(limits, hello_token)
+        self.outbox = Outbox(OUTBOX_LIMIT, OUTBOX_BYTES)
+        self.rate = RateLimiter(limits.max_messages_per_second, limits.message_burst)
         self.ticket: Ticket | None = None
         self.think_task: asyncio.Task[None] | None = None
         self.requests = 0
         self.thinks = 0
+        self._greeted = False
+        self._closing: asyncio.Task[None] | None = None
 
     async def run(self) -> None:
         opened = time.monotonic()
         peer = _peer(self.ws)
         logger.info("open conn=%d peer=%s", self.number, peer)
         writer = asyncio.create_task(self._write_loop())
+        hello_timer = asyncio.get_running_loop().call_later(
+            self.limits.hello_timeout_ms / 1000, self._on_hello_timeout
+        )
         try:
             async for frame in self.ws:
                 await self._on_frame(frame, time.monotonic())
         except ConnectionClosed:
             pass
         finally:
+            hello_timer.cancel()
             self._abandon_think()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.outbox.join(), SHUTDOWN_FLUSH_S)
@@ -110,12 +148,23 @@ class ClientConnection:
     async def _on_frame(self, frame: bytes | str, received_at: float) -> None:
         self.requests += 1
         encoding = Encoding.MSGPACK if isinstance(frame, bytes) else Encoding.JSON
+        if self._closing is not None:
+            return  # closing on purpose: no more answers
+        if not self.rate.allow(received_at):
+            await self._refuse_for_rate(encoding)
+            return
         message: dict[str, Any] = {}
+        request_type = "invalid"
         try:
             encoding, message = decode(frame)
             request = parse_request(message)
+            request_type = str(message["type"])
             reaction = self.session.handle(request, received_at)
         except ProtocolError as error:
+            self._greeted = self._greeted or (
+                request_type != "invalid" and self.session.authenticated
+            )
+            self.metrics.messages_in.inc(request_type)
             await self._send(error_message(error), encoding)
             return
         except Exception:
@@ -124,12 +173,50 @@ class ClientConnection:
                                      request_id_of(message))
             await self._send(error_message(internal), encoding)
             return
+        self.metrics.messages_in.inc(request_type)
+        if self.session.authenticated:
+            self._greeted = True
         for reply in reaction.replies:
             await self._send(reply, encoding)
+        if reaction.close is not None:
+            self.metrics.closed_by_server.inc("unauthorized")
+            self._close_soon(*reaction.close)
+            return
         if reaction.stop and self.ticket is not None:
             self.ticket.stop()
         if reaction.start is not None:
             self._start_think(reaction.start, encoding)
+
+    async def _refuse_for_rate(self, encoding: Encoding) -> None:
+        """Answer a message over the rate limit; close the connection if it keeps on."""
+        self.metrics.messages_in.inc("rate_limited")
+        if self.rate.abusive:
+            self.metrics.closed_by_server.inc("rate_limit")
+            self._close_soon(CLOSE_POLICY_VIOLATION, "message rate limit exceeded repeatedly")
+            return
+        limits = self.limits
+        refusal = ProtocolError(
+            ErrorCode.RATE_LIMITED,
+            f"more than {limits.max_messages_per_second} messages per second (bursts of "
+            f"{limits.message_burst}): this message was ignored; slow down",
+        )
+        await self._send(error_message(refusal), encoding)
+
+    def _on_hello_timeout(self) -> None:
+        if not self._greeted and self._closing is None:
+            self.metrics.closed_by_server.inc("hello_timeout")
+            seconds = self.limits.hello_timeout_ms / 1000
+            self._close_soon(CLOSE_POLICY_VIOLATION, f"no valid request within {seconds:g} s")
+
+    def _close_soon(self, code: int, reason: str) -> None:
+        """Flush what is queued (briefly), then close; reading stops meanwhile."""
+        if self._closing is None:
+            self._closing = asyncio.create_task(self._close(code, reason))
+
+    async def _close(self, code: int, reason: str) -> None:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.outbox.join(), CLOSE_TIMEOUT_S)
+        await self.ws.close(code, reason)
 
     def _start_think(self, job: SearchJob, encoding: Encoding) -> None:
         self.thinks += 1
@@ -145,7 +232,12 @@ class ClientConnection:
     ) -> None:
         answer = await answer_future
         self.ticket = None
-        await self._send(self.session.finish_think(answer), encoding)
+        self.metrics.bestmoves.inc(answer.reason)
+        on_sent: OnSent = None
+        if job.limits.movetime_ms is not None or job.limits.clock is not None:
+            def on_sent() -> None:
+                self.metrics.lateness.observe(time.monotonic() - job.deadline)
+        await self._send(self.session.finish_think(answer), encoding, on_sent)
         late_ms = (time.monotonic() - job.deadline) * 1000
         logger.info(
             "think conn=%d game=%s limits=%s move=%s depth=%d nodes=%d reason=%s time_ms=%d "
@@ -176,20 +268,29 @@ class ClientConnection:
     # ------------------------------------------------------------------
     # Outgoing: one writer task keeps replies, progress and answers in order.
 
-    async def _send(self, message: dict[str, Any], encoding: Encoding) -> None:
-        await self.outbox.put(encode(message, encoding))
+    async def _send(
+        self, message: dict[str, Any], encoding: Encoding, on_sent: OnSent = None
+    ) -> None:
+        kind = message["type"]
+        self.metrics.messages_out.inc(kind)
+        if kind == "error":
+            self.metrics.errors.inc(message["code"])
+        await self.outbox.put(encode(message, encoding), on_sent)
 
     def _send_nowait(self, message: dict[str, Any], encoding: Encoding) -> None:
-        try:
-            self.outbox.put_nowait(encode(message, encoding))
-        except asyncio.QueueFull:
+        if self.outbox.offer(encode(message, encoding)):
+            self.metrics.messages_out.inc(message["type"])
+        else:
+            self.metrics.info_dropped.inc()
             logger.debug("conn=%d: outbox full, progress report dropped", self.number)
 
     async def _write_loop(self) -> None:
         while True:
-            frame = await self.outbox.get()
+            frame, on_sent = await self.outbox.get()
             try:
                 await self.ws.send(frame)
+                if on_sent is not None:
+                    on_sent()
             except ConnectionClosed:
                 pass  # keep draining so that join() returns
             finally:
@@ -207,6 +308,14 @@ class ArenaServer:
         self.connections: set[ClientConnection] = set()
         self._server: Server | None = None
         self._numbers = itertools.count(1)
+        self.policy = AccessPolicy.create(self.config.token, self.config.allowed_origins)
+        self.metrics = ServerMetrics(
+            sessions_open=lambda: len(self.connections),
+            thinks_running=lambda: len(self.pool.busy_worker_pids()),
+            thinks_queued=lambda: self.pool.queued,
+            worker_restarts=lambda: self.pool.replaced,
+        )
+        self._loop_lag = LoopLagMonitor(self.metrics.loop_lag)
 
     async def __aenter__(self) -> ArenaServer:
         await self.start()
@@ -230,13 +339,15 @@ class ArenaServer:
 
     async def start(self) -> None:
         await self.pool.start()
+        self._loop_lag.start()
         self._server = await serve(
             self._handle,
             self.config.host,
             self.config.port,
             max_size=self.config.limits.max_message_bytes,
             compression=None,  # frames are small; deflate costs latency and CPU
-            process_request=_check_path,
+            process_request=self._process_request,
+            close_timeout=CLOSE_TIMEOUT_S,
         )
         logger.info(
             "listening on ws://%s:%d%s with %d workers",
@@ -254,10 +365,21 @@ class ArenaServer:
         server.close()  # closes every connection with 1001 (going away)
         await server.wait_closed()
         await self.pool.close()
+        await self._loop_lag.stop()
         logger.info("stopped")
 
     async def _handle(self, ws: ServerConnection) -> None:
-        connection = ClientConnection(ws, self.pool, self.config.limits, next(self._numbers))
+        if len(self.connections) >= self.config.max_connections:
+            self.metrics.refused.inc("full")
+            await ws.close(CLOSE_TRY_AGAIN_LATER, "server full: try again later")
+            return
+        self.metrics.connections.inc()
+        hello_token = None
+        if ws.request is not None and self._admission(ws.request) is Admission.ACCEPT_HELLO_TOKEN:
+            hello_token = self.policy.token_matches
+        connection = ClientConnection(
+            ws, self.pool, self.config.limits, next(self._numbers), self.metrics, hello_token
+        )
         self.connections.add(connection)
         try:
             await connection.run()
@@ -265,10 +387,82 @@ class ArenaServer:
             self.connections.discard(connection)
 
 
-def _check_path(connection: ServerConnection, request: Request) -> Response | None:
-    if request.path.split("?", 1)[0] != WS_PATH:
-        return http_response(request)  # the GUI's own files, or 404
-    return None
+    # ------------------------------------------------------------------
+    # The handshake: HTTP endpoints, then who may open a WebSocket.
+
+    def _process_request(self, connection: ServerConnection, request: Request) -> Response | None:
+        path = request.path.split("?", 1)[0]
+        if path == METRICS_PATH:
+            return self._metrics_response(connection, request)
+        if path == HEALTH_PATH:
+            return self._health_response(connection)
+        if path != WS_PATH:
+            return http_response(request)  # the GUI's own files, or 404
+        try:
+            admission = self._admission(request)
+        except ValueError as error:
+            return connection.respond(HTTPStatus.BAD_REQUEST, f"{error}\n")
+        if admission is Admission.BAD_ORIGIN:
+            self.metrics.refused.inc("origin")
+            return connection.respond(
+                HTTPStatus.FORBIDDEN,
+                "this Origin may not open a WebSocket here (see arena serve --allow-origin)\n",
+            )
+        if admission is Admission.UNAUTHORIZED:
+            self.metrics.refused.inc("unauthorized")
+            return _unauthorized(connection)
+        return None
+
+    def _admission(self, request: Request) -> Admission:
+        headers = request.headers
+        return self.policy.admit(
+            _single_header(headers, "Origin"),
+            _single_header(headers, "Host"),
+            _single_header(headers, "Authorization"),
+        )
+
+    def _metrics_response(self, connection: ServerConnection, request: Request) -> Response:
+        if self.policy.token is not None:
+            authorization = request.headers.get_all("Authorization")
+            if len(authorization) != 1 or self.policy.admit(
+                None, None, authorization[0]
+            ) is not Admission.ACCEPT:
+                return _unauthorized(connection)
+        response = connection.respond(HTTPStatus.OK, self.metrics.render())
+        del response.headers["Content-Type"]  # Headers are multi-valued: replace, not add
+        response.headers["Content-Type"] = METRICS_CONTENT_TYPE
+        return response
+
+    def _health_response(self, connection: ServerConnection) -> Response:
+        workers = len(self.pool.worker_pids())
+        healthy = self._server is not None and workers > 0
+        body = {
+            "status": "ok" if healthy else "unavailable",
+            "workers": workers,
+            "sessions": len(self.connections),
+        }
+        status = HTTPStatus.OK if healthy else HTTPStatus.SERVICE_UNAVAILABLE
+        response = connection.respond(status, json.dumps(body) + "\n")
+        del response.headers["Content-Type"]
+        response.headers["Content-Type"] = "application/json"
+        return response
+
+
+def _single_header(headers: Headers, name: str) -> str | None:
+    """The header's value, ``None`` if absent; a repeated one is refused (``ValueError``)."""
+    values = headers.get_all(name)
+    if len(values) > 1:
+        raise ValueError(f"more than one {name} header")
+    return values[0] if values else None
+
+
+def _unauthorized(connection: ServerConnection) -> Response:
+    response = connection.respond(
+        HTTPStatus.UNAUTHORIZED,
+        "a token is required: send 'Authorization: Bearer <token>'\n",
+    )
+    response.headers["WWW-Authenticate"] = 'Bearer realm="alphabeta-arena"'
+    return response
 
 
 def _peer(ws: ServerConnection) -> str:
@@ -308,11 +502,63 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--log-level", default="info", choices=["debug", "info", "warning", "error"],
         help="logging level (default info)",
     )
+    defaults = ServerLimits()
+    parser.add_argument(
+        "--token", default=os.environ.get("ARENA_TOKEN") or None,
+        help="shared secret clients must present: 'Authorization: Bearer TOKEN' at the "
+        "handshake, or 'token' in hello from a browser (default: $ARENA_TOKEN; none: open)",
+    )
+    parser.add_argument(
+        "--allow-origin", action="append", default=[], metavar="ORIGIN",
+        help="also accept browser connections from this origin, e.g. https://example.org "
+        "(repeatable; '*' accepts any). Default: the server's own origin only",
+    )
+    parser.add_argument(
+        "--max-connections", type=int, default=DEFAULT_MAX_CONNECTIONS,
+        help=f"open connections beyond which new ones are closed with 1013 "
+        f"(default {DEFAULT_MAX_CONNECTIONS})",
+    )
+    parser.add_argument(
+        "--max-movetime-ms", type=int, default=defaults.max_movetime_ms,
+        help=f"longest think; longer budgets are clamped (default {defaults.max_movetime_ms})",
+    )
+    parser.add_argument(
+        "--max-message-rate", type=int, default=defaults.max_messages_per_second,
+        metavar="PER_S",
+        help=f"messages per second per connection (default {defaults.max_messages_per_second})",
+    )
+    parser.add_argument(
+        "--message-burst", type=int, default=defaults.message_burst,
+        help=f"messages a connection may send at once (default {defaults.message_burst})",
+    )
+    parser.add_argument(
+        "--hello-timeout-ms", type=int, default=defaults.hello_timeout_ms,
+        help=f"close a connection that made no valid request in this time "
+        f"(default {defaults.hello_timeout_ms})",
+    )
+
+
+def config_from_args(args: argparse.Namespace) -> ServerConfig:
+    """The server configuration the ``serve`` options describe; ``SystemExit`` on bad values."""
+    for name in ("workers", "max_connections", "max_movetime_ms", "max_message_rate",
+                 "message_burst", "hello_timeout_ms"):
+        if getattr(args, name) < 1:
+            raise SystemExit(f"--{name.replace('_', '-')} must be at least 1")
+    limits = ServerLimits(
+        max_movetime_ms=args.max_movetime_ms,
+        max_messages_per_second=args.max_message_rate,
+        message_burst=args.message_burst,
+        hello_timeout_ms=args.hello_timeout_ms,
+    )
+    return ServerConfig(
+        host=args.host, port=args.port, workers=args.workers, limits=limits,
+        token=args.token, allowed_origins=tuple(args.allow_origin),
+        max_connections=args.max_connections,
+    )
 
 
 def run_from_args(args: argparse.Namespace) -> int:
-    if args.workers < 1:
-        raise SystemExit("--workers must be at least 1")
+    config = config_from_args(args)
     logging.basicConfig(
         level=args.log_level.upper(),
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
@@ -320,7 +566,7 @@ def run_from_args(args: argparse.Namespace) -> int:
     if args.log_level != "debug":
         # websockets logs every connection itself; ours already has one line each.
         logging.getLogger("websockets").setLevel(logging.WARNING)
-    run(ServerConfig(host=args.host, port=args.port, workers=args.workers))
+    run(config)
     return 0
 
 

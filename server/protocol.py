@@ -21,6 +21,7 @@ import msgpack  # type: ignore[import-untyped]
 
 from engine.limits import Clock, Limits
 from engine.search import MAX_DEPTH
+from server.guard import DEFAULT_HELLO_TIMEOUT_MS, DEFAULT_MESSAGE_BURST, DEFAULT_MESSAGES_PER_S
 
 PROTOCOL_VERSION = 1
 
@@ -44,6 +45,11 @@ MAX_NAME_CHARS = 200
 MAX_MOVETIME_MS = 600_000
 MAX_NODES = 1_000_000_000
 MAX_CLOCK_MS = 24 * 3600 * 1000
+#: Deepest nesting of maps and lists in a message. The deepest valid request
+#: is a ``new_game`` with a list option (message > options > list: 3).
+MAX_NESTING = 16
+#: Longest ``token`` accepted in ``hello``.
+MAX_TOKEN_CHARS = 512
 
 
 class ErrorCode(StrEnum):
@@ -60,6 +66,7 @@ class ErrorCode(StrEnum):
     NO_GAME = "no_game"
     BUSY = "busy"
     LIMIT_EXCEEDED = "limit_exceeded"
+    RATE_LIMITED = "rate_limited"
     INTERNAL = "internal"
 
 
@@ -106,8 +113,11 @@ def decode(frame: bytes | str) -> tuple[Encoding, dict[str, Any]]:
     """Decode one frame: ``bytes`` is msgpack, ``str`` is JSON.
 
     Safe on untrusted input: the frame size is already bounded by the
-    transport, msgpack extension types are refused, and every map key at any
-    depth must be a string. Raises :class:`ProtocolError` (``bad_message``)
+    transport; msgpack's declared lengths may not exceed the frame's size (a
+    few bytes cannot claim a gigabyte string), its extension types are
+    refused; nesting deeper than :data:`MAX_NESTING` is refused, and every map
+    key at any depth must be a string. Nothing is ever evaluated or
+    unpickled. Raises :class:`ProtocolError` (``bad_message``)
     unless the frame holds exactly one map.
     """
     if isinstance(frame, bytes | bytearray | memoryview):
@@ -127,8 +137,9 @@ def decode(frame: bytes | str) -> tuple[Encoding, dict[str, Any]]:
                 max_map_len=size,
             )
         except Exception as error:  # msgpack raises many types on garbage
+            detail = str(error) or type(error).__name__
             raise ProtocolError(
-                ErrorCode.BAD_MESSAGE, f"binary frame is not one msgpack value: {error}"
+                ErrorCode.BAD_MESSAGE, f"binary frame is not one msgpack value: {detail}"
             ) from None
     else:
         encoding = Encoding.JSON
@@ -142,10 +153,7 @@ def decode(frame: bytes | str) -> tuple[Encoding, dict[str, Any]]:
         raise ProtocolError(
             ErrorCode.BAD_MESSAGE, f"a message is a map, got {type(value).__name__}"
         )
-    try:
-        _check_keys(value)
-    except RecursionError:
-        raise ProtocolError(ErrorCode.BAD_MESSAGE, "message nested too deeply") from None
+    _check_structure(value)
     return encoding, value
 
 
@@ -153,16 +161,30 @@ def _reject_constant(name: str) -> NoReturn:
     raise ValueError(f"{name} is not allowed")
 
 
-def _check_keys(value: Any) -> None:
-    """Every map key at any depth is a string; raise ``bad_message`` otherwise."""
-    if isinstance(value, dict):
-        for key, item in value.items():
-            if not isinstance(key, str):
-                raise ProtocolError(ErrorCode.BAD_MESSAGE, f"map key {key!r} is not a string")
-            _check_keys(item)
-    elif isinstance(value, list):
-        for item in value:
-            _check_keys(item)
+def _check_structure(value: Any) -> None:
+    """Every map key is a string and nesting is at most :data:`MAX_NESTING` deep.
+
+    Iterative, so a hostile nesting depth cannot exhaust the Python stack.
+    """
+    pending: list[tuple[Any, int]] = [(value, 1)]
+    while pending:
+        item, depth = pending.pop()
+        if isinstance(item, dict):
+            children: Any = item.values()
+            for key in item:
+                if not isinstance(key, str):
+                    raise ProtocolError(
+                        ErrorCode.BAD_MESSAGE, f"map key {key!r:.40} is not a string"
+                    )
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        if depth > MAX_NESTING:
+            raise ProtocolError(
+                ErrorCode.BAD_MESSAGE, f"message nested deeper than {MAX_NESTING} levels"
+            )
+        pending.extend((child, depth + 1) for child in children)
 
 
 def encode(message: Mapping[str, Any], encoding: Encoding) -> bytes | str:
@@ -182,6 +204,7 @@ class Hello:
     id: RequestId = None
     protocol: int = PROTOCOL_VERSION
     client: str = ""
+    token: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -260,13 +283,14 @@ def parse_request(message: Mapping[str, Any]) -> Request:
 def _parse_hello(message: Mapping[str, Any], request_id: RequestId) -> Hello:
     protocol = _optional_int(message, "protocol", request_id)
     client = _optional_str(message, "client", MAX_NAME_CHARS, request_id)
+    token = _optional_str(message, "token", MAX_TOKEN_CHARS, request_id)
     if protocol is not None and protocol != PROTOCOL_VERSION:
         raise ProtocolError(
             ErrorCode.UNSUPPORTED_PROTOCOL,
             f"this server speaks protocol {PROTOCOL_VERSION}, not {protocol}",
             request_id,
         )
-    return Hello(request_id, PROTOCOL_VERSION, client or "")
+    return Hello(request_id, PROTOCOL_VERSION, client or "", token)
 
 
 def _parse_new_game(message: Mapping[str, Any], request_id: RequestId) -> NewGame:
@@ -436,6 +460,9 @@ class ServerLimits:
     max_moves: int = MAX_MOVES
     max_position_chars: int = MAX_POSITION_CHARS
     delivery_margin_ms: int = 10
+    max_messages_per_second: int = DEFAULT_MESSAGES_PER_S
+    message_burst: int = DEFAULT_MESSAGE_BURST
+    hello_timeout_ms: int = DEFAULT_HELLO_TIMEOUT_MS
 
     def to_dict(self) -> dict[str, int]:
         return {
@@ -446,4 +473,7 @@ class ServerLimits:
             "max_moves": self.max_moves,
             "max_position_chars": self.max_position_chars,
             "delivery_margin_ms": self.delivery_margin_ms,
+            "max_messages_per_second": self.max_messages_per_second,
+            "message_burst": self.message_burst,
+            "hello_timeout_ms": self.hello_timeout_ms,
         }

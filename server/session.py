@@ -10,6 +10,7 @@ session is unchanged by a rejected request.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -43,6 +44,12 @@ class Reaction:
     replies: list[dict[str, Any]] = field(default_factory=list)
     start: SearchJob | None = None
     stop: bool = False
+    #: Close the connection with this code and reason (after the replies).
+    close: tuple[int, str] | None = None
+
+
+#: Close code for a client that must authenticate in ``hello`` and did not.
+CLOSE_POLICY_VIOLATION = 1008
 
 
 def game_error(error: GameError, request_id: RequestId) -> ProtocolError:
@@ -58,8 +65,16 @@ def game_error(error: GameError, request_id: RequestId) -> ProtocolError:
 class Session:
     """The game of one connection: which game, its position, and the running think."""
 
-    def __init__(self, limits: ServerLimits | None = None) -> None:
+    def __init__(
+        self,
+        limits: ServerLimits | None = None,
+        hello_token: Callable[[str | None], bool] | None = None,
+    ) -> None:
+        """``hello_token``, when given, checks the token this session must send in ``hello``
+        before any other request (a browser on a server started with ``--token``).
+        """
         self.limits = limits or ServerLimits()
+        self._hello_token = hello_token
         self.client = ""
         self.game: Game[Any, Any] | None = None
         self.state: Any = None
@@ -73,6 +88,8 @@ class Session:
 
     def handle(self, request: Request, received_at: float) -> Reaction:
         """React to one request read at ``received_at`` (``time.monotonic()``)."""
+        if self._hello_token is not None:
+            return self._authenticate(request)
         if isinstance(request, Hello):
             self.client = request.client
             return Reaction([self.welcome(request.id)])
@@ -90,6 +107,22 @@ class Session:
         if isinstance(request, Move):
             return Reaction([self._move(request)])
         return Reaction(start=self._think(request, received_at))
+
+    @property
+    def authenticated(self) -> bool:
+        """False while a token is still owed in ``hello``."""
+        return self._hello_token is None
+
+    def _authenticate(self, request: Request) -> Reaction:
+        assert self._hello_token is not None
+        if not isinstance(request, Hello):
+            return Reaction(close=(
+                CLOSE_POLICY_VIOLATION, "unauthorized: send hello with the token first"
+            ))
+        if not self._hello_token(request.token):
+            return Reaction(close=(CLOSE_POLICY_VIOLATION, "unauthorized: wrong or missing token"))
+        self._hello_token = None
+        return self.handle(request, 0.0)
 
     def welcome(self, request_id: RequestId = None) -> dict[str, Any]:
         return with_id(
