@@ -1,0 +1,576 @@
+// The page's controller: connects, starts games, lets the human and the
+// engine take turns, shows the engine thinking, and keeps the move list,
+// the evaluation graph and the position box up to date.
+
+import { Connection, serverUrl } from "./connection.js";
+import { drawGraph } from "./graph.js";
+import { formatCount, formatScore, scoreNumber } from "./score.js";
+
+const $ = (id) => document.getElementById(id);
+
+// Most rows kept in the info table (older ones scroll away).
+const MAX_INFO_ROWS = 80;
+// Default engine time per move, in seconds.
+const DEFAULT_SECONDS = 1;
+
+const app = {
+  conn: null,
+  games: [],
+  limits: {},
+  state: null, // the server's latest `state`
+  start: null, // {game, options, position} the current game began from
+  sides: ["human", "engine"], // who plays each player index
+  think: null, // {id, purpose: "play" | "analyse", generation, ply, toMove, done}
+  generation: 0, // bumped by every new game and take-back: stale answers are ignored
+  evals: [], // evals[ply] = {score, toMove} from the engine, for the graph
+  board: null,
+  boardGame: null,
+  manualFlip: false,
+};
+
+// ---------------------------------------------------------------------------
+// Start-up.
+
+async function connect() {
+  const conn = new Connection(serverUrl(window.location));
+  conn.onClose = (event) => {
+    setStatus("disconnected", "bad");
+    say(`Disconnected: ${event.reason || "the connection closed"} — reload the page to reconnect.`, "error");
+    app.think = null;
+    updateButtons();
+  };
+  try {
+    await conn.open();
+  } catch (error) {
+    setStatus("offline", "bad");
+    say(`${error.message}. Is the server running?`, "error");
+    return;
+  }
+  app.conn = conn;
+  const hello = { type: "hello", protocol: 1, client: "web GUI" };
+  const token = new URLSearchParams(window.location.search).get("token");
+  if (token) hello.token = token;
+  let welcome;
+  try {
+    welcome = await conn.request(hello);
+  } catch (error) {
+    setStatus("refused", "bad");
+    say(error.message, "error");
+    return;
+  }
+  setStatus(welcome.server, "good");
+  app.games = welcome.games;
+  app.limits = welcome.limits;
+  fillGameMenu();
+  const wanted = new URLSearchParams(window.location.search).get("game");
+  if (wanted && app.games.some((g) => g.name === wanted)) $("game").value = wanted;
+  gameChosen();
+  await newGameFromForm();
+}
+
+function fillGameMenu() {
+  const menu = $("game");
+  menu.replaceChildren(...app.games.map((g) => new Option(g.title, g.name)));
+}
+
+function currentGameInfo() {
+  return app.games.find((g) => g.name === $("game").value) || app.games[0];
+}
+
+// The game menu changed: rebuild the options, sides and times for it.
+function gameChosen() {
+  const info = currentGameInfo();
+  buildOptions(info);
+  const side = $("side");
+  const previous = side.value || "0";
+  side.replaceChildren(
+    new Option(`${title(info.players[0])} (moves first)`, "0"),
+    new Option(title(info.players[1]), "1"),
+    new Option("both sides (no engine)", "both"),
+    new Option("neither: watch engine vs engine", "none"),
+  );
+  side.value = previous;
+  const times = $("times");
+  const old = [...times.querySelectorAll("input")].map((input) => input.value);
+  times.replaceChildren(...info.players.map((name, index) => {
+    const label = document.createElement("label");
+    label.textContent = `Engine time as ${name} (s) `;
+    const input = document.createElement("input");
+    Object.assign(input, { type: "number", min: "0.05", step: "0.05", id: `time-${index}`, value: old[index] || String(DEFAULT_SECONDS) });
+    input.max = String((app.limits.max_movetime_ms || 600000) / 1000);
+    label.append(input);
+    return label;
+  }));
+  readSides();
+}
+
+function buildOptions(info) {
+  const fieldset = $("options");
+  fieldset.replaceChildren();
+  const legend = document.createElement("legend");
+  legend.textContent = "Options";
+  fieldset.append(legend);
+  const names = Object.keys(info.options);
+  fieldset.hidden = names.length === 0;
+  for (const name of names) {
+    const value = info.options[name];
+    const label = document.createElement("label");
+    label.title = info.option_help[name] || "";
+    label.append(`${name} `);
+    const input = document.createElement("input");
+    input.name = name;
+    input.dataset.kind = Array.isArray(value) ? "list" : typeof value;
+    if (typeof value === "boolean") {
+      input.type = "checkbox";
+      input.checked = value;
+    } else if (typeof value === "number") {
+      input.type = "number";
+      input.value = String(value);
+    } else {
+      input.value = Array.isArray(value) ? value.join(" ") : String(value);
+    }
+    label.append(input);
+    if (info.option_help[name]) {
+      const help = document.createElement("small");
+      help.textContent = ` ${info.option_help[name]}`;
+      label.append(help);
+    }
+    fieldset.append(label);
+  }
+}
+
+function readOptions() {
+  const options = {};
+  for (const input of $("options").querySelectorAll("input")) {
+    const kind = input.dataset.kind;
+    if (kind === "boolean") options[input.name] = input.checked;
+    else if (kind === "number") options[input.name] = Number(input.value);
+    else if (kind === "list") options[input.name] = input.value.split(/[\s,]+/).filter(Boolean).map(Number);
+    else options[input.name] = input.value;
+  }
+  return options;
+}
+
+function readSides() {
+  const value = $("side").value;
+  app.sides = {
+    0: ["human", "engine"],
+    1: ["engine", "human"],
+    both: ["human", "human"],
+    none: ["engine", "engine"],
+  }[value] || ["human", "engine"];
+}
+
+function movetimeMs(player) {
+  const seconds = Number($(`time-${player}`)?.value);
+  const ms = Number.isFinite(seconds) && seconds > 0 ? Math.round(seconds * 1000) : DEFAULT_SECONDS * 1000;
+  return Math.min(ms, app.limits.max_movetime_ms || ms);
+}
+
+// ---------------------------------------------------------------------------
+// Games.
+
+async function newGameFromForm() {
+  const info = currentGameInfo();
+  await startGame({ game: info.name, options: readOptions(), position: null, moves: [] }, false);
+}
+
+// Starts a game on the server. keepEvals: a take-back keeps the graph's
+// earlier points. Returns true if the server accepted it.
+async function startGame(spec, keepEvals) {
+  if (!app.conn) return false;
+  app.generation++;
+  await cancelThink();
+  const message = { type: "new_game", game: spec.game, options: spec.options };
+  if (spec.position !== null && spec.position !== undefined) message.position = spec.position;
+  if (spec.moves.length > 0) message.moves = spec.moves;
+  let state;
+  try {
+    state = await app.conn.request(message);
+  } catch (error) {
+    say(error.message, "error");
+    return false;
+  }
+  app.start = { game: state.game, options: state.options, position: message.position ?? null };
+  app.evals = keepEvals ? app.evals.slice(0, state.history.length + 1) : [];
+  clearThinkPanel();
+  say("");
+  await setState(state);
+  return true;
+}
+
+async function setState(state) {
+  app.state = state;
+  if (app.boardGame !== state.game) {
+    const create = await boardModule(state.game);
+    app.board = create($("board"), { play: humanMove, say: (text) => say(text, "hint") });
+    app.boardGame = state.game;
+  }
+  render();
+  scheduleEngine();
+}
+
+async function boardModule(name) {
+  if (/^[a-z0-9_]+$/.test(name)) {
+    try {
+      return (await import(`./boards/${name}.js`)).default;
+    } catch {
+      // no board drawn for this game yet: the generic one plays it too
+    }
+  }
+  return (await import("./boards/generic.js")).default;
+}
+
+function scheduleEngine() {
+  const state = app.state;
+  if (!state || state.result || app.think || app.sides[state.to_move] !== "engine") return;
+  startThink("play");
+}
+
+// A click or typed move from the user.
+async function humanMove(move) {
+  const state = app.state;
+  if (!state || !app.conn) return;
+  if (app.think && app.think.purpose === "play") {
+    say("The engine is thinking: press Stop to make it move now.", "error");
+    return;
+  }
+  if (!state.result && app.sides[state.to_move] === "engine") {
+    say(`It is the engine's turn (${playerName(state.to_move)}).`, "error");
+    return;
+  }
+  if (app.think) await cancelThink(); // analysis ends when the user moves
+  await sendMove(move);
+}
+
+async function sendMove(move) {
+  const generation = app.generation;
+  let state;
+  try {
+    state = await app.conn.request({ type: "move", move });
+  } catch (error) {
+    if (generation === app.generation) say(error.message, "error");
+    return;
+  }
+  if (generation !== app.generation) return;
+  say("");
+  await setState(state);
+}
+
+async function takeBack() {
+  const state = app.state;
+  if (!state || state.history.length === 0) return;
+  const humans = [0, 1].filter((player) => app.sides[player] === "human");
+  let count = 1;
+  if (humans.length === 1) {
+    // Back to the human's turn: players alternate, so one ply back it is
+    // the turn of whoever made the last move.
+    count = (state.to_move + 1) % 2 === humans[0] ? 1 : 2;
+  }
+  count = Math.min(count, state.history.length);
+  const spec = { ...app.start, moves: state.history.slice(0, state.history.length - count) };
+  await startGame(spec, true);
+}
+
+async function loadPosition() {
+  const info = currentGameInfo();
+  const position = $("position").value.trim();
+  if (await startGame({ game: info.name, options: readOptions(), position, moves: [] }, false)) {
+    say("Position loaded.", "hint");
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Thinking.
+
+function startThink(purpose) {
+  const state = app.state;
+  if (!state || state.result || app.think || !app.conn) return;
+  const limits = purpose === "play" ? { movetime_ms: movetimeMs(state.to_move) } : {};
+  clearThinkPanel();
+  const { id, done } = app.conn.think(limits, (info) => {
+    if (app.think && app.think.id === id) showInfo(info);
+  });
+  const think = { id, purpose, generation: app.generation, ply: state.history.length, toMove: state.to_move, done };
+  app.think = think;
+  $("think-status").textContent = purpose === "play" ? `thinking as ${playerName(state.to_move)}…` : "analysing…";
+  render();
+  done.then((best) => finishThink(think, best), (error) => {
+    if (app.think === think) app.think = null;
+    say(error.message, "error");
+    render();
+  });
+}
+
+async function finishThink(think, best) {
+  if (app.think === think) app.think = null;
+  const current = think.generation === app.generation;
+  $("think-status").textContent = `best ${best.move} (${best.reason})`;
+  showSummary(best);
+  showPv(best.pv);
+  if (current) app.evals[think.ply] = { score: best.score, toMove: think.toMove };
+  render();
+  if (!current) return;
+  if (think.purpose === "play") await sendMove(best.move);
+  else scheduleEngine();
+}
+
+// Stops the running think, if any, and waits for its bestmove.
+async function cancelThink() {
+  const think = app.think;
+  if (!think) return;
+  app.conn.stop(think.id);
+  try {
+    await think.done;
+  } catch {
+    // the connection closed: nothing left to stop
+  }
+  if (app.think === think) app.think = null;
+}
+
+function stopThink() {
+  if (app.think) app.conn.stop(app.think.id);
+}
+
+// ---------------------------------------------------------------------------
+// Drawing.
+
+function render() {
+  const state = app.state;
+  if (!state) return;
+  const info = gameInfo(state.game);
+  const view = boardView();
+  app.board.update(view);
+  $("board").classList.toggle("interactive", view.interactive);
+  $("pass").hidden = !(view.interactive && state.legal_moves.includes("pass"));
+  if (document.activeElement !== $("position")) $("position").value = state.position;
+  renderMoves(state);
+  renderResult(state, info);
+  renderGraph(state);
+  updateButtons();
+}
+
+function boardView() {
+  const state = app.state;
+  const humanSecond = app.sides[1] === "human" && app.sides[0] === "engine";
+  return {
+    state,
+    players: gameInfo(state.game).players,
+    lastMove: state.history.length ? state.history[state.history.length - 1] : null,
+    interactive: !state.result && app.sides[state.to_move] === "human" && !(app.think && app.think.purpose === "play"),
+    flipped: humanSecond !== app.manualFlip,
+  };
+}
+
+function renderMoves(state) {
+  const list = $("moves");
+  const items = [];
+  for (let ply = 0; ply < state.history.length; ply += 2) {
+    const item = document.createElement("li");
+    item.textContent = state.history.slice(ply, ply + 2).join("  ");
+    items.push(item);
+  }
+  list.replaceChildren(...items);
+  list.scrollTop = list.scrollHeight;
+}
+
+function renderResult(state, info) {
+  const box = $("result");
+  if (!state.result) {
+    box.hidden = true;
+    return;
+  }
+  const { winner, reason } = state.result;
+  let text = winner === null ? "Draw" : `${title(info.players[winner])} wins`;
+  if (reason) text += ` — ${reason}`;
+  const humans = [0, 1].filter((p) => app.sides[p] === "human");
+  if (humans.length === 1 && winner !== null) text += winner === humans[0] ? ". You win!" : ". The engine wins.";
+  box.textContent = text;
+  box.hidden = false;
+}
+
+// The graph is from the engine's point of view when one side is the
+// engine's, from the first player's otherwise.
+function renderGraph(state) {
+  const engines = [0, 1].filter((p) => app.sides[p] === "engine");
+  const pov = engines.length === 1 ? engines[0] : 0;
+  const players = gameInfo(state.game).players;
+  $("graph-pov").textContent = engines.length === 1 ? `engine's view (${players[pov]})` : `${players[pov]}'s view`;
+  const points = [];
+  app.evals.forEach((entry, ply) => {
+    if (!entry || ply > state.history.length) return;
+    const value = scoreNumber(entry.score);
+    points.push({ ply, value: entry.toMove === pov ? value : -value });
+  });
+  drawGraph($("graph"), points, state.history.length);
+}
+
+function updateButtons() {
+  const state = app.state;
+  const ready = Boolean(app.conn && app.conn.isOpen && state);
+  const thinking = Boolean(app.think);
+  $("stop").disabled = !thinking;
+  $("analyse").disabled = !ready || thinking || Boolean(state && state.result);
+  $("go").disabled = !ready || thinking || Boolean(state && state.result);
+  $("takeback").disabled = !ready || !state || state.history.length === 0;
+  $("new-game").disabled = !app.conn;
+}
+
+function clearThinkPanel() {
+  $("info-lines").tBodies[0].replaceChildren();
+  for (const id of ["t-depth", "t-score", "t-nodes", "t-nps", "t-time"]) $(id).textContent = "–";
+  $("pv").textContent = "";
+  $("think-status").textContent = "";
+}
+
+function showInfo(info) {
+  showSummary(info);
+  showPv(info.pv);
+  const row = document.createElement("tr");
+  if (info.partial) row.className = "partial";
+  const cells = [
+    info.partial ? `${info.depth}*` : String(info.depth),
+    scoreText(info.score),
+    formatCount(info.nodes),
+    formatCount(info.nps),
+    String(info.time_ms),
+    info.pv.join(" "),
+  ];
+  for (const text of cells) {
+    const cell = document.createElement("td");
+    cell.textContent = text;
+    row.append(cell);
+  }
+  const body = $("info-lines").tBodies[0];
+  body.prepend(row);
+  while (body.rows.length > MAX_INFO_ROWS) body.deleteRow(body.rows.length - 1);
+}
+
+function showSummary(report) {
+  $("t-depth").textContent = report.seldepth > report.depth ? `${report.depth}/${report.seldepth}` : String(report.depth);
+  $("t-score").textContent = scoreText(report.score);
+  $("t-score").classList.toggle("proven", !("value" in report.score));
+  $("t-nodes").textContent = formatCount(report.nodes);
+  const nps = report.nps ?? (report.time_ms > 0 ? Math.round(report.nodes * 1000 / report.time_ms) : 0);
+  $("t-nps").textContent = formatCount(nps);
+  $("t-time").textContent = `${(report.time_ms / 1000).toFixed(2)} s`;
+}
+
+function showPv(pv) {
+  $("pv").textContent = pv.length ? `PV: ${pv.join(" ")}` : "";
+}
+
+function scoreText(score) {
+  const info = gameInfo(app.state.game);
+  return formatScore(score, info.name, info.eval_unit);
+}
+
+// ---------------------------------------------------------------------------
+// Small things.
+
+function gameInfo(name) {
+  return app.games.find((g) => g.name === name) || { name, players: ["first", "second"], eval_unit: "", options: {}, option_help: {} };
+}
+
+function playerName(index) {
+  return app.state ? gameInfo(app.state.game).players[index] : String(index);
+}
+
+function title(text) {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+function say(text, kind = "hint") {
+  const box = $("message");
+  box.textContent = text;
+  box.className = kind;
+}
+
+function setStatus(text, kind) {
+  const status = $("connection");
+  status.textContent = text;
+  status.className = `status ${kind}`;
+}
+
+async function copyText(text, what) {
+  try {
+    await navigator.clipboard.writeText(text);
+    say(`${what} copied.`, "hint");
+  } catch {
+    say(`${what}: ${text}`, "hint"); // no clipboard (insecure context): show it to copy by hand
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Wiring.
+
+function wire() {
+  $("setup-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    readSides();
+    newGameFromForm();
+  });
+  $("game").addEventListener("change", () => {
+    gameChosen();
+    newGameFromForm();
+  });
+  $("side").addEventListener("change", () => {
+    readSides();
+    render();
+    scheduleEngine();
+  });
+  $("position-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    loadPosition();
+  });
+  $("copy-position").addEventListener("click", () => app.state && copyText(app.state.position, "Position"));
+  $("copy-moves").addEventListener("click", () => app.state && copyText(app.state.history.join(" "), "Moves"));
+  $("move-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const move = $("move-input").value.trim();
+    if (!move) return;
+    $("move-input").value = "";
+    humanMove(move);
+  });
+  $("pass").addEventListener("click", () => humanMove("pass"));
+  $("go").addEventListener("click", () => startThink("play"));
+  $("analyse").addEventListener("click", () => startThink("analyse"));
+  $("stop").addEventListener("click", stopThink);
+  $("takeback").addEventListener("click", takeBack);
+  $("flip").addEventListener("click", () => {
+    app.manualFlip = !app.manualFlip;
+    render();
+  });
+  document.addEventListener("keydown", onKey);
+}
+
+function onKey(event) {
+  if (event.ctrlKey || event.metaKey || event.altKey) return;
+  const target = event.target;
+  if (target instanceof HTMLElement && target.closest("input, select, textarea")) {
+    if (event.key === "Escape") target.blur();
+    return;
+  }
+  if (target instanceof HTMLElement && target.closest("button") && (event.key === "Enter" || event.key === " ")) return;
+  const actions = {
+    n: () => newGameFromForm(),
+    g: () => startThink("play"),
+    a: () => startThink("analyse"),
+    s: () => stopThink(),
+    t: () => takeBack(),
+    Backspace: () => takeBack(),
+    f: () => $("flip").click(),
+    m: () => $("move-input").focus(),
+  };
+  const action = actions[event.key];
+  if (action) {
+    event.preventDefault();
+    action();
+    return;
+  }
+  if (app.board && app.board.key && app.state && app.board.key(event, boardView())) event.preventDefault();
+}
+
+wire();
+updateButtons();
+connect();
