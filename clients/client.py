@@ -217,6 +217,16 @@ class EngineTerminatedError(EngineError):
     code = "connection_closed"
 
 
+class ProtocolViolationError(EngineError):
+    """The server sent a frame that breaks the protocol (strict engines only).
+
+    A strict :class:`Engine` closes the connection when it reads one, and
+    every pending request fails with this error.
+    """
+
+    code = "protocol_violation"
+
+
 _ERRORS: dict[str, type[EngineError]] = {
     cls.code: cls
     for cls in (
@@ -249,9 +259,14 @@ class _Think:
 class Engine:
     """A connection to the engine server; create it with :func:`connect`."""
 
-    def __init__(self, ws: ClientConnection, encoding: EncodingName = "msgpack") -> None:
+    def __init__(
+        self, ws: ClientConnection, encoding: EncodingName = "msgpack", *, strict: bool = False
+    ) -> None:
         self.ws = ws
         self.encoding: EncodingName = encoding
+        #: Strict: a malformed frame is a protocol violation that ends the
+        #: connection (a referee wants that); lenient: it is logged and skipped.
+        self.strict = strict
         self.server: ServerInfo | None = None
         self.state: GameState | None = None
         self._ids = itertools.count(1)
@@ -259,6 +274,11 @@ class Engine:
         self._thinks: dict[int, _Think] = {}
         self._reader: asyncio.Task[None] | None = None
         self._closed_error: EngineError | None = None
+
+    @property
+    def is_closed(self) -> bool:
+        """Whether the connection has ended (closed, lost or broken by the server)."""
+        return self._closed_error is not None
 
     async def start(self, client_name: str = "arena-python") -> ServerInfo:
         """Start reading and say ``hello``; :func:`connect` does this for you."""
@@ -379,18 +399,21 @@ class Engine:
             raise EngineTerminatedError(f"connection closed: {closed}") from closed
 
     async def _read_loop(self) -> None:
+        error: EngineError
         try:
             async for frame in self.ws:
                 try:
-                    message = decode(frame)
-                except ValueError:
-                    logger.warning("ignoring an undecodable frame from the server")
-                    continue
-                self._dispatch(message)
-            reason = "connection closed"
+                    self._dispatch(decode(frame))
+                except (ValueError, KeyError, TypeError) as bad:
+                    if not self.strict:
+                        logger.warning("ignoring a malformed frame from the server: %r", bad)
+                        continue
+                    error = ProtocolViolationError(f"malformed frame from the server: {bad!r}")
+                    break
+            else:
+                error = EngineTerminatedError("connection closed")
         except ConnectionClosed as closed:
-            reason = f"connection closed: {closed}"
-        error = EngineTerminatedError(reason)
+            error = EngineTerminatedError(f"connection closed: {closed}")
         self._closed_error = error
         for future in self._replies.values():
             if not future.done():
@@ -399,6 +422,8 @@ class Engine:
             if not think.bestmove.done():
                 think.bestmove.set_exception(error)
             think.infos.put_nowait(None)
+        if isinstance(error, ProtocolViolationError):
+            await self.ws.close(1002, "protocol error")
 
     def _dispatch(self, message: dict[str, Any]) -> None:
         kind = message.get("type")
@@ -522,12 +547,17 @@ async def connect(
     encoding: EncodingName = "msgpack",
     client_name: str = "arena-python",
     open_timeout: float = 10.0,
+    strict: bool = False,
 ) -> AsyncIterator[Engine]:
-    """Connect, say hello, and yield an :class:`Engine`; the connection closes on exit."""
+    """Connect, say hello, and yield an :class:`Engine`; the connection closes on exit.
+
+    ``strict`` treats a malformed frame from the server as a protocol
+    violation that ends the connection (see :class:`ProtocolViolationError`).
+    """
     async with ws_connect(
         url, max_size=MAX_SERVER_FRAME, compression=None, open_timeout=open_timeout
     ) as ws:
-        engine = Engine(ws, encoding)
+        engine = Engine(ws, encoding, strict=strict)
         await engine.start(client_name)
         try:
             yield engine

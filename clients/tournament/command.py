@@ -1,0 +1,216 @@
+"""``arena tournament``: its options and how it runs.
+
+A new tournament is defined by the options and written to ``--db`` before
+the first game; ``--resume`` continues the database's tournament with the
+settings stored in it (only the run options below ``Running`` apply).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import signal
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+from clients.tournament.config import (
+    DEFAULT_GRACE_MS,
+    DEFAULT_MARGIN_MS,
+    DEFAULT_MOVE_TIMEOUT_MS,
+    Adjudication,
+    ConfigError,
+    OpeningSource,
+    TimeControl,
+    Timing,
+    TournamentConfig,
+    parse_clock,
+    parse_draw_rule,
+    parse_engine,
+    parse_resign_rule,
+    parse_sprt,
+    unique_names,
+)
+from clients.tournament.connections import Backoff
+from clients.tournament.local import LocalServerError
+from clients.tournament.runner import (
+    RunSettings,
+    TournamentAborted,
+    TournamentRunner,
+    create_tournament,
+)
+from clients.tournament.store import Store, StoreError
+from engine.errors import GameError
+
+DEFAULT_DB = "tournament.db"
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.epilog = (
+        "engines: --engine 'name=NAME,url=ws://HOST:PORT/ws,depth=D,nodes=N,movetime=MS'\n"
+        "         --engine local:depth=4   (a local server is started for url=local engines)\n"
+        "example: arena tournament --game connect4 --engine local:depth=3 "
+        "--engine local:depth=6 --tc 5+0.05 --games 20 --concurrency 2"
+    )
+    what = parser.add_argument_group("Tournament (ignored with --resume)")
+    what.add_argument("--game", default="connect4", help="game name (default connect4)")
+    what.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
+                      help="game option, value in JSON; repeatable")
+    what.add_argument("--engine", action="append", default=[], metavar="SPEC",
+                      help="an engine (at least two); see below")
+    what.add_argument("--games", type=int, default=2, metavar="N",
+                      help="games per pairing (default 2: one opening, both colours)")
+    what.add_argument("--gauntlet", action="store_true",
+                      help="the first engine plays every other; others do not meet")
+    what.add_argument("--name", default="arena tournament", help="event name (PGN, records)")
+    what.add_argument("--seed", type=int, default=1, help="seed for generated openings")
+    tc = parser.add_argument_group("Time control (any combination; at least one)")
+    tc.add_argument("--tc", metavar="[MOVES/]BASE[+INC]",
+                    help="clock in seconds, e.g. 10+0.1 or 40/60; kept by the referee")
+    tc.add_argument("--movetime", type=int, metavar="MS", help="fixed time per move")
+    tc.add_argument("--depth", type=int, metavar="PLIES", help="depth per move")
+    tc.add_argument("--nodes", type=int, metavar="N", help="nodes per move")
+    tc.add_argument("--margin", type=int, default=DEFAULT_MARGIN_MS, metavar="MS",
+                    help="a move later than time left + MARGIN loses on time "
+                         f"(default {DEFAULT_MARGIN_MS})")
+    tc.add_argument("--grace", type=int, default=DEFAULT_GRACE_MS, metavar="MS",
+                    help="the watchdog waits time left + margin + GRACE for an answer "
+                         f"(default {DEFAULT_GRACE_MS})")
+    tc.add_argument("--move-timeout", type=int, default=DEFAULT_MOVE_TIMEOUT_MS, metavar="MS",
+                    help="watchdog for moves without a time limit "
+                         f"(default {DEFAULT_MOVE_TIMEOUT_MS})")
+    openings = parser.add_argument_group("Openings (each is played twice, colours swapped)")
+    openings.add_argument("--openings", metavar="FILE",
+                          help="one position or move sequence per line ('POSITION moves M..')")
+    openings.add_argument("--shuffle-openings", action="store_true",
+                          help="play the file's openings in a seeded random order")
+    openings.add_argument("--random-plies", type=int, default=4, metavar="N",
+                          help="without a file: N random plies (default 4; 0 = initial position)")
+    openings.add_argument("--balance-depth", type=int, default=4, metavar="PLIES",
+                          help="search depth of the balance check (default 4)")
+    openings.add_argument("--balance-score", type=int, default=100, metavar="SCORE",
+                          help="keep random openings scored within ±SCORE (default 100)")
+    rules = parser.add_argument_group("Adjudication and SPRT (scores in the game's unit)")
+    rules.add_argument("--draw", metavar="after=PLY,count=N,score=S",
+                       help="draw when both engines' last N scores are within ±S after PLY")
+    rules.add_argument("--resign", metavar="count=N,score=S",
+                       help="a win when both engines' last N scores agree beyond S")
+    rules.add_argument("--max-plies", type=int, metavar="N", help="draw at N plies")
+    rules.add_argument("--sprt", metavar="elo0=E0,elo1=E1,alpha=A,beta=B",
+                       help="stop the match (two engines) when the SPRT decides")
+    run = parser.add_argument_group("Running")
+    run.add_argument("--db", default=DEFAULT_DB, help=f"results database (default {DEFAULT_DB})")
+    run.add_argument("--resume", action="store_true", help="continue the tournament in --db")
+    run.add_argument("--concurrency", type=int, default=1, metavar="K",
+                     help="games played at once (default 1)")
+    run.add_argument("--local-workers", type=int, metavar="K",
+                     help="search processes of the local server (default: concurrency)")
+    run.add_argument("--jsonl", metavar="FILE",
+                     help="JSON Lines game records (default: the database name + .jsonl)")
+    run.add_argument("--pgn", metavar="FILE",
+                     help="PGN file for chess (default: the database name + .pgn)")
+    run.add_argument("--reconnect-attempts", type=int, default=6, metavar="N",
+                     help="connection attempts before an engine forfeits a game (default 6)")
+    run.add_argument("--reconnect-delay", type=float, default=0.25, metavar="S",
+                     help="first pause between attempts, doubling up to 4 s (default 0.25)")
+    run.add_argument("--quiet", action="store_true", help="print only the final tables")
+
+
+def config_from_args(args: argparse.Namespace) -> TournamentConfig:
+    """The tournament the options describe; raises :class:`ConfigError`."""
+    from clients.cli import parse_options
+
+    try:
+        options = parse_options(args.option)
+    except ValueError as error:
+        raise ConfigError(str(error)) from None
+    base_ms = inc_ms = 0
+    moves = None
+    if args.tc is not None:
+        base_ms, inc_ms, moves = parse_clock(args.tc)
+    for name in ("movetime", "depth", "nodes", "games", "concurrency"):
+        value = getattr(args, name)
+        if value is not None and value < 1:
+            raise ConfigError(f"--{name} must be at least 1")
+    adjudication = Adjudication(max_plies=args.max_plies)
+    if args.draw:
+        adjudication = replace(adjudication, **parse_draw_rule(args.draw))
+    if args.resign:
+        adjudication = replace(adjudication, **parse_resign_rule(args.resign))
+    config = TournamentConfig(
+        game=args.game,
+        engines=tuple(unique_names([parse_engine(text) for text in args.engine])),
+        time_control=TimeControl(
+            base_ms=base_ms if args.tc is not None else None, inc_ms=inc_ms, moves=moves,
+            movetime_ms=args.movetime, depth=args.depth, nodes=args.nodes,
+        ),
+        options=options,
+        games_per_pair=args.games,
+        gauntlet=args.gauntlet,
+        openings=OpeningSource(
+            path=None if args.openings is None else str(Path(args.openings).resolve()),
+            random_plies=args.random_plies, balance_depth=args.balance_depth,
+            balance_score=args.balance_score, shuffle=args.shuffle_openings,
+        ),
+        adjudication=adjudication,
+        timing=Timing(margin_ms=args.margin, grace_ms=args.grace,
+                      move_timeout_ms=args.move_timeout),
+        sprt=None if args.sprt is None else parse_sprt(args.sprt),
+        seed=args.seed,
+        name=args.name,
+    )
+    config.validate()
+    return config
+
+
+def run(args: argparse.Namespace) -> int:
+    """Create or resume the tournament, play it, print the tables; the exit status."""
+    try:
+        if args.resume:
+            store = Store.open(args.db)
+        else:
+            store = create_tournament(args.db, config_from_args(args))
+    except (ConfigError, StoreError, GameError, OSError) as error:
+        print(f"arena tournament: {error}", file=sys.stderr)
+        return 2
+    stem = Path(args.db).with_suffix("")
+    game = store.config().game
+    settings = RunSettings(
+        concurrency=max(1, args.concurrency),
+        local_workers=args.local_workers,
+        backoff=Backoff(first_s=args.reconnect_delay, attempts=max(1, args.reconnect_attempts)),
+        jsonl_path=Path(args.jsonl) if args.jsonl else stem.with_suffix(".jsonl"),
+        pgn_path=(Path(args.pgn) if args.pgn else stem.with_suffix(".pgn"))
+        if game == "chess" else None,
+        quiet=args.quiet,
+    )
+    runner = TournamentRunner(store, settings)
+    try:
+        text = asyncio.run(_run_until_signalled(runner))
+        status = 0
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        text = runner.report() + f"\ninterrupted: resume with --db {args.db} --resume"
+        status = 130
+    except (TournamentAborted, LocalServerError) as error:
+        text = runner.report() + f"\naborted: {error}\nresume with --db {args.db} --resume"
+        status = 1
+    finally:
+        store.close()
+    print(text)
+    return status
+
+
+async def _run_until_signalled(runner: TournamentRunner) -> str:
+    """Run; SIGTERM interrupts like Ctrl-C (finished games are kept either way)."""
+    task = asyncio.current_task()
+    loop = asyncio.get_running_loop()
+    with contextlib.suppress(NotImplementedError, RuntimeError):
+        if task is not None:
+            loop.add_signal_handler(signal.SIGTERM, task.cancel)
+    try:
+        return await runner.run()
+    finally:
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.remove_signal_handler(signal.SIGTERM)

@@ -1,0 +1,361 @@
+"""What a tournament is: its engines, time control, openings and rules.
+
+Everything here is plain data with parsers for the command-line forms
+(``name=strong,url=ws://host:8765/ws,depth=8``, ``40/60+0.5``,
+``after=80,count=4,score=10``) and a JSON round trip, so that a tournament
+can be stored in its database and resumed exactly as it was started.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any
+
+#: The URL that means "start a local server for the built-in engine".
+LOCAL_URL = "local"
+
+#: A move answered later than the time left plus this margin loses on time.
+#: 100 ms covers the loopback round trip, the server's 10 ms delivery margin
+#: and scheduling jitter on a busy machine; raise it for engines far away.
+DEFAULT_MARGIN_MS = 100
+#: Extra wait beyond time left + margin before the watchdog gives up on an
+#: answer: the move is lost on time anyway, this only bounds the wait.
+DEFAULT_GRACE_MS = 1000
+#: Watchdog for moves with no time limit at all (depth or node limits only).
+DEFAULT_MOVE_TIMEOUT_MS = 60_000
+#: Budget for the non-thinking requests (new_game, move) of one engine.
+DEFAULT_REQUEST_TIMEOUT_MS = 10_000
+
+
+class ConfigError(ValueError):
+    """A tournament setting is malformed; the message says which and why."""
+
+
+# ----------------------------------------------------------------------
+# Engines.
+
+
+@dataclass(frozen=True, slots=True)
+class EngineSpec:
+    """One engine: a display name, a server URL and optional caps of its own.
+
+    The caps are combined with the tournament's time control (the tighter
+    limit wins), so ``depth=4`` makes an engine weaker under any control.
+    """
+
+    name: str
+    url: str = LOCAL_URL
+    depth: int | None = None
+    nodes: int | None = None
+    movetime_ms: int | None = None
+
+    @property
+    def is_local(self) -> bool:
+        return self.url == LOCAL_URL
+
+
+_ENGINE_KEYS = ("name", "url", "depth", "nodes", "movetime")
+
+
+def parse_engine(text: str) -> EngineSpec:
+    """An engine from ``name=N,url=U,depth=D,nodes=K,movetime=MS``.
+
+    ``local:depth=4`` is short for ``url=local,depth=4``; a missing name is
+    made from the caps (``local d4``) or the URL.
+    """
+    body = text.strip()
+    values: dict[str, str] = {}
+    if body.startswith(LOCAL_URL + ":") or body == LOCAL_URL:
+        values["url"] = LOCAL_URL
+        body = body[len(LOCAL_URL) + 1:]
+    for key, value in parse_pairs(body, _ENGINE_KEYS).items():
+        values[key] = value
+    url = values.get("url", LOCAL_URL)
+    if url != LOCAL_URL and not url.startswith(("ws://", "wss://")):
+        raise ConfigError(f"engine {text!r}: url must be ws://..., wss://... or 'local'")
+    spec = EngineSpec(
+        name=values.get("name", ""),
+        url=url,
+        depth=_positive(values, "depth"),
+        nodes=_positive(values, "nodes"),
+        movetime_ms=_positive(values, "movetime"),
+    )
+    if not spec.name:
+        spec = replace(spec, name=_default_name(spec))
+    return spec
+
+
+def _default_name(spec: EngineSpec) -> str:
+    caps = [
+        f"{letter}{value}"
+        for letter, value in (("d", spec.depth), ("n", spec.nodes), ("t", spec.movetime_ms))
+        if value is not None
+    ]
+    base = "local" if spec.is_local else spec.url.split("//", 1)[-1].split("/", 1)[0]
+    return " ".join([base, *caps])
+
+
+def unique_names(engines: list[EngineSpec]) -> list[EngineSpec]:
+    """The engines with repeated names numbered (``local d4``, ``local d4 #2``)."""
+    seen: dict[str, int] = {}
+    result = []
+    for spec in engines:
+        count = seen.get(spec.name, 0) + 1
+        seen[spec.name] = count
+        result.append(spec if count == 1 else replace(spec, name=f"{spec.name} #{count}"))
+    return result
+
+
+# ----------------------------------------------------------------------
+# Time control.
+
+
+@dataclass(frozen=True, slots=True)
+class TimeControl:
+    """Base + increment (optionally per ``moves`` moves), move time, depth, nodes.
+
+    Any combination is allowed; the search ends at whichever limit comes
+    first. Only the clock and the move time are enforced by the referee
+    (loss on time); depth and nodes are passed to the engine.
+    """
+
+    base_ms: int | None = None
+    inc_ms: int = 0
+    moves: int | None = None
+    movetime_ms: int | None = None
+    depth: int | None = None
+    nodes: int | None = None
+
+    @property
+    def has_clock(self) -> bool:
+        return self.base_ms is not None
+
+    def describe(self) -> str:
+        """The control in the usual notation: ``40/60+0.5``, ``movetime=100ms``, ``depth=6``."""
+        parts = []
+        if self.base_ms is not None:
+            text = f"{_seconds(self.base_ms)}+{_seconds(self.inc_ms)}"
+            parts.append(f"{self.moves}/{text}" if self.moves else text)
+        if self.movetime_ms is not None:
+            parts.append(f"movetime={self.movetime_ms}ms")
+        if self.depth is not None:
+            parts.append(f"depth={self.depth}")
+        if self.nodes is not None:
+            parts.append(f"nodes={self.nodes}")
+        return " ".join(parts) or "none"
+
+
+def parse_clock(text: str) -> tuple[int, int, int | None]:
+    """``[moves/]base[+inc]`` in seconds -> (base_ms, inc_ms, moves)."""
+    moves: int | None = None
+    body = text.strip()
+    if "/" in body:
+        moves_text, body = body.split("/", 1)
+        moves = _int(moves_text, "moves per period")
+        if moves < 1:
+            raise ConfigError(f"time control {text!r}: moves per period must be at least 1")
+    base_text, _, inc_text = body.partition("+")
+    base_ms = _milliseconds(base_text, text)
+    inc_ms = _milliseconds(inc_text, text) if inc_text else 0
+    if base_ms <= 0:
+        raise ConfigError(f"time control {text!r}: the base time must be positive")
+    return base_ms, inc_ms, moves
+
+
+def _seconds(ms: int) -> str:
+    return f"{ms / 1000:g}"
+
+
+def _milliseconds(text: str, whole: str) -> int:
+    try:
+        seconds = float(text)
+    except ValueError:
+        raise ConfigError(f"time control {whole!r}: {text!r} is not a number of seconds") from None
+    if not math.isfinite(seconds) or seconds < 0:
+        raise ConfigError(f"time control {whole!r}: times must be finite and not negative")
+    return round(seconds * 1000)
+
+
+# ----------------------------------------------------------------------
+# Adjudication.
+
+
+@dataclass(frozen=True, slots=True)
+class Adjudication:
+    """Optional early ends; scores are in the game's evaluation unit.
+
+    * draw: from ply ``draw_after`` on, when the last ``draw_count`` moves of
+      *each* engine scored within ``±draw_score``;
+    * resignation: when the last ``resign_count`` moves of each engine agree
+      that the same side is ahead by at least ``resign_score``;
+    * ``max_plies``: a game that reaches this length is a draw.
+    """
+
+    draw_after: int | None = None
+    draw_count: int = 4
+    draw_score: int = 0
+    resign_count: int | None = None
+    resign_score: int = 1000
+    max_plies: int | None = None
+
+
+def parse_draw_rule(text: str) -> dict[str, int]:
+    """``after=80,count=4,score=10`` -> the ``draw_*`` fields of :class:`Adjudication`."""
+    values = parse_pairs(text, ("after", "count", "score"))
+    result = {"draw_after": _int(values.get("after", "0"), "after")}
+    result["draw_count"] = _int(values.get("count", "4"), "count")
+    result["draw_score"] = _int(values.get("score", "0"), "score")
+    if result["draw_count"] < 1 or result["draw_after"] < 0 or result["draw_score"] < 0:
+        raise ConfigError(f"draw rule {text!r}: count must be >= 1, after and score >= 0")
+    return result
+
+
+def parse_resign_rule(text: str) -> dict[str, int]:
+    """``count=3,score=1000`` -> the ``resign_*`` fields of :class:`Adjudication`."""
+    values = parse_pairs(text, ("count", "score"))
+    result = {
+        "resign_count": _int(values.get("count", "3"), "count"),
+        "resign_score": _int(values.get("score", "1000"), "score"),
+    }
+    if result["resign_count"] < 1 or result["resign_score"] < 1:
+        raise ConfigError(f"resign rule {text!r}: count and score must be at least 1")
+    return result
+
+
+# ----------------------------------------------------------------------
+# Openings and SPRT.
+
+
+@dataclass(frozen=True, slots=True)
+class OpeningSource:
+    """Where openings come from: a file (``path``) or random plies checked by a search."""
+
+    path: str | None = None
+    random_plies: int = 4
+    balance_depth: int = 4
+    balance_score: int = 100
+    shuffle: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Sprt:
+    """Sequential probability ratio test of H0: elo = elo0 against H1: elo = elo1."""
+
+    elo0: float = 0.0
+    elo1: float = 5.0
+    alpha: float = 0.05
+    beta: float = 0.05
+
+
+def parse_sprt(text: str) -> Sprt:
+    """``elo0=0,elo1=5,alpha=0.05,beta=0.05``; missing keys keep their defaults."""
+    values = parse_pairs(text, ("elo0", "elo1", "alpha", "beta"))
+    try:
+        sprt = Sprt(**{key: float(value) for key, value in values.items()})
+    except ValueError:
+        raise ConfigError(f"sprt {text!r}: every value must be a number") from None
+    if not (0 < sprt.alpha < 1 and 0 < sprt.beta < 1) or sprt.elo1 <= sprt.elo0:
+        raise ConfigError(f"sprt {text!r}: need 0 < alpha, beta < 1 and elo1 > elo0")
+    return sprt
+
+
+# ----------------------------------------------------------------------
+# The tournament.
+
+
+@dataclass(frozen=True, slots=True)
+class Timing:
+    """How strictly the referee keeps time (all in milliseconds)."""
+
+    margin_ms: int = DEFAULT_MARGIN_MS
+    grace_ms: int = DEFAULT_GRACE_MS
+    move_timeout_ms: int = DEFAULT_MOVE_TIMEOUT_MS
+    request_timeout_ms: int = DEFAULT_REQUEST_TIMEOUT_MS
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentConfig:
+    """A whole tournament; stored as JSON in its database."""
+
+    game: str
+    engines: tuple[EngineSpec, ...]
+    time_control: TimeControl
+    options: dict[str, Any] = field(default_factory=dict)
+    games_per_pair: int = 2
+    gauntlet: bool = False
+    openings: OpeningSource = field(default_factory=OpeningSource)
+    adjudication: Adjudication = field(default_factory=Adjudication)
+    timing: Timing = field(default_factory=Timing)
+    sprt: Sprt | None = None
+    seed: int = 1
+    name: str = "arena tournament"
+
+    def validate(self) -> None:
+        """Raise :class:`ConfigError` for settings that cannot make a tournament."""
+        if len(self.engines) < 2:
+            raise ConfigError("a tournament needs at least two engines")
+        if len({engine.name for engine in self.engines}) != len(self.engines):
+            raise ConfigError("engine names must be unique")
+        if self.games_per_pair < 1:
+            raise ConfigError("games per pairing must be at least 1")
+        tc = self.time_control
+        if tc.base_ms is None and tc.movetime_ms is None and tc.depth is None and tc.nodes is None:
+            raise ConfigError("give a time control: a clock, a move time, a depth or nodes")
+        if self.sprt is not None and len(self.engines) != 2:
+            raise ConfigError("SPRT compares exactly two engines")
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> TournamentConfig:
+        sprt = data.get("sprt")
+        return cls(
+            game=data["game"],
+            engines=tuple(EngineSpec(**engine) for engine in data["engines"]),
+            time_control=TimeControl(**data["time_control"]),
+            options=dict(data.get("options") or {}),
+            games_per_pair=data["games_per_pair"],
+            gauntlet=data["gauntlet"],
+            openings=OpeningSource(**data["openings"]),
+            adjudication=Adjudication(**data["adjudication"]),
+            timing=Timing(**data["timing"]),
+            sprt=None if sprt is None else Sprt(**sprt),
+            seed=data["seed"],
+            name=data["name"],
+        )
+
+
+# ----------------------------------------------------------------------
+# Helpers for ``key=value`` lists.
+
+
+def parse_pairs(text: str, allowed: tuple[str, ...]) -> dict[str, str]:
+    """``"a=1,b=2"`` -> ``{"a": "1", "b": "2"}``; unknown keys are a :class:`ConfigError`."""
+    values: dict[str, str] = {}
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        key, sep, value = item.partition("=")
+        key = key.strip()
+        if not sep:
+            raise ConfigError(f"{item!r} is not KEY=VALUE")
+        if key not in allowed:
+            raise ConfigError(f"unknown key {key!r} in {text!r} (keys: {', '.join(allowed)})")
+        values[key] = value.strip()
+    return values
+
+
+def _int(text: str, what: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise ConfigError(f"{what} must be an integer, got {text!r}") from None
+
+
+def _positive(values: dict[str, str], key: str) -> int | None:
+    if key not in values:
+        return None
+    number = _int(values[key], key)
+    if number < 1:
+        raise ConfigError(f"{key} must be at least 1, got {number}")
+    return number

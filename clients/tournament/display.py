@@ -1,0 +1,225 @@
+"""What the tournament shows: tables (pure text functions) and the live progress line.
+
+:func:`report` formats the standings, every pairing's Elo difference with
+95% error bars and LOS (trinomial, and pentanomial once pairs of games are
+complete), the crosstable and the SPRT state. :class:`Progress` keeps one
+status line up to date on a terminal (a bar, games done, the leaders and
+the games in progress) and prints one line per finished game otherwise.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+from collections.abc import Sequence
+from typing import TextIO
+
+from clients.tournament.records import GameRecord
+from clients.tournament.standings import (
+    GameResult,
+    crosstable,
+    engine_tallies,
+    pairing_results,
+    ranking,
+)
+from clients.tournament.stats import Estimate, SprtState
+
+#: Width of the progress bar, in characters.
+BAR_WIDTH = 24
+#: Least time between two redraws of the live line (seconds).
+REDRAW_INTERVAL_S = 0.1
+
+
+def format_elo(estimate: Estimate) -> str:
+    """``+70.4 ± 70.6`` (infinite values as ``+inf``)."""
+    return f"{_signed(estimate.elo)} ± {_plain(estimate.error)}"
+
+
+def _signed(value: float) -> str:
+    if math.isinf(value):
+        return "+inf" if value > 0 else "-inf"
+    return f"{value:+.1f}"
+
+
+def _plain(value: float) -> str:
+    return "inf" if math.isinf(value) else f"{value:.1f}"
+
+
+def standings_table(names: Sequence[str], results: Sequence[GameResult]) -> str:
+    """Rank, engine, games, points, score and performance Elo against the field."""
+    tallies = engine_tallies(results, len(names))
+    width = max(len("engine"), *(len(name) for name in names))
+    lines = [f"{'#':>2}  {'engine':<{width}}  {'games':>5}  {'points':>6}  {'score':>6}  "
+             f"{'+':>4} {'=':>4} {'-':>4}  Elo vs field"]
+    for rank, index in enumerate(ranking(tallies), 1):
+        tally = tallies[index]
+        share = tally.points / tally.games if tally.games else 0.0
+        elo = format_elo(tally.estimate()) if tally.games else "-"
+        lines.append(
+            f"{rank:>2}  {names[index]:<{width}}  {tally.games:>5}  {tally.points:>6.1f}  "
+            f"{share:>6.1%}  {tally.wins:>4} {tally.draws:>4} {tally.losses:>4}  {elo}"
+        )
+    return "\n".join(lines)
+
+
+def pairings_table(names: Sequence[str], results: Sequence[GameResult]) -> str:
+    """Each pairing from its first engine's side: W/D/L, score, Elo ± 95%, LOS."""
+    lines = []
+    for pairing in pairing_results(results):
+        tally = pairing.tally
+        tri = pairing.trinomial()
+        line = (
+            f"{names[pairing.a]} vs {names[pairing.b]}: {tally.games} games, "
+            f"+{tally.wins} ={tally.draws} -{tally.losses}, score {tri.score:.1%}, "
+            f"Elo {format_elo(tri)}, LOS {tri.los:.1%}"
+        )
+        penta = pairing.pentanomial()
+        if penta is not None:
+            counts = " ".join(str(count) for count in pairing.pairs)
+            line += (
+                f"\n    pentanomial [{counts}] ({penta.samples} pairs): "
+                f"Elo {format_elo(penta)}, LOS {penta.los:.1%}"
+            )
+        lines.append(line)
+    return "\n".join(lines) or "(no games yet)"
+
+
+def crosstable_text(names: Sequence[str], results: Sequence[GameResult]) -> str:
+    """Points of the row engine against the column engine, out of the games played."""
+    table = crosstable(results, len(names))
+    width = max(len(name) for name in names)
+    short = [name[:9] for name in names]
+    header = " " * (width + 2) + "  ".join(f"{name:>9}" for name in short)
+    lines = [header]
+    for i, name in enumerate(names):
+        cells = []
+        for cell in table[i]:
+            cells.append(f"{'-':>9}" if cell is None else f"{_points(cell.points)}/{cell.games}"
+                         .rjust(9))
+        lines.append(f"{name:<{width}}  " + "  ".join(cells))
+    return "\n".join(lines)
+
+
+def _points(points: float) -> str:
+    return f"{points:g}"
+
+
+def sprt_text(state: SprtState, elo0: float, elo1: float) -> str:
+    decision = {"H0": "H0 accepted", "H1": "H1 accepted", None: "continuing"}[state.decision]
+    return (
+        f"SPRT elo0={elo0:g} elo1={elo1:g}: LLR {state.llr:+.2f} "
+        f"[{state.lower:+.2f}, {state.upper:+.2f}] {decision}"
+    )
+
+
+def report(
+    names: Sequence[str], results: Sequence[GameResult], sprt: str | None = None
+) -> str:
+    """Standings, pairings and crosstable (and the SPRT line) as one block of text."""
+    parts = [
+        "Standings",
+        standings_table(names, results),
+        "",
+        "Pairings (Elo difference of the first engine, 95% error bars, likelihood of superiority)",
+        pairings_table(names, results),
+        "",
+        "Crosstable (points of the row engine against the column engine / games)",
+        crosstable_text(names, results),
+    ]
+    if sprt:
+        parts += ["", sprt]
+    return "\n".join(parts)
+
+
+def describe_game(record: GameRecord) -> str:
+    """One line for a finished game."""
+    plies = sum(1 for move in record.moves if not move.book)
+    return (
+        f"game {record.game_id + 1}: {record.players[0]} - {record.players[1]} "
+        f"{record.result_text} ({record.reason}; {plies} plies)"
+    )
+
+
+class Progress:
+    """The live view: a redrawn status line on a terminal, plain lines elsewhere."""
+
+    def __init__(
+        self, names: Sequence[str], total: int, stream: TextIO | None = None,
+        live: bool | None = None, quiet: bool = False,
+    ) -> None:
+        self.names = list(names)
+        self.total = total
+        self.stream = stream or sys.stdout
+        self.live = self.stream.isatty() if live is None else live
+        self.quiet = quiet
+        self.results: list[GameResult] = []
+        self.running: dict[int, tuple[str, int]] = {}
+        self._last_draw = 0.0
+        self._line_shown = False
+
+    def started(self, game_id: int, first: str, second: str) -> None:
+        self.running[game_id] = (f"{first}-{second}", 0)
+        self._redraw()
+
+    def moved(self, game_id: int, plies: int) -> None:
+        label, _ = self.running.get(game_id, ("?", 0))
+        self.running[game_id] = (label, plies)
+        self._redraw()
+
+    def finished(self, record: GameRecord, results: Sequence[GameResult]) -> None:
+        self.running.pop(record.game_id, None)
+        self.results = list(results)
+        self.print(describe_game(record))
+
+    def abandoned(self, game_id: int) -> None:
+        self.running.pop(game_id, None)
+        self._redraw()
+
+    def print(self, text: str) -> None:
+        """A block of text above the live line."""
+        if self.quiet:
+            return
+        self._clear()
+        self.stream.write(text + "\n")
+        if not self.live:
+            self.stream.write(self.status_line() + "\n")
+        self.stream.flush()
+        self._redraw(force=True)
+
+    def close(self) -> None:
+        self._clear()
+        self.stream.flush()
+
+    def status_line(self) -> str:
+        """``[#####.......] 12/40 | A 7.5, B 4.5 | playing: A-B ply 23``."""
+        done = len(self.results)
+        filled = round(BAR_WIDTH * done / self.total) if self.total else BAR_WIDTH
+        bar = "#" * filled + "." * (BAR_WIDTH - filled)
+        tallies = engine_tallies(self.results, len(self.names))
+        leaders = ", ".join(
+            f"{self.names[i]} {tallies[i].points:g}" for i in ranking(tallies)[:4]
+        )
+        playing = ", ".join(
+            f"{label} ply {plies}" for label, plies in list(self.running.values())[:3]
+        )
+        line = f"[{bar}] {done}/{self.total} | {leaders}"
+        if playing:
+            line += f" | playing: {playing}"
+        return line
+
+    def _redraw(self, force: bool = False) -> None:
+        if not self.live or self.quiet:
+            return
+        now = time.monotonic()
+        if not force and now - self._last_draw < REDRAW_INTERVAL_S:
+            return
+        self._last_draw = now
+        self.stream.write("\r\x1b[K" + self.status_line())
+        self.stream.flush()
+        self._line_shown = True
+
+    def _clear(self) -> None:
+        if self._line_shown:
+            self.stream.write("\r\x1b[K")
+            self._line_shown = False

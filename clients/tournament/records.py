@@ -1,0 +1,210 @@
+"""What is kept of each game: a :class:`GameRecord`, as JSON Lines and (for chess) PGN.
+
+One JSON object per line holds everything: the engines, the opening, each
+move with the time it took on the referee's clock and the depth and score
+the engine reported, the result and why. :func:`pgn` writes a chess game
+in PGN with cutechess-style move comments (``{+0.31/12 0.52s}``), readable
+by python-chess and every chess GUI.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from engine.registry import create_game
+
+#: Why games end, by kind: how the result came about (for PGN's Termination tag).
+RULES = "rules"
+ADJUDICATION = "adjudication"
+TIME_FORFEIT = "time_forfeit"
+TIMEOUT = "timeout"
+ILLEGAL_MOVE = "illegal_move"
+DISCONNECT = "disconnect"
+PROTOCOL_ERROR = "protocol_error"
+CONNECTION_FAILED = "connection_failed"
+#: Faults: the game is lost by the engine at fault.
+FAULT_KINDS = (TIME_FORFEIT, TIMEOUT, ILLEGAL_MOVE, DISCONNECT, PROTOCOL_ERROR, CONNECTION_FAILED)
+
+_PGN_TERMINATION = {
+    RULES: "normal",
+    ADJUDICATION: "adjudication",
+    TIME_FORFEIT: "time forfeit",
+    TIMEOUT: "time forfeit",
+    ILLEGAL_MOVE: "rules infraction",
+    DISCONNECT: "abandoned",
+    PROTOCOL_ERROR: "rules infraction",
+    CONNECTION_FAILED: "abandoned",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class MoveRecord:
+    """One move: the referee's measured time and what the engine said about it.
+
+    ``score`` is the protocol's score map from the mover's point of view;
+    opening moves have ``book`` set and no engine figures.
+    """
+
+    move: str
+    time_ms: int | None = None
+    clock_ms: int | None = None
+    depth: int | None = None
+    seldepth: int | None = None
+    score: dict[str, Any] | None = None
+    nodes: int | None = None
+    engine_time_ms: int | None = None
+    book: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class GameRecord:
+    """A finished game; ``players`` are engine names, first mover first.
+
+    ``winner`` is a player index (0 moved first) or ``None`` for a draw;
+    ``kind`` is how it ended (``rules``, ``adjudication`` or a fault) and
+    ``reason`` says it in words, naming the engine at fault.
+    """
+
+    game_id: int
+    round: int
+    pair: int
+    game: str
+    options: dict[str, Any]
+    players: tuple[str, str]
+    opening_index: int
+    opening_position: str | None
+    winner: int | None
+    kind: str
+    reason: str
+    moves: tuple[MoveRecord, ...] = ()
+    final_position: str = ""
+    time_control: str = ""
+    started: str = ""
+    finished: str = ""
+    tournament: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def points(self, player: int) -> float:
+        """What ``player`` scored: 1, 0.5 or 0."""
+        if self.winner is None:
+            return 0.5
+        return 1.0 if self.winner == player else 0.0
+
+    @property
+    def result_text(self) -> str:
+        return {None: "1/2-1/2", 0: "1-0", 1: "0-1"}[self.winner]
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["players"] = list(self.players)
+        data["result"] = self.result_text
+        data["moves"] = [
+            {key: value for key, value in move.items() if value is not None and value is not False}
+            for move in data["moves"]
+        ]
+        return data
+
+    def to_line(self) -> str:
+        """One line of JSON, for a ``.jsonl`` file."""
+        return json.dumps(self.to_json(), separators=(",", ":"), ensure_ascii=False)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> GameRecord:
+        fields = {key: value for key, value in data.items() if key in cls.__dataclass_fields__}
+        fields["players"] = tuple(data["players"])
+        fields["moves"] = tuple(
+            MoveRecord(**move) for move in data.get("moves", ())
+        )
+        return cls(**fields)
+
+
+# ----------------------------------------------------------------------
+# PGN.
+
+
+def pgn(record: GameRecord) -> str:
+    """The game in PGN (chess only): SAN moves, engine comments, Termination and reason."""
+    game = create_game(record.game, record.options)
+    format_san = getattr(game, "format_san", None)
+    if format_san is None:
+        raise ValueError(f"PGN is for chess, not {record.game}")
+    tags = [
+        ("Event", record.tournament or "arena tournament"),
+        ("Site", "alphabeta-arena"),
+        ("Date", (record.started or "????.??.??")[:10].replace("-", ".")),
+        ("Round", f"{record.round + 1}.{record.game_id + 1}"),
+        ("White", record.players[0]),
+        ("Black", record.players[1]),
+        ("Result", record.result_text),
+    ]
+    state = game.initial_state()
+    if record.opening_position is not None:
+        state = game.parse_position(record.opening_position)
+        tags += [("SetUp", "1"), ("FEN", record.opening_position)]
+    tags += [("TimeControl", record.time_control or "-"),
+             ("Termination", _PGN_TERMINATION.get(record.kind, "unterminated")),
+             ("PlyCount", str(len(record.moves)))]
+    tokens = []
+    fullmove = _first_move_number(record.opening_position)
+    for index, move in enumerate(record.moves):
+        white_to_move = game.to_move(state) == 0
+        if white_to_move:
+            tokens.append(f"{fullmove}.")
+        elif index == 0:
+            tokens.append(f"{fullmove}...")
+        parsed = game.parse_move(state, move.move)
+        tokens.append(format_san(state, parsed))
+        tokens.append("{" + _comment(move) + "}")
+        state = game.play(state, parsed)
+        if not white_to_move:
+            fullmove += 1
+    tokens.append("{" + _escape(record.reason) + "}")
+    tokens.append(record.result_text)
+    header = "".join(f'[{name} "{_escape(value)}"]\n' for name, value in tags)
+    return header + "\n" + _wrap(tokens) + "\n\n"
+
+
+def _first_move_number(fen: str | None) -> int:
+    fields = (fen or "").split()
+    return int(fields[5]) if len(fields) > 5 and fields[5].isdigit() else 1
+
+
+def _comment(move: MoveRecord) -> str:
+    if move.book:
+        return "book"
+    score = _pgn_score(move.score)
+    seconds = f"{(move.time_ms or 0) / 1000:.3f}s"
+    return f"{score}/{move.depth or 0} {seconds}"
+
+
+def _pgn_score(score: dict[str, Any] | None) -> str:
+    """Pawns from the mover's side, or ``+M3`` for a mate in 3 moves (cutechess' style)."""
+    if not score:
+        return "0.00"
+    if "win_in" in score:
+        return f"+M{(int(score['win_in']) + 1) // 2}"
+    if "loss_in" in score:
+        return f"-M{(int(score['loss_in']) + 1) // 2}"
+    if score.get("draw"):
+        return "0.00"
+    return f"{int(score.get('value', 0)) / 100:+.2f}"
+
+
+def _escape(text: str) -> str:
+    return text.replace("\\", "\\\\").replace('"', "'").replace("{", "(").replace("}", ")")
+
+
+def _wrap(tokens: list[str], width: int = 79) -> str:
+    lines: list[str] = []
+    line = ""
+    for token in tokens:
+        if line and len(line) + 1 + len(token) > width:
+            lines.append(line)
+            line = token
+        else:
+            line = f"{line} {token}" if line else token
+    if line:
+        lines.append(line)
+    return "\n".join(lines)

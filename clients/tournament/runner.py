@@ -1,0 +1,277 @@
+"""Runs a stored tournament: local server, connections, concurrent games, SPRT, files.
+
+:func:`create_tournament` writes a new database (settings, openings,
+schedule); :class:`TournamentRunner` plays whatever is still pending in a
+database, ``concurrency`` games at a time, stores each game as it ends and
+appends it to the JSON Lines (and PGN) files. Interrupted, it leaves the
+database ready for :meth:`TournamentRunner.run` again (``--resume``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import random
+import signal
+from collections import deque
+from collections.abc import AsyncIterator, Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from clients.client import Engine
+from clients.tournament.config import LOCAL_URL, TournamentConfig
+from clients.tournament.connections import Backoff, ConnectError, EnginePool
+from clients.tournament.display import Progress, report, sprt_text
+from clients.tournament.local import LocalServer
+from clients.tournament.openings import Opening, generate_openings, load_openings
+from clients.tournament.records import CONNECTION_FAILED, GameRecord, pgn
+from clients.tournament.referee import GameSpec, Referee
+from clients.tournament.scheduler import ScheduledGame, openings_needed, schedule
+from clients.tournament.standings import pairing_results
+from clients.tournament.stats import SprtState, sprt_pentanomial, sprt_trinomial
+from clients.tournament.store import Store
+from engine.registry import create_game
+
+
+class TournamentAborted(Exception):
+    """The tournament cannot go on (no engine reachable); finished games are kept."""
+
+
+def prepare_openings(config: TournamentConfig) -> list[Opening]:
+    """The openings of a new tournament, from its file or generated (seeded)."""
+    game = create_game(config.game, config.options)
+    source = config.openings
+    wanted = openings_needed(config.games_per_pair)
+    if source.path is not None:
+        openings = load_openings(game, source.path)
+        if source.shuffle:
+            random.Random(config.seed).shuffle(openings)
+        return openings
+    generated = generate_openings(
+        game, wanted, source.random_plies, depth=source.balance_depth,
+        max_score=source.balance_score, seed=config.seed,
+    )
+    return generated or [Opening()]
+
+
+def create_tournament(path: str | Path, config: TournamentConfig) -> Store:
+    """A new tournament database with its openings and its whole schedule."""
+    config.validate()
+    openings = prepare_openings(config)
+    games = schedule(len(config.engines), config.games_per_pair, len(openings), config.gauntlet)
+    return Store.create(path, config, openings, games)
+
+
+@dataclass(slots=True)
+class RunSettings:
+    """How to run (not part of the tournament: may change between resumes)."""
+
+    concurrency: int = 1
+    local_workers: int | None = None
+    backoff: Backoff = field(default_factory=Backoff)
+    jsonl_path: Path | None = None
+    pgn_path: Path | None = None
+    quiet: bool = False
+    live: bool | None = None
+
+
+class TournamentRunner:
+    """Plays the pending games of one database."""
+
+    def __init__(self, store: Store, settings: RunSettings, progress: Progress | None = None
+                 ) -> None:
+        self.store = store
+        self.config = store.config()
+        self.settings = settings
+        self.openings = store.openings()
+        self.names = [engine.name for engine in self.config.engines]
+        self.progress = progress or Progress(
+            self.names, len(store.schedule()), live=settings.live, quiet=settings.quiet
+        )
+        self.referee = Referee(self.config)
+        self.pools: dict[int, EnginePool] = {}
+        self._stopping = False
+
+    # ------------------------------------------------------------------
+
+    async def run(self) -> str:
+        """Play until every game is done, SPRT decides, or an abort; the final report."""
+        self._rewrite_files()
+        if self.store.status() is None:
+            self._check_sprt()
+        pending = self.store.pending() if self.store.status() is None else []
+        async with self._servers() as urls:
+            self.pools = {
+                index: EnginePool(urls[index], self.settings.backoff)
+                for index in range(len(self.config.engines))
+            }
+            try:
+                with self._report_on_signal():
+                    await self._play_all(pending)
+            finally:
+                await asyncio.gather(*(pool.close() for pool in self.pools.values()))
+                self.progress.close()
+        return self.report()
+
+    def report(self) -> str:
+        results = self.store.results()
+        status = self.store.status()
+        text = report(self.names, results, self._sprt_line())
+        done, total = len(results), len(self.store.schedule())
+        footer = f"{done} of {total} games played"
+        if status:
+            footer += f"; stopped early: {status}"
+        return text + "\n\n" + footer
+
+    # ------------------------------------------------------------------
+
+    async def _play_all(self, pending: list[ScheduledGame]) -> None:
+        queue = deque(pending)
+
+        async def worker() -> None:
+            while queue and not self._stopping:
+                await self._play_one(queue.popleft())
+
+        workers = max(1, min(self.settings.concurrency, len(queue)))
+        await asyncio.gather(*(worker() for _ in range(workers)))
+
+    async def _play_one(self, scheduled: ScheduledGame) -> None:
+        engines = self.config.engines
+        spec = GameSpec(
+            game_id=scheduled.game_id, round=scheduled.round, pair=scheduled.pair,
+            opening_index=scheduled.opening_index,
+            opening=self.openings[scheduled.opening_index],
+            engines=(engines[scheduled.first], engines[scheduled.second]),
+        )
+        indices = (scheduled.first, scheduled.second)
+        self.progress.started(spec.game_id, spec.engines[0].name, spec.engines[1].name)
+        connections = await asyncio.gather(
+            *(self.pools[index].acquire() for index in indices), return_exceptions=True
+        )
+        healthy = [False, False]
+        try:
+            failed = [i for i, c in enumerate(connections) if isinstance(c, BaseException)]
+            if len(failed) == 2:
+                raise TournamentAborted(f"no engine of game {spec.game_id + 1} is reachable: "
+                                        f"{connections[0]}; {connections[1]}")
+            if failed:
+                loser = failed[0]
+                error = connections[loser]
+                if not isinstance(error, ConnectError):
+                    raise error  # type: ignore[misc]
+                record = self.referee.forfeit(spec, loser, CONNECTION_FAILED,
+                                              f"could not be reached ({error})")
+                healthy[1 - loser] = True
+            else:
+                pair = (connections[0], connections[1])
+                assert isinstance(pair[0], Engine) and isinstance(pair[1], Engine)
+                record, (ok0, ok1) = await self.referee.play(
+                    spec, (pair[0], pair[1]), lambda game, plies: self.progress.moved(
+                        game.game_id, plies))
+                healthy = [ok0, ok1]
+            self._save(record)
+        except BaseException:
+            self.progress.abandoned(spec.game_id)
+            raise
+        finally:
+            for index, connection, ok in zip(indices, connections, healthy, strict=True):
+                if isinstance(connection, Engine):
+                    await self.pools[index].release(connection, ok)
+
+    def _save(self, record: GameRecord) -> None:
+        if not self.store.finish(record):
+            return  # stored already (cannot happen with one runner per database)
+        self._append_files(record)
+        self.progress.finished(record, self.store.results())
+        self._check_sprt()
+
+    # ------------------------------------------------------------------
+    # SPRT.
+
+    def _sprt_state(self) -> SprtState | None:
+        sprt = self.config.sprt
+        if sprt is None:
+            return None
+        pairings = pairing_results(self.store.results())
+        if not pairings:
+            return sprt_trinomial(0, 0, 0, sprt.elo0, sprt.elo1, sprt.alpha, sprt.beta)
+        pairing = pairings[0]
+        if self.config.games_per_pair >= 2 and sum(pairing.pairs) > 0:
+            return sprt_pentanomial(pairing.pairs, sprt.elo0, sprt.elo1, sprt.alpha, sprt.beta)
+        tally = pairing.tally
+        return sprt_trinomial(tally.wins, tally.draws, tally.losses, sprt.elo0, sprt.elo1,
+                              sprt.alpha, sprt.beta)
+
+    def _sprt_line(self) -> str | None:
+        state = self._sprt_state()
+        sprt = self.config.sprt
+        return None if state is None or sprt is None else sprt_text(state, sprt.elo0, sprt.elo1)
+
+    def _check_sprt(self) -> None:
+        state = self._sprt_state()
+        if state is None or state.decision is None or self._stopping:
+            return
+        self._stopping = True
+        line = self._sprt_line() or ""
+        self.store.set_status(line)
+        self.progress.print(line + " (games in progress finish; no new ones start)")
+
+    # ------------------------------------------------------------------
+    # Files.
+
+    def _rewrite_files(self) -> None:
+        """Make the JSON Lines and PGN files hold exactly the stored games."""
+        records = self.store.records()
+        if self.settings.jsonl_path is not None:
+            _replace(self.settings.jsonl_path, "".join(r.to_line() + "\n" for r in records))
+        if self.settings.pgn_path is not None:
+            _replace(self.settings.pgn_path, "".join(pgn(r) for r in records))
+
+    def _append_files(self, record: GameRecord) -> None:
+        if self.settings.jsonl_path is not None:
+            with open(self.settings.jsonl_path, "a", encoding="utf-8") as file:
+                file.write(record.to_line() + "\n")
+        if self.settings.pgn_path is not None:
+            with open(self.settings.pgn_path, "a", encoding="utf-8") as file:
+                file.write(pgn(record))
+
+    # ------------------------------------------------------------------
+    # Context.
+
+    @contextlib.asynccontextmanager
+    async def _servers(self) -> AsyncIterator[list[str]]:
+        """Each engine's URL, with a local server running for ``url=local`` engines."""
+        engines = self.config.engines
+        if not any(engine.url == LOCAL_URL for engine in engines):
+            yield [engine.url for engine in engines]
+            return
+        workers = self.settings.local_workers or max(1, self.settings.concurrency)
+        async with LocalServer(workers) as server:
+            yield [server.url if engine.url == LOCAL_URL else engine.url for engine in engines]
+
+    @contextlib.contextmanager
+    def _report_on_signal(self) -> Iterator[None]:
+        """SIGUSR1 prints the tables now (``kill -USR1 <pid>``), where signals exist."""
+        loop = asyncio.get_running_loop()
+        usr1 = getattr(signal, "SIGUSR1", None)
+        if usr1 is None:
+            yield
+            return
+        show: Callable[[], None] = lambda: self.progress.print(self.report())  # noqa: E731
+        try:
+            loop.add_signal_handler(usr1, show)
+        except (NotImplementedError, RuntimeError):
+            yield
+            return
+        try:
+            yield
+        finally:
+            loop.remove_signal_handler(usr1)
+
+
+def _replace(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` atomically (a reader sees the old file or the new one)."""
+    temporary = path.with_name(path.name + ".tmp")
+    temporary.write_text(text, encoding="utf-8")
+    os.replace(temporary, path)

@@ -1,0 +1,58 @@
+"""Who plays whom, in which order and from which opening: pure scheduling.
+
+Games come in pairs: the two games of a pair share an opening with the
+engines' colours swapped, and they are scheduled one after the other so
+that a partial result (or an early SPRT stop) stays balanced. Round ``k``
+plays opening ``k`` (cycling through the list) in every pairing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class ScheduledGame:
+    """One game to play: engine indices (``first`` moves first) and its pair of games."""
+
+    game_id: int
+    round: int
+    pair: int
+    opening_index: int
+    first: int
+    second: int
+
+
+def pairings(engine_count: int, gauntlet: bool = False) -> list[tuple[int, int]]:
+    """Every pairing: all against all, or engine 0 against each of the others."""
+    if gauntlet:
+        return [(0, other) for other in range(1, engine_count)]
+    return [(a, b) for a in range(engine_count) for b in range(a + 1, engine_count)]
+
+
+def schedule(
+    engine_count: int, games_per_pair: int, opening_count: int, gauntlet: bool = False
+) -> list[ScheduledGame]:
+    """All games of the tournament, in playing order.
+
+    Each pairing plays ``games_per_pair`` games: ``ceil(games / 2)`` pairs of
+    games, the last one a single game when the number is odd.
+    """
+    if opening_count < 1:
+        raise ValueError("at least one opening is needed")
+    matchups = pairings(engine_count, gauntlet)
+    games: list[ScheduledGame] = []
+    rounds = (games_per_pair + 1) // 2
+    for round_number in range(rounds):
+        opening = round_number % opening_count
+        for index, (a, b) in enumerate(matchups):
+            pair = round_number * len(matchups) + index
+            colours = [(a, b), (b, a)] if 2 * round_number + 1 < games_per_pair else [(a, b)]
+            for first, second in colours:
+                games.append(ScheduledGame(len(games), round_number, pair, opening, first, second))
+    return games
+
+
+def openings_needed(games_per_pair: int) -> int:
+    """Distinct openings a tournament can use: one per pair of games."""
+    return (games_per_pair + 1) // 2
