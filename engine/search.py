@@ -194,6 +194,9 @@ class Searcher:
         self.stats = SearchStats()
         self.killers: list[list[Hashable]] = [[] for _ in range(MAX_DEPTH + 64)]
         self.pv_table: list[list[Hashable]] = [[] for _ in range(MAX_DEPTH + 64)]
+        # Per ply: was this node reached by a move from safe_moves (so the
+        # side to move has no immediate win)? Set by the parent.
+        self._reached_safely = [False] * (MAX_DEPTH + 64)
         self._stop: StopSignal | None = None
         self._hard_deadline: float | None = None
         self._node_limit: int | None = None
@@ -428,6 +431,7 @@ class Searcher:
         best_value = -INFINITY
         best_move: Hashable = root_moves[0]
         horizon_before = self.horizon
+        self._reached_safely[1] = False
         for index, move in enumerate(root_moves):
             child = game.play(state, move)
             searched_as_pv = index == 0 and beta - alpha > 1
@@ -518,13 +522,15 @@ class Searcher:
                     return value
 
         # Step 6. An immediate win needs no search (the game says so
-        # cheaply); without one, the best left is a win two plies on.
+        # cheaply); without one, the best left is a win two plies on. A
+        # node reached by a safe move cannot have one, so it skips the test.
         if self._has_win_hook:
-            winning = game.winning_move(state)
-            if winning is not None:
-                if is_pv:
-                    self.pv_table[ply] = [winning]
-                return WIN - ply - 1
+            if not self._reached_safely[ply]:
+                winning = game.winning_move(state)
+                if winning is not None:
+                    if is_pv:
+                        self.pv_table[ply] = [winning]
+                    return WIN - ply - 1
             if beta > WIN - ply - 2:
                 beta = WIN - ply - 2
                 if alpha >= beta:
@@ -543,6 +549,7 @@ class Searcher:
                     alpha = ply + 4 - WIN
                     if alpha >= beta:
                         return alpha
+        self._reached_safely[ply + 1] = False
 
         # Step 7. Check extension, and null-move pruning when not in check.
         in_check = self._has_check_hook and game.in_check(state)
@@ -571,7 +578,9 @@ class Searcher:
         sort_after_first = False
         if moves is None:
             moves = game.ordered_moves(state)
-        elif len(moves) > 1:
+        else:
+            self._reached_safely[ply + 1] = True
+        if len(moves) > 1 and self._reached_safely[ply + 1]:
             if tt_move is not None and tt_move in moves:
                 sort_after_first = True
             else:
