@@ -33,6 +33,10 @@ M = TypeVar("M", bound=Hashable)
 #: scored above it (see :mod:`engine.score`) so the two can never be confused.
 EVAL_LIMIT = 100_000
 
+#: What :meth:`Game.to_move` returns at a chance state (dice to be rolled):
+#: no player moves there; see :meth:`Game.chance_outcomes`.
+CHANCE = -1
+
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
@@ -111,6 +115,13 @@ class Game(ABC, Generic[S, M]):
     #: just moved (Connect Four, tic-tac-toe, normal-play Nim): the side to
     #: move then wins only at odd plies, which the exact solver exploits.
     only_mover_wins: ClassVar[bool] = False
+    #: Games of chance only: evaluation units per point of utility. The
+    #: expectiminimax search scores a finished game as ``points *
+    #: utility_scale`` so that it shares the evaluation's scale.
+    utility_scale: ClassVar[int] = 1
+    #: Games of chance only: a bound on ``|evaluate|`` and on ``|utility| *
+    #: utility_scale``; the chance-node pruning (Star1/Star2) relies on it.
+    value_bound: ClassVar[int] = EVAL_LIMIT
 
     def __init__(self, **options: Any) -> None:
         self.options: dict[str, Any] = self.check_options(options)
@@ -325,3 +336,34 @@ class Game(ABC, Generic[S, M]):
         The solver uses it to bound its score range; ``None`` means unknown.
         """
         return None
+
+    # ------------------------------------------------------------------
+    # Games of chance. A game with dice has chance states, where
+    # :meth:`to_move` returns :data:`CHANCE`, :meth:`legal_moves` lists the
+    # outcomes (so a client can name a roll as a move: ``play`` applies it)
+    # and :meth:`chance_outcomes` gives their probabilities. Such a game is
+    # searched by expectiminimax (:mod:`engine.expectimax`), which needs its
+    # :meth:`evaluate` to be a positive linear transform of the expected
+    # utility (an average of evaluations must mean something) bounded by
+    # :attr:`value_bound`.
+
+    def chance_outcomes(self, state: S) -> list[tuple[M, float]] | None:
+        """At a chance state, every outcome with its probability; ``None`` elsewhere.
+
+        Probabilities are positive and sum to 1; the search converts them to
+        exact fractions (``Fraction(p).limit_denominator(10**6)``), so 1/36
+        given as a float is exact. Finished games return ``None``.
+        """
+        return None
+
+    def roller(self, state: S) -> int:
+        """At a chance state, the player who moves after the roll.
+
+        :meth:`evaluate` and the search score a chance state for this player.
+        The default plays the first outcome and asks :meth:`to_move`; games
+        override it when they know cheaply.
+        """
+        outcomes = self.chance_outcomes(state)
+        if not outcomes:
+            raise ValueError("roller() of a state that is not a chance state")
+        return self.to_move(self.play(state, outcomes[0][0]))

@@ -13,6 +13,7 @@ from typing import Any
 
 from engine.errors import BadOptionsError, UnknownGameError
 from engine.game import Game
+from engine.games.backgammon import Backgammon
 from engine.games.checkers import Checkers
 from engine.games.chess import Chess
 from engine.games.connect4 import ConnectFour
@@ -28,6 +29,7 @@ GAME_CLASSES: tuple[type[Game[Any, Any]], ...] = (
     Othello,
     Checkers,
     Chess,
+    Backgammon,
 )
 
 #: Game classes by registry name (read-only).

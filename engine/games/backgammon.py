@@ -1,0 +1,677 @@
+"""Backgammon: the full rules of a single game, without the doubling cube.
+
+Rules: each player has 15 checkers and moves them from their own 24 point
+towards their 1 point and then off the board. A roll of two dice gives two
+moves (a double gives four), each of one checker by one die. A checker may
+land on any point that holds at most one opposing checker; landing on a
+single opposing checker (a blot) hits it and puts it on the bar, from which
+it must enter in the opponent's home board before any other checker of its
+owner moves. Checkers are borne off once all 15 are in their home board
+(points 1-6): by the exact number, or from the highest occupied point when
+the die is larger than it. A player must use both dice if possible (all
+four of a double, else as many as possible); when only one die can be used,
+the larger one if possible. The game starts with each player throwing one
+die (equal dice are thrown again): the higher die moves first and plays the
+two dice thrown. The first to bear off all checkers wins 1 point, 2 (a
+gammon) if the loser has borne off none, 3 (a backgammon) if the loser has
+also a checker on the bar or in the winner's home board. There is no
+doubling cube: every game is played for its 1, 2 or 3 points.
+
+State: a :class:`BgState` holds the checkers of the player on roll (``me``)
+and of the opponent (``opp``), each as 25 counts from its owner's side
+(index ``i`` is the owner's point ``i + 1``, index 24 the bar; checkers
+borne off are the ones missing from 15), the index of the player on roll,
+and the dice, ``None`` while they are still to be rolled (a chance state).
+
+Chance states: after each move the opponent rolls; ``to_move`` is then
+:data:`~engine.game.CHANCE` and the legal "moves" are the 21 rolls
+(doubles 1/36, others 2/36). The initial state is the opening roll, with
+30 outcomes of probability 1/30: player 0's die and player 1's, unequal.
+
+Move notation (GNU Backgammon's): one ``from/to`` per checker move with
+points numbered from the mover's side (24 to 1), ``bar`` and ``off``, a
+``*`` after a point where a blot is hit, a checker's consecutive moves
+joined (``13/10*/8``) and equal moves counted (``8/5(2)``), e.g.
+``24/18 13/11``, ``bar/22*``, ``6/off 5/off``; ``pass`` when no checker can
+move. Any spelling that describes the same checker moves is accepted (order,
+``13/10 10/8`` for ``13/8``, ``*`` optional); a path through an
+intermediate point must name it when it hits there. Rolls: ``5-3`` (either
+order); the opening roll is ``a-b`` with ``a`` player 0's die and ``b``
+player 1's.
+
+Position notation: the GNU Backgammon Position ID (14 characters, for the
+player on roll first: the start is ``4HPwATDgc/ABMA``), then the player on
+roll (``0`` or ``1``), then the dice (``5-3``) or ``-`` when they are still
+to be rolled: ``4HPwATDgc/ABMA 0 3-1``, ``4HPwATDgc/ABMA 1 -``; the opening
+roll is ``4HPwATDgc/ABMA opening``.
+
+Evaluation: an estimate of the expected points of the player on roll times
+:data:`POINT`, see :meth:`Backgammon.evaluate`.
+"""
+
+from __future__ import annotations
+
+import base64
+import itertools
+import math
+import re
+from typing import Any, NamedTuple
+
+from engine.errors import BadPositionError, GameOverError, IllegalMoveError
+from engine.game import CHANCE, Game, Outcome
+
+#: Checkers per player.
+CHECKERS = 15
+#: Index of the bar in a board; index -1 as a destination means "off".
+BAR = 24
+OFF = -1
+#: Evaluation units per point of utility: a win is worth POINT, a gammon
+#: 2 * POINT, a backgammon 3 * POINT, and evaluations estimate expected
+#: points on the same scale.
+POINT = 1000
+#: The largest utility (a backgammon) bounds every value.
+VALUE_BOUND = 3 * POINT
+
+Board = tuple[int, ...]
+Step = tuple[int, int]
+#: A move: checker steps (source index, destination index) in play order.
+#: A roll is a pair of dice (high, low); at the opening (player 0's die,
+#: player 1's).
+Action = tuple[Any, ...]
+
+
+class BgState(NamedTuple):
+    """A backgammon position; see the module docstring."""
+
+    me: Board
+    opp: Board
+    turn: int
+    dice: tuple[int, int] | None
+    opening: bool = False
+
+
+#: The start position from either side: 2 on the 24 point, 5 on the 13,
+#: 3 on the 8 and 5 on the 6.
+START_BOARD: Board = tuple(
+    {5: 5, 7: 3, 12: 5, 23: 2}.get(index, 0) for index in range(25)
+)
+
+#: The 21 distinct rolls, high die first, with their probabilities.
+ROLLS: tuple[tuple[tuple[int, int], float], ...] = tuple(
+    ((high, low), (1 if high == low else 2) / 36)
+    for high in range(6, 0, -1)
+    for low in range(high, 0, -1)
+)
+#: The opening roll: (player 0's die, player 1's), never equal.
+OPENING_ROLLS: tuple[tuple[tuple[int, int], float], ...] = tuple(
+    ((first, second), 1 / 30)
+    for first in range(1, 7)
+    for second in range(1, 7)
+    if first != second
+)
+
+# ----------------------------------------------------------------------
+# Evaluation weights. Hand-set from standard backgammon rules of thumb
+# (pips as the unit: an average roll is 8.17 pips), checked only by playing
+# against a random and a one-ply player (bench/backgammon_bench.py).
+
+#: Being on roll is worth about half a roll in a race (the classic 4 pips).
+ON_ROLL_PIPS = 4.0
+#: Race: winning chances are modelled as a normal distribution of the pip
+#: lead with standard deviation RACE_SD_FACTOR * sqrt(total pips), which
+#: gives the on-roll side about 60% at 100 pips each, as race tables do.
+RACE_SD_FACTOR = 0.85
+#: Race: a checker needs at least about this many pips of dice to come off
+#: (wastage): effective pips are at least this per checker on the board.
+MIN_PIPS_PER_CHECKER = 3.7
+#: Contact: structure terms in pips.
+MADE_HOME_POINT = 3.0  # per point made in the home board or the bar point
+ANCHOR = 4.0  # per point held in the opponent's home board
+PRIME_BONUS = (0.0, 0.0, 1.0, 3.0, 6.0, 10.0, 16.0)  # by length of the longest run
+ON_BAR_PER_CLOSED_POINT = 1.5  # per checker on the bar, per point closed against it
+#: Contact: a blot hit loses its pips travelled plus this tempo.
+HIT_TEMPO = 4.0
+#: Contact: share of a blot's loss counted, for the player on roll (who
+#: moves first and may tidy up) and for the opponent (who is shot at now).
+OWN_BLOT_WEIGHT = 0.5
+OPP_BLOT_WEIGHT = 1.0
+#: Rolls out of 36 that contain a given number, the chance of a direct shot.
+DIRECT_SHOT = 11 / 36
+#: Contact: pips of lead that move the winning chances from 50% to 73%
+#: (the logistic's scale).
+CONTACT_SCALE = 20.0
+#: Gammon chances: share of the losing side's checkers outside its home
+#: board, times this, when it has borne off none.
+GAMMON_RATE = 0.5
+
+_ROLL_TEXT = re.compile(r"^\s*([1-6])\s*-\s*([1-6])\s*$")
+_POINT_TEXT = re.compile(r"^(bar|off|\d{1,2})(\*?)$")
+_REPEAT_TEXT = re.compile(r"^(.*)\((\d)\)$")
+
+
+class Backgammon(Game[BgState, Action]):
+    """Backgammon without the cube; chance states for every roll."""
+
+    name = "backgammon"
+    title = "Backgammon"
+    players = ("0", "1")
+    eval_unit = f"expected points x {POINT} (a single game is {POINT}, a gammon {2 * POINT})"
+    utility_scale = POINT
+    value_bound = VALUE_BOUND
+
+    def initial_state(self) -> BgState:
+        return BgState(START_BOARD, START_BOARD, 0, None, True)
+
+    # ------------------------------------------------------------------
+    # Turn order and chance.
+
+    def to_move(self, state: BgState) -> int:
+        if state.dice is None and any(state.opp):
+            return CHANCE
+        return state.turn
+
+    def roller(self, state: BgState) -> int:
+        return state.turn
+
+    def chance_outcomes(self, state: BgState) -> list[tuple[Action, float]] | None:
+        if state.dice is not None or not any(state.opp):
+            return None
+        return list(OPENING_ROLLS if state.opening else ROLLS)
+
+    def legal_moves(self, state: BgState) -> list[Action]:
+        if not any(state.opp):
+            return []
+        if state.dice is None:
+            return [roll for roll, _ in (OPENING_ROLLS if state.opening else ROLLS)]
+        return [steps for steps, _, _ in _plays(state.me, state.opp, *state.dice)]
+
+    def ordered_moves(self, state: BgState) -> list[Action]:
+        if state.dice is None:
+            return self.legal_moves(state)
+        plays = _plays(state.me, state.opp, *state.dice)
+        # Cheap ordering: hits first, then moves that leave fewer blots.
+        plays.sort(key=lambda play: _order_score(state.opp, play[0], play[1]), reverse=True)
+        return [steps for steps, _, _ in plays]
+
+    def play(self, state: BgState, move: Action) -> BgState:
+        if state.dice is None:
+            if state.opening:
+                first, second = move
+                dice = (max(first, second), min(first, second))
+                if first > second:
+                    return BgState(state.me, state.opp, 0, dice)
+                return BgState(state.opp, state.me, 1, dice)
+            return BgState(state.me, state.opp, state.turn, (move[0], move[1]))
+        me = list(state.me)
+        opp = list(state.opp)
+        for source, target in move:
+            _step(me, opp, source, target)
+        return BgState(tuple(opp), tuple(me), 1 - state.turn, None)
+
+    def outcome(self, state: BgState) -> Outcome | None:
+        if any(state.opp):
+            return None
+        loser = state.me
+        winner = 1 - state.turn
+        if sum(loser) < CHECKERS:
+            return Outcome(winner, "bore off all checkers", 1)
+        if loser[BAR] or any(loser[18:24]):
+            return Outcome(winner, "backgammon", 3)
+        return Outcome(winner, "gammon", 2)
+
+    def key(self, state: BgState) -> int:
+        # The value is for the player on roll and the rules are symmetric,
+        # so the same boards merge whoever is on roll.
+        dice = state.dice
+        code = 99 if state.opening else 0 if dice is None else dice[0] * 8 + dice[1]
+        return hash((state.me, state.opp, code)) & 0xFFFF_FFFF_FFFF_FFFF
+
+    # ------------------------------------------------------------------
+    # Evaluation.
+
+    def evaluate(self, state: BgState) -> int:
+        """Estimated expected points of the player on roll, times :data:`POINT`.
+
+        It is a positive linear transform of the expected utility (1, 2 or 3
+        points won or lost), as expectiminimax needs: chance nodes average
+        it, which is only meaningful on the scale of expected points, so it
+        is not a mere ranking. It lies within ``±VALUE_BOUND`` (3 points),
+        the bound the Star1/Star2 pruning uses; in practice within ±1.5
+        points. At a decision state the dice are ignored.
+
+        A race (no contact left) uses the pip counts alone: the on-roll
+        side's winning chance is a normal approximation of the pip lead
+        (with half a roll for being on roll and a minimum of pips per
+        checker for wastage). With contact, a score in pips adds the pip
+        lead, made points in the home board, anchors, the longest prime,
+        checkers on the bar against closed points and the blots exposed to
+        direct shots, and a logistic turns it into winning chances; gammon
+        chances grow with the checkers a side without any borne off still
+        has outside its home board.
+        """
+        me, opp = state.me, state.opp
+        if not any(opp):
+            outcome = self.outcome(state)
+            assert outcome is not None
+            sign = 1 if outcome.winner == state.turn else -1
+            return sign * outcome.points * POINT
+        equity = _equity(me, opp)
+        return max(-VALUE_BOUND, min(VALUE_BOUND, round(equity * POINT)))
+
+    # ------------------------------------------------------------------
+    # Notation.
+
+    def format_move(self, state: BgState, move: Action) -> str:
+        if state.dice is None:
+            return f"{move[0]}-{move[1]}"
+        return _format_steps(state.opp, move)
+
+    def parse_move(self, state: BgState, text: str) -> Action:
+        if self.outcome(state) is not None:
+            raise GameOverError("the game is over: no move can be played")
+        if state.dice is None:
+            return self._parse_roll(state, text, self.legal_moves(state))
+        plays = _plays(state.me, state.opp, *state.dice)
+        try:
+            target = _apply_text(state, text)
+        except IllegalMoveError as error:
+            raise IllegalMoveError(
+                str(error), [_format_steps(state.opp, steps) for steps, _, _ in plays]
+            ) from None
+        for steps, me, opp in plays:
+            if (me, opp) == target:
+                return steps
+        raise IllegalMoveError(
+            f"{text!r} is not a legal move with {state.dice[0]}-{state.dice[1]}",
+            [_format_steps(state.opp, steps) for steps, _, _ in plays],
+        )
+
+    def _parse_roll(self, state: BgState, text: str, legal: list[Action]) -> Action:
+        hint = [self.format_move(state, m) for m in legal]
+        match = _ROLL_TEXT.match(text)
+        if not match:
+            raise IllegalMoveError(
+                f"{text!r} is not a roll: the dice are to be rolled; write e.g. 5-3", hint
+            )
+        first, second = int(match.group(1)), int(match.group(2))
+        if state.opening:
+            if first == second:
+                raise IllegalMoveError(
+                    "the opening roll cannot be a double (equal dice are thrown again)", hint
+                )
+            return (first, second)
+        return (max(first, second), min(first, second))
+
+    def format_position(self, state: BgState) -> str:
+        position_id = encode_position_id(state.me, state.opp)
+        if state.opening:
+            return f"{position_id} opening"
+        dice = "-" if state.dice is None else f"{state.dice[0]}-{state.dice[1]}"
+        return f"{position_id} {state.turn} {dice}"
+
+    def parse_position(self, text: str) -> BgState:
+        usage = (
+            "a backgammon position is a GNU Backgammon Position ID, the player on roll "
+            "and the dice or '-', e.g. '4HPwATDgc/ABMA 0 3-1', or '<id> opening'"
+        )
+        if not isinstance(text, str):
+            raise BadPositionError(usage)
+        parts = text.split()
+        if len(parts) == 2 and parts[1] == "opening":
+            me, opp = decode_position_id(parts[0])
+            if me != START_BOARD or opp != START_BOARD:
+                raise BadPositionError("'opening' needs the start position 4HPwATDgc/ABMA")
+            return BgState(me, opp, 0, None, True)
+        if len(parts) != 3 or parts[1] not in ("0", "1"):
+            raise BadPositionError(usage)
+        me, opp = decode_position_id(parts[0])
+        turn = int(parts[1])
+        dice: tuple[int, int] | None = None
+        if parts[2] != "-":
+            match = _ROLL_TEXT.match(parts[2])
+            if not match:
+                raise BadPositionError(f"dice must be like 5-3 or '-', got {parts[2]!r}")
+            high, low = sorted((int(match.group(1)), int(match.group(2))), reverse=True)
+            dice = (high, low)
+        if not any(me):
+            raise BadPositionError("the player on roll has borne off every checker already")
+        if not any(opp) and dice is not None:
+            raise BadPositionError("the game is over (the opponent has borne off): no dice")
+        return BgState(me, opp, turn, dice)
+
+
+# ----------------------------------------------------------------------
+# Move generation.
+
+
+def _step(me: list[int], opp: list[int], source: int, target: int) -> bool:
+    """Move one checker in place; hit a blot on the target. Returns whether it hit."""
+    me[source] -= 1
+    if target < 0:
+        return False
+    me[target] += 1
+    mirror = 23 - target
+    if opp[mirror] == 1:
+        opp[mirror] = 0
+        opp[BAR] += 1
+        return True
+    return False
+
+
+def _single_steps(me: list[int], opp: list[int], die: int, highest_source: int) -> list[Step]:
+    """Every step of one checker by ``die``, from sources up to ``highest_source``."""
+    if me[BAR]:
+        target = BAR - die
+        if highest_source < BAR or opp[23 - target] >= 2:
+            return []
+        return [(BAR, target)]
+    top = 23
+    while top >= 0 and me[top] == 0:
+        top -= 1
+    all_home = top <= 5
+    steps = []
+    for source in range(min(highest_source, top), -1, -1):
+        if me[source] == 0:
+            continue
+        target = source - die
+        if target >= 0:
+            if opp[23 - target] < 2:
+                steps.append((source, target))
+        elif all_home and (target == OFF or source == top):
+            steps.append((source, OFF))
+    return steps
+
+
+def _plays(me: Board, opp: Board, high: int, low: int) -> list[tuple[Action, Board, Board]]:
+    """The legal plays of a roll, one per distinct result: (steps, my board, theirs).
+
+    A depth-first search tries the dice in both orders (a double: four
+    times, moving checkers from high points to low ones only, which reaches
+    every result once per multiset of steps); then the rules keep the plays
+    that use the most dice, and when that is one die of two, the larger one
+    if it can be used.
+    """
+    board = list(me)
+    other = list(opp)
+    double = high == low
+    orders = [(high,) * 4] if double else [(high, low), (low, high)]
+    # result -> [steps, dice used, whether the larger die was used]
+    found: dict[tuple[Board, Board], list[Any]] = {}
+    steps: list[Step] = []
+
+    def search(order: tuple[int, ...], used: int, highest_source: int) -> None:
+        moved = False
+        if used < len(order):
+            die = order[used]
+            for source, target in _single_steps(board, other, die, highest_source):
+                moved = True
+                hit = _step(board, other, source, target)
+                steps.append((source, target))
+                search(order, used + 1, source if double else BAR)
+                steps.pop()
+                # Undo the step.
+                board[source] += 1
+                if target >= 0:
+                    board[target] -= 1
+                    if hit:
+                        other[23 - target] = 1
+                        other[BAR] -= 1
+        if not moved:
+            result = (tuple(board), tuple(other))
+            larger = used > 0 and order[0] == high
+            entry = found.get(result)
+            if entry is None:
+                found[result] = [tuple(steps), used, larger]
+            else:
+                if used > entry[1]:
+                    entry[0], entry[1] = tuple(steps), used
+                entry[2] = entry[2] or larger
+
+    for order in orders:
+        search(order, 0, BAR)
+    most = max(entry[1] for entry in found.values())
+    kept = [(result, entry) for result, entry in found.items() if entry[1] == most]
+    if most == 1 and not double and any(entry[2] for _, entry in kept):
+        kept = [(result, entry) for result, entry in kept if entry[2]]
+    return [(entry[0], result[0], result[1]) for result, entry in kept]
+
+
+def _result(me: Board, opp: Board, move: Action) -> tuple[Board, Board]:
+    board, other = list(me), list(opp)
+    for source, target in move:
+        _step(board, other, source, target)
+    return tuple(board), tuple(other)
+
+
+def _order_score(opp_before: Board, me_after: Board, opp_after: Board) -> int:
+    hits = opp_after[BAR] - opp_before[BAR]
+    blots = sum(1 for count in me_after[:24] if count == 1)
+    made = sum(1 for count in me_after[:7] if count >= 2)
+    return 4 * hits + made - blots
+
+
+# ----------------------------------------------------------------------
+# Evaluation.
+
+
+def _pips(board: Board) -> int:
+    return sum((index + 1) * count for index, count in enumerate(board))
+
+
+def _equity(me: Board, opp: Board) -> float:
+    """Expected points for the side owning ``me``, which is on roll."""
+    my_pips = _pips(me)
+    opp_pips = _pips(opp)
+    my_back = _rearmost(me)
+    opp_back = _rearmost(opp)
+    if my_back + opp_back < 23:
+        return _race_equity(me, opp, my_pips, opp_pips)
+    score = opp_pips - my_pips + ON_ROLL_PIPS
+    score += _structure(me, opp) - _structure(opp, me)
+    score -= OWN_BLOT_WEIGHT * _blot_losses(me, opp)
+    score += OPP_BLOT_WEIGHT * _blot_losses(opp, me)
+    win = 1.0 / (1.0 + math.exp(-score / CONTACT_SCALE))
+    equity = 2.0 * win - 1.0
+    equity += win * _gammon_chance(opp) - (1.0 - win) * _gammon_chance(me)
+    return equity
+
+
+def _rearmost(board: Board) -> int:
+    index = BAR
+    while index >= 0 and board[index] == 0:
+        index -= 1
+    return index
+
+
+def _race_equity(me: Board, opp: Board, my_pips: int, opp_pips: int) -> float:
+    my_effective = max(my_pips, MIN_PIPS_PER_CHECKER * sum(me))
+    opp_effective = max(opp_pips, MIN_PIPS_PER_CHECKER * sum(opp))
+    lead = opp_effective - my_effective + ON_ROLL_PIPS
+    spread = RACE_SD_FACTOR * math.sqrt(my_effective + opp_effective) + 1.0
+    win = 0.5 * (1.0 + math.erf(lead / (spread * math.sqrt(2.0))))
+    return 2.0 * win - 1.0
+
+
+def _structure(board: Board, other: Board) -> float:
+    """Made points, anchors and primes of ``board``, and its checkers stuck on the bar."""
+    value = 0.0
+    run = longest = 0
+    for index in range(24):
+        if board[index] >= 2:
+            run += 1
+            if run > longest:
+                longest = run
+            if index <= 6:
+                value += MADE_HOME_POINT
+            elif index >= 18:
+                value += ANCHOR
+        else:
+            run = 0
+    value += PRIME_BONUS[min(longest, 6)]
+    if board[BAR]:
+        closed = sum(1 for index in range(18, 24) if other[23 - index] >= 2)
+        value -= board[BAR] * closed * ON_BAR_PER_CLOSED_POINT
+    return value
+
+
+def _blot_losses(board: Board, hitters: Board) -> float:
+    """Expected pips lost by the blots of ``board`` to direct shots of ``hitters``."""
+    # hitters' checkers in board's frame: index m = 23 - j, the bar at -1.
+    shooters = [0] * 25  # shooters[m + 1]
+    for j in range(25):
+        if hitters[j]:
+            shooters[24 - j if j < BAR else 0] = 1
+    loss = 0.0
+    for index in range(24):
+        if board[index] != 1:
+            continue
+        distances = 0
+        for distance in range(1, 7):
+            m = index - distance
+            if m < -1:
+                break
+            if shooters[m + 1]:
+                distances += 1
+        if distances:
+            chance = min(1.0, distances * DIRECT_SHOT)
+            loss += chance * (24 - index + HIT_TEMPO)
+    return loss
+
+
+def _gammon_chance(board: Board) -> float:
+    """Rough gammon chance against ``board``'s owner if it loses."""
+    if sum(board) < CHECKERS:
+        return 0.0
+    outside = sum(board[6:])
+    return GAMMON_RATE * outside / CHECKERS
+
+
+# ----------------------------------------------------------------------
+# Notation helpers.
+
+
+def _point_name(index: int) -> str:
+    if index == BAR:
+        return "bar"
+    if index == OFF:
+        return "off"
+    return str(index + 1)
+
+
+def _format_steps(opp: Board, move: Action) -> str:
+    if not move:
+        return "pass"
+    other = list(opp)
+    # Each chain: [source, (target, hit), (target, hit), ...] of one checker.
+    chains: list[list[Any]] = []
+    for source, target in move:
+        hit = target >= 0 and other[23 - target] == 1
+        if hit:
+            other[23 - target] = 0
+        for chain in chains:
+            if chain[-1][0] == source:
+                chain.append((target, hit))
+                break
+        else:
+            chains.append([source, (target, hit)])
+    texts: list[tuple[int, str]] = []
+    for chain in chains:
+        parts = [_point_name(chain[0])]
+        last = len(chain) - 1
+        for position, (target, hit) in enumerate(chain[1:], start=1):
+            if hit or position == last:
+                parts.append(_point_name(target) + ("*" if hit else ""))
+        texts.append((chain[0], "/".join(parts)))
+    texts.sort(key=lambda item: -item[0])
+    grouped: list[str] = []
+    counts: dict[str, int] = {}
+    for _, text in texts:
+        if text in counts:
+            counts[text] += 1
+        else:
+            counts[text] = 1
+            grouped.append(text)
+    return " ".join(text if counts[text] == 1 else f"{text}({counts[text]})" for text in grouped)
+
+
+def _apply_text(state: BgState, text: str) -> tuple[Board, Board]:
+    """The boards after the checker moves ``text`` describes (not checked against the dice)."""
+    assert state.dice is not None
+    board, other = list(state.me), list(state.opp)
+    tokens = text.split()
+    if [token.lower() for token in tokens] == ["pass"] or not tokens:
+        return tuple(board), tuple(other)
+    for token in tokens:
+        repeat = 1
+        match = _REPEAT_TEXT.match(token)
+        if match:
+            token, repeat = match.group(1), int(match.group(2))
+        points = []
+        for part in token.lower().split("/"):
+            point = _POINT_TEXT.match(part)
+            if not point:
+                raise IllegalMoveError(f"{part!r} in {text!r} is not a point")
+            name = point.group(1)
+            if name == "bar":
+                points.append(BAR)
+            elif name == "off":
+                points.append(OFF)
+            elif 1 <= int(name) <= 25:
+                points.append(int(name) - 1)
+            else:
+                raise IllegalMoveError(f"there is no point {name} (1-24, bar, off)")
+        if len(points) < 2 or repeat < 1:
+            raise IllegalMoveError(f"{token!r} is not a checker move like 13/8")
+        for _ in range(repeat):
+            for source, target in itertools.pairwise(points):
+                if target >= source or board[source] == 0:
+                    raise IllegalMoveError(f"{text!r} is not a legal move")
+                _step(board, other, source, target)
+    return tuple(board), tuple(other)
+
+
+def encode_position_id(me: Board, opp: Board) -> str:
+    """The GNU Backgammon Position ID of a position, the player on roll's checkers ``me``."""
+    bits: list[int] = []
+    for board in (me, opp):
+        for count in board:
+            bits.extend([1] * count)
+            bits.append(0)
+    bits.extend([0] * (80 - len(bits)))
+    key = bytearray(10)
+    for index, bit in enumerate(bits):
+        if bit:
+            key[index >> 3] |= 1 << (index & 7)
+    return base64.b64encode(bytes(key)).decode("ascii").rstrip("=")
+
+
+def decode_position_id(text: str) -> tuple[Board, Board]:
+    """The boards (player on roll's, opponent's) of a Position ID; raises BadPositionError."""
+    if not re.fullmatch(r"[A-Za-z0-9+/]{14}", text):
+        raise BadPositionError(f"{text!r} is not a Position ID (14 Base64 characters)")
+    key = base64.b64decode(text + "==")
+    bits = [(key[index >> 3] >> (index & 7)) & 1 for index in range(80)]
+    boards: list[list[int]] = [[], []]
+    position = 0
+    for board in boards:
+        while len(board) < 25:
+            count = 0
+            while position < 80 and bits[position]:
+                count += 1
+                position += 1
+            if position >= 80:
+                raise BadPositionError(f"Position ID {text!r} is truncated")
+            position += 1  # the 0 that ends the point
+            board.append(count)
+    if any(bits[position:]):
+        raise BadPositionError(f"Position ID {text!r} has bits after both boards")
+    me, opp = tuple(boards[0]), tuple(boards[1])
+    for counts in (me, opp):
+        if sum(counts) > CHECKERS:
+            raise BadPositionError(f"Position ID {text!r} gives a player over 15 checkers")
+    for index in range(24):
+        if me[index] and opp[23 - index]:
+            raise BadPositionError(
+                f"Position ID {text!r} puts both players on point {index + 1}"
+            )
+    return me, opp
