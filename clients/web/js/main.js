@@ -203,7 +203,8 @@ async function setState(state) {
   app.state = state;
   if (app.boardGame !== state.game) {
     const create = await boardModule(state.game);
-    app.board = create($("board"), { play: humanMove, say: (text) => say(text, "hint") });
+    $("board-note").textContent = "";
+    app.board = create($("board"), { play: humanMove, note: (text) => { $("board-note").textContent = text; } });
     app.boardGame = state.game;
   }
   render();

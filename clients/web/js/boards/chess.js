@@ -1,0 +1,150 @@
+// Chess: squares a1-h8, moves in UCI (e2e4, e7e8q), positions in FEN. Click a
+// piece, then its destination; a promotion asks for the piece. A move the
+// server does not accept comes back with its error message.
+
+import { canvas, el, fileLetter, onClick } from "../svg.js";
+import { SIZE, centre, drawLabels, drawSquares, markSquare, targetMark } from "./squares.js";
+
+// Filled glyphs for both colours (white ones are drawn with a light fill);
+// U+FE0E asks for the text form, never an emoji.
+const GLYPHS = { k: "\u265A", q: "\u265B", r: "\u265C", b: "\u265D", n: "\u265E", p: "\u265F\uFE0E" };
+const PROMOTIONS = ["q", "r", "b", "n"];
+
+export default function create(container, hooks) {
+  let selected = null; // {square, position} while a piece is picked up
+  let promotion = null; // {from, to, position} while the promotion piece is asked
+  let lastView = null;
+
+  function redraw() {
+    if (lastView) draw(lastView);
+  }
+
+  function draw(view) {
+    lastView = view;
+    const position = view.state.position;
+    if (selected && selected.position !== position) selected = null;
+    if (promotion && promotion.position !== position) promotion = null;
+    const pieces = parseBoard(position);
+    const legal = view.state.legal_moves;
+    const flipped = view.flipped;
+    const toDisplay = (square) => {
+      const file = square.charCodeAt(0) - 97;
+      const rank = Number(square[1]) - 1;
+      return flipped ? { row: rank, col: 7 - file } : { row: 7 - rank, col: file };
+    };
+    const fromDisplay = (row, col) => (flipped ? `${fileLetter(7 - col)}${row + 1}` : `${fileLetter(col)}${8 - row}`);
+
+    container.replaceChildren();
+    const svg = canvas(document.createElement("div"), SIZE, SIZE, "Chess board");
+    container.append(svg);
+    const groups = drawSquares(svg);
+    drawLabels(svg, (row) => (flipped ? String(row + 1) : String(8 - row)), (col) => (flipped ? fileLetter(7 - col) : fileLetter(col)));
+
+    const last = /^[a-h][1-8][a-h][1-8]/.test(view.lastMove || "") ? [view.lastMove.slice(0, 2), view.lastMove.slice(2, 4)] : [];
+    for (const square of last) {
+      const { row, col } = toDisplay(square);
+      markSquare(groups.get(`${row},${col}`), row, col, "sq-mark");
+    }
+    if (selected) {
+      const { row, col } = toDisplay(selected.square);
+      markSquare(groups.get(`${row},${col}`), row, col, "sq-selected");
+    }
+    for (const [square, piece] of pieces) {
+      const { row, col } = toDisplay(square);
+      const { cx, cy } = centre(row, col);
+      const white = piece === piece.toUpperCase();
+      groups.get(`${row},${col}`).append(el("text", {
+        x: cx, y: cy + 2, "font-size": 46, class: `piece ${white ? "white" : "black"}`, "data-piece": piece,
+      }, GLYPHS[piece.toLowerCase()]));
+    }
+    if (selected && view.interactive) {
+      for (const move of legal) {
+        if (!move.startsWith(selected.square)) continue;
+        const { row, col } = toDisplay(move.slice(2, 4));
+        targetMark(groups.get(`${row},${col}`), row, col, pieces.has(move.slice(2, 4)));
+      }
+    }
+    for (const [key, group] of groups) {
+      const [row, col] = key.split(",").map(Number);
+      const square = fromDisplay(row, col);
+      group.dataset.square = square;
+      onClick(group, view, () => clicked(square, view));
+    }
+    if (promotion) container.append(promotionChooser(view, pieces));
+  }
+
+  function clicked(square, view) {
+    const legal = view.state.legal_moves;
+    const position = view.state.position;
+    const movesFrom = (from) => legal.filter((m) => m.startsWith(from));
+    promotion = null;
+    if (selected === null || selected.square === square) {
+      selected = selected === null && movesFrom(square).length > 0 ? { square, position } : null;
+      hooks.note(selected ? `${square}: choose where to move` : "");
+      redraw();
+      return;
+    }
+    const from = selected.square;
+    const matches = legal.filter((m) => m.startsWith(from + square));
+    if (matches.length === 0 && movesFrom(square).length > 0) {
+      selected = { square, position }; // picked up another piece instead
+      hooks.note(`${square}: choose where to move`);
+      redraw();
+      return;
+    }
+    if (matches.length > 1) {
+      promotion = { from, to: square, position };
+      hooks.note("Promote to:");
+      redraw();
+      return;
+    }
+    selected = null;
+    hooks.note("");
+    redraw();
+    hooks.play(matches.length === 1 ? matches[0] : from + square);
+  }
+
+  function promotionChooser(view, pieces) {
+    const white = (pieces.get(promotion.from) || "P") === "P";
+    const box = document.createElement("div");
+    box.className = "promotion";
+    for (const letter of PROMOTIONS) {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.textContent = GLYPHS[letter];
+      button.title = { q: "queen", r: "rook", b: "bishop", n: "knight" }[letter];
+      button.dataset.promotion = letter;
+      button.className = white ? "white" : "black";
+      button.addEventListener("click", () => {
+        const move = promotion.from + promotion.to + letter;
+        promotion = null;
+        selected = null;
+        hooks.note("");
+        redraw();
+        hooks.play(move);
+      });
+      box.append(button);
+    }
+    return box;
+  }
+
+  return { update: draw };
+}
+
+// The pieces of a FEN's first field: Map square -> FEN letter.
+function parseBoard(fen) {
+  const pieces = new Map();
+  const ranks = fen.split(" ")[0].split("/");
+  ranks.forEach((text, index) => {
+    const rank = 8 - index;
+    let file = 0;
+    for (const ch of text) {
+      if (/[1-8]/.test(ch)) file += Number(ch);
+      else {
+        pieces.set(`${fileLetter(file)}${rank}`, ch);
+        file++;
+      }
+    }
+  });
+  return pieces;
+}
