@@ -46,7 +46,7 @@ def elo_from_score(score: float) -> float:
         return -math.inf
     if score >= 1:
         return math.inf
-    return -400 * math.log10(1 / score - 1)
+    return -400 * math.log10(1 / score - 1) + 0.0  # + 0.0: no "-0.0" at 50%
 
 
 def score_from_elo(elo: float) -> float:

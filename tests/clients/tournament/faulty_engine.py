@@ -1,0 +1,176 @@
+"""A deliberately faulty engine server for the referee's tests.
+
+It speaks just enough of the protocol (hello, new_game, move, think; both
+encodings) with the real rules from ``engine.registry``, answers ``think``
+at once with the first legal move, and misbehaves on the ``at_think``-th
+think of every game in the way its ``fault`` says:
+
+``illegal``     answers with a move that is not legal
+``late``        answers a legal move, ``late_s`` seconds late
+``hang``        never answers
+``disconnect``  closes the connection
+``garbage``     sends a frame that is not msgpack
+``bad_type``    sends a bestmove whose move is not a string
+``error``       answers the think with an ``internal`` error
+``reject``      (on ``move``, not think) refuses a legal move with ``illegal_move``
+``none``        no fault: a weak but correct engine
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import msgpack  # type: ignore[import-untyped]
+from websockets.asyncio.server import Server, ServerConnection, serve
+from websockets.exceptions import ConnectionClosed
+
+from engine.errors import GameError
+from engine.game import Game
+from engine.registry import create_game, describe_games
+
+FAULTS = ("illegal", "late", "hang", "disconnect", "garbage", "bad_type", "error", "reject",
+          "none")
+
+
+class FaultyEngine:
+    """``async with FaultyEngine("illegal") as engine: engine.url``."""
+
+    def __init__(self, fault: str, at_think: int = 2, late_s: float = 0.3) -> None:
+        if fault not in FAULTS:
+            raise ValueError(f"unknown fault {fault!r}")
+        self.fault = fault
+        self.at_think = at_think
+        self.late_s = late_s
+        self.connections = 0
+        self._server: Server | None = None
+
+    async def __aenter__(self) -> FaultyEngine:
+        self._server = await serve(self._handle, "127.0.0.1", 0, compression=None)
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        if self._server is not None:
+            self._server.close()
+            await self._server.wait_closed()
+
+    @property
+    def url(self) -> str:
+        assert self._server is not None
+        port = next(iter(self._server.sockets)).getsockname()[1]
+        return f"ws://127.0.0.1:{port}/ws"
+
+    async def _handle(self, ws: ServerConnection) -> None:
+        self.connections += 1
+        session = _Session()
+        try:
+            async for frame in ws:
+                binary = isinstance(frame, bytes)
+                message = msgpack.unpackb(frame, raw=False) if binary else json.loads(frame)
+                for reply in await self._react(session, message, ws):
+                    await ws.send(_encode(reply, binary) if isinstance(reply, dict) else reply)
+        except ConnectionClosed:
+            pass
+
+    async def _react(self, session: _Session, message: dict[str, Any],
+                     ws: ServerConnection) -> list[dict[str, Any] | bytes]:
+        kind, request_id = message.get("type"), message.get("id")
+        if kind == "hello":
+            return [{"type": "welcome", "id": request_id, "protocol": 1,
+                     "server": f"faulty ({self.fault})", "games": describe_games(),
+                     "limits": {}}]
+        if kind == "new_game":
+            session.start(message)
+            return [session.state_message(request_id)]
+        if kind == "move":
+            if self.fault == "reject" and session.history:
+                return [_error(request_id, "illegal_move", "I do not like that move")]
+            try:
+                session.play(message["move"])
+            except GameError as error:
+                return [_error(request_id, "illegal_move", str(error))]
+            return [session.state_message(request_id)]
+        if kind == "think":
+            session.thinks += 1
+            if session.thinks == self.at_think:
+                return await self._misbehave(session, request_id, ws)
+            return [session.bestmove(request_id)]
+        return []
+
+    async def _misbehave(self, session: _Session, request_id: Any,
+                         ws: ServerConnection) -> list[dict[str, Any] | bytes]:
+        fault = self.fault
+        if fault == "illegal":
+            return [{**session.bestmove(request_id), "move": "zz9"}]
+        if fault == "late":
+            await asyncio.sleep(self.late_s)
+            return [session.bestmove(request_id)]
+        if fault == "hang":
+            await ws.wait_closed()  # silent until the referee hangs up
+            return []
+        if fault == "disconnect":
+            await ws.close()
+            return []
+        if fault == "garbage":
+            return [b"\xc1 this is not msgpack"]
+        if fault == "bad_type":
+            return [{**session.bestmove(request_id), "move": 42}]
+        if fault == "error":
+            return [_error(request_id, "internal", "something broke")]
+        return [session.bestmove(request_id)]
+
+
+class _Session:
+    def __init__(self) -> None:
+        self.game: Game[Any, Any] = create_game("tictactoe")
+        self.state: Any = self.game.initial_state()
+        self.history: list[str] = []
+        self.thinks = 0
+
+    def start(self, message: dict[str, Any]) -> None:
+        self.game = create_game(message["game"], message.get("options") or {})
+        position = message.get("position")
+        self.state = (
+            self.game.initial_state() if position is None else self.game.parse_position(position)
+        )
+        self.history = []
+        self.thinks = 0
+        for move in message.get("moves") or ():
+            self.play(move)
+        self.history = []  # opening moves do not count for the "reject" fault
+
+    def play(self, text: str) -> None:
+        self.state = self.game.play_text(self.state, text)
+        self.history.append(text)
+
+    def legal(self) -> list[str]:
+        return [self.game.format_move(self.state, m) for m in self.game.legal_moves(self.state)]
+
+    def state_message(self, request_id: Any) -> dict[str, Any]:
+        outcome = self.game.outcome(self.state)
+        return {
+            "type": "state", "id": request_id, "game": self.game.name,
+            "options": self.game.options, "position": self.game.format_position(self.state),
+            "to_move": self.game.to_move(self.state), "legal_moves": self.legal(),
+            "history": list(self.history),
+            "result": None if outcome is None else {"winner": outcome.winner,
+                                                    "reason": outcome.reason},
+        }
+
+    def bestmove(self, request_id: Any) -> dict[str, Any]:
+        move = self.legal()[0]
+        return {"type": "bestmove", "id": request_id, "move": move, "score": {"value": 0},
+                "depth": 1, "seldepth": 1, "pv": [move], "nodes": 1, "time_ms": 0,
+                "reason": "depth"}
+
+
+def _error(request_id: Any, code: str, text: str) -> dict[str, Any]:
+    return {"type": "error", "id": request_id, "code": code, "message": text}
+
+
+def _encode(message: dict[str, Any], binary: bool) -> bytes | str:
+    if binary:
+        frame: bytes = msgpack.packb(message, use_bin_type=True)
+        return frame
+    return json.dumps(message)

@@ -1,0 +1,103 @@
+"""The referee against a deliberately faulty engine: every fault loses, the tournament goes on."""
+
+from __future__ import annotations
+
+import socket
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+import pytest_asyncio
+
+from clients.tournament.config import EngineSpec, TimeControl
+from clients.tournament.records import (
+    CONNECTION_FAILED,
+    DISCONNECT,
+    ILLEGAL_MOVE,
+    PROTOCOL_ERROR,
+    TIME_FORFEIT,
+    TIMEOUT,
+)
+from clients.tournament.runner import TournamentAborted
+from server.app import ArenaServer
+from tests.clients.tournament.faulty_engine import FaultyEngine
+from tests.clients.tournament.helpers import config, play
+from tests.server.server_harness import running_server
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def good_server() -> AsyncIterator[ArenaServer]:
+    async with running_server(workers=1) as server:
+        yield server
+
+
+@pytest.fixture
+def good(good_server: ArenaServer) -> EngineSpec:
+    return EngineSpec("good", f"ws://127.0.0.1:{good_server.port}/ws", depth=2)
+
+
+@pytest.mark.parametrize(
+    ("fault", "kind", "words"),
+    [
+        ("illegal", ILLEGAL_MOVE, "illegal move 'zz9'"),
+        ("late", TIME_FORFEIT, "lost on time"),
+        ("hang", TIMEOUT, "gave no move within"),
+        ("disconnect", DISCONNECT, "disconnected"),
+        ("garbage", PROTOCOL_ERROR, "broke the protocol"),
+        ("bad_type", PROTOCOL_ERROR, "not a string"),
+        ("error", PROTOCOL_ERROR, "error internal"),
+        ("reject", PROTOCOL_ERROR, "error illegal_move"),
+    ],
+)
+async def test_each_fault_loses_and_the_tournament_goes_on(
+    tmp_path: Path, good: EngineSpec, fault: str, kind: str, words: str
+) -> None:
+    async with FaultyEngine(fault, late_s=0.45) as faulty:
+        tournament = config([EngineSpec("faulty", faulty.url), good], games=4)
+        started = time.monotonic()
+        text, records = await play(tmp_path, tournament)
+        elapsed = time.monotonic() - started
+    assert len(records) == 4, text
+    for record in records:
+        faulty_player = record.players.index("faulty")
+        assert record.winner == 1 - faulty_player, record.reason
+        assert record.kind == kind, record.reason
+        assert record.reason.startswith("faulty ") and words in record.reason, record.reason
+    assert "good" in text.splitlines()[2], text  # ranked first
+    if fault in ("disconnect", "garbage", "hang", "late"):
+        assert faulty.connections >= 4  # a fresh connection after each fault
+    # the watchdog bounds a hung move: 200 ms + 100 ms margin + 300 ms grace
+    assert elapsed < 20
+
+
+async def test_clock_flag(tmp_path: Path, good: EngineSpec) -> None:
+    async with FaultyEngine("late", late_s=0.45) as faulty:
+        tournament = config([EngineSpec("faulty", faulty.url), good],
+                            tc=TimeControl(base_ms=300, inc_ms=0))
+        _, records = await play(tmp_path, tournament)
+    assert [record.kind for record in records] == [TIME_FORFEIT, TIME_FORFEIT]
+    assert all("with 300 ms left" in record.reason or "ms left" in record.reason
+               for record in records)
+
+
+async def test_unreachable_engine_forfeits(tmp_path: Path, good: EngineSpec) -> None:
+    dead = EngineSpec("dead", f"ws://127.0.0.1:{_closed_port()}/ws")
+    _, records = await play(tmp_path, config([dead, good]))
+    assert [record.kind for record in records] == [CONNECTION_FAILED, CONNECTION_FAILED]
+    assert all(record.players[record.winner or 0] == "good" for record in records)
+
+
+async def test_no_engine_reachable_aborts_and_keeps_the_schedule(tmp_path: Path) -> None:
+    dead = [EngineSpec(name, f"ws://127.0.0.1:{_closed_port()}/ws") for name in ("a", "b")]
+    with pytest.raises(TournamentAborted):
+        await play(tmp_path, config(dead))
+
+
+def _closed_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+    return port

@@ -1,0 +1,80 @@
+"""Elo, error bars, LOS and SPRT against values worked out by hand."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from clients.tournament.stats import (
+    elo_from_score,
+    los,
+    pair_counts,
+    pentanomial,
+    score_from_elo,
+    sprt_bounds,
+    sprt_pentanomial,
+    sprt_trinomial,
+    trinomial,
+)
+
+
+def test_elo_of_a_score() -> None:
+    # -400 log10(1/0.6 - 1) = 400 log10(1.5) = 400 * 0.176091 = 70.44
+    assert elo_from_score(0.6) == pytest.approx(70.44, abs=0.01)
+    # 75%: 400 log10(3) = 190.85
+    assert elo_from_score(0.75) == pytest.approx(190.85, abs=0.01)
+    assert elo_from_score(0.5) == 0 and str(elo_from_score(0.5)) == "0.0"
+    assert elo_from_score(1.0) == math.inf and elo_from_score(0.0) == -math.inf
+    assert score_from_elo(elo_from_score(0.37)) == pytest.approx(0.37)
+
+
+def test_trinomial_error_bars_and_los() -> None:
+    estimate = trinomial(60, 0, 40)
+    # variance per game: (60 * 0.4^2 + 40 * 0.6^2) / 100 = 0.24; se = sqrt(0.24/100) = 0.04899
+    # 95%: 0.6 ± 1.96 * 0.04899 = [0.50398, 0.69602] -> Elo [+2.77, +143.91]; half width 70.57
+    assert estimate.elo == pytest.approx(70.44, abs=0.01)
+    assert estimate.error == pytest.approx(70.57, abs=0.02)
+    # LOS = (1 + erf((60 - 40) / sqrt(2 * 100))) / 2 = (1 + erf(1.41421)) / 2 = 0.97725
+    assert estimate.los == pytest.approx(0.97725, abs=1e-5)
+    assert los(60, 40) == estimate.los
+    assert los(0, 0) == 0.5 and los(5, 5) == 0.5
+    # draws narrow the error bars: 40 wins, 40 draws, 20 losses is also 60%
+    assert trinomial(40, 40, 20).error < estimate.error
+    assert trinomial(0, 0, 0).samples == 0 and trinomial(3, 0, 0).error == math.inf
+
+
+def test_pentanomial() -> None:
+    # pair scores 0.5 and 1.0: mean 0.75, variance 0.0625, se = sqrt(0.0625/2) = 0.17678;
+    # LOS = Phi(0.25 / 0.17678) = Phi(1.41421) = 0.92135
+    estimate = pentanomial([0, 0, 1, 0, 1])
+    assert estimate.score == 0.75 and estimate.samples == 2
+    assert estimate.los == pytest.approx(0.92135, abs=1e-5)
+    # pairs [2, 5, 10, 15, 8] (40 pairs): mean = (5*.25 + 10*.5 + 15*.75 + 8) / 40 = 0.6375
+    estimate = pentanomial([2, 5, 10, 15, 8])
+    assert estimate.score == pytest.approx(0.6375)
+    assert estimate.elo == pytest.approx(98.07, abs=0.01)
+    # variance = (0.81281 + 0.75078 + 0.18906 + 0.18984 + 1.05125) / 40 = 2.99375 / 40;
+    # se = sqrt(0.074844 / 40) = 0.043255; 95%: 0.6375 ± 0.08478
+    half = 1.959964 * math.sqrt(2.99375 / 40 / 40)
+    assert half == pytest.approx(0.08478, abs=1e-5)
+    expected = (elo_from_score(0.6375 + half) - elo_from_score(0.6375 - half)) / 2
+    assert estimate.error == pytest.approx(expected, abs=0.01)
+    assert pair_counts([0, 0.5, 1, 1, 2, 1.5]) == [1, 1, 2, 1, 1]
+    with pytest.raises(ValueError):
+        pentanomial([1, 2, 3])
+
+
+def test_sprt() -> None:
+    lower, upper = sprt_bounds(0.05, 0.05)
+    assert lower == pytest.approx(-math.log(19)) and upper == pytest.approx(math.log(19))
+    # elo1 = 10 -> s1 = 1 / (1 + 10^(-10/400)) = 0.514387; s0 = 0.5
+    # 60-40: LLR = 100 * 0.014387 * (1.2 - 1.014387) / (2 * 0.24) = 0.5563
+    state = sprt_trinomial(60, 0, 40, 0, 10, 0.05, 0.05)
+    assert state.llr == pytest.approx(0.5563, abs=1e-4) and state.decision is None
+    assert sprt_trinomial(600, 0, 400, 0, 10, 0.05, 0.05).decision == "H1"  # LLR 5.56
+    assert sprt_trinomial(400, 0, 600, 0, 10, 0.05, 0.05).decision == "H0"  # LLR -6.43
+    assert sprt_trinomial(0, 0, 0, 0, 10, 0.05, 0.05).llr == 0
+    # pentanomial: pairs [0, 0, 1, 0, 1]: LLR = 2 * 0.014387 * (1.5 - 1.014387) / (2 * 0.0625)
+    state = sprt_pentanomial([0, 0, 1, 0, 1], 0, 10, 0.05, 0.05)
+    assert state.llr == pytest.approx(2 * 0.0143874 * 0.485613 / 0.125, abs=1e-4)
