@@ -245,31 +245,33 @@ def run_wac(seconds: float, limit: int | None, engines: list[str], skip: int = 0
     if limit is not None:
         positions = positions[:limit]
     game = Chess()
-    print(f"WAC: {len(positions)} positions (from #{skip + 1}) at {seconds} s each")
-    for engine in engines:
-        solved = 0
-        nodes = 0
-        spent = 0.0
-        searcher = Searcher(game)
-        failed = []
-        for position in positions:
-            state = game.parse_position(position.fen)
-            answers = _best_moves_uci(game, state, position.best_moves)
+    print(f"WAC: {len(positions)} positions (from #{skip + 1}) at {seconds} s each; "
+          f"the engines take turns position by position, so both see the same machine load")
+    solved = dict.fromkeys(engines, 0)
+    nodes = dict.fromkeys(engines, 0)
+    spent = dict.fromkeys(engines, 0.0)
+    missed: dict[str, list[str]] = {engine: [] for engine in engines}
+    searcher = Searcher(game)
+    for position in positions:
+        state = game.parse_position(position.fen)
+        answers = _best_moves_uci(game, state, position.best_moves)
+        for engine in engines:
             if engine == "ours":
                 searcher.tt.clear()
                 answer = ours_think(searcher, state, seconds)
             else:
                 answer = sunfish_think([position.fen], seconds)
-            nodes += answer.nodes
-            spent += answer.seconds
+            nodes[engine] += answer.nodes
+            spent[engine] += answer.seconds
             if answer.move in answers:
-                solved += 1
+                solved[engine] += 1
             else:
-                failed.append(position.name)
-        print(f"  {engine:8s} solved {solved}/{len(positions)}  "
-              f"({nodes / spent:,.0f} nodes/s over {spent:.0f} s)")
-        print(f"    missed: {' '.join(failed)}")
-        sys.stdout.flush()
+                missed[engine].append(position.name)
+    for engine in engines:
+        print(f"  {engine:8s} solved {solved[engine]}/{len(positions)}  "
+              f"({nodes[engine] / spent[engine]:,.0f} nodes/s over {spent[engine]:.0f} s)")
+        print(f"    missed: {' '.join(missed[engine])}")
+    sys.stdout.flush()
 
 
 # ----------------------------------------------------------------------

@@ -63,7 +63,7 @@ _CASTLING_HOMES = {
     BLACK_QUEENSIDE: ("q", 60, 56),
 }
 
-_UCI_MOVE = re.compile(r"([a-h][1-8])([a-h][1-8])([qrbn]?)")
+_UCI_MOVE = re.compile(r"([a-h][1-8])([a-h][1-8])([qrbnQRBN]?)")
 _SAN_MOVE = re.compile(
     r"(?:(?P<long>[O0]-[O0]-[O0])|(?P<short>[O0]-[O0])|"
     r"(?P<piece>[NBRQK])?(?P<file>[a-h])?(?P<rank>[1-8])?x?(?P<to>[a-h][1-8])"
@@ -235,7 +235,8 @@ def parse_move(position: Position, text: str) -> Move:
     text = text.strip()
     uci = _UCI_MOVE.fullmatch(text)
     if uci:
-        wanted = (SQUARES[uci[1]], SQUARES[uci[2]], PIECE_LETTERS.find(uci[3]) if uci[3] else 0)
+        promotion = PIECE_LETTERS.find(uci[3].lower()) if uci[3] else 0
+        wanted = (SQUARES[uci[1]], SQUARES[uci[2]], promotion)
         for move in legal:
             if (move_from(move), move_to(move), move_promotion(move)) == wanted:
                 return move

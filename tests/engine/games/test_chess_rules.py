@@ -193,7 +193,13 @@ def test_san_and_uci_input() -> None:
     for text, uci in (("O-O", "e1g1"), ("0-0", "e1g1"), ("O-O-O+", "e1c1"), ("Rb1", "a1b1")):
         assert GAME.format_move(castle, GAME.parse_move(castle, text)) == uci
     promote = GAME.parse_position("3n4/4P3/8/8/8/8/k7/4K3 w - - 0 1")
-    cases = (("e8=Q+", "e7e8q"), ("e8N", "e7e8n"), ("exd8=R", "e7d8r"), ("e7d8b", "e7d8b"))
+    cases = (
+        ("e8=Q+", "e7e8q"),
+        ("e8N", "e7e8n"),
+        ("exd8=R", "e7d8r"),
+        ("e7d8b", "e7d8b"),
+        ("e7e8Q", "e7e8q"),
+    )
     for text, uci in cases:
         assert GAME.format_move(promote, GAME.parse_move(promote, text)) == uci
 
