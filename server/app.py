@@ -38,7 +38,7 @@ from server.jobs import SearchAnswer, SearchJob
 from server.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from server.metrics import LoopLagMonitor, ServerMetrics
 from server.outbox import OnSent, Outbox
-from server.pool import STOP_GRACE_S, WORKER_GRACE_S, Ticket, WorkerPool
+from server.pool import STOP_GRACE_S, WORKER_GRACE_S, WORKER_NICE, Ticket, WorkerPool
 from server.protocol import (
     Encoding,
     ErrorCode,
@@ -93,6 +93,8 @@ class ServerConfig:
     #: Browser origins allowed besides the server's own (``"*"``: any).
     allowed_origins: tuple[str, ...] = ()
     max_connections: int = DEFAULT_MAX_CONNECTIONS
+    #: Niceness added to the search processes (0: same priority as the loop).
+    worker_nice: int = WORKER_NICE
 
 
 class ClientConnection:
@@ -303,7 +305,8 @@ class ArenaServer:
     def __init__(self, config: ServerConfig | None = None) -> None:
         self.config = config or ServerConfig()
         self.pool = WorkerPool(
-            self.config.workers, self.config.tt_slots, self.config.worker_grace_s
+            self.config.workers, self.config.tt_slots, self.config.worker_grace_s,
+            self.config.worker_nice,
         )
         self.connections: set[ClientConnection] = set()
         self._server: Server | None = None
@@ -504,6 +507,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     defaults = ServerLimits()
     parser.add_argument(
+        "--worker-nice", type=int, default=WORKER_NICE, metavar="N",
+        help=f"niceness added to search processes so that the event loop comes first "
+        f"(default {WORKER_NICE}; 0 for equal priority)",
+    )
+    parser.add_argument(
         "--token", default=os.environ.get("ARENA_TOKEN") or None,
         help="shared secret clients must present: 'Authorization: Bearer TOKEN' at the "
         "handshake, or 'token' in hello from a browser (default: $ARENA_TOKEN; none: open)",
@@ -553,7 +561,7 @@ def config_from_args(args: argparse.Namespace) -> ServerConfig:
     return ServerConfig(
         host=args.host, port=args.port, workers=args.workers, limits=limits,
         token=args.token, allowed_origins=tuple(args.allow_origin),
-        max_connections=args.max_connections,
+        max_connections=args.max_connections, worker_nice=max(0, args.worker_nice),
     )
 
 

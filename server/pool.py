@@ -72,6 +72,12 @@ WORKER_GRACE_S = 2.0
 #: bounded in nodes so that even a game with quiescence answers in a few ms.
 QUICK_NODES = 2_000
 QUICK_TT_SLOTS = 1_024
+#: Niceness added to search processes. The event loop must run the moment
+#: a frame or a deadline timer is due, while a search only loses a little
+#: depth if it waits a few milliseconds; on a machine with no more cores
+#: than workers, equal priority let the searches delay the loop by tens of
+#: milliseconds (measured with ``arena loadtest``, docs/load.md).
+WORKER_NICE = 10
 #: Seconds to wait for workers to start (imports) and to exit at shutdown.
 START_TIMEOUT_S = 60.0
 EXIT_TIMEOUT_S = 3.0
@@ -150,12 +156,14 @@ class WorkerPool:
         size: int,
         tt_slots: int = DEFAULT_TT_SLOTS,
         worker_grace_s: float = WORKER_GRACE_S,
+        worker_nice: int = WORKER_NICE,
     ) -> None:
         if size < 1:
             raise ValueError("a worker pool needs at least one worker")
         self.size = size
         self.tt_slots = tt_slots
         self.worker_grace_s = worker_grace_s
+        self.worker_nice = worker_nice
         self._context = multiprocessing.get_context("spawn")
         self._workers: list[_Worker] = []
         self._queue: deque[Ticket] = deque()
@@ -222,7 +230,7 @@ class WorkerPool:
         flag = StopFlag(self._context)
         process = self._context.Process(
             target=worker_main,
-            args=(child_conn, flag, self.tt_slots),
+            args=(child_conn, flag, self.tt_slots, self.worker_nice),
             name=f"arena-worker-{self._spawned}",
             daemon=True,
         )

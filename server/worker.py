@@ -17,8 +17,10 @@ transposition table.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import json
+import os
 import signal
 import traceback
 from collections import OrderedDict
@@ -84,11 +86,18 @@ class WorkerResult:
     reason: str
 
 
-def worker_main(conn: Connection, stop: StopFlag, tt_slots: int) -> None:
-    """Serve jobs from ``conn`` until ``None`` arrives or the parent goes away."""
+def worker_main(conn: Connection, stop: StopFlag, tt_slots: int, nice: int = 0) -> None:
+    """Serve jobs from ``conn`` until ``None`` arrives or the parent goes away.
+
+    ``nice`` is added to the process's niceness first (the event loop in
+    the parent should win the CPU over searches).
+    """
     # Ctrl-C in a terminal reaches the whole process group; the parent
     # shuts down gracefully and tells the workers when to exit.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if nice:
+        with contextlib.suppress(OSError):
+            os.nice(nice)
     searchers: OrderedDict[str, Searcher] = OrderedDict()
     try:
         conn.send(("ready",))
