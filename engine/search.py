@@ -588,20 +588,17 @@ class Searcher:
         side = game.to_move(state)
         if self._reorder and len(moves) > 1:
             history = self.history
-            # Games that tell noisy moves apart (chess captures) keep them
-            # ahead: killers and history reorder only the quiet moves.
+            # Games that tell noisy moves apart (chess captures) list them
+            # first; killers and history reorder only the quiet moves after.
             first_quiet = 0
             if self._has_quiet_hook:
                 quiet = game.is_quiet
-                if history:
-                    moves.sort(
-                        key=lambda m: history.get((side, m), 0) if quiet(state, m) else WIN,
-                        reverse=True,
-                    )
                 while first_quiet < len(moves) and not quiet(state, moves[first_quiet]):
                     first_quiet += 1
-            elif history:
-                moves.sort(key=lambda m: history.get((side, m), 0), reverse=True)
+            if history:
+                tail = moves[first_quiet:]
+                tail.sort(key=lambda m: history.get((side, m), 0), reverse=True)
+                moves[first_quiet:] = tail
             for killer in self.killers[ply]:
                 if killer in moves and killer != tt_move:
                     moves.remove(killer)
