@@ -12,11 +12,12 @@ difference of ``-400 log10(1/s - 1)``, so 60% is +70.4 Elo.
 
 Error bars are 95% (±1.96 standard errors of the mean score, mapped through
 the Elo curve, half the width of the interval as cutechess reports it).
-The SPRT uses the normal approximation of the generalised log-likelihood
-ratio: with ``N`` samples of mean ``s`` and variance ``v``,
-``LLR = N (s1 - s0) (2s - s0 - s1) / (2v)``, where ``s0``, ``s1`` are the
-scores of ``elo0`` and ``elo1``; it stops at ``ln(beta/(1-alpha))`` (H0)
-or ``ln((1-beta)/alpha)`` (H1).
+The SPRT is the generalised SPRT of fishtest (Michel Van den Bergh): under
+each hypothesis (the mean score of ``elo0`` or ``elo1``) the outcome
+distribution is fitted by maximum likelihood, and the log-likelihood ratio
+of the counts stops the test at ``ln(beta/(1-alpha))`` (H0) or
+``ln((1-beta)/alpha)`` (H1). For well-spread results it agrees with the
+normal approximation ``N (s1 - s0) (2s - s0 - s1) / (2v)`` (:func:`llr`).
 """
 
 from __future__ import annotations
@@ -133,7 +134,7 @@ def sprt_bounds(alpha: float, beta: float) -> tuple[float, float]:
     return math.log(beta / (1 - alpha)), math.log((1 - beta) / alpha)
 
 
-def llr(score: float, variance: float, samples: int, elo0: float, elo1: float) -> float:
+def llr(score: float, variance: float, samples: float, elo0: float, elo1: float) -> float:
     """Normal-approximation log-likelihood ratio of H1 (elo1) over H0 (elo0)."""
     if samples == 0 or variance <= 0:
         return 0.0
@@ -144,15 +145,63 @@ def llr(score: float, variance: float, samples: int, elo0: float, elo1: float) -
 def sprt_trinomial(
     wins: int, draws: int, losses: int, elo0: float, elo1: float, alpha: float, beta: float
 ) -> SprtState:
-    score, variance, samples = _mean_variance([(1.0, wins), (0.5, draws), (0.0, losses)])
-    return _decide(llr(score, variance, samples, elo0, elo1), alpha, beta)
+    outcomes = [(1.0, wins), (0.5, draws), (0.0, losses)]
+    return _decide(generalized_llr(outcomes, elo0, elo1), alpha, beta)
 
 
 def sprt_pentanomial(
     counts: Sequence[int], elo0: float, elo1: float, alpha: float, beta: float
 ) -> SprtState:
-    score, variance, samples = _mean_variance([(k / 4, c) for k, c in enumerate(counts)])
-    return _decide(llr(score, variance, samples, elo0, elo1), alpha, beta)
+    outcomes = [(k / 4, count) for k, count in enumerate(counts)]
+    return _decide(generalized_llr(outcomes, elo0, elo1), alpha, beta)
+
+
+#: Pseudo-count given to outcomes never seen (as fishtest does): it lets a
+#: distribution with the hypothesised mean exist even after one-sided results.
+SPRT_PSEUDO_COUNT = 1e-3
+#: Bisection steps for the Lagrange multiplier (the interval shrinks 2^-60).
+MLE_STEPS = 60
+
+
+def generalized_llr(outcomes: Sequence[tuple[float, int]], elo0: float, elo1: float) -> float:
+    """Log-likelihood ratio of H1 over H0, each fitted by maximum likelihood.
+
+    For each hypothesis the outcome distribution closest to the observed
+    one (in likelihood) among those with the hypothesised mean score is
+    found; the LLR compares the observed counts under the two. Unlike the
+    normal approximation it stays right when the results are one-sided
+    (ten wins out of ten give ten times ``ln(s1/s0)``).
+    """
+    total = sum(count for _, count in outcomes)
+    if total == 0:
+        return 0.0
+    counts = [count or SPRT_PSEUDO_COUNT for _, count in outcomes]
+    values = [value for value, _ in outcomes]
+    p0 = _closest_distribution(values, counts, score_from_elo(elo0))
+    p1 = _closest_distribution(values, counts, score_from_elo(elo1))
+    return sum(c * math.log(b / a) for c, a, b in zip(counts, p0, p1, strict=True))
+
+
+def _closest_distribution(values: list[float], counts: list[float], mean: float) -> list[float]:
+    """argmax sum n_i log p_i subject to sum p_i = 1 and sum p_i v_i = mean.
+
+    The solution is ``p_i = f_i / (1 + t (v_i - mean))`` (``f`` the observed
+    frequencies), with ``t`` the root of ``sum f_i d_i / (1 + t d_i) = 0``;
+    that sum decreases in ``t``, so bisection finds it.
+    """
+    total = sum(counts)
+    freqs = [count / total for count in counts]
+    gaps = [value - mean for value in values]
+    low = max((-1 / d for d in gaps if d > 0), default=-1e9)
+    high = min((-1 / d for d in gaps if d < 0), default=1e9)
+    for _ in range(MLE_STEPS):
+        middle = (low + high) / 2
+        if sum(f * d / (1 + middle * d) for f, d in zip(freqs, gaps, strict=True)) > 0:
+            low = middle
+        else:
+            high = middle
+    t = (low + high) / 2
+    return [f / (1 + t * d) for f, d in zip(freqs, gaps, strict=True)]
 
 
 def _decide(value: float, alpha: float, beta: float) -> SprtState:

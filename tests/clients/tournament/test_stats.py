@@ -8,6 +8,7 @@ import pytest
 
 from clients.tournament.stats import (
     elo_from_score,
+    llr,
     los,
     pair_counts,
     pentanomial,
@@ -69,12 +70,27 @@ def test_sprt() -> None:
     lower, upper = sprt_bounds(0.05, 0.05)
     assert lower == pytest.approx(-math.log(19)) and upper == pytest.approx(math.log(19))
     # elo1 = 10 -> s1 = 1 / (1 + 10^(-10/400)) = 0.514387; s0 = 0.5
-    # 60-40: LLR = 100 * 0.014387 * (1.2 - 1.014387) / (2 * 0.24) = 0.5563
+    s1 = 0.514387
+    # normal approximation, 60-40: 100 * 0.014387 * (1.2 - 1.014387) / (2 * 0.24) = 0.5563
+    assert llr(0.6, 0.24, 100, 0, 10) == pytest.approx(0.5563, abs=1e-4)
+    # generalised (exact) LLR: with wins and losses only, the fitted distributions are
+    # P(win) = s1 and s0: 60 ln(s1/s0) + 40 ln((1-s1)/(1-s0)) = 1.70208 - 1.16784 = 0.5342
     state = sprt_trinomial(60, 0, 40, 0, 10, 0.05, 0.05)
-    assert state.llr == pytest.approx(0.5563, abs=1e-4) and state.decision is None
-    assert sprt_trinomial(600, 0, 400, 0, 10, 0.05, 0.05).decision == "H1"  # LLR 5.56
-    assert sprt_trinomial(400, 0, 600, 0, 10, 0.05, 0.05).decision == "H0"  # LLR -6.43
+    hand = 60 * math.log(s1 / 0.5) + 40 * math.log((1 - s1) / 0.5)
+    assert hand == pytest.approx(0.5342, abs=1e-4)
+    assert state.llr == pytest.approx(hand, abs=1e-3) and state.decision is None
+    assert sprt_trinomial(600, 0, 400, 0, 10, 0.05, 0.05).decision == "H1"  # LLR 5.34
+    assert sprt_trinomial(400, 0, 600, 0, 10, 0.05, 0.05).decision == "H0"  # LLR -6.17
     assert sprt_trinomial(0, 0, 0, 0, 10, 0.05, 0.05).llr == 0
-    # pentanomial: pairs [0, 0, 1, 0, 1]: LLR = 2 * 0.014387 * (1.5 - 1.014387) / (2 * 0.0625)
-    state = sprt_pentanomial([0, 0, 1, 0, 1], 0, 10, 0.05, 0.05)
-    assert state.llr == pytest.approx(2 * 0.0143874 * 0.485613 / 0.125, abs=1e-4)
+    # balanced pairs favour neither hypothesis much
+    assert abs(sprt_pentanomial([1, 4, 10, 4, 1], 0, 10, 0.05, 0.05).llr) < 0.5
+
+
+def test_sprt_one_sided_results() -> None:
+    # zero variance breaks the normal approximation; the exact LLR of n straight
+    # wins is n ln(s1/s0): elo1 = 50 -> s1 = 0.571463, ln(0.571463/0.5) = 0.13359 per win
+    assert sprt_trinomial(10, 0, 0, 0, 50, 0.05, 0.05).llr == pytest.approx(1.3359, abs=1e-3)
+    assert sprt_trinomial(23, 0, 0, 0, 50, 0.05, 0.05).decision == "H1"  # 3.07 > 2.94
+    assert sprt_trinomial(22, 0, 0, 0, 50, 0.05, 0.05).decision is None  # 2.939 < 2.944
+    assert sprt_pentanomial([0, 0, 0, 0, 3], 0, 10, 0.05, 0.05).llr > 0
+    assert sprt_trinomial(0, 0, 25, 0, 50, 0.05, 0.05).decision == "H0"
