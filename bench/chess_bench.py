@@ -301,7 +301,24 @@ def run_nps(seconds: float, limit: int) -> None:
 # Match.
 
 
-def _play_game(opening: str, ours_white: bool, seconds: float) -> tuple[float, str]:
+@dataclass
+class MatchClock:
+    """Time each engine really used, and on how many moves."""
+
+    seconds: dict[str, float]
+    moves: dict[str, int]
+
+    def charge(self, engine: str, answer: EngineAnswer) -> None:
+        self.seconds[engine] += answer.seconds
+        self.moves[engine] += 1
+
+    def average_ms(self, engine: str) -> float:
+        return 1000 * self.seconds[engine] / max(1, self.moves[engine])
+
+
+def _play_game(
+    opening: str, ours_white: bool, seconds: float, clock: MatchClock
+) -> tuple[float, str]:
     """Play one game; return our score (1, 0.5, 0) and how it ended."""
     game = Chess()
     state = game.initial_state()
@@ -318,10 +335,9 @@ def _play_game(opening: str, ours_white: bool, seconds: float) -> tuple[float, s
             we_won = (outcome.winner == 0) == ours_white
             return (1.0 if we_won else 0.0), outcome.reason
         our_turn = (state.turn == 0) == ours_white
-        if our_turn:
-            move_text = ours_think(searcher, state, seconds).move
-        else:
-            move_text = sunfish_think(fens, seconds).move
+        answer = ours_think(searcher, state, seconds) if our_turn else sunfish_think(fens, seconds)
+        clock.charge("ours" if our_turn else "sunfish", answer)
+        move_text = answer.move
         try:
             move = game.parse_move(state, move_text)
         except IllegalMoveError:
@@ -349,10 +365,11 @@ def run_match(games: int, seconds: float, seed: int) -> None:
     points = 0.0
     played = 0
     wins = draws = losses = 0
+    clock = MatchClock({"ours": 0.0, "sunfish": 0.0}, {"ours": 0, "sunfish": 0})
     for index in range(pairs):
         opening = openings[index % len(openings)]
         for ours_white in (True, False):
-            score, reason = _play_game(opening, ours_white, seconds)
+            score, reason = _play_game(opening, ours_white, seconds, clock)
             points += score
             played += 1
             wins += score == 1.0
@@ -368,6 +385,8 @@ def run_match(games: int, seconds: float, seed: int) -> None:
     low, high = elo_difference(share - margin), elo_difference(share + margin)
     print(f"  result: +{wins} ={draws} -{losses}, {points}/{played} = {share:.1%}, "
           f"Elo difference {elo_difference(share):+.0f} (95% interval {low:+.0f} to {high:+.0f})")
+    print(f"  time really used per move: ours {clock.average_ms('ours'):.0f} ms, "
+          f"sunfish {clock.average_ms('sunfish'):.0f} ms")
 
 
 # ----------------------------------------------------------------------
