@@ -39,9 +39,12 @@ Exact endgame: :meth:`Othello.max_remaining_plies` gives the generic search
 a bound (``2 * empties``: each placement may be preceded by at most one
 pass), and every line that reaches the end is scored exactly as a win, loss
 or draw. When the empties at the root are few, iterative deepening reaches
-the end of every line and the search reports a proven result; the
-benchmark ``bench/perft_bench.py`` measures the time this takes by number
-of empties (about 12 empties within a second or two on CPython).
+the end of every line and the search reports a proven result (the fastest
+win or the slowest loss, not the largest disc margin). No separate solver
+or threshold is needed: the search proves whatever its time allows.
+Measured with ``python -m bench.perft_bench endgame`` (CPython 3.11, a busy
+2-core machine): 10 empties in under 0.5 s, 12 in about 5 s, 14 in about
+50 s (2 of 3 positions within 60 s).
 """
 
 from __future__ import annotations
