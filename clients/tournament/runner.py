@@ -101,6 +101,8 @@ class TournamentRunner:
         if self.store.status() is None:
             self._check_sprt()
         pending = self.store.pending() if self.store.status() is None else []
+        if not pending:
+            return self.report()
         async with self._servers() as urls:
             self.pools = {
                 index: EnginePool(urls[index], self.settings.backoff)

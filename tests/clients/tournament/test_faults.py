@@ -56,11 +56,11 @@ async def test_each_fault_loses_and_the_tournament_goes_on(
     tmp_path: Path, good: EngineSpec, fault: str, kind: str, words: str
 ) -> None:
     async with FaultyEngine(fault, late_s=0.45) as faulty:
-        tournament = config([EngineSpec("faulty", faulty.url), good], games=4)
+        tournament = config([EngineSpec("faulty", faulty.url), good], games=2)
         started = time.monotonic()
         text, records = await play(tmp_path, tournament)
         elapsed = time.monotonic() - started
-    assert len(records) == 4, text
+    assert len(records) == 2, text
     for record in records:
         faulty_player = record.players.index("faulty")
         assert record.winner == 1 - faulty_player, record.reason
@@ -68,7 +68,7 @@ async def test_each_fault_loses_and_the_tournament_goes_on(
         assert record.reason.startswith("faulty ") and words in record.reason, record.reason
     assert "good" in text.splitlines()[2], text  # ranked first
     if fault in ("disconnect", "garbage", "hang", "late"):
-        assert faulty.connections >= 4  # a fresh connection after each fault
+        assert faulty.connections >= 2  # a fresh connection after each fault
     # the watchdog bounds a hung move: 200 ms + 100 ms margin + 300 ms grace
     assert elapsed < 20
 
