@@ -368,7 +368,12 @@ function renderMoves(state) {
   const items = [];
   for (let ply = 0; ply < state.history.length; ply += 2) {
     const item = document.createElement("li");
-    item.textContent = state.history.slice(ply, ply + 2).join("  ");
+    for (const move of state.history.slice(ply, ply + 2)) {
+      const span = document.createElement("span");
+      span.className = "ply";
+      span.textContent = move;
+      item.append(span, " ");
+    }
     items.push(item);
   }
   list.replaceChildren(...items);

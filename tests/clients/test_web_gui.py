@@ -1,0 +1,325 @@
+"""The web GUI in a real browser: Playwright driving Debian's Chromium, headless.
+
+The page is loaded from a real server (real worker processes) on a free
+loopback port. Skipped, with the reason, when the ``playwright`` package or
+``/usr/bin/chromium`` is missing (Playwright's own browser download is never
+used). Set ``ARENA_GUI_SCREENSHOTS`` to a directory to keep one screenshot
+per game there (that is how ``docs/screenshots`` is made).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import os
+import re
+import shutil
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from server.app import ArenaServer, ServerConfig
+from tests.server.server_harness import TEST_TT_SLOTS, UNIT
+
+playwright_api = pytest.importorskip(
+    "playwright.sync_api", reason="the playwright package is not installed (pip install playwright)"
+)
+
+expect = playwright_api.expect
+#: Locator assertions wait this long before failing.
+expect.set_options(timeout=int(10_000 * UNIT))
+
+CHROMIUM = os.environ.get("ARENA_CHROMIUM", "/usr/bin/chromium")
+if shutil.which(CHROMIUM) is None:
+    pytest.skip(
+        f"no Chromium at {CHROMIUM} (apt-get install chromium, or set ARENA_CHROMIUM)",
+        allow_module_level=True,
+    )
+
+#: Flags for a headless Chromium that must not reach the network or need a sandbox
+#: (containers usually forbid the user namespaces the sandbox uses).
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]
+#: Playwright's wait for anything the page should show (a reply, a redraw).
+WAIT_MS = int(10_000 * UNIT)
+#: Engine time per move in these tests: short, the moves need not be good.
+QUICK_S = "0.15"
+
+Page = Any  # playwright.sync_api.Page; kept loose so the module imports without it
+
+
+class ServerThread:
+    """An ArenaServer on its own event loop in a background thread."""
+
+    def __init__(self) -> None:
+        self.port = 0
+        self._ready = threading.Event()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._stop: asyncio.Event | None = None
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name="gui-test-server", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+        if not self._ready.wait(30 * UNIT) or self._error is not None:
+            raise RuntimeError(f"the test server did not start: {self._error!r}")
+
+    def stop(self) -> None:
+        if self._loop is not None and self._stop is not None:
+            self._loop.call_soon_threadsafe(self._stop.set)
+        self._thread.join(30 * UNIT)
+
+    def _run(self) -> None:
+        try:
+            asyncio.run(self._serve())
+        except BaseException as error:  # reported by start()
+            self._error = error
+            self._ready.set()
+
+    async def _serve(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._stop = asyncio.Event()
+        config = ServerConfig(host="127.0.0.1", port=0, workers=2, tt_slots=TEST_TT_SLOTS)
+        async with ArenaServer(config) as server:
+            self.port = server.port
+            self._ready.set()
+            await self._stop.wait()
+
+
+@pytest.fixture(scope="module")
+def gui_server() -> Iterator[ServerThread]:
+    server = ServerThread()
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    profile = tmp_path_factory.mktemp("chromium-profile")
+    with playwright_api.sync_playwright() as playwright:
+        context = playwright.chromium.launch_persistent_context(
+            str(profile), executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True,
+            viewport={"width": 1280, "height": 860},
+        )
+        try:
+            yield context
+        finally:
+            context.close()
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Page]:
+    page = browser.new_page()
+    page.set_default_timeout(WAIT_MS)
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    try:
+        yield page
+    finally:
+        page.close()
+    assert not errors, f"JavaScript errors on the page: {errors}"
+
+
+def open_game(page: Page, port: int, game: str, side: str = "0",
+              times: tuple[str, str] = (QUICK_S, QUICK_S)) -> None:
+    """Load the page, choose the game, side and engine times, start a new game."""
+    page.goto(f"http://127.0.0.1:{port}/?game={game}")
+    page.wait_for_selector("#connection.good")
+    page.wait_for_selector(".board-svg")
+    page.fill("#time-0", times[0])
+    page.fill("#time-1", times[1])
+    page.select_option("#side", side)
+    page.click("#new-game")
+    expect(page.locator("#moves .ply")).to_have_count(0)
+
+
+def moves(page: Page) -> list[str]:
+    texts: list[str] = page.locator("#moves .ply").all_inner_texts()
+    return [text.strip() for text in texts]
+
+
+def wait_for_plies(page: Page, count: int) -> list[str]:
+    """The move list once it has ``count`` plies (waits are locator-based: the
+    page's Content-Security-Policy forbids the eval that wait_for_function needs)."""
+    expect(page.locator("#moves .ply")).to_have_count(count)
+    return moves(page)
+
+
+def not_blank(page: Page, png: bytes) -> bool:
+    """Whether a screenshot has real content: many distinct colours (decoded by the browser)."""
+    colours: int = page.evaluate(
+        """async (data) => {
+            const image = new Image();
+            image.src = "data:image/png;base64," + data;
+            await image.decode();
+            const canvas = document.createElement("canvas");
+            canvas.width = image.width; canvas.height = image.height;
+            const context = canvas.getContext("2d");
+            context.drawImage(image, 0, 0);
+            const pixels = context.getImageData(0, 0, image.width, image.height).data;
+            const seen = new Set();
+            for (let i = 0; i < pixels.length; i += 4 * 7) {
+                seen.add(pixels[i] << 16 | pixels[i + 1] << 8 | pixels[i + 2]);
+            }
+            return seen.size;
+        }""",
+        base64.b64encode(png).decode(),
+    )
+    return colours >= 16
+
+
+def test_connect4_click_shows_info_and_reply(page: Page, gui_server: ServerThread) -> None:
+    open_game(page, gui_server.port, "connect4")
+    page.click('.c4-column[data-move="4"]')
+    played = wait_for_plies(page, 2)
+    assert played[0] == "4" and re.fullmatch(r"[1-7]", played[1])
+    assert page.locator("#info-lines tbody tr").count() >= 1
+    assert re.fullmatch(r"\d+(/\d+)?", page.inner_text("#t-depth"))
+    assert page.inner_text("#pv").startswith("PV: ")
+    assert page.locator("circle.last-move").count() == 1
+    # The board drew both stones.
+    assert page.locator('circle.c4-cell[fill="#e03c31"]').count() == 1
+    assert page.locator('circle.c4-cell[fill="#f2c500"]').count() == 1
+
+
+def test_illegal_moves_are_refused_with_the_servers_message(
+    page: Page, gui_server: ServerThread
+) -> None:
+    open_game(page, gui_server.port, "connect4", side="both")
+    page.fill("#move-input", "9")
+    page.press("#move-input", "Enter")
+    expect(page.locator("#message")).to_contain_text("'9' is not a legal move here")
+    assert moves(page) == []
+    # Keyboard: digits drop stones, t takes back.
+    page.press("#move-input", "Escape")  # leaves the text box: keys act on the page
+    page.keyboard.press("3")
+    assert wait_for_plies(page, 1) == ["3"]
+    page.keyboard.press("t")
+    expect(page.locator("#moves .ply")).to_have_count(0)
+
+
+def test_stop_answers_a_long_think_at_once(page: Page, gui_server: ServerThread) -> None:
+    open_game(page, gui_server.port, "connect4", times=(QUICK_S, "60"))
+    page.click('.c4-column[data-move="4"]')
+    page.wait_for_selector("#info-lines tbody tr")
+    assert page.is_enabled("#stop")
+    started = time.monotonic()
+    page.click("#stop")
+    played = wait_for_plies(page, 2)
+    assert time.monotonic() - started < 3 * UNIT
+    assert len(played) == 2
+    assert "stopped" in page.inner_text("#think-status")
+
+
+def test_take_back_returns_to_the_humans_turn(page: Page, gui_server: ServerThread) -> None:
+    open_game(page, gui_server.port, "connect4")
+    page.click('.c4-column[data-move="1"]')
+    wait_for_plies(page, 2)
+    page.click("#takeback")
+    expect(page.locator("#moves .ply")).to_have_count(0)
+    assert page.locator('circle.c4-cell[fill="#e03c31"]').count() == 0
+    assert page.is_disabled("#takeback")
+
+
+def test_fools_mate_against_the_engine(page: Page, gui_server: ServerThread) -> None:
+    # After 1.f3 e5 2.g4 (the engine's moves as White), Black mates with Qh4#.
+    before_mate = "rnbqkbnr/pppp1ppp/8/4p3/6P1/5P2/PPPPP2P/RNBQKBNR b KQkq - 0 2"
+    open_game(page, gui_server.port, "chess", side="1")
+    page.fill("#position", before_mate)
+    page.click("#load-position")
+    expect(page.locator("#message")).to_have_text("Position loaded.")
+    # Black sits at the bottom: the board is flipped for the second player.
+    assert page.locator("g[data-square]").first.get_attribute("data-square") == "h1"
+    # An illegal click (the queen cannot pass her own pawn) gets the server's refusal.
+    page.click('g[data-square="d8"]')
+    assert page.locator(".target-dot").count() >= 1
+    page.click('g[data-square="d5"]')
+    expect(page.locator("#message")).to_contain_text("'d8d5' is not a legal move")
+    page.click('g[data-square="d8"]')
+    page.click('g[data-square="h4"]')
+    page.wait_for_selector("#result:not([hidden])")
+    result = page.inner_text("#result")
+    assert "Black wins" in result and "checkmate" in result.lower() and "You win" in result
+    assert moves(page) == ["d8h4"]
+    assert page.is_disabled("#analyse")
+    png = page.screenshot()
+    assert not_blank(page, png)
+    _keep_screenshot(page, "chess")
+
+
+def test_analyse_shows_a_proven_win_without_playing(page: Page, gui_server: ServerThread) -> None:
+    open_game(page, gui_server.port, "nim", side="both")
+    page.click("#analyse")
+    expect(page.locator("#t-score")).to_have_text(re.compile(r"^win in \d+ pl"))
+    if page.is_enabled("#stop"):  # proven results end the search; stop it if it goes on
+        page.click("#stop")
+    expect(page.locator("#think-status")).to_have_text(re.compile("^best"))
+    assert moves(page) == []
+    # Clicking a stone plays for the human.
+    page.click('circle.nim-stone[data-move="1:1"]')
+    assert wait_for_plies(page, 1) == ["1:1"]
+
+
+def test_watch_engine_against_engine_to_the_end(page: Page, gui_server: ServerThread) -> None:
+    open_game(page, gui_server.port, "tictactoe", side="none", times=("0.05", "0.05"))
+    expect(page.locator("#result")).to_be_visible(timeout=WAIT_MS * 2)
+    assert page.inner_text("#result").startswith("Draw")
+    assert len(moves(page)) == 9
+    assert page.locator("#graph circle, #graph rect.graph-proven").count() >= 5
+
+
+def test_narrow_screen_has_no_horizontal_scroll(browser: Any, gui_server: ServerThread) -> None:
+    page = browser.new_page()
+    try:
+        page.set_viewport_size({"width": 380, "height": 800})
+        page.set_default_timeout(WAIT_MS)
+        page.goto(f"http://127.0.0.1:{gui_server.port}/?game=chess")
+        page.wait_for_selector(".board-svg")
+        assert page.evaluate("document.documentElement.scrollWidth") <= 380
+        board = page.locator(".board-svg").bounding_box()
+        assert board is not None and board["width"] > 250
+    finally:
+        page.close()
+
+
+#: Moves a human plays in each game's screenshot, then the engine answers.
+SCREENSHOT_MOVES: dict[str, list[tuple[str, str]]] = {
+    "tictactoe": [('g[data-move="b2"]', "")],
+    "nim": [('circle.nim-stone[data-move="3:2"]', "")],
+    "connect4": [('.c4-column[data-move="4"]', ""), ('.c4-column[data-move="3"]', "")],
+    "othello": [('g[data-move="d3"]', "")],
+    "checkers": [('g[data-square="11"]', 'g[data-square="15"]')],
+}
+
+
+@pytest.mark.parametrize("game", list(SCREENSHOT_MOVES))
+def test_every_board_plays_and_draws(page: Page, gui_server: ServerThread, game: str) -> None:
+    open_game(page, gui_server.port, game)
+    for count, (first, second) in enumerate(SCREENSHOT_MOVES[game], start=1):
+        page.click(first)
+        if second:
+            page.click(second)
+        wait_for_plies(page, 2 * count)
+    expect(page.locator("#go")).to_be_enabled()
+    assert not_blank(page, page.screenshot())
+    _keep_screenshot(page, game)
+
+
+def _keep_screenshot(page: Page, game: str) -> None:
+    target = os.environ.get("ARENA_GUI_SCREENSHOTS")
+    if not target:
+        return
+    Path(target).mkdir(parents=True, exist_ok=True)
+    page.set_viewport_size({"width": 1100, "height": 720})
+    page.mouse.move(0, 0)
+    page.screenshot(path=str(Path(target) / f"{game}.png"))
+    page.set_viewport_size({"width": 1280, "height": 860})
