@@ -23,9 +23,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Hashable
+from fractions import Fraction
 from typing import Any
 
-from engine.game import Game
+from engine.game import CHANCE, Game
 from engine.score import WIN
 
 
@@ -122,3 +123,79 @@ def minimax(game: Game[Any, Any], state: Any, depth: int) -> int:
 def alphabeta(game: Game[Any, Any], state: Any, depth: int) -> int:
     """The alpha-beta value of ``state`` at ``depth`` plies (always equal to :func:`minimax`)."""
     return int(alpha_beta_search(game, state, depth)[0])
+
+
+# ----------------------------------------------------------------------
+# Games of chance: EXPECTIMINIMAX (Russell & Norvig, 4th ed., section 5.5).
+
+#: Largest denominator of a probability: floats such as 1/36 become exact.
+PROBABILITY_DENOMINATOR_LIMIT = 10**6
+
+
+def _exact(probability: float) -> Fraction:
+    return Fraction(probability).limit_denominator(PROBABILITY_DENOMINATOR_LIMIT)
+
+
+def _round_half_away(value: Fraction) -> int:
+    """The nearest integer, halves away from zero (symmetric, so negating commutes)."""
+    magnitude = int(abs(value) + Fraction(1, 2))
+    return magnitude if value >= 0 else -magnitude
+
+
+def _player_of(game: Game[Any, Any], state: Any) -> int:
+    """The player a value of ``state`` is for: the mover, or at a chance state the roller."""
+    player = game.to_move(state)
+    return game.roller(state) if player == CHANCE else player
+
+
+def expectiminimax_search(
+    game: Game[Any, Any], state: Any, depth: int
+) -> tuple[int, Hashable]:
+    """EXPECTIMINIMAX with a depth cut-off: (value, move) for the player to move at the root.
+
+    MAX and MIN nodes as in MINIMAX; a chance node's value is the sum of its
+    outcomes' values weighted by their probabilities. ``depth`` counts
+    moves: a chance node uses none, so depth 1 plays each move and evaluates
+    the position before the next roll. Three details put the values on the
+    production search's integer scale (:mod:`engine.expectimax`):
+
+    * UTILITY is the points won or lost times the game's ``utility_scale``;
+    * EVAL is :meth:`~engine.game.Game.evaluate`, which scores for the
+      player to move (at a chance state, the roller), negated when that is
+      the opponent of the root player;
+    * the weighted sum is exact (probabilities as fractions) and rounded to
+      the nearest integer, halves away from zero.
+
+    At a chance root the value is for the roller and the move is ``None``.
+    """
+    player = _player_of(game, state)
+
+    def value(state: Any, depth: int) -> tuple[int, Hashable]:
+        if game.is_terminal(state):
+            return game.utility(state, player) * game.utility_scale, None
+        if depth <= 0:
+            evaluation = game.evaluate(state)
+            return (evaluation if _player_of(game, state) == player else -evaluation), None
+        outcomes = game.chance_outcomes(state)
+        if outcomes is not None:
+            total = sum(
+                (_exact(p) * value(game.result(state, r), depth)[0] for r, p in outcomes),
+                Fraction(0),
+            )
+            return _round_half_away(total), None
+        maximizing = game.to_move(state) == player
+        best: int | None = None
+        best_move: Hashable = None
+        for a in game.actions(state):
+            v, _ = value(game.result(state, a), depth - 1)
+            if best is None or (v > best if maximizing else v < best):
+                best, best_move = v, a
+        assert best is not None  # a state that is not terminal has a move
+        return best, best_move
+
+    return value(state, depth)
+
+
+def expectiminimax(game: Game[Any, Any], state: Any, depth: int) -> int:
+    """The expectiminimax value of ``state`` searched ``depth`` moves deep."""
+    return expectiminimax_search(game, state, depth)[0]
