@@ -190,7 +190,7 @@ class Backgammon(Game[BgState, Action]):
             return self.legal_moves(state)
         plays = _plays(state.me, state.opp, *state.dice)
         # Cheap ordering: hits first, then moves that leave fewer blots.
-        plays.sort(key=lambda play: _order_score(state.opp, play[0], play[1]), reverse=True)
+        plays.sort(key=lambda play: _order_score(state.opp, play[1], play[2]), reverse=True)
         return [steps for steps, _, _ in plays]
 
     def play(self, state: BgState, move: Action) -> BgState:
@@ -220,11 +220,12 @@ class Backgammon(Game[BgState, Action]):
         return Outcome(winner, "gammon", 2)
 
     def key(self, state: BgState) -> int:
-        # The value is for the player on roll and the rules are symmetric,
-        # so the same boards merge whoever is on roll.
+        # Exact: the 50 counts and the dice as bytes of one int. The value is
+        # for the player on roll and the rules are symmetric, so the same
+        # boards merge whoever is on roll.
         dice = state.dice
         code = 99 if state.opening else 0 if dice is None else dice[0] * 8 + dice[1]
-        return hash((state.me, state.opp, code)) & 0xFFFF_FFFF_FFFF_FFFF
+        return int.from_bytes(bytes(state.me) + bytes(state.opp) + bytes((code,)), "little")
 
     # ------------------------------------------------------------------
     # Evaluation.

@@ -1,0 +1,521 @@
+"""The production search for games of chance: iterative-deepening expectiminimax.
+
+:class:`ExpectimaxSearcher` answers the same :meth:`think` contract as
+:class:`engine.search.Searcher` (limits, stop signal, progress reports,
+best move so far, :class:`~engine.search.SearchResult`) for games whose
+states include chance states (:meth:`engine.game.Game.chance_outcomes`).
+:func:`engine.searchers.searcher_for` picks the right searcher for a game.
+
+The tree has three kinds of node (Michie 1966; Russell & Norvig, section
+5.5): a decision node takes the best move for its player, a chance node the
+probability-weighted average of its outcomes. Values are negamax-style: a
+node's value is for the player it belongs to (the mover, or at a chance
+state the player who rolls), and a parent negates a child's value when the
+child belongs to the opponent. ``depth`` counts moves; chance nodes use
+none, so depth 1 is "each move, then evaluate the position before the next
+roll". :func:`engine.reference.expectiminimax` is the textbook version the
+tests hold this search to.
+
+Pruning:
+
+* decision nodes: fail-soft alpha-beta, with the transposition table's move
+  first and its bounds as cutoffs;
+* chance nodes: Ballard's Star1 (1983): the game's value bound ``U``
+  (:attr:`~engine.game.Game.value_bound`) bounds what the outcomes not yet
+  searched can add, which gives each outcome a window and lets the node cut
+  off as soon as the weighted sum cannot reach the parent's window; and
+  Star2: before the full search, each outcome is *probed* by searching only
+  its first move, a lower bound on a node whose player maximises; the probed
+  lower bounds replace ``-U`` in the Star1 windows and may cut the node
+  before any outcome is searched in full. Probes are cheap at the frontier
+  (one evaluation after a move generation that the full search reuses).
+
+Values are ints on the evaluation's scale: a finished game scores its
+points times the game's ``utility_scale`` (never the ``WIN - ply`` of the
+deterministic search: an average needs a linear utility), and a chance
+node's weighted sum is computed exactly with integer weights and rounded to
+the nearest integer, halves away from zero, as the reference does. Rounding
+is monotonic, so a bound on the exact sum is a bound on the rounded value
+and pruning never changes the result.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Hashable
+from fractions import Fraction
+from typing import Any
+
+from engine.game import CHANCE, Game
+from engine.limits import Limits, plan_deadlines
+from engine.score import Score
+from engine.search import Info, SearchResult, SearchStats, StopSignal
+from engine.tt import DEFAULT_TT_SLOTS, EXACT, LOWER, UPPER, TranspositionTable
+
+#: Nodes between two checks of the clock and the stop signal. A backgammon
+#: node costs 25 us (an evaluation) to 1 ms (a move generation for a
+#: double), so 256 nodes are a few milliseconds: fine-grained enough for
+#: 100 ms moves, and the check is a clock read.
+CHECK_INTERVAL = 256
+#: Deepest iteration. Each move multiplies the tree by the branching
+#: factor times the 21 rolls, so real searches stop far sooner.
+MAX_DEPTH = 64
+#: Largest denominator of a probability (the reference uses the same), so
+#: floats such as 1/36 become exact integer weights.
+PROBABILITY_DENOMINATOR_LIMIT = 10**6
+
+
+class _Aborted(Exception):
+    """Raised inside the search when a limit or the stop signal ends it."""
+
+
+def _round_div(total: int, divisor: int) -> int:
+    """``total / divisor`` rounded to the nearest integer, halves away from zero."""
+    magnitude = (2 * abs(total) + divisor) // (2 * divisor)
+    return magnitude if total >= 0 else -magnitude
+
+
+class ExpectimaxSearcher:
+    """Searches positions of one game of chance, keeping its table between searches.
+
+    Same use as :class:`engine.search.Searcher`: one per game, then
+    :meth:`think` per position (a decision state: the dice are known). Not
+    thread-safe.
+    """
+
+    def __init__(self, game: Game[Any, Any], tt_slots: int = DEFAULT_TT_SLOTS) -> None:
+        self.game = game
+        self.tt = TranspositionTable(tt_slots)
+        self._slots = self.tt.slots
+        self._tt_size = self.tt.size
+        self._scale = game.utility_scale
+        self._bound = game.value_bound
+        # Integer weights per tuple of probabilities (a game returns few distinct ones).
+        self._weights: dict[tuple[float, ...], tuple[list[int], int]] = {}
+        self.use_star1 = True
+        self.use_star2 = True
+        self._reset_counters()
+
+    def _reset_counters(self) -> None:
+        self.nodes = 0
+        self.seldepth = 0
+        self.horizon = 0  # heuristic leaves; unchanged over a subtree = exact
+        self.tt_probes = 0
+        self.tt_hits = 0
+        self.probes = 0
+        self.chance_cutoffs = 0
+        self.stats = SearchStats()
+        self._stop: StopSignal | None = None
+        self._hard_deadline: float | None = None
+        self._node_limit: int | None = None
+        self._next_check = CHECK_INTERVAL
+        self._on_info: Callable[[Info], None] | None = None
+        self._start = time.monotonic()
+
+    # ------------------------------------------------------------------
+    # Iterative deepening.
+
+    def think(
+        self,
+        state: Any,
+        limits: Limits | None = None,
+        stop: StopSignal | None = None,
+        on_info: Callable[[Info], None] | None = None,
+        start: float | None = None,
+        deadline: float | None = None,
+    ) -> SearchResult:
+        """Search the decision state ``state`` within ``limits``; same contract as Searcher.think.
+
+        Raises ``ValueError`` at a chance state: roll the dice first.
+        """
+        game = self.game
+        limits = limits or Limits()
+        start = time.monotonic() if start is None else start
+        deadlines = plan_deadlines(limits, start)
+        hard = deadlines.hard
+        if deadline is not None:
+            hard = deadline if hard is None else min(hard, deadline)
+        soft = deadlines.soft
+        if hard is not None and soft is not None:
+            soft = min(soft, hard)
+        self._reset_counters()
+        self._stop = stop
+        self._hard_deadline = hard
+        self._node_limit = limits.nodes
+        self._on_info = on_info
+        self._start = start
+        self._next_check = (
+            CHECK_INTERVAL if limits.nodes is None else min(CHECK_INTERVAL, limits.nodes)
+        )
+
+        outcome = game.outcome(state)
+        if outcome is None and game.to_move(state) == CHANCE:
+            raise ValueError("think() needs a decision state: the dice are still to be rolled")
+        root_moves = game.ordered_moves(state) if outcome is None else []
+        if not root_moves:
+            final = 0
+            if outcome is not None and outcome.winner is not None:
+                points = outcome.points * self._scale
+                final = points if outcome.winner == game.to_move(state) else -points
+            return self._result(state, None, final, 0, "no_moves")
+        max_depth = MAX_DEPTH if limits.depth is None else max(1, min(limits.depth, MAX_DEPTH))
+
+        best_move: Hashable = self._fallback_move(state, root_moves)
+        value = 0
+        completed = 0
+        reason = "depth"
+        try:
+            for depth in range(1, max_depth + 1):
+                if depth > 1 and self._should_stop_early(soft):
+                    reason = "stopped" if self._stop_requested() else "time"
+                    break
+                nodes_before = self.nodes
+                horizon_before = self.horizon
+                self._iter_best: tuple[Hashable, int] | None = None
+                value = self._root(state, depth, root_moves)
+                completed = depth
+                best_move = root_moves[0]
+                self.stats.nodes_per_depth.append(self.nodes - nodes_before)
+                self._report(state, depth, best_move, value, partial=False)
+                if self.horizon == horizon_before:
+                    reason = "proven"  # every line ended within the depth
+                    break
+                if len(root_moves) == 1 and (soft is not None or self._stop is not None):
+                    reason = "only_move"
+                    break
+        except _Aborted as aborted:
+            reason = str(aborted)
+            partial = self._iter_best
+            # The first root move searched is the previous best; a partial
+            # best that differs has beaten it at the deeper depth.
+            if partial is not None and (completed == 0 or partial[0] != best_move):
+                best_move, value = partial
+        return self._result(state, best_move, value, completed, reason)
+
+    def _should_stop_early(self, soft: float | None) -> bool:
+        return self._stop_requested() or (soft is not None and time.monotonic() >= soft)
+
+    def _stop_requested(self) -> bool:
+        return self._stop is not None and self._stop.is_set()
+
+    def _fallback_move(self, state: Any, root_moves: list[Hashable]) -> Hashable:
+        entry = self.tt.get(self.game.key(state))
+        if entry is not None and entry[4] in root_moves:
+            return entry[4]
+        return root_moves[0]
+
+    def _root(self, state: Any, depth: int, root_moves: list[Hashable]) -> int:
+        """Search every root move with an open window; keep the best first in ``root_moves``."""
+        game = self.game
+        self.nodes += 1
+        player = game.to_move(state)
+        alpha = -self._bound - 1
+        beta = self._bound + 1
+        best_value = alpha
+        best_index = 0
+        for index, move in enumerate(root_moves):
+            child = game.play(state, move)
+            if self._owner(child) == player:
+                value = self._search(child, depth - 1, alpha, beta, 1)
+            else:
+                value = -self._search(child, depth - 1, -beta, -alpha, 1)
+            if value > best_value or index == 0:
+                best_value, best_index = value, index
+                alpha = max(alpha, value)
+                self._iter_best = (move, value)
+                if index > 0 and depth > 1:
+                    self._report(state, depth, move, value, partial=True)
+        best = root_moves.pop(best_index)
+        root_moves.insert(0, best)
+        self._store(game.key(state), depth, EXACT, best_value, best)
+        return best_value
+
+    # ------------------------------------------------------------------
+    # The node search.
+
+    def _owner(self, state: Any) -> int:
+        """The player a value of ``state`` is for: the mover, or the roller at a chance state."""
+        player = self.game.to_move(state)
+        return self.game.roller(state) if player == CHANCE else player
+
+    def _search(
+        self,
+        state: Any,
+        depth: int,
+        alpha: int,
+        beta: int,
+        ply: int,
+        moves: list[Hashable] | None = None,
+    ) -> int:
+        """The value of ``state`` for its owner, fail-soft within (alpha, beta).
+
+        ``moves`` may pass the decision node's ordered moves when a probe
+        already generated them.
+        """
+        game = self.game
+        nodes = self.nodes = self.nodes + 1
+        if nodes >= self._next_check:
+            self._check_limits()
+        if ply > self.seldepth:
+            self.seldepth = ply
+
+        outcome = game.outcome(state)
+        if outcome is not None:
+            if outcome.winner is None:
+                return 0
+            points = outcome.points * self._scale
+            return points if outcome.winner == self._owner(state) else -points
+        if depth <= 0:
+            self.horizon += 1
+            return game.evaluate(state)
+
+        key = game.key(state)
+        entry = self._slots[key % self._tt_size]
+        tt_move: Hashable = None
+        self.tt_probes += 1
+        if entry is not None and entry[0] == key:
+            self.tt_hits += 1
+            tt_move = entry[4]
+            if entry[1] >= depth:
+                value, flag = entry[3], entry[2]
+                if (
+                    flag == EXACT
+                    or (flag == LOWER and value >= beta)
+                    or (flag == UPPER and value <= alpha)
+                ):
+                    if not entry[5]:
+                        self.horizon += 1
+                    return int(value)
+
+        outcomes = game.chance_outcomes(state)
+        horizon_before = self.horizon
+        if outcomes is not None:
+            value, flag = self._chance(state, outcomes, depth, alpha, beta, ply)
+            self._store(key, depth, flag, value, None, self.horizon == horizon_before)
+            return value
+
+        if moves is None:
+            moves = game.ordered_moves(state)
+        if tt_move is not None and len(moves) > 1 and tt_move in moves and moves[0] != tt_move:
+            moves = [tt_move, *(move for move in moves if move != tt_move)]
+        player = game.to_move(state)
+        alpha_before = alpha
+        best_value = -self._bound - 1
+        best_move: Hashable = moves[0]
+        for move in moves:
+            child = game.play(state, move)
+            if self._owner(child) == player:
+                value = self._search(child, depth - 1, alpha, beta, ply + 1)
+            else:
+                value = -self._search(child, depth - 1, -beta, -alpha, ply + 1)
+            if value > best_value:
+                best_value, best_move = value, move
+                if value > alpha:
+                    alpha = value
+                    if value >= beta:
+                        self.stats.cutoffs += 1
+                        if move == moves[0]:
+                            self.stats.first_move_cutoffs += 1
+                        break
+        if best_value >= beta:
+            flag = LOWER
+        elif best_value > alpha_before:
+            flag = EXACT
+        else:
+            flag = UPPER
+        self._store(key, depth, flag, best_value, best_move, self.horizon == horizon_before)
+        return best_value
+
+    def _chance(
+        self,
+        state: Any,
+        outcomes: list[tuple[Hashable, float]],
+        depth: int,
+        alpha: int,
+        beta: int,
+        ply: int,
+    ) -> tuple[int, int]:
+        """A chance node's value and table flag: Star2 probes, then Star1 (see the module)."""
+        game = self.game
+        weights, total = self._integer_weights(outcomes)
+        bound = self._bound
+        owner = game.roller(state)
+        children = [game.play(state, outcome) for outcome, _ in outcomes]
+        count = len(children)
+        # Known lower bounds of each outcome's value, for the owner.
+        lower = [-bound] * count
+        child_moves: list[list[Hashable] | None] = [None] * count
+        same_owner = [self._owner(child) == owner for child in children]
+        star1 = self.use_star1
+
+        if self.use_star2 and beta <= bound:
+            lower_sum = -bound * sum(weights)
+            for index, child in enumerate(children):
+                if not same_owner[index] or game.outcome(child) is not None:
+                    continue
+                weight = weights[index]
+                # The probe pays when it could lift the sum to beta.
+                target = -((lower_sum - weight * lower[index] - beta * total) // weight)
+                probe, moves = self._probe(child, depth, target, ply + 1)
+                child_moves[index] = moves
+                if probe > lower[index]:
+                    lower_sum += weight * (probe - lower[index])
+                    lower[index] = probe
+                    if lower_sum >= beta * total:
+                        self.chance_cutoffs += 1
+                        return _round_div(lower_sum, total), LOWER
+
+        searched = 0  # sum of weight * value over the outcomes searched
+        rest_lower = sum(w * low for w, low in zip(weights, lower, strict=True))
+        rest_upper = bound * sum(weights)
+        for index, child in enumerate(children):
+            weight = weights[index]
+            rest_lower -= weight * lower[index]
+            rest_upper -= weight * bound
+            if star1:
+                # Outcome values that decide the node on their own (Star1).
+                child_alpha = (alpha * total - searched - rest_upper) // weight
+                child_beta = -((searched + rest_lower - beta * total) // weight)
+                if child_alpha >= bound:
+                    self.chance_cutoffs += 1
+                    return _round_div(searched + weight * bound + rest_upper, total), UPPER
+                if child_beta <= lower[index]:
+                    self.chance_cutoffs += 1
+                    return _round_div(searched + weight * lower[index] + rest_lower, total), LOWER
+                window_alpha = max(child_alpha, -bound - 1)
+                window_beta = min(child_beta, bound + 1)
+            else:
+                child_alpha, child_beta = -bound - 1, bound + 1
+                window_alpha, window_beta = child_alpha, child_beta
+            if same_owner[index]:
+                value = self._search(
+                    child, depth, window_alpha, window_beta, ply + 1, child_moves[index]
+                )
+            else:
+                value = -self._search(child, depth, -window_beta, -window_alpha, ply + 1)
+            if star1:
+                if value <= child_alpha:
+                    self.chance_cutoffs += 1
+                    return _round_div(searched + weight * value + rest_upper, total), UPPER
+                if value >= child_beta:
+                    self.chance_cutoffs += 1
+                    return _round_div(searched + weight * value + rest_lower, total), LOWER
+            searched += weight * value
+        # Every outcome came back inside its window, so exact: the value is
+        # exact whatever the node's own window.
+        return _round_div(searched, total), EXACT
+
+    def _probe(
+        self, child: Any, depth: int, target: int, ply: int
+    ) -> tuple[int, list[Hashable] | None]:
+        """A lower bound on a decision node's value from its first move only (Star2).
+
+        Returns ``(bound, moves)``; ``moves`` are the node's ordered moves
+        for the full search to reuse. A table entry at sufficient depth
+        answers without a search.
+        """
+        game = self.game
+        self.probes += 1
+        key = game.key(child)
+        entry = self._slots[key % self._tt_size]
+        first: Hashable = None
+        if entry is not None and entry[0] == key:
+            if entry[1] >= depth and entry[2] in (EXACT, LOWER):
+                return int(entry[3]), None
+            first = entry[4]
+        moves = game.ordered_moves(child)
+        if first is not None and first in moves and moves[0] != first:
+            moves = [first, *(move for move in moves if move != first)]
+        grandchild = game.play(child, moves[0])
+        player = game.to_move(child)
+        low = -self._bound - 1
+        # An open lower edge: the result is exact or a lower bound.
+        if self._owner(grandchild) == player:
+            value = self._search(grandchild, depth - 1, low, target, ply + 1)
+        else:
+            value = -self._search(grandchild, depth - 1, -target, -low, ply + 1)
+        return value, moves
+
+    def _integer_weights(self, outcomes: list[tuple[Hashable, float]]) -> tuple[list[int], int]:
+        probabilities = tuple(p for _, p in outcomes)
+        cached = self._weights.get(probabilities)
+        if cached is None:
+            fractions = [
+                Fraction(p).limit_denominator(PROBABILITY_DENOMINATOR_LIMIT)
+                for p in probabilities
+            ]
+            total = math.lcm(*(f.denominator for f in fractions))
+            cached = ([int(f * total) for f in fractions], total)
+            self._weights[probabilities] = cached
+        return cached
+
+    # ------------------------------------------------------------------
+    # Helpers.
+
+    def _check_limits(self) -> None:
+        limit = self._node_limit
+        if limit is not None and self.nodes > limit:
+            self.nodes = limit
+            raise _Aborted("nodes")
+        if self._stop is not None and self._stop.is_set():
+            raise _Aborted("stopped")
+        if self._hard_deadline is not None and time.monotonic() >= self._hard_deadline:
+            raise _Aborted("time")
+        next_check = self.nodes + CHECK_INTERVAL
+        if limit is not None and next_check > limit + 1:
+            next_check = limit + 1
+        self._next_check = next_check
+
+    def _store(
+        self,
+        key: int,
+        depth: int,
+        flag: int,
+        value: int,
+        move: Hashable,
+        proven: bool = False,
+    ) -> None:
+        self._slots[key % self._tt_size] = (key, depth, flag, value, move, proven)
+
+    def _elapsed_ms(self) -> int:
+        return int((time.monotonic() - self._start) * 1000)
+
+    def _report(self, state: Any, depth: int, move: Hashable, value: int, partial: bool) -> None:
+        if self._on_info is None:
+            return
+        elapsed = self._elapsed_ms()
+        self._on_info(
+            Info(
+                depth=depth,
+                seldepth=self.seldepth,
+                score=Score(value=value),
+                pv=(self.game.format_move(state, move),),
+                nodes=self.nodes,
+                time_ms=elapsed,
+                nps=int(self.nodes * 1000 / elapsed) if elapsed > 0 else 0,
+                tt_hit_rate=self.tt_hits / self.tt_probes if self.tt_probes else 0.0,
+                partial=partial,
+            )
+        )
+
+    def _result(
+        self, state: Any, move: Hashable, value: int, depth: int, reason: str
+    ) -> SearchResult:
+        self.stats.tt_probes = self.tt_probes
+        self.stats.tt_hits = self.tt_hits
+        text = self.game.format_move(state, move) if move is not None else None
+        return SearchResult(
+            move=text,
+            move_value=move,
+            # Expected points are never a proven win: always a value.
+            score=Score(value=value),
+            value=value,
+            depth=depth,
+            seldepth=self.seldepth,
+            pv=(text,) if text is not None else (),
+            nodes=self.nodes,
+            time_ms=self._elapsed_ms() if move is not None else 0,
+            reason=reason,
+            stats=self.stats,
+        )

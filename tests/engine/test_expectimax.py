@@ -1,0 +1,247 @@
+"""Expectiminimax: the production search equals the textbook reference, within every limit."""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine.expectimax import ExpectimaxSearcher, _round_div
+from engine.game import CHANCE, Game, Outcome
+from engine.games.backgammon import Backgammon
+from engine.limits import Limits
+from engine.reference import expectiminimax, expectiminimax_search
+from engine.search import Info, Searcher
+from engine.searchers import has_chance, searcher_for, think
+
+#: total, player on roll, roll (None: to be rolled), plies left
+ToyState = tuple[int, int, int | None, int]
+
+
+class DiceToy(Game[ToyState, Any]):
+    """A small game of chance with uneven probabilities and a chance outcome that passes the turn.
+
+    The roller throws 1 (1/2), 2 (1/3) or "pass" (1/6: the opponent moves
+    with a 1 instead). The mover then adds the roll to a shared total,
+    subtracts it, or doubles it with the sign of its side. After the last
+    ply player 0 wins if the total is positive, player 1 if negative, and a
+    win by 6 or more is worth 2 points.
+    """
+
+    name = "dicetoy"
+    title = "Dice toy"
+    players = ("plus", "minus")
+    utility_scale = 100
+    value_bound = 200
+
+    def __init__(self, plies: int = 6) -> None:
+        super().__init__()
+        self.plies = plies
+
+    def initial_state(self) -> ToyState:
+        return (0, 0, None, self.plies)
+
+    def to_move(self, state: ToyState) -> int:
+        return CHANCE if state[2] is None and state[3] > 0 else state[1]
+
+    def roller(self, state: ToyState) -> int:
+        return state[1]
+
+    def chance_outcomes(self, state: ToyState) -> list[tuple[Any, float]] | None:
+        if state[2] is not None or state[3] == 0:
+            return None
+        return [(1, 1 / 2), (2, 1 / 3), ("pass", 1 / 6)]
+
+    def legal_moves(self, state: ToyState) -> list[Any]:
+        if state[3] == 0:
+            return []
+        outcomes = self.chance_outcomes(state)
+        if outcomes is not None:
+            return [outcome for outcome, _ in outcomes]
+        return ["add", "sub", "double"]
+
+    def play(self, state: ToyState, move: Any) -> ToyState:
+        total, player, roll, plies = state
+        if roll is None:
+            if move == "pass":
+                return (total, 1 - player, 1, plies)
+            return (total, player, move, plies)
+        sign = 1 if player == 0 else -1
+        change = {"add": roll, "sub": -roll, "double": 2 * roll * sign}[move]
+        return (total + change, 1 - player, None, plies - 1)
+
+    def outcome(self, state: ToyState) -> Outcome | None:
+        total, _, _, plies = state
+        if plies > 0:
+            return None
+        if total == 0:
+            return Outcome(None, "level")
+        return Outcome(0 if total > 0 else 1, "ahead", 2 if abs(total) >= 6 else 1)
+
+    def evaluate(self, state: ToyState) -> int:
+        total, player = state[0], state[1]
+        value = max(-190, min(190, 30 * total + (7 if state[2] is None else 0)))
+        return value if player == 0 else -value
+
+    def key(self, state: ToyState) -> int:
+        total, player, roll, plies = state
+        code = 0 if roll is None else roll
+        return (((total + 100) * 2 + player) * 4 + code) * 64 + plies
+
+    def format_move(self, state: ToyState, move: Any) -> str:
+        return str(move)
+
+    def format_position(self, state: ToyState) -> str:
+        return repr(state)
+
+    def parse_position(self, text: str) -> ToyState:
+        raise NotImplementedError
+
+
+BACKGAMMON = Backgammon()
+
+
+def random_toy_state(game: DiceToy, rng: random.Random) -> ToyState:
+    state = game.initial_state()
+    for _ in range(rng.randrange(4)):
+        moves = game.legal_moves(state)
+        if not moves:
+            break
+        state = game.play(state, rng.choice(moves))
+    while game.to_move(state) == CHANCE:
+        state = game.play(state, rng.choice(game.legal_moves(state)))
+    return state
+
+
+def backgammon_positions(count: int, seed: int) -> list[Any]:
+    rng = random.Random(seed)
+    states: list[Any] = []
+    state = BACKGAMMON.initial_state()
+    while len(states) < count:
+        if BACKGAMMON.outcome(state) is not None:
+            state = BACKGAMMON.initial_state()
+            continue
+        if BACKGAMMON.to_move(state) != CHANCE and rng.random() < 0.15:
+            states.append(state)
+        state = BACKGAMMON.play(state, rng.choice(BACKGAMMON.legal_moves(state)))
+    return states
+
+
+def _searcher(game: Game[Any, Any], star1: bool, star2: bool, slots: int) -> ExpectimaxSearcher:
+    searcher = ExpectimaxSearcher(game, slots)
+    searcher.use_star1, searcher.use_star2 = star1, star2
+    return searcher
+
+
+# ----------------------------------------------------------------------
+# Equal to the reference.
+
+
+def test_round_div_is_symmetric_and_nearest() -> None:
+    assert [_round_div(t, 4) for t in (-6, -5, -2, 1, 2, 5, 6)] == [-2, -1, -1, 0, 1, 1, 2]
+    assert all(_round_div(-t, 36) == -_round_div(t, 36) for t in range(-200, 200))
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), star1=st.booleans(), star2=st.booleans())
+def test_toy_game_equals_reference_at_every_depth(seed: int, star1: bool, star2: bool) -> None:
+    game = DiceToy(plies=4)
+    state = random_toy_state(game, random.Random(seed))
+    if game.outcome(state) is not None:
+        return
+    searcher = _searcher(game, star1, star2, slots=1 << 10)
+    for depth in range(1, 5):
+        result = searcher.think(state, Limits(depth=depth))
+        assert result.value == expectiminimax(game, state, depth), (state, depth)
+
+
+def test_toy_game_tiny_table_still_agrees() -> None:
+    game = DiceToy(plies=4)
+    rng = random.Random(3)
+    for _ in range(3):
+        state = random_toy_state(game, rng)
+        result = ExpectimaxSearcher(game, tt_slots=1).think(state, Limits(depth=5))
+        assert result.value == expectiminimax(game, state, 5)
+        assert result.reason == "proven"  # every line ends within 4 moves
+
+
+@pytest.mark.parametrize("depth", [1, 2])
+def test_backgammon_equals_reference(depth: int) -> None:
+    positions = backgammon_positions(12 if depth == 1 else 4, seed=depth)
+    searcher = ExpectimaxSearcher(BACKGAMMON, tt_slots=1 << 16)
+    for state in positions:
+        result = searcher.think(state, Limits(depth=depth))
+        expected, _ = expectiminimax_search(BACKGAMMON, state, depth)
+        assert result.value == expected, BACKGAMMON.format_position(state)
+
+
+def test_backgammon_bear_off_depth_three_equals_reference_with_fewer_nodes() -> None:
+    # A bear-off: few plays per roll, so the reference can go three moves deep.
+    state = BACKGAMMON.parse_position(BEAR_OFF)
+    plain = _searcher(BACKGAMMON, star1=False, star2=False, slots=1 << 16)
+    pruned = ExpectimaxSearcher(BACKGAMMON, tt_slots=1 << 16)
+    expected = expectiminimax(BACKGAMMON, state, 3)
+    result = pruned.think(state, Limits(depth=3))
+    baseline = plain.think(state, Limits(depth=3))
+    assert result.value == baseline.value == expected
+    assert result.nodes < baseline.nodes
+
+
+#: Both sides bearing off, 4 and 5 checkers left, player 0 to play 4-2.
+BEAR_OFF = "pQAAYGIAAAAAAA 0 4-2"
+#: Only 20/14 is legal (tests/engine/games/test_backgammon.py: larger die).
+ONLY_MOVE = "/z8AAALg/wMwAA 0 6-5"
+
+
+# ----------------------------------------------------------------------
+# Limits, stop, progress, dispatch.
+
+
+def test_dispatch_picks_the_searcher_by_kind_of_game() -> None:
+    from engine.registry import create_game
+
+    assert has_chance(BACKGAMMON) and not has_chance(create_game("connect4"))
+    assert isinstance(searcher_for(BACKGAMMON), ExpectimaxSearcher)
+    assert isinstance(searcher_for(create_game("connect4")), Searcher)
+    result = think(BACKGAMMON, BACKGAMMON.parse_position("4HPwATDgc/ABMA 0 3-1"), Limits(depth=1))
+    assert result.move == "8/5 6/5"  # the standard opening play of 3-1
+
+
+def test_chance_state_is_refused() -> None:
+    with pytest.raises(ValueError, match="decision state"):
+        ExpectimaxSearcher(BACKGAMMON).think(BACKGAMMON.initial_state(), Limits(depth=1))
+
+
+def test_time_limit_answers_on_time_with_a_legal_move() -> None:
+    state = BACKGAMMON.parse_position("4HPwATDgc/ABMA 0 6-6")
+    started = time.monotonic()
+    result = ExpectimaxSearcher(BACKGAMMON).think(state, Limits(movetime_ms=150))
+    elapsed = time.monotonic() - started
+    assert elapsed < 1.0  # generous: a shared machine
+    assert result.reason == "time" and result.depth >= 1
+    assert result.move_value in BACKGAMMON.legal_moves(state)
+
+
+def test_node_limit_and_stop_and_progress() -> None:
+    state = BACKGAMMON.parse_position("4HPwATDgc/ABMA 1 5-2")
+    infos: list[Info] = []
+    result = ExpectimaxSearcher(BACKGAMMON).think(state, Limits(nodes=3000), on_info=infos.append)
+    assert result.reason == "nodes" and result.nodes <= 3000
+    assert infos and infos[0].depth == 1 and infos[0].pv[0] in {
+        BACKGAMMON.format_move(state, move) for move in BACKGAMMON.legal_moves(state)
+    }
+    stop = threading.Event()
+    stop.set()
+    stopped = ExpectimaxSearcher(BACKGAMMON).think(state, stop=stop)
+    assert stopped.reason == "stopped" and stopped.move is not None
+
+
+def test_only_move_ends_a_timed_search_at_once() -> None:
+    state = BACKGAMMON.parse_position(ONLY_MOVE)
+    result = ExpectimaxSearcher(BACKGAMMON).think(state, Limits(movetime_ms=5000))
+    assert (result.move, result.reason, result.depth) == ("20/14", "only_move", 1)
