@@ -251,9 +251,7 @@ def test_fools_mate_against_the_engine(page: Page, gui_server: ServerThread) -> 
     assert "Black wins" in result and "checkmate" in result.lower() and "You win" in result
     assert moves(page) == ["d8h4"]
     assert page.is_disabled("#analyse")
-    png = page.screenshot()
-    assert not_blank(page, png)
-    _keep_screenshot(page, "chess")
+    assert not_blank(page, page.screenshot())
 
 
 def test_analyse_shows_a_proven_win_without_playing(page: Page, gui_server: ServerThread) -> None:
@@ -298,6 +296,7 @@ SCREENSHOT_MOVES: dict[str, list[tuple[str, str]]] = {
     "connect4": [('.c4-column[data-move="4"]', ""), ('.c4-column[data-move="3"]', "")],
     "othello": [('g[data-move="d3"]', "")],
     "checkers": [('g[data-square="11"]', 'g[data-square="15"]')],
+    "chess": [('g[data-square="e2"]', 'g[data-square="e4"]')],
 }
 
 
@@ -311,15 +310,23 @@ def test_every_board_plays_and_draws(page: Page, gui_server: ServerThread, game:
         wait_for_plies(page, 2 * count)
     expect(page.locator("#go")).to_be_enabled()
     assert not_blank(page, page.screenshot())
-    _keep_screenshot(page, game)
 
 
-def _keep_screenshot(page: Page, game: str) -> None:
-    target = os.environ.get("ARENA_GUI_SCREENSHOTS")
-    if not target:
-        return
-    Path(target).mkdir(parents=True, exist_ok=True)
-    page.set_viewport_size({"width": 1100, "height": 720})
+#: Plies the engine plays against itself before each game's documentation screenshot.
+SCREENSHOT_PLIES = {"tictactoe": 5, "nim": 3, "connect4": 14, "othello": 20, "checkers": 16,
+                    "chess": 14}
+
+
+@pytest.mark.skipif(not os.environ.get("ARENA_GUI_SCREENSHOTS"),
+                    reason="set ARENA_GUI_SCREENSHOTS=<dir> to write the documentation screenshots")
+@pytest.mark.parametrize("game", list(SCREENSHOT_PLIES))
+def test_documentation_screenshots(page: Page, gui_server: ServerThread, game: str) -> None:
+    target = Path(os.environ["ARENA_GUI_SCREENSHOTS"])
+    target.mkdir(parents=True, exist_ok=True)
+    page.set_viewport_size({"width": 1180, "height": 760})
+    open_game(page, gui_server.port, game, side="none", times=("0.3", "0.3"))
+    page.locator("#moves .ply").nth(SCREENSHOT_PLIES[game] - 1).wait_for()
+    page.select_option("#side", "both")  # pause: the running think still plays its move
+    expect(page.locator("#stop")).to_be_disabled()
     page.mouse.move(0, 0)
-    page.screenshot(path=str(Path(target) / f"{game}.png"))
-    page.set_viewport_size({"width": 1280, "height": 860})
+    page.screenshot(path=str(target / f"{game}.png"))

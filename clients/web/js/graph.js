@@ -13,7 +13,8 @@ const PAD = 6;
 const MIN_RANGE = 10;
 
 // points: [{ply, value}] with value a number or +/-Infinity; plies: moves so far.
-export function drawGraph(container, points, plies) {
+// formatValue writes an axis value in the game's unit.
+export function drawGraph(container, points, plies, formatValue = String) {
   container.replaceChildren();
   const svg = el("svg", {
     viewBox: `0 0 ${WIDTH} ${HEIGHT}`, class: "graph-svg", role: "img",
@@ -30,8 +31,8 @@ export function drawGraph(container, points, plies) {
   };
   svg.append(el("rect", { x: 0, y: 0, width: WIDTH, height: HEIGHT / 2, class: "graph-ahead" }));
   svg.append(el("line", { x1: 0, x2: WIDTH, y1: HEIGHT / 2, y2: HEIGHT / 2, class: "graph-axis" }));
-  svg.append(el("text", { x: WIDTH - PAD, y: 14, class: "graph-label", "text-anchor": "end" }, `+${Math.round(range)}`));
-  svg.append(el("text", { x: WIDTH - PAD, y: HEIGHT - 4, class: "graph-label", "text-anchor": "end" }, `-${Math.round(range)}`));
+  svg.append(el("text", { x: WIDTH - PAD, y: 14, class: "graph-label", "text-anchor": "end" }, formatValue(Math.round(range))));
+  svg.append(el("text", { x: WIDTH - PAD, y: HEIGHT - 4, class: "graph-label", "text-anchor": "end" }, formatValue(-Math.round(range))));
   const sorted = [...points].sort((a, b) => a.ply - b.ply);
   if (sorted.length > 1) {
     const line = sorted.map((p) => `${x(p.ply).toFixed(1)},${y(p.value).toFixed(1)}`).join(" ");

@@ -342,6 +342,7 @@ function render() {
   const info = gameInfo(state.game);
   const view = boardView();
   app.board.update(view);
+  $("flip").hidden = !app.board.flippable;
   $("board").classList.toggle("interactive", view.interactive);
   $("pass").hidden = !(view.interactive && state.legal_moves.includes("pass"));
   if (document.activeElement !== $("position")) $("position").value = state.position;
@@ -408,7 +409,8 @@ function renderGraph(state) {
     const value = scoreNumber(entry.score);
     points.push({ ply, value: entry.toMove === pov ? value : -value });
   });
-  drawGraph($("graph"), points, state.history.length);
+  const info = gameInfo(state.game);
+  drawGraph($("graph"), points, state.history.length, (value) => formatScore({ value }, info.name, info.eval_unit));
 }
 
 function updateButtons() {
@@ -455,7 +457,9 @@ function showInfo(info) {
 function showSummary(report) {
   $("t-depth").textContent = report.seldepth > report.depth ? `${report.depth}/${report.seldepth}` : String(report.depth);
   $("t-score").textContent = scoreText(report.score);
-  $("t-score").classList.toggle("proven", !("value" in report.score));
+  $("t-score").classList.toggle("proven-win", "win_in" in report.score);
+  $("t-score").classList.toggle("proven-loss", "loss_in" in report.score);
+  $("t-score").classList.toggle("proven-draw", "draw" in report.score);
   $("t-nodes").textContent = formatCount(report.nodes);
   const nps = report.nps ?? (report.time_ms > 0 ? Math.round(report.nodes * 1000 / report.time_ms) : 0);
   $("t-nps").textContent = formatCount(nps);

@@ -98,7 +98,7 @@ export default function create(container, hooks) {
     hooks.play(candidate.join(capture ? "x" : "-"));
   }
 
-  return { update: draw };
+  return { update: draw, flippable: true };
 }
 
 function drawPiece(group, row, col, piece) {

@@ -128,7 +128,7 @@ export default function create(container, hooks) {
     return box;
   }
 
-  return { update: draw };
+  return { update: draw, flippable: true };
 }
 
 // The pieces of a FEN's first field: Map square -> FEN letter.
