@@ -40,7 +40,8 @@ from typing import Any
 
 from engine.limits import Limits
 from engine.score import Score
-from engine.search import Info, think
+from engine.search import Info
+from engine.searchers import think
 from engine.tt import DEFAULT_TT_SLOTS
 from server.jobs import SearchAnswer, SearchJob
 from server.worker import StopFlag, WorkerJob, WorkerResult, worker_main

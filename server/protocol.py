@@ -48,6 +48,8 @@ MAX_CLOCK_MS = 24 * 3600 * 1000
 #: Deepest nesting of maps and lists in a message. The deepest valid request
 #: is a ``new_game`` with a list option (message > options > list: 3).
 MAX_NESTING = 16
+#: Largest dice ``seed`` in ``new_game`` (exact in JSON numbers).
+MAX_SEED = 2**53
 #: Longest ``token`` accepted in ``hello``.
 MAX_TOKEN_CHARS = 512
 
@@ -66,6 +68,7 @@ class ErrorCode(StrEnum):
     NO_GAME = "no_game"
     BUSY = "busy"
     LIMIT_EXCEEDED = "limit_exceeded"
+    CHANCE_STATE = "chance_state"
     RATE_LIMITED = "rate_limited"
     INTERNAL = "internal"
 
@@ -214,6 +217,8 @@ class NewGame:
     options: dict[str, Any] = field(default_factory=dict)
     position: str | None = None
     moves: tuple[str, ...] = ()
+    #: Seed of the server's dice for this game (games of chance); None: random.
+    seed: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -233,7 +238,14 @@ class Stop:
     id: RequestId = None
 
 
-Request = Hello | NewGame | Move | Think | Stop
+@dataclass(frozen=True, slots=True)
+class Roll:
+    """Roll the dice with the server's generator (at a chance state)."""
+
+    id: RequestId = None
+
+
+Request = Hello | NewGame | Move | Think | Stop | Roll
 
 
 def request_id_of(message: Mapping[str, Any]) -> RequestId:
@@ -318,7 +330,12 @@ def _parse_new_game(message: Mapping[str, Any], request_id: RequestId) -> NewGam
         raise ProtocolError(
             ErrorCode.BAD_MESSAGE, f"a move is at most {MAX_MOVE_CHARS} characters", request_id
         )
-    return NewGame(game, request_id, dict(options), position, tuple(moves))
+    seed = _optional_int(message, "seed", request_id)
+    if seed is not None and not 0 <= seed <= MAX_SEED:
+        raise ProtocolError(
+            ErrorCode.BAD_MESSAGE, "'seed' must be an integer from 0 to 2**53", request_id
+        )
+    return NewGame(game, request_id, dict(options), position, tuple(moves), seed)
 
 
 def _parse_move(message: Mapping[str, Any], request_id: RequestId) -> Move:
@@ -421,12 +438,17 @@ def _parse_stop(message: Mapping[str, Any], request_id: RequestId) -> Stop:
     return Stop(request_id)
 
 
+def _parse_roll(message: Mapping[str, Any], request_id: RequestId) -> Roll:
+    return Roll(request_id)
+
+
 _PARSERS: dict[str, Callable[[Mapping[str, Any], RequestId], Request]] = {
     "hello": _parse_hello,
     "new_game": _parse_new_game,
     "move": _parse_move,
     "think": _parse_think,
     "stop": _parse_stop,
+    "roll": _parse_roll,
 }
 
 

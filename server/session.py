@@ -10,15 +10,18 @@ session is unchanged by a rejected request.
 
 from __future__ import annotations
 
+import random
+import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from engine.errors import GameError
-from engine.game import Game
+from engine.game import CHANCE, Game
 from engine.limits import plan_deadlines
 from engine.registry import create_game, describe_games
 from engine.search import Info
+from engine.searchers import has_chance
 from server import SERVER_NAME, SERVER_VERSION
 from server.jobs import SearchAnswer, SearchJob
 from server.protocol import (
@@ -30,6 +33,7 @@ from server.protocol import (
     ProtocolError,
     Request,
     RequestId,
+    Roll,
     ServerLimits,
     Stop,
     Think,
@@ -79,6 +83,9 @@ class Session:
         self.game: Game[Any, Any] | None = None
         self.state: Any = None
         self.history: list[str] = []
+        #: The dice of a game of chance: seeded per game, the seed reported in ``state``.
+        self.seed = 0
+        self._dice = random.Random(0)
         self._thinking = False
         self._think_id: RequestId = None
 
@@ -106,6 +113,8 @@ class Session:
             return Reaction([self._new_game(request)])
         if isinstance(request, Move):
             return Reaction([self._move(request)])
+        if isinstance(request, Roll):
+            return Reaction([self._roll(request)])
         return Reaction(start=self._think(request, received_at))
 
     @property
@@ -151,6 +160,8 @@ class Session:
         except GameError as error:
             raise game_error(error, request.id) from None
         self.game, self.state, self.history = game, state, history
+        self.seed = secrets.randbits(32) if request.seed is None else request.seed
+        self._dice = random.Random(self.seed)
         return self.state_message(request.id)
 
     def _move(self, request: Move) -> dict[str, Any]:
@@ -162,11 +173,37 @@ class Session:
         self.history.append(request.move)
         return self.state_message(request.id)
 
+    def _roll(self, request: Roll) -> dict[str, Any]:
+        """Draw the chance outcome with the game's seeded generator and play it."""
+        game = self._require_game(request.id)
+        state = self.state
+        if game.outcome(state) is not None:
+            raise ProtocolError(ErrorCode.GAME_OVER, "the game is over: no roll", request.id)
+        outcomes = game.chance_outcomes(state)
+        if outcomes is None:
+            raise ProtocolError(
+                ErrorCode.ILLEGAL_MOVE,
+                "no roll is due: the player to move must move",
+                request.id,
+                [game.format_move(state, move) for move in game.legal_moves(state)],
+            )
+        chosen = draw_outcome(self._dice, outcomes)
+        text = game.format_move(state, chosen)
+        self.state = game.play(state, chosen)
+        self.history.append(text)
+        return self.state_message(request.id)
+
     def _think(self, request: Think, received_at: float) -> SearchJob:
         game = self._require_game(request.id)
         if game.outcome(self.state) is not None:
             raise ProtocolError(
                 ErrorCode.GAME_OVER, "the game is over: there is nothing to think about", request.id
+            )
+        if game.to_move(self.state) == CHANCE:
+            raise ProtocolError(
+                ErrorCode.CHANCE_STATE,
+                "the dice are to be rolled: send the roll as a move or send roll, then think",
+                request.id,
             )
         cap = received_at + self.limits.max_movetime_ms / 1000
         hard = plan_deadlines(request.limits, received_at).hard
@@ -234,19 +271,42 @@ class Session:
             game.format_move(state, move) for move in game.legal_moves(state)
         ]
         result = None if outcome is None else {"winner": outcome.winner, "reason": outcome.reason}
-        return with_id(
-            {
-                "type": "state",
-                "game": game.name,
-                "options": _plain(game.options),
-                "position": game.format_position(state),
-                "to_move": game.to_move(state),
-                "legal_moves": legal,
-                "history": list(self.history),
-                "result": result,
-            },
-            request_id,
-        )
+        to_move: int | str = game.to_move(state)
+        message: dict[str, Any] = {
+            "type": "state",
+            "game": game.name,
+            "options": _plain(game.options),
+            "position": game.format_position(state),
+            "to_move": to_move,
+            "legal_moves": legal,
+            "history": list(self.history),
+            "result": result,
+        }
+        outcomes = game.chance_outcomes(state) if outcome is None else None
+        if outcomes is not None:
+            message["to_move"] = "chance"
+            message["outcomes"] = [
+                {"move": game.format_move(state, roll), "probability": probability}
+                for roll, probability in outcomes
+            ]
+        if has_chance(game):
+            message["seed"] = self.seed
+            if result is not None:
+                result["points"] = outcome.points if outcome is not None else 1
+        return with_id(message, request_id)
+
+
+def draw_outcome(rng: random.Random, outcomes: list[tuple[Any, float]]) -> Any:
+    """One chance outcome drawn with its probability.
+
+    One ``rng.random()`` per draw, so the same seed replays the same rolls.
+    """
+    draw = rng.random()
+    for outcome, probability in outcomes:
+        draw -= probability
+        if draw < 0:
+            return outcome
+    return outcomes[-1][0]  # rounding left the draw a hair above the total
 
 
 def _plain(value: Any) -> Any:

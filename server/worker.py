@@ -10,7 +10,7 @@ another over a duplex pipe:
 
 The stop signal is a :class:`StopFlag` in shared memory that the search
 polls; the parent sets it and never has to wait for the worker to do so.
-The worker keeps a small cache of :class:`~engine.search.Searcher` objects
+The worker keeps a small cache of searchers (:func:`engine.searchers.searcher_for`)
 per (game, options), so successive searches of a game reuse the
 transposition table.
 """
@@ -32,7 +32,8 @@ from typing import Any
 from engine.limits import Limits
 from engine.registry import create_game
 from engine.score import Score
-from engine.search import Info, Searcher
+from engine.search import Info
+from engine.searchers import GameSearcher, searcher_for
 
 #: Searchers kept per worker. Each holds a transposition table of up to
 #: ``tt_slots`` entries (about 30 MB at the default 2**18 when full), so a
@@ -98,7 +99,7 @@ def worker_main(conn: Connection, stop: StopFlag, tt_slots: int, nice: int = 0) 
     if nice:
         with contextlib.suppress(OSError):
             os.nice(nice)
-    searchers: OrderedDict[str, Searcher] = OrderedDict()
+    searchers: OrderedDict[str, GameSearcher] = OrderedDict()
     try:
         conn.send(("ready",))
         while True:
@@ -114,7 +115,7 @@ def _run(
     conn: Connection,
     stop: StopFlag,
     job: WorkerJob,
-    searchers: OrderedDict[str, Searcher],
+    searchers: OrderedDict[str, GameSearcher],
     tt_slots: int,
 ) -> None:
     seq = job.seq
@@ -148,12 +149,12 @@ def _run(
 
 
 def _searcher(
-    searchers: OrderedDict[str, Searcher], game: str, options: dict[str, Any], tt_slots: int
-) -> Searcher:
+    searchers: OrderedDict[str, GameSearcher], game: str, options: dict[str, Any], tt_slots: int
+) -> GameSearcher:
     key = json.dumps([game, options], sort_keys=True, default=list)
     searcher = searchers.get(key)
     if searcher is None:
-        searcher = Searcher(create_game(game, options), tt_slots)
+        searcher = searcher_for(create_game(game, options), tt_slots)
         searchers[key] = searcher
         while len(searchers) > MAX_CACHED_SEARCHERS:
             searchers.popitem(last=False)
