@@ -85,3 +85,58 @@ async def test_sigterm_answers_thinks_closes_1001_and_leaves_no_children() -> No
         if process.returncode is None:
             process.kill()
             await process.wait()
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux /proc")
+async def test_sigterm_under_load_answers_every_think() -> None:
+    """Two dozen sessions thinking (two on workers, the rest queued) when SIGTERM comes."""
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "server", "--port", "0", "--workers", "2",
+        cwd=REPO_ROOT, env=env, stderr=asyncio.subprocess.PIPE,
+    )
+    assert process.stderr is not None
+    try:
+        port = None
+        while port is None:
+            line = await asyncio.wait_for(process.stderr.readline(), 20 * UNIT)
+            assert line, "the server exited before listening"
+            match = re.search(rb"listening on ws://[\d.]+:(\d+)/ws", line)
+            port = int(match.group(1)) if match else None
+        drain = asyncio.create_task(process.stderr.read())  # keep the log pipe flowing
+        workers = children_of(process.pid)
+
+        async def session(number: int, started: asyncio.Event, go: asyncio.Event) -> int | None:
+            async with raw_client(port, "json" if number % 2 else "msgpack") as client:
+                await client.request({"type": "new_game", "game": "connect4", "id": 0})
+                limits = {"movetime_ms": 5000} if number % 3 else {}  # some until stopped
+                await client.send({"type": "think", "id": number, "limits": limits})
+                started.set()
+                await go.wait()
+                _, best = await client.collect(number, timeout=5 * UNIT)
+                assert best["move"] in "1234567" and best["reason"] in ("stopped", "time")
+                with pytest.raises(ConnectionClosed) as closed:
+                    await client.recv(timeout=5 * UNIT)
+                return closed.value.rcvd.code if closed.value.rcvd is not None else None
+
+        go = asyncio.Event()
+        started = [asyncio.Event() for _ in range(24)]
+        tasks = [asyncio.create_task(session(n, started[n], go)) for n in range(24)]
+        await asyncio.wait_for(asyncio.gather(*(event.wait() for event in started)), 10 * UNIT)
+        await asyncio.sleep(0.2)  # let the server read every think
+        process.send_signal(signal.SIGTERM)
+        go.set()
+        codes = await asyncio.wait_for(asyncio.gather(*tasks), 15 * UNIT)
+        assert codes == [1001] * 24
+        assert await asyncio.wait_for(process.wait(), 10 * UNIT) == 0
+        await drain
+        for _ in range(int(20 * UNIT)):
+            left = [pid for pid in workers if is_running(pid)]
+            if not left:
+                break
+            await asyncio.sleep(0.1)
+        assert not left, f"child processes left behind: {[command_of(pid) for pid in left]}"
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
