@@ -446,8 +446,9 @@ def _result(me: Board, opp: Board, move: Action) -> tuple[Board, Board]:
 
 def _order_score(opp_before: Board, me_after: Board, opp_after: Board) -> int:
     hits = opp_after[BAR] - opp_before[BAR]
-    blots = sum(1 for count in me_after[:24] if count == 1)
-    made = sum(1 for count in me_after[:7] if count >= 2)
+    blots = me_after.count(1) - (me_after[BAR] == 1)
+    home = me_after[:7]
+    made = 7 - home.count(0) - home.count(1)
     return 4 * hits + made - blots
 
 
