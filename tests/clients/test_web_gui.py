@@ -131,15 +131,12 @@ def page(browser: Any) -> Iterator[Page]:
 
 def open_game(page: Page, port: int, game: str, side: str = "0",
               times: tuple[str, str] = (QUICK_S, QUICK_S)) -> None:
-    """Load the page, choose the game, side and engine times, start a new game."""
-    page.goto(f"http://127.0.0.1:{port}/?game={game}")
+    """Load the page set up (by its URL) for a game, a side and engine times."""
+    page.goto(f"http://127.0.0.1:{port}/?game={game}&side={side}&time0={times[0]}&time1={times[1]}")
     page.wait_for_selector("#connection.good")
     page.wait_for_selector(".board-svg")
-    page.fill("#time-0", times[0])
-    page.fill("#time-1", times[1])
-    page.select_option("#side", side)
-    page.click("#new-game")
-    expect(page.locator("#moves .ply")).to_have_count(0)
+    assert page.input_value("#game") == game and page.input_value("#side") == side
+    assert page.input_value("#time-1") == times[1]
 
 
 def moves(page: Page) -> list[str]:
@@ -234,9 +231,7 @@ def test_fools_mate_against_the_engine(page: Page, gui_server: ServerThread) -> 
     # After 1.f3 e5 2.g4 (the engine's moves as White), Black mates with Qh4#.
     before_mate = "rnbqkbnr/pppp1ppp/8/4p3/6P1/5P2/PPPPP2P/RNBQKBNR b KQkq - 0 2"
     open_game(page, gui_server.port, "chess", side="1")
-    page.fill("#position", before_mate)
-    page.click("#load-position")
-    expect(page.locator("#message")).to_have_text("Position loaded.")
+    load_position(page, before_mate)
     # Black sits at the bottom: the board is flipped for the second player.
     assert page.locator("g[data-square]").first.get_attribute("data-square") == "h1"
     # An illegal click (the queen cannot pass her own pawn) gets the server's refusal.
@@ -252,6 +247,52 @@ def test_fools_mate_against_the_engine(page: Page, gui_server: ServerThread) -> 
     assert moves(page) == ["d8h4"]
     assert page.is_disabled("#analyse")
     assert not_blank(page, page.screenshot())
+
+
+def load_position(page: Page, position: str) -> None:
+    page.fill("#position", position)
+    page.click("#load-position")
+    expect(page.locator("#message")).to_have_text("Position loaded.")
+
+
+def test_checkers_multi_jump_by_clicking_each_landing_square(
+    page: Page, gui_server: ServerThread
+) -> None:
+    open_game(page, gui_server.port, "checkers", side="both")
+    load_position(page, "B:W14,22,23:B9")  # 9x18x25 or 9x18x27
+    page.click('g[data-square="9"]')
+    page.click('g[data-square="18"]')  # both jumps go through 18: the move is not done
+    expect(page.locator("#board-note")).to_contain_text("next landing square")
+    assert moves(page) == []
+    page.click('g[data-square="27"]')
+    assert wait_for_plies(page, 1) == ["9x18x27"]
+
+
+def test_othello_forced_pass_is_a_button(page: Page, gui_server: ServerThread) -> None:
+    open_game(page, gui_server.port, "othello", side="both")
+    load_position(page, "OX" + "-" * 62 + " X")  # Black has no move, White has c1
+    expect(page.locator("#pass")).to_be_visible()
+    page.click("#pass")
+    assert wait_for_plies(page, 1) == ["pass"]
+    expect(page.locator("#pass")).to_be_hidden()
+
+
+def test_backgammon_rolls_moves_and_takes_back(page: Page, gui_server: ServerThread) -> None:
+    open_game(page, gui_server.port, "backgammon")
+    # The server rolls (the opening roll may give the engine the first move).
+    button = page.locator(".bg-moves button").first
+    button.wait_for()
+    before = len(moves(page))
+    played = button.get_attribute("data-move")
+    button.click()
+    expect(page.locator("#moves .ply").nth(before)).to_have_text(str(played))
+    # Roll, the engine's move, roll: the human's buttons come back.
+    page.locator(".bg-moves button").first.wait_for()
+    assert len(moves(page)) >= before + 4
+    assert re.match(r"[1-6]-[1-6]$", moves(page)[-1])
+    page.click("#takeback")  # back to the human's previous decision
+    expect(page.locator("#moves .ply")).to_have_count(before)
+    page.locator(".bg-moves button").first.wait_for()
 
 
 def test_analyse_shows_a_proven_win_without_playing(page: Page, gui_server: ServerThread) -> None:
@@ -314,7 +355,7 @@ def test_every_board_plays_and_draws(page: Page, gui_server: ServerThread, game:
 
 #: Plies the engine plays against itself before each game's documentation screenshot.
 SCREENSHOT_PLIES = {"tictactoe": 5, "nim": 3, "connect4": 14, "othello": 20, "checkers": 16,
-                    "chess": 14}
+                    "chess": 14, "backgammon": 13}
 
 
 @pytest.mark.skipif(not os.environ.get("ARENA_GUI_SCREENSHOTS"),

@@ -12,6 +12,8 @@ const $ = (id) => document.getElementById(id);
 const MAX_INFO_ROWS = 80;
 // Default engine time per move, in seconds.
 const DEFAULT_SECONDS = 1;
+// `state.to_move` when dice are to be rolled (protocol.md, games of chance).
+const CHANCE = "chance";
 
 const app = {
   conn: null,
@@ -62,10 +64,23 @@ async function connect() {
   app.games = welcome.games;
   app.limits = welcome.limits;
   fillGameMenu();
-  const wanted = new URLSearchParams(window.location.search).get("game");
-  if (wanted && app.games.some((g) => g.name === wanted)) $("game").value = wanted;
-  gameChosen();
+  applyUrlSettings(new URLSearchParams(window.location.search));
   await newGameFromForm();
+}
+
+// ?game=chess&side=1&time=2.5 (side: 0, 1, both or none; time in seconds
+// for both sides, or time0 and time1): a set-up that can be bookmarked.
+function applyUrlSettings(params) {
+  const game = params.get("game");
+  if (game && app.games.some((g) => g.name === game)) $("game").value = game;
+  gameChosen();
+  const side = params.get("side");
+  if (side && [...$("side").options].some((option) => option.value === side)) $("side").value = side;
+  readSides();
+  for (const player of [0, 1]) {
+    const seconds = params.get(`time${player}`) ?? params.get("time");
+    if (seconds !== null && Number(seconds) > 0) $(`time-${player}`).value = seconds;
+  }
 }
 
 function fillGameMenu() {
@@ -94,7 +109,7 @@ function gameChosen() {
   const old = [...times.querySelectorAll("input")].map((input) => input.value);
   times.replaceChildren(...info.players.map((name, index) => {
     const label = document.createElement("label");
-    label.textContent = `Engine time as ${name} (s) `;
+    label.textContent = `Engine time as ${title(name)} (s) `;
     const input = document.createElement("input");
     Object.assign(input, { type: "number", min: "0.05", step: "0.05", id: `time-${index}`, value: old[index] || String(DEFAULT_SECONDS) });
     input.max = String((app.limits.max_movetime_ms || 600000) / 1000);
@@ -176,8 +191,10 @@ async function newGameFromForm() {
 }
 
 // Starts a game on the server. keepEvals: a take-back keeps the graph's
-// earlier points. Returns true if the server accepted it.
-async function startGame(spec, keepEvals) {
+// earlier points. accept(state), if given, may refuse the resulting
+// position (the server has it, but the page does not show it): then the
+// answer is "skipped". Otherwise true if the server accepted the game.
+async function startGame(spec, keepEvals, accept = null) {
   if (!app.conn) return false;
   app.generation++;
   await cancelThink();
@@ -191,6 +208,7 @@ async function startGame(spec, keepEvals) {
     say(error.message, "error");
     return false;
   }
+  if (accept && !accept(state)) return "skipped";
   app.start = { game: state.game, options: state.options, position: message.position ?? null };
   app.evals = keepEvals ? app.evals.slice(0, state.history.length + 1) : [];
   clearThinkPanel();
@@ -224,8 +242,23 @@ async function boardModule(name) {
 
 function scheduleEngine() {
   const state = app.state;
-  if (!state || state.result || app.think || app.sides[state.to_move] !== "engine") return;
-  startThink("play");
+  if (!state || state.result || app.think) return;
+  if (state.to_move === CHANCE) rollDice();
+  else if (app.sides[state.to_move] === "engine") startThink("play");
+}
+
+// Games of chance: the server rolls its seeded dice whenever a roll is due,
+// for the engine and the human alike (the roll shows in the move list).
+async function rollDice() {
+  const generation = app.generation;
+  let state;
+  try {
+    state = await app.conn.request({ type: "roll" });
+  } catch (error) {
+    if (generation === app.generation) say(error.message, "error");
+    return;
+  }
+  if (generation === app.generation) await setState(state);
 }
 
 // A click or typed move from the user.
@@ -258,19 +291,19 @@ async function sendMove(move) {
   await setState(state);
 }
 
+// Takes back the last move; with one human side, as many more as it takes to
+// give the human the move again (rolls count as moves in games of chance).
 async function takeBack() {
   const state = app.state;
   if (!state || state.history.length === 0) return;
   const humans = [0, 1].filter((player) => app.sides[player] === "human");
-  let count = 1;
-  if (humans.length === 1) {
-    // Back to the human's turn: players alternate, so one ply back it is
-    // the turn of whoever made the last move.
-    count = (state.to_move + 1) % 2 === humans[0] ? 1 : 2;
+  const wanted = (next) => next.to_move !== CHANCE && (humans.length !== 1 || next.to_move === humans[0]);
+  const history = state.history;
+  for (let count = 1; count <= history.length; count++) {
+    const spec = { ...app.start, moves: history.slice(0, history.length - count) };
+    const accepted = await startGame(spec, true, count === history.length ? null : wanted);
+    if (accepted !== "skipped") return;
   }
-  count = Math.min(count, state.history.length);
-  const spec = { ...app.start, moves: state.history.slice(0, state.history.length - count) };
-  await startGame(spec, true);
 }
 
 async function loadPosition() {
@@ -390,6 +423,7 @@ function renderResult(state, info) {
   const { winner, reason } = state.result;
   let text = winner === null ? "Draw" : `${title(info.players[winner])} wins`;
   if (reason) text += ` — ${reason}`;
+  if (state.result.points > 1) text += ` (${state.result.points} points)`;
   const humans = [0, 1].filter((p) => app.sides[p] === "human");
   if (humans.length === 1 && winner !== null) text += winner === humans[0] ? ". You win!" : ". The engine wins.";
   box.textContent = text;
@@ -418,8 +452,9 @@ function updateButtons() {
   const ready = Boolean(app.conn && app.conn.isOpen && state);
   const thinking = Boolean(app.think);
   $("stop").disabled = !thinking;
-  $("analyse").disabled = !ready || thinking || Boolean(state && state.result);
-  $("go").disabled = !ready || thinking || Boolean(state && state.result);
+  const decision = Boolean(state && !state.result && state.to_move !== CHANCE);
+  $("analyse").disabled = !ready || thinking || !decision;
+  $("go").disabled = !ready || thinking || !decision;
   $("takeback").disabled = !ready || !state || state.history.length === 0;
   $("new-game").disabled = !app.conn;
 }
@@ -486,8 +521,9 @@ function playerName(index) {
   return app.state ? gameInfo(app.state.game).players[index] : String(index);
 }
 
+// A player's name for display: "White", or "Player 0" for games that number them.
 function title(text) {
-  return text.charAt(0).toUpperCase() + text.slice(1);
+  return /^\d+$/.test(text) ? `Player ${text}` : text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 function say(text, kind = "hint") {

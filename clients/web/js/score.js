@@ -9,6 +9,7 @@ export function formatScore(score, gameName, unit = "") {
   if ("draw" in score) return "draw (proven)";
   const value = score.value;
   if (/centipawn/.test(unit)) return signed((value / 100).toFixed(2));
+  if (/x 1000|× 1000/.test(unit)) return signed((value / 1000).toFixed(3));
   return signed(String(value));
 }
 
