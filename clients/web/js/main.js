@@ -436,7 +436,7 @@ function renderGraph(state) {
   const engines = [0, 1].filter((p) => app.sides[p] === "engine");
   const pov = engines.length === 1 ? engines[0] : 0;
   const players = gameInfo(state.game).players;
-  $("graph-pov").textContent = engines.length === 1 ? `engine's view (${players[pov]})` : `${players[pov]}'s view`;
+  $("graph-pov").textContent = engines.length === 1 ? `engine's view (${title(players[pov])})` : `${title(players[pov])}'s view`;
   const points = [];
   app.evals.forEach((entry, ply) => {
     if (!entry || ply > state.history.length) return;
