@@ -316,6 +316,25 @@ def test_watch_engine_against_engine_to_the_end(page: Page, gui_server: ServerTh
     assert page.locator("#graph circle, #graph rect.graph-proven").count() >= 5
 
 
+def test_a_game_without_a_board_module_gets_the_generic_board(
+    page: Page, gui_server: ServerThread
+) -> None:
+    open_game(page, gui_server.port, "nim", side="both")
+    played: list[str] = page.evaluate(
+        """async () => {
+            const create = (await import("/js/boards/generic.js")).default;
+            const played = [];
+            const box = document.createElement("div");
+            const board = create(box, { play: (move) => played.push(move), note: () => {} });
+            const state = { position: "P", legal_moves: ["a", "b"], to_move: 0, history: [] };
+            board.update({ state, players: ["0", "1"], lastMove: null, interactive: true });
+            box.querySelector('button[data-move="b"]').click();
+            return [box.querySelector("pre").textContent, ...played];
+        }"""
+    )
+    assert played == ["P", "b"]
+
+
 def test_narrow_screen_has_no_horizontal_scroll(browser: Any, gui_server: ServerThread) -> None:
     page = browser.new_page()
     try:
