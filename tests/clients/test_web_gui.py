@@ -219,8 +219,10 @@ def test_stop_answers_a_long_think_at_once(page: Page, gui_server: ServerThread)
 
 def test_take_back_returns_to_the_humans_turn(page: Page, gui_server: ServerThread) -> None:
     open_game(page, gui_server.port, "connect4")
-    page.click('.c4-column[data-move="1"]')
-    wait_for_plies(page, 2)
+    page.dblclick('.c4-column[data-move="1"]')  # the second click must not move for the engine
+    played = wait_for_plies(page, 2)
+    assert played[0] == "1"
+    assert page.locator('circle.c4-cell[fill="#e03c31"]').count() == 1
     page.click("#takeback")
     expect(page.locator("#moves .ply")).to_have_count(0)
     assert page.locator('circle.c4-cell[fill="#e03c31"]').count() == 0

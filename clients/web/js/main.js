@@ -28,6 +28,7 @@ const app = {
   board: null,
   boardGame: null,
   manualFlip: false,
+  moving: false, // a move request is waiting for its reply
 };
 
 // ---------------------------------------------------------------------------
@@ -278,6 +279,10 @@ async function humanMove(move) {
 }
 
 async function sendMove(move) {
+  // One move at a time: a second click before the reply would otherwise be
+  // played for whoever is to move next (the engine's side).
+  if (app.moving) return;
+  app.moving = true;
   const generation = app.generation;
   let state;
   try {
@@ -285,6 +290,8 @@ async function sendMove(move) {
   } catch (error) {
     if (generation === app.generation) say(error.message, "error");
     return;
+  } finally {
+    app.moving = false;
   }
   if (generation !== app.generation) return;
   say("");
