@@ -35,6 +35,11 @@ square, e.g. ``B:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,1
 order; input also accepts ranges (``B1-12``) and either colour first. A
 parsed position starts with empty draw counters.
 
+Search hooks: captures are the noisy moves and a due capture counts as
+check (see :meth:`Checkers.in_check`); late-move reductions are left off
+(11.5/20 at 3,000 nodes a move against the same engine without them: no
+measurable gain).
+
 Bitboard layout: square ``s`` (1-32) is bit ``s - 1 + (s - 1) // 8``: one
 unused "ghost" bit after every two rows, which makes every diagonal step a
 shift by 4 or 5 (down-left and down-right as Black looks at the board,

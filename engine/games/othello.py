@@ -35,6 +35,13 @@ fixed ~80 integer operations. The key merges positions that differ only in
 colours (``own``/``opp`` swapped with the side to move): the rules and the
 evaluation are colour-blind, so their values are equal.
 
+Move ordering: corners first and X-squares last (:data:`ORDER_GROUPS`),
+then the search's table move, killers and history. Measured to depth 8-9
+on eight random middle-game positions, this ordering and plain square
+order are within 10% of each other in time; sorting by the opponent's
+replies (fewest first) saved few nodes and cost 15-30% more time, so it is
+not used.
+
 Exact endgame: :meth:`Othello.max_remaining_plies` gives the generic search
 a bound (``2 * empties``: each placement may be preceded by at most one
 pass), and every line that reaches the end is scored exactly as a win, loss
