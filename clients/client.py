@@ -548,14 +548,19 @@ async def connect(
     client_name: str = "arena-python",
     open_timeout: float = 10.0,
     strict: bool = False,
+    token: str | None = None,
 ) -> AsyncIterator[Engine]:
     """Connect, say hello, and yield an :class:`Engine`; the connection closes on exit.
 
     ``strict`` treats a malformed frame from the server as a protocol
     violation that ends the connection (see :class:`ProtocolViolationError`).
+    ``token`` is the server's shared secret (``arena serve --token``), sent
+    as ``Authorization: Bearer`` with the handshake.
     """
+    headers = {"Authorization": f"Bearer {token}"} if token else None
     async with ws_connect(
-        url, max_size=MAX_SERVER_FRAME, compression=None, open_timeout=open_timeout
+        url, max_size=MAX_SERVER_FRAME, compression=None, open_timeout=open_timeout,
+        additional_headers=headers,
     ) as ws:
         engine = Engine(ws, encoding, strict=strict)
         await engine.start(client_name)

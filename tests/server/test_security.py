@@ -174,3 +174,12 @@ async def test_silent_connections_are_closed_after_the_hello_timeout() -> None:
         await expect_close(RawClient(garbage, "json"), 1008)
         await asyncio.sleep(0.3)
         assert (await chatty.request({"type": "hello"}))["type"] == "welcome"
+
+
+async def test_the_client_library_sends_the_token() -> None:
+    from clients.client import connect as engine_connect
+
+    async with running_server(workers=1, token="s3cret") as server, engine_connect(
+        url(server.port), token="s3cret"
+    ) as engine:
+        assert engine.server is not None and engine.server.protocol == 1
