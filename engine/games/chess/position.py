@@ -662,16 +662,10 @@ def play(position: Position, move: Move) -> Position:
         mg += MG[rook_index | rook_to] - MG[rook_index | rook_from]
         eg += EG[rook_index | rook_to] - EG[rook_index | rook_from]
 
-    castling = position.castling
-    if castling:
-        castling &= CASTLING_KEEP[frm] & CASTLING_KEEP[to]
-        if castling != position.castling:
-            key ^= CASTLING_KEYS[position.castling] ^ CASTLING_KEYS[castling]
-            rights_changed = True
-        else:
-            rights_changed = False
-    else:
-        rights_changed = False
+    castling = position.castling & CASTLING_KEEP[frm] & CASTLING_KEEP[to]
+    rights_changed = castling != position.castling
+    if rights_changed:
+        key ^= CASTLING_KEYS[position.castling] ^ CASTLING_KEYS[castling]
 
     if position.ep:
         key ^= EP_FILE_KEYS[position.ep & 7]
@@ -699,7 +693,7 @@ def play(position: Position, move: Move) -> Position:
     new.mg = mg
     new.eg = eg
     if halfmove == 0 or rights_changed:
-        new.history = ()
+        new.history = ()  # no earlier position can recur after an irreversible move
     else:
         new.history = (*position.history, position.key)
     new._moves = None
