@@ -259,7 +259,11 @@ class Game(ABC, Generic[S, M]):
     # the search faster or stronger, never change which moves are legal.
 
     def ordered_moves(self, state: S) -> list[M]:
-        """Legal moves, most promising first (the search's static ordering)."""
+        """Legal moves, most promising first, by a cheap static ordering.
+
+        The search also applies :meth:`sort_moves` where the remaining depth
+        makes a costlier ordering pay.
+        """
         return self.legal_moves(state)
 
     def winning_move(self, state: S) -> M | None:
@@ -271,10 +275,12 @@ class Game(ABC, Generic[S, M]):
         return None
 
     def sort_moves(self, state: S, moves: list[M]) -> list[M]:
-        """``moves`` (legal in ``state``) sorted most promising first.
+        """``moves`` (legal in ``state``) sorted most promising first, dynamically.
 
-        Used on the output of :meth:`safe_moves`, lazily: the search first
-        tries the transposition table's move and sorts only if it must.
+        The search calls it where two plies or more remain, on the output of
+        :meth:`ordered_moves` or :meth:`safe_moves`, and lazily: it first
+        tries the transposition table's move and sorts only if that move
+        does not cut off.
         """
         return moves
 

@@ -117,10 +117,10 @@ class ConnectFour(Game[C4State, int]):
         return [c for c in range(self.width) if not mask & self._top[c]]
 
     def ordered_moves(self, state: C4State) -> list[int]:
-        """Centre-first columns, those creating the most threats first (Pons' ordering)."""
+        """Columns centre first; :meth:`sort_moves` adds the threat count."""
         mask = state[1]
         top = self._top
-        return self.sort_moves(state, [c for c in self._order if not mask & top[c]])
+        return [c for c in self._order if not mask & top[c]]
 
     def safe_moves(self, state: C4State) -> list[int]:
         """Columns that neither leave an opponent's immediate win open nor play under one."""
