@@ -17,7 +17,7 @@ from typing import Any
 from engine.errors import GameError
 from engine.game import Game
 from engine.limits import Limits
-from engine.search import think
+from engine.searchers import think
 
 #: Transposition-table slots for the balance check: the searches are shallow.
 BALANCE_TT_SLOTS = 1 << 14
