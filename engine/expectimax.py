@@ -47,10 +47,11 @@ from collections.abc import Callable, Hashable
 from fractions import Fraction
 from typing import Any
 
+from engine.budget import BudgetedSearch, SearchAborted, StopSignal
 from engine.game import CHANCE, Game
-from engine.limits import Limits, plan_deadlines
+from engine.limits import Limits
 from engine.score import Score
-from engine.search import Info, SearchResult, SearchStats, StopSignal
+from engine.search import Info, SearchResult, SearchStats
 from engine.tt import DEFAULT_TT_SLOTS, EXACT, LOWER, UPPER, TranspositionTable
 
 #: Nodes between two checks of the clock and the stop signal. A backgammon
@@ -66,23 +67,21 @@ MAX_DEPTH = 64
 PROBABILITY_DENOMINATOR_LIMIT = 10**6
 
 
-class _Aborted(Exception):
-    """Raised inside the search when a limit or the stop signal ends it."""
-
-
 def _round_div(total: int, divisor: int) -> int:
     """``total / divisor`` rounded to the nearest integer, halves away from zero."""
     magnitude = (2 * abs(total) + divisor) // (2 * divisor)
     return magnitude if total >= 0 else -magnitude
 
 
-class ExpectimaxSearcher:
+class ExpectimaxSearcher(BudgetedSearch):
     """Searches positions of one game of chance, keeping its table between searches.
 
     Same use as :class:`engine.search.Searcher`: one per game, then
     :meth:`think` per position (a decision state: the dice are known). Not
     thread-safe.
     """
+
+    check_interval = CHECK_INTERVAL
 
     def __init__(self, game: Game[Any, Any], tt_slots: int = DEFAULT_TT_SLOTS) -> None:
         self.game = game
@@ -131,23 +130,9 @@ class ExpectimaxSearcher:
         """
         game = self.game
         limits = limits or Limits()
-        start = time.monotonic() if start is None else start
-        deadlines = plan_deadlines(limits, start)
-        hard = deadlines.hard
-        if deadline is not None:
-            hard = deadline if hard is None else min(hard, deadline)
-        soft = deadlines.soft
-        if hard is not None and soft is not None:
-            soft = min(soft, hard)
         self._reset_counters()
-        self._stop = stop
-        self._hard_deadline = hard
-        self._node_limit = limits.nodes
+        soft = self._begin(limits, stop, start, deadline)
         self._on_info = on_info
-        self._start = start
-        self._next_check = (
-            CHECK_INTERVAL if limits.nodes is None else min(CHECK_INTERVAL, limits.nodes)
-        )
 
         outcome = game.outcome(state)
         if outcome is None and game.to_move(state) == CHANCE:
@@ -184,7 +169,7 @@ class ExpectimaxSearcher:
                 if len(root_moves) == 1 and (soft is not None or self._stop is not None):
                     reason = "only_move"
                     break
-        except _Aborted as aborted:
+        except SearchAborted as aborted:
             reason = str(aborted)
             partial = self._iter_best
             # The first root move searched is the previous best; a partial
@@ -192,18 +177,6 @@ class ExpectimaxSearcher:
             if partial is not None and (completed == 0 or partial[0] != best_move):
                 best_move, value = partial
         return self._result(state, best_move, value, completed, reason)
-
-    def _should_stop_early(self, soft: float | None) -> bool:
-        return self._stop_requested() or (soft is not None and time.monotonic() >= soft)
-
-    def _stop_requested(self) -> bool:
-        return self._stop is not None and self._stop.is_set()
-
-    def _fallback_move(self, state: Any, root_moves: list[Hashable]) -> Hashable:
-        entry = self.tt.get(self.game.key(state))
-        if entry is not None and entry[4] in root_moves:
-            return entry[4]
-        return root_moves[0]
 
     def _root(self, state: Any, depth: int, root_moves: list[Hashable]) -> int:
         """Search every root move with an open window; keep the best first in ``root_moves``."""
@@ -453,20 +426,6 @@ class ExpectimaxSearcher:
     # ------------------------------------------------------------------
     # Helpers.
 
-    def _check_limits(self) -> None:
-        limit = self._node_limit
-        if limit is not None and self.nodes > limit:
-            self.nodes = limit
-            raise _Aborted("nodes")
-        if self._stop is not None and self._stop.is_set():
-            raise _Aborted("stopped")
-        if self._hard_deadline is not None and time.monotonic() >= self._hard_deadline:
-            raise _Aborted("time")
-        next_check = self.nodes + CHECK_INTERVAL
-        if limit is not None and next_check > limit + 1:
-            next_check = limit + 1
-        self._next_check = next_check
-
     def _store(
         self,
         key: int,
@@ -477,9 +436,6 @@ class ExpectimaxSearcher:
         proven: bool = False,
     ) -> None:
         self._slots[key % self._tt_size] = (key, depth, flag, value, move, proven)
-
-    def _elapsed_ms(self) -> int:
-        return int((time.monotonic() - self._start) * 1000)
 
     def _report(self, state: Any, depth: int, move: Hashable, value: int, partial: bool) -> None:
         if self._on_info is None:

@@ -17,7 +17,7 @@ The search is divided as Stockfish divides its own:
   name them.
 
 Limits are checked every :data:`CHECK_INTERVAL` nodes; the stop signal is
-anything with ``is_set()``. An aborted search raises :class:`_Aborted`
+anything with ``is_set()``. An aborted search raises :class:`SearchAborted`
 internally and answers with the best move of the last completed iteration
 (or a better move proven in the unfinished one), and always with a legal
 move when one exists. Nothing here prints: progress goes to the ``on_info``
@@ -26,14 +26,14 @@ callback.
 
 from __future__ import annotations
 
-import time
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
+from engine.budget import BudgetedSearch, SearchAborted, StopSignal
 from engine.game import Game
-from engine.limits import Limits, plan_deadlines
+from engine.limits import Limits
 from engine.score import WIN, WIN_THRESHOLD, Score, is_decisive
 from engine.tt import DEFAULT_TT_SLOTS, EXACT, LOWER, UPPER, TranspositionTable
 
@@ -64,12 +64,6 @@ SORT_MIN_DEPTH = 2
 KILLERS_PER_PLY = 2
 
 INFINITY = WIN + 1
-
-
-class StopSignal(Protocol):
-    """Anything with ``is_set()``: ``threading.Event``, ``multiprocessing.Event``, ..."""
-
-    def is_set(self) -> bool: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,10 +146,6 @@ class SearchResult:
         return int(self.nodes * 1000 / self.time_ms) if self.time_ms > 0 else 0
 
 
-class _Aborted(Exception):
-    """Raised inside the search when a limit or the stop signal ends it."""
-
-
 @dataclass(slots=True)
 class _RootBest:
     move: Hashable
@@ -163,7 +153,7 @@ class _RootBest:
     pv: list[Hashable]
 
 
-class Searcher:
+class Searcher(BudgetedSearch):
     """Searches positions of one game, keeping tables between searches.
 
     Create one per game (with fixed options) and call :meth:`think` for
@@ -171,6 +161,8 @@ class Searcher:
     successive positions of one game gets faster. Not thread-safe: one
     search at a time.
     """
+
+    check_interval = CHECK_INTERVAL
 
     def __init__(self, game: Game[Any, Any], tt_slots: int = DEFAULT_TT_SLOTS) -> None:
         self.game = game
@@ -229,25 +221,10 @@ class Searcher:
         iteration and when the best move changes inside one.
         """
         limits = limits or Limits()
-        start = time.monotonic() if start is None else start
-        deadlines = plan_deadlines(limits, start)
-        hard = deadlines.hard
-        if deadline is not None:
-            hard = deadline if hard is None else min(hard, deadline)
-        soft = (
-            deadlines.soft if hard is None or deadlines.soft is None else min(deadlines.soft, hard)
-        )
-
         self._reset_counters()
-        self._stop = stop
-        self._hard_deadline = hard
-        self._node_limit = limits.nodes
+        soft = self._begin(limits, stop, start, deadline)
         self._on_info = on_info
-        self._start = start
         self._age_history()
-        self._next_check = (
-            CHECK_INTERVAL if limits.nodes is None else min(CHECK_INTERVAL, limits.nodes)
-        )
 
         game = self.game
         outcome = game.outcome(state)
@@ -290,7 +267,7 @@ class Searcher:
                 if len(root_moves) == 1 and (soft is not None or self._stop is not None):
                     reason = "only_move"
                     break
-        except _Aborted as aborted:
+        except SearchAborted as aborted:
             reason = str(aborted)
             partial = self._iter_best
             if partial is not None and (completed == 0 or partial.move != best.move):
@@ -324,12 +301,7 @@ class Searcher:
         """
         game = self.game
         self._reset_counters()
-        self._stop = stop
-        self._hard_deadline = deadline
-        self._node_limit = node_limit
-        self._on_info = None
-        self._start = time.monotonic()
-        self._next_check = CHECK_INTERVAL if node_limit is None else min(CHECK_INTERVAL, node_limit)
+        self._begin(Limits(nodes=node_limit), stop, None, deadline)
         outcome = game.outcome(state)
         root_moves = self._root_moves(state) if outcome is None else []
         if not root_moves:
@@ -361,7 +333,7 @@ class Searcher:
                         self._order_root(root_moves, proof.move)
                 else:
                     high = max(bisect_right(candidates, value, low, high + 1) - 1, low)
-        except _Aborted as aborted:
+        except SearchAborted as aborted:
             move = self._fallback_move(state, root_moves)
             return self._result(state, move, 0, 0, [move], str(aborted), proven=False)
         # The move whose fail-high raised the lower bound last achieves the
@@ -387,21 +359,6 @@ class Searcher:
         """The root's moves in the game's full (static, then dynamic) order."""
         moves = self.game.ordered_moves(state)
         return self.game.sort_moves(state, moves) if len(moves) > 1 else moves
-
-    def _should_stop_early(self, soft: float | None) -> bool:
-        if self._stop_requested():
-            return True
-        return soft is not None and time.monotonic() >= soft
-
-    def _stop_requested(self) -> bool:
-        return self._stop is not None and self._stop.is_set()
-
-    def _fallback_move(self, state: Any, root_moves: list[Hashable]) -> Hashable:
-        """A legal move to answer with before any iteration completes."""
-        entry = self.tt.get(self.game.key(state))
-        if entry is not None and entry[4] in root_moves:
-            return entry[4]
-        return root_moves[0]
 
     def _order_root(self, root_moves: list[Hashable], best_move: Hashable) -> None:
         root_moves.remove(best_move)
@@ -732,20 +689,6 @@ class Searcher:
     # ------------------------------------------------------------------
     # Helpers of the node search.
 
-    def _check_limits(self) -> None:
-        limit = self._node_limit
-        if limit is not None and self.nodes > limit:
-            self.nodes = limit
-            raise _Aborted("nodes")
-        if self._stop is not None and self._stop.is_set():
-            raise _Aborted("stopped")
-        if self._hard_deadline is not None and time.monotonic() >= self._hard_deadline:
-            raise _Aborted("time")
-        next_check = self.nodes + CHECK_INTERVAL
-        if limit is not None and next_check > limit + 1:
-            next_check = limit + 1
-        self._next_check = next_check
-
     def _note_cutoff(
         self, state: Any, move: Hashable, side: int, depth: int, ply: int, index: int
     ) -> None:
@@ -782,9 +725,6 @@ class Searcher:
 
     # ------------------------------------------------------------------
     # Reporting.
-
-    def _elapsed_ms(self) -> int:
-        return int((time.monotonic() - self._start) * 1000)
 
     def _report(self, state: Any, depth: int, best: _RootBest, partial: bool, proven: bool) -> None:
         if self._on_info is None:

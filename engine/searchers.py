@@ -13,10 +13,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from engine.budget import StopSignal
 from engine.expectimax import ExpectimaxSearcher
 from engine.game import Game
 from engine.limits import Limits
-from engine.search import Info, Searcher, SearchResult, StopSignal
+from engine.search import Info, Searcher, SearchResult
 from engine.tt import DEFAULT_TT_SLOTS
 
 

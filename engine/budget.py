@@ -1,0 +1,103 @@
+"""What every searcher shares: limits, deadlines, the stop signal, the clock.
+
+:class:`BudgetedSearch` is the base of :class:`engine.search.Searcher` and
+:class:`engine.expectimax.ExpectimaxSearcher`. A search calls
+:meth:`BudgetedSearch._begin` once, counts nodes in ``self.nodes`` and calls
+:meth:`BudgetedSearch._check_limits` whenever ``self.nodes`` reaches
+``self._next_check``; that method raises :class:`SearchAborted` when a limit
+or the stop signal ends the search, and the search answers with its best
+move so far.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Hashable
+from typing import Any, ClassVar, Protocol
+
+from engine.game import Game
+from engine.limits import Limits, plan_deadlines
+from engine.tt import TranspositionTable
+
+
+class StopSignal(Protocol):
+    """Anything with ``is_set()``: ``threading.Event``, ``multiprocessing.Event``, ..."""
+
+    def is_set(self) -> bool: ...
+
+
+class SearchAborted(Exception):
+    """Raised inside a search when a limit or the stop signal ends it.
+
+    The message is the search's ``reason``: ``nodes``, ``stopped`` or ``time``.
+    """
+
+
+class BudgetedSearch:
+    """Limit bookkeeping for a search; subclasses set :attr:`check_interval`."""
+
+    #: Nodes between two checks of the clock and the stop signal.
+    check_interval: ClassVar[int] = 1024
+
+    game: Game[Any, Any]
+    tt: TranspositionTable
+    nodes: int
+
+    def _begin(
+        self,
+        limits: Limits,
+        stop: StopSignal | None,
+        start: float | None,
+        deadline: float | None,
+    ) -> float | None:
+        """Arm the limits for a new search; return the soft deadline.
+
+        ``start`` is when the clock started (default now); ``deadline`` is an
+        extra absolute hard deadline. Call after resetting ``self.nodes``.
+        """
+        self._start = time.monotonic() if start is None else start
+        deadlines = plan_deadlines(limits, self._start)
+        hard = deadlines.hard
+        if deadline is not None:
+            hard = deadline if hard is None else min(hard, deadline)
+        soft = deadlines.soft
+        if hard is not None and soft is not None:
+            soft = min(soft, hard)
+        self._stop = stop
+        self._hard_deadline = hard
+        self._node_limit = limits.nodes
+        interval = self.check_interval
+        self._next_check = interval if limits.nodes is None else min(interval, limits.nodes)
+        return soft
+
+    def _check_limits(self) -> None:
+        """Raise :class:`SearchAborted` if a limit is reached; else set the next check."""
+        limit = self._node_limit
+        if limit is not None and self.nodes > limit:
+            self.nodes = limit
+            raise SearchAborted("nodes")
+        if self._stop is not None and self._stop.is_set():
+            raise SearchAborted("stopped")
+        if self._hard_deadline is not None and time.monotonic() >= self._hard_deadline:
+            raise SearchAborted("time")
+        next_check = self.nodes + self.check_interval
+        if limit is not None and next_check > limit + 1:
+            next_check = limit + 1
+        self._next_check = next_check
+
+    def _should_stop_early(self, soft: float | None) -> bool:
+        """Whether to start no new iteration: stopped, or past the soft deadline."""
+        return self._stop_requested() or (soft is not None and time.monotonic() >= soft)
+
+    def _stop_requested(self) -> bool:
+        return self._stop is not None and self._stop.is_set()
+
+    def _elapsed_ms(self) -> int:
+        return int((time.monotonic() - self._start) * 1000)
+
+    def _fallback_move(self, state: Any, root_moves: list[Hashable]) -> Hashable:
+        """A legal move to answer with before any iteration completes."""
+        entry = self.tt.get(self.game.key(state))
+        if entry is not None and entry[4] in root_moves:
+            return entry[4]
+        return root_moves[0]
