@@ -54,6 +54,7 @@ class GameResult:
 
     winner: int | None
     reason: str
+    points: int = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,14 +64,23 @@ class GameState:
     game: str
     options: dict[str, Any]
     position: str
-    to_move: int
+    to_move: int | str  # a player index, or "chance" when dice are to be rolled
     legal_moves: tuple[str, ...]
     history: tuple[str, ...]
     result: GameResult | None
+    #: At a chance state: each roll (in the game's notation) with its probability.
+    outcomes: tuple[tuple[str, float], ...] = ()
+    #: The seed of the server's dice for this game (games of chance only).
+    seed: int | None = None
 
     @property
     def is_over(self) -> bool:
         return self.result is not None
+
+    @property
+    def is_chance(self) -> bool:
+        """Whether dice are to be rolled: send :meth:`Engine.roll` or a roll as a move."""
+        return self.to_move == "chance"
 
     @classmethod
     def from_message(cls, message: Mapping[str, Any]) -> GameState:
@@ -82,7 +92,14 @@ class GameState:
             to_move=message["to_move"],
             legal_moves=tuple(message["legal_moves"]),
             history=tuple(message.get("history") or ()),
-            result=None if result is None else GameResult(result["winner"], result["reason"]),
+            result=None
+            if result is None
+            else GameResult(result["winner"], result["reason"], int(result.get("points", 1))),
+            outcomes=tuple(
+                (str(item["move"]), float(item["probability"]))
+                for item in message.get("outcomes") or ()
+            ),
+            seed=message.get("seed"),
         )
 
 
@@ -307,9 +324,15 @@ class Engine:
         options: Mapping[str, Any] | None = None,
         position: str | None = None,
         moves: Sequence[str] | None = None,
+        seed: int | None = None,
     ) -> GameState:
-        """Start a game (optionally from ``position``, then playing ``moves``)."""
+        """Start a game (optionally from ``position``, then playing ``moves``).
+
+        ``seed`` fixes the server's dice in a game of chance, to replay a game.
+        """
         message: dict[str, Any] = {"type": "new_game", "game": game}
+        if seed is not None:
+            message["seed"] = seed
         if options:
             message["options"] = dict(options)
         if position is not None:
@@ -322,6 +345,11 @@ class Engine:
     async def move(self, move: str) -> GameState:
         """Play ``move`` in the session's game."""
         self.state = GameState.from_message(await self._request({"type": "move", "move": move}))
+        return self.state
+
+    async def roll(self) -> GameState:
+        """Let the server roll the dice at a chance state (games of chance)."""
+        self.state = GameState.from_message(await self._request({"type": "roll"}))
         return self.state
 
     async def think(

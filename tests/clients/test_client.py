@@ -78,3 +78,18 @@ async def test_errors_are_typed_with_codes(url: str) -> None:
             await engine.think(movetime_ms=0)
         await engine.stop()  # nothing running: ignored
         assert (await engine.move("1")).position == "1"
+
+
+async def test_games_of_chance(url: str) -> None:
+    async with connect(url) as engine:
+        state = await engine.new_game("backgammon", seed=7)
+        assert state.is_chance and state.seed == 7
+        assert abs(sum(p for _, p in state.outcomes) - 1.0) < 1e-9
+        first = await engine.roll()
+        assert not first.is_chance and isinstance(first.to_move, int)
+        best = await engine.think(depth=1)
+        assert best.move in first.legal_moves
+        after = await engine.move(best.move)
+        assert after.is_chance
+        replay = await engine.new_game("backgammon", seed=7)
+        assert (await engine.roll()).position == first.position and replay.seed == 7
