@@ -1,0 +1,58 @@
+"""How limits become deadlines."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.limits import (
+    CLOCK_SAFETY_MS,
+    DEFAULT_MOVES_TO_GO,
+    HARD_STRETCH,
+    MAX_SHARE_OF_CLOCK,
+    SOFT_SHARE,
+    Clock,
+    Limits,
+    plan_deadlines,
+)
+
+START = 1000.0
+
+
+def test_no_time_limit_means_no_deadline() -> None:
+    deadlines = plan_deadlines(Limits(depth=5, nodes=100), START)
+    assert deadlines.soft is None and deadlines.hard is None
+
+
+def test_movetime_uses_the_whole_budget() -> None:
+    deadlines = plan_deadlines(Limits(movetime_ms=250), START)
+    assert deadlines.soft == deadlines.hard == pytest.approx(START + 0.25)
+
+
+def test_sudden_death_clock() -> None:
+    deadlines = plan_deadlines(Limits(clock=Clock(time_ms=60_000)), START)
+    allotment = (60_000 - CLOCK_SAFETY_MS) / DEFAULT_MOVES_TO_GO
+    assert deadlines.soft == pytest.approx(START + SOFT_SHARE * allotment / 1000)
+    assert deadlines.hard == pytest.approx(START + HARD_STRETCH * allotment / 1000)
+
+
+def test_clock_never_spends_more_than_its_share_of_the_time_left() -> None:
+    clock = Clock(time_ms=1_000, inc_ms=5_000)  # a huge increment must not overrun
+    deadlines = plan_deadlines(Limits(clock=clock), START)
+    assert deadlines.hard is not None
+    assert deadlines.hard - START <= MAX_SHARE_OF_CLOCK * (1_000 - CLOCK_SAFETY_MS) / 1000 + 1e-9
+
+
+def test_last_move_before_the_control_may_use_almost_all() -> None:
+    deadlines = plan_deadlines(Limits(clock=Clock(time_ms=1_000, moves_to_go=1)), START)
+    assert deadlines.hard is not None
+    assert deadlines.hard - START == pytest.approx((1_000 - CLOCK_SAFETY_MS) / 1000)
+
+
+def test_no_time_left_gives_immediate_deadlines() -> None:
+    deadlines = plan_deadlines(Limits(clock=Clock(time_ms=0)), START)
+    assert deadlines.hard == START
+
+
+def test_movetime_and_clock_take_the_earlier() -> None:
+    deadlines = plan_deadlines(Limits(movetime_ms=10, clock=Clock(time_ms=60_000)), START)
+    assert deadlines.hard == pytest.approx(START + 0.01)
