@@ -14,7 +14,9 @@ The search is divided as Stockfish divides its own:
   proven so far, so that an aborted iteration can still contribute;
 * :meth:`Searcher._negamax` is the node search, in numbered steps;
 * :meth:`Searcher._quiesce` resolves captures at the horizon for games that
-  name them.
+  name them;
+* :meth:`Searcher.solve` finds exact values by null-window bisection over
+  the possible results, as Pons' Connect Four solver does.
 
 Limits are checked every :data:`CHECK_INTERVAL` nodes; the stop signal is
 anything with ``is_set()``. An aborted search raises :class:`SearchAborted`
@@ -37,10 +39,12 @@ from engine.limits import Limits
 from engine.score import WIN, WIN_THRESHOLD, Score, is_decisive
 from engine.tt import DEFAULT_TT_SLOTS, EXACT, LOWER, UPPER, TranspositionTable
 
-#: Nodes between two checks of the clock and the stop signal. At 100k-200k
-#: nodes/s this is 5-10 ms, well inside the server's latency budget, while
-#: the check itself (a monotonic clock read) stays negligible.
-CHECK_INTERVAL = 1024
+#: Nodes between two checks of the clock and the stop signal. This engine
+#: searches 20k-70k nodes/s in CPython (chess to Connect Four), so 256 nodes
+#: are 4-13 ms: inside the server's 10 ms delivery margin for most games,
+#: while the check itself (a clock read and a flag read, well under a
+#: microsecond) costs under 0.5% of the nodes' time.
+CHECK_INTERVAL = 256
 #: Deepest nominal depth an iteration may reach. The node search recurses
 #: once per ply, so this also keeps far below CPython's recursion limit.
 MAX_DEPTH = 128

@@ -51,8 +51,8 @@ from server.worker import StopFlag, WorkerJob, WorkerResult, worker_main
 logger = logging.getLogger(__name__)
 
 #: The worker must finish this long before the deadline. It covers the
-#: search's own overshoot (a limit check every 1024 nodes, 5-10 ms at this
-#: engine's speed) only in part; the rest is the guard's job. Measured hop
+#: search's own overshoot (a limit check every 256 nodes, 4-13 ms at this
+#: engine's speed) for most games; the rest is the guard's job. Measured hop
 #: from the worker's result to the client's socket on loopback: under 1 ms.
 DELIVERY_MARGIN_S = 0.010
 #: If a result is still missing this long before the deadline, the event
