@@ -12,11 +12,13 @@ move so far.
 from __future__ import annotations
 
 import time
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from typing import Any, ClassVar, Protocol
 
 from engine.game import Game
 from engine.limits import Limits, plan_deadlines
+from engine.results import Info, SearchResult, SearchStats
+from engine.score import Score
 from engine.tt import TranspositionTable
 
 
@@ -42,6 +44,19 @@ class BudgetedSearch:
     game: Game[Any, Any]
     tt: TranspositionTable
     nodes: int
+    seldepth: int
+    tt_probes: int
+    tt_hits: int
+    stats: SearchStats
+    _on_info: Callable[[Info], None] | None
+
+    # Limits of the current search, armed by _begin; these defaults mean
+    # "no search yet" (immutable class values, shadowed per instance).
+    _start: float = 0.0
+    _stop: StopSignal | None = None
+    _hard_deadline: float | None = None
+    _node_limit: int | None = None
+    _next_check: int = 0
 
     def _begin(
         self,
@@ -101,3 +116,49 @@ class BudgetedSearch:
         if entry is not None and entry[4] in root_moves:
             return entry[4]
         return root_moves[0]
+
+    def _emit_info(self, depth: int, score: Score, pv: tuple[str, ...], partial: bool) -> None:
+        """Report progress to the ``on_info`` callback, if there is one."""
+        if self._on_info is None:
+            return
+        elapsed = self._elapsed_ms()
+        self._on_info(
+            Info(
+                depth=depth,
+                seldepth=self.seldepth,
+                score=score,
+                pv=pv,
+                nodes=self.nodes,
+                time_ms=elapsed,
+                nps=int(self.nodes * 1000 / elapsed) if elapsed > 0 else 0,
+                tt_hit_rate=self.tt_hits / self.tt_probes if self.tt_probes else 0.0,
+                partial=partial,
+            )
+        )
+
+    def _answer(
+        self,
+        state: Any,
+        move: Hashable,
+        score: Score,
+        value: int,
+        depth: int,
+        pv: tuple[str, ...],
+        reason: str,
+    ) -> SearchResult:
+        """The search's result, with the table counters copied into its statistics."""
+        self.stats.tt_probes = self.tt_probes
+        self.stats.tt_hits = self.tt_hits
+        return SearchResult(
+            move=self.game.format_move(state, move) if move is not None else None,
+            move_value=move,
+            score=score,
+            value=value,
+            depth=depth,
+            seldepth=self.seldepth,
+            pv=pv,
+            nodes=self.nodes,
+            time_ms=self._elapsed_ms() if move is not None else 0,
+            reason=reason,
+            stats=self.stats,
+        )

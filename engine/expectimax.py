@@ -42,7 +42,6 @@ and pruning never changes the result.
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Callable, Hashable
 from fractions import Fraction
 from typing import Any
@@ -50,8 +49,8 @@ from typing import Any
 from engine.budget import BudgetedSearch, SearchAborted, StopSignal
 from engine.game import CHANCE, Game
 from engine.limits import Limits
+from engine.results import Info, SearchResult, SearchStats
 from engine.score import Score
-from engine.search import Info, SearchResult, SearchStats
 from engine.tt import DEFAULT_TT_SLOTS, EXACT, LOWER, UPPER, TranspositionTable
 
 #: Nodes between two checks of the clock and the stop signal. A backgammon
@@ -105,12 +104,7 @@ class ExpectimaxSearcher(BudgetedSearch):
         self.probes = 0
         self.chance_cutoffs = 0
         self.stats = SearchStats()
-        self._stop: StopSignal | None = None
-        self._hard_deadline: float | None = None
-        self._node_limit: int | None = None
-        self._next_check = CHECK_INTERVAL
         self._on_info: Callable[[Info], None] | None = None
-        self._start = time.monotonic()
 
     # ------------------------------------------------------------------
     # Iterative deepening.
@@ -438,40 +432,12 @@ class ExpectimaxSearcher(BudgetedSearch):
         self._slots[key % self._tt_size] = (key, depth, flag, value, move, proven)
 
     def _report(self, state: Any, depth: int, move: Hashable, value: int, partial: bool) -> None:
-        if self._on_info is None:
-            return
-        elapsed = self._elapsed_ms()
-        self._on_info(
-            Info(
-                depth=depth,
-                seldepth=self.seldepth,
-                score=Score(value=value),
-                pv=(self.game.format_move(state, move),),
-                nodes=self.nodes,
-                time_ms=elapsed,
-                nps=int(self.nodes * 1000 / elapsed) if elapsed > 0 else 0,
-                tt_hit_rate=self.tt_hits / self.tt_probes if self.tt_probes else 0.0,
-                partial=partial,
-            )
-        )
+        pv = (self.game.format_move(state, move),)
+        self._emit_info(depth, Score(value=value), pv, partial)
 
     def _result(
         self, state: Any, move: Hashable, value: int, depth: int, reason: str
     ) -> SearchResult:
-        self.stats.tt_probes = self.tt_probes
-        self.stats.tt_hits = self.tt_hits
-        text = self.game.format_move(state, move) if move is not None else None
-        return SearchResult(
-            move=text,
-            move_value=move,
-            # Expected points are never a proven win: always a value.
-            score=Score(value=value),
-            value=value,
-            depth=depth,
-            seldepth=self.seldepth,
-            pv=(text,) if text is not None else (),
-            nodes=self.nodes,
-            time_ms=self._elapsed_ms() if move is not None else 0,
-            reason=reason,
-            stats=self.stats,
-        )
+        pv = (self.game.format_move(state, move),) if move is not None else ()
+        # Expected points are never a proven win: always a value.
+        return self._answer(state, move, Score(value=value), value, depth, pv, reason)

@@ -30,12 +30,13 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Hashable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from engine.budget import BudgetedSearch, SearchAborted, StopSignal
 from engine.game import Game
 from engine.limits import Limits
+from engine.results import Info, SearchResult, SearchStats
 from engine.score import WIN, WIN_THRESHOLD, Score, is_decisive
 from engine.tt import DEFAULT_TT_SLOTS, EXACT, LOWER, UPPER, TranspositionTable
 
@@ -68,86 +69,6 @@ SORT_MIN_DEPTH = 2
 KILLERS_PER_PLY = 2
 
 INFINITY = WIN + 1
-
-
-@dataclass(frozen=True, slots=True)
-class Info:
-    """Progress of a running search, reported through ``on_info``.
-
-    ``pv`` holds moves in the game's notation. ``partial`` is true for a
-    report made inside an unfinished iteration because the best move changed.
-    """
-
-    depth: int
-    seldepth: int
-    score: Score
-    pv: tuple[str, ...]
-    nodes: int
-    time_ms: int
-    nps: int
-    tt_hit_rate: float
-    partial: bool = False
-
-
-@dataclass(slots=True)
-class SearchStats:
-    """Counters for tuning and teaching.
-
-    ``first_move_cutoff_rate`` is the share of beta cutoffs made by the first
-    move tried at a node (near 1.0 means the ordering is nearly perfect);
-    ``effective_branching_factor`` is the ratio of the nodes of the last two
-    completed iterations.
-    """
-
-    nodes_per_depth: list[int] = field(default_factory=list)
-    cutoffs: int = 0
-    first_move_cutoffs: int = 0
-    tt_probes: int = 0
-    tt_hits: int = 0
-
-    @property
-    def first_move_cutoff_rate(self) -> float:
-        return self.first_move_cutoffs / self.cutoffs if self.cutoffs else 0.0
-
-    @property
-    def effective_branching_factor(self) -> float:
-        counts = self.nodes_per_depth
-        if len(counts) < 2 or counts[-2] == 0:
-            return 0.0
-        return counts[-1] / counts[-2]
-
-    @property
-    def tt_hit_rate(self) -> float:
-        return self.tt_hits / self.tt_probes if self.tt_probes else 0.0
-
-
-@dataclass(frozen=True, slots=True)
-class SearchResult:
-    """The answer of a search.
-
-    ``move`` is in the game's notation (``move_value`` is the game's own
-    move object), or ``None`` only when the position has no legal move.
-    ``value`` is the raw score on the scale of :mod:`engine.score`.
-    ``depth`` is the last completed iteration; ``reason`` says why the
-    search ended: ``depth``, ``nodes``, ``time``, ``stopped``, ``proven``,
-    ``only_move`` or ``no_moves``.
-    """
-
-    move: str | None
-    move_value: Any
-    score: Score
-    value: int
-    depth: int
-    seldepth: int
-    pv: tuple[str, ...]
-    nodes: int
-    time_ms: int
-    reason: str
-    stats: SearchStats
-
-    @property
-    def nps(self) -> int:
-        return int(self.nodes * 1000 / self.time_ms) if self.time_ms > 0 else 0
 
 
 @dataclass(slots=True)
@@ -197,10 +118,6 @@ class Searcher(BudgetedSearch):
         # Per ply: was this node reached by a move from safe_moves (so the
         # side to move has no immediate win)? Set by the parent.
         self._reached_safely = [False] * (MAX_DEPTH + 64)
-        self._stop: StopSignal | None = None
-        self._hard_deadline: float | None = None
-        self._node_limit: int | None = None
-        self._next_check = CHECK_INTERVAL
         self._iter_best: _RootBest | None = None
         self._on_info: Callable[[Info], None] | None = None
 
@@ -731,22 +648,9 @@ class Searcher(BudgetedSearch):
     # Reporting.
 
     def _report(self, state: Any, depth: int, best: _RootBest, partial: bool, proven: bool) -> None:
-        if self._on_info is None:
-            return
-        elapsed = self._elapsed_ms()
-        self._on_info(
-            Info(
-                depth=depth,
-                seldepth=self.seldepth,
-                score=Score.from_search(best.value, proven),
-                pv=tuple(self._format_pv(state, best.pv)),
-                nodes=self.nodes,
-                time_ms=elapsed,
-                nps=int(self.nodes * 1000 / elapsed) if elapsed > 0 else 0,
-                tt_hit_rate=self.tt_hits / self.tt_probes if self.tt_probes else 0.0,
-                partial=partial,
-            )
-        )
+        if self._on_info is not None:
+            pv = tuple(self._format_pv(state, best.pv))
+            self._emit_info(depth, Score.from_search(best.value, proven), pv, partial)
 
     def _format_pv(self, state: Any, pv: list[Hashable]) -> list[str]:
         """Format the principal variation, cut at the first move that is not legal.
@@ -776,22 +680,8 @@ class Searcher(BudgetedSearch):
         if move is not None and (not pv or pv[0] != move):
             pv = [move]
         pv_text = tuple(self._format_pv(state, pv))
-        self.stats.tt_probes = self.tt_probes
-        self.stats.tt_hits = self.tt_hits
-        return SearchResult(
-            move=self.game.format_move(state, move) if move is not None else None,
-            move_value=move,
-            score=Score.from_search(value, proven),
-            value=value,
-            depth=depth,
-            seldepth=self.seldepth,
-            pv=pv_text,
-            nodes=self.nodes,
-            time_ms=self._elapsed_ms() if move is not None else 0,
-            reason=reason,
-            stats=self.stats,
-        )
-
+        score = Score.from_search(value, proven)
+        return self._answer(state, move, score, value, depth, pv_text, reason)
 
 def think(
     game: Game[Any, Any],

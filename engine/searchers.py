@@ -17,7 +17,8 @@ from engine.budget import StopSignal
 from engine.expectimax import ExpectimaxSearcher
 from engine.game import Game
 from engine.limits import Limits
-from engine.search import Info, Searcher, SearchResult
+from engine.results import Info, SearchResult
+from engine.search import Searcher
 from engine.tt import DEFAULT_TT_SLOTS
 
 

@@ -31,7 +31,7 @@ from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
-from engine.search import Info
+from engine.results import Info
 from engine.tt import DEFAULT_TT_SLOTS
 from server.guard import AccessPolicy, Admission, RateLimiter
 from server.jobs import SearchAnswer, SearchJob

@@ -41,8 +41,8 @@ from typing import Any
 
 from engine.game import Game
 from engine.limits import Limits
+from engine.results import Info
 from engine.score import Score
-from engine.search import Info
 from engine.searchers import GameSearcher, searcher_for
 from engine.tt import DEFAULT_TT_SLOTS
 from server.jobs import SearchAnswer, SearchJob

@@ -20,7 +20,7 @@ from engine.errors import GameError
 from engine.game import CHANCE, Game
 from engine.limits import plan_deadlines
 from engine.registry import create_game, describe_games
-from engine.search import Info
+from engine.results import Info
 from engine.searchers import has_chance
 from server import SERVER_NAME, SERVER_VERSION
 from server.jobs import SearchAnswer, SearchJob

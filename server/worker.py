@@ -31,8 +31,8 @@ from typing import Any
 
 from engine.limits import Limits
 from engine.registry import create_game
+from engine.results import Info
 from engine.score import Score
-from engine.search import Info
 from engine.searchers import GameSearcher, searcher_for
 
 #: Searchers kept per worker. Each holds a transposition table of up to

@@ -16,7 +16,8 @@ from engine.game import CHANCE, Game, Outcome
 from engine.games.backgammon import Backgammon
 from engine.limits import Limits
 from engine.reference import expectiminimax, expectiminimax_search
-from engine.search import Info, Searcher
+from engine.results import Info
+from engine.search import Searcher
 from engine.searchers import has_chance, searcher_for, think
 
 #: total, player on roll, roll (None: to be rolled), plies left

@@ -10,8 +10,9 @@ import pytest
 from engine.games.connect4 import ConnectFour
 from engine.limits import Clock, Limits
 from engine.registry import create_game
+from engine.results import Info
 from engine.score import WIN, Score
-from engine.search import Info, Searcher, solve, think
+from engine.search import Searcher, solve, think
 
 #: Generous bound for "returns quickly" on a shared, noisy machine.
 SLACK_S = 0.5

@@ -1,0 +1,92 @@
+"""The records a search reports: progress, statistics and its answer.
+
+Every searcher (:mod:`engine.search`, :mod:`engine.expectimax`) produces
+these; the server forwards them to clients as ``info`` and ``bestmove``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.score import Score
+
+
+@dataclass(frozen=True, slots=True)
+class Info:
+    """Progress of a running search, reported through ``on_info``.
+
+    ``pv`` holds moves in the game's notation. ``partial`` is true for a
+    report made inside an unfinished iteration because the best move changed.
+    """
+
+    depth: int
+    seldepth: int
+    score: Score
+    pv: tuple[str, ...]
+    nodes: int
+    time_ms: int
+    nps: int
+    tt_hit_rate: float
+    partial: bool = False
+
+
+@dataclass(slots=True)
+class SearchStats:
+    """Counters for tuning and teaching.
+
+    ``first_move_cutoff_rate`` is the share of beta cutoffs made by the first
+    move tried at a node (near 1.0 means the ordering is nearly perfect);
+    ``effective_branching_factor`` is the ratio of the nodes of the last two
+    completed iterations.
+    """
+
+    nodes_per_depth: list[int] = field(default_factory=list)
+    cutoffs: int = 0
+    first_move_cutoffs: int = 0
+    tt_probes: int = 0
+    tt_hits: int = 0
+
+    @property
+    def first_move_cutoff_rate(self) -> float:
+        return self.first_move_cutoffs / self.cutoffs if self.cutoffs else 0.0
+
+    @property
+    def effective_branching_factor(self) -> float:
+        counts = self.nodes_per_depth
+        if len(counts) < 2 or counts[-2] == 0:
+            return 0.0
+        return counts[-1] / counts[-2]
+
+    @property
+    def tt_hit_rate(self) -> float:
+        return self.tt_hits / self.tt_probes if self.tt_probes else 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    """The answer of a search.
+
+    ``move`` is in the game's notation (``move_value`` is the game's own
+    move object), or ``None`` only when the position has no legal move.
+    ``value`` is the raw score on the scale of :mod:`engine.score`.
+    ``depth`` is the last completed iteration; ``reason`` says why the
+    search ended: ``depth``, ``nodes``, ``time``, ``stopped``, ``proven``,
+    ``only_move`` or ``no_moves``.
+    """
+
+    move: str | None
+    move_value: Any
+    score: Score
+    value: int
+    depth: int
+    seldepth: int
+    pv: tuple[str, ...]
+    nodes: int
+    time_ms: int
+    reason: str
+    stats: SearchStats
+
+    @property
+    def nps(self) -> int:
+        return int(self.nodes * 1000 / self.time_ms) if self.time_ms > 0 else 0
