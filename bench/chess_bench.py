@@ -35,7 +35,7 @@ from engine.errors import IllegalMoveError
 from engine.games.chess import Chess
 from engine.games.chess.notation import format_uci
 from engine.games.chess.position import Position, perft, play
-from engine.limits import Limits
+from engine.limits import Limits, plan_deadlines
 from engine.search import Searcher
 
 REFDATA = Path(__file__).resolve().parents[1].parent / "shared" / "refdata" / "chess"
@@ -154,7 +154,8 @@ def sunfish_think(history_fens: list[str], seconds: float) -> EngineAnswer:
 
 def ours_think(searcher: Searcher, state: Position, seconds: float) -> EngineAnswer:
     start = time.monotonic()
-    result = searcher.think(state, Limits(movetime_ms=int(seconds * 1000)), start=start)
+    limits = Limits(movetime_ms=int(seconds * 1000))
+    result = searcher.think(state, limits, deadlines=plan_deadlines(limits, start))
     return EngineAnswer(result.move or "", result.nodes, time.monotonic() - start, result.depth)
 
 

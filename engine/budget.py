@@ -16,7 +16,7 @@ from collections.abc import Callable, Hashable
 from typing import Any, ClassVar, Protocol
 
 from engine.game import Game
-from engine.limits import Limits, plan_deadlines
+from engine.limits import Deadlines, Limits, plan_deadlines
 from engine.results import Info, SearchResult, SearchStats
 from engine.score import Score
 from engine.tt import TranspositionTable
@@ -59,31 +59,23 @@ class BudgetedSearch:
     _next_check: int = 0
 
     def _begin(
-        self,
-        limits: Limits,
-        stop: StopSignal | None,
-        start: float | None,
-        deadline: float | None,
+        self, limits: Limits, stop: StopSignal | None, deadlines: Deadlines | None
     ) -> float | None:
         """Arm the limits for a new search; return the soft deadline.
 
-        ``start`` is when the clock started (default now); ``deadline`` is an
-        extra absolute hard deadline. Call after resetting ``self.nodes``.
+        ``deadlines`` were planned by the caller (who may have capped them);
+        without them they are planned from ``limits`` starting now. Call
+        after resetting ``self.nodes``.
         """
-        self._start = time.monotonic() if start is None else start
-        deadlines = plan_deadlines(limits, self._start)
-        hard = deadlines.hard
-        if deadline is not None:
-            hard = deadline if hard is None else min(hard, deadline)
-        soft = deadlines.soft
-        if hard is not None and soft is not None:
-            soft = min(soft, hard)
+        if deadlines is None:
+            deadlines = plan_deadlines(limits, time.monotonic())
+        self._start = deadlines.start
         self._stop = stop
-        self._hard_deadline = hard
+        self._hard_deadline = deadlines.hard
         self._node_limit = limits.nodes
         interval = self.check_interval
         self._next_check = interval if limits.nodes is None else min(interval, limits.nodes)
-        return soft
+        return deadlines.soft
 
     def _check_limits(self) -> None:
         """Raise :class:`SearchAborted` if a limit is reached; else set the next check."""

@@ -48,7 +48,7 @@ from typing import Any
 
 from engine.budget import BudgetedSearch, SearchAborted, StopSignal
 from engine.game import CHANCE, Game
-from engine.limits import Limits
+from engine.limits import MAX_DEPTH, Deadlines, Limits
 from engine.results import Info, SearchResult, SearchStats
 from engine.score import Score
 from engine.tt import DEFAULT_TT_SLOTS, EXACT, LOWER, UPPER, TranspositionTable
@@ -58,9 +58,6 @@ from engine.tt import DEFAULT_TT_SLOTS, EXACT, LOWER, UPPER, TranspositionTable
 #: double), so 256 nodes are a few milliseconds: fine-grained enough for
 #: 100 ms moves, and the check is a clock read.
 CHECK_INTERVAL = 256
-#: Deepest iteration. Each move multiplies the tree by the branching
-#: factor times the 21 rolls, so real searches stop far sooner.
-MAX_DEPTH = 64
 #: Largest denominator of a probability (the reference uses the same), so
 #: floats such as 1/36 become exact integer weights.
 PROBABILITY_DENOMINATOR_LIMIT = 10**6
@@ -115,8 +112,7 @@ class ExpectimaxSearcher(BudgetedSearch):
         limits: Limits | None = None,
         stop: StopSignal | None = None,
         on_info: Callable[[Info], None] | None = None,
-        start: float | None = None,
-        deadline: float | None = None,
+        deadlines: Deadlines | None = None,
     ) -> SearchResult:
         """Search the decision state ``state`` within ``limits``; same contract as Searcher.think.
 
@@ -125,7 +121,7 @@ class ExpectimaxSearcher(BudgetedSearch):
         game = self.game
         limits = limits or Limits()
         self._reset_counters()
-        soft = self._begin(limits, stop, start, deadline)
+        soft = self._begin(limits, stop, deadlines)
         self._on_info = on_info
 
         outcome = game.outcome(state)

@@ -4,6 +4,9 @@ A :class:`Limits` may combine a fixed time per move, a depth, a node count
 and a game clock; the search ends at whichever comes first.
 :func:`plan_deadlines` turns the time-based parts into two deadlines: a soft
 one (start no new iteration after it) and a hard one (abort mid-iteration).
+Plan them once, where the request is read, and hand the :class:`Deadlines`
+to the searcher: the server does this so that the deadline it promises the
+client and the one the search obeys are the same numbers.
 """
 
 from __future__ import annotations
@@ -27,6 +30,10 @@ HARD_STRETCH = 3.0
 MAX_SHARE_OF_CLOCK = 0.5
 #: Kept back from the time left for the message to reach the opponent's clock.
 CLOCK_SAFETY_MS = 20
+#: Deepest iteration of every searcher (plies). Real searches stop far
+#: sooner; the bound keeps per-ply tables small and is the ``max_depth`` the
+#: server announces.
+MAX_DEPTH = 128
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,10 +61,26 @@ class Limits:
 
 @dataclass(frozen=True, slots=True)
 class Deadlines:
-    """Absolute times (``time.monotonic()`` seconds) or ``None`` for no limit."""
+    """When a search started and when it must end, in ``time.monotonic()`` seconds.
 
+    ``soft``: start no new iteration after it; ``hard``: abort at once.
+    ``None`` means no time limit. ``soft`` is never after ``hard``.
+    """
+
+    start: float
     soft: float | None
     hard: float | None
+
+    @property
+    def timed(self) -> bool:
+        """Whether the limits set a time (a movetime or a clock)."""
+        return self.hard is not None
+
+    def capped(self, latest: float) -> Deadlines:
+        """These deadlines, ending by ``latest`` at the latest."""
+        hard = latest if self.hard is None else min(self.hard, latest)
+        soft = None if self.soft is None else min(self.soft, hard)
+        return Deadlines(self.start, soft, hard)
 
 
 def plan_deadlines(limits: Limits, start: float) -> Deadlines:
@@ -75,7 +98,9 @@ def plan_deadlines(limits: Limits, start: float) -> Deadlines:
         clock_soft, clock_hard = _clock_budget_ms(limits.clock)
         soft = _earliest(soft, start + clock_soft / 1000)
         hard = _earliest(hard, start + clock_hard / 1000)
-    return Deadlines(soft, hard)
+    if soft is not None and hard is not None:
+        soft = min(soft, hard)
+    return Deadlines(start, soft, hard)
 
 
 def _clock_budget_ms(clock: Clock) -> tuple[float, float]:

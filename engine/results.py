@@ -90,3 +90,44 @@ class SearchResult:
     @property
     def nps(self) -> int:
         return int(self.nodes * 1000 / self.time_ms) if self.time_ms > 0 else 0
+
+    @classmethod
+    def from_progress(
+        cls, info: Info, completed_depth: int, reason: str, time_ms: int
+    ) -> SearchResult:
+        """The answer of a search cut off after it reported ``info``.
+
+        It is what the search itself would answer if stopped now: the best
+        move of its last report (``info.pv[0]``, which must not be empty),
+        with ``completed_depth`` the last iteration it finished.
+        """
+        return cls(
+            move=info.pv[0],
+            move_value=None,
+            score=info.score,
+            value=0,
+            depth=completed_depth,
+            seldepth=info.seldepth,
+            pv=info.pv,
+            nodes=info.nodes,
+            time_ms=time_ms,
+            reason=reason,
+            stats=SearchStats(),
+        )
+
+    @classmethod
+    def unsearched(cls, move: str, reason: str, time_ms: int) -> SearchResult:
+        """An answer no search produced: ``move`` is legal but was not searched (depth 0)."""
+        return cls(
+            move=move,
+            move_value=None,
+            score=Score(value=0),
+            value=0,
+            depth=0,
+            seldepth=0,
+            pv=(move,),
+            nodes=0,
+            time_ms=time_ms,
+            reason=reason,
+            stats=SearchStats(),
+        )

@@ -28,6 +28,7 @@ callback.
 
 from __future__ import annotations
 
+import time
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
@@ -35,7 +36,7 @@ from typing import Any
 
 from engine.budget import BudgetedSearch, SearchAborted, StopSignal
 from engine.game import Game
-from engine.limits import Limits
+from engine.limits import MAX_DEPTH, Deadlines, Limits
 from engine.results import Info, SearchResult, SearchStats
 from engine.score import WIN, WIN_THRESHOLD, Score, is_decisive
 from engine.tt import DEFAULT_TT_SLOTS, EXACT, LOWER, UPPER, TranspositionTable
@@ -46,9 +47,6 @@ from engine.tt import DEFAULT_TT_SLOTS, EXACT, LOWER, UPPER, TranspositionTable
 #: while the check itself (a clock read and a flag read, well under a
 #: microsecond) costs under 0.5% of the nodes' time.
 CHECK_INTERVAL = 256
-#: Deepest nominal depth an iteration may reach. The node search recurses
-#: once per ply, so this also keeps far below CPython's recursion limit.
-MAX_DEPTH = 128
 #: Aspiration windows start at this depth; shallower iterations are cheap
 #: and their scores swing too much to centre a window on.
 ASPIRATION_MIN_DEPTH = 4
@@ -130,20 +128,22 @@ class Searcher(BudgetedSearch):
         limits: Limits | None = None,
         stop: StopSignal | None = None,
         on_info: Callable[[Info], None] | None = None,
-        start: float | None = None,
-        deadline: float | None = None,
+        deadlines: Deadlines | None = None,
     ) -> SearchResult:
         """Search ``state`` within ``limits`` and return the best move found.
 
-        ``start`` is when the clock started (``time.monotonic()``; default
-        now), so a caller that queued the request can charge the wait to it.
-        ``deadline`` is an extra absolute hard deadline (the server's, minus
-        its delivery margin). ``on_info`` is called after every completed
-        iteration and when the best move changes inside one.
+        ``deadlines`` are the planned start and deadlines (default: planned
+        from ``limits`` starting now); a caller that queued the request plans
+        them when it read it, so the wait is charged to the search, and may
+        end them earlier (the server keeps a delivery margin). ``on_info`` is
+        called after every completed iteration and when the best move changes
+        inside one. The node search recurses once per ply, and
+        :data:`~engine.limits.MAX_DEPTH` keeps it far below CPython's
+        recursion limit.
         """
         limits = limits or Limits()
         self._reset_counters()
-        soft = self._begin(limits, stop, start, deadline)
+        soft = self._begin(limits, stop, deadlines)
         self._on_info = on_info
         self._age_history()
 
@@ -222,7 +222,7 @@ class Searcher(BudgetedSearch):
         """
         game = self.game
         self._reset_counters()
-        self._begin(Limits(nodes=node_limit), stop, None, deadline)
+        self._begin(Limits(nodes=node_limit), stop, Deadlines(time.monotonic(), None, deadline))
         outcome = game.outcome(state)
         root_moves = self._root_moves(state) if outcome is None else []
         if not root_moves:

@@ -4,7 +4,7 @@ Deterministic games are searched by :class:`engine.search.Searcher`
 (alpha-beta); games with chance states (dice) by
 :class:`engine.expectimax.ExpectimaxSearcher` (expectiminimax with Star1
 and Star2 pruning). Both answer ``think(state, limits, stop, on_info,
-start, deadline) -> SearchResult``; callers such as the server's workers
+deadlines) -> SearchResult``; callers such as the server's workers
 use :func:`searcher_for` and never need to know which one they hold.
 """
 
@@ -16,7 +16,7 @@ from typing import Any, Protocol
 from engine.budget import StopSignal
 from engine.expectimax import ExpectimaxSearcher
 from engine.game import Game
-from engine.limits import Limits
+from engine.limits import Deadlines, Limits
 from engine.results import Info, SearchResult
 from engine.search import Searcher
 from engine.tt import DEFAULT_TT_SLOTS
@@ -31,8 +31,7 @@ class GameSearcher(Protocol):
         limits: Limits | None = None,
         stop: StopSignal | None = None,
         on_info: Callable[[Info], None] | None = None,
-        start: float | None = None,
-        deadline: float | None = None,
+        deadlines: Deadlines | None = None,
     ) -> SearchResult: ...
 
 

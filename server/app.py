@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import dataclasses
 import itertools
 import json
 import logging
@@ -21,6 +22,7 @@ import os
 import signal
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from http import HTTPStatus
 from types import TracebackType
@@ -29,20 +31,31 @@ from typing import Any
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed
-from websockets.http11 import Request, Response
+from websockets.http11 import Request as HttpRequest
+from websockets.http11 import Response
 
 from engine.results import Info
 from engine.tt import DEFAULT_TT_SLOTS
-from server.guard import AccessPolicy, Admission, RateLimiter
-from server.jobs import SearchAnswer, SearchJob
+from server.guard import AccessPolicy, Admission, AuthFailures
+from server.jobs import SearchJob
 from server.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from server.metrics import LoopLagMonitor, ServerMetrics
-from server.outbox import OnSent, Outbox
-from server.pool import STOP_GRACE_S, WORKER_GRACE_S, WORKER_NICE, Ticket, WorkerPool
+from server.outbox import Frame, OnSent, Outbox
+from server.pool import (
+    PREEMPT_AFTER_S,
+    QUEUE_PER_WORKER,
+    STOP_GRACE_S,
+    WORKER_GRACE_S,
+    WORKER_NICE,
+    QueueFull,
+    Ticket,
+    WorkerPool,
+)
 from server.protocol import (
     Encoding,
     ErrorCode,
     ProtocolError,
+    Request,
     ServerLimits,
     decode,
     encode,
@@ -50,7 +63,7 @@ from server.protocol import (
     parse_request,
     request_id_of,
 )
-from server.session import CLOSE_POLICY_VIOLATION, Session
+from server.session import CLOSE_POLICY_VIOLATION, Reaction, Session
 from server.static import http_response
 
 logger = logging.getLogger("server")
@@ -92,36 +105,59 @@ class ServerConfig:
     token: str | None = None
     #: Browser origins allowed besides the server's own (``"*"``: any).
     allowed_origins: tuple[str, ...] = ()
+    #: Host names browsers may use to reach this server, besides IP
+    #: addresses, ``localhost`` and ``host`` (``"*"``: any; DNS rebinding).
+    allowed_hosts: tuple[str, ...] = ()
     max_connections: int = DEFAULT_MAX_CONNECTIONS
     #: Niceness added to the search processes (0: same priority as the loop).
     worker_nice: int = WORKER_NICE
+    #: An untimed think that has searched this long gives way to waiting thinks.
+    preempt_after_s: float = PREEMPT_AFTER_S
+
+
+#: Requests whose handling may grow with the position or the request (a
+#: ``new_game`` replaying 2,000 moves, a ``state`` listing thousands of legal
+#: moves): they run, with the encoding of their replies, in one thread beside
+#: the event loop, so the loop keeps serving every other connection.
+#: The GIL hands the loop back at least every ``sys.getswitchinterval()``
+#: (5 ms). ``hello``, ``stop`` and ``think`` are constant work and stay on
+#: the loop.
+OFF_LOOP_REQUESTS = ("new_game", "move", "roll")
 
 
 class ClientConnection:
-    """One WebSocket client: its session, its running think and its ordered outbox."""
+    """One WebSocket client: its session, its running think and its ordered outbox.
+
+    Flow control: the connection reads one request, handles it, queues its
+    replies, and only then reads the next; while the outbox is full (the
+    client does not read its replies) it reads nothing. A client that sends
+    faster than it reads is slowed by TCP, never refused.
+    """
 
     def __init__(self, ws: ServerConnection, pool: WorkerPool, limits: ServerLimits,
-                 number: int, metrics: ServerMetrics,
-                 hello_token: Callable[[str | None], bool] | None = None) -> None:
+                 number: int, metrics: ServerMetrics, executor: ThreadPoolExecutor,
+                 hello_token: Callable[[str | None], bool] | None = None,
+                 auth_failures: AuthFailures | None = None) -> None:
         self.ws = ws
         self.pool = pool
         self.number = number
         self.metrics = metrics
         self.limits = limits
+        self.executor = executor
         self.session = Session(limits, hello_token)
         self.outbox = Outbox(OUTBOX_LIMIT, OUTBOX_BYTES)
-        self.rate = RateLimiter(limits.max_messages_per_second, limits.message_burst)
+        self.auth_failures = auth_failures
         self.ticket: Ticket | None = None
         self.think_task: asyncio.Task[None] | None = None
         self.requests = 0
         self.thinks = 0
+        self.peer = _peer(ws)
         self._greeted = False
         self._closing: asyncio.Task[None] | None = None
 
     async def run(self) -> None:
         opened = time.monotonic()
-        peer = _peer(self.ws)
-        logger.info("open conn=%d peer=%s", self.number, peer)
+        logger.info("open conn=%d peer=%s", self.number, self.peer)
         writer = asyncio.create_task(self._write_loop())
         hello_timer = asyncio.get_running_loop().call_later(
             self.limits.hello_timeout_ms / 1000, self._on_hello_timeout
@@ -129,6 +165,9 @@ class ClientConnection:
         try:
             async for frame in self.ws:
                 await self._on_frame(frame, time.monotonic())
+                # Let other connections run between two frames of this one:
+                # a client with many frames queued cannot hold the loop.
+                await asyncio.sleep(0)
         except ConnectionClosed:
             pass
         finally:
@@ -139,7 +178,7 @@ class ClientConnection:
             writer.cancel()
             logger.info(
                 "close conn=%d peer=%s client=%r code=%s requests=%d thinks=%d duration=%.1fs",
-                self.number, peer, self.session.client, self.ws.close_code, self.requests,
+                self.number, self.peer, self.session.client, self.ws.close_code, self.requests,
                 self.thinks,
                 time.monotonic() - opened,
             )
@@ -152,20 +191,25 @@ class ClientConnection:
         encoding = Encoding.MSGPACK if isinstance(frame, bytes) else Encoding.JSON
         if self._closing is not None:
             return  # closing on purpose: no more answers
-        if not self.rate.allow(received_at):
-            await self._refuse_for_rate(encoding)
-            return
         message: dict[str, Any] = {}
         request_type = "invalid"
         try:
             encoding, message = decode(frame)
             request = parse_request(message)
             request_type = str(message["type"])
-            reaction = self.session.handle(request, received_at)
+            if request_type in OFF_LOOP_REQUESTS:
+                reaction, frames = await asyncio.get_running_loop().run_in_executor(
+                    self.executor, self._react, request, received_at, encoding
+                )
+            else:
+                reaction = self.session.handle(request, received_at)
+                frames = [encode(reply, encoding) for reply in reaction.replies]
         except ProtocolError as error:
-            self._greeted = self._greeted or (
-                request_type != "invalid" and self.session.authenticated
-            )
+            if not self.session.authenticated:
+                # A browser owes its token in hello before anything else.
+                await self._refuse_token("unauthorized: send hello with the token first")
+                return
+            self._greeted = self._greeted or request_type != "invalid"
             self.metrics.messages_in.inc(request_type)
             await self._send(error_message(error), encoding)
             return
@@ -178,31 +222,34 @@ class ClientConnection:
         self.metrics.messages_in.inc(request_type)
         if self.session.authenticated:
             self._greeted = True
-        for reply in reaction.replies:
-            await self._send(reply, encoding)
+        for reply, reply_frame in zip(reaction.replies, frames, strict=True):
+            self._count_sent(reply)
+            await self.outbox.put(reply_frame)
         if reaction.close is not None:
-            self.metrics.closed_by_server.inc("unauthorized")
-            self._close_soon(*reaction.close)
+            await self._refuse_token(reaction.close[1])
             return
         if reaction.stop and self.ticket is not None:
             self.ticket.stop()
         if reaction.start is not None:
-            self._start_think(reaction.start, encoding)
+            await self._start_think(reaction.start, encoding)
 
-    async def _refuse_for_rate(self, encoding: Encoding) -> None:
-        """Answer a message over the rate limit; close the connection if it keeps on."""
-        self.metrics.messages_in.inc("rate_limited")
-        if self.rate.abusive:
-            self.metrics.closed_by_server.inc("rate_limit")
-            self._close_soon(CLOSE_POLICY_VIOLATION, "message rate limit exceeded repeatedly")
-            return
-        limits = self.limits
-        refusal = ProtocolError(
-            ErrorCode.RATE_LIMITED,
-            f"more than {limits.max_messages_per_second} messages per second (bursts of "
-            f"{limits.message_burst}): this message was ignored; slow down",
-        )
-        await self._send(error_message(refusal), encoding)
+    def _react(
+        self, request: Request, received_at: float, encoding: Encoding
+    ) -> tuple[Reaction, list[Frame]]:
+        """Handle ``request`` and encode its replies (runs in the session thread)."""
+        reaction = self.session.handle(request, received_at)
+        return reaction, [encode(reply, encoding) for reply in reaction.replies]
+
+    async def _refuse_token(self, reason: str) -> None:
+        """Close for a wrong or missing token in hello, slowed for a peer that keeps guessing."""
+        self.metrics.closed_by_server.inc("unauthorized")
+        if self.auth_failures is not None:
+            delay = self.auth_failures.record(_peer_address(self.ws))
+            if delay > 0:
+                logger.warning("conn=%d peer=%s: token failures, refusal delayed %.2fs",
+                               self.number, self.peer, delay)
+                await asyncio.sleep(delay)
+        self._close_soon(CLOSE_POLICY_VIOLATION, reason)
 
     def _on_hello_timeout(self) -> None:
         if not self._greeted and self._closing is None:
@@ -220,32 +267,38 @@ class ClientConnection:
             await asyncio.wait_for(self.outbox.join(), CLOSE_TIMEOUT_S)
         await self.ws.close(code, reason)
 
-    def _start_think(self, job: SearchJob, encoding: Encoding) -> None:
-        self.thinks += 1
-
+    async def _start_think(self, job: SearchJob, encoding: Encoding) -> None:
         def on_info(info: Info) -> None:
             self._send_nowait(self.session.info_message(info), encoding)
 
-        self.ticket = self.pool.submit(job, on_info)
-        self.think_task = asyncio.create_task(self._answer(job, self.ticket.answer, encoding))
+        try:
+            self.ticket = self.pool.submit(job, on_info)
+        except QueueFull as full:
+            self.session.abandon_think()
+            refusal = ProtocolError(
+                ErrorCode.OVERLOADED, str(full), job.think_id, retry_after_ms=full.retry_after_ms
+            )
+            await self._send(error_message(refusal), encoding)
+            return
+        self.thinks += 1
+        self.think_task = asyncio.create_task(self._answer(job, self.ticket, encoding))
 
-    async def _answer(
-        self, job: SearchJob, answer_future: asyncio.Future[SearchAnswer], encoding: Encoding
-    ) -> None:
-        answer = await answer_future
+    async def _answer(self, job: SearchJob, ticket: Ticket, encoding: Encoding) -> None:
+        result = await ticket.answer
         self.ticket = None
-        self.metrics.bestmoves.inc(answer.reason)
+        self.metrics.bestmoves.inc(result.reason)
+        self.metrics.queue_wait.observe(ticket.queued_ms / 1000)
         on_sent: OnSent = None
-        if job.limits.movetime_ms is not None or job.limits.clock is not None:
+        if not job.untimed:
             def on_sent() -> None:
                 self.metrics.lateness.observe(time.monotonic() - job.deadline)
-        await self._send(self.session.finish_think(answer), encoding, on_sent)
+        await self._send(self.session.finish_think(result, ticket.queued_ms), encoding, on_sent)
         late_ms = (time.monotonic() - job.deadline) * 1000
         logger.info(
             "think conn=%d game=%s limits=%s move=%s depth=%d nodes=%d reason=%s time_ms=%d "
-            "deadline_margin_ms=%.1f",
-            self.number, job.game.name, _format_limits(job), answer.move, answer.depth,
-            answer.nodes, answer.reason, answer.time_ms, -late_ms,
+            "queued_ms=%d deadline_margin_ms=%.1f",
+            self.number, job.game.name, _format_limits(job), result.move, result.depth,
+            result.nodes, result.reason, result.time_ms, ticket.queued_ms, -late_ms,
         )
 
     def _abandon_think(self) -> None:
@@ -270,13 +323,16 @@ class ClientConnection:
     # ------------------------------------------------------------------
     # Outgoing: one writer task keeps replies, progress and answers in order.
 
-    async def _send(
-        self, message: dict[str, Any], encoding: Encoding, on_sent: OnSent = None
-    ) -> None:
+    def _count_sent(self, message: dict[str, Any]) -> None:
         kind = message["type"]
         self.metrics.messages_out.inc(kind)
         if kind == "error":
             self.metrics.errors.inc(message["code"])
+
+    async def _send(
+        self, message: dict[str, Any], encoding: Encoding, on_sent: OnSent = None
+    ) -> None:
+        self._count_sent(message)
         await self.outbox.put(encode(message, encoding), on_sent)
 
     def _send_nowait(self, message: dict[str, Any], encoding: Encoding) -> None:
@@ -306,12 +362,19 @@ class ArenaServer:
         self.config = config or ServerConfig()
         self.pool = WorkerPool(
             self.config.workers, self.config.tt_slots, self.config.worker_grace_s,
-            self.config.worker_nice,
+            self.config.worker_nice, self.config.limits.max_queue, self.config.preempt_after_s,
         )
+        #: The limits in force, as ``welcome`` announces them.
+        self.limits = dataclasses.replace(self.config.limits, max_queue=self.pool.max_queue)
         self.connections: set[ClientConnection] = set()
         self._server: Server | None = None
         self._numbers = itertools.count(1)
-        self.policy = AccessPolicy.create(self.config.token, self.config.allowed_origins)
+        self.policy = AccessPolicy.create(
+            self.config.token, self.config.allowed_origins,
+            (self.config.host, *self.config.allowed_hosts),
+        )
+        self.auth_failures = AuthFailures()
+        self._executor = ThreadPoolExecutor(1, thread_name_prefix="arena-session")
         self.metrics = ServerMetrics(
             sessions_open=lambda: len(self.connections),
             thinks_running=lambda: len(self.pool.busy_worker_pids()),
@@ -369,6 +432,7 @@ class ArenaServer:
         await server.wait_closed()
         await self.pool.close()
         await self._loop_lag.stop()
+        self._executor.shutdown(wait=True)
         logger.info("stopped")
 
     async def _handle(self, ws: ServerConnection) -> None:
@@ -381,7 +445,8 @@ class ArenaServer:
         if ws.request is not None and self._admission(ws.request) is Admission.ACCEPT_HELLO_TOKEN:
             hello_token = self.policy.token_matches
         connection = ClientConnection(
-            ws, self.pool, self.config.limits, next(self._numbers), self.metrics, hello_token
+            ws, self.pool, self.limits, next(self._numbers), self.metrics, self._executor,
+            hello_token, self.auth_failures,
         )
         self.connections.add(connection)
         try:
@@ -393,7 +458,9 @@ class ArenaServer:
     # ------------------------------------------------------------------
     # The handshake: HTTP endpoints, then who may open a WebSocket.
 
-    def _process_request(self, connection: ServerConnection, request: Request) -> Response | None:
+    async def _process_request(
+        self, connection: ServerConnection, request: HttpRequest
+    ) -> Response | None:
         path = request.path.split("?", 1)[0]
         if path == METRICS_PATH:
             return self._metrics_response(connection, request)
@@ -411,12 +478,24 @@ class ArenaServer:
                 HTTPStatus.FORBIDDEN,
                 "this Origin may not open a WebSocket here (see arena serve --allow-origin)\n",
             )
+        if admission is Admission.BAD_HOST:
+            self.metrics.refused.inc("host")
+            return connection.respond(
+                HTTPStatus.FORBIDDEN,
+                "this Host is not a name of this server; a browser reaching it by a name other "
+                "than an IP address or localhost needs 'arena serve --allow-host NAME'\n",
+            )
         if admission is Admission.UNAUTHORIZED:
             self.metrics.refused.inc("unauthorized")
+            delay = self.auth_failures.record(_peer_address(connection))
+            if delay > 0:
+                logger.warning("peer=%s: repeated token failures, refusal delayed %.2fs",
+                               _peer(connection), delay)
+                await asyncio.sleep(delay)
             return _unauthorized(connection)
         return None
 
-    def _admission(self, request: Request) -> Admission:
+    def _admission(self, request: HttpRequest) -> Admission:
         headers = request.headers
         return self.policy.admit(
             _single_header(headers, "Origin"),
@@ -424,7 +503,9 @@ class ArenaServer:
             _single_header(headers, "Authorization"),
         )
 
-    def _metrics_response(self, connection: ServerConnection, request: Request) -> Response:
+    def _metrics_response(
+        self, connection: ServerConnection, request: HttpRequest
+    ) -> Response:
         if self.policy.token is not None:
             authorization = request.headers.get_all("Authorization")
             if len(authorization) != 1 or self.policy.admit(
@@ -466,6 +547,14 @@ def _unauthorized(connection: ServerConnection) -> Response:
     )
     response.headers["WWW-Authenticate"] = 'Bearer realm="alphabeta-arena"'
     return response
+
+
+def _peer_address(ws: ServerConnection) -> str:
+    """The peer's address without its port: what token failures are counted by."""
+    address = ws.remote_address
+    if isinstance(address, tuple) and address:
+        return str(address[0])
+    return str(address)
 
 
 def _peer(ws: ServerConnection) -> str:
@@ -531,13 +620,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"longest think; longer budgets are clamped (default {defaults.max_movetime_ms})",
     )
     parser.add_argument(
-        "--max-message-rate", type=int, default=defaults.max_messages_per_second,
-        metavar="PER_S",
-        help=f"messages per second per connection (default {defaults.max_messages_per_second})",
+        "--allow-host", action="append", default=[], metavar="NAME",
+        help="a host name browsers may use to reach this server, besides IP addresses, "
+        "localhost and --host (repeatable; '*' accepts any, which allows DNS rebinding)",
     )
     parser.add_argument(
-        "--message-burst", type=int, default=defaults.message_burst,
-        help=f"messages a connection may send at once (default {defaults.message_burst})",
+        "--max-queue", type=int, default=None, metavar="N",
+        help=f"thinks that may wait for a worker before new ones are refused with "
+        f"'overloaded' (default {QUEUE_PER_WORKER} per worker)",
     )
     parser.add_argument(
         "--hello-timeout-ms", type=int, default=defaults.hello_timeout_ms,
@@ -548,19 +638,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def config_from_args(args: argparse.Namespace) -> ServerConfig:
     """The server configuration the ``serve`` options describe; ``SystemExit`` on bad values."""
-    for name in ("workers", "max_connections", "max_movetime_ms", "max_message_rate",
-                 "message_burst", "hello_timeout_ms"):
+    for name in ("workers", "max_connections", "max_movetime_ms", "hello_timeout_ms"):
         if getattr(args, name) < 1:
             raise SystemExit(f"--{name.replace('_', '-')} must be at least 1")
+    if args.max_queue is not None and args.max_queue < 0:
+        raise SystemExit("--max-queue must be at least 0")
     limits = ServerLimits(
         max_movetime_ms=args.max_movetime_ms,
-        max_messages_per_second=args.max_message_rate,
-        message_burst=args.message_burst,
         hello_timeout_ms=args.hello_timeout_ms,
+        max_queue=args.max_queue,
     )
     return ServerConfig(
         host=args.host, port=args.port, workers=args.workers, limits=limits,
         token=args.token, allowed_origins=tuple(args.allow_origin),
+        allowed_hosts=tuple(args.allow_host),
         max_connections=args.max_connections, worker_nice=max(0, args.worker_nice),
     )
 

@@ -1,8 +1,8 @@
-"""What the session asks of the worker pool, and what it gets back.
+"""What a session asks of the worker pool: one ``think``, with everything it needs.
 
-A :class:`SearchJob` carries everything a worker needs plus the times the
-pool must keep; a :class:`SearchAnswer` is the ``bestmove`` before it is put
-into protocol form. Both are plain values with no I/O.
+The answer comes back as the engine's own :class:`engine.results.SearchResult`
+(from the search, or built by the pool when no search could answer in time),
+and the session turns that one record into the ``bestmove`` message.
 """
 
 from __future__ import annotations
@@ -11,8 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.game import Game
-from engine.limits import Limits
-from engine.score import Score
+from engine.limits import Deadlines, Limits
 from server.protocol import RequestId
 
 
@@ -20,35 +19,32 @@ from server.protocol import RequestId
 class SearchJob:
     """One ``think``: search ``state`` of ``game`` within ``limits``.
 
-    ``received_at`` is when the server read the ``think`` (``time.monotonic()``
-    seconds, the clock the engine uses too); ``deadline`` is when the
-    ``bestmove`` must have been sent: the movetime or clock deadline, or the
-    server's maximum think time when the request set none.
+    ``deadlines`` were planned once, when the server read the ``think``:
+    ``deadlines.start`` is that moment (``time.monotonic()`` seconds, the
+    engine's clock too) and ``deadlines.hard`` is when the ``bestmove`` must
+    have been sent, never later than the server's longest think.
+    ``fallback_move`` is a legal move (the first the game lists), known
+    without searching: the answer when no search result can be had in time.
     """
 
     think_id: RequestId
     game: Game[Any, Any]
     state: Any
     limits: Limits
-    received_at: float
-    deadline: float
+    deadlines: Deadlines
+    fallback_move: str
 
+    @property
+    def received_at(self) -> float:
+        return self.deadlines.start
 
-@dataclass(frozen=True, slots=True)
-class SearchAnswer:
-    """The result of a think, whoever produced it (a worker, or the pool's fallback).
+    @property
+    def deadline(self) -> float:
+        """When the ``bestmove`` is due (every think has one: at worst the server's cap)."""
+        assert self.deadlines.hard is not None, "the session always caps a think's deadline"
+        return self.deadlines.hard
 
-    ``reason`` is the engine's (``depth``, ``nodes``, ``time``, ``stopped``,
-    ``proven``, ``only_move``) or the pool's own ``worker_lost`` when the
-    worker died and the move comes from its last report or a quick search.
-    ``time_ms`` counts from ``SearchJob.received_at``.
-    """
-
-    move: str
-    score: Score
-    depth: int
-    seldepth: int
-    pv: tuple[str, ...]
-    nodes: int
-    time_ms: int
-    reason: str
+    @property
+    def untimed(self) -> bool:
+        """No movetime and no clock: an analysis that runs until stopped (or the cap)."""
+        return self.limits.movetime_ms is None and self.limits.clock is None

@@ -29,6 +29,8 @@ LATENESS_BUCKETS_S = (
 )
 #: Event-loop lag buckets, in seconds; the load target is p99 <= 20 ms.
 LOOP_LAG_BUCKETS_S = (0.001, 0.002, 0.005, 0.01, 0.015, 0.02, 0.05, 0.1, 0.25, 1.0)
+#: Buckets of the time a think waited for a worker, in seconds.
+QUEUE_WAIT_BUCKETS_S = (0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 10.0)
 #: How often the loop-lag monitor wakes up: often enough to catch short
 #: stalls, rare enough to cost nothing (one timer every 50 ms).
 LOOP_LAG_INTERVAL_S = 0.05
@@ -187,13 +189,13 @@ class ServerMetrics:
         )
         self.refused = Counter(
             "arena_connections_refused_total",
-            "Connections refused, by reason (full, unauthorized, origin).",
+            "Connections refused, by reason (full, unauthorized, origin, host).",
             "reason",
         )
         self.closed_by_server = Counter(
             "arena_connections_closed_total",
             "Connections the server closed on purpose, by reason "
-            "(rate_limit, hello_timeout, unauthorized).",
+            "(hello_timeout, unauthorized).",
             "reason",
         )
         self.messages_in = Counter(
@@ -217,6 +219,11 @@ class ServerMetrics:
             "When a timed think's bestmove was written to the socket, relative to its "
             "deadline (negative: early).",
             LATENESS_BUCKETS_S,
+        )
+        self.queue_wait = Histogram(
+            "arena_think_queue_seconds",
+            "How long a think waited for a worker (until answered, if it never got one).",
+            QUEUE_WAIT_BUCKETS_S,
         )
         self.loop_lag = Histogram(
             "arena_event_loop_lag_seconds",
@@ -245,6 +252,7 @@ class ServerMetrics:
             self.errors,
             self.bestmoves,
             self.lateness,
+            self.queue_wait,
             self.loop_lag,
         ]
 

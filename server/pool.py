@@ -1,23 +1,31 @@
 """The worker pool: searches in processes, with exactly one answer per think, on time.
 
 :meth:`WorkerPool.submit` queues a :class:`~server.jobs.SearchJob` and
-returns a :class:`Ticket`; awaiting ``ticket.answer`` always gives one
-:class:`~server.jobs.SearchAnswer` with a legal move, whatever happens to
-the worker. The event loop, not the worker, owns the deadline:
+returns a :class:`Ticket` (or raises :class:`QueueFull` when the queue is at
+its bound: admission control); awaiting ``ticket.answer`` always gives one
+:class:`~engine.results.SearchResult` with a legal move, whatever happens to
+the worker. The event loop, not the worker, owns the deadline, and it never
+searches itself: every answer it makes without a worker costs a few
+attribute reads.
 
 * the worker is told to finish :data:`DELIVERY_MARGIN_S` before the
   deadline, leaving time for the result to cross the pipe and the socket;
 * if no result has arrived :data:`GUARD_LEAD_S` before the deadline (a slow,
   frozen or dead worker), the loop answers from the last progress report
-  (the best move so far) or, if there was none, from a quick shallow search
-  in-process, stops the worker, and replaces it if it does not come back
-  within :data:`WORKER_GRACE_S`;
-* a think that waited in the queue until its budget was nearly gone is
-  answered by the quick search instead of a worker;
+  (the best move so far) or, if there was none, with the job's
+  ``fallback_move`` at depth 0, stops the worker, and replaces it if it
+  does not come back within :data:`WORKER_GRACE_S`;
+* a think that waited in the queue until its budget was (nearly) gone is
+  answered at once with its ``fallback_move`` and reason ``overloaded``: no
+  worker searched it, and the answer says so;
 * ``stop`` sets the worker's shared flag and answers at once from the best
   move reported so far (what the stopped search would answer); before the
   first completed depth it waits for the worker's own answer, and if that
-  has not come :data:`STOP_GRACE_S` later, answers as above.
+  has not come :data:`STOP_GRACE_S` later, answers as above;
+* fairness: a think without a time limit (an analysis) that has run for
+  :data:`PREEMPT_AFTER_S` while other thinks wait for a worker is stopped
+  and answered with reason ``preempted``, so that one analysis cannot keep
+  a worker from everybody else.
 
 Workers are ``spawn``-ed once (forking a process that runs an event loop
 and threads is unsafe) and reused; a worker that dies, even by SIGKILL, is
@@ -29,24 +37,21 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
+import dataclasses
 import logging
+import math
 import multiprocessing
 import time
-from collections import OrderedDict, deque
+from collections import deque
 from collections.abc import Callable
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from typing import Any
 
-from engine.game import Game
-from engine.limits import Limits
-from engine.results import Info
-from engine.score import Score
-from engine.searchers import GameSearcher, searcher_for
+from engine.results import Info, SearchResult
 from engine.tt import DEFAULT_TT_SLOTS
-from server.jobs import SearchAnswer, SearchJob
-from server.worker import StopFlag, WorkerJob, WorkerResult, worker_main
+from server.jobs import SearchJob
+from server.worker import StopFlag, WorkerJob, worker_main
 
 logger = logging.getLogger(__name__)
 
@@ -60,10 +65,11 @@ DELIVERY_MARGIN_S = 0.010
 #: (about 1.5-2 ms median on a loaded 2-core machine, bench/server_bench.py)
 #: plus some scheduling jitter.
 GUARD_LEAD_S = 0.005
-#: A queued think with less budget left than this when a worker frees up
-#: is answered by the quick in-process search: sending it to a worker would
-#: cost about as much as the budget.
-MIN_WORKER_BUDGET_S = 0.015
+#: A think with less budget than this when it could go to a worker is not
+#: searched: the delivery margin and the guard's lead leave the search no
+#: time. It is answered at once with its fallback move, depth 0 (reason
+#: ``time`` if it never waited, ``overloaded`` if waiting ate its budget).
+MIN_WORKER_BUDGET_S = DELIVERY_MARGIN_S + GUARD_LEAD_S
 #: After ``stop``, how long the loop waits for the worker before answering
 #: from the best move so far. A healthy worker answers within one limit
 #: check (well under 30 ms); this only fires for a frozen one.
@@ -71,15 +77,23 @@ STOP_GRACE_S = 0.25
 #: A stopped or overdue worker that has still not answered after this long
 #: is considered frozen: it is killed and replaced.
 WORKER_GRACE_S = 2.0
-#: The quick search used when no worker result can be had in time: depth 1,
-#: bounded in nodes so that even a game with quiescence answers in a few ms.
-QUICK_NODES = 2_000
-QUICK_TT_SLOTS = 1_024
-#: Quick searchers kept (one per game and options, least recently used
-#: dropped). Reusing one halves the cost of a quick answer (0.36 instead of
-#: 0.70 ms for Connect Four: no new table and searcher per answer), which
-#: matters when an overloaded pool answers most thinks this way.
-MAX_QUICK_SEARCHERS = 8
+#: Thinks that may wait for a worker, per worker, before new ones are
+#: refused with ``overloaded`` (``arena serve --max-queue`` overrides the
+#: product). Four per worker: a think at the back waits for about four
+#: others per worker, already several times a typical budget; a longer
+#: queue only turns more thinks into ``overloaded`` answers after a wait,
+#: where a refusal at once lets the client retry later or go elsewhere.
+QUEUE_PER_WORKER = 4
+#: An untimed think (analysis) that has run this long is preempted when
+#: another think waits for a worker: long enough for any analysis a person
+#: watches to reach a useful depth, short against the 10-minute cap.
+PREEMPT_AFTER_S = 10.0
+#: Bounds of the retry hint sent with a refusal, and the starting guess of
+#: how long a think holds a worker (refined by a moving average).
+MIN_RETRY_AFTER_MS = 50
+MAX_RETRY_AFTER_MS = 30_000
+INITIAL_SERVICE_S = 0.25
+SERVICE_AVERAGE_WEIGHT = 0.1
 #: Niceness added to search processes. The event loop must run the moment
 #: a frame or a deadline timer is due, while a search only loses a little
 #: depth if it waits a few milliseconds; on a machine with no more cores
@@ -91,8 +105,22 @@ START_TIMEOUT_S = 60.0
 EXIT_TIMEOUT_S = 3.0
 #: Workers that die before reporting ready, in a row, before the pool stops
 #: replacing them (a broken installation would otherwise respawn forever;
-#: thinks are then answered by the quick search at their deadline).
+#: thinks are then answered ``overloaded`` at their deadline).
 MAX_START_FAILURES = 3
+
+
+class QueueFull(Exception):
+    """The think was refused: ``max_queue`` thinks already wait for a worker.
+
+    ``retry_after_ms`` estimates when a worker may be free; tell the client.
+    """
+
+    def __init__(self, retry_after_ms: int, max_queue: int) -> None:
+        super().__init__(
+            f"the server is overloaded: {max_queue} thinks already wait for a search process; "
+            f"retry in about {retry_after_ms} ms or use another server"
+        )
+        self.retry_after_ms = retry_after_ms
 
 
 class Ticket:
@@ -100,19 +128,24 @@ class Ticket:
 
     ``on_info`` is called from the event loop with each progress report, as
     soon as it arrives from the worker, until the answer is set.
+    :attr:`queued_ms` says how long the think waited for a worker (until it
+    was answered, if it never got one).
     """
 
     def __init__(
         self, pool: WorkerPool, job: SearchJob, on_info: Callable[[Info], None] | None
     ) -> None:
         self.job = job
-        self.answer: asyncio.Future[SearchAnswer] = asyncio.get_running_loop().create_future()
+        self.answer: asyncio.Future[SearchResult] = asyncio.get_running_loop().create_future()
         self._pool = pool
         self._on_info = on_info
         self.worker: _Worker | None = None
         self.last_info: Info | None = None
         self.completed_depth = 0
-        self.stop_requested = False
+        #: Set by stop or preemption: the reason the answer will carry.
+        self.stop_reason: str | None = None
+        self.dispatched_at: float | None = None
+        self.queued_ms = 0
         self.timers: list[asyncio.TimerHandle] = []
 
     @property
@@ -121,7 +154,7 @@ class Ticket:
 
     def stop(self) -> None:
         """Ask for the answer now (best move so far); idempotent."""
-        self._pool._stop(self)
+        self._pool._stop(self, "stopped")
 
     def cancel(self) -> None:
         """Drop the think: no answer is wanted, and its worker is freed at once."""
@@ -130,7 +163,8 @@ class Ticket:
     def report(self, info: Info) -> None:
         if self.done:
             return
-        self.last_info = info
+        if info.pv:  # a report without a move cannot answer for the search
+            self.last_info = info
         if not info.partial:
             self.completed_depth = info.depth
         if self._on_info is not None:
@@ -157,7 +191,7 @@ class _Worker:
 
 
 class WorkerPool:
-    """``size`` search processes, a fair FIFO queue, and the timing guarantees above."""
+    """``size`` search processes, a bounded fair FIFO queue, and the guarantees above."""
 
     def __init__(
         self,
@@ -165,6 +199,8 @@ class WorkerPool:
         tt_slots: int = DEFAULT_TT_SLOTS,
         worker_grace_s: float = WORKER_GRACE_S,
         worker_nice: int = WORKER_NICE,
+        max_queue: int | None = None,
+        preempt_after_s: float = PREEMPT_AFTER_S,
     ) -> None:
         if size < 1:
             raise ValueError("a worker pool needs at least one worker")
@@ -172,6 +208,8 @@ class WorkerPool:
         self.tt_slots = tt_slots
         self.worker_grace_s = worker_grace_s
         self.worker_nice = worker_nice
+        self.max_queue = QUEUE_PER_WORKER * size if max_queue is None else max_queue
+        self.preempt_after_s = preempt_after_s
         self._context = multiprocessing.get_context("spawn")
         self._workers: list[_Worker] = []
         self._queue: deque[Ticket] = deque()
@@ -180,7 +218,8 @@ class WorkerPool:
         self._reapers: set[asyncio.Task[None]] = set()
         self.replaced = 0
         self._start_failures = 0
-        self._quick_searchers: OrderedDict[str, GameSearcher] = OrderedDict()
+        self._service_s = INITIAL_SERVICE_S
+        self._preempt_timer: asyncio.TimerHandle | None = None
 
     # ------------------------------------------------------------------
     # Life cycle.
@@ -200,8 +239,10 @@ class WorkerPool:
     async def close(self) -> None:
         """Answer what is queued, ask every worker to exit, kill stragglers, reap all."""
         self._closing = True
+        if self._preempt_timer is not None:
+            self._preempt_timer.cancel()
         while self._queue:
-            self._answer_quick(self._queue.popleft(), "stopped")
+            self._answer_unsearched(self._queue.popleft(), "stopped")
         workers = list(self._workers)
         for worker in workers:
             if worker.state in ("busy", "draining"):
@@ -297,23 +338,39 @@ class WorkerPool:
     # Submitting, stopping, cancelling.
 
     def submit(self, job: SearchJob, on_info: Callable[[Info], None] | None = None) -> Ticket:
-        """Queue ``job``; the ticket's answer arrives by ``job.deadline`` at the latest."""
-        ticket = Ticket(self, job, on_info)
+        """Queue ``job``; the ticket's answer arrives by ``job.deadline`` at the latest.
+
+        Raises :class:`QueueFull` (and queues nothing) when ``max_queue``
+        thinks already wait and no worker is free: refuse the think.
+        """
         if self._closing:
-            self._answer_quick(ticket, "stopped")
+            ticket = Ticket(self, job, on_info)
+            self._answer_unsearched(ticket, "stopped")
+            return ticket
+        if len(self._queue) >= self.max_queue and self.idle_workers == 0:
+            raise QueueFull(self.retry_after_ms(), self.max_queue)
+        ticket = Ticket(self, job, on_info)
+        if job.deadline - time.monotonic() < MIN_WORKER_BUDGET_S:
+            self._answer_unsearched(ticket, "time")  # too short to search, not overloaded
             return ticket
         ticket.timers.append(self._call_at(job.deadline - GUARD_LEAD_S, self._on_deadline, ticket))
         self._queue.append(ticket)
         self._dispatch()
         return ticket
 
-    def _stop(self, ticket: Ticket) -> None:
-        if ticket.done or ticket.stop_requested:
+    def retry_after_ms(self) -> int:
+        """When a refused think might find a worker: the queue's length in think times."""
+        waits = (len(self._queue) + 1) / max(1, len(self._workers))
+        estimate = math.ceil(waits * self._service_s * 1000)
+        return max(MIN_RETRY_AFTER_MS, min(MAX_RETRY_AFTER_MS, estimate))
+
+    def _stop(self, ticket: Ticket, reason: str) -> None:
+        if ticket.done or ticket.stop_reason is not None:
             return
-        ticket.stop_requested = True
+        ticket.stop_reason = reason
         if ticket in self._queue:
             self._queue.remove(ticket)
-            self._answer_quick(ticket, "stopped")
+            self._answer_unsearched(ticket, reason)
         elif ticket.worker is not None and ticket.worker.ticket is ticket:
             worker = ticket.worker
             if ticket.completed_depth > 0 and ticket.last_info is not None:
@@ -321,7 +378,7 @@ class WorkerPool:
                 # it has already reported: answering now saves waiting for
                 # its next limit check. The worker is freed when it stops.
                 self._drain(worker)
-                self._answer_without_worker(ticket, "stopped")
+                self._answer_without_worker(ticket, reason)
                 return
             worker.flag.set()  # nothing reported yet: the worker's own answer is needed
             ticket.timers.append(
@@ -344,10 +401,11 @@ class WorkerPool:
         while self._queue:
             worker = next((w for w in self._workers if w.state == "idle"), None)
             if worker is None:
+                self._schedule_preemption()
                 return
             ticket = self._queue.popleft()
             if ticket.job.deadline - time.monotonic() < MIN_WORKER_BUDGET_S:
-                self._answer_quick(ticket, "time")
+                self._answer_unsearched(ticket, "overloaded")
                 continue
             self._send(worker, ticket)
 
@@ -355,14 +413,10 @@ class WorkerPool:
         job = ticket.job
         worker.seq += 1
         worker.flag.clear()
+        # The search ends a delivery margin early; the think's own deadline is unchanged.
         message = WorkerJob(
-            worker.seq,
-            job.game.name,
-            dict(job.game.options),
-            job.state,
-            job.limits,
-            job.received_at,
-            job.deadline - DELIVERY_MARGIN_S,
+            worker.seq, job.game.name, dict(job.game.options), job.state, job.limits,
+            job.deadlines.capped(job.deadline - DELIVERY_MARGIN_S),
         )
         try:
             worker.conn.send(message)
@@ -370,9 +424,12 @@ class WorkerPool:
             self._queue.appendleft(ticket)
             self._retire(worker, "its pipe is broken")
             return
+        now = time.monotonic()
         worker.state = "busy"
         worker.ticket = ticket
         ticket.worker = worker
+        ticket.dispatched_at = now
+        ticket.queued_ms = int((now - job.received_at) * 1000)
 
     # ------------------------------------------------------------------
     # Messages from workers.
@@ -402,13 +459,16 @@ class WorkerPool:
         if worker.grace is not None:
             worker.grace.cancel()
             worker.grace = None
+        if ticket.dispatched_at is not None:
+            served = time.monotonic() - ticket.dispatched_at
+            self._service_s += SERVICE_AVERAGE_WEIGHT * (served - self._service_s)
         if kind == "done":
             if not ticket.done:
                 self._answer_from_result(ticket, message[2])
         else:
             logger.error("search failed in worker %d:\n%s", worker.number, message[2])
             if not ticket.done:
-                self._answer_without_worker(ticket, "stopped")
+                self._answer_without_worker(ticket, "worker_lost")
         self._dispatch()
 
     # ------------------------------------------------------------------
@@ -419,12 +479,12 @@ class WorkerPool:
             return
         if ticket in self._queue:
             self._queue.remove(ticket)
-            self._answer_quick(ticket, "time")
+            self._answer_unsearched(ticket, "overloaded")
             return
         worker = ticket.worker
         if worker is not None and worker.ticket is ticket:
             self._drain(worker)
-        self._answer_without_worker(ticket, "time")
+        self._answer_without_worker(ticket, ticket.stop_reason or "time")
 
     def _on_stop_overdue(self, ticket: Ticket) -> None:
         if ticket.done:
@@ -432,7 +492,7 @@ class WorkerPool:
         worker = ticket.worker
         if worker is not None and worker.ticket is ticket:
             self._drain(worker)
-        self._answer_without_worker(ticket, "stopped")
+        self._answer_without_worker(ticket, ticket.stop_reason or "stopped")
 
     def _drain(self, worker: _Worker) -> None:
         """Stop ``worker``'s search, whose answer is no longer wanted; replace it if it hangs."""
@@ -447,6 +507,39 @@ class WorkerPool:
             )
 
     # ------------------------------------------------------------------
+    # Fairness: an analysis gives way to waiting thinks after a while.
+
+    def _analyses(self) -> list[Ticket]:
+        """The untimed thinks searching now (not already being stopped), oldest first."""
+        running = [
+            w.ticket for w in self._workers
+            if w.state == "busy" and w.ticket is not None and w.ticket.job.untimed
+            and w.ticket.dispatched_at is not None and w.ticket.stop_reason is None
+        ]
+        return sorted(running, key=lambda ticket: ticket.dispatched_at or 0.0)
+
+    def _schedule_preemption(self) -> None:
+        """While thinks wait, preempt the oldest analysis once it has run long enough."""
+        if self._preempt_timer is not None or not self._queue:
+            return
+        analyses = self._analyses()
+        if analyses:
+            due = (analyses[0].dispatched_at or 0.0) + self.preempt_after_s
+            self._preempt_timer = self._call_at(due, self._preempt)
+
+    def _preempt(self) -> None:
+        self._preempt_timer = None
+        if not self._queue or self.idle_workers > 0:
+            return
+        analyses = self._analyses()
+        now = time.monotonic()
+        if analyses and now - (analyses[0].dispatched_at or now) >= self.preempt_after_s:
+            logger.info("preempting an analysis after %.0f s: %d thinks wait for a worker",
+                        now - (analyses[0].dispatched_at or now), len(self._queue))
+            self._stop(analyses[0], "preempted")
+        self._schedule_preemption()
+
+    # ------------------------------------------------------------------
     # Answers.
 
     def _finish(self, ticket: Ticket) -> None:
@@ -454,87 +547,46 @@ class WorkerPool:
             timer.cancel()
         ticket.timers.clear()
 
-    def _set_answer(self, ticket: Ticket, answer: SearchAnswer) -> None:
+    def _set_answer(self, ticket: Ticket, result: SearchResult) -> None:
         self._finish(ticket)
+        if ticket.dispatched_at is None:
+            ticket.queued_ms = self._elapsed_ms(ticket)
         if not ticket.answer.done():
-            ticket.answer.set_result(answer)
+            ticket.answer.set_result(result)
 
     def _elapsed_ms(self, ticket: Ticket) -> int:
         return int((time.monotonic() - ticket.job.received_at) * 1000)
 
-    def _answer_from_result(self, ticket: Ticket, result: WorkerResult) -> None:
+    def _answer_from_result(self, ticket: Ticket, result: SearchResult) -> None:
         if result.move is None:  # cannot happen: the session never sends a finished game
             self._answer_without_worker(ticket, result.reason)
             return
+        reason = result.reason
+        if ticket.stop_reason is not None and reason in ("time", "stopped"):
+            reason = ticket.stop_reason
         self._set_answer(
-            ticket,
-            SearchAnswer(
-                result.move,
-                result.score,
-                result.depth,
-                result.seldepth,
-                result.pv,
-                result.nodes,
-                self._elapsed_ms(ticket),
-                "stopped" if ticket.stop_requested and result.reason == "time" else result.reason,
-            ),
+            ticket, dataclasses.replace(result, time_ms=self._elapsed_ms(ticket), reason=reason)
         )
 
     def _answer_without_worker(self, ticket: Ticket, reason: str) -> None:
-        """Answer from the last progress report, or from a quick search if there was none."""
+        """Answer from the last progress report, or unsearched if there was none."""
         info = ticket.last_info
-        if info is None or not info.pv:
-            self._answer_quick(ticket, reason)
+        if info is None:
+            self._answer_unsearched(ticket, reason)
             return
         self._set_answer(
             ticket,
-            SearchAnswer(
-                info.pv[0],
-                info.score,
-                ticket.completed_depth,
-                info.seldepth,
-                info.pv,
-                info.nodes,
-                self._elapsed_ms(ticket),
-                reason,
+            SearchResult.from_progress(
+                info, ticket.completed_depth, reason, self._elapsed_ms(ticket)
             ),
         )
 
-    def _answer_quick(self, ticket: Ticket, reason: str) -> None:
-        """Answer from a depth-1 search in this process (a few milliseconds at most)."""
-        job = ticket.job
-        move: str | None = None
-        score, depth, nodes = Score(value=0), 0, 0
-        pv: tuple[str, ...] = ()
-        try:
-            quick = Limits(depth=1, nodes=QUICK_NODES)
-            result = self._quick_searcher(job.game).think(job.state, quick)
-            move, score, depth, pv, nodes = (
-                result.move, result.score, result.depth, result.pv, result.nodes
-            )
-        except Exception:
-            logger.exception("quick search failed; answering with the first legal move")
-        if move is None:
-            legal = job.game.legal_moves(job.state)
-            move = job.game.format_move(job.state, legal[0])
-            pv = (move,)
+    def _answer_unsearched(self, ticket: Ticket, reason: str) -> None:
+        """Answer with the job's fallback move, depth 0: no search result exists."""
         self._set_answer(
             ticket,
-            SearchAnswer(move, score, depth, depth, pv, nodes, self._elapsed_ms(ticket), reason),
+            SearchResult.unsearched(ticket.job.fallback_move, reason, self._elapsed_ms(ticket)),
         )
-
-    def _quick_searcher(self, game: Game[Any, Any]) -> GameSearcher:
-        """The in-process searcher for quick answers in ``game`` (same name and options)."""
-        key = json.dumps([game.name, game.options], sort_keys=True, default=list)
-        searcher = self._quick_searchers.get(key)
-        if searcher is None:
-            searcher = searcher_for(game, QUICK_TT_SLOTS)
-            self._quick_searchers[key] = searcher
-            while len(self._quick_searchers) > MAX_QUICK_SEARCHERS:
-                self._quick_searchers.popitem(last=False)
-        else:
-            self._quick_searchers.move_to_end(key)
-        return searcher
 
     @staticmethod
     def _call_at(when: float, callback: Callable[..., Any], *args: Any) -> asyncio.TimerHandle:

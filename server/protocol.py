@@ -19,9 +19,8 @@ from typing import Any, NoReturn
 
 import msgpack  # type: ignore[import-untyped]
 
-from engine.limits import Clock, Limits
-from engine.search import MAX_DEPTH
-from server.guard import DEFAULT_HELLO_TIMEOUT_MS, DEFAULT_MESSAGE_BURST, DEFAULT_MESSAGES_PER_S
+from engine.limits import MAX_DEPTH, Clock, Limits
+from server.guard import DEFAULT_HELLO_TIMEOUT_MS
 
 PROTOCOL_VERSION = 1
 
@@ -69,7 +68,7 @@ class ErrorCode(StrEnum):
     BUSY = "busy"
     LIMIT_EXCEEDED = "limit_exceeded"
     CHANCE_STATE = "chance_state"
-    RATE_LIMITED = "rate_limited"
+    OVERLOADED = "overloaded"
     INTERNAL = "internal"
 
 
@@ -87,7 +86,8 @@ class ProtocolError(Exception):
     """A request was rejected; becomes an ``error`` message.
 
     ``request_id`` is the offending request's ``id`` when it could be read,
-    ``legal_moves`` is set for ``illegal_move``.
+    ``legal_moves`` is set for ``illegal_move``, ``retry_after_ms`` for
+    ``overloaded``.
     """
 
     def __init__(
@@ -96,8 +96,10 @@ class ProtocolError(Exception):
         message: str,
         request_id: RequestId = None,
         legal_moves: Sequence[str] | None = None,
+        retry_after_ms: int | None = None,
     ) -> None:
         super().__init__(message)
+        self.retry_after_ms = retry_after_ms
         self.code = code
         self.message = message
         self.request_id = request_id
@@ -156,7 +158,7 @@ def decode(frame: bytes | str) -> tuple[Encoding, dict[str, Any]]:
         raise ProtocolError(
             ErrorCode.BAD_MESSAGE, f"a message is a map, got {type(value).__name__}"
         )
-    _check_structure(value)
+    _check_structure(value, encoding)
     return encoding, value
 
 
@@ -164,11 +166,16 @@ def _reject_constant(name: str) -> NoReturn:
     raise ValueError(f"{name} is not allowed")
 
 
-def _check_structure(value: Any) -> None:
-    """Every map key is a string and nesting is at most :data:`MAX_NESTING` deep.
+def _check_structure(value: Any, encoding: Encoding) -> None:
+    """Every map key is a string, nesting is at most :data:`MAX_NESTING` deep,
+    and (JSON) no string holds a lone surrogate.
 
     Iterative, so a hostile nesting depth cannot exhaust the Python stack.
+    JSON may spell half a UTF-16 pair (``"\\ud83d"``); such a string cannot
+    be written back in UTF-8, so echoing it (an ``id``, a move in an error
+    message) would break the reply. msgpack strings are UTF-8 already.
     """
+    check_text = encoding is Encoding.JSON
     pending: list[tuple[Any, int]] = [(value, 1)]
     while pending:
         item, depth = pending.pop()
@@ -179,15 +186,37 @@ def _check_structure(value: Any) -> None:
                     raise ProtocolError(
                         ErrorCode.BAD_MESSAGE, f"map key {key!r:.40} is not a string"
                     )
+                if check_text and not _is_unicode(key):
+                    raise ProtocolError(
+                        ErrorCode.BAD_MESSAGE, "a map key holds a lone surrogate (\\ud800-\\udfff)",
+                        request_id_of(value),
+                    )
         elif isinstance(item, list):
             children = item
         else:
+            if check_text and isinstance(item, str) and not _is_unicode(item):
+                raise ProtocolError(
+                    ErrorCode.BAD_MESSAGE,
+                    "a string holds a lone surrogate (\\ud800-\\udfff): not valid Unicode text",
+                    request_id_of(value),
+                )
             continue
         if depth > MAX_NESTING:
             raise ProtocolError(
                 ErrorCode.BAD_MESSAGE, f"message nested deeper than {MAX_NESTING} levels"
             )
         pending.extend((child, depth + 1) for child in children)
+
+
+def _is_unicode(text: str) -> bool:
+    """Whether ``text`` can be encoded as UTF-8 (it holds no lone surrogate)."""
+    if text.isascii():
+        return True
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def encode(message: Mapping[str, Any], encoding: Encoding) -> bytes | str:
@@ -261,7 +290,7 @@ def _is_valid_id(value: Any) -> bool:
         return False
     if isinstance(value, int):
         return -(2**53) <= value <= 2**53
-    return isinstance(value, str) and len(value) <= MAX_ID_CHARS
+    return isinstance(value, str) and len(value) <= MAX_ID_CHARS and _is_unicode(value)
 
 
 def parse_request(message: Mapping[str, Any]) -> Request:
@@ -468,6 +497,8 @@ def error_message(error: ProtocolError) -> dict[str, Any]:
     message: dict[str, Any] = {"type": "error", "code": error.code.value, "message": error.message}
     if error.legal_moves is not None:
         message["legal_moves"] = error.legal_moves
+    if error.retry_after_ms is not None:
+        message["retry_after_ms"] = error.retry_after_ms
     return with_id(message, error.request_id)
 
 
@@ -482,11 +513,14 @@ class ServerLimits:
     max_moves: int = MAX_MOVES
     max_position_chars: int = MAX_POSITION_CHARS
     delivery_margin_ms: int = 10
-    max_messages_per_second: int = DEFAULT_MESSAGES_PER_S
-    message_burst: int = DEFAULT_MESSAGE_BURST
     hello_timeout_ms: int = DEFAULT_HELLO_TIMEOUT_MS
+    #: Thinks that may wait for a worker before new ones are refused
+    #: (``overloaded``); ``None`` until the server derives it from its
+    #: worker count (``welcome`` always shows a number).
+    max_queue: int | None = None
 
     def to_dict(self) -> dict[str, int]:
+        """The map sent in ``welcome.limits``."""
         return {
             "max_movetime_ms": self.max_movetime_ms,
             "max_depth": self.max_depth,
@@ -495,7 +529,6 @@ class ServerLimits:
             "max_moves": self.max_moves,
             "max_position_chars": self.max_position_chars,
             "delivery_margin_ms": self.delivery_margin_ms,
-            "max_messages_per_second": self.max_messages_per_second,
-            "message_burst": self.message_burst,
             "hello_timeout_ms": self.hello_timeout_ms,
+            "max_queue": self.max_queue or 0,
         }

@@ -20,10 +20,10 @@ from engine.errors import GameError
 from engine.game import CHANCE, Game
 from engine.limits import plan_deadlines
 from engine.registry import create_game, describe_games
-from engine.results import Info
+from engine.results import Info, SearchResult
 from engine.searchers import has_chance
 from server import SERVER_NAME, SERVER_VERSION
-from server.jobs import SearchAnswer, SearchJob
+from server.jobs import SearchJob
 from server.protocol import (
     PROTOCOL_VERSION,
     ErrorCode,
@@ -88,6 +88,9 @@ class Session:
         self._dice = random.Random(0)
         self._thinking = False
         self._think_id: RequestId = None
+        #: The current position's first legal move, listed when the position
+        #: was reported: a think's answer when no search can give one.
+        self._fallback_move: str | None = None
 
     @property
     def thinking(self) -> bool:
@@ -160,6 +163,7 @@ class Session:
         except GameError as error:
             raise game_error(error, request.id) from None
         self.game, self.state, self.history = game, state, history
+        self._fallback_move = None
         self.seed = secrets.randbits(32) if request.seed is None else request.seed
         self._dice = random.Random(self.seed)
         return self.state_message(request.id)
@@ -170,6 +174,7 @@ class Session:
             self.state = game.play_text(self.state, request.move)
         except GameError as error:
             raise game_error(error, request.id) from None
+        self._fallback_move = None
         self.history.append(request.move)
         return self.state_message(request.id)
 
@@ -190,6 +195,7 @@ class Session:
         chosen = draw_outcome(self._dice, outcomes)
         text = game.format_move(state, chosen)
         self.state = game.play(state, chosen)
+        self._fallback_move = None
         self.history.append(text)
         return self.state_message(request.id)
 
@@ -205,12 +211,16 @@ class Session:
                 "the dice are to be rolled: send the roll as a move or send roll, then think",
                 request.id,
             )
+        # Planned once, here: the worker searches to these deadlines and the
+        # pool answers by them.
         cap = received_at + self.limits.max_movetime_ms / 1000
-        hard = plan_deadlines(request.limits, received_at).hard
-        deadline = cap if hard is None else min(hard, cap)
+        deadlines = plan_deadlines(request.limits, received_at).capped(cap)
+        fallback = self._fallback_move
+        if fallback is None:
+            fallback = game.format_move(self.state, game.legal_moves(self.state)[0])
         self._thinking = True
         self._think_id = request.id
-        return SearchJob(request.id, game, self.state, request.limits, received_at, deadline)
+        return SearchJob(request.id, game, self.state, request.limits, deadlines, fallback)
 
     def _require_game(self, request_id: RequestId) -> Game[Any, Any]:
         if self.game is None:
@@ -219,22 +229,27 @@ class Session:
             )
         return self.game
 
-    def finish_think(self, answer: SearchAnswer) -> dict[str, Any]:
-        """The ``bestmove`` for the running think; the session is free again."""
+    def finish_think(self, result: SearchResult, queued_ms: int) -> dict[str, Any]:
+        """The ``bestmove`` for the running think; the session is free again.
+
+        ``result.move`` is never ``None`` here: the session only thinks
+        about positions with a legal move.
+        """
         think_id = self._think_id
         self._thinking = False
         self._think_id = None
         return with_id(
             {
                 "type": "bestmove",
-                "move": answer.move,
-                "score": answer.score.to_dict(),
-                "depth": answer.depth,
-                "seldepth": answer.seldepth,
-                "pv": list(answer.pv),
-                "nodes": answer.nodes,
-                "time_ms": answer.time_ms,
-                "reason": answer.reason,
+                "move": result.move,
+                "score": result.score.to_dict(),
+                "depth": result.depth,
+                "seldepth": result.seldepth,
+                "pv": list(result.pv),
+                "nodes": result.nodes,
+                "time_ms": result.time_ms,
+                "queued_ms": queued_ms,
+                "reason": result.reason,
             },
             think_id,
         )
@@ -270,6 +285,7 @@ class Session:
         legal = [] if outcome is not None else [
             game.format_move(state, move) for move in game.legal_moves(state)
         ]
+        self._fallback_move = legal[0] if legal else None
         result = None if outcome is None else {"winner": outcome.winner, "reason": outcome.reason}
         to_move: int | str = game.to_move(state)
         message: dict[str, Any] = {

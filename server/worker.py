@@ -6,7 +6,7 @@ another over a duplex pipe:
 * parent -> worker: a :class:`WorkerJob`, or ``None`` to exit;
 * worker -> parent: ``("ready",)`` once imports are done, then per job
   ``("info", seq, Info)`` as each report happens, and finally
-  ``("done", seq, WorkerResult)`` or ``("failed", seq, traceback_text)``.
+  ``("done", seq, SearchResult)`` or ``("failed", seq, traceback_text)``.
 
 The stop signal is a :class:`StopFlag` in shared memory that the search
 polls; the parent sets it and never has to wait for the worker to do so.
@@ -29,10 +29,9 @@ from multiprocessing.connection import Connection
 from multiprocessing.context import SpawnContext
 from typing import Any
 
-from engine.limits import Limits
+from engine.limits import Deadlines, Limits
 from engine.registry import create_game
 from engine.results import Info
-from engine.score import Score
 from engine.searchers import GameSearcher, searcher_for
 
 #: Searchers kept per worker. Each holds a transposition table of up to
@@ -65,26 +64,18 @@ class StopFlag:
 
 @dataclass(frozen=True, slots=True)
 class WorkerJob:
-    """One search as sent to a worker; ``seq`` tells its messages from stale ones."""
+    """One search as sent to a worker; ``seq`` tells its messages from stale ones.
+
+    ``deadlines`` are the search's own: the think's, ended early by the
+    pool's delivery margin.
+    """
 
     seq: int
     game: str
     options: dict[str, Any]
     state: Any
     limits: Limits
-    start: float
-    deadline: float
-
-
-@dataclass(frozen=True, slots=True)
-class WorkerResult:
-    move: str | None
-    score: Score
-    depth: int
-    seldepth: int
-    pv: tuple[str, ...]
-    nodes: int
-    reason: str
+    deadlines: Deadlines
 
 
 def worker_main(conn: Connection, stop: StopFlag, tt_slots: int, nice: int = 0) -> None:
@@ -125,27 +116,13 @@ def _run(
 
     try:
         searcher = _searcher(searchers, job.game, job.options, tt_slots)
-        result = searcher.think(job.state, job.limits, stop, report, job.start, job.deadline)
+        result = searcher.think(job.state, job.limits, stop, report, job.deadlines)
     except (BrokenPipeError, ConnectionResetError):
         raise
     except Exception:
         conn.send(("failed", seq, traceback.format_exc()))
         return
-    conn.send(
-        (
-            "done",
-            seq,
-            WorkerResult(
-                result.move,
-                result.score,
-                result.depth,
-                result.seldepth,
-                result.pv,
-                result.nodes,
-                result.reason,
-            ),
-        )
-    )
+    conn.send(("done", seq, result))
 
 
 def _searcher(

@@ -8,6 +8,7 @@ from engine.limits import (
     CLOCK_SAFETY_MS,
     DEFAULT_MOVES_TO_GO,
     HARD_STRETCH,
+    MAX_DEPTH,
     MAX_SHARE_OF_CLOCK,
     SOFT_SHARE,
     Clock,
@@ -56,3 +57,23 @@ def test_no_time_left_gives_immediate_deadlines() -> None:
 def test_movetime_and_clock_take_the_earlier() -> None:
     deadlines = plan_deadlines(Limits(movetime_ms=10, clock=Clock(time_ms=60_000)), START)
     assert deadlines.hard == pytest.approx(START + 0.01)
+
+
+def test_deadlines_keep_their_start_and_can_be_capped() -> None:
+    untimed = plan_deadlines(Limits(depth=5), START)
+    assert untimed.start == START and not untimed.timed
+    capped = untimed.capped(START + 600)
+    assert capped.hard == START + 600 and capped.soft is None and capped.start == START
+    clock = plan_deadlines(Limits(clock=Clock(time_ms=60_000)), START)
+    early = clock.capped(START + 0.1)
+    assert early.hard == START + 0.1 and early.soft is not None and early.soft <= early.hard
+    assert clock.capped(START + 3600) == clock, "a later cap changes nothing"
+
+
+def test_every_searcher_obeys_the_one_max_depth() -> None:
+    """Seen: expectiminimax capped depth at 64 while the server announced 128."""
+    from engine import expectimax, search
+    from server.protocol import ServerLimits
+
+    assert expectimax.MAX_DEPTH is search.MAX_DEPTH is MAX_DEPTH
+    assert ServerLimits().max_depth == MAX_DEPTH

@@ -67,8 +67,7 @@ class ServerProcess:
 
     def __init__(self) -> None:
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "server", "--port", "0", "--workers", "1",
-             "--max-message-rate", "1000000", "--message-burst", "1000000"],
+            [sys.executable, "-m", "server", "--port", "0", "--workers", "1"],
             cwd=REPO_ROOT, env={**os.environ, "PYTHONPATH": str(REPO_ROOT)},
             stderr=subprocess.PIPE, text=True,
         )
