@@ -21,6 +21,8 @@ InputFunction = Callable[[str], Awaitable[str | None]]
 QUIT_WORDS = {"quit", "q", "exit"}
 #: How many legal moves the prompt lists before abbreviating.
 PROMPT_MOVES = 16
+#: Pause before asking again when a busy server refused a think without a hint.
+OVERLOADED_RETRY_MS = 1000
 
 
 async def read_line(prompt: str) -> str | None:
@@ -48,8 +50,12 @@ async def play(
         state = await engine.new_game(game, options, position)
         players = _player_names(engine, game)
         while not state.is_over:
+            if state.is_chance:  # dice: the server rolls them with the game's seed
+                state = await engine.roll()
+                print(f"dice: {state.history[-1]}", file=out)
+                continue
             print(render(state.game, state.position, state.options), file=out)
-            mover = players[state.to_move] if state.to_move < len(players) else state.to_move
+            mover = _player_name(players, state.to_move)
             if state.to_move == human:
                 next_state = await _human_turn(engine, state, read, out)
                 if next_state is None:
@@ -86,13 +92,23 @@ async def _human_turn(
 
 
 async def _engine_turn(engine: Engine, movetime_ms: int, out: TextIO) -> BestMove:
-    async with engine.analysis(movetime_ms=movetime_ms) as analysis:
-        async for info in analysis:
-            _show_progress(info, out)
-        best = await analysis.wait()
-    if out.isatty():
-        out.write("\n")
-    return best
+    while True:
+        try:
+            async with engine.analysis(movetime_ms=movetime_ms) as analysis:
+                async for info in analysis:
+                    _show_progress(info, out)
+                best = await analysis.wait()
+        except EngineError as error:
+            if error.code != "overloaded":
+                raise
+            # A busy server refused the think: wait as it suggests, then ask again.
+            wait_ms = getattr(error, "retry_after_ms", None) or OVERLOADED_RETRY_MS
+            print(f"the server is busy; asking again in {wait_ms} ms", file=out)
+            await asyncio.sleep(wait_ms / 1000)
+            continue
+        if out.isatty():
+            out.write("\n")
+        return best
 
 
 def _show_progress(info: Info, out: TextIO) -> None:
@@ -112,6 +128,12 @@ def _player_names(engine: Engine, game: str) -> list[str]:
     return list(description["players"]) if description else ["player 0", "player 1"]
 
 
+def _player_name(players: list[str], player: int | str) -> str:
+    if isinstance(player, int) and 0 <= player < len(players):
+        return players[player]
+    return str(player)
+
+
 def _result_text(state: GameState, players: list[str], human: int) -> str:
     result = state.result
     if result is None:
@@ -119,5 +141,4 @@ def _result_text(state: GameState, players: list[str], human: int) -> str:
     if result.winner is None:
         return f"draw ({result.reason})"
     who = "you win" if result.winner == human else "the engine wins"
-    name = players[result.winner] if result.winner < len(players) else result.winner
-    return f"{name} wins ({result.reason}): {who}"
+    return f"{_player_name(players, result.winner)} wins ({result.reason}): {who}"

@@ -63,3 +63,13 @@ async def test_engine_against_itself_to_the_end(url: str) -> None:
     out = io.StringIO()
     assert await play(url, "nim", options={"heaps": [2, 3]}, movetime_ms=50, human=2, out=out) == 0
     assert "wins (took the last object)" in out.getvalue()
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_backgammon_rolls_the_dice_and_plays_to_the_end(url: str) -> None:
+    """Seen: ``arena play --game backgammon`` raised TypeError at the first roll."""
+    out = io.StringIO()
+    assert await play(url, "backgammon", movetime_ms=20, human=2, out=out) == 0
+    text = out.getvalue()
+    assert "dice: " in text and "engine plays" in text
+    assert " wins (" in text
