@@ -54,9 +54,12 @@ from server.pool import (
 from server.protocol import (
     Encoding,
     ErrorCode,
+    Hello,
     ProtocolError,
     Request,
     ServerLimits,
+    Stop,
+    Think,
     decode,
     encode,
     error_message,
@@ -115,14 +118,19 @@ class ServerConfig:
     preempt_after_s: float = PREEMPT_AFTER_S
 
 
-#: Requests whose handling may grow with the position or the request (a
-#: ``new_game`` replaying 2,000 moves, a ``state`` listing thousands of legal
-#: moves): they run, with the encoding of their replies, in one thread beside
-#: the event loop, so the loop keeps serving every other connection.
-#: The GIL hands the loop back at least every ``sys.getswitchinterval()``
-#: (5 ms). ``hello``, ``stop`` and ``think`` are constant work and stay on
-#: the loop.
-OFF_LOOP_REQUESTS = ("new_game", "move", "roll")
+#: Handling a request costs from microseconds (a move in tic-tac-toe) to tens
+#: of milliseconds (a ``new_game`` replaying 2,000 chess moves, a ``state``
+#: listing the 16,000 moves of a large Nim position). The costly ones run,
+#: with the encoding of their replies, in one thread beside the event loop,
+#: which then keeps serving every other connection: the GIL hands the loop
+#: back at least every ``sys.getswitchinterval()`` (5 ms). A thread hop costs
+#: about 0.1 ms of loop time and some GIL contention, more than a cheap
+#: request itself, so only these go: every ``new_game`` (its cost depends on
+#: the game, options and moves, and it comes once per game), and ``move`` or
+#: ``roll`` in a session whose last request took longer than this (measured:
+#: such positions stay large). ``hello``, ``stop`` and ``think`` are constant
+#: work and stay on the loop.
+OFF_LOOP_AFTER_S = 0.001
 
 
 class ClientConnection:
@@ -152,6 +160,8 @@ class ClientConnection:
         self.requests = 0
         self.thinks = 0
         self.peer = _peer(ws)
+        #: Whether this session's last game request was costly (see OFF_LOOP_AFTER_S).
+        self._costly = False
         self._greeted = False
         self._closing: asyncio.Task[None] | None = None
 
@@ -197,13 +207,12 @@ class ClientConnection:
             encoding, message = decode(frame)
             request = parse_request(message)
             request_type = str(message["type"])
-            if request_type in OFF_LOOP_REQUESTS:
+            if request_type == "new_game" or (request_type in ("move", "roll") and self._costly):
                 reaction, frames = await asyncio.get_running_loop().run_in_executor(
                     self.executor, self._react, request, received_at, encoding
                 )
             else:
-                reaction = self.session.handle(request, received_at)
-                frames = [encode(reply, encoding) for reply in reaction.replies]
+                reaction, frames = self._react(request, received_at, encoding)
         except ProtocolError as error:
             if not self.session.authenticated:
                 # A browser owes its token in hello before anything else.
@@ -236,9 +245,13 @@ class ClientConnection:
     def _react(
         self, request: Request, received_at: float, encoding: Encoding
     ) -> tuple[Reaction, list[Frame]]:
-        """Handle ``request`` and encode its replies (runs in the session thread)."""
+        """Handle ``request`` and encode its replies (on the loop, or in the session thread)."""
+        started = time.monotonic()
         reaction = self.session.handle(request, received_at)
-        return reaction, [encode(reply, encoding) for reply in reaction.replies]
+        frames = [encode(reply, encoding) for reply in reaction.replies]
+        if not isinstance(request, Hello | Stop | Think):
+            self._costly = time.monotonic() - started > OFF_LOOP_AFTER_S
+        return reaction, frames
 
     async def _refuse_token(self, reason: str) -> None:
         """Close for a wrong or missing token in hello, slowed for a peer that keeps guessing."""

@@ -161,6 +161,9 @@ async def test_heavy_requests_do_not_hold_the_loop() -> None:
                          "id": 1}
                     )
                     assert reply["type"] == "state"
+                    for _ in range(3):  # each state lists ~15,000 moves: costly, off the loop
+                        reply = await client.request({"type": "move", "move": "16:1", "id": 2})
+                        assert reply["type"] == "state"
 
         heavies = [asyncio.create_task(heavy()) for _ in range(2)]
         async with raw_client(server.port) as polite:
@@ -172,4 +175,6 @@ async def test_heavy_requests_do_not_hold_the_loop() -> None:
                 gaps.append(time.monotonic() - sent)
         stop.set()
         await asyncio.gather(*heavies)
-        assert statistics.median(gaps) <= 0.02 * UNIT, gaps
+        # Measured: a median of 0.1 ms with the heavy work beside the loop,
+        # 10 ms with it on the loop.
+        assert statistics.median(gaps) <= 0.004 * UNIT, gaps
