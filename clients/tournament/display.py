@@ -2,7 +2,8 @@
 
 :func:`report` formats the standings, every pairing's Elo difference with
 95% error bars and LOS (trinomial, and pentanomial once pairs of games are
-complete), the crosstable and the SPRT state. :class:`Progress` keeps one
+complete), the crosstable, each engine's losses by fault kind and the SPRT
+state. :class:`Progress` keeps one
 status line up to date on a terminal (a bar, games done, the leaders and
 the games in progress) and prints one line per finished game otherwise.
 """
@@ -15,15 +16,25 @@ import time
 from collections.abc import Sequence
 from typing import TextIO
 
-from clients.tournament.records import GameRecord
+from clients.tournament.records import (
+    CONNECTION_FAILED,
+    DISCONNECT,
+    FAULT_KINDS,
+    ILLEGAL_MOVE,
+    PROTOCOL_ERROR,
+    TIME_FORFEIT,
+    TIMEOUT,
+    GameRecord,
+)
 from clients.tournament.standings import (
     GameResult,
     crosstable,
     engine_tallies,
+    fault_counts,
     pairing_results,
     ranking,
 )
-from clients.tournament.stats import Estimate, SprtState
+from clients.tournament.stats import MIN_SAMPLES, Estimate, SprtState
 
 #: Width of the progress bar, in characters.
 BAR_WIDTH = 24
@@ -31,19 +42,46 @@ BAR_WIDTH = 24
 REDRAW_INTERVAL_S = 0.1
 
 
-def format_elo(estimate: Estimate) -> str:
-    """``+70.4 ± 70.6`` (infinite values as ``+inf``)."""
-    return f"{_signed(estimate.elo)} ± {_plain(estimate.error)}"
+#: Column headings of the fault table, by kind.
+FAULT_COLUMNS = {
+    TIME_FORFEIT: "time",
+    TIMEOUT: "timeout",
+    ILLEGAL_MOVE: "illegal",
+    DISCONNECT: "disconnect",
+    PROTOCOL_ERROR: "protocol",
+    CONNECTION_FAILED: "unreachable",
+}
+assert set(FAULT_COLUMNS) == set(FAULT_KINDS)
+
+
+def format_elo(estimate: Estimate, unit: str = "games") -> str:
+    """An Elo estimate with its 95% interval, readable however small the sample.
+
+    ``+70.4 ± 70.6`` when both ends are finite; ``+190.8 (> -12.5)`` when
+    only the lower end is (``(< +40.1)`` for the upper); ``> +166.0`` for
+    a perfect score, whose estimate is infinite (``< -166.0`` for all
+    lost); ``n/a (too few games)`` below :data:`MIN_SAMPLES` samples.
+    """
+    if estimate.samples == 0:
+        return f"n/a (no {unit})"
+    if estimate.samples < MIN_SAMPLES:
+        return f"n/a (too few {unit})"
+    elo, low, high = estimate.elo, estimate.low, estimate.high
+    if math.isinf(elo):
+        return f"> {_signed(low)}" if elo > 0 else f"< {_signed(high)}"
+    if math.isinf(low) and math.isinf(high):
+        return f"{_signed(elo)} (no 95% bound)"
+    if math.isinf(high):
+        return f"{_signed(elo)} (> {_signed(low)})"
+    if math.isinf(low):
+        return f"{_signed(elo)} (< {_signed(high)})"
+    return f"{_signed(elo)} ± {estimate.error:.1f}"
 
 
 def _signed(value: float) -> str:
     if math.isinf(value):
         return "+inf" if value > 0 else "-inf"
     return f"{value:+.1f}"
-
-
-def _plain(value: float) -> str:
-    return "inf" if math.isinf(value) else f"{value:.1f}"
 
 
 def standings_table(names: Sequence[str], results: Sequence[GameResult]) -> str:
@@ -79,7 +117,7 @@ def pairings_table(names: Sequence[str], results: Sequence[GameResult]) -> str:
             counts = " ".join(str(count) for count in pairing.pairs)
             line += (
                 f"\n    pentanomial [{counts}] ({penta.samples} pairs): "
-                f"Elo {format_elo(penta)}, LOS {penta.los:.1%}"
+                f"Elo {format_elo(penta, 'pairs')}, LOS {penta.los:.1%}"
             )
         lines.append(line)
     return "\n".join(lines) or "(no games yet)"
@@ -105,6 +143,20 @@ def _points(points: float) -> str:
     return f"{points:g}"
 
 
+def faults_table(names: Sequence[str], results: Sequence[GameResult]) -> str:
+    """Each engine's losses by fault kind (the engine at fault loses the game)."""
+    counts = fault_counts(results, len(names))
+    width = max(len("engine"), *(len(name) for name in names))
+    headings = [FAULT_COLUMNS[kind] for kind in FAULT_KINDS] + ["total"]
+    lines = [f"{'engine':<{width}}  " + "  ".join(headings)]
+    for index, name in enumerate(names):
+        values = [counts[index][kind] for kind in FAULT_KINDS]
+        cells = [f"{value:>{len(heading)}}"
+                 for value, heading in zip([*values, sum(values)], headings, strict=True)]
+        lines.append(f"{name:<{width}}  " + "  ".join(cells))
+    return "\n".join(lines)
+
+
 def sprt_text(state: SprtState, elo0: float, elo1: float) -> str:
     decision = {"H0": "H0 accepted", "H1": "H1 accepted", None: "continuing"}[state.decision]
     return (
@@ -126,6 +178,10 @@ def report(
         "",
         "Crosstable (points of the row engine against the column engine / games)",
         crosstable_text(names, results),
+        "",
+        "Losses by fault (time: on time; timeout: no answer at all; protocol: a malformed "
+        "or refused message; unreachable: could not connect)",
+        faults_table(names, results),
     ]
     if sprt:
         parts += ["", sprt]

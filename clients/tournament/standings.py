@@ -12,18 +12,28 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from clients.tournament.records import FAULT_KINDS, RULES
 from clients.tournament.stats import Estimate, pair_counts, pentanomial, trinomial
 
 
 @dataclass(frozen=True, slots=True)
 class GameResult:
-    """One finished game: engine indices and the points of the one that moved first."""
+    """One finished game: engine indices, the points of the one that moved first, and
+    how it ended (``kind``, as in :mod:`clients.tournament.records`)."""
 
     game_id: int
     pair: int
     first: int
     second: int
     first_points: float
+    kind: str = RULES
+
+    @property
+    def at_fault(self) -> int | None:
+        """The engine index that lost by a fault, if the game ended by one."""
+        if self.kind not in FAULT_KINDS or self.first_points == 0.5:
+            return None
+        return self.first if self.first_points == 0 else self.second
 
 
 @dataclass(slots=True)
@@ -119,3 +129,13 @@ def crosstable(results: Iterable[GameResult], engine_count: int) -> list[list[Ta
             row.add(result.first_points)
             column.add(1 - result.first_points)
     return table
+
+
+def fault_counts(results: Iterable[GameResult], engine_count: int) -> list[dict[str, int]]:
+    """For each engine, its losses by fault kind (every kind of ``FAULT_KINDS``, zeros too)."""
+    counts = [dict.fromkeys(FAULT_KINDS, 0) for _ in range(engine_count)]
+    for result in results:
+        loser = result.at_fault
+        if loser is not None:
+            counts[loser][result.kind] += 1
+    return counts

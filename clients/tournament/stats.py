@@ -12,6 +12,13 @@ difference of ``-400 log10(1/s - 1)``, so 60% is +70.4 Elo.
 
 Error bars are 95% (±1.96 standard errors of the mean score, mapped through
 the Elo curve, half the width of the interval as cutechess reports it).
+Where that breaks down the interval is one-sided, never infinite on both
+sides and never zero wide (:func:`score_interval`): a perfect score (all
+won, or all lost) has no spread to measure, so its bound is the Wilson
+score bound ``n / (n + 1.96^2)``; no spread at all between games that are
+not all won or lost (all draws) is given the widest spread a score can
+have, ``s (1 - s)``; an end of the interval beyond 0% or 100% is an
+unbounded side (the display then shows only the other end, ``> -35``).
 The SPRT is the generalised SPRT of fishtest (Michel Van den Bergh): under
 each hypothesis (the mean score of ``elo0`` or ``elo1``) the outcome
 distribution is fitted by maximum likelihood, and the log-likelihood ratio
@@ -28,17 +35,27 @@ from dataclasses import dataclass
 
 #: Two-sided 95% quantile of the standard normal distribution.
 Z95 = 1.959963984540054
+#: Fewer samples (games, or pairs for the pentanomial) than this give no
+#: interval at all: the normal approximation means nothing there.
+MIN_SAMPLES = 3
 
 
 @dataclass(frozen=True, slots=True)
 class Estimate:
-    """A score with its Elo, 95% error (may be infinite) and LOS, from ``samples``."""
+    """A score with its Elo, 95% interval and LOS, from ``samples``.
+
+    ``low`` and ``high`` are the interval's ends in Elo (``-inf`` or
+    ``+inf`` for an unbounded side); ``error`` is half its width, infinite
+    when a side is unbounded.
+    """
 
     score: float
     elo: float
     error: float
     los: float
     samples: int
+    low: float = -math.inf
+    high: float = math.inf
 
 
 def elo_from_score(score: float) -> float:
@@ -105,14 +122,34 @@ def _mean_variance(values: Sequence[tuple[float, int]]) -> tuple[float, float, i
     return mean, variance, samples
 
 
+def score_interval(score: float, variance: float, samples: int) -> tuple[float, float]:
+    """The 95% interval of the mean score, within [0, 1] (an end at 0 or 1 is unbounded Elo).
+
+    ``score ± 1.96 sqrt(variance / samples)``, except where the sample shows
+    no spread: a perfect score gets the Wilson bound ``n / (n + 1.96^2)``
+    (its mirror for a perfect loss), and other results without spread (all
+    draws) the widest variance a mean of ``score`` allows, ``score (1 - score)``.
+    """
+    if samples <= 0:
+        return 0.0, 1.0
+    if score >= 1:
+        return samples / (samples + Z95**2), 1.0
+    if score <= 0:
+        return 0.0, Z95**2 / (samples + Z95**2)
+    if variance <= 0:
+        variance = score * (1 - score)
+    half_width = Z95 * math.sqrt(variance / samples)
+    return max(0.0, score - half_width), min(1.0, score + half_width)
+
+
 def _estimate(score: float, variance: float, samples: int, superiority: float) -> Estimate:
     if samples == 0:
         return Estimate(0.5, 0.0, math.inf, 0.5, 0)
-    half_width = Z95 * math.sqrt(variance / samples)
-    high = elo_from_score(score + half_width)
-    low = elo_from_score(score - half_width)
+    low_score, high_score = score_interval(score, variance, samples)
+    high = elo_from_score(high_score)
+    low = elo_from_score(low_score)
     error = (high - low) / 2 if math.isfinite(high) and math.isfinite(low) else math.inf
-    return Estimate(score, elo_from_score(score), error, superiority, samples)
+    return Estimate(score, elo_from_score(score), error, superiority, samples, low, high)
 
 
 # ----------------------------------------------------------------------

@@ -129,7 +129,7 @@ class Store:
 
     def results(self) -> list[GameResult]:
         rows = self.db.execute(
-            "SELECT id, pair, first, second, first_points FROM games WHERE done = 1 "
+            "SELECT id, pair, first, second, first_points, kind FROM games WHERE done = 1 "
             "ORDER BY finished_seq"
         ).fetchall()
         return [GameResult(*row) for row in rows]

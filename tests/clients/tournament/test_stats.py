@@ -1,11 +1,21 @@
-"""Elo, error bars, LOS and SPRT against values worked out by hand."""
+"""Elo, error bars, LOS and SPRT against values worked out by hand; the tables that show them."""
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import pytest
 
+from clients.tournament.display import faults_table, format_elo
+from clients.tournament.records import (
+    ADJUDICATION,
+    CONNECTION_FAILED,
+    PROTOCOL_ERROR,
+    RULES,
+    TIME_FORFEIT,
+)
+from clients.tournament.standings import GameResult, fault_counts
 from clients.tournament.stats import (
     elo_from_score,
     llr,
@@ -13,6 +23,7 @@ from clients.tournament.stats import (
     pair_counts,
     pentanomial,
     score_from_elo,
+    score_interval,
     sprt_bounds,
     sprt_pentanomial,
     sprt_trinomial,
@@ -94,3 +105,58 @@ def test_sprt_one_sided_results() -> None:
     assert sprt_trinomial(22, 0, 0, 0, 50, 0.05, 0.05).decision is None  # 2.939 < 2.944
     assert sprt_pentanomial([0, 0, 0, 0, 3], 0, 10, 0.05, 0.05).llr > 0
     assert sprt_trinomial(0, 0, 25, 0, 50, 0.05, 0.05).decision == "H0"
+
+
+def test_intervals_stay_readable_for_small_and_one_sided_samples() -> None:
+    # nothing, and too little, to say anything
+    assert format_elo(trinomial(0, 0, 0)) == "n/a (no games)"
+    assert format_elo(trinomial(1, 0, 1)) == "n/a (too few games)"
+    assert format_elo(pentanomial([0, 0, 1, 0, 1]), "pairs") == "n/a (too few pairs)"
+    # ten straight wins: the score's 95% lower bound is Wilson's n / (n + z^2)
+    # = 10 / 13.8414 = 0.72247 -> -400 log10(1/0.72247 - 1) = 400 * 0.41550 = +166.2 Elo;
+    # no upper bound
+    ten = trinomial(10, 0, 0)
+    assert score_interval(1.0, 0.0, 10) == pytest.approx((0.72247, 1.0), abs=1e-5)
+    assert ten.low == pytest.approx(166.2, abs=0.05) and ten.high == math.inf
+    assert format_elo(ten) == "> +166.2"
+    assert format_elo(trinomial(0, 0, 10)) == "< -166.2"
+    # 3 wins, 1 loss: 75% ± 1.96 sqrt(0.1875 / 4) = [0.32566, 1.17434]: beyond 100%, so
+    # one-sided; -400 log10(1/0.32566 - 1) = -400 * 0.31612 = -126.4
+    assert format_elo(trinomial(3, 0, 1)) == "+190.8 (> -126.4)"
+    assert format_elo(trinomial(1, 0, 3)) == "-190.8 (< +126.4)"
+    # all draws: no spread seen, so the widest a 50% score allows, 0.25 per game:
+    # 0.5 ± 1.96 * 0.5 / sqrt(10) = [0.19010, 0.80990] -> ±251.8 Elo, not ± 0
+    assert format_elo(trinomial(0, 10, 0)) == "+0.0 ± 251.8"
+    # three draws: 0.5 ± 1.96 * 0.5 / sqrt(3) = 0.5 ± 0.566, past both ends
+    assert format_elo(trinomial(0, 3, 0)) == "+0.0 (no 95% bound)"
+    # two-sided and finite: as before
+    assert format_elo(trinomial(60, 0, 40)) == "+70.4 ± 70.6"
+    # never "inf" or "nan", whatever the counts
+    for counts in itertools.product(range(6), range(4), range(6)):
+        text = format_elo(trinomial(*counts))
+        assert "inf" not in text and "nan" not in text, (counts, text)
+    for pairs in itertools.product(range(3), repeat=5):
+        text = format_elo(pentanomial(pairs), "pairs")
+        assert "inf" not in text and "nan" not in text, (pairs, text)
+
+
+def test_fault_table_counts_losses_by_kind() -> None:
+    results = [
+        GameResult(0, 0, 0, 1, 0.0, TIME_FORFEIT),      # engine 0 lost on time
+        GameResult(1, 0, 1, 0, 1.0, PROTOCOL_ERROR),    # engine 0 (second) broke the protocol
+        GameResult(2, 1, 1, 2, 0.0, CONNECTION_FAILED),  # engine 1 unreachable
+        GameResult(3, 1, 2, 1, 1.0, RULES),             # a normal loss counts nowhere
+        GameResult(4, 2, 0, 2, 0.5, ADJUDICATION),
+    ]
+    assert [r.at_fault for r in results] == [0, 0, 1, None, None]
+    counts = fault_counts(results, 3)
+    assert counts[0][TIME_FORFEIT] == 1 and counts[0][PROTOCOL_ERROR] == 1
+    assert counts[1][CONNECTION_FAILED] == 1 and sum(counts[2].values()) == 0
+    table = faults_table(["alpha", "b", "c"], results).splitlines()
+    assert table[0].split() == ["engine", "time", "timeout", "illegal", "disconnect", "protocol",
+                                "unreachable", "total"]
+    assert table[1].split() == ["alpha", "1", "0", "0", "0", "1", "0", "2"]
+    assert table[2].split() == ["b", "0", "0", "0", "0", "0", "1", "1"]
+    assert table[3].split() == ["c"] + ["0"] * 7
+    # every column is right-aligned under its heading
+    assert all(len(line) == len(table[0]) for line in table)
