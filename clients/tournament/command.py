@@ -3,6 +3,10 @@
 A new tournament is defined by the options and written to ``--db`` before
 the first game; ``--resume`` continues the database's tournament with the
 settings stored in it (only the run options below ``Running`` apply).
+
+Before anything is played (and, for a new tournament, before the database
+is written) every engine must answer ``hello``; if one does not, the
+command prints one line naming it and why, and exits with status 3.
 """
 
 from __future__ import annotations
@@ -10,6 +14,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import json
 import signal
 import sys
 from dataclasses import replace
@@ -19,6 +24,7 @@ from clients.tournament.config import (
     DEFAULT_GRACE_MS,
     DEFAULT_MARGIN_MS,
     DEFAULT_MOVE_TIMEOUT_MS,
+    DEFAULT_REQUEST_TIMEOUT_MS,
     Adjudication,
     ConfigError,
     OpeningSource,
@@ -32,7 +38,7 @@ from clients.tournament.config import (
     parse_sprt,
     unique_names,
 )
-from clients.tournament.connections import Backoff
+from clients.tournament.connections import Backoff, PreflightError, preflight
 from clients.tournament.local import LocalServerError
 from clients.tournament.runner import (
     RunSettings,
@@ -44,6 +50,8 @@ from clients.tournament.store import Store, StoreError
 from engine.errors import GameError
 
 DEFAULT_DB = "tournament.db"
+#: Exit status when an engine does not answer ``hello`` before the first game.
+EXIT_PREFLIGHT = 3
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -81,6 +89,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
     tc.add_argument("--move-timeout", type=int, default=DEFAULT_MOVE_TIMEOUT_MS, metavar="MS",
                     help="watchdog for moves without a time limit "
                          f"(default {DEFAULT_MOVE_TIMEOUT_MS})")
+    tc.add_argument("--request-timeout", type=int, default=DEFAULT_REQUEST_TIMEOUT_MS,
+                    metavar="MS",
+                    help="wait at most MS for a connection and hello, new_game or move "
+                         f"(default {DEFAULT_REQUEST_TIMEOUT_MS})")
     openings = parser.add_argument_group("Openings (each is played twice, colours swapped)")
     openings.add_argument("--openings", metavar="FILE",
                           help="one position or move sequence per line ('POSITION moves M..')")
@@ -124,16 +136,17 @@ def config_from_args(args: argparse.Namespace) -> TournamentConfig:
 
     try:
         options = parse_options(args.option)
+        json.dumps(options, allow_nan=False)
     except ValueError as error:
-        raise ConfigError(str(error)) from None
+        raise ConfigError(f"--option: {error}") from None
     base_ms = inc_ms = 0
     moves = None
     if args.tc is not None:
         base_ms, inc_ms, moves = parse_clock(args.tc)
-    for name in ("movetime", "depth", "nodes", "games", "concurrency"):
+    for name in ("movetime", "depth", "nodes", "games", "concurrency", "request_timeout"):
         value = getattr(args, name)
         if value is not None and value < 1:
-            raise ConfigError(f"--{name} must be at least 1")
+            raise ConfigError(f"--{name.replace('_', '-')} must be at least 1")
     adjudication = Adjudication(max_plies=args.max_plies)
     if args.draw:
         adjudication = replace(adjudication, **parse_draw_rule(args.draw))
@@ -156,7 +169,8 @@ def config_from_args(args: argparse.Namespace) -> TournamentConfig:
         ),
         adjudication=adjudication,
         timing=Timing(margin_ms=args.margin, grace_ms=args.grace,
-                      move_timeout_ms=args.move_timeout),
+                      move_timeout_ms=args.move_timeout,
+                      request_timeout_ms=args.request_timeout),
         sprt=None if args.sprt is None else parse_sprt(args.sprt),
         seed=args.seed,
         name=args.name,
@@ -171,10 +185,18 @@ def run(args: argparse.Namespace) -> int:
         if args.resume:
             store = Store.open(args.db)
         else:
-            store = create_tournament(args.db, config_from_args(args))
+            config = config_from_args(args)
+            if not Path(args.db).exists():  # else create_tournament says what to do
+                asyncio.run(_preflight_remote(config))
+            store = create_tournament(args.db, config)
     except (ConfigError, StoreError, GameError, OSError) as error:
         print(f"arena tournament: {error}", file=sys.stderr)
         return 2
+    except PreflightError as error:
+        print(f"arena tournament: {error}", file=sys.stderr)
+        return EXIT_PREFLIGHT
+    except KeyboardInterrupt:
+        return 130
     stem = Path(args.db).with_suffix("")
     game = store.config().game
     settings = RunSettings(
@@ -196,10 +218,24 @@ def run(args: argparse.Namespace) -> int:
     except (TournamentAborted, LocalServerError) as error:
         text = runner.report() + f"\naborted: {error}\nresume with --db {args.db} --resume"
         status = 1
+    except PreflightError as error:
+        print(f"arena tournament: {error}", file=sys.stderr)
+        return EXIT_PREFLIGHT
     finally:
         store.close()
     print(text)
     return status
+
+
+async def _preflight_remote(config: TournamentConfig) -> None:
+    """Say hello to the engines that are not local, before the database is written.
+
+    (Local engines are checked when their server starts: the runner's own
+    preflight covers every engine again before the first game.)
+    """
+    remote = [engine for engine in config.engines if not engine.is_local]
+    await preflight(remote, [engine.url for engine in remote],
+                    config.timing.request_timeout_ms / 1000)
 
 
 async def _run_until_signalled(runner: TournamentRunner) -> str:

@@ -5,6 +5,13 @@ game), so each engine keeps a small pool. A connection that was part of a
 fault (a disconnect, a hung think, a protocol error) is closed; the next
 game opens a fresh one, retrying with exponential back-off while the
 engine's server is unreachable.
+
+Opening a connection means the WebSocket handshake *and* the ``hello`` /
+``welcome`` exchange, bounded together by the tournament's request timeout:
+an engine that accepts the connection and then says nothing cannot hold
+the tournament. :func:`preflight` does this once per engine before the
+first game, so that a misspelt URL or a dead engine stops the tournament
+before anything is played rather than forfeiting every one of its games.
 """
 
 from __future__ import annotations
@@ -12,11 +19,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Iterator
+import socket
+from collections.abc import Iterator, Sequence
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
 
-from clients.client import Engine, connect
+from websockets.exceptions import InvalidHandshake, InvalidStatus, InvalidURI
+
+from clients.client import Engine, EngineError, connect
+from clients.tournament.config import EngineSpec
 
 logger = logging.getLogger(__name__)
 
@@ -45,6 +56,86 @@ class ConnectError(Exception):
     """The engine could not be reached (after every retry)."""
 
 
+class PreflightError(Exception):
+    """An engine did not answer ``hello`` before the first game; the message is one line."""
+
+    def __init__(self, engine: EngineSpec, url: str, why: str) -> None:
+        super().__init__(f"engine {engine.name!r} ({url}) did not answer hello: {why}")
+        self.engine = engine
+        self.url = url
+        self.why = why
+
+
+#: Time allowed for closing a connection (the close handshake included).
+CLOSE_TIMEOUT_S = 5.0
+
+
+async def open_engine(url: str, timeout_s: float) -> tuple[Engine, AsyncExitStack]:
+    """Connect and exchange ``hello`` / ``welcome``, all within ``timeout_s``.
+
+    Returns the engine and the stack that closes it; raises whatever the
+    attempt failed with (``TimeoutError`` when the time ran out).
+    """
+    stack = AsyncExitStack()
+    try:
+        engine = await asyncio.wait_for(
+            stack.enter_async_context(
+                connect(url, client_name=CLIENT_NAME, strict=True, open_timeout=timeout_s)
+            ),
+            timeout_s,
+        )
+    except BaseException:
+        await _close_stack(stack)
+        raise
+    return engine, stack
+
+
+def describe_failure(error: BaseException, timeout_s: float) -> str:
+    """Why a connection attempt failed, in a few words for one line of text."""
+    if isinstance(error, TimeoutError):
+        return f"no welcome within {timeout_s * 1000:.0f} ms"
+    if isinstance(error, ConnectionRefusedError):
+        return "connection refused"
+    if isinstance(error, socket.gaierror):
+        return f"unknown host ({error.strerror or error})"
+    if isinstance(error, InvalidURI):
+        return f"invalid URL ({error.msg})"
+    if isinstance(error, InvalidStatus):
+        return f"the WebSocket handshake was refused with HTTP {error.response.status_code}"
+    if isinstance(error, InvalidHandshake):
+        return f"the WebSocket handshake failed ({error})"
+    if isinstance(error, EngineError):
+        return f"{error.code}: {error.message}"[:200]
+    if isinstance(error, OSError):
+        return (error.strerror or str(error) or type(error).__name__).lower()
+    return f"{type(error).__name__}: {error}"[:200]
+
+
+async def preflight(engines: Sequence[EngineSpec], urls: Sequence[str], timeout_s: float
+                    ) -> None:
+    """Say ``hello`` once to each engine (at once, each within ``timeout_s``).
+
+    Raises :class:`PreflightError` naming the first engine, in the order
+    given, that did not answer; engines sharing a URL are asked once.
+    """
+    distinct = list(dict.fromkeys(urls))
+    outcomes = await asyncio.gather(
+        *(_hello(url, timeout_s) for url in distinct), return_exceptions=True
+    )
+    failures = dict(zip(distinct, outcomes, strict=True))
+    for engine, url in zip(engines, urls, strict=True):
+        failure = failures[url]
+        if isinstance(failure, BaseException):
+            if not isinstance(failure, Exception):
+                raise failure  # cancelled, or interrupted: not the engine's doing
+            raise PreflightError(engine, url, describe_failure(failure, timeout_s))
+
+
+async def _hello(url: str, timeout_s: float) -> None:
+    _, stack = await open_engine(url, timeout_s)
+    await _close_stack(stack)
+
+
 class _Link:
     """A live connection and the stack that closes it."""
 
@@ -54,11 +145,19 @@ class _Link:
 
 
 class EnginePool:
-    """Idle connections to one engine's server, handed out one game at a time."""
+    """Idle connections to one engine's server, handed out one game at a time.
 
-    def __init__(self, url: str, backoff: Backoff | None = None) -> None:
+    ``request_timeout_s`` bounds each connection attempt (handshake and
+    ``hello`` together).
+    """
+
+    def __init__(self, url: str, backoff: Backoff | None = None,
+                 request_timeout_s: float | None = None) -> None:
         self.url = url
         self.backoff = backoff or Backoff()
+        self.request_timeout_s = (
+            self.backoff.open_timeout_s if request_timeout_s is None else request_timeout_s
+        )
         self._idle: list[_Link] = []
         self._busy: dict[int, _Link] = {}
 
@@ -91,25 +190,25 @@ class EnginePool:
 
     async def _open(self) -> _Link:
         delays = self.backoff.delays()
+        timeout_s = min(self.request_timeout_s, self.backoff.open_timeout_s)
         while True:
-            stack = AsyncExitStack()
             try:
-                engine = await stack.enter_async_context(
-                    connect(
-                        self.url, client_name=CLIENT_NAME, strict=True,
-                        open_timeout=self.backoff.open_timeout_s,
-                    )
-                )
+                engine, stack = await open_engine(self.url, timeout_s)
                 return _Link(engine, stack)
             except Exception as error:  # any failure to connect or greet is the same to us
-                await stack.aclose()
+                why = describe_failure(error, timeout_s)
                 delay = next(delays, None)
                 if delay is None:
-                    raise ConnectError(f"cannot connect to {self.url}: {error!r}") from error
-                logger.info("cannot connect to %s (%r); retrying in %.2fs", self.url, error, delay)
+                    raise ConnectError(f"cannot connect to {self.url}: {why}") from error
+                logger.info("cannot connect to %s (%s); retrying in %.2fs", self.url, why, delay)
                 await asyncio.sleep(delay)
 
 
 async def _close(link: _Link) -> None:
+    await _close_stack(link.stack)
+
+
+async def _close_stack(stack: AsyncExitStack) -> None:
+    """Close a connection, bounded; failures to close are nobody's business now."""
     with contextlib.suppress(Exception):
-        await asyncio.wait_for(link.stack.aclose(), 5.0)
+        await asyncio.wait_for(stack.aclose(), CLOSE_TIMEOUT_S)

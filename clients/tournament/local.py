@@ -4,6 +4,14 @@ The server runs as a child process (``python -m server``) on a free
 loopback port. It is stopped with SIGTERM (graceful) when the tournament
 ends, and on Linux it is also told to receive SIGTERM if the tournament
 process dies first (even by ``kill -9``), so no server is left behind.
+
+It gets one search process per game played at once, plus one
+(:func:`local_workers`): a game has at most one engine thinking at a time,
+so no think ever waits for a process (which would cost it its time or be
+answered unsearched, ``overloaded``), even while a search the server has
+already answered for (at its deadline) is still finishing. The server
+limits nothing else that a referee does: it has no message-rate limit, and
+the tournament passes it no limit options.
 """
 
 from __future__ import annotations
@@ -26,6 +34,8 @@ from clients.client import connect
 
 #: How long a fresh server may take to accept connections (worker processes spawn).
 STARTUP_TIMEOUT_S = 30.0
+#: How long one attempt to say hello to a starting server may take.
+HELLO_TIMEOUT_S = 5.0
 #: How long it may take to shut down gracefully before it is killed.
 SHUTDOWN_TIMEOUT_S = 10.0
 #: ``prctl`` option that sends a signal to a child when its parent dies (linux/prctl.h).
@@ -36,6 +46,22 @@ _PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
 class LocalServerError(Exception):
     """The local server did not start."""
+
+
+def local_workers(concurrency: int) -> int:
+    """Search processes for ``concurrency`` games at once: one each, and one spare.
+
+    Each game has one engine thinking at a time; the spare covers a search
+    that outlives its answer (the server answers at the deadline from the
+    best move so far and takes the process back when the search returns).
+    """
+    return max(1, concurrency) + 1
+
+
+def server_command(port: int, workers: int) -> list[str]:
+    """The command line of the local server: address, port, workers and log level only."""
+    return [sys.executable, "-m", "server", "--host", "127.0.0.1", "--port", str(port),
+            "--workers", str(workers), "--log-level", "warning"]
 
 
 class LocalServer:
@@ -67,8 +93,7 @@ class LocalServer:
             filter(None, [str(_PROJECT_ROOT), env.get("PYTHONPATH")])
         )
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "server", "--host", "127.0.0.1", "--port", str(port),
-             "--workers", str(self.workers), "--log-level", "warning"],
+            server_command(port, self.workers),
             stdin=subprocess.DEVNULL, stdout=self._log, stderr=self._log, env=env,
             preexec_fn=_die_with_parent_hook(),
         )
@@ -78,13 +103,17 @@ class LocalServer:
             if self.process.poll() is not None:
                 raise LocalServerError(f"the local server exited: {self._log_tail()}")
             try:
-                async with connect(self.url, client_name="arena-tournament", open_timeout=2):
-                    return
+                await asyncio.wait_for(self._hello(), HELLO_TIMEOUT_S)
+                return
             except Exception:  # refused, or accepted but not serving yet
                 if time.monotonic() > deadline:
                     await self.stop()
                     raise LocalServerError("the local server did not start in time") from None
                 await asyncio.sleep(0.1)
+
+    async def _hello(self) -> None:
+        async with connect(self.url, client_name="arena-tournament", open_timeout=2):
+            pass
 
     async def stop(self) -> None:
         process, self.process = self.process, None

@@ -5,6 +5,10 @@ move with the time it took on the referee's clock and the depth and score
 the engine reported, the result and why. :func:`pgn` writes a chess game
 in PGN with cutechess-style move comments (``{+0.31/12 0.52s}``), readable
 by python-chess and every chess GUI.
+
+Records are strict JSON: written with ``allow_nan=False`` after
+:func:`~clients.tournament.validation.strict_json`, so no ``NaN`` or
+``Infinity`` (which JSON does not have) can reach a file or the database.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from clients.tournament.validation import strict_json
 from engine.registry import create_game
 
 #: Why games end, by kind: how the result came about (for PGN's Termination tag).
@@ -44,7 +49,10 @@ class MoveRecord:
     """One move: the referee's measured time and what the engine said about it.
 
     ``score`` is the protocol's score map from the mover's point of view;
-    opening moves have ``book`` set and no engine figures.
+    ``reason`` is why the engine's search ended (``overloaded``: its server
+    had no search process free, and the move was not searched) and
+    ``queued_ms`` how long the think waited for one, when the engine says.
+    Opening moves have ``book`` set and no engine figures.
     """
 
     move: str
@@ -56,6 +64,8 @@ class MoveRecord:
     nodes: int | None = None
     engine_time_ms: int | None = None
     book: bool = False
+    reason: str | None = None
+    queued_ms: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,8 +107,8 @@ class GameRecord:
         return {None: "1/2-1/2", 0: "1-0", 1: "0-1"}[self.winner]
 
     def to_json(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["players"] = list(self.players)
+        """The record as plain, strict JSON data (no ``NaN``, no ``Infinity``)."""
+        data: dict[str, Any] = strict_json(asdict(self))
         data["result"] = self.result_text
         data["moves"] = [
             {key: value for key, value in move.items() if value is not None and value is not False}
@@ -107,15 +117,18 @@ class GameRecord:
         return data
 
     def to_line(self) -> str:
-        """One line of JSON, for a ``.jsonl`` file."""
-        return json.dumps(self.to_json(), separators=(",", ":"), ensure_ascii=False)
+        """One line of strict JSON, for a ``.jsonl`` file and the database."""
+        return json.dumps(self.to_json(), separators=(",", ":"), ensure_ascii=False,
+                          allow_nan=False)
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> GameRecord:
         fields = {key: value for key, value in data.items() if key in cls.__dataclass_fields__}
         fields["players"] = tuple(data["players"])
+        known = MoveRecord.__dataclass_fields__
         fields["moves"] = tuple(
-            MoveRecord(**move) for move in data.get("moves", ())
+            MoveRecord(**{key: value for key, value in move.items() if key in known})
+            for move in data.get("moves", ())
         )
         return cls(**fields)
 
@@ -175,21 +188,23 @@ def _comment(move: MoveRecord) -> str:
     if move.book:
         return "book"
     score = _pgn_score(move.score)
-    seconds = f"{(move.time_ms or 0) / 1000:.3f}s"
-    return f"{score}/{move.depth or 0} {seconds}"
+    seconds = f"{(move.time_ms if isinstance(move.time_ms, int) else 0) / 1000:.3f}s"
+    depth = move.depth if isinstance(move.depth, int) else 0
+    return f"{score}/{depth} {seconds}"
 
 
 def _pgn_score(score: dict[str, Any] | None) -> str:
     """Pawns from the mover's side, or ``+M3`` for a mate in 3 moves (cutechess' style)."""
     if not score:
         return "0.00"
-    if "win_in" in score:
-        return f"+M{(int(score['win_in']) + 1) // 2}"
-    if "loss_in" in score:
-        return f"-M{(int(score['loss_in']) + 1) // 2}"
-    if score.get("draw"):
+    if isinstance(score.get("win_in"), int):
+        return f"+M{(score['win_in'] + 1) // 2}"
+    if isinstance(score.get("loss_in"), int):
+        return f"-M{(score['loss_in'] + 1) // 2}"
+    value = score.get("value")
+    if score.get("draw") or not isinstance(value, int):
         return "0.00"
-    return f"{int(score.get('value', 0)) / 100:+.2f}"
+    return f"{value / 100:+.2f}"
 
 
 def _escape(text: str) -> str:

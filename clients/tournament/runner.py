@@ -21,9 +21,9 @@ from pathlib import Path
 
 from clients.client import Engine
 from clients.tournament.config import LOCAL_URL, TournamentConfig
-from clients.tournament.connections import Backoff, ConnectError, EnginePool
+from clients.tournament.connections import Backoff, ConnectError, EnginePool, preflight
 from clients.tournament.display import Progress, report, sprt_text
-from clients.tournament.local import LocalServer
+from clients.tournament.local import LocalServer, local_workers
 from clients.tournament.openings import Opening, generate_openings, load_openings
 from clients.tournament.records import CONNECTION_FAILED, GameRecord, pgn
 from clients.tournament.referee import GameSpec, Referee
@@ -32,6 +32,9 @@ from clients.tournament.standings import pairing_results
 from clients.tournament.stats import SprtState, sprt_pentanomial, sprt_trinomial
 from clients.tournament.store import Store
 from engine.registry import create_game
+
+#: A ``bestmove`` reason: the engine's server had no search process free in time.
+OVERLOADED = "overloaded"
 
 
 class TournamentAborted(Exception):
@@ -90,22 +93,31 @@ class TournamentRunner:
             self.names, len(store.schedule()), live=settings.live, quiet=settings.quiet
         )
         self.referee = Referee(self.config)
+        self.request_timeout_s = self.config.timing.request_timeout_ms / 1000
         self.pools: dict[int, EnginePool] = {}
         self._stopping = False
 
     # ------------------------------------------------------------------
 
     async def run(self) -> str:
-        """Play until every game is done, SPRT decides, or an abort; the final report."""
-        self._rewrite_files()
+        """Play until every game is done, SPRT decides, or an abort; the final report.
+
+        Before the first game every engine must answer ``hello``
+        (:func:`~clients.tournament.connections.preflight`): if one does
+        not, :class:`~clients.tournament.connections.PreflightError` is
+        raised and nothing is played or written.
+        """
         if self.store.status() is None:
             self._check_sprt()
         pending = self.store.pending() if self.store.status() is None else []
         if not pending:
+            self._rewrite_files()
             return self.report()
         async with self._servers() as urls:
+            await preflight(self.config.engines, urls, self.request_timeout_s)
+            self._rewrite_files()
             self.pools = {
-                index: EnginePool(urls[index], self.settings.backoff)
+                index: EnginePool(urls[index], self.settings.backoff, self.request_timeout_s)
                 for index in range(len(self.config.engines))
             }
             try:
@@ -120,11 +132,31 @@ class TournamentRunner:
         results = self.store.results()
         status = self.store.status()
         text = report(self.names, results, self._sprt_line())
+        unsearched = self._unsearched_moves()
+        if unsearched:
+            text += "\n\nMoves answered without a search (the engine's server was overloaded): " + (
+                ", ".join(f"{name} {count}" for name, count in unsearched.items()))
         done, total = len(results), len(self.store.schedule())
         footer = f"{done} of {total} games played"
         if status:
             footer += f"; stopped early: {status}"
         return text + "\n\n" + footer
+
+    def _unsearched_moves(self) -> dict[str, int]:
+        """Per engine, the moves its server answered with reason ``overloaded`` (if any)."""
+        counts: dict[str, int] = {}
+        for record in self.store.records():
+            if not any(move.reason == OVERLOADED for move in record.moves):
+                continue
+            game = create_game(record.game, record.options)
+            state = (game.initial_state() if record.opening_position is None
+                     else game.parse_position(record.opening_position))
+            for move in record.moves:
+                if move.reason == OVERLOADED:
+                    name = record.players[game.to_move(state)]
+                    counts[name] = counts.get(name, 0) + 1
+                state = game.play_text(state, move.move)
+        return counts
 
     # ------------------------------------------------------------------
 
@@ -248,7 +280,7 @@ class TournamentRunner:
         if not any(engine.url == LOCAL_URL for engine in engines):
             yield [engine.url for engine in engines]
             return
-        workers = self.settings.local_workers or max(1, self.settings.concurrency)
+        workers = self.settings.local_workers or local_workers(self.settings.concurrency)
         async with LocalServer(workers) as server:
             yield [server.url if engine.url == LOCAL_URL else engine.url for engine in engines]
 

@@ -13,7 +13,14 @@ think of every game in the way its ``fault`` says:
 ``bad_type``    sends a bestmove whose move is not a string
 ``error``       answers the think with an ``internal`` error
 ``reject``      (on ``move``, not think) refuses a legal move with ``illegal_move``
+``patch``       answers a legal move with the fields of ``patch`` replacing (or,
+                set to :data:`MISSING`, removing) those of a correct ``bestmove``,
+                after sending ``info`` if it is given
+``mute``        accepts the WebSocket but never answers anything, not even ``hello``
 ``none``        no fault: a weak but correct engine
+
+``refuse_after=N`` stops listening once N connections have ended: later
+connections are refused (an engine that goes away during a tournament).
 """
 
 from __future__ import annotations
@@ -31,23 +38,39 @@ from engine.game import Game
 from engine.registry import create_game, describe_games
 
 FAULTS = ("illegal", "late", "hang", "disconnect", "garbage", "bad_type", "error", "reject",
-          "none")
+          "patch", "mute", "none")
+
+#: A ``patch`` value that removes the field from the ``bestmove``.
+MISSING = object()
 
 
 class FaultyEngine:
     """``async with FaultyEngine("illegal") as engine: engine.url``."""
 
-    def __init__(self, fault: str, at_think: int = 2, late_s: float = 0.3) -> None:
+    def __init__(
+        self, fault: str, at_think: int = 2, late_s: float = 0.3,
+        patch: dict[str, Any] | None = None, info: dict[str, Any] | None = None,
+        refuse_after: int | None = None,
+    ) -> None:
         if fault not in FAULTS:
             raise ValueError(f"unknown fault {fault!r}")
         self.fault = fault
         self.at_think = at_think
         self.late_s = late_s
+        self.patch = patch or {}
+        self.info = info
+        self.refuse_after = refuse_after
         self.connections = 0
+        self.ended = 0
+        #: Every ``hello`` received (a mute engine counts them too).
+        self.hellos = 0
         self._server: Server | None = None
+        self._url = ""
 
     async def __aenter__(self) -> FaultyEngine:
         self._server = await serve(self._handle, "127.0.0.1", 0, compression=None)
+        port = next(iter(self._server.sockets)).getsockname()[1]
+        self._url = f"ws://127.0.0.1:{port}/ws"
         return self
 
     async def __aexit__(self, *exc: object) -> None:
@@ -57,9 +80,8 @@ class FaultyEngine:
 
     @property
     def url(self) -> str:
-        assert self._server is not None
-        port = next(iter(self._server.sockets)).getsockname()[1]
-        return f"ws://127.0.0.1:{port}/ws"
+        assert self._url, "use the engine inside 'async with'"
+        return self._url
 
     async def _handle(self, ws: ServerConnection) -> None:
         self.connections += 1
@@ -72,10 +94,19 @@ class FaultyEngine:
                     await ws.send(_encode(reply, binary) if isinstance(reply, dict) else reply)
         except ConnectionClosed:
             pass
+        finally:
+            self.ended += 1
+            if (self.refuse_after is not None and self.ended >= self.refuse_after
+                    and self._server is not None):
+                self._server.close(close_connections=False)
 
     async def _react(self, session: _Session, message: dict[str, Any],
                      ws: ServerConnection) -> list[dict[str, Any] | bytes]:
         kind, request_id = message.get("type"), message.get("id")
+        if kind == "hello":
+            self.hellos += 1
+        if self.fault == "mute":
+            return []
         if kind == "hello":
             return [{"type": "welcome", "id": request_id, "protocol": 1,
                      "server": f"faulty ({self.fault})", "games": describe_games(),
@@ -118,6 +149,12 @@ class FaultyEngine:
             return [{**session.bestmove(request_id), "move": 42}]
         if fault == "error":
             return [_error(request_id, "internal", "something broke")]
+        if fault == "patch":
+            best = {**session.bestmove(request_id), **self.patch}
+            best = {key: value for key, value in best.items() if value is not MISSING}
+            before = [] if self.info is None else [{"type": "info", "id": request_id,
+                                                     **self.info}]
+            return [*before, best]
         return [session.bestmove(request_id)]
 
 

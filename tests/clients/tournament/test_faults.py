@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import socket
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -88,21 +87,20 @@ async def test_clock_flag(tmp_path: Path, good: EngineSpec) -> None:
                for record in records)
 
 
-async def test_unreachable_engine_forfeits(tmp_path: Path, good: EngineSpec) -> None:
-    dead = EngineSpec("dead", f"ws://127.0.0.1:{_closed_port()}/ws")
-    _, records = await play(tmp_path, config([dead, good]))
+async def test_engine_gone_after_the_start_forfeits(tmp_path: Path, good: EngineSpec) -> None:
+    # it answers the preflight's hello, then stops listening: every game is a forfeit
+    async with FaultyEngine("none", refuse_after=1) as leaving:
+        gone = EngineSpec("gone", leaving.url)
+        text, records = await play(tmp_path, config([gone, good]))
     assert [record.kind for record in records] == [CONNECTION_FAILED, CONNECTION_FAILED]
     assert all(record.players[record.winner or 0] == "good" for record in records)
+    assert all("connection refused" in record.reason for record in records), records[0].reason
+    row = next(line for line in text.splitlines()[-4:] if line.startswith("gone "))
+    assert row.split()[1:] == ["0", "0", "0", "0", "0", "2", "2"], text  # unreachable: 2
 
 
 async def test_no_engine_reachable_aborts_and_keeps_the_schedule(tmp_path: Path) -> None:
-    dead = [EngineSpec(name, f"ws://127.0.0.1:{_closed_port()}/ws") for name in ("a", "b")]
-    with pytest.raises(TournamentAborted):
-        await play(tmp_path, config(dead))
-
-
-def _closed_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-    return port
+    async with FaultyEngine("none", refuse_after=1) as a, FaultyEngine("none", refuse_after=1
+                                                                      ) as b:
+        with pytest.raises(TournamentAborted):
+            await play(tmp_path, config([EngineSpec("a", a.url), EngineSpec("b", b.url)]))

@@ -1,0 +1,316 @@
+"""Issue 11: a referee that cannot hang or crash, whatever an engine does.
+
+Each of the issue's observations is reproduced here against a fake engine
+server (``FaultyEngine``, ``websockets`` on 127.0.0.1 port 0):
+
+1. an engine that accepts the WebSocket but never answers ``hello`` made
+   the tournament wait forever;
+2. a ``bestmove`` whose ``depth`` is not an integer crashed it (exit 1,
+   nothing stored, and ``--resume`` crashed again);
+3. ``NaN`` / ``Infinity`` from an engine reached the JSON Lines file and
+   the database (which then held invalid JSON);
+4. a misspelt engine URL was found only after every game of that engine
+   had been forfeited.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import os
+import socket
+import sqlite3
+import sys
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_asyncio
+
+from clients.tournament.config import EngineSpec, Timing
+from clients.tournament.connections import (
+    Backoff,
+    ConnectError,
+    EnginePool,
+    PreflightError,
+    preflight,
+)
+from clients.tournament.local import local_workers, server_command
+from clients.tournament.records import PROTOCOL_ERROR, GameRecord, MoveRecord
+from clients.tournament.runner import RunSettings, TournamentRunner, create_tournament
+from clients.tournament.store import Store
+from clients.tournament.validation import bestmove_problem, strict_loads_constant
+from engine.score import Score
+from tests.clients.tournament.faulty_engine import MISSING, FaultyEngine
+from tests.clients.tournament.helpers import TEST_BACKOFF, config, play
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+ROOT = Path(__file__).resolve().parents[3]
+#: Generous bounds for a loaded 2-core machine: they only tell "ended" from "hung".
+ENDS_WITHIN_S = 60.0
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def weak() -> AsyncIterator[FaultyEngine]:
+    """A correct (first legal move) engine shared by the tests."""
+    async with FaultyEngine("none") as engine:
+        yield engine
+
+
+def strict_lines(text: str) -> list[dict[str, Any]]:
+    """Every line parsed by a JSON parser that refuses NaN and Infinity."""
+    return [json.loads(line, parse_constant=strict_loads_constant) for line in text.splitlines()]
+
+
+def stored_records(db: Path) -> list[dict[str, Any]]:
+    with sqlite3.connect(db) as connection:
+        rows = connection.execute("SELECT record FROM games WHERE done = 1").fetchall()
+    return [json.loads(record, parse_constant=strict_loads_constant) for (record,) in rows]
+
+
+def closed_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+    return port
+
+
+# ----------------------------------------------------------------------
+# 1. An engine that never answers hello.
+
+
+async def test_an_engine_that_never_answers_hello_stops_the_start(
+    tmp_path: Path, weak: FaultyEngine
+) -> None:
+    async with FaultyEngine("mute") as mute:
+        tournament = config([EngineSpec("mute", mute.url), EngineSpec("weak", weak.url)],
+                            timing=Timing(request_timeout_ms=1500))
+        started = time.monotonic()
+        with pytest.raises(PreflightError) as raised:
+            await asyncio.wait_for(play(tmp_path, tournament), ENDS_WITHIN_S)
+        elapsed = time.monotonic() - started
+        assert mute.hellos == 1
+    message = str(raised.value)
+    assert message == f"engine 'mute' ({mute.url}) did not answer hello: no welcome within 1500 ms"
+    assert elapsed < 30
+    store = Store.open(tmp_path / "t.db")
+    try:
+        assert store.results() == [] and len(store.pending()) == 2
+    finally:
+        store.close()
+    assert not (tmp_path / "t.jsonl").exists()
+
+
+async def test_a_pool_waits_for_hello_no_longer_than_the_request_timeout() -> None:
+    async with FaultyEngine("mute") as mute:
+        pool = EnginePool(mute.url, Backoff(first_s=0.05, attempts=2, open_timeout_s=5.0),
+                          request_timeout_s=0.5)
+        started = time.monotonic()
+        with pytest.raises(ConnectError, match="no welcome within 500 ms"):
+            await asyncio.wait_for(pool.acquire(), ENDS_WITHIN_S)
+        assert time.monotonic() - started < 30
+        assert mute.hellos == 2  # both attempts said hello and got nothing
+        await pool.close()
+
+
+# ----------------------------------------------------------------------
+# 2 and 3. Malformed bestmove fields: a protocol-error loss, strict JSON records.
+
+MALFORMED: list[tuple[dict[str, Any], str]] = [
+    ({"depth": "7"}, "depth is '7' (a str), not a whole number"),
+    ({"depth": 2.5}, "depth is 2.5 (a float), not a whole number"),
+    ({"depth": b"\x07"}, "depth is b'\\x07' (a bytes), not a whole number"),
+    ({"depth": True}, "depth is True (a bool), not a whole number"),
+    ({"depth": math.nan}, "depth is nan (a float)"),
+    ({"depth": math.inf}, "depth is inf (a float)"),
+    ({"seldepth": -3}, "seldepth is negative (-3)"),
+    ({"nodes": 2**60}, "nodes is too large"),
+    ({"time_ms": math.nan}, "time_ms is nan"),
+    ({"score": {"value": math.nan}}, "broke the protocol"),
+    ({"score": {"value": math.inf}}, "OverflowError"),
+    ({"score": {"value": -math.inf}}, "OverflowError"),
+    ({"score": "high"}, "could not read"),
+    ({"score": {"win_in": -2}}, "score win_in is negative (-2)"),
+    ({"pv": [1, 2]}, "pv is"),
+    ({"reason": 5}, "reason is 5 (a int)"),
+    ({"move": MISSING}, "broke the protocol"),
+    ({"move": None}, "not a string: None"),
+]
+
+
+def _case(patch: dict[str, Any]) -> str:
+    ((key, value),) = patch.items()
+    return f"{key}-missing" if value is MISSING else f"{key}={value!r}"
+
+
+@pytest.mark.parametrize(("patch", "words"), MALFORMED, ids=[_case(p) for p, _ in MALFORMED])
+async def test_a_malformed_bestmove_loses_and_the_records_stay_strict_json(
+    tmp_path: Path, weak: FaultyEngine, patch: dict[str, Any], words: str
+) -> None:
+    async with FaultyEngine("patch", patch=patch) as broken:
+        tournament = config([EngineSpec("broken", broken.url), EngineSpec("weak", weak.url)])
+        text, records = await asyncio.wait_for(play(tmp_path, tournament), ENDS_WITHIN_S)
+    assert len(records) == 2, text
+    for record in records:
+        assert record.kind == PROTOCOL_ERROR, record.reason
+        assert record.players[1 - (record.winner or 0)] == "broken", record.reason
+        assert record.reason.startswith("broken ") and words in record.reason, record.reason
+    # strict JSON everywhere, and nothing the engine sent for that move was kept
+    lines = strict_lines((tmp_path / "t.jsonl").read_text())
+    assert len(lines) == 2 and stored_records(tmp_path / "t.db") == lines
+    for line in lines:
+        for move in line["moves"]:
+            assert all(isinstance(move.get(key, 0), int) for key in ("depth", "nodes"))
+    row = [line for line in text.splitlines() if line.startswith("broken ")][-1]
+    assert row.split()[1:] == ["0", "0", "0", "0", "2", "0", "2"], text  # protocol 2, total 2
+
+
+async def test_a_malformed_info_loses_too(tmp_path: Path, weak: FaultyEngine) -> None:
+    # the client library reads every info; one it cannot read ends the game at once
+    info = {"depth": 1, "seldepth": 1, "score": {"value": math.inf}, "pv": [], "nodes": 1,
+            "nps": 1, "time_ms": 1}
+    async with FaultyEngine("patch", info=info) as broken:
+        tournament = config([EngineSpec("broken", broken.url), EngineSpec("weak", weak.url)])
+        _, records = await asyncio.wait_for(play(tmp_path, tournament), ENDS_WITHIN_S)
+    assert [record.kind for record in records] == [PROTOCOL_ERROR] * 2
+    assert all("could not read" in record.reason for record in records), records[0].reason
+
+
+async def test_a_record_can_never_hold_nan_or_infinity() -> None:
+    # whatever slips through (an old database, a future mistake), the output is strict JSON
+    move = MoveRecord("1", time_ms=3, depth=math.nan, score={"value": math.inf},  # type: ignore[arg-type]
+                      nodes=-math.inf)  # type: ignore[arg-type]
+    record = GameRecord(game_id=0, round=0, pair=0, game="tictactoe", options={"x": math.nan},
+                        players=("a", "b"), opening_index=0, opening_position=None, winner=None,
+                        kind="rules", reason="test", moves=(move,), extra={"raw": b"\x00"})
+    line = json.loads(record.to_line(), parse_constant=strict_loads_constant)
+    assert line["moves"][0] == {"move": "1", "time_ms": 3, "score": {"value": None}}
+    assert line["options"] == {"x": None} and line["extra"] == {"raw": "b'\\x00'"}
+
+
+async def test_malformed_depth_no_longer_crashes_the_command(
+    tmp_path: Path, weak: FaultyEngine
+) -> None:
+    # the issue's report: exit 1 with nothing stored, and --resume crashing again
+    async with FaultyEngine("patch", patch={"depth": b"\x07"}) as broken:
+        command = ["--engine", f"name=broken,url={broken.url}",
+                   "--engine", f"name=weak,url={weak.url}"]
+        status, out, err = await _arena(tmp_path, *command)
+        assert status == 0, err
+        assert "2 of 2 games played" in out
+        status, out, err = await _arena(tmp_path, "--resume")
+        assert status == 0, err
+    assert "2 of 2 games played" in out
+    records = stored_records(tmp_path / "t.db")
+    assert [record["kind"] for record in records] == [PROTOCOL_ERROR] * 2
+    assert strict_lines((tmp_path / "t.jsonl").read_text()) == records
+
+
+# ----------------------------------------------------------------------
+# 4. A misspelt URL: refused before game 1, on a new tournament and on --resume.
+
+
+async def test_a_dead_url_stops_the_command_before_anything_is_written(
+    tmp_path: Path, weak: FaultyEngine
+) -> None:
+    dead = f"ws://127.0.0.1:{closed_port()}/ws"
+    status, out, err = await _arena(
+        tmp_path, "--engine", f"name=a,url={weak.url}", "--engine", f"name=b,url={dead}"
+    )
+    assert status == 3 and out == ""
+    assert err == f"arena tournament: engine 'b' ({dead}) did not answer hello: " \
+                  "connection refused\n"
+    assert not (tmp_path / "t.db").exists() and not (tmp_path / "t.jsonl").exists()
+
+
+async def test_a_dead_url_stops_a_resumed_tournament_before_game_one(
+    tmp_path: Path, weak: FaultyEngine
+) -> None:
+    dead = f"ws://127.0.0.1:{closed_port()}/ws"
+    tournament = config([EngineSpec("a", weak.url), EngineSpec("b", dead)])
+    create_tournament(tmp_path / "t.db", tournament).close()
+    status, out, err = await _arena(tmp_path, "--resume")
+    assert status == 3 and out == "", out
+    assert err == f"arena tournament: engine 'b' ({dead}) did not answer hello: " \
+                  "connection refused\n"
+    assert stored_records(tmp_path / "t.db") == []
+
+
+async def test_preflight_names_the_first_engine_that_failed(weak: FaultyEngine) -> None:
+    engines = [EngineSpec("ok", weak.url), EngineSpec("typo", f"ws://127.0.0.1:{closed_port()}/ws"),
+               EngineSpec("worse", f"ws://127.0.0.1:{closed_port()}/ws")]
+    with pytest.raises(PreflightError) as raised:
+        await preflight(engines, [engine.url for engine in engines], 10.0)
+    assert raised.value.engine.name == "typo" and "\n" not in str(raised.value)
+    await preflight(engines[:1] * 3, [weak.url] * 3, 10.0)  # one URL, asked once
+
+
+async def test_a_runner_checks_every_engine_before_game_one(
+    tmp_path: Path, weak: FaultyEngine
+) -> None:
+    dead = f"ws://127.0.0.1:{closed_port()}/ws"
+    store = create_tournament(tmp_path / "t.db", config([EngineSpec("a", weak.url),
+                                                         EngineSpec("b", dead)]))
+    jsonl = tmp_path / "t.jsonl"
+    try:
+        with pytest.raises(PreflightError, match="engine 'b'"):
+            await TournamentRunner(store, RunSettings(backoff=TEST_BACKOFF, jsonl_path=jsonl,
+                                                      quiet=True)).run()
+        assert store.results() == [] and not jsonl.exists()
+    finally:
+        store.close()
+
+
+async def _arena(tmp_path: Path, *options: str) -> tuple[int, str, str]:
+    """``arena tournament`` in a child process, against servers of this event loop."""
+    new = [] if "--resume" in options else [
+        "--game", "tictactoe", "--movetime", "200", "--random-plies", "0", "--games", "2"]
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "clients", "tournament", *new, *options,
+        "--db", str(tmp_path / "t.db"), "--quiet", "--request-timeout", "5000",
+        cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)},
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )
+    out, err = await asyncio.wait_for(process.communicate(), ENDS_WITHIN_S)
+    assert process.returncode is not None
+    return process.returncode, out.decode(), err.decode()
+
+
+async def test_the_validator_checks_queued_ms_when_the_client_reports_it() -> None:
+    # the client library is learning ``queued_ms``; whatever it passes on is checked
+    good = FakeBest()
+    assert bestmove_problem(good) is None
+    assert bestmove_problem(FakeBest(queued_ms=12)) is None
+    assert bestmove_problem(FakeBest(queued_ms=math.nan)) == "queued_ms is nan (a float), " \
+                                                             "not a whole number"
+    assert bestmove_problem(FakeBest(queued_ms=-1)) == "queued_ms is negative (-1)"
+    assert bestmove_problem(FakeBest(reason="overloaded")) is None
+    assert bestmove_problem(FakeBest(score=Score(value=1, draw=True))) == \
+        "score has 2 meanings (value, draw), not one"
+    assert bestmove_problem(FakeBest(score=Score(value=math.inf))) is not None  # type: ignore[arg-type]
+
+
+@dataclass
+class FakeBest:
+    move: str = "1"
+    score: Score = field(default_factory=lambda: Score(value=0))
+    depth: int = 3
+    seldepth: int = 3
+    pv: tuple[str, ...] = ("1",)
+    nodes: int = 10
+    time_ms: int = 5
+    reason: str = "depth"
+    queued_ms: int | float | None = None
+
+
+async def test_the_local_server_has_a_process_per_game_and_a_spare_and_no_limits() -> None:
+    assert local_workers(1) == 2 and local_workers(2) == 3 and local_workers(0) == 2
+    command = server_command(8765, 3)
+    assert command[command.index("--workers") + 1] == "3"
+    options = [word for word in command if word.startswith("--")]
+    assert options == ["--host", "--port", "--workers", "--log-level"]
