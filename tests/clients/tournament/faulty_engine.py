@@ -19,8 +19,8 @@ think of every game in the way its ``fault`` says:
 ``mute``        accepts the WebSocket but never answers anything, not even ``hello``
 ``none``        no fault: a weak but correct engine
 
-``refuse_after=N`` stops listening once N connections have ended: later
-connections are refused (an engine that goes away during a tournament).
+``refuse_after=N`` stops listening as soon as it has accepted N connections:
+later ones are refused (an engine that goes away during a tournament).
 """
 
 from __future__ import annotations
@@ -61,7 +61,6 @@ class FaultyEngine:
         self.info = info
         self.refuse_after = refuse_after
         self.connections = 0
-        self.ended = 0
         #: Every ``hello`` received (a mute engine counts them too).
         self.hellos = 0
         self._server: Server | None = None
@@ -85,6 +84,9 @@ class FaultyEngine:
 
     async def _handle(self, ws: ServerConnection) -> None:
         self.connections += 1
+        if (self.refuse_after is not None and self.connections >= self.refuse_after
+                and self._server is not None):
+            self._server.close(close_connections=False)  # this one goes on
         session = _Session()
         try:
             async for frame in ws:
@@ -94,11 +96,6 @@ class FaultyEngine:
                     await ws.send(_encode(reply, binary) if isinstance(reply, dict) else reply)
         except ConnectionClosed:
             pass
-        finally:
-            self.ended += 1
-            if (self.refuse_after is not None and self.ended >= self.refuse_after
-                    and self._server is not None):
-                self._server.close(close_connections=False)
 
     async def _react(self, session: _Session, message: dict[str, Any],
                      ws: ServerConnection) -> list[dict[str, Any] | bytes]:

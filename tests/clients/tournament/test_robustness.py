@@ -53,6 +53,9 @@ pytestmark = pytest.mark.asyncio(loop_scope="module")
 ROOT = Path(__file__).resolve().parents[3]
 #: Generous bounds for a loaded 2-core machine: they only tell "ended" from "hung".
 ENDS_WITHIN_S = 60.0
+#: The fake engines answer at once; a margin this wide keeps a busy machine from
+#: turning a protocol error into a loss on time, or into a watchdog timeout.
+PATIENT = Timing(margin_ms=5000, grace_ms=5000, move_timeout_ms=30_000)
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
@@ -153,7 +156,8 @@ async def test_a_malformed_bestmove_loses_and_the_records_stay_strict_json(
     tmp_path: Path, weak: FaultyEngine, patch: dict[str, Any], words: str
 ) -> None:
     async with FaultyEngine("patch", patch=patch) as broken:
-        tournament = config([EngineSpec("broken", broken.url), EngineSpec("weak", weak.url)])
+        tournament = config([EngineSpec("broken", broken.url), EngineSpec("weak", weak.url)],
+                            timing=PATIENT)
         text, records = await asyncio.wait_for(play(tmp_path, tournament), ENDS_WITHIN_S)
     assert len(records) == 2, text
     for record in records:
@@ -175,7 +179,8 @@ async def test_a_malformed_info_loses_too(tmp_path: Path, weak: FaultyEngine) ->
     info = {"depth": 1, "seldepth": 1, "score": {"value": math.inf}, "pv": [], "nodes": 1,
             "nps": 1, "time_ms": 1}
     async with FaultyEngine("patch", info=info) as broken:
-        tournament = config([EngineSpec("broken", broken.url), EngineSpec("weak", weak.url)])
+        tournament = config([EngineSpec("broken", broken.url), EngineSpec("weak", weak.url)],
+                            timing=PATIENT)
         _, records = await asyncio.wait_for(play(tmp_path, tournament), ENDS_WITHIN_S)
     assert [record.kind for record in records] == [PROTOCOL_ERROR] * 2
     assert all("could not read" in record.reason for record in records), records[0].reason
@@ -269,7 +274,8 @@ async def test_a_runner_checks_every_engine_before_game_one(
 async def _arena(tmp_path: Path, *options: str) -> tuple[int, str, str]:
     """``arena tournament`` in a child process, against servers of this event loop."""
     new = [] if "--resume" in options else [
-        "--game", "tictactoe", "--movetime", "200", "--random-plies", "0", "--games", "2"]
+        "--game", "tictactoe", "--movetime", "200", "--random-plies", "0", "--games", "2",
+        "--margin", "5000", "--grace", "5000"]
     process = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "clients", "tournament", *new, *options,
         "--db", str(tmp_path / "t.db"), "--quiet", "--request-timeout", "5000",
