@@ -187,9 +187,9 @@ async def bench_throughput(workers: int, seconds: float, positions: list[str]) -
         )
         elapsed = time.perf_counter() - started
         cpu = children_cpu_seconds(pid) - cpu_before
-    # A think whose budget the queue ate is answered by the server's quick
-    # depth-1 search; only thinks a worker searched (depth >= 2) count as work.
-    searched = sum(1 for depth in depths if depth >= 2) / elapsed
+    # A think whose budget the queue ate is answered unsearched (reason
+    # "overloaded", depth 0); only thinks a worker searched count as work.
+    searched = sum(1 for depth in depths if depth >= 1) / elapsed
     target = 0.9 * workers * 10
     print(
         f"(d) workers {workers}, K={clients} clients: {searched:5.1f} searched thinks/s "
