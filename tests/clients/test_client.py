@@ -1,24 +1,53 @@
-"""The client library against a real server."""
+"""The client library: against a real server, and against a scripted one that misbehaves."""
 
 from __future__ import annotations
 
-import pytest
+import asyncio
+import contextlib
+import inspect
+import math
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
 
+import pytest
+from websockets.asyncio.server import Server, ServerConnection, serve
+from websockets.exceptions import ConnectionClosed
+
+from clients import client as client_module
 from clients.client import (
+    BadMessageError,
+    BadOptionsError,
+    BadPositionError,
+    BestMove,
     BusyError,
+    ChanceStateError,
+    EngineError,
+    EngineTerminatedError,
+    EngineTimeoutError,
+    GameOverError,
     GameState,
     IllegalMoveError,
+    Info,
+    InternalError,
     LimitExceededError,
     NoGameError,
+    OverloadedError,
+    ProtocolViolationError,
     UnknownGameError,
+    UnknownTypeError,
+    UnsupportedProtocolError,
     connect,
+    error_from_message,
 )
+from clients.codec import decode, encode
 from engine.limits import Clock
 from engine.score import Score
 
-pytestmark = pytest.mark.asyncio(loop_scope="module")
+LIVE = pytest.mark.asyncio(loop_scope="module")  # the shared server lives in the module's loop
 
 
+@LIVE
 @pytest.mark.parametrize("encoding", ["msgpack", "json"])
 async def test_game_and_think(url: str, encoding: str) -> None:
     async with connect(url, encoding=encoding) as engine:  # type: ignore[arg-type]
@@ -28,7 +57,7 @@ async def test_game_and_think(url: str, encoding: str) -> None:
         assert isinstance(state, GameState) and state.legal_moves == tuple("1234567")
         state = await engine.move("4")
         assert state.history == ("4",) and state.to_move == 1 and not state.is_over
-        infos = []
+        infos: list[Info] = []
         best = await engine.think(depth=4, on_info=infos.append)
         assert best.move in state.legal_moves and best.depth == 4 and best.reason == "depth"
         assert isinstance(best.score, Score)
@@ -39,6 +68,7 @@ async def test_game_and_think(url: str, encoding: str) -> None:
         assert best.move in state.legal_moves
 
 
+@LIVE
 async def test_analysis_exit_stops_the_search(url: str) -> None:
     async with connect(url) as engine:
         await engine.new_game("connect4")
@@ -54,6 +84,7 @@ async def test_analysis_exit_stops_the_search(url: str) -> None:
         assert (await engine.move(analysis.bestmove.move)).history == (analysis.bestmove.move,)
 
 
+@LIVE
 async def test_analysis_with_limits_ends_by_itself(url: str) -> None:
     async with connect(url) as engine:
         await engine.new_game("tictactoe")
@@ -63,6 +94,7 @@ async def test_analysis_with_limits_ends_by_itself(url: str) -> None:
         assert analysis.bestmove.move in ("a1", "a2", "a3", "b1", "b2", "b3", "c1", "c2", "c3")
 
 
+@LIVE
 async def test_errors_are_typed_with_codes(url: str) -> None:
     async with connect(url) as engine:
         with pytest.raises(NoGameError) as no_game:
@@ -80,6 +112,7 @@ async def test_errors_are_typed_with_codes(url: str) -> None:
         assert (await engine.move("1")).position == "1"
 
 
+@LIVE
 async def test_games_of_chance(url: str) -> None:
     async with connect(url) as engine:
         state = await engine.new_game("backgammon", seed=7)
@@ -93,3 +126,390 @@ async def test_games_of_chance(url: str) -> None:
         assert after.is_chance
         replay = await engine.new_game("backgammon", seed=7)
         assert (await engine.roll()).position == first.position and replay.seed == 7
+
+
+@LIVE
+async def test_bestmove_reports_queued_ms(url: str) -> None:
+    async with connect(url) as engine:
+        await engine.new_game("connect4")
+        best = await engine.think(movetime_ms=50)
+        assert isinstance(best.queued_ms, int) and best.queued_ms >= 0
+        assert not best.overloaded or best.depth == 0
+
+
+# ----------------------------------------------------------------------
+# Against a scripted server: what the library does when the server misbehaves.
+
+Reply = list[dict[str, Any]] | None
+Script = Callable[[dict[str, Any]], Reply | Awaitable[Reply]]
+
+WELCOME = {"type": "welcome", "protocol": 1, "server": "fake", "games": [{"name": "nim"}],
+           "limits": {"max_movetime_ms": 2000}}
+
+
+def good_state(**fields: Any) -> dict[str, Any]:
+    return {"type": "state", "game": "nim", "options": {"heaps": [3]}, "position": "3 /0",
+            "to_move": 0, "legal_moves": ["1:1", "1:2", "1:3"], "history": [],
+            "result": None, **fields}
+
+
+def good_bestmove(**fields: Any) -> dict[str, Any]:
+    return {"type": "bestmove", "move": "1:3", "score": {"win_in": 1}, "depth": 1,
+            "seldepth": 1, "pv": ["1:3"], "nodes": 4, "time_ms": 1, "reason": "proven",
+            **fields}
+
+
+def good_info(**fields: Any) -> dict[str, Any]:
+    return {"type": "info", "depth": 1, "seldepth": 1, "score": {"value": 3}, "pv": ["1:3"],
+            "nodes": 4, "nps": 400, "time_ms": 1, "tt_hit_rate": 0.5, "partial": False,
+            **fields}
+
+
+class FakeServer:
+    """A WebSocket server that answers ``hello`` and then whatever ``script`` says.
+
+    ``script(message)`` returns the messages to send back (``id`` added), or
+    ``None`` for silence. Replies use the request's encoding.
+    """
+
+    def __init__(self, script: Script) -> None:
+        self.script = script
+        self.received: list[dict[str, Any]] = []
+        self.connections: list[ServerConnection] = []
+        self._server: Server | None = None
+
+    async def __aenter__(self) -> FakeServer:
+        self._server = await serve(self._handle, "127.0.0.1", 0)
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        assert self._server is not None
+        self._server.close()
+        await self._server.wait_closed()
+
+    @property
+    def url(self) -> str:
+        assert self._server is not None
+        port = next(iter(self._server.sockets)).getsockname()[1]
+        return f"ws://127.0.0.1:{port}/ws"
+
+    def sent(self, kind: str) -> list[dict[str, Any]]:
+        return [message for message in self.received if message.get("type") == kind]
+
+    async def _handle(self, ws: ServerConnection) -> None:
+        self.connections.append(ws)
+        with contextlib.suppress(ConnectionClosed):
+            async for frame in ws:
+                binary = isinstance(frame, bytes)
+                message = decode(frame)
+                self.received.append(message)
+                if message["type"] == "hello":
+                    replies: Reply = [WELCOME]
+                else:
+                    result = self.script(message)
+                    replies = await result if inspect.isawaitable(result) else result
+                for reply in replies or ():
+                    if "id" in message and "id" not in reply:
+                        reply = {**reply, "id": message["id"]}
+                    await ws.send(encode(reply, "msgpack" if binary else "json"))
+
+
+def answer_thinks_with(bestmove: dict[str, Any], *before: dict[str, Any]) -> Script:
+    def script(message: dict[str, Any]) -> Reply:
+        if message["type"] == "think":
+            return [*before, bestmove]
+        if message["type"] in ("new_game", "move"):
+            return [good_state()]
+        return None
+
+    return script
+
+
+MALFORMED_BESTMOVES: list[dict[str, Any]] = [
+    {"depth": "3"}, {"depth": 3.5}, {"depth": True}, {"depth": -1}, {"depth": None},
+    {"depth": 2**60}, {"seldepth": "1"}, {"nodes": -4}, {"time_ms": 1.0},
+    {"score": {"value": math.nan}}, {"score": {"value": math.inf}},
+    {"score": {"value": -math.inf}}, {"score": {"value": 1.5}}, {"score": {"value": True}},
+    {"score": {"value": 1, "draw": True}}, {"score": {}}, {"score": {"mate": 3}},
+    {"score": {"draw": False}}, {"score": {"win_in": -2}}, {"score": "high"},
+    {"score": None}, {"pv": [1, 2]}, {"pv": "1:3"}, {"move": None}, {"move": 13},
+    {"move": ""}, {"reason": 5}, {"queued_ms": -1}, {"queued_ms": "7"},
+    {"queued_ms": math.nan},
+]
+
+
+@pytest.mark.parametrize("encoding", ["msgpack", "json"])
+@pytest.mark.parametrize("patch", MALFORMED_BESTMOVES, ids=repr)
+async def test_a_malformed_bestmove_fails_that_think(patch: dict[str, Any], encoding: str
+                                                     ) -> None:
+    async with FakeServer(answer_thinks_with(good_bestmove(**patch))) as server:
+        # strict: the think fails, and the connection is closed
+        async with connect(server.url, encoding=encoding, strict=True) as engine:  # type: ignore[arg-type]
+            await engine.new_game("nim")
+            with pytest.raises(ProtocolViolationError) as raised:
+                await asyncio.wait_for(engine.think(depth=1), 10)
+            assert raised.value.code == "protocol_violation"
+            await asyncio.wait_for(_until(lambda: engine.is_closed), 10)
+            with pytest.raises(ProtocolViolationError):
+                await engine.move("1:1")
+        # lenient: the think fails, the connection goes on
+        async with connect(server.url, encoding=encoding) as engine:  # type: ignore[arg-type]
+            await engine.new_game("nim")
+            with pytest.raises(ProtocolViolationError):
+                await asyncio.wait_for(engine.think(depth=1), 10)
+            assert not engine.is_closed
+            assert (await engine.move("1:1")).game == "nim"
+
+
+def test_missing_required_fields_are_violations() -> None:
+    for key in ("move", "score"):
+        message = good_bestmove()
+        del message[key]
+        with pytest.raises(ProtocolViolationError, match=key):
+            BestMove.from_message(message)
+    for key in ("depth", "score"):
+        message = good_info()
+        del message[key]
+        with pytest.raises(ProtocolViolationError, match=key):
+            Info.from_message(message)
+
+
+def test_valid_answers_are_read_with_their_new_fields() -> None:
+    best = BestMove.from_message(good_bestmove(queued_ms=87, reason="overloaded", depth=0,
+                                               score={"value": -12}, extra="ignored"))
+    assert best.queued_ms == 87 and best.overloaded and best.depth == 0
+    assert best.score == Score(value=-12)
+    old = good_bestmove()  # a server that does not report queued_ms
+    assert BestMove.from_message(old).queued_ms == 0 and not BestMove.from_message(old).overloaded
+    assert BestMove.from_message(good_bestmove(score={"draw": True})).score == Score(draw=True)
+    assert BestMove.from_message(good_bestmove(score={"loss_in": 4})).score == Score(loss_in=4)
+    info = Info.from_message(good_info(tt_hit_rate=1))
+    assert info.tt_hit_rate == 1.0 and info.pv == ("1:3",)
+
+
+@pytest.mark.parametrize("patch", [
+    {"depth": "1"}, {"tt_hit_rate": math.nan}, {"tt_hit_rate": math.inf}, {"tt_hit_rate": 1.5},
+    {"tt_hit_rate": "0.5"}, {"partial": 1}, {"nps": -1}, {"pv": [None]},
+    {"score": {"value": math.inf}},
+], ids=repr)
+def test_malformed_infos_are_violations(patch: dict[str, Any]) -> None:
+    with pytest.raises(ProtocolViolationError):
+        Info.from_message(good_info(**patch))
+
+
+async def test_a_malformed_info_is_dropped_when_lenient_and_fatal_when_strict() -> None:
+    script = answer_thinks_with(good_bestmove(), good_info(score={"value": math.inf}),
+                                good_info(depth=2))
+    async with FakeServer(script) as server:
+        async with connect(server.url) as engine:
+            await engine.new_game("nim")
+            infos: list[Info] = []
+            best = await asyncio.wait_for(engine.think(depth=2, on_info=infos.append), 10)
+            assert best.move == "1:3" and [info.depth for info in infos] == [2]
+        async with connect(server.url, strict=True) as engine:
+            await engine.new_game("nim")
+            with pytest.raises(ProtocolViolationError, match="score value"):
+                await asyncio.wait_for(engine.think(depth=2), 10)
+            await asyncio.wait_for(_until(lambda: engine.is_closed), 10)
+
+
+async def test_a_malformed_state_fails_its_request() -> None:
+    def script(message: dict[str, Any]) -> Reply:
+        if message["type"] == "move":
+            return [good_state(legal_moves="1:1")]
+        return [good_state(to_move=True)] if message.get("game") == "bad" else [good_state()]
+
+    async with FakeServer(script) as server, connect(server.url) as engine:
+        with pytest.raises(ProtocolViolationError, match="to_move"):
+            await engine.new_game("bad")
+        assert (await engine.new_game("nim")).to_move == 0
+        with pytest.raises(ProtocolViolationError, match="legal_moves"):
+            await engine.move("1:1")
+
+
+async def test_an_on_info_callback_that_raises_does_not_break_the_connection() -> None:
+    def explode(info: Info) -> None:
+        raise RuntimeError("the caller's bug")
+
+    script = answer_thinks_with(good_bestmove(), good_info())
+    async with FakeServer(script) as server, connect(server.url) as engine:
+        await engine.new_game("nim")
+        assert (await asyncio.wait_for(engine.think(depth=1, on_info=explode), 10)).depth == 1
+        assert not engine.is_closed
+
+
+@pytest.mark.parametrize(("code", "cls"), [
+    ("bad_message", BadMessageError), ("unknown_type", UnknownTypeError),
+    ("unsupported_protocol", UnsupportedProtocolError), ("unknown_game", UnknownGameError),
+    ("bad_options", BadOptionsError), ("bad_position", BadPositionError),
+    ("illegal_move", IllegalMoveError), ("game_over", GameOverError), ("no_game", NoGameError),
+    ("chance_state", ChanceStateError), ("busy", BusyError),
+    ("limit_exceeded", LimitExceededError), ("overloaded", OverloadedError),
+    ("internal", InternalError), ("something_new", EngineError),
+])
+def test_every_error_code_has_its_exception(code: str, cls: type[EngineError]) -> None:
+    error = error_from_message({"type": "error", "code": code, "message": "why"})
+    assert type(error) is cls and error.code == code and error.message == "why"
+
+
+def test_overloaded_carries_its_retry_hint() -> None:
+    message = {"type": "error", "code": "overloaded", "message": "full", "retry_after_ms": 250}
+    error = error_from_message(message)
+    assert isinstance(error, OverloadedError) and error.retry_after_ms == 250
+    for bad in (-1, "250", 2.5, True, None):
+        error = error_from_message({**message, "retry_after_ms": bad})
+        assert isinstance(error, OverloadedError) and error.retry_after_ms is None
+    # an error that is itself malformed is still an error, not a crash
+    odd = error_from_message({"type": "error", "code": 7, "message": None, "legal_moves": [1]})
+    assert type(odd) is EngineError and odd.code == "error" and odd.legal_moves == []
+
+
+async def test_a_refused_think_raises_overloaded_and_the_connection_goes_on() -> None:
+    def script(message: dict[str, Any]) -> Reply:
+        if message["type"] == "think":
+            return [{"type": "error", "code": "overloaded", "message": "queue full",
+                     "retry_after_ms": 120}]
+        return [good_state()]
+
+    async with FakeServer(script) as server, connect(server.url) as engine:
+        await engine.new_game("nim")
+        with pytest.raises(OverloadedError) as raised:
+            await asyncio.wait_for(engine.think(movetime_ms=100), 10)
+        assert raised.value.retry_after_ms == 120 and raised.value.code == "overloaded"
+        assert (await engine.move("1:1")).game == "nim"
+
+
+async def test_a_request_times_out_and_its_late_reply_is_ignored() -> None:
+    moves = 0
+
+    async def script(message: dict[str, Any]) -> Reply:
+        nonlocal moves
+        if message["type"] == "move":
+            moves += 1
+            if moves == 1:
+                await asyncio.sleep(1.0)  # the first reply comes after the caller gave up
+                return [good_state(position="late")]
+        return [good_state()]
+
+    async with FakeServer(script) as server, connect(server.url, request_timeout=0.3) as engine:
+        started = time.monotonic()
+        with pytest.raises(EngineTimeoutError) as raised:
+            await engine.move("1:1")
+        assert 0.25 <= time.monotonic() - started < 5
+        assert raised.value.code == "timeout" and isinstance(raised.value, TimeoutError)
+        # the late reply does not answer the next request
+        state = await engine.move("1:2", timeout=10)
+        assert state.position == "3 /0" and not engine.is_closed
+
+
+async def test_hello_times_out_on_a_mute_server() -> None:
+    async def mute(ws: ServerConnection) -> None:
+        with contextlib.suppress(ConnectionClosed):
+            async for _ in ws:
+                pass
+
+    async with serve(mute, "127.0.0.1", 0) as server:
+        port = next(iter(server.sockets)).getsockname()[1]
+        started = time.monotonic()
+        with pytest.raises(EngineTimeoutError, match="hello"):
+            async with connect(f"ws://127.0.0.1:{port}/ws", request_timeout=0.3):
+                pass
+        assert time.monotonic() - started < 5
+
+
+async def test_a_think_times_out_and_is_stopped(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(client_module, "THINK_TIMEOUT_MARGIN_S", 0.3)
+
+    def script(message: dict[str, Any]) -> Reply:
+        return [good_state()] if message["type"] in ("new_game", "move") else None
+
+    async with FakeServer(script) as server, connect(server.url) as engine:
+        await engine.new_game("nim")
+        started = time.monotonic()
+        with pytest.raises(EngineTimeoutError, match="think"):
+            await engine.think(movetime_ms=100)  # 0.1 s budget + 0.3 s margin
+        assert 0.35 <= time.monotonic() - started < 5
+        await asyncio.wait_for(_until(lambda: bool(server.sent("stop"))), 10)
+        think_id = server.sent("think")[0]["id"]
+        assert server.sent("stop") == [{"type": "stop", "id": think_id}]
+        # an explicit timeout wins over the budget
+        started = time.monotonic()
+        with pytest.raises(EngineTimeoutError):
+            await engine.think(movetime_ms=60_000, timeout=0.2)
+        assert time.monotonic() - started < 5
+        assert (await engine.move("1:1")).game == "nim" and not engine.is_closed
+
+
+async def test_think_timeouts_follow_the_budget() -> None:
+    async with FakeServer(answer_thinks_with(good_bestmove())) as server, \
+            connect(server.url) as engine:
+        margin = client_module.THINK_TIMEOUT_MARGIN_S
+        assert engine.think_timeout({"movetime_ms": 1500}) == 1.5 + margin
+        assert engine.think_timeout({"clock": {"time_ms": 3000, "inc_ms": 0}}) == 3 + margin
+        assert engine.think_timeout({"movetime_ms": 500, "clock": {"time_ms": 3000}}) \
+            == 0.5 + margin
+        # no time limit: the server's max_movetime_ms (2000 in the fake welcome)
+        assert engine.think_timeout({"depth": 30}) == 2 + margin
+        assert engine.think_timeout({}, timeout=7) == 7
+        engine.server = None
+        assert engine.think_timeout({}) == client_module.DEFAULT_MAX_THINK_S + margin
+
+
+async def test_cancelling_a_think_stops_it_on_the_server() -> None:
+    def script(message: dict[str, Any]) -> Reply:
+        return [good_state()] if message["type"] == "new_game" else None
+
+    async with FakeServer(script) as server, connect(server.url) as engine:
+        await engine.new_game("nim")
+        with pytest.raises(TimeoutError):
+            await asyncio.wait_for(engine.think(movetime_ms=10_000), 0.2)
+        await asyncio.wait_for(_until(lambda: bool(server.sent("stop"))), 10)
+        assert server.sent("stop")[0]["id"] == server.sent("think")[0]["id"]
+
+
+async def test_a_closed_connection_fails_every_pending_request_at_once() -> None:
+    async def script(message: dict[str, Any]) -> Reply:
+        if message["type"] == "new_game":
+            return [good_state()]
+        return None  # think and move stay unanswered
+
+    async with FakeServer(script) as server, connect(server.url) as engine:
+        await engine.new_game("nim")
+        think = asyncio.create_task(engine.think(movetime_ms=60_000))
+        move = asyncio.create_task(engine.move("1:1", timeout=60))
+        await asyncio.wait_for(_until(lambda: len(server.received) >= 4), 10)
+        started = time.monotonic()
+        await server.connections[0].close()
+        for task in (think, move):
+            with pytest.raises(EngineTerminatedError):
+                await asyncio.wait_for(task, 10)
+        assert time.monotonic() - started < 5
+        assert engine.is_closed
+        with pytest.raises(EngineTerminatedError):
+            await engine.new_game("nim")
+
+
+async def test_an_analysis_whose_stop_is_never_answered_times_out(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(client_module, "THINK_TIMEOUT_MARGIN_S", 0.3)
+
+    def script(message: dict[str, Any]) -> Reply:
+        if message["type"] == "think":
+            return [good_info()]
+        return [good_state()] if message["type"] == "new_game" else None
+
+    async with FakeServer(script) as server, connect(server.url) as engine:
+        await engine.new_game("nim")
+        started = time.monotonic()
+        with pytest.raises(EngineTimeoutError):
+            async with engine.analysis() as analysis:  # no limit: up to 2 s + margin
+                async for info in analysis:
+                    assert info.depth == 1
+                    break
+        assert time.monotonic() - started < 2, "the stop shortened the wait to the margin"
+
+
+async def _until(condition: Callable[[], bool]) -> None:
+    while not condition():
+        await asyncio.sleep(0.01)
