@@ -6,11 +6,21 @@ ends (after ``duration_s``, or once ``iterations`` scenario runs have
 started, whichever comes first), and the whole run stops by itself. The
 tester then prints and (optionally) writes a JSON report: connect time,
 request round trips, think -> first ``info``, ``bestmove`` lateness against
-the think's deadline, stop -> ``bestmove``, thinks per second, errors by
-code, and lost answers (a think that never got its ``bestmove``), each as
-p50/p95/p99/max in milliseconds. When the server's ``/metrics`` is
-reachable, the report adds the server's own view of the run (event-loop lag
-and bestmove lateness, from the histogram deltas).
+the think's deadline, stop -> ``bestmove``, the time each think waited in
+the server's queue (``queued_ms``), each as p50/p95/p99/max in
+milliseconds; thinks per second, answers by ``reason`` (the share answered
+``overloaded``: no search process got to them), the depths reached, thinks
+refused at once (``overloaded`` errors, after which the session waits the
+server's ``retry_after_ms``), other errors by code, and lost answers (a
+think that never got its ``bestmove``). When the server's ``/metrics`` is
+reachable, the report adds the server's own view of the run (event-loop
+lag, bestmove lateness and queue waits, from the histogram deltas).
+
+Every run ends with its checks: no answer lost, no connection failed, no
+malformed answer, and the thresholds of :class:`LoadConfig`
+(``--max-overloaded``, ``--max-refused``, ``--max-late-p99-ms``). The report
+lists each check; ``arena loadtest`` exits with 1 when one fails
+(:func:`exit_status`).
 
 A scenario is a plain async function; write your own and pass it as
 ``--scenario package.module:function``::
@@ -23,6 +33,11 @@ A scenario is a plain async function; write your own and pass it as
                 return
             await session.move(best["move"])
 
+A scenario may give a session a :attr:`LoadSession.group` (a name): its
+round trips are then also reported under ``<name>[<group>]`` and its thinks
+counted per group, to compare well-behaved clients with abusive ones in
+one run (:attr:`LoadSession.index` is the connection's number).
+
 :class:`LoadSession` speaks the protocol and times everything it does; a
 scenario never needs to measure anything itself. Use ``session.rng`` (seeded
 per connection) for random choices so that runs are repeatable. The built-in
@@ -34,10 +49,12 @@ the same machine, and its load is bounded in connections and time.
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import contextlib
 import importlib
 import ipaddress
+import json
 import math
 import random
 import re
@@ -54,6 +71,7 @@ from urllib.parse import urlsplit, urlunsplit
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
 
+from clients.client import DEFAULT_URL, BestMove, ProtocolViolationError
 from clients.codec import EncodingName, decode, encode
 
 #: Hard bounds on a run, whatever the options say.
@@ -70,6 +88,16 @@ WIND_DOWN_S = 5.0
 RECONNECT_PAUSE_S = 0.5
 #: Percentiles in the report.
 PERCENTILES = (50, 95, 99)
+#: After an ``overloaded`` refusal without a usable ``retry_after_ms``, the
+#: session waits this long before its next think; and never longer than
+#: :data:`MAX_RETRY_WAIT_MS`, whatever the server says.
+DEFAULT_RETRY_AFTER_MS = 100
+MAX_RETRY_WAIT_MS = 30_000
+#: Exit statuses of ``arena loadtest``.
+EXIT_OK = 0
+EXIT_CHECK_FAILED = 1
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
 
 Scenario = Callable[["LoadSession"], Awaitable[None]]
 
@@ -87,12 +115,26 @@ class Recorder:
     errors: Counter[str] = field(default_factory=Counter)
     reasons: Counter[str] = field(default_factory=Counter)
     closes: Counter[str] = field(default_factory=Counter)
+    #: Depth reached by each answered think (``bestmove.depth``).
+    depths: Counter[int] = field(default_factory=Counter)
+    #: The reasons of the answers at depth 0 (nothing searched to completion).
+    depth0_reasons: Counter[str] = field(default_factory=Counter)
+    #: Per :attr:`LoadSession.group`: thinks answered, lost, refused, and
+    #: answers by reason (``reason:<reason>``).
+    groups: dict[str, Counter[str]] = field(default_factory=dict)
 
-    def sample(self, name: str, seconds: float) -> None:
-        self.samples.setdefault(name, []).append(seconds * 1000)
+    def sample(self, name: str, seconds: float, group: str | None = None) -> None:
+        self.sample_ms(name, seconds * 1000, group)
 
-    def count(self, name: str, amount: int = 1) -> None:
+    def sample_ms(self, name: str, milliseconds: float, group: str | None = None) -> None:
+        self.samples.setdefault(name, []).append(milliseconds)
+        if group is not None:
+            self.samples.setdefault(f"{name}[{group}]", []).append(milliseconds)
+
+    def count(self, name: str, amount: int = 1, group: str | None = None) -> None:
         self.counts[name] += amount
+        if group is not None:
+            self.groups.setdefault(group, Counter())[name] += amount
 
 
 def percentiles(values: list[float]) -> dict[str, float]:
@@ -135,10 +177,22 @@ class LoadSession:
         rng: random.Random,
         running: Callable[[], bool],
         movetime_ms: int = 100,
+        index: int = 0,
     ) -> None:
         self.ws = ws
         #: The run's ``--movetime``, for scenarios that think at a fixed budget.
         self.movetime_ms = movetime_ms
+        #: The connection's number in the run (0 .. connections - 1).
+        self.index = index
+        #: Set by a scenario to report this session's figures apart too.
+        self.group: str | None = None
+        #: Monotonic time before which no think is sent (after a refusal).
+        self.retry_at = 0.0
+        #: Monotonic time the run ends (no waiting for a retry beyond it).
+        self.run_ends_at = math.inf
+        #: Whether the last think was refused as ``overloaded`` (the next
+        #: one waits the server's ``retry_after_ms``): a scenario may retry.
+        self.refused = False
         self.recorder = recorder
         self.encoding: EncodingName = encoding
         self.rng = rng
@@ -205,7 +259,7 @@ class LoadSession:
         if reply is None:
             self.recorder.count("lost_replies")
             return None
-        self.recorder.sample(f"{message['type']}_rtt", time.monotonic() - sent)
+        self.recorder.sample(f"{message['type']}_rtt", time.monotonic() - sent, self.group)
         self._note_error(reply)
         return reply
 
@@ -224,7 +278,14 @@ class LoadSession:
         instead, mid-think (the think is then not counted as lost).
         Records think -> first info, and, with ``movetime_ms``, the
         bestmove's lateness against send time + movetime.
+
+        A think the server refuses as ``overloaded`` returns ``None`` and is
+        counted as refused, not as an error; the session's next think then
+        waits the server's ``retry_after_ms`` first (no busy retrying).
         """
+        if not await self._wait_for_retry():
+            return None
+        self.refused = False
         limits: dict[str, Any] = {}
         if movetime_ms is not None:
             limits["movetime_ms"] = movetime_ms
@@ -237,7 +298,7 @@ class LoadSession:
             await self._send({"type": "think", "id": think_id, "limits": limits})
         except SessionClosed:
             return None
-        self.recorder.count("thinks_sent")
+        self.recorder.count("thinks_sent", group=self.group)
         action_at: float | None = None
         if stop_after_ms is not None:
             action_at = sent + stop_after_ms / 1000
@@ -262,7 +323,7 @@ class LoadSession:
                         give_up = now + LOST_AFTER_S
                         await self._send({"type": "stop", "id": think_id})
                         continue
-                    self.recorder.count("lost_answers")
+                    self.recorder.count("lost_answers", group=self.group)
                     return None
                 if message.get("id") != think_id:
                     continue  # a late reply to something earlier: ignore
@@ -270,17 +331,17 @@ class LoadSession:
                 if kind == "info":
                     if first_info:
                         first_info = False
-                        self.recorder.sample("think_first_info", now - sent)
+                        self.recorder.sample("think_first_info", now - sent, self.group)
                     continue
                 if kind == "error":
-                    self._note_error(message)
+                    self._note_think_error(message, now)
                     return None
                 if kind == "bestmove":
                     self._note_bestmove(message, sent, now, deadline, stopped_at)
                     return message
         except SessionClosed:
             if abort_after_ms is None:
-                self.recorder.count("lost_answers")
+                self.recorder.count("lost_answers", group=self.group)
             return None
 
     def abort(self) -> None:
@@ -304,6 +365,31 @@ class LoadSession:
         if reply.get("type") == "error":
             self.recorder.errors[str(reply.get("code"))] += 1
 
+    def _note_think_error(self, reply: Mapping[str, Any], now: float) -> None:
+        if reply.get("code") != "overloaded":
+            self.recorder.count("thinks_rejected", group=self.group)
+            self._note_error(reply)
+            return
+        self.recorder.count("thinks_refused", group=self.group)
+        self.refused = True
+        retry = reply.get("retry_after_ms")
+        if not isinstance(retry, int) or isinstance(retry, bool) or retry < 0:
+            self.recorder.count("refusals_without_retry_hint")
+            retry = DEFAULT_RETRY_AFTER_MS
+        self.retry_at = now + min(retry, MAX_RETRY_WAIT_MS) / 1000
+
+    async def _wait_for_retry(self) -> bool:
+        """Sleep until :attr:`retry_at`; false if the run ends first."""
+        wait = self.retry_at - time.monotonic()
+        if wait <= 0:
+            return True
+        self.recorder.count("retry_waits", group=self.group)
+        if self.retry_at > self.run_ends_at:
+            await asyncio.sleep(max(0.0, self.run_ends_at - time.monotonic()))
+            return False
+        await asyncio.sleep(wait)
+        return not self.closed
+
     def _note_bestmove(
         self,
         message: Mapping[str, Any],
@@ -312,14 +398,27 @@ class LoadSession:
         deadline: float | None,
         stopped_at: float | None,
     ) -> None:
-        recorder = self.recorder
-        recorder.count("thinks_answered")
-        recorder.reasons[str(message.get("reason"))] += 1
-        recorder.sample("think_rtt", now - sent)
+        recorder, group = self.recorder, self.group
+        recorder.count("thinks_answered", group=group)
+        recorder.sample("think_rtt", now - sent, group)
         if stopped_at is not None:
-            recorder.sample("stop_to_bestmove", now - stopped_at)
+            recorder.sample("stop_to_bestmove", now - stopped_at, group)
         elif deadline is not None:
-            recorder.sample("bestmove_lateness", now - deadline)
+            recorder.sample("bestmove_lateness", now - deadline, group)
+        try:
+            best = BestMove.from_message(message)
+        except ProtocolViolationError as violation:
+            recorder.count("malformed_answers")
+            recorder.errors[f"malformed_bestmove: {violation.message}"[:120]] += 1
+            return
+        recorder.reasons[best.reason] += 1
+        if group is not None:
+            recorder.groups.setdefault(group, Counter())[f"reason:{best.reason}"] += 1
+        recorder.depths[best.depth] += 1
+        if best.depth == 0:
+            recorder.depth0_reasons[best.reason] += 1
+        if "queued_ms" in message:
+            recorder.sample_ms("think_queued", best.queued_ms, group)
 
     async def _send(self, message: dict[str, Any]) -> None:
         if self.closed:
@@ -390,6 +489,8 @@ async def mixed(session: LoadSession) -> None:
             best = await session.think(None, stop_after_ms=rng.uniform(5, 150))
         else:
             best = await session.think(movetime)
+        if best is None and session.refused:
+            continue  # the next think waits the server's retry_after_ms first
         if best is None or await session.move(best["move"]) is None:
             return
 
@@ -398,7 +499,8 @@ async def think(session: LoadSession) -> None:
     """Engine against itself at movetime ``--movetime`` ms: think, play the answer, repeat.
 
     The opening is four random moves, so that sessions search different
-    positions.
+    positions. A refused think is sent again after the server's
+    ``retry_after_ms``.
     """
     if await session.new_game("connect4") is None:
         return
@@ -407,6 +509,8 @@ async def think(session: LoadSession) -> None:
             return
     while session.running and not session.game_over:
         best = await session.think(session.movetime_ms)
+        if best is None and session.refused:
+            continue  # the next think waits the server's retry_after_ms first
         if best is None or await session.move(best["move"]) is None:
             return
 
@@ -443,6 +547,15 @@ def load_scenario(name: str) -> Scenario:
 
 @dataclass(frozen=True, slots=True)
 class LoadConfig:
+    """What to run, and the thresholds that make the run fail.
+
+    ``max_overloaded``: the largest share (0..1) of answered thinks that may
+    be answered ``overloaded``; ``max_refused``: the largest share of thinks
+    sent that may be refused with an ``overloaded`` error;
+    ``max_late_p99_ms``: the largest allowed p99 of ``bestmove`` lateness
+    against the deadline, as this tester measures it. ``None``: no check.
+    """
+
     url: str
     connections: int = 10
     ramp_s: float = 1.0
@@ -454,6 +567,9 @@ class LoadConfig:
     encoding: EncodingName = "msgpack"
     token: str | None = None
     seed: int = 1
+    max_overloaded: float | None = None
+    max_refused: float | None = None
+    max_late_p99_ms: float | None = None
 
     def check(self) -> None:
         """Raise ``ValueError`` unless the run is bounded and aimed at loopback."""
@@ -467,7 +583,25 @@ class LoadConfig:
             raise ValueError("iterations must be at least 1")
         if self.movetime_ms < 1:
             raise ValueError("movetime must be at least 1 ms")
+        for name in ("max_overloaded", "max_refused"):
+            share = getattr(self, name)
+            if share is not None and not 0 <= share <= 1:
+                raise ValueError(f"{name} must be a share between 0 and 1 (0% and 100%)")
+        if self.max_late_p99_ms is not None and not math.isfinite(self.max_late_p99_ms):
+            raise ValueError("max_late_p99_ms must be a number of milliseconds")
         require_loopback(self.url)
+
+
+def parse_share(text: str) -> float:
+    """A share written ``5%`` or ``0.05`` -> ``0.05``; ``ValueError`` otherwise."""
+    stripped = text.strip()
+    try:
+        share = float(stripped[:-1]) / 100 if stripped.endswith("%") else float(stripped)
+    except ValueError:
+        raise ValueError(f"{text!r} is not a share: write 5% or 0.05") from None
+    if not math.isfinite(share) or not 0 <= share <= 1:
+        raise ValueError(f"{text!r} is not a share between 0% and 100% (write 5% or 0.05)")
+    return share
 
 
 def require_loopback(url: str) -> None:
@@ -555,8 +689,10 @@ class LoadRun:
             self.recorder.sample("connect", time.monotonic() - opened)
             self.connected += 1
             session = LoadSession(
-                ws, self.recorder, config.encoding, rng, self.running, config.movetime_ms
+                ws, self.recorder, config.encoding, rng, self.running, config.movetime_ms,
+                index=index,
             )
+            session.run_ends_at = self.ends_at
             try:
                 if await session.hello() is None:
                     continue
@@ -585,8 +721,9 @@ class LoadRun:
         line = (
             f"[{elapsed:6.1f}s] conns {self.connected:>4}/{self.config.connections} "
             f"thinks {counts['thinks_answered']:>6} ({counts['thinks_answered'] / elapsed:6.1f}/s) "
-            f"lost {counts['lost_answers']} errors {sum(self.recorder.errors.values())} "
-            f"late p99 {late_p99:6.1f} ms"
+            f"overloaded {self.recorder.reasons['overloaded']} "
+            f"refused {counts['thinks_refused']} lost {counts['lost_answers']} "
+            f"errors {sum(self.recorder.errors.values())} late p99 {late_p99:6.1f} ms"
         )
         end = "\n" if final or not self.progress.isatty() else ""
         self.progress.write(("\r" if self.progress.isatty() else "") + line + end)
@@ -601,13 +738,20 @@ class LoadRun:
             "config": asdict(self.config) | {"token": bool(self.config.token)},
             "elapsed_s": round(elapsed, 2),
             "iterations": self.iterations_started,
-            "thinks": {
-                "sent": counts["thinks_sent"],
-                "answered": counts["thinks_answered"],
-                "lost": counts["lost_answers"],
-                "aborted_on_purpose": counts["aborts"],
-                "per_s": round(counts["thinks_answered"] / elapsed, 1) if elapsed else 0.0,
-                "reasons": dict(recorder.reasons),
+            "thinks": thinks_summary(counts, recorder.reasons, elapsed) | {
+                "depths": {str(depth): count for depth, count in sorted(recorder.depths.items())},
+                "depth0_reasons": dict(recorder.depth0_reasons),
+                "retry_waits": counts["retry_waits"],
+                "refusals_without_retry_hint": counts["refusals_without_retry_hint"],
+            },
+            "groups": {
+                group: thinks_summary(
+                    group_counts,
+                    Counter({key[7:]: n for key, n in group_counts.items()
+                             if key.startswith("reason:")}),
+                    elapsed,
+                )
+                for group, group_counts in sorted(recorder.groups.items())
             },
             "lost_replies": counts["lost_replies"],
             "errors": dict(recorder.errors),
@@ -621,7 +765,96 @@ class LoadRun:
         }
         if before is not None and after is not None:
             report["server"] = server_view(before, after)
+        report["checks"] = run_checks(report, self.config)
+        report["passed"] = all(check["ok"] for check in report["checks"])
         return report
+
+
+def thinks_summary(counts: Counter[str], reasons: Mapping[str, int], elapsed: float
+                   ) -> dict[str, Any]:
+    """Thinks sent, answered, lost, refused, ..., and the answers by reason."""
+    answered, sent = counts["thinks_answered"], counts["thinks_sent"]
+    overloaded = reasons.get("overloaded", 0)
+    return {
+        "sent": sent,
+        "answered": answered,
+        "lost": counts["lost_answers"],
+        "refused": counts["thinks_refused"],
+        "rejected": counts["thinks_rejected"],
+        "aborted_on_purpose": counts["aborts"],
+        "malformed": counts["malformed_answers"],
+        "per_s": round(answered / elapsed, 1) if elapsed else 0.0,
+        "reasons": dict(sorted(reasons.items())),
+        "overloaded": overloaded,
+        "overloaded_share": round(overloaded / answered, 5) if answered else 0.0,
+        "refused_share": round(counts["thinks_refused"] / sent, 5) if sent else 0.0,
+    }
+
+
+# ----------------------------------------------------------------------
+# Pass or fail.
+
+
+def _check(name: str, ok: bool, detail: str) -> dict[str, Any]:
+    return {"check": name, "ok": ok, "detail": detail}
+
+
+def run_checks(report: Mapping[str, Any], config: LoadConfig) -> list[dict[str, Any]]:
+    """Every check of a run: ``{"check", "ok", "detail"}``, the detail in plain words."""
+    thinks = report["thinks"]
+    checks = [
+        _check(
+            "no lost answers",
+            thinks["lost"] == 0 and report["lost_replies"] == 0,
+            f"{thinks['lost']} thinks got no bestmove, {report['lost_replies']} other "
+            "requests got no reply",
+        ),
+    ]
+    failed = {key: count for key, count in report["connections"].items()
+              if count and (key.startswith("connect_failed") or key.startswith("closed_by"))}
+    checks.append(_check(
+        "no failed connections", not failed,
+        "none failed" if not failed else "failed: " + ", ".join(
+            f"{key} x{count}" for key, count in sorted(failed.items())
+        ),
+    ))
+    checks.append(_check(
+        "no malformed answers", thinks["malformed"] == 0,
+        f"{thinks['malformed']} bestmoves broke the protocol",
+    ))
+    if config.max_overloaded is not None:
+        share = thinks["overloaded_share"]
+        checks.append(_check(
+            "overloaded answers", share <= config.max_overloaded,
+            f"{share:.2%} of {thinks['answered']} answered thinks were answered overloaded "
+            f"(limit {config.max_overloaded:.2%})",
+        ))
+    if config.max_refused is not None:
+        share = thinks["refused_share"]
+        checks.append(_check(
+            "refused thinks", share <= config.max_refused,
+            f"{share:.2%} of {thinks['sent']} thinks sent were refused as overloaded "
+            f"(limit {config.max_refused:.2%})",
+        ))
+    if config.max_late_p99_ms is not None:
+        late = report["latency_ms"].get("bestmove_lateness", {"count": 0})
+        if not late.get("count"):
+            checks.append(_check(
+                "bestmove lateness p99", False,
+                "no timed think was answered, so lateness could not be measured",
+            ))
+        else:
+            checks.append(_check(
+                "bestmove lateness p99", late["p99"] <= config.max_late_p99_ms,
+                f"p99 {late['p99']:.1f} ms after the deadline over {late['count']} timed "
+                f"thinks (limit {config.max_late_p99_ms:g} ms)",
+            ))
+    return checks
+
+
+def exit_status(report: Mapping[str, Any]) -> int:
+    """``arena loadtest``'s exit status: 0 if every check passed, else 1."""
+    return EXIT_OK if report.get("passed") else EXIT_CHECK_FAILED
 
 
 # ----------------------------------------------------------------------
@@ -683,6 +916,37 @@ def histogram_quantile_bound(
     return math.inf
 
 
+def histogram_share_at_most(
+    before: Mapping[str, float], after: Mapping[str, float], name: str, bound: float
+) -> float | None:
+    """Share of the observations between scrapes that were at most ``bound``.
+
+    Exact when ``bound`` is one of the histogram's bucket bounds (otherwise
+    the largest bucket bound below it is used); ``None`` with no observations.
+    """
+    total = after.get(f"{name}_count", 0.0) - before.get(f"{name}_count", 0.0)
+    if total <= 0:
+        return None
+    below = 0.0
+    for key, value in after.items():
+        match = re.fullmatch(rf'{re.escape(name)}_bucket\{{le="([^"]+)"\}}', key)
+        if match and match.group(1) != "+Inf" and float(match.group(1)) <= bound:
+            below = max(below, value - before.get(key, 0.0))
+    return below / total
+
+
+def _labelled_deltas(before: Mapping[str, float], after: Mapping[str, float], name: str
+                     ) -> dict[str, int]:
+    """``{label value: increase}`` of a counter with one label, e.g. errors by code."""
+    deltas: dict[str, int] = {}
+    for key, value in after.items():
+        if key.startswith(f"{name}{{") and '"' in key:
+            increase = int(value - before.get(key, 0.0))
+            if increase:
+                deltas[key.split('"')[1]] = increase
+    return dict(sorted(deltas.items()))
+
+
 def server_view(before: Mapping[str, float], after: Mapping[str, float]) -> dict[str, Any]:
     def delta(key: str) -> float:
         return after.get(key, 0.0) - before.get(key, 0.0)
@@ -691,6 +955,7 @@ def server_view(before: Mapping[str, float], after: Mapping[str, float]) -> dict
     for label, name in (
         ("event_loop_lag", "arena_event_loop_lag_seconds"),
         ("bestmove_lateness", "arena_bestmove_lateness_seconds"),
+        ("think_queue", "arena_think_queue_seconds"),
     ):
         count = delta(f"{name}_count")
         view[label] = {
@@ -701,11 +966,14 @@ def server_view(before: Mapping[str, float], after: Mapping[str, float]) -> dict
                                                                   percent / 100))
                 for percent in PERCENTILES
             },
+            "max_le_ms": _ms(histogram_quantile_bound(before, after, name, 1.0)),
         }
-    view["errors"] = {
-        key.split('"')[1]: int(delta(key))
-        for key in after if key.startswith("arena_errors_total{") and delta(key)
-    }
+    lateness = "arena_bestmove_lateness_seconds"
+    for label, bound in (("on_time_share", 0.0), ("within_10ms_share", 0.010)):
+        share = histogram_share_at_most(before, after, lateness, bound)
+        view["bestmove_lateness"][label] = None if share is None else round(share, 5)
+    view["errors"] = _labelled_deltas(before, after, "arena_errors_total")
+    view["bestmoves"] = _labelled_deltas(before, after, "arena_bestmoves_total")
     view["worker_restarts"] = int(delta("arena_worker_restarts_total"))
     view["info_dropped"] = int(delta("arena_info_dropped_total"))
     return view
@@ -720,34 +988,152 @@ def _ms(seconds: float | None) -> float | str | None:
 
 
 def format_report(report: Mapping[str, Any]) -> str:
-    """A short human summary of a report."""
+    """A short human summary of a report, ending with its checks."""
     thinks = report["thinks"]
+    config = report["config"]
     lines = [
-        f"{report['elapsed_s']} s, {report['config']['connections']} connections, "
-        f"scenario {report['config']['scenario']}: {thinks['answered']} thinks answered "
+        f"{report['elapsed_s']} s, {config['connections']} connections, "
+        f"scenario {config['scenario']}: {thinks['answered']} thinks answered "
         f"({thinks['per_s']}/s), {thinks['lost']} lost, "
         f"{thinks['aborted_on_purpose']} aborted on purpose",
-        f"errors: {report['errors'] or 'none'}; connections: {report['connections']}",
-        f"{'latency (ms)':<22}{'count':>8}{'p50':>9}{'p95':>9}{'p99':>9}{'max':>9}",
+        f"answers by reason: {_counts(thinks['reasons'])}; "
+        f"{thinks['overloaded_share']:.2%} answered overloaded "
+        "(no search process reached them in time: a fallback move)",
+        f"depth reached (depth: answers): {_counts(thinks['depths'], sep=': ')}"
+        + (f"; at depth 0: {_counts(thinks['depth0_reasons'])}"
+           if thinks["depth0_reasons"] else ""),
+        f"refused at once (server queue full): {thinks['refused']} of {thinks['sent']} "
+        f"thinks sent ({thinks['refused_share']:.2%}); sessions waited the server's "
+        f"retry_after_ms before thinking again ({thinks['retry_waits']} waits)",
+        f"other errors: {_counts(report['errors'])}; "
+        f"connections: {_counts(report['connections'])}",
+        f"{'latency (ms)':<24}{'count':>8}{'p50':>9}{'p95':>9}{'p99':>9}{'max':>9}",
     ]
     for name, summary in report["latency_ms"].items():
         if summary.get("count"):
             lines.append(
-                f"{name:<22}{summary['count']:>8}"
+                f"{name:<24}{summary['count']:>8}"
                 + "".join(f"{summary[key]:>9.1f}" for key in ("p50", "p95", "p99", "max"))
             )
+    for group, summary in report.get("groups", {}).items():
+        lines.append(
+            f"group {group}: {summary['answered']} answered, {summary['lost']} lost, "
+            f"{summary['refused']} refused, {summary['overloaded_share']:.2%} overloaded; "
+            f"reasons {_counts(summary['reasons'])}"
+        )
     server = report.get("server")
     if server:
-        lag, late = server["event_loop_lag"], server["bestmove_lateness"]
+        lag, late, queue = (server["event_loop_lag"], server["bestmove_lateness"],
+                            server.get("think_queue", {}))
         lines.append(
-            f"server: event-loop lag p99 <= {lag['p99_le_ms']} ms; "
-            f"bestmove lateness p99 <= {late['p99_le_ms']} ms ({late['count']} timed thinks); "
-            f"worker restarts {server['worker_restarts']}; errors {server['errors'] or 'none'}"
+            f"server: event-loop lag p99 <= {lag['p99_le_ms']} ms (max <= "
+            f"{lag.get('max_le_ms')} ms); queue wait p99 <= {queue.get('p99_le_ms')} ms; "
+            f"worker restarts {server['worker_restarts']}; errors {_counts(server['errors'])}"
         )
+        lines.append(
+            f"server: {late['count']} timed bestmoves, handed to the socket by the deadline: "
+            f"{_share(late.get('on_time_share'))}, within 10 ms of it: "
+            f"{_share(late.get('within_10ms_share'))}, lateness p99 <= {late['p99_le_ms']} ms"
+            f"; answers by reason {_counts(server.get('bestmoves', {}))}"
+        )
+    failed = [check for check in report.get("checks", ()) if not check["ok"]]
+    for check in report.get("checks", ()):
+        lines.append(f"{'ok' if check['ok'] else 'FAILED':<7} {check['check']}: "
+                     f"{check['detail']}")
+    if "passed" in report:
+        lines.append("PASSED" if report["passed"] else
+                     f"FAILED: {len(failed)} check{'s' if len(failed) != 1 else ''} failed")
     return "\n".join(lines)
+
+
+def _counts(counts: Mapping[str, Any], sep: str = " ") -> str:
+    return ", ".join(f"{key}{sep}{value}" for key, value in counts.items()) or "none"
+
+
+def _share(share: float | None) -> str:
+    return "n/a" if share is None else f"{share:.2%}"
 
 
 def run_load(config: LoadConfig, scenario: Scenario | None = None,
              progress: TextIO | None = sys.stderr) -> dict[str, Any]:
     """Run a load test to its end and return its report."""
     return asyncio.run(LoadRun(config, scenario, progress).run())
+
+
+# ----------------------------------------------------------------------
+# The command line (``arena loadtest``).
+
+
+def _share_argument(text: str) -> float:
+    try:
+        return parse_share(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    """Add ``arena loadtest``'s options to ``parser``."""
+    parser.add_argument("--url", default=DEFAULT_URL, help=f"server URL, loopback only "
+                        f"(default {DEFAULT_URL})")
+    parser.add_argument("--connections", "-c", type=int, default=10,
+                        help=f"concurrent connections (default 10, at most {MAX_CONNECTIONS})")
+    parser.add_argument("--ramp", type=float, default=1.0, metavar="SECONDS",
+                        help="open the connections evenly over this long (default 1)")
+    parser.add_argument("--duration", "-d", type=float, default=10.0, metavar="SECONDS",
+                        help="stop starting scenario runs after this long (default 10)")
+    parser.add_argument("--iterations", "-n", type=int, default=None,
+                        help="also stop once this many scenario runs have started")
+    parser.add_argument("--scenario", default="mixed",
+                        help=f"{', '.join(SCENARIOS)}, or package.module:function "
+                        "(default mixed)")
+    parser.add_argument("--movetime", type=int, default=100, metavar="MS",
+                        help="think budget of the 'think' scenario (default 100)")
+    parser.add_argument("--json", action="store_true", help="speak JSON instead of msgpack")
+    parser.add_argument("--token", help="the server's token, if it has one")
+    parser.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
+    parser.add_argument("--report", metavar="FILE", help="write the JSON report here")
+    parser.add_argument("--quiet", "-q", action="store_true", help="no live progress line")
+    checks = parser.add_argument_group(
+        "thresholds", "the run fails (exit status 1) when one is crossed, as it does when "
+        "an answer is lost, a connection fails or an answer is malformed",
+    )
+    checks.add_argument("--max-overloaded", type=_share_argument, metavar="SHARE",
+                        help="largest share of answered thinks answered 'overloaded' "
+                        "(5%% or 0.05)")
+    checks.add_argument("--max-refused", type=_share_argument, metavar="SHARE",
+                        help="largest share of thinks refused at once with an 'overloaded' "
+                        "error (5%% or 0.05)")
+    checks.add_argument("--max-late-p99-ms", type=float, metavar="MS",
+                        help="largest p99 of bestmove lateness against the think's deadline, "
+                        "as measured by the tester")
+
+
+def config_from_args(args: argparse.Namespace) -> LoadConfig:
+    return LoadConfig(
+        url=args.url, connections=args.connections, ramp_s=args.ramp, duration_s=args.duration,
+        iterations=args.iterations, scenario=args.scenario, movetime_ms=args.movetime,
+        encoding="json" if args.json else "msgpack", token=args.token, seed=args.seed,
+        max_overloaded=args.max_overloaded, max_refused=args.max_refused,
+        max_late_p99_ms=args.max_late_p99_ms,
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``arena loadtest``; the exit status (0 passed, 1 a check failed, 2 bad options)."""
+    config = config_from_args(args)
+    try:
+        config.check()
+        scenario = load_scenario(args.scenario)
+    except (ValueError, ImportError) as error:
+        print(f"arena loadtest: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        report = run_load(config, scenario, progress=None if args.quiet else sys.stderr)
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
+    print(format_report(report))
+    if args.report:
+        with open(args.report, "w", encoding="utf-8") as file:
+            json.dump(report, file, indent=2)
+            file.write("\n")
+    return exit_status(report)
