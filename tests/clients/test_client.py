@@ -79,7 +79,11 @@ async def test_analysis_exit_stops_the_search(url: str) -> None:
             with pytest.raises(BusyError):
                 await engine.move("4")
         assert analysis.bestmove is not None and analysis.bestmove.reason == "stopped"
-        assert analysis.info is not None and analysis.bestmove.move == analysis.info.pv[0]
+        # the search went on until the stop arrived: the answer is the last
+        # move it reported, which may be in an info read only now
+        later = [info async for info in analysis]
+        last = later[-1] if later else analysis.info
+        assert last is not None and analysis.bestmove.move == last.pv[0]
         # the connection is free again
         assert (await engine.move(analysis.bestmove.move)).history == (analysis.bestmove.move,)
 
@@ -135,6 +139,36 @@ async def test_bestmove_reports_queued_ms(url: str) -> None:
         best = await engine.think(movetime_ms=50)
         assert isinstance(best.queued_ms, int) and best.queued_ms >= 0
         assert not best.overloaded or best.depth == 0
+
+
+@LIVE
+async def test_a_full_queue_refuses_thinks_with_overloaded(url: str) -> None:
+    async with connect(url) as probe:
+        assert probe.server is not None
+        max_queue = probe.server.limits.get("max_queue")
+    if not isinstance(max_queue, int) or max_queue < 1:
+        pytest.skip("this server does not bound its queue of thinks")
+    workers = 2  # the shared server's
+    async with contextlib.AsyncExitStack() as stack:
+        engines = [await stack.enter_async_context(connect(url))
+                   for _ in range(workers + max_queue + 3)]
+        for engine in engines:
+            await engine.new_game("connect4")
+        # analyses without limits: they hold the workers and the queue until stopped
+        thinks = [asyncio.create_task(engine.think()) for engine in engines]
+        done, _ = await asyncio.wait(thinks, timeout=30, return_when=asyncio.FIRST_COMPLETED)
+        assert done, "some think was refused at once"
+        for engine, think in zip(engines, thinks, strict=True):
+            if not think.done():
+                await engine.stop()
+        results = await asyncio.wait_for(
+            asyncio.gather(*thinks, return_exceptions=True), 30
+        )
+    refused = [result for result in results if isinstance(result, OverloadedError)]
+    answered = [result for result in results if isinstance(result, BestMove)]
+    assert refused and len(refused) + len(answered) == len(engines), results
+    for error in refused:
+        assert error.retry_after_ms is None or error.retry_after_ms >= 0
 
 
 # ----------------------------------------------------------------------
