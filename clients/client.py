@@ -803,7 +803,9 @@ class Engine:
                 await self._send({"type": "think", "id": think.id, "limits": limits})
         except TimeoutError:
             self._think_timed_out(think)  # the caller finds the error in think.bestmove
-        except BaseException:
+        except BaseException as error:
+            if isinstance(error, asyncio.CancelledError):  # it may have gone out: stop it
+                self._spawn(self._send_quietly({"type": "stop", "id": think.id}))
             think.fail(EngineTerminatedError("the think was not sent"))
             self._forget_think(think)
             raise
