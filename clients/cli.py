@@ -130,54 +130,15 @@ def run_tournament(args: argparse.Namespace) -> int:
 
 
 def configure_loadtest(parser: argparse.ArgumentParser) -> None:
-    from clients.loadtest import SCENARIOS
+    from clients.loadtest import configure
 
-    parser.add_argument("--url", default=DEFAULT_URL, help=f"server URL, loopback only "
-                        f"(default {DEFAULT_URL})")
-    parser.add_argument("--connections", "-c", type=int, default=10,
-                        help="concurrent connections (default 10, at most 5000)")
-    parser.add_argument("--ramp", type=float, default=1.0, metavar="SECONDS",
-                        help="open the connections evenly over this long (default 1)")
-    parser.add_argument("--duration", "-d", type=float, default=10.0, metavar="SECONDS",
-                        help="stop starting scenario runs after this long (default 10)")
-    parser.add_argument("--iterations", "-n", type=int, default=None,
-                        help="also stop once this many scenario runs have started")
-    parser.add_argument("--scenario", default="mixed",
-                        help=f"{', '.join(SCENARIOS)}, or package.module:function "
-                        "(default mixed)")
-    parser.add_argument("--movetime", type=int, default=100, metavar="MS",
-                        help="think budget of the 'think' scenario (default 100)")
-    parser.add_argument("--json", action="store_true", help="speak JSON instead of msgpack")
-    parser.add_argument("--token", help="the server's token, if it has one")
-    parser.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
-    parser.add_argument("--report", metavar="FILE", help="write the JSON report here")
-    parser.add_argument("--quiet", "-q", action="store_true", help="no live progress line")
+    configure(parser)
 
 
 def run_loadtest(args: argparse.Namespace) -> int:
-    from clients.loadtest import LoadConfig, format_report, load_scenario, run_load
+    from clients.loadtest import run
 
-    config = LoadConfig(
-        url=args.url, connections=args.connections, ramp_s=args.ramp, duration_s=args.duration,
-        iterations=args.iterations, scenario=args.scenario, movetime_ms=args.movetime,
-        encoding="json" if args.json else "msgpack", token=args.token, seed=args.seed,
-    )
-    try:
-        config.check()
-        scenario = load_scenario(args.scenario)
-    except (ValueError, ImportError) as error:
-        print(f"arena loadtest: {error}", file=sys.stderr)
-        return 2
-    try:
-        report = run_load(config, scenario, progress=None if args.quiet else sys.stderr)
-    except KeyboardInterrupt:
-        return 130
-    print(format_report(report))
-    if args.report:
-        with open(args.report, "w", encoding="utf-8") as file:
-            json.dump(report, file, indent=2)
-            file.write("\n")
-    return 1 if report["thinks"]["lost"] else 0
+    return run(args)
 
 
 # ----------------------------------------------------------------------

@@ -29,7 +29,7 @@ from clients.loadtest import (
     run_checks,
     server_view,
 )
-from tests.clients.test_client import FakeServer, Reply, good_bestmove, good_state
+from tests.clients.fake_server import FakeServer, Reply, good_bestmove, good_state
 
 
 def test_percentiles_nearest_rank() -> None:
