@@ -7,12 +7,13 @@ Anything an engine does wrong (an illegal move, a late or missing answer,
 a dropped connection, a broken message) loses it the game, with the
 reason recorded. Every wait is bounded, so a game always ends.
 
-Nothing an engine sends reaches a record unchecked: a ``bestmove`` whose
-fields have the wrong types or are not finite (see
-:mod:`clients.tournament.validation`) is a protocol error, and so is any
-exception the client library raises while reading an engine's replies,
-even one it did not expect (its reading task dying is noticed at once,
-not at the watchdog).
+Nothing an engine sends reaches a record unchecked: the client library
+(strict mode) validates every field of every message, so a ``bestmove``
+whose fields have the wrong types or are not finite fails its think with
+:class:`~clients.client.ProtocolViolationError`, a protocol-error loss
+here, and so is any other exception the client raises on an engine's
+replies. The records are strict JSON besides
+(:func:`clients.tournament.validation.strict_json`).
 """
 
 from __future__ import annotations
@@ -53,7 +54,6 @@ from clients.tournament.records import (
     GameRecord,
     MoveRecord,
 )
-from clients.tournament.validation import MAX_MOVE_CHARS, bestmove_problem, show
 from engine.errors import GameError
 from engine.game import Game
 from engine.registry import create_game
@@ -172,9 +172,6 @@ class _Game:
             player = self.game.to_move(self.state)
             best, elapsed_ms = await self._think(player)
             move, text = self._check_move(player, best)
-            problem = bestmove_problem(best)
-            if problem is not None:
-                raise Fault(player, PROTOCOL_ERROR, f"sent a malformed bestmove: {problem}")
             self.state = self.game.play(self.state, move)
             if self.clock is not None:
                 self.clock.punch(player, elapsed_ms)
@@ -188,7 +185,7 @@ class _Game:
                 nodes=best.nodes,
                 engine_time_ms=best.time_ms,
                 reason=best.reason or None,
-                queued_ms=getattr(best, "queued_ms", None),
+                queued_ms=best.queued_ms,
             ))
             if self.on_move is not None:
                 self.on_move(spec, len(self.moves))
@@ -226,11 +223,6 @@ class _Game:
 
     def _check_move(self, player: int, best: BestMove) -> tuple[Any, str]:
         """The move and its canonical notation; a :class:`Fault` when it is not legal."""
-        if not isinstance(best.move, str):
-            raise Fault(player, PROTOCOL_ERROR,
-                        f"sent a move that is not a string: {show(best.move)}")
-        if not best.move or len(best.move) > MAX_MOVE_CHARS:
-            raise Fault(player, PROTOCOL_ERROR, f"sent a move of {len(best.move)} characters")
         try:
             move = self.game.parse_move(self.state, best.move)
         except GameError:
@@ -259,15 +251,11 @@ class _Game:
                      silent: str) -> T:
         """Await one request of ``player``'s engine, turning every failure into a Fault."""
         try:
-            return await _bounded(self.engines[player], request, timeout_s)
-        except TimeoutError:
+            return await asyncio.wait_for(request, timeout_s)
+        except TimeoutError as error:  # the watchdog's, or the client's own (EngineTimeoutError)
+            detail = f" ({_short(error.message)})" if isinstance(error, EngineError) else ""
             raise Fault(
-                player, TIMEOUT, f"{silent} within {timeout_s * 1000:.0f} ms (watchdog)"
-            ) from None
-        except ReaderFailed as error:
-            raise Fault(
-                player, PROTOCOL_ERROR,
-                f"sent a message the client could not read ({_short(repr(error.cause))})",
+                player, TIMEOUT, f"{silent} within {timeout_s * 1000:.0f} ms (watchdog){detail}"
             ) from None
         except EngineTerminatedError as error:
             raise Fault(player, DISCONNECT, f"disconnected ({_short(error.message)})") from None
@@ -276,9 +264,6 @@ class _Game:
                 player, PROTOCOL_ERROR, f"broke the protocol: {_short(error.message)}"
             ) from None
         except EngineError as error:
-            if type(error).__name__ == "EngineTimeoutError":  # the client's own request timeout
-                raise Fault(player, TIMEOUT, f"{silent} in time ({_short(error.message)})"
-                            ) from None
             raise Fault(
                 player, PROTOCOL_ERROR,
                 f"answered with error {_short(str(error.code))}: {_short(error.message)}",
@@ -287,58 +272,6 @@ class _Game:
             raise Fault(
                 player, PROTOCOL_ERROR, f"sent a malformed reply ({_short(repr(error))})"
             ) from None
-
-
-class ReaderFailed(Exception):
-    """The client library's task reading an engine's frames died of an exception."""
-
-    def __init__(self, cause: BaseException) -> None:
-        super().__init__(repr(cause))
-        self.cause = cause
-
-
-async def _bounded(engine: Engine, request: Awaitable[T], timeout_s: float) -> T:
-    """``request``'s result within ``timeout_s``, or ``TimeoutError``, or ``ReaderFailed``.
-
-    Besides the request, this watches the task in which the client library
-    reads the engine's frames: if it dies of an exception it did not turn
-    into a protocol error (so that the request would wait for a reply that
-    can no longer come), the engine is at fault at once.
-    """
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout_s
-    task = asyncio.ensure_future(request)
-    reader = _reader_task(engine)
-    try:
-        while True:
-            if reader is not None and reader.done():
-                failure = None if reader.cancelled() else reader.exception()
-                if failure is not None:
-                    raise ReaderFailed(failure)
-                reader = None  # the connection ended: the request fails by itself
-            remaining = deadline - loop.time()
-            if remaining <= 0:
-                raise TimeoutError
-            watched: set[asyncio.Future[Any]] = {task} if reader is None else {task, reader}
-            await asyncio.wait(watched, timeout=remaining, return_when=asyncio.FIRST_COMPLETED)
-            if task.done():
-                return task.result()
-    finally:
-        if not task.done():
-            task.cancel()
-            task.add_done_callback(_consume)
-
-
-def _consume(task: asyncio.Future[Any]) -> None:
-    """Retrieve an abandoned request's outcome (no "exception never retrieved" noise)."""
-    if not task.cancelled():
-        task.exception()
-
-
-def _reader_task(engine: Engine) -> asyncio.Task[Any] | None:
-    """The client library's reading task, where it has one (an implementation detail)."""
-    reader = getattr(engine, "_reader", None)
-    return reader if isinstance(reader, asyncio.Task) else None
 
 
 #: The longest piece of an engine's own text (an error message...) kept in a reason.

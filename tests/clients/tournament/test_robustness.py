@@ -24,7 +24,6 @@ import sqlite3
 import sys
 import time
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -43,8 +42,7 @@ from clients.tournament.local import local_workers, server_command
 from clients.tournament.records import PROTOCOL_ERROR, GameRecord, MoveRecord
 from clients.tournament.runner import RunSettings, TournamentRunner, create_tournament
 from clients.tournament.store import Store
-from clients.tournament.validation import bestmove_problem, strict_loads_constant
-from engine.score import Score
+from clients.tournament.validation import strict_loads_constant
 from tests.clients.tournament.faulty_engine import MISSING, FaultyEngine
 from tests.clients.tournament.helpers import TEST_BACKOFF, config, play
 
@@ -124,25 +122,14 @@ async def test_a_pool_waits_for_hello_no_longer_than_the_request_timeout() -> No
 # ----------------------------------------------------------------------
 # 2 and 3. Malformed bestmove fields: a protocol-error loss, strict JSON records.
 
-MALFORMED: list[tuple[dict[str, Any], str]] = [
-    ({"depth": "7"}, "depth is '7' (a str), not a whole number"),
-    ({"depth": 2.5}, "depth is 2.5 (a float), not a whole number"),
-    ({"depth": b"\x07"}, "depth is b'\\x07' (a bytes), not a whole number"),
-    ({"depth": True}, "depth is True (a bool), not a whole number"),
-    ({"depth": math.nan}, "depth is nan (a float)"),
-    ({"depth": math.inf}, "depth is inf (a float)"),
-    ({"seldepth": -3}, "seldepth is negative (-3)"),
-    ({"nodes": 2**60}, "nodes is too large"),
-    ({"time_ms": math.nan}, "time_ms is nan"),
-    ({"score": {"value": math.nan}}, "broke the protocol"),
-    ({"score": {"value": math.inf}}, "OverflowError"),
-    ({"score": {"value": -math.inf}}, "OverflowError"),
-    ({"score": "high"}, "could not read"),
-    ({"score": {"win_in": -2}}, "score win_in is negative (-2)"),
-    ({"pv": [1, 2]}, "pv is"),
-    ({"reason": 5}, "reason is 5 (a int)"),
-    ({"move": MISSING}, "broke the protocol"),
-    ({"move": None}, "not a string: None"),
+#: Each is refused by the client library's validation (strict mode): the
+#: think fails with ProtocolViolationError, a protocol-error loss.
+MALFORMED: list[dict[str, Any]] = [
+    {"depth": "7"}, {"depth": 2.5}, {"depth": b"\x07"}, {"depth": True}, {"depth": math.nan},
+    {"depth": math.inf}, {"seldepth": -3}, {"nodes": 2**60}, {"time_ms": math.nan},
+    {"score": {"value": math.nan}}, {"score": {"value": math.inf}},
+    {"score": {"value": -math.inf}}, {"score": "high"}, {"score": {"win_in": -2}},
+    {"pv": [1, 2]}, {"reason": 5}, {"move": MISSING}, {"move": None}, {"queued_ms": -1},
 ]
 
 
@@ -151,9 +138,9 @@ def _case(patch: dict[str, Any]) -> str:
     return f"{key}-missing" if value is MISSING else f"{key}={value!r}"
 
 
-@pytest.mark.parametrize(("patch", "words"), MALFORMED, ids=[_case(p) for p, _ in MALFORMED])
+@pytest.mark.parametrize("patch", MALFORMED, ids=[_case(p) for p in MALFORMED])
 async def test_a_malformed_bestmove_loses_and_the_records_stay_strict_json(
-    tmp_path: Path, weak: FaultyEngine, patch: dict[str, Any], words: str
+    tmp_path: Path, weak: FaultyEngine, patch: dict[str, Any]
 ) -> None:
     async with FaultyEngine("patch", patch=patch) as broken:
         tournament = config([EngineSpec("broken", broken.url), EngineSpec("weak", weak.url)],
@@ -163,10 +150,7 @@ async def test_a_malformed_bestmove_loses_and_the_records_stay_strict_json(
     for record in records:
         assert record.kind == PROTOCOL_ERROR, record.reason
         assert record.players[1 - (record.winner or 0)] == "broken", record.reason
-        assert record.reason.startswith("broken "), record.reason
-        # a client library that validates the frame itself refuses it first, in its words
-        if "broke the protocol" not in record.reason:
-            assert words in record.reason, record.reason
+        assert record.reason.startswith("broken broke the protocol: "), record.reason
     # strict JSON everywhere, and nothing the engine sent for that move was kept
     lines = strict_lines((tmp_path / "t.jsonl").read_text())
     assert len(lines) == 2 and stored_records(tmp_path / "t.db") == lines
@@ -186,8 +170,7 @@ async def test_a_malformed_info_loses_too(tmp_path: Path, weak: FaultyEngine) ->
                             timing=PATIENT)
         _, records = await asyncio.wait_for(play(tmp_path, tournament), ENDS_WITHIN_S)
     assert [record.kind for record in records] == [PROTOCOL_ERROR] * 2
-    assert all("could not read" in record.reason or "broke the protocol" in record.reason
-               for record in records), records[0].reason
+    assert all("broke the protocol" in record.reason for record in records), records[0].reason
 
 
 async def test_a_record_can_never_hold_nan_or_infinity() -> None:
@@ -289,33 +272,6 @@ async def _arena(tmp_path: Path, *options: str) -> tuple[int, str, str]:
     out, err = await asyncio.wait_for(process.communicate(), ENDS_WITHIN_S)
     assert process.returncode is not None
     return process.returncode, out.decode(), err.decode()
-
-
-async def test_the_validator_checks_queued_ms_when_the_client_reports_it() -> None:
-    # the client library is learning ``queued_ms``; whatever it passes on is checked
-    good = FakeBest()
-    assert bestmove_problem(good) is None
-    assert bestmove_problem(FakeBest(queued_ms=12)) is None
-    assert bestmove_problem(FakeBest(queued_ms=math.nan)) == "queued_ms is nan (a float), " \
-                                                             "not a whole number"
-    assert bestmove_problem(FakeBest(queued_ms=-1)) == "queued_ms is negative (-1)"
-    assert bestmove_problem(FakeBest(reason="overloaded")) is None
-    assert bestmove_problem(FakeBest(score=Score(value=1, draw=True))) == \
-        "score has 2 meanings (value, draw), not one"
-    assert bestmove_problem(FakeBest(score=Score(value=math.inf))) is not None  # type: ignore[arg-type]
-
-
-@dataclass
-class FakeBest:
-    move: str = "1"
-    score: Score = field(default_factory=lambda: Score(value=0))
-    depth: int = 3
-    seldepth: int = 3
-    pv: tuple[str, ...] = ("1",)
-    nodes: int = 10
-    time_ms: int = 5
-    reason: str = "depth"
-    queued_ms: int | float | None = None
 
 
 async def test_the_local_server_has_a_process_per_game_and_a_spare_and_no_limits() -> None:
