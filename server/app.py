@@ -42,6 +42,7 @@ from server.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from server.metrics import LoopLagMonitor, ServerMetrics
 from server.outbox import Frame, OnSent, Outbox
 from server.pool import (
+    DELIVERY_MARGIN_S,
     PREEMPT_AFTER_S,
     QUEUE_PER_WORKER,
     STOP_GRACE_S,
@@ -378,7 +379,10 @@ class ArenaServer:
             self.config.worker_nice, self.config.limits.max_queue, self.config.preempt_after_s,
         )
         #: The limits in force, as ``welcome`` announces them.
-        self.limits = dataclasses.replace(self.config.limits, max_queue=self.pool.max_queue)
+        self.limits = dataclasses.replace(
+            self.config.limits, max_queue=self.pool.max_queue,
+            delivery_margin_ms=round(DELIVERY_MARGIN_S * 1000),
+        )
         self.connections: set[ClientConnection] = set()
         self._server: Server | None = None
         self._numbers = itertools.count(1)

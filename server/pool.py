@@ -57,14 +57,17 @@ logger = logging.getLogger(__name__)
 
 #: The worker must finish this long before the deadline. It covers the
 #: search's own overshoot (a limit check every 256 nodes, 4-13 ms at this
-#: engine's speed) for most games; the rest is the guard's job. Measured hop
+#: engine's speed) for most games, so that its result usually arrives
+#: before the guard below fires; the rest is the guard's job. Measured hop
 #: from the worker's result to the client's socket on loopback: under 1 ms.
-DELIVERY_MARGIN_S = 0.010
+DELIVERY_MARGIN_S = 0.015
 #: If a result is still missing this long before the deadline, the event
-#: loop answers by itself. It covers the hop from the loop to the client
-#: (about 1.5-2 ms median on a loaded 2-core machine, bench/server_bench.py)
-#: plus some scheduling jitter.
-GUARD_LEAD_S = 0.005
+#: loop answers by itself. The answer takes two more turns of the loop to
+#: reach the socket (the think's task, then the connection's writer); with
+#: 100 clients on 2 workers a turn of the loop was late by up to 5 ms at
+#: p99 (bench/load_bench.py), and a 5 ms lead let 0.4% of the answers be
+#: up to 5 ms late. 8 ms keeps them on time there.
+GUARD_LEAD_S = 0.008
 #: A think with less budget than this when it could go to a worker is not
 #: searched: the delivery margin and the guard's lead leave the search no
 #: time. It is answered at once with its fallback move, depth 0 (reason

@@ -512,7 +512,8 @@ class ServerLimits:
     max_message_bytes: int = MAX_MESSAGE_BYTES
     max_moves: int = MAX_MOVES
     max_position_chars: int = MAX_POSITION_CHARS
-    delivery_margin_ms: int = 10
+    #: The pool's DELIVERY_MARGIN_S (the server fills it in; informational).
+    delivery_margin_ms: int = 15
     hello_timeout_ms: int = DEFAULT_HELLO_TIMEOUT_MS
     #: Thinks that may wait for a worker before new ones are refused
     #: (``overloaded``); ``None`` until the server derives it from its
