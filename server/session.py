@@ -83,6 +83,8 @@ class Session:
         self.game: Game[Any, Any] | None = None
         self.state: Any = None
         self.history: list[str] = []
+        #: Chess only: the same history in SAN (``None`` for other games).
+        self.history_san: list[str] | None = None
         #: The dice of a game of chance: seeded per game, the seed reported in ``state``.
         self.seed = 0
         self._dice = random.Random(0)
@@ -156,13 +158,14 @@ class Session:
                 if request.position is None
                 else game.parse_position(request.position)
             )
-            history = []
+            history: list[str] = []
+            history_san: list[str] | None = [] if _san_of(game) is not None else None
             for text in request.moves:
-                state = game.play_text(state, text)
-                history.append(text)
+                state = _play_canonical(game, state, text, history, history_san)
         except GameError as error:
             raise game_error(error, request.id) from None
         self.game, self.state, self.history = game, state, history
+        self.history_san = history_san
         self._fallback_move = None
         self.seed = secrets.randbits(32) if request.seed is None else request.seed
         self._dice = random.Random(self.seed)
@@ -171,11 +174,12 @@ class Session:
     def _move(self, request: Move) -> dict[str, Any]:
         game = self._require_game(request.id)
         try:
-            self.state = game.play_text(self.state, request.move)
+            self.state = _play_canonical(
+                game, self.state, request.move, self.history, self.history_san
+            )
         except GameError as error:
             raise game_error(error, request.id) from None
         self._fallback_move = None
-        self.history.append(request.move)
         return self.state_message(request.id)
 
     def _roll(self, request: Roll) -> dict[str, Any]:
@@ -193,10 +197,9 @@ class Session:
                 [game.format_move(state, move) for move in game.legal_moves(state)],
             )
         chosen = draw_outcome(self._dice, outcomes)
-        text = game.format_move(state, chosen)
+        self.history.append(game.format_move(state, chosen))
         self.state = game.play(state, chosen)
         self._fallback_move = None
-        self.history.append(text)
         return self.state_message(request.id)
 
     def _think(self, request: Think, received_at: float) -> SearchJob:
@@ -298,6 +301,8 @@ class Session:
             "history": list(self.history),
             "result": result,
         }
+        if self.history_san is not None:
+            message["history_san"] = list(self.history_san)
         outcomes = game.chance_outcomes(state) if outcome is None else None
         if outcomes is not None:
             message["to_move"] = "chance"
@@ -310,6 +315,37 @@ class Session:
             if result is not None:
                 result["points"] = outcome.points if outcome is not None else 1
         return with_id(message, request_id)
+
+
+def _san_of(game: Game[Any, Any]) -> Callable[[Any, Any], str] | None:
+    """The game's SAN formatter (chess), or ``None`` for a game without SAN."""
+    format_san = getattr(game, "format_san", None)
+    return format_san if callable(format_san) else None
+
+
+def _play_canonical(
+    game: Game[Any, Any],
+    state: Any,
+    text: str,
+    history: list[str],
+    history_san: list[str] | None,
+) -> Any:
+    """Play ``text`` and append it to ``history`` in the game's canonical notation.
+
+    A move is stored as the game formats it, whatever spelling it was given
+    in (chess SAN as UCI, checkers ``22x24`` in full, backgammon ``3-5`` as
+    ``5-3``). ``history_san`` (chess) gets the same move in SAN. Raises
+    :class:`GameError` for an illegal move, before changing either list.
+    """
+    move = game.parse_move(state, text)
+    after = game.play(state, move)
+    canonical = game.format_move(state, move)
+    format_san = _san_of(game)
+    san = format_san(state, move) if history_san is not None and format_san else None
+    history.append(canonical)
+    if history_san is not None and san is not None:
+        history_san.append(san)
+    return after
 
 
 def draw_outcome(rng: random.Random, outcomes: list[tuple[Any, float]]) -> Any:

@@ -62,9 +62,9 @@ async def test_backgammon_flow_with_server_rolls_and_think(
         state = await client.request({"type": "move", "move": best["move"], "id": "m"})
         assert state["to_move"] == "chance" and len(state["outcomes"]) == 21
 
-        # The client may name the roll itself, in either order.
+        # The client may name the roll itself, in either order; history has it high die first.
         state = await client.request({"type": "move", "move": "2-6", "id": "c"})
-        assert state["history"][-1] == "2-6"
+        assert state["history"][-1] == "6-2"
         assert state["position"].endswith(" 6-2")
 
 
