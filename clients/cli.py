@@ -10,13 +10,49 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import errno
+import inspect
 import json
+import os
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NoReturn
 
 from clients.client import DEFAULT_URL, EngineError
+
+
+class ArenaParser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line: ``arena play: error: ... (see --help)``."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: a whole number of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} is not at least 1")
+    return value
+
+
+def game_names() -> list[str]:
+    """The games the engine knows, for help texts."""
+    from engine.registry import describe_games
+
+    return [game["name"] for game in describe_games()]
+
+
+def token_default() -> str | None:
+    """``$ARENA_TOKEN``, the default of every ``--token``; empty counts as unset."""
+    return os.environ.get("ARENA_TOKEN") or None
+
+
+TOKEN_HELP = "the server's shared secret (default: $ARENA_TOKEN; none: no token)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,15 +84,22 @@ def run_serve(args: argparse.Namespace) -> int:
 
 
 def configure_play(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--url", default=DEFAULT_URL, help=f"server URL (default {DEFAULT_URL})")
-    parser.add_argument("--game", default="connect4", help="game name (default connect4)")
+    parser.add_argument(
+        "--url", default=DEFAULT_URL, metavar="URL", help=f"server URL (default {DEFAULT_URL})"
+    )
+    parser.add_argument(
+        "--game", default="connect4", metavar="GAME",
+        help=f"one of {', '.join(game_names())} (default connect4)",
+    )
     parser.add_argument(
         "--option", action="append", default=[], metavar="NAME=VALUE",
         help="game option, value in JSON (e.g. width=8, heaps=[1,2,3]); repeatable",
     )
-    parser.add_argument("--position", help="start position in the game's notation")
     parser.add_argument(
-        "--movetime", type=int, default=1000, metavar="MS",
+        "--position", metavar="POSITION", help="start position in the game's notation"
+    )
+    parser.add_argument(
+        "--movetime", type=positive_int, default=1000, metavar="MS",
         help="engine thinking time per move in milliseconds (default 1000)",
     )
     parser.add_argument(
@@ -66,6 +109,7 @@ def configure_play(parser: argparse.ArgumentParser) -> None:
         "--watch", action="store_true", help="engine against itself; you only watch"
     )
     parser.add_argument("--json", action="store_true", help="speak JSON instead of msgpack")
+    parser.add_argument("--token", default=token_default(), metavar="TOKEN", help=TOKEN_HELP)
 
 
 def run_play(args: argparse.Namespace) -> int:
@@ -77,19 +121,26 @@ def run_play(args: argparse.Namespace) -> int:
         print(f"arena play: {error}", file=sys.stderr)
         return 2
     human = 2 if args.watch else (1 if args.engine_first else 0)
+    extra: dict[str, Any] = {}
+    if args.token:
+        if "token" not in inspect.signature(play).parameters:
+            print("arena play: this version of the terminal client cannot send a token",
+                  file=sys.stderr)
+            return 2
+        extra["token"] = args.token
     try:
         return asyncio.run(
             play(
                 args.url, args.game, options=options, position=args.position,
                 movetime_ms=args.movetime, human=human,
-                encoding="json" if args.json else "msgpack",
+                encoding="json" if args.json else "msgpack", **extra,
             )
         )
     except EngineError as error:
         print(f"arena play: {error.code}: {error.message}", file=sys.stderr)
         return 1
     except OSError as error:
-        print(f"arena play: cannot reach {args.url}: {error}", file=sys.stderr)
+        print(f"arena play: {describe_error(error, args.url)}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130
@@ -154,10 +205,22 @@ COMMANDS: tuple[Command, ...] = (
 )
 
 
+def version() -> str:
+    """The version of this source tree (``server.SERVER_VERSION``, the package's version).
+
+    Not the installed metadata's: an editable install keeps the version it
+    was installed with.
+    """
+    from server import SERVER_VERSION
+
+    return SERVER_VERSION
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = ArenaParser(
         prog="arena", description="alphabeta-arena: a game-engine server and its clients."
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {version()}")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for command in COMMANDS:
         sub = subparsers.add_parser(command.name, help=command.help, description=command.help)
@@ -166,9 +229,45 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def describe_error(error: BaseException, url: str | None = None) -> str:
+    """One line for an error a command could not handle itself."""
+    from websockets.exceptions import InvalidHandshake, InvalidStatus, InvalidURI
+
+    if isinstance(error, InvalidStatus) and error.response.status_code == 401:
+        return "the server needs a token: use --token or ARENA_TOKEN"
+    if isinstance(error, InvalidStatus) and error.response.status_code == 403:
+        return "the server refused the connection (403): wrong token or origin"
+    if isinstance(error, InvalidStatus):
+        return f"the server refused the connection: HTTP {error.response.status_code}"
+    if isinstance(error, InvalidURI):
+        return f"{error.uri!r} is not a WebSocket URL (ws://host:port/ws or wss://...)"
+    if isinstance(error, InvalidHandshake):
+        return f"the WebSocket handshake failed: {error}"
+    if isinstance(error, EngineError):
+        return f"{error.code}: {error.message}"
+    where = f"cannot reach {url}: " if url else ""
+    refused = getattr(error, "errno", None) == errno.ECONNREFUSED
+    if isinstance(error, ConnectionRefusedError) or refused:
+        return f"{where}nothing is listening there (is arena serve running?)"
+    if isinstance(error, TimeoutError):
+        return f"{where}timed out"
+    if isinstance(error, OSError):
+        return f"{where}{error.strerror or error}"
+    return f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    status: int = args.run(args)
+    try:
+        status: int = args.run(args)
+    except KeyboardInterrupt:
+        return 130
+    except Exception as error:  # a user error a command did not word itself
+        if getattr(args, "log_level", None) == "debug" or os.environ.get("ARENA_DEBUG"):
+            raise
+        print(f"arena {args.command}: {describe_error(error, getattr(args, 'url', None))}",
+              file=sys.stderr)
+        return 1
     return status
 
 

@@ -56,6 +56,7 @@ import importlib
 import ipaddress
 import json
 import math
+import os
 import random
 import re
 import sys
@@ -524,8 +525,34 @@ async def idle(session: LoadSession) -> None:
 SCENARIOS: dict[str, Scenario] = {"mixed": mixed, "think": think, "idle": idle}
 
 
+def _import_from_cwd(module_name: str) -> Any:
+    """Import ``module_name``, also looking in the current directory (as ``python -m`` does).
+
+    ``arena`` is an installed script, so its ``sys.path`` does not hold the
+    directory it was started in: ``--scenario mymod:run`` with ``mymod.py``
+    there would not be found without this. The directory is looked in last,
+    so it cannot shadow an installed module.
+    """
+    cwd = os.getcwd()
+    added = cwd not in sys.path and "" not in sys.path
+    if added:
+        sys.path.append(cwd)
+    try:
+        return importlib.import_module(module_name)
+    except ModuleNotFoundError as error:
+        if error.name and module_name.startswith(error.name):
+            raise ValueError(
+                f"no module {module_name!r} (looked in the current directory and on sys.path)"
+            ) from None
+        raise
+    finally:
+        if added:
+            sys.path.remove(cwd)
+
+
 def load_scenario(name: str) -> Scenario:
-    """A built-in scenario by name, or ``package.module:function``."""
+    """A built-in scenario by name, or ``module:function`` (looked up in the current
+    directory too)."""
     if name in SCENARIOS:
         return SCENARIOS[name]
     module_name, sep, function_name = name.partition(":")
@@ -534,7 +561,7 @@ def load_scenario(name: str) -> Scenario:
             f"unknown scenario {name!r}: use one of {', '.join(SCENARIOS)} "
             "or package.module:function"
         )
-    function = getattr(importlib.import_module(module_name), function_name, None)
+    function = getattr(_import_from_cwd(module_name), function_name, None)
     if not callable(function):
         raise ValueError(f"{name!r} is not a function")
     scenario: Scenario = function
@@ -1084,12 +1111,15 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--iterations", "-n", type=int, default=None,
                         help="also stop once this many scenario runs have started")
     parser.add_argument("--scenario", default="mixed",
-                        help=f"{', '.join(SCENARIOS)}, or package.module:function "
-                        "(default mixed)")
+                        metavar="SCENARIO",
+                        help=f"{', '.join(SCENARIOS)}, or module:function, the module "
+                        "looked up in the current directory too (default mixed)")
     parser.add_argument("--movetime", type=int, default=100, metavar="MS",
                         help="think budget of the 'think' scenario (default 100)")
     parser.add_argument("--json", action="store_true", help="speak JSON instead of msgpack")
-    parser.add_argument("--token", help="the server's token, if it has one")
+    parser.add_argument("--token", default=os.environ.get("ARENA_TOKEN") or None,
+                        metavar="TOKEN",
+                        help="the server's shared secret (default: $ARENA_TOKEN; none: no token)")
     parser.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
     parser.add_argument("--report", metavar="FILE", help="write the JSON report here")
     parser.add_argument("--quiet", "-q", action="store_true", help="no live progress line")
@@ -1132,6 +1162,10 @@ def run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
     print(format_report(report))
+    connections = report.get("connections", {})
+    if connections.get("connect_failed_401"):
+        print("arena loadtest: the server needs a token: use --token or ARENA_TOKEN",
+              file=sys.stderr)
     if args.report:
         with open(args.report, "w", encoding="utf-8") as file:
             json.dump(report, file, indent=2)

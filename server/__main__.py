@@ -10,7 +10,7 @@ from server.app import add_arguments, run_from_args
 def main() -> int:
     parser = argparse.ArgumentParser(prog="python -m server", description="Run the engine server.")
     add_arguments(parser)
-    return run_from_args(parser.parse_args())
+    return run_from_args(parser.parse_args(), prog="python -m server")
 
 
 if __name__ == "__main__":

@@ -15,11 +15,14 @@ import argparse
 import asyncio
 import contextlib
 import dataclasses
+import errno
 import itertools
 import json
 import logging
 import os
 import signal
+import socket
+import sys
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -602,9 +605,12 @@ def _format_limits(job: SearchJob) -> str:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The ``serve`` options, shared by ``arena serve`` and ``python -m server``."""
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
-    parser.add_argument("--port", type=int, default=8765, help="port to bind (default 8765)")
     parser.add_argument(
-        "--workers", type=int, default=os.cpu_count() or 1,
+        "--port", type=port_argument, default=8765, metavar="PORT",
+        help="port to bind, 1-65535, or 0 for any free port (default 8765)",
+    )
+    parser.add_argument(
+        "--workers", type=positive_int_argument, default=os.cpu_count() or 1, metavar="N",
         help="search worker processes (default: one per core)",
     )
     parser.add_argument(
@@ -618,7 +624,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         f"(default {WORKER_NICE}; 0 for equal priority)",
     )
     parser.add_argument(
-        "--token", default=os.environ.get("ARENA_TOKEN") or None,
+        "--token", default=os.environ.get("ARENA_TOKEN") or None, metavar="TOKEN",
         help="shared secret clients must present: 'Authorization: Bearer TOKEN' at the "
         "handshake, or 'token' in hello from a browser (default: $ARENA_TOKEN; none: open)",
     )
@@ -628,12 +634,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "(repeatable; '*' accepts any). Default: the server's own origin only",
     )
     parser.add_argument(
-        "--max-connections", type=int, default=DEFAULT_MAX_CONNECTIONS,
+        "--max-connections", type=positive_int_argument, default=DEFAULT_MAX_CONNECTIONS,
+        metavar="N",
         help=f"open connections beyond which new ones are closed with 1013 "
         f"(default {DEFAULT_MAX_CONNECTIONS})",
     )
     parser.add_argument(
-        "--max-movetime-ms", type=int, default=defaults.max_movetime_ms,
+        "--max-movetime-ms", type=positive_int_argument, default=defaults.max_movetime_ms,
+        metavar="MS",
         help=f"longest think; longer budgets are clamped (default {defaults.max_movetime_ms})",
     )
     parser.add_argument(
@@ -642,24 +650,52 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "localhost and --host (repeatable; '*' accepts any, which allows DNS rebinding)",
     )
     parser.add_argument(
-        "--max-queue", type=int, default=None, metavar="N",
+        "--max-queue", type=count_argument, default=None, metavar="N",
         help=f"thinks that may wait for a worker before new ones are refused with "
         f"'overloaded' (default {QUEUE_PER_WORKER} per worker)",
     )
     parser.add_argument(
-        "--hello-timeout-ms", type=int, default=defaults.hello_timeout_ms,
+        "--hello-timeout-ms", type=positive_int_argument, default=defaults.hello_timeout_ms,
+        metavar="MS",
         help=f"close a connection that made no valid request in this time "
         f"(default {defaults.hello_timeout_ms})",
     )
 
 
+def _int_argument(text: str, low: int, high: int | None, what: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < low or (high is not None and value > high):
+        raise argparse.ArgumentTypeError(f"{value} is not {what}")
+    return value
+
+
+def port_argument(text: str) -> int:
+    """An argparse type: a TCP port, 1-65535, or 0 for any free port."""
+    return _int_argument(text, 0, 65535, "a port (1-65535, or 0 for any)")
+
+
+def positive_int_argument(text: str) -> int:
+    """An argparse type: a whole number of at least 1."""
+    return _int_argument(text, 1, None, "at least 1")
+
+
+def count_argument(text: str) -> int:
+    """An argparse type: a whole number of at least 0."""
+    return _int_argument(text, 0, None, "at least 0")
+
+
 def config_from_args(args: argparse.Namespace) -> ServerConfig:
-    """The server configuration the ``serve`` options describe; ``SystemExit`` on bad values."""
+    """The server configuration the ``serve`` options describe; ``ValueError`` on bad values."""
     for name in ("workers", "max_connections", "max_movetime_ms", "hello_timeout_ms"):
         if getattr(args, name) < 1:
-            raise SystemExit(f"--{name.replace('_', '-')} must be at least 1")
+            raise ValueError(f"--{name.replace('_', '-')} must be at least 1")
     if args.max_queue is not None and args.max_queue < 0:
-        raise SystemExit("--max-queue must be at least 0")
+        raise ValueError("--max-queue must be at least 0")
+    if not 0 <= args.port <= 65535:
+        raise ValueError("--port must be 1-65535, or 0 for any free port")
     limits = ServerLimits(
         max_movetime_ms=args.max_movetime_ms,
         hello_timeout_ms=args.hello_timeout_ms,
@@ -673,8 +709,18 @@ def config_from_args(args: argparse.Namespace) -> ServerConfig:
     )
 
 
-def run_from_args(args: argparse.Namespace) -> int:
-    config = config_from_args(args)
+def run_from_args(args: argparse.Namespace, prog: str = "arena serve") -> int:
+    """Serve as the options say; the exit status (0 after a signal, 1 when it cannot serve).
+
+    A configuration the server cannot run with (a port in use, a host it
+    cannot bind) is reported as one line on stderr, ``prog: ...``, with the
+    traceback only under ``--log-level debug``.
+    """
+    try:
+        config = config_from_args(args)
+    except ValueError as error:
+        print(f"{prog}: {error}", file=sys.stderr)
+        return 2
     logging.basicConfig(
         level=args.log_level.upper(),
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
@@ -682,8 +728,36 @@ def run_from_args(args: argparse.Namespace) -> int:
     if args.log_level != "debug":
         # websockets logs every connection itself; ours already has one line each.
         logging.getLogger("websockets").setLevel(logging.WARNING)
-    run(config)
+    try:
+        run(config)
+    except OSError as error:
+        if args.log_level == "debug":
+            raise
+        print(f"{prog}: {_listen_error(config, error)}", file=sys.stderr)
+        return 1
     return 0
+
+
+def _listen_error(config: ServerConfig, error: OSError) -> str:
+    where = f"{config.host}:{config.port}"
+    if error.errno == errno.EADDRINUSE:
+        return f"cannot listen on {where}: the address is already in use"
+    if error.errno == errno.EACCES:
+        return f"cannot listen on {where}: permission denied (ports below 1024 need privileges)"
+    if error.errno == errno.EADDRNOTAVAIL:
+        return f"cannot listen on {where}: {config.host} is not an address of this machine"
+    if isinstance(error, socket.gaierror):
+        return f"cannot listen on {where}: unknown host {config.host!r}"
+    return f"cannot listen on {where}: {error.strerror or error}"
+
+
+def server_urls(host: str, port: int) -> tuple[str, str]:
+    """The WebSocket URL and the browser GUI's URL of a server bound to ``host:port``."""
+    if host in ("", "0.0.0.0", "::"):
+        shown = "127.0.0.1" if host != "::" else "[::1]"
+    else:
+        shown = f"[{host}]" if ":" in host else host
+    return f"ws://{shown}:{port}{WS_PATH}", f"http://{shown}:{port}/"
 
 
 def run(config: ServerConfig) -> None:
@@ -697,7 +771,13 @@ async def _serve_until_signalled(config: ServerConfig) -> None:
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, stop.set)
     server = ArenaServer(config)
-    await server.start()
+    try:
+        await server.start()
+    except BaseException:
+        await server.pool.close()  # the workers started before the bind failed
+        raise
+    ws_url, gui_url = server_urls(config.host, server.port)
+    print(f"serving on {ws_url}; GUI at {gui_url}", flush=True)
     try:
         await stop.wait()
     finally:
