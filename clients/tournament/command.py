@@ -15,6 +15,7 @@ import argparse
 import asyncio
 import contextlib
 import json
+import os
 import signal
 import sys
 from dataclasses import replace
@@ -57,8 +58,11 @@ EXIT_PREFLIGHT = 3
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.epilog = (
-        "engines: --engine 'name=NAME,url=ws://HOST:PORT/ws,depth=D,nodes=N,movetime=MS'\n"
+        "engines: --engine 'name=NAME,url=ws://HOST:PORT/ws,depth=D,nodes=N,movetime=MS,"
+        "token=T'\n"
         "         --engine local:depth=4   (a local server is started for url=local engines)\n"
+        "         token= (no commas) is that server's secret; --token is every other remote\n"
+        "         engine's; tokens are not stored: give --token again with --resume\n"
         "example: arena tournament --game connect4 --engine local:depth=3 "
         "--engine local:depth=6 --tc 5+0.05 --games 20 --concurrency 2"
     )
@@ -128,6 +132,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     run.add_argument("--reconnect-delay", type=float, default=0.25, metavar="S",
                      help="first pause between attempts, doubling up to 4 s (default 0.25)")
     run.add_argument("--quiet", action="store_true", help="print only the final tables")
+    run.add_argument("--token", default=os.environ.get("ARENA_TOKEN") or None, metavar="TOKEN",
+                     help="shared secret of the remote engines' servers, for engines without "
+                     "token= (default: $ARENA_TOKEN)")
 
 
 def config_from_args(args: argparse.Namespace) -> TournamentConfig:
@@ -181,13 +188,15 @@ def config_from_args(args: argparse.Namespace) -> TournamentConfig:
 
 def run(args: argparse.Namespace) -> int:
     """Create or resume the tournament, play it, print the tables; the exit status."""
+    engine_tokens: dict[str, str] = {}
     try:
         if args.resume:
             store = Store.open(args.db)
         else:
             config = config_from_args(args)
+            engine_tokens = config.tokens()
             if not Path(args.db).exists():  # else create_tournament says what to do
-                asyncio.run(_preflight_remote(config))
+                asyncio.run(_preflight_remote(config, args.token))
             store = create_tournament(args.db, config)
     except (ConfigError, StoreError, GameError, OSError) as error:
         print(f"arena tournament: {error}", file=sys.stderr)
@@ -207,6 +216,8 @@ def run(args: argparse.Namespace) -> int:
         pgn_path=(Path(args.pgn) if args.pgn else stem.with_suffix(".pgn"))
         if game == "chess" else None,
         quiet=args.quiet,
+        token=args.token,
+        engine_tokens=engine_tokens,
     )
     runner = TournamentRunner(store, settings)
     try:
@@ -227,7 +238,7 @@ def run(args: argparse.Namespace) -> int:
     return status
 
 
-async def _preflight_remote(config: TournamentConfig) -> None:
+async def _preflight_remote(config: TournamentConfig, token: str | None = None) -> None:
     """Say hello to the engines that are not local, before the database is written.
 
     (Local engines are checked when their server starts: the runner's own
@@ -235,7 +246,8 @@ async def _preflight_remote(config: TournamentConfig) -> None:
     """
     remote = [engine for engine in config.engines if not engine.is_local]
     await preflight(remote, [engine.url for engine in remote],
-                    config.timing.request_timeout_ms / 1000)
+                    config.timing.request_timeout_ms / 1000,
+                    [engine.token or token for engine in remote])
 
 
 async def _run_until_signalled(runner: TournamentRunner) -> str:

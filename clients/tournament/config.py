@@ -49,20 +49,24 @@ class EngineSpec:
     depth: int | None = None
     nodes: int | None = None
     movetime_ms: int | None = None
+    #: The server's shared secret (``arena serve --token``); never stored or shown.
+    token: str | None = field(default=None, repr=False, compare=False)
 
     @property
     def is_local(self) -> bool:
         return self.url == LOCAL_URL
 
 
-_ENGINE_KEYS = ("name", "url", "depth", "nodes", "movetime")
+_ENGINE_KEYS = ("name", "url", "depth", "nodes", "movetime", "token")
 
 
 def parse_engine(text: str) -> EngineSpec:
-    """An engine from ``name=N,url=U,depth=D,nodes=K,movetime=MS``.
+    """An engine from ``name=N,url=U,depth=D,nodes=K,movetime=MS,token=T``.
 
     ``local:depth=4`` is short for ``url=local,depth=4``; a missing name is
-    made from the caps (``local d4``) or the URL.
+    made from the caps (``local d4``) or the URL. ``token`` is the server's
+    shared secret; it is kept in memory only (not in the database or the
+    records), so a resumed tournament takes it from ``--token`` again.
     """
     body = text.strip()
     values: dict[str, str] = {}
@@ -80,7 +84,10 @@ def parse_engine(text: str) -> EngineSpec:
         depth=_positive(values, "depth"),
         nodes=_positive(values, "nodes"),
         movetime_ms=_positive(values, "movetime"),
+        token=values.get("token") or None,
     )
+    if spec.token and spec.is_local:
+        raise ConfigError(f"engine {text!r}: a local engine needs no token")
     if not spec.name:
         spec = replace(spec, name=_default_name(spec))
     return spec
@@ -306,7 +313,15 @@ class TournamentConfig:
             raise ConfigError("SPRT compares exactly two engines")
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        """The configuration as stored: everything but the engines' tokens."""
+        data = asdict(self)
+        for engine in data["engines"]:
+            engine.pop("token", None)
+        return data
+
+    def tokens(self) -> dict[str, str]:
+        """The engines' own tokens by engine name (those given with ``token=``)."""
+        return {engine.name: engine.token for engine in self.engines if engine.token}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> TournamentConfig:

@@ -70,7 +70,12 @@ class PreflightError(Exception):
 CLOSE_TIMEOUT_S = 5.0
 
 
-async def open_engine(url: str, timeout_s: float) -> tuple[Engine, AsyncExitStack]:
+#: What a refused handshake with HTTP 401 means, in the words of every command.
+NEEDS_TOKEN = "the server needs a token: use --token or ARENA_TOKEN"
+
+
+async def open_engine(url: str, timeout_s: float, token: str | None = None
+                      ) -> tuple[Engine, AsyncExitStack]:
     """Connect and exchange ``hello`` / ``welcome``, all within ``timeout_s``.
 
     Returns the engine and the stack that closes it; raises whatever the
@@ -80,7 +85,8 @@ async def open_engine(url: str, timeout_s: float) -> tuple[Engine, AsyncExitStac
     try:
         engine = await asyncio.wait_for(
             stack.enter_async_context(
-                connect(url, client_name=CLIENT_NAME, strict=True, open_timeout=timeout_s)
+                connect(url, client_name=CLIENT_NAME, strict=True, open_timeout=timeout_s,
+                        token=token)
             ),
             timeout_s,
         )
@@ -100,6 +106,8 @@ def describe_failure(error: BaseException, timeout_s: float) -> str:
         return f"unknown host ({error.strerror or error})"
     if isinstance(error, InvalidURI):
         return f"invalid URL ({error.msg})"
+    if isinstance(error, InvalidStatus) and error.response.status_code == 401:
+        return NEEDS_TOKEN
     if isinstance(error, InvalidStatus):
         return f"the WebSocket handshake was refused with HTTP {error.response.status_code}"
     if isinstance(error, InvalidHandshake):
@@ -111,28 +119,33 @@ def describe_failure(error: BaseException, timeout_s: float) -> str:
     return f"{type(error).__name__}: {error}"[:200]
 
 
-async def preflight(engines: Sequence[EngineSpec], urls: Sequence[str], timeout_s: float
-                    ) -> None:
+async def preflight(engines: Sequence[EngineSpec], urls: Sequence[str], timeout_s: float,
+                    tokens: Sequence[str | None] | None = None) -> None:
     """Say ``hello`` once to each engine (at once, each within ``timeout_s``).
 
-    Raises :class:`PreflightError` naming the first engine, in the order
-    given, that did not answer; engines sharing a URL are asked once.
+    ``tokens`` are the engines' tokens (default: each engine's own). Raises
+    :class:`PreflightError` naming the first engine, in the order given,
+    that did not answer; engines sharing a URL and token are asked once.
     """
-    distinct = list(dict.fromkeys(urls))
+    keys = list(zip(
+        urls, [engine.token for engine in engines] if tokens is None else tokens, strict=True
+    ))
+    distinct = list(dict.fromkeys(keys))
     outcomes = await asyncio.gather(
-        *(_hello(url, timeout_s) for url in distinct), return_exceptions=True
+        *(_hello(url, timeout_s, token) for url, token in distinct), return_exceptions=True
     )
     failures = dict(zip(distinct, outcomes, strict=True))
-    for engine, url in zip(engines, urls, strict=True):
-        failure = failures[url]
+    for engine, key in zip(engines, keys, strict=True):
+        url = key[0]
+        failure = failures[key]
         if isinstance(failure, BaseException):
             if not isinstance(failure, Exception):
                 raise failure  # cancelled, or interrupted: not the engine's doing
             raise PreflightError(engine, url, describe_failure(failure, timeout_s))
 
 
-async def _hello(url: str, timeout_s: float) -> None:
-    _, stack = await open_engine(url, timeout_s)
+async def _hello(url: str, timeout_s: float, token: str | None = None) -> None:
+    _, stack = await open_engine(url, timeout_s, token)
     await _close_stack(stack)
 
 
@@ -148,12 +161,13 @@ class EnginePool:
     """Idle connections to one engine's server, handed out one game at a time.
 
     ``request_timeout_s`` bounds each connection attempt (handshake and
-    ``hello`` together).
+    ``hello`` together); ``token`` is the server's shared secret, if any.
     """
 
     def __init__(self, url: str, backoff: Backoff | None = None,
-                 request_timeout_s: float | None = None) -> None:
+                 request_timeout_s: float | None = None, token: str | None = None) -> None:
         self.url = url
+        self.token = token
         self.backoff = backoff or Backoff()
         self.request_timeout_s = (
             self.backoff.open_timeout_s if request_timeout_s is None else request_timeout_s
@@ -193,11 +207,11 @@ class EnginePool:
         timeout_s = min(self.request_timeout_s, self.backoff.open_timeout_s)
         while True:
             try:
-                engine, stack = await open_engine(self.url, timeout_s)
+                engine, stack = await open_engine(self.url, timeout_s, self.token)
                 return _Link(engine, stack)
             except Exception as error:  # any failure to connect or greet is the same to us
                 why = describe_failure(error, timeout_s)
-                delay = next(delays, None)
+                delay = None if why == NEEDS_TOKEN else next(delays, None)
                 if delay is None:
                     raise ConnectError(f"cannot connect to {self.url}: {why}") from error
                 logger.info("cannot connect to %s (%s); retrying in %.2fs", self.url, why, delay)

@@ -89,6 +89,7 @@ class LocalServer:
     async def start(self) -> None:
         port = _free_port()
         env = dict(os.environ)
+        env.pop("ARENA_TOKEN", None)  # the local server is open to this machine's referee only
         env["PYTHONPATH"] = os.pathsep.join(
             filter(None, [str(_PROJECT_ROOT), env.get("PYTHONPATH")])
         )

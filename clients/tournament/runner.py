@@ -77,6 +77,10 @@ class RunSettings:
     pgn_path: Path | None = None
     quiet: bool = False
     live: bool | None = None
+    #: The token of remote engines without one of their own (``--token``, ``$ARENA_TOKEN``).
+    token: str | None = field(default=None, repr=False)
+    #: Remote engines' own tokens by engine name (``token=`` in their specs; not stored).
+    engine_tokens: dict[str, str] = field(default_factory=dict, repr=False)
 
 
 class TournamentRunner:
@@ -113,11 +117,13 @@ class TournamentRunner:
         if not pending:
             self._rewrite_files()
             return self.report()
+        tokens = self._tokens()
         async with self._servers() as urls:
-            await preflight(self.config.engines, urls, self.request_timeout_s)
+            await preflight(self.config.engines, urls, self.request_timeout_s, tokens)
             self._rewrite_files()
             self.pools = {
-                index: EnginePool(urls[index], self.settings.backoff, self.request_timeout_s)
+                index: EnginePool(urls[index], self.settings.backoff, self.request_timeout_s,
+                                  tokens[index])
                 for index in range(len(self.config.engines))
             }
             try:
@@ -127,6 +133,14 @@ class TournamentRunner:
                 await asyncio.gather(*(pool.close() for pool in self.pools.values()))
                 self.progress.close()
         return self.report()
+
+    def _tokens(self) -> list[str | None]:
+        """Each engine's token: its own, else the run's; none for local engines."""
+        return [
+            None if engine.is_local
+            else self.settings.engine_tokens.get(engine.name) or self.settings.token
+            for engine in self.config.engines
+        ]
 
     def report(self) -> str:
         results = self.store.results()
