@@ -67,7 +67,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--engine local:depth=6 --tc 5+0.05 --games 20 --concurrency 2"
     )
     what = parser.add_argument_group("Tournament (ignored with --resume)")
-    what.add_argument("--game", default="connect4", help="game name (default connect4)")
+    from clients.cli import game_names
+
+    what.add_argument("--game", default="connect4", metavar="GAME",
+                      help=f"one of {', '.join(game_names())} (default connect4)")
     what.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                       help="game option, value in JSON; repeatable")
     what.add_argument("--engine", action="append", default=[], metavar="SPEC",
@@ -76,8 +79,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
                       help="games per pairing (default 2: one opening, both colours)")
     what.add_argument("--gauntlet", action="store_true",
                       help="the first engine plays every other; others do not meet")
-    what.add_argument("--name", default="arena tournament", help="event name (PGN, records)")
-    what.add_argument("--seed", type=int, default=1, help="seed for generated openings")
+    what.add_argument("--name", default="arena tournament", metavar="NAME",
+                      help="event name (PGN, records)")
+    what.add_argument("--seed", type=int, default=1, metavar="N",
+                      help="seed for generated openings (default 1)")
     tc = parser.add_argument_group("Time control (any combination; at least one)")
     tc.add_argument("--tc", metavar="[MOVES/]BASE[+INC]",
                     help="clock in seconds, e.g. 10+0.1 or 40/60; kept by the referee")
@@ -117,7 +122,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     rules.add_argument("--sprt", metavar="elo0=E0,elo1=E1,alpha=A,beta=B",
                        help="stop the match (two engines) when the SPRT decides")
     run = parser.add_argument_group("Running")
-    run.add_argument("--db", default=DEFAULT_DB, help=f"results database (default {DEFAULT_DB})")
+    run.add_argument("--db", default=DEFAULT_DB, metavar="FILE",
+                     help=f"results database (default {DEFAULT_DB})")
     run.add_argument("--resume", action="store_true", help="continue the tournament in --db")
     run.add_argument("--concurrency", type=int, default=1, metavar="K",
                      help="games played at once (default 1)")

@@ -170,3 +170,14 @@ def test_loadtest_unknown_scenario_module_is_one_line(tmp_path: Path) -> None:
     result = arena("loadtest", "--scenario", "no_such_module_here:run", cwd=tmp_path)
     line = assert_one_line_error(result, "loadtest")
     assert "no module 'no_such_module_here'" in line
+
+
+@pytest.mark.parametrize("command", ["play", "tournament"])
+def test_help_lists_the_games(capsys: pytest.CaptureFixture[str], command: str) -> None:
+    from engine.registry import describe_games
+
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert ", ".join(game["name"] for game in describe_games()) in out
+    assert "--game GAME" in out and "--token TOKEN" in out
