@@ -35,12 +35,14 @@ from clients.tournament.config import (
     parse_clock,
     parse_draw_rule,
     parse_engine,
+    parse_pairs,
     parse_resign_rule,
     parse_sprt,
     unique_names,
 )
 from clients.tournament.connections import Backoff, PreflightError, preflight
 from clients.tournament.local import LocalServerError
+from clients.tournament.openings import OPENING_FORMATS
 from clients.tournament.runner import (
     RunSettings,
     TournamentAborted,
@@ -104,7 +106,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
                          f"(default {DEFAULT_REQUEST_TIMEOUT_MS})")
     openings = parser.add_argument_group("Openings (each is played twice, colours swapped)")
     openings.add_argument("--openings", metavar="FILE",
-                          help="one position or move sequence per line ('POSITION moves M..')")
+                          help="openings file: one position or move sequence per line "
+                          "('POSITION moves M..'), PGN (.pgn) or EPD (.epd); also "
+                          "cutechess-style 'file=FILE,format=pgn|epd|lines,plies=N,"
+                          "order=random|sequential'")
+    openings.add_argument("--openings-format", choices=OPENING_FORMATS, default=None,
+                          help="the file's format (default auto: by its suffix)")
+    openings.add_argument("--opening-plies", type=int, metavar="N",
+                          help="use at most N moves of each opening from the file")
     openings.add_argument("--shuffle-openings", action="store_true",
                           help="play the file's openings in a seeded random order")
     openings.add_argument("--random-plies", type=int, default=4, metavar="N",
@@ -143,6 +152,39 @@ def configure(parser: argparse.ArgumentParser) -> None:
                      "token= (default: $ARENA_TOKEN)")
 
 
+def openings_from_args(args: argparse.Namespace) -> OpeningSource:
+    """The openings options, ``--openings FILE`` or ``--openings file=FILE,format=...``."""
+    path = args.openings
+    format = args.openings_format or "auto"
+    plies = args.opening_plies
+    shuffle = args.shuffle_openings
+    if path is not None and path.startswith("file="):
+        values = parse_pairs(path, ("file", "format", "plies", "order"))
+        path = values.get("file") or None
+        if path is None:
+            raise ConfigError("--openings: file= names no file")
+        format = values.get("format", format)
+        if "plies" in values:
+            try:
+                plies = int(values["plies"])
+            except ValueError:
+                raise ConfigError(f"--openings: plies={values['plies']!r} is not a number") \
+                    from None
+        order = values.get("order", "random" if shuffle else "sequential")
+        if order not in ("random", "sequential"):
+            raise ConfigError(f"--openings: order must be random or sequential, not {order!r}")
+        shuffle = order == "random"
+    if format not in OPENING_FORMATS:
+        raise ConfigError(f"--openings: format must be one of {', '.join(OPENING_FORMATS)}")
+    if plies is not None and plies < 0:
+        raise ConfigError("--opening-plies must be at least 0")
+    return OpeningSource(
+        path=None if path is None else str(Path(path).resolve()),
+        random_plies=args.random_plies, balance_depth=args.balance_depth,
+        balance_score=args.balance_score, shuffle=shuffle, format=format, plies=plies,
+    )
+
+
 def config_from_args(args: argparse.Namespace) -> TournamentConfig:
     """The tournament the options describe; raises :class:`ConfigError`."""
     from clients.cli import parse_options
@@ -175,11 +217,7 @@ def config_from_args(args: argparse.Namespace) -> TournamentConfig:
         options=options,
         games_per_pair=args.games,
         gauntlet=args.gauntlet,
-        openings=OpeningSource(
-            path=None if args.openings is None else str(Path(args.openings).resolve()),
-            random_plies=args.random_plies, balance_depth=args.balance_depth,
-            balance_score=args.balance_score, shuffle=args.shuffle_openings,
-        ),
+        openings=openings_from_args(args),
         adjudication=adjudication,
         timing=Timing(margin_ms=args.margin, grace_ms=args.grace,
                       move_timeout_ms=args.move_timeout,

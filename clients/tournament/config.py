@@ -243,6 +243,10 @@ class OpeningSource:
     balance_depth: int = 4
     balance_score: int = 100
     shuffle: bool = False
+    #: The file's format: ``auto`` (by its suffix), ``lines``, ``pgn`` or ``epd``.
+    format: str = "auto"
+    #: Keep at most this many moves of each opening from the file (``None``: all).
+    plies: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -190,10 +190,12 @@ def report(
 
 def describe_game(record: GameRecord) -> str:
     """One line for a finished game."""
-    plies = sum(1 for move in record.moves if not move.book)
+    plies = len(record.moves)
+    book = sum(1 for move in record.moves if move.book)
+    count = f"{plies} plies, {book} from the opening" if book else f"{plies} plies"
     return (
-        f"game {record.game_id + 1}: {record.players[0]} - {record.players[1]} "
-        f"{record.result_text} ({record.reason}; {plies} plies)"
+        f"game {record.game_id}: {record.players[0]} - {record.players[1]} "
+        f"{record.result_text} ({record.reason}; {count})"
     )
 
 

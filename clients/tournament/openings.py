@@ -1,15 +1,31 @@
 """Openings: the start of each pair of games, from a file or generated.
 
-A file has one opening per line: a position in the game's notation, a
-sequence of moves from the initial position (separated by spaces), or
-both as ``POSITION moves M1 M2 ...``; blank lines and lines starting
-with ``#`` are skipped. Generated openings are a few random moves, kept
-only when a shallow search finds the position roughly balanced.
+A file is in one of three formats (``format``, as cutechess-cli's
+``-openings file=... format=...``; by default chosen by the file's suffix,
+``.pgn``, ``.epd``, anything else ``lines``):
+
+* ``lines``, for every game: one opening per line, a position in the
+  game's notation, a sequence of moves from the initial position
+  (separated by spaces), or both as ``POSITION moves M1 M2 ...``; blank
+  lines and lines starting with ``#`` are skipped.
+* ``pgn`` (PGN, or PDN for checkers): one opening per game, its moves in
+  the game's notation (SAN for chess), from the ``[FEN "..."]`` tag's
+  position if there is one. Move numbers, comments (``{...}``, ``;`` to
+  the end of the line), variations (``(...)``, nested), NAGs (``$1``),
+  ``!``/``?`` suffixes, ``%`` escape lines and the result are skipped.
+* ``epd`` (chess): one position per line, EPD (four FEN fields and
+  operations such as ``bm Nf3; id "x";``, of which ``hmvc`` and ``fmvn``
+  are read) or a full FEN; ``#`` comments and blank lines are skipped.
+
+``plies`` (cutechess-cli's ``plies=``) keeps at most that many moves of
+each opening. Generated openings are a few random moves, kept only when a
+shallow search finds the position roughly balanced.
 """
 
 from __future__ import annotations
 
 import random
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,6 +41,12 @@ BALANCE_TT_SLOTS = 1 << 14
 TRIES_PER_OPENING = 50
 #: The word that separates a position from the moves played from it.
 MOVES_KEYWORD = "moves"
+#: The formats of an openings file; ``auto`` picks one by the file's suffix.
+OPENING_FORMATS = ("auto", "lines", "pgn", "epd")
+#: PGN game results (and PDN's), which end a game's movetext.
+_RESULTS = frozenset({"1-0", "0-1", "1/2-1/2", "*", "2-0", "0-2", "1-1", "0-0"})
+_TAG = re.compile(r'\[\s*(\w+)\s+"((?:[^"\\]|\\.)*)"\s*\]')
+_MOVE_NUMBER = re.compile(r"^\d+\.+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,19 +98,173 @@ def parse_opening_line(game: Game[Any, Any], line: str) -> Opening:
     return opening
 
 
-def load_openings(game: Game[Any, Any], path: str | Path) -> list[Opening]:
-    """Every opening in the file, checked against the game's rules."""
+def opening_format(path: str | Path, format: str = "auto") -> str:
+    """The format of an openings file: ``format``, or by the suffix when ``auto``."""
+    if format not in OPENING_FORMATS:
+        raise GameError(f"unknown openings format {format!r} "
+                        f"(one of {', '.join(OPENING_FORMATS)})")
+    if format != "auto":
+        return format
+    suffix = Path(path).suffix.lower()
+    return {".pgn": "pgn", ".pdn": "pgn", ".epd": "epd"}.get(suffix, "lines")
+
+
+def load_openings(game: Game[Any, Any], path: str | Path, format: str = "auto",
+                  plies: int | None = None) -> list[Opening]:
+    """Every opening in the file, checked against the game's rules.
+
+    ``format`` is one of :data:`OPENING_FORMATS` (see the module docstring);
+    ``plies`` keeps at most that many moves of each opening. Raises
+    :class:`GameError` naming the file and line of the first bad opening.
+    """
+    kind = opening_format(path, format)
+    try:
+        text = Path(path).read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError:
+        text = Path(path).read_text(encoding="latin-1")
+    if kind == "pgn":
+        entries = list(_pgn_openings(text))
+    elif kind == "epd":
+        entries = list(_epd_openings(text))
+    else:
+        entries = [(number, line) for number, line in enumerate(text.splitlines(), 1)
+                   if line.strip() and not line.lstrip().startswith("#")]
     openings = []
-    for number, line in enumerate(Path(path).read_text().splitlines(), 1):
-        if not line.strip() or line.lstrip().startswith("#"):
-            continue
+    for number, entry in entries:
         try:
-            openings.append(parse_opening_line(game, line))
+            opening = parse_opening_line(game, entry) if isinstance(entry, str) else entry
+            if plies is not None:
+                opening = Opening(opening.position, opening.moves[:max(0, plies)])
+            # Checked now, not in the middle of the tournament; kept in canonical notation.
+            _, played = opening.start(game)
         except GameError as error:
             raise GameError(f"{path}:{number}: {error}") from error
+        openings.append(Opening(opening.position, tuple(played)))
     if not openings:
         raise GameError(f"{path}: no openings in the file")
     return openings
+
+
+def _pgn_openings(text: str) -> list[tuple[int, Opening | str]]:
+    """``(line number, opening)`` for each game of a PGN text."""
+    games: list[tuple[int, Opening | str]] = []
+    tags: dict[str, str] = {}
+    movetext: list[str] = []
+    start = 0
+    in_movetext = False
+
+    def flush() -> None:
+        if tags or movetext:
+            position = tags.get("FEN") or None
+            games.append((start, Opening(position, tuple(_pgn_moves("\n".join(movetext))))))
+        tags.clear()
+        movetext.clear()
+
+    depth = 0  # inside a {comment} spanning lines
+    for number, line in enumerate(text.splitlines(), 1):
+        stripped = line.strip()
+        if depth == 0 and stripped.startswith("%"):
+            continue  # an escape line
+        if depth == 0 and stripped.startswith("["):
+            if in_movetext:  # the tags of the next game
+                flush()
+                in_movetext = False
+            match = _TAG.match(stripped)
+            if match is None:
+                raise GameError(f"line {number}: malformed tag {stripped!r}")
+            if not tags:
+                start = number
+            tags[match[1]] = match[2].replace('\\"', '"').replace("\\\\", "\\")
+            continue
+        if not stripped and depth == 0:
+            continue
+        if not tags and not movetext:
+            start = number
+        in_movetext = True
+        movetext.append(line)
+        depth += line.count("{") - line.count("}")
+        depth = max(depth, 0)
+        words = _strip_pgn(line).split()
+        if depth == 0 and words and words[-1] in _RESULTS:
+            flush()
+            in_movetext = False
+    flush()
+    return games
+
+
+def _strip_pgn(text: str) -> str:
+    """Movetext without comments and variations (one line's worth or more)."""
+    out = []
+    braces = parens = 0
+    semicolon = False
+    for char in text:
+        if semicolon:
+            if char == "\n":
+                semicolon = False
+                out.append(" ")
+            continue
+        if braces:
+            braces -= char == "}"
+            continue
+        if char == "{":
+            braces = 1
+            out.append(" ")
+        elif char == ";" and not parens:
+            semicolon = True
+        elif char == "(":
+            parens += 1
+            out.append(" ")
+        elif char == ")" and parens:
+            parens -= 1
+            out.append(" ")
+        elif not parens:
+            out.append(char)
+    return "".join(out)
+
+
+def _pgn_moves(movetext: str) -> list[str]:
+    """The moves of one game's movetext (comments, variations and numbers removed)."""
+    moves = []
+    for word in _strip_pgn(movetext.replace("\r", "")).split():
+        word = _MOVE_NUMBER.sub("", word)
+        if not word or word.startswith("$") or word in _RESULTS:
+            continue
+        word = word.rstrip("!?")
+        if word:
+            moves.append(word)
+    return moves
+
+
+def _epd_openings(text: str) -> list[tuple[int, Opening | str]]:
+    """``(line number, opening)`` for each EPD or FEN line."""
+    openings: list[tuple[int, Opening | str]] = []
+    for number, line in enumerate(text.splitlines(), 1):
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        fields = stripped.split(None, 4)
+        if len(fields) < 4:
+            raise GameError(f"line {number}: an EPD line has at least four fields")
+        board = fields[:4]
+        rest = fields[4] if len(fields) > 4 else ""
+        words = rest.split()
+        if len(words) >= 2 and words[0].isdigit() and words[1].rstrip(";").isdigit():
+            clocks = [words[0], words[1].rstrip(";")]  # a FEN's two counters
+        else:
+            operations = _epd_operations(rest)
+            clocks = [operations.get("hmvc", "0"), operations.get("fmvn", "1")]
+        openings.append((number, Opening(" ".join(board + clocks), ())))
+    return openings
+
+
+def _epd_operations(text: str) -> dict[str, str]:
+    """``bm Nf3; hmvc 3;`` -> ``{"bm": "Nf3", "hmvc": "3"}`` (quoted operands unquoted)."""
+    operations = {}
+    for part in re.findall(r'(?:[^;"]|"[^"]*")+', text):
+        words = part.strip().split(None, 1)
+        if words:
+            operations[words[0]] = words[1].strip().strip('"') if len(words) > 1 else ""
+    return operations
 
 
 def generate_openings(

@@ -147,7 +147,7 @@ def pgn(record: GameRecord) -> str:
         ("Event", record.tournament or "arena tournament"),
         ("Site", "alphabeta-arena"),
         ("Date", (record.started or "????.??.??")[:10].replace("-", ".")),
-        ("Round", f"{record.round + 1}.{record.game_id + 1}"),
+        ("Round", f"{record.round + 1}.{record.game_id}"),
         ("White", record.players[0]),
         ("Black", record.players[1]),
         ("Result", record.result_text),

@@ -47,7 +47,7 @@ def prepare_openings(config: TournamentConfig) -> list[Opening]:
     source = config.openings
     wanted = openings_needed(config.games_per_pair)
     if source.path is not None:
-        openings = load_openings(game, source.path)
+        openings = load_openings(game, source.path, source.format, source.plies)
         if source.shuffle:
             random.Random(config.seed).shuffle(openings)
         return openings
@@ -201,7 +201,7 @@ class TournamentRunner:
         try:
             failed = [i for i, c in enumerate(connections) if isinstance(c, BaseException)]
             if len(failed) == 2:
-                raise TournamentAborted(f"no engine of game {spec.game_id + 1} is reachable: "
+                raise TournamentAborted(f"no engine of game {spec.game_id} is reachable: "
                                         f"{connections[0]}; {connections[1]}")
             if failed:
                 loser = failed[0]

@@ -13,7 +13,12 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True, slots=True)
 class ScheduledGame:
-    """One game to play: engine indices (``first`` moves first) and its pair of games."""
+    """One game to play: engine indices (``first`` moves first) and its pair of games.
+
+    ``game_id`` numbers the games from 1 in playing order (as on screen, in
+    the records and in PGN's ``Round`` tag); ``round``, ``pair`` and
+    ``opening_index`` are indices from 0.
+    """
 
     game_id: int
     round: int
@@ -49,7 +54,9 @@ def schedule(
             pair = round_number * len(matchups) + index
             colours = [(a, b), (b, a)] if 2 * round_number + 1 < games_per_pair else [(a, b)]
             for first, second in colours:
-                games.append(ScheduledGame(len(games), round_number, pair, opening, first, second))
+                games.append(
+                    ScheduledGame(len(games) + 1, round_number, pair, opening, first, second)
+                )
     return games
 
 

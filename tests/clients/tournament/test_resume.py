@@ -81,10 +81,10 @@ def test_resume_after_kill(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert f"{GAMES} of {GAMES} games played" in done.stdout
     after = _finished(db)
-    assert sorted(after) == list(range(GAMES))
+    assert sorted(after) == list(range(1, GAMES + 1))
     assert all(after[game_id] == record for game_id, record in before.items())  # not replayed
     lines = (tmp_path / "t.jsonl").read_text().splitlines()
-    assert sorted(json.loads(line)["game_id"] for line in lines) == list(range(GAMES))
+    assert sorted(json.loads(line)["game_id"] for line in lines) == list(range(1, GAMES + 1))
     assert {json.loads(line)["game_id"]: line for line in lines} == after
 
     # resuming a finished tournament plays nothing and prints the same tables

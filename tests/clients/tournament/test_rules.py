@@ -132,7 +132,7 @@ def test_schedule_pairs_colours_and_openings() -> None:
     assert pairings(3) == [(0, 1), (0, 2), (1, 2)]
     assert pairings(4, gauntlet=True) == [(0, 1), (0, 2), (0, 3)]
     games = schedule(3, 4, opening_count=5)
-    assert len(games) == 12 and [g.game_id for g in games] == list(range(12))
+    assert len(games) == 12 and [g.game_id for g in games] == list(range(1, 13))
     by_pair: dict[int, list[tuple[int, int, int]]] = {}
     for game in games:
         by_pair.setdefault(game.pair, []).append((game.first, game.second, game.opening_index))

@@ -51,7 +51,7 @@ async def test_connect4_between_two_servers(
     tournament = config([weak, strong], game="connect4", games=4, random_plies=2,
                         tc=TimeControl(base_ms=20_000, inc_ms=100))
     text, records = await play(tmp_path, tournament, concurrency=2)
-    assert sorted(record.game_id for record in records) == [0, 1, 2, 3]
+    assert sorted(record.game_id for record in records) == [1, 2, 3, 4]
     points = {"weak": 0.0, "strong": 0.0}
     for record in records:
         _, outcome = replay(record)
