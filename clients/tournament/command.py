@@ -17,6 +17,7 @@ import contextlib
 import json
 import os
 import signal
+import sqlite3
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -242,8 +243,14 @@ def run(args: argparse.Namespace) -> int:
             if not Path(args.db).exists():  # else create_tournament says what to do
                 asyncio.run(_preflight_remote(config, args.token))
             store = create_tournament(args.db, config)
-    except (ConfigError, StoreError, GameError, OSError) as error:
+    except (ConfigError, StoreError, GameError) as error:
         print(f"arena tournament: {error}", file=sys.stderr)
+        return 2
+    except OSError as error:
+        print(f"arena tournament: {_os_error(error)}", file=sys.stderr)
+        return 2
+    except sqlite3.Error as error:
+        print(f"arena tournament: cannot use the database {args.db}: {error}", file=sys.stderr)
         return 2
     except PreflightError as error:
         print(f"arena tournament: {error}", file=sys.stderr)
@@ -280,6 +287,13 @@ def run(args: argparse.Namespace) -> int:
         store.close()
     print(text)
     return status
+
+
+def _os_error(error: OSError) -> str:
+    """``cannot read book.pgn: no such file or directory``, not ``[Errno 2] ...``."""
+    if error.filename is not None and error.strerror:
+        return f"{error.filename}: {error.strerror.lower()}"
+    return str(error)
 
 
 async def _preflight_remote(config: TournamentConfig, token: str | None = None) -> None:

@@ -181,3 +181,19 @@ def test_help_lists_the_games(capsys: pytest.CaptureFixture[str], command: str) 
     out = " ".join(capsys.readouterr().out.split())
     assert ", ".join(game["name"] for game in describe_games()) in out
     assert "--game GAME" in out and "--token TOKEN" in out
+
+
+@pytest.mark.parametrize(("extra", "fragment"), [
+    (["--openings", "/nonexistent/book.pgn"], "/nonexistent/book.pgn: no such file or directory"),
+    (["--db", "/nonexistent/dir/t.db"], "cannot use the database /nonexistent/dir/t.db"),
+    (["--game", "nosuch"], "unknown game 'nosuch'"),
+])
+def test_tournament_user_errors_are_one_line(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, extra: list[str], fragment: str
+) -> None:
+    status = main(["tournament", "--engine", "local", "--engine", "local", "--depth", "1",
+                   "--db", str(tmp_path / "t.db"), *extra])
+    err = capsys.readouterr().err
+    assert status == 2
+    assert err.startswith("arena tournament: ") and len(err.splitlines()) == 1, err
+    assert fragment in err
