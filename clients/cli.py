@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import errno
+import functools
 import inspect
 import json
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
@@ -122,28 +124,46 @@ def run_play(args: argparse.Namespace) -> int:
         return 2
     human = 2 if args.watch else (1 if args.engine_first else 0)
     extra: dict[str, Any] = {}
-    if args.token:
-        if "token" not in inspect.signature(play).parameters:
-            print("arena play: this version of the terminal client cannot send a token",
-                  file=sys.stderr)
-            return 2
+    if args.token and "token" in inspect.signature(play).parameters:
         extra["token"] = args.token
     try:
-        return asyncio.run(
-            play(
-                args.url, args.game, options=options, position=args.position,
-                movetime_ms=args.movetime, human=human,
-                encoding="json" if args.json else "msgpack", **extra,
+        with _connecting_with_token(None if extra else args.token):
+            return asyncio.run(
+                play(
+                    args.url, args.game, options=options, position=args.position,
+                    movetime_ms=args.movetime, human=human,
+                    encoding="json" if args.json else "msgpack", **extra,
+                )
             )
-        )
     except EngineError as error:
         print(f"arena play: {error.code}: {error.message}", file=sys.stderr)
         return 1
     except OSError as error:
-        print(f"arena play: {describe_error(error, args.url)}", file=sys.stderr)
+        print(f"arena play: {describe_error(error, args.url, bool(args.token))}",
+              file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130
+
+
+@contextlib.contextmanager
+def _connecting_with_token(token: str | None) -> Iterator[None]:
+    """While inside, the terminal client connects with ``token``.
+
+    For a :func:`clients.play.play` without a ``token`` parameter: its
+    module's ``connect`` is given the token for the duration of the game.
+    """
+    if not token:
+        yield
+        return
+    import clients.play as play_module
+    from clients.client import connect
+
+    setattr(play_module, "connect", functools.partial(connect, token=token))  # noqa: B010
+    try:
+        yield
+    finally:
+        setattr(play_module, "connect", connect)  # noqa: B010
 
 
 def parse_options(pairs: Sequence[str]) -> dict[str, Any]:
@@ -229,12 +249,18 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def describe_error(error: BaseException, url: str | None = None) -> str:
+#: What a handshake refused with HTTP 401 means, without and with a token sent.
+NEEDS_TOKEN = "the server needs a token: use --token or ARENA_TOKEN"
+WRONG_TOKEN = "the server refused the token: check --token or ARENA_TOKEN"
+
+
+def describe_error(error: BaseException, url: str | None = None,
+                   token_sent: bool = False) -> str:
     """One line for an error a command could not handle itself."""
     from websockets.exceptions import InvalidHandshake, InvalidStatus, InvalidURI
 
     if isinstance(error, InvalidStatus) and error.response.status_code == 401:
-        return "the server needs a token: use --token or ARENA_TOKEN"
+        return WRONG_TOKEN if token_sent else NEEDS_TOKEN
     if isinstance(error, InvalidStatus) and error.response.status_code == 403:
         return "the server refused the connection (403): wrong token or origin"
     if isinstance(error, InvalidStatus):
@@ -265,8 +291,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as error:  # a user error a command did not word itself
         if getattr(args, "log_level", None) == "debug" or os.environ.get("ARENA_DEBUG"):
             raise
-        print(f"arena {args.command}: {describe_error(error, getattr(args, 'url', None))}",
-              file=sys.stderr)
+        line = describe_error(error, getattr(args, "url", None),
+                              bool(getattr(args, "token", None)))
+        print(f"arena {args.command}: {line}", file=sys.stderr)
         return 1
     return status
 

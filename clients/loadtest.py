@@ -1164,7 +1164,9 @@ def run(args: argparse.Namespace) -> int:
     print(format_report(report))
     connections = report.get("connections", {})
     if connections.get("connect_failed_401"):
-        print("arena loadtest: the server needs a token: use --token or ARENA_TOKEN",
+        print("arena loadtest: " + ("the server refused the token: check --token or ARENA_TOKEN"
+                                    if args.token else
+                                    "the server needs a token: use --token or ARENA_TOKEN"),
               file=sys.stderr)
     if args.report:
         with open(args.report, "w", encoding="utf-8") as file:

@@ -70,8 +70,10 @@ class PreflightError(Exception):
 CLOSE_TIMEOUT_S = 5.0
 
 
-#: What a refused handshake with HTTP 401 means, in the words of every command.
+#: What a refused handshake with HTTP 401 means, in the words of every command:
+#: without a token, and with one.
 NEEDS_TOKEN = "the server needs a token: use --token or ARENA_TOKEN"
+WRONG_TOKEN = "the server refused the token: check --token, token= or ARENA_TOKEN"
 
 
 async def open_engine(url: str, timeout_s: float, token: str | None = None
@@ -96,7 +98,7 @@ async def open_engine(url: str, timeout_s: float, token: str | None = None
     return engine, stack
 
 
-def describe_failure(error: BaseException, timeout_s: float) -> str:
+def describe_failure(error: BaseException, timeout_s: float, token_sent: bool = False) -> str:
     """Why a connection attempt failed, in a few words for one line of text."""
     if isinstance(error, TimeoutError):
         return f"no welcome within {timeout_s * 1000:.0f} ms"
@@ -107,7 +109,7 @@ def describe_failure(error: BaseException, timeout_s: float) -> str:
     if isinstance(error, InvalidURI):
         return f"invalid URL ({error.msg})"
     if isinstance(error, InvalidStatus) and error.response.status_code == 401:
-        return NEEDS_TOKEN
+        return WRONG_TOKEN if token_sent else NEEDS_TOKEN
     if isinstance(error, InvalidStatus):
         return f"the WebSocket handshake was refused with HTTP {error.response.status_code}"
     if isinstance(error, InvalidHandshake):
@@ -141,7 +143,7 @@ async def preflight(engines: Sequence[EngineSpec], urls: Sequence[str], timeout_
         if isinstance(failure, BaseException):
             if not isinstance(failure, Exception):
                 raise failure  # cancelled, or interrupted: not the engine's doing
-            raise PreflightError(engine, url, describe_failure(failure, timeout_s))
+            raise PreflightError(engine, url, describe_failure(failure, timeout_s, bool(key[1])))
 
 
 async def _hello(url: str, timeout_s: float, token: str | None = None) -> None:
@@ -210,8 +212,8 @@ class EnginePool:
                 engine, stack = await open_engine(self.url, timeout_s, self.token)
                 return _Link(engine, stack)
             except Exception as error:  # any failure to connect or greet is the same to us
-                why = describe_failure(error, timeout_s)
-                delay = None if why == NEEDS_TOKEN else next(delays, None)
+                why = describe_failure(error, timeout_s, bool(self.token))
+                delay = None if why in (NEEDS_TOKEN, WRONG_TOKEN) else next(delays, None)
                 if delay is None:
                     raise ConnectError(f"cannot connect to {self.url}: {why}") from error
                 logger.info("cannot connect to %s (%s); retrying in %.2fs", self.url, why, delay)

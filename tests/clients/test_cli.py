@@ -138,6 +138,17 @@ def test_serve_prints_its_urls_and_play_without_a_token_is_told_to_use_one(
     assert line == "arena play: the server needs a token: use --token or ARENA_TOKEN"
 
 
+def test_play_with_the_token_plays_and_with_a_wrong_one_is_told_so(token_server: str) -> None:
+    result = arena("play", "--url", token_server, "--game", "tictactoe", "--token", TOKEN)
+    assert result.returncode == 0, result.stderr
+    assert "your move" in result.stdout
+    result = arena("play", "--url", token_server, "--game", "tictactoe",
+                   env={"ARENA_TOKEN": TOKEN})
+    assert result.returncode == 0, result.stderr
+    line = assert_one_line_error(arena("play", "--url", token_server, "--token", "wrong"), "play")
+    assert line == "arena play: the server refused the token: check --token or ARENA_TOKEN"
+
+
 def test_loadtest_without_a_token_is_told_to_use_one(token_server: str) -> None:
     result = arena("loadtest", "--url", token_server, "-c", "1", "-d", "1", "--ramp", "0", "-q")
     assert result.returncode == 1

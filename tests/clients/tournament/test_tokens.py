@@ -16,7 +16,7 @@ import pytest
 import pytest_asyncio
 
 from clients.tournament.config import ConfigError, EngineSpec, parse_engine
-from clients.tournament.connections import NEEDS_TOKEN, ConnectError, EnginePool
+from clients.tournament.connections import NEEDS_TOKEN, WRONG_TOKEN, ConnectError, EnginePool
 from server.app import ArenaServer
 from tests.clients.tournament.helpers import TEST_BACKOFF, config
 from tests.server.server_harness import running_server
@@ -86,6 +86,16 @@ async def test_without_a_token_the_tournament_says_so_in_one_line(
     assert status == 3 and out == ""
     assert err == f"arena tournament: engine 'a' ({locked}) did not answer hello: " \
                   f"{NEEDS_TOKEN}\n"
+
+
+async def test_a_wrong_token_is_one_line_too(tmp_path: Path, locked: str) -> None:
+    status, out, err = await _arena(
+        tmp_path, "--engine", f"name=a,url={locked}", "--engine", f"name=b,url={locked}",
+        "--token", "wrong",
+    )
+    assert status == 3 and out == ""
+    assert err == f"arena tournament: engine 'a' ({locked}) did not answer hello: " \
+                  f"{WRONG_TOKEN}\n"
 
 
 async def test_engine_tokens_play_and_are_not_stored(tmp_path: Path, locked: str) -> None:
