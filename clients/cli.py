@@ -4,6 +4,14 @@ Each subcommand is a :class:`Command`: a function that adds its options to
 an ``argparse`` parser and a function that runs it and returns the exit
 status. Adding one (``tournament``, ``loadtest``) means writing those two
 functions and one entry in :data:`COMMANDS`.
+
+A user error ends a command with one line on stderr, ``arena <command>:
+...``, and a non-zero status: 2 for bad options, 1 (or the command's own
+status) for what happened while running. An exception a command did not
+word itself is reported the same way; its traceback is shown only with
+``--log-level debug`` (``arena serve``) or ``ARENA_DEBUG=1`` in the
+environment. ``--token`` of ``play``, ``loadtest`` and ``tournament``
+defaults to ``$ARENA_TOKEN``, as ``arena serve --token`` does.
 """
 
 from __future__ import annotations

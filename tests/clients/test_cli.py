@@ -131,6 +131,16 @@ def test_play_with_nothing_listening_is_one_line() -> None:
     assert "nothing is listening" in line
 
 
+def test_loadtest_with_nothing_listening_fails() -> None:
+    with socket.socket() as free:
+        free.bind(("127.0.0.1", 0))
+        port = free.getsockname()[1]
+    result = arena("loadtest", "--url", f"ws://127.0.0.1:{port}/ws", "-c", "1", "-d", "1",
+                   "--ramp", "0", "-q")
+    assert result.returncode == 1, result.stdout
+    assert "Traceback" not in result.stderr
+
+
 def test_serve_prints_its_urls_and_play_without_a_token_is_told_to_use_one(
     token_server: str,
 ) -> None:
