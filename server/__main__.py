@@ -3,12 +3,20 @@
 from __future__ import annotations
 
 import argparse
+from typing import NoReturn
 
 from server.app import add_arguments, run_from_args
 
 
+class _Parser(argparse.ArgumentParser):
+    """Errors in one line, as ``arena``'s."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def main() -> int:
-    parser = argparse.ArgumentParser(prog="python -m server", description="Run the engine server.")
+    parser = _Parser(prog="python -m server", description="Run the engine server.")
     add_arguments(parser)
     return run_from_args(parser.parse_args(), prog="python -m server")
 
