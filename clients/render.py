@@ -1,54 +1,364 @@
 """Text pictures of positions, per game, from the position notation alone.
 
 Each renderer takes the position string (the game's notation, see
-``protocol.md``) and the game's options; :func:`render` falls back to
-printing the position string for games without a renderer, so a new game
-shows up in the terminal client before anyone draws it.
+``protocol.md`` section 9), the game's options and a :class:`View` (the
+last move to mark, the board's orientation, colours or plain text);
+:func:`render` falls back to printing the position string for games without
+a renderer, so a new game shows up in the terminal client before anyone
+draws it. Plain text marks the last move with brackets, colour (ANSI) with a
+highlighted background.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
-Renderer = Callable[[str, Mapping[str, Any]], str]
+from engine.errors import BadPositionError
+from engine.games.backgammon import decode_position_id
 
 
-def render(game: str, position: str, options: Mapping[str, Any] | None = None) -> str:
+@dataclass(frozen=True)
+class View:
+    """How to draw a board: ``flip`` turns it round (black / the second player at the bottom)."""
+
+    last_move: str | None = None
+    flip: bool = False
+    color: bool = False
+
+
+Renderer = Callable[[str, Mapping[str, Any], View], str]
+
+RESET = "\x1b[0m"
+#: ANSI styles (SGR parameters).
+LIGHT_SQUARE = "48;5;180"
+DARK_SQUARE = "48;5;137"
+LAST_SQUARE = "48;5;186"
+WHITE_PIECE = "1;38;5;231"
+BLACK_PIECE = "1;38;5;16"
+DIM = "2"
+BOLD = "1"
+X_STYLE = "1;31"  # red: the first player's marks and checkers
+O_STYLE = "1;36"  # cyan: the second player's
+
+
+def style(text: str, sgr: str, view: View) -> str:
+    """``text`` in an ANSI style when the view has colours, else unchanged."""
+    return f"\x1b[{sgr}m{text}{RESET}" if view.color and sgr else text
+
+
+def render(
+    game: str,
+    position: str,
+    options: Mapping[str, Any] | None = None,
+    view: View | None = None,
+) -> str:
     """The board as text, or the raw position for games without a renderer."""
     renderer = RENDERERS.get(game)
     if renderer is None:
         return f"position: {position or '(start)'}"
     try:
-        return renderer(position, options or {})
-    except (ValueError, IndexError):
+        return renderer(position, options or {}, view or View())
+    except (ValueError, IndexError, KeyError, BadPositionError):
         return f"position: {position}"
 
 
-def render_tictactoe(position: str, options: Mapping[str, Any]) -> str:
+# ----------------------------------------------------------------------
+# Small games, drawn as before.
+
+
+def render_tictactoe(position: str, options: Mapping[str, Any], view: View) -> str:
+    if len(position) != 9:
+        raise ValueError(position)
     rows = [position[row * 3:row * 3 + 3] for row in range(3)]
-    lines = [f"{3 - index} | {' '.join(row)}" for index, row in enumerate(rows)]
+    styles = {"X": X_STYLE, "O": O_STYLE, ".": DIM}
+    lines = [
+        f"{3 - index} | {' '.join(style(char, styles.get(char, ''), view) for char in row)}"
+        for index, row in enumerate(rows)
+    ]
     return "\n".join([*lines, "    a b c"])
 
 
-def render_nim(position: str, options: Mapping[str, Any]) -> str:
+def render_nim(position: str, options: Mapping[str, Any], view: View) -> str:
     heaps_text = position.rpartition("/")[0]
     heaps = [int(size) for size in heaps_text.split()]
-    lines = [f"heap {index}: {'|' * size} ({size})" for index, size in enumerate(heaps, 1)]
+    lines = [
+        f"heap {index}: {style('|' * size, BOLD, view)} ({size})"
+        for index, size in enumerate(heaps, 1)
+    ]
     return "\n".join(lines)
 
 
-def render_connect4(position: str, options: Mapping[str, Any]) -> str:
+def render_connect4(position: str, options: Mapping[str, Any], view: View) -> str:
     width = int(options.get("width", 7))
     height = int(options.get("height", 6))
     columns: list[list[str]] = [[] for _ in range(width)]
     for ply, char in enumerate(position):
         columns[int(char) - 1].append("X" if ply % 2 == 0 else "O")
+    styles = {"X": X_STYLE, "O": O_STYLE, ".": DIM}
     lines = []
     for row in range(height - 1, -1, -1):
         cells = [column[row] if row < len(column) else "." for column in columns]
-        lines.append("| " + " ".join(cells) + " |")
+        lines.append("| " + " ".join(style(cell, styles[cell], view) for cell in cells) + " |")
     lines.append("  " + " ".join(str(column + 1) for column in range(width)))
+    return "\n".join(lines)
+
+
+# ----------------------------------------------------------------------
+# Square boards.
+
+FILES = "abcdefgh"
+_SQUARE = re.compile(r"[a-h][1-8]")
+
+
+def _cell(text: str, dark: bool, foreground: str, marked: bool, view: View) -> str:
+    """One 3-character square: a piece letter or a square number, brackets for the last move."""
+    if view.color:
+        background = LAST_SQUARE if marked else DARK_SQUARE if dark else LIGHT_SQUARE
+        sgr = f"{background};{foreground}" if text and foreground else background
+        return f"\x1b[{sgr}m{text.rjust(2) if len(text) == 2 else text.center(3):3}{RESET}"
+    body = text or ("." if dark else " ")
+    if marked:
+        return f"[{body}]" if len(body) == 1 else "[ ]"
+    return f"{body:>2} " if len(body) == 2 else f" {body} "
+
+
+def _grid(
+    cells: Callable[[int, int], tuple[str, bool, str]],
+    marked: set[tuple[int, int]],
+    view: View,
+    rank_label: Callable[[int], str],
+    side: Callable[[int], str] = lambda row: "",
+) -> list[str]:
+    """An 8x8 board; ``cells(file, row)`` (row 0 at the top) gives (text, dark, foreground)."""
+    rows = list(range(8))
+    files = list(range(8))
+    if view.flip:
+        rows.reverse()
+        files.reverse()
+    lines = []
+    for row in rows:
+        text = "".join(
+            _cell(*cells(file, row), (file, row) in marked, view) for file in files
+        )
+        lines.append(f"{rank_label(row)} {text} {side(row)}".rstrip())
+    lines.append(("   " + "".join(f" {FILES[file]} " for file in files)).rstrip())
+    return lines
+
+
+def _squares(move: str | None) -> list[tuple[int, int]]:
+    """The squares named in a move like ``e2e4`` as (file, row from the top of rank 8)."""
+    if not move:
+        return []
+    return [(FILES.index(square[0]), 8 - int(square[1])) for square in _SQUARE.findall(move)]
+
+
+def render_chess(position: str, options: Mapping[str, Any], view: View) -> str:
+    fields = position.split()
+    ranks = fields[0].split("/")
+    if len(ranks) != 8:
+        raise ValueError(position)
+    board: list[list[str]] = []
+    for rank in ranks:
+        row: list[str] = []
+        for char in rank:
+            row.extend([""] * int(char) if char.isdigit() else [char])
+        if len(row) != 8:
+            raise ValueError(position)
+        board.append(row)
+    marked = set(_squares(view.last_move)[:2])
+    lines = _grid(
+        lambda file, row: (
+            board[row][file], (file + row) % 2 == 1,
+            WHITE_PIECE if board[row][file].isupper() else BLACK_PIECE,
+        ),
+        marked, view, lambda row: f" {8 - row}",
+    )
+    turn = fields[1] if len(fields) > 1 else "w"
+    lines.append(f"{'White' if turn == 'w' else 'Black'} to move"
+                 + (f"  (castling {fields[2]})" if len(fields) > 2 and fields[2] != "-" else ""))
+    return "\n".join(lines)
+
+
+#: Checkers squares 1-32 as (file, row from the top): Black's back row 1-4 on
+#: rank 8 (b8 d8 f8 h8), then 5-8 on rank 7 (a7 c7 e7 g7) and so on; 29 is a1.
+CHECKERS_SQUARES: dict[int, tuple[int, int]] = {
+    number: (2 * ((number - 1) % 4) + (1 if ((number - 1) // 4) % 2 == 0 else 0),
+             (number - 1) // 4)
+    for number in range(1, 33)
+}
+
+
+def _checkers_pieces(position: str) -> tuple[str, dict[int, str]]:
+    """The side to move (``B``/``W``) and the piece on each occupied square of a PDN FEN."""
+    fields = position.strip().rstrip(".").split(":")
+    if len(fields) != 3 or fields[0] not in ("B", "W"):
+        raise ValueError(position)
+    pieces: dict[int, str] = {}
+    for field in fields[1:]:
+        colour, squares = field[:1], field[1:]
+        if colour not in ("B", "W"):
+            raise ValueError(position)
+        for item in filter(None, squares.split(",")):
+            king = item.startswith("K")
+            item = item.removeprefix("K")
+            low, _, high = item.partition("-")
+            for number in range(int(low), int(high or low) + 1):
+                if not 1 <= number <= 32:
+                    raise ValueError(position)
+                man = "b" if colour == "B" else "w"
+                pieces[number] = man.upper() if king else man
+    return fields[0], pieces
+
+
+def render_checkers(position: str, options: Mapping[str, Any], view: View) -> str:
+    turn, pieces = _checkers_pieces(position)
+    at = {square: number for number, square in CHECKERS_SQUARES.items()}
+    last = [int(n) for n in re.findall(r"\d+", view.last_move or "") if 1 <= int(n) <= 32]
+    marked = {CHECKERS_SQUARES[number] for number in last}
+
+    def cells(file: int, row: int) -> tuple[str, bool, str]:
+        number = at.get((file, row))
+        if number is None:
+            return "", False, ""
+        if number not in pieces:
+            return f"{number:>2}", True, DIM
+        piece = pieces[number]
+        return piece, True, BLACK_PIECE if piece in "bB" else WHITE_PIECE
+
+    def side(row: int) -> str:
+        numbers = sorted(n for n, (_, r) in CHECKERS_SQUARES.items() if r == row)
+        return f"  {numbers[0]:>2}-{numbers[-1]:<2}"
+
+    lines = _grid(cells, marked, view, lambda row: f" {8 - row}", side=side)
+    black = sum(1 for piece in pieces.values() if piece in "bB")
+    white = len(pieces) - black
+    lines.append(f"b/B black {black}, w/W white {white} (B, W kings; numbers: squares 1-32)")
+    lines.append(f"{'Black' if turn == 'B' else 'White'} to move")
+    return "\n".join(lines)
+
+
+def render_othello(position: str, options: Mapping[str, Any], view: View) -> str:
+    parts = position.split()
+    if len(parts) != 2 or len(parts[0]) != 64 or parts[1] not in ("X", "O"):
+        raise ValueError(position)
+    cells_text = parts[0]
+    marked = set(_othello_squares(view.last_move))
+    rows = list(range(8))
+    files = list(range(8))
+    if view.flip:
+        rows.reverse()
+        files.reverse()
+    styles = {"X": X_STYLE, "O": O_STYLE, ".": DIM}
+    lines = []
+    for row in rows:
+        cells = []
+        for file in files:
+            char = cells_text[file + 8 * row]
+            char = "." if char == "-" else char
+            text = style(char, styles.get(char, ""), view)
+            cells.append(f"[{text}]" if (file, row) in marked else f" {text} ")
+        lines.append(f"{row + 1} {''.join(cells)}".rstrip())
+    lines.append(("  " + "".join(f" {FILES[file]} " for file in files)).rstrip())
+    black, white = cells_text.count("X"), cells_text.count("O")
+    mover = "X (black)" if parts[1] == "X" else "O (white)"
+    lines.append(f"discs: X (black) {black}, O (white) {white}; {mover} to move")
+    return "\n".join(lines)
+
+
+def _othello_squares(move: str | None) -> list[tuple[int, int]]:
+    if not move:
+        return []
+    return [(FILES.index(square[0]), int(square[1]) - 1) for square in _SQUARE.findall(move)]
+
+
+# ----------------------------------------------------------------------
+# Backgammon.
+
+BG_MARKS = ("X", "O")
+BG_STACK = 5  # checkers drawn per point before a count
+
+
+def _bg_boards(position: str) -> tuple[list[tuple[int, ...]], int | None, str]:
+    """Both players' boards (by player index), the player on roll and the dice text."""
+    parts = position.split()
+    if len(parts) == 2 and parts[1] == "opening":
+        me, opp = decode_position_id(parts[0])
+        return [me, opp], None, "opening roll"
+    if len(parts) != 3 or parts[1] not in ("0", "1"):
+        raise ValueError(position)
+    me, opp = decode_position_id(parts[0])
+    turn = int(parts[1])
+    boards = [me, opp] if turn == 0 else [opp, me]
+    return boards, turn, parts[2]
+
+
+def render_backgammon(position: str, options: Mapping[str, Any], view: View) -> str:
+    boards, turn, dice = _bg_boards(position)
+    bottom = 1 if view.flip else 0  # the player whose home board is bottom right
+    top = 1 - bottom
+
+    def point(number: int) -> tuple[int, int]:
+        """(player, count) on the bottom player's point ``number`` (1-24)."""
+        mine = boards[bottom][number - 1]
+        if mine:
+            return bottom, mine
+        theirs = boards[top][24 - number]
+        return (top, theirs) if theirs else (-1, 0)
+
+    def mark(player: int) -> str:
+        return style(BG_MARKS[player], X_STYLE if player == 0 else O_STYLE, view)
+
+    def stack(number: int, level: int) -> str:
+        player, count = point(number)
+        if count <= level:
+            return " . " if level == 0 else "   "
+        if level == BG_STACK - 1 and count > BG_STACK:
+            return f"{count:^3}"
+        return f" {mark(player)} "
+
+    def bar(player: int, level: int) -> str:
+        count = boards[player][24]
+        if count <= level:
+            return "   "
+        return f"{count:^3}" if level == BG_STACK - 1 and count > BG_STACK else f" {mark(player)} "
+
+    top_points = list(range(13, 19)), list(range(19, 25))
+    bottom_points = list(range(12, 6, -1)), list(range(6, 0, -1))
+    rule = "+" + "-" * 18 + "+-----+" + "-" * 18 + "+"
+
+    def numbers(halves: tuple[list[int], list[int]]) -> str:
+        left, right = halves
+        return (" " + "".join(f"{n:^3}" for n in left) + "  BAR  "
+                + "".join(f"{n:^3}" for n in right))
+
+    lines = [numbers(top_points).rstrip(), rule]
+    for level in range(BG_STACK):
+        left = "".join(stack(n, level) for n in top_points[0])
+        right = "".join(stack(n, level) for n in top_points[1])
+        lines.append(f"|{left}| {bar(top, level)} |{right}|")
+    lines.append("|" + " " * 18 + "|     |" + " " * 18 + "|")
+    for level in range(BG_STACK - 1, -1, -1):
+        left = "".join(stack(n, level) for n in bottom_points[0])
+        right = "".join(stack(n, level) for n in bottom_points[1])
+        lines.append(f"|{left}| {bar(bottom, level)} |{right}|")
+    lines.extend([rule, numbers(bottom_points).rstrip()])
+    for player in (top, bottom):
+        board = boards[player]
+        pips = sum(count * (index + 1) for index, count in enumerate(board))
+        off = 15 - sum(board)
+        where = "home bottom right" if player == bottom else "home top right"
+        lines.append(
+            f"{mark(player)} player {player} ({where}): pips {pips}, bar {board[24]}, off {off}"
+        )
+    if turn is None:
+        lines.append("opening roll: each player throws one die")
+    elif dice == "-":
+        lines.append(f"{mark(turn)} player {turn} to roll")
+    else:
+        lines.append(f"{mark(turn)} player {turn} to play {dice}")
     return "\n".join(lines)
 
 
@@ -56,4 +366,8 @@ RENDERERS: dict[str, Renderer] = {
     "tictactoe": render_tictactoe,
     "nim": render_nim,
     "connect4": render_connect4,
+    "chess": render_chess,
+    "checkers": render_checkers,
+    "othello": render_othello,
+    "backgammon": render_backgammon,
 }
