@@ -246,7 +246,7 @@ def test_fools_mate_against_the_engine(page: Page, gui_server: ServerThread) -> 
     page.wait_for_selector("#result:not([hidden])")
     result = page.inner_text("#result")
     assert "Black wins" in result and "checkmate" in result.lower() and "You win" in result
-    assert moves(page) == ["d8h4"]
+    assert moves(page) == ["Qh4#"]  # SAN in the move list
     assert page.is_disabled("#analyse")
     assert not_blank(page, page.screenshot())
 
@@ -392,3 +392,106 @@ def test_documentation_screenshots(page: Page, gui_server: ServerThread, game: s
     expect(page.locator("#stop")).to_be_disabled()
     page.mouse.move(0, 0)
     page.screenshot(path=str(target / f"{game}.png"))
+
+
+def first_square(page: Page) -> str | None:
+    """The square drawn first (top left): which side of the board is at the bottom."""
+    square: str | None = page.locator("g[data-square]").first.get_attribute("data-square")
+    return square
+
+
+def test_checkers_puts_the_humans_pieces_at_the_bottom(
+    page: Page, gui_server: ServerThread
+) -> None:
+    open_game(page, gui_server.port, "checkers", side="0")  # Black, squares 1-12
+    assert first_square(page) == "32"  # White's back row at the top
+    page.select_option("#side", "1")
+    page.click("#new-game")
+    expect(page.locator("g[data-square]").first).to_have_attribute("data-square", "1")
+    page.click("#flip")
+    expect(page.locator("g[data-square]").first).to_have_attribute("data-square", "32")
+
+
+def test_notes_go_with_their_position(page: Page, gui_server: ServerThread) -> None:
+    open_game(page, gui_server.port, "nim", side="both")
+    page.click('circle.nim-stone[data-move="3:2"]')
+    expect(page.locator("#board-note")).to_have_text("Last move: took 2 from heap 3.")
+    page.click("#new-game")
+    expect(page.locator("#moves .ply")).to_have_count(0)
+    expect(page.locator("#board-note")).to_have_text("")
+    open_game(page, gui_server.port, "checkers", side="both")
+    page.click('g[data-square="1"]')
+    expect(page.locator("#board-note")).to_have_text("No legal move starts on 1.")
+    page.click("#new-game")
+    expect(page.locator("#board-note")).to_have_text("")
+
+
+def test_names_and_graph_point_of_view(page: Page, gui_server: ServerThread) -> None:
+    open_game(page, gui_server.port, "connect4")
+    assert page.locator("#side option").first.inner_text().startswith("Red")
+    expect(page.locator("#graph-pov")).to_have_text(re.compile(r"^Red's view"))
+    page.select_option("#side", "1")
+    expect(page.locator("#graph-pov")).to_have_text(re.compile(r"^Red's view"))
+
+
+def test_move_list_steps_through_the_game_and_plays_on(
+    page: Page, gui_server: ServerThread
+) -> None:
+    open_game(page, gui_server.port, "chess", side="both")
+    for move in ["e2e4", "e7e5", "g1f3"]:
+        page.fill("#move-input", move)
+        page.press("#move-input", "Enter")
+    assert wait_for_plies(page, 3) == ["e4", "e5", "Nf3"]  # SAN in the list
+    page.click('#moves .ply[data-ply="1"]')
+    expect(page.locator("#moves .ply.current")).to_have_text("e4")
+    expect(page.locator("#position")).to_have_value(re.compile(r"4P3/8/PPPP1PPP/RNBQKBNR b "))
+    assert moves(page) == ["e4", "e5", "Nf3"]  # the rest of the line stays listed
+    page.locator("#moves").click(position={"x": 1, "y": 1})  # keys act on the page
+    page.keyboard.press("ArrowLeft")
+    expect(page.locator("#moves .ply.current")).to_have_count(0)
+    expect(page.locator("#position")).to_have_value(re.compile(r"^rnbqkbnr/pppppppp/8/8/8/8/"))
+    page.keyboard.press("End")
+    expect(page.locator("#moves .ply.current")).to_have_text("Nf3")
+    page.keyboard.press("ArrowLeft")
+    expect(page.locator("#moves .ply.current")).to_have_text("e5")
+    # A different move from an earlier position replaces the rest of the line.
+    page.click('#moves .ply[data-ply="1"]')
+    expect(page.locator("#moves .ply.current")).to_have_text("e4")
+    page.click('g[data-square="d7"]')
+    page.click('g[data-square="d5"]')
+    expect(page.locator("#moves .ply")).to_have_count(2)
+    assert moves(page) == ["e4", "d5"]
+    with page.expect_download() as info:
+        page.click("#download-moves")
+    pgn = Path(info.value.path()).read_text()
+    assert '[White "Human"]' in pgn and '[Result "*"]' in pgn
+    assert "1. e4 d5 *" in pgn
+
+
+def test_record_of_a_game_without_pgn(page: Page, gui_server: ServerThread) -> None:
+    open_game(page, gui_server.port, "tictactoe", side="both")
+    for cell in ["a1", "b1", "a2", "b2", "a3"]:
+        page.click(f'g[data-move="{cell}"]')
+    wait_for_plies(page, 5)
+    expect(page.locator("#result")).to_contain_text("X wins")
+    with page.expect_download() as info:
+        page.click("#download-moves")
+    record = Path(info.value.path()).read_text()
+    assert "Moves: a1 b1 a2 b2 a3" in record and "Result: X wins" in record
+
+
+def test_analysis_follows_the_position(page: Page, gui_server: ServerThread) -> None:
+    open_game(page, gui_server.port, "connect4", side="both")
+    page.click("#analyse")
+    page.wait_for_selector("#info-lines tbody tr")
+    page.click('.c4-column[data-move="4"]')
+    wait_for_plies(page, 1)
+    # A new analysis of the new position, without asking.
+    expect(page.locator("#think-status")).to_have_text("analysing…")
+    page.wait_for_selector("#info-lines tbody tr")
+    page.keyboard.press("ArrowLeft")
+    expect(page.locator("#moves .ply.current")).to_have_count(0)
+    expect(page.locator("#think-status")).to_have_text("analysing…")
+    page.click("#stop")
+    expect(page.locator("#stop")).to_be_disabled()
+    expect(page.locator("#think-status")).to_have_text(re.compile("^best"))

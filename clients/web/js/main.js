@@ -29,6 +29,11 @@ const app = {
   boardGame: null,
   manualFlip: false,
   moving: false, // a move request is waiting for its reply
+  line: [], // the game's moves as far as they have been played (the list shows them all)
+  lineSan: [], // the same in SAN for chess (state.history_san), else a copy of line
+  pendingPly: null, // the ply a click or arrow key is taking the board to
+  analysing: false, // analysis follows the position until Stop
+  analysedKey: null, // the position the last analysis started on
 };
 
 // ---------------------------------------------------------------------------
@@ -62,7 +67,7 @@ async function connect() {
     return;
   }
   setStatus(welcome.server, "good");
-  app.games = welcome.games;
+  app.games = welcome.games.map((g) => ({ ...g, players: playerNames(g) }));
   app.limits = welcome.limits;
   fillGameMenu();
   applyUrlSettings(new URLSearchParams(window.location.search));
@@ -210,16 +215,34 @@ async function startGame(spec, keepEvals, accept = null) {
     return false;
   }
   if (accept && !accept(state)) return "skipped";
-  app.start = { game: state.game, options: state.options, position: message.position ?? null };
-  app.evals = keepEvals ? app.evals.slice(0, state.history.length + 1) : [];
+  if (!spec.browse) {
+    app.start = { game: state.game, options: state.options, position: message.position ?? null };
+    app.evals = keepEvals ? app.evals.slice(0, state.history.length + 1) : [];
+    app.line = [];
+    app.lineSan = [];
+    if (!keepEvals) app.analysing = false;
+  }
   clearThinkPanel();
   say("");
+  $("board-note").textContent = "";
   await setState(state);
   return true;
 }
 
 async function setState(state) {
+  // Notes and messages describe a position: a new one clears them.
+  if (!app.state || app.state.position !== state.position || app.state.history.length !== state.history.length) {
+    $("board-note").textContent = "";
+  }
   app.state = state;
+  if (!isPrefix(state.history, app.line)) {
+    // A move away from the listed line: it replaces the rest of the line.
+    app.line = state.history.slice();
+    app.lineSan = (state.history_san || state.history).slice();
+    app.evals = app.evals.slice(0, state.history.length + 1);
+  } else if (state.history.length === app.line.length) {
+    app.lineSan = (state.history_san || state.history).slice();
+  }
   if (app.boardGame !== state.game) {
     const create = await boardModule(state.game);
     $("board-note").textContent = "";
@@ -241,11 +264,48 @@ async function boardModule(name) {
   return (await import("./boards/generic.js")).default;
 }
 
+// Whether the board shows an earlier position of the listed line.
+function browsing() {
+  return Boolean(app.state && app.state.history.length < app.line.length);
+}
+
+function positionKey(state) {
+  return `${state.history.length} ${state.position}`;
+}
+
 function scheduleEngine() {
   const state = app.state;
   if (!state || state.result || app.think) return;
+  if (browsing()) {
+    // Stepping through the game: the engine does not play, analysis follows.
+    if (app.analysing && state.to_move !== CHANCE && app.analysedKey !== positionKey(state)) startThink("analyse");
+    return;
+  }
   if (state.to_move === CHANCE) rollDice();
   else if (app.sides[state.to_move] === "engine") startThink("play");
+  else if (app.analysing && app.analysedKey !== positionKey(state)) startThink("analyse");
+}
+
+function isPrefix(short, long) {
+  return short.length <= long.length && short.every((move, i) => move === long[i]);
+}
+
+// Shows the position after `ply` moves of the listed line (0: the start), by
+// starting the game again from its start position and those moves.
+async function goToPly(ply) {
+  if (!app.start || !app.state || ply < 0 || ply > app.line.length) return;
+  if (ply === (app.pendingPly ?? app.state.history.length)) return;
+  app.pendingPly = ply;
+  try {
+    await startGame({ ...app.start, moves: app.line.slice(0, ply), browse: true }, true);
+  } finally {
+    if (app.pendingPly === ply) app.pendingPly = null;
+  }
+}
+
+function stepPly(delta) {
+  if (!app.state) return;
+  goToPly((app.pendingPly ?? app.state.history.length) + delta);
 }
 
 // Games of chance: the server rolls its seeded dice whenever a roll is due,
@@ -274,7 +334,7 @@ async function humanMove(move) {
     say(`It is the engine's turn (${playerName(state.to_move)}).`, "error");
     return;
   }
-  if (app.think) await cancelThink(); // analysis ends when the user moves
+  if (app.think) await cancelThink(); // analysis restarts on the new position
   await sendMove(move);
 }
 
@@ -334,6 +394,10 @@ function startThink(purpose) {
   });
   const think = { id, purpose, generation: app.generation, ply: state.history.length, toMove: state.to_move, done };
   app.think = think;
+  if (purpose === "analyse") {
+    app.analysing = true;
+    app.analysedKey = positionKey(state);
+  }
   $("think-status").textContent = purpose === "play" ? `thinking as ${playerName(state.to_move)}…` : "analysing…";
   render();
   done.then((best) => finishThink(think, best), (error) => {
@@ -370,6 +434,7 @@ async function cancelThink() {
 }
 
 function stopThink() {
+  app.analysing = false;
   if (app.think) app.conn.stop(app.think.id);
 }
 
@@ -404,21 +469,36 @@ function boardView() {
   };
 }
 
+// The listed line, in SAN for chess; the move leading to the shown position
+// is marked; a click shows the position after that move.
 function renderMoves(state) {
   const list = $("moves");
   const items = [];
-  for (let ply = 0; ply < state.history.length; ply += 2) {
+  const names = app.lineSan.length === app.line.length ? app.lineSan : app.line;
+  const current = state.history.length;
+  let currentSpan = null;
+  for (let ply = 0; ply < names.length; ply += 2) {
     const item = document.createElement("li");
-    for (const move of state.history.slice(ply, ply + 2)) {
+    names.slice(ply, ply + 2).forEach((move, offset) => {
       const span = document.createElement("span");
-      span.className = "ply";
+      const after = ply + offset + 1;
+      span.className = after === current ? "ply current" : (after > current ? "ply ahead" : "ply");
       span.textContent = move;
+      span.dataset.ply = String(after);
+      span.title = `show the position after ${move}`;
+      span.addEventListener("click", () => goToPly(after));
+      if (after === current) currentSpan = span;
       item.append(span, " ");
-    }
+    });
     items.push(item);
   }
   list.replaceChildren(...items);
-  list.scrollTop = list.scrollHeight;
+  if (currentSpan && browsing()) currentSpan.scrollIntoView({ block: "nearest" });
+  else list.scrollTop = list.scrollHeight;
+  $("moves-start").disabled = current === 0;
+  $("moves-back").disabled = current === 0;
+  $("moves-forward").disabled = current >= app.line.length;
+  $("moves-end").disabled = current >= app.line.length;
 }
 
 function renderResult(state, info) {
@@ -437,21 +517,21 @@ function renderResult(state, info) {
   box.hidden = false;
 }
 
-// The graph is from the engine's point of view when one side is the
-// engine's, from the first player's otherwise.
+// The graph is always from the first player's point of view (up is good
+// for them), in the game's unit.
 function renderGraph(state) {
-  const engines = [0, 1].filter((p) => app.sides[p] === "engine");
-  const pov = engines.length === 1 ? engines[0] : 0;
-  const players = gameInfo(state.game).players;
-  $("graph-pov").textContent = engines.length === 1 ? `engine's view (${title(players[pov])})` : `${title(players[pov])}'s view`;
+  const pov = 0;
+  const info0 = gameInfo(state.game);
+  const unit = info0.eval_unit ? `, ${info0.eval_unit}` : "";
+  $("graph-pov").textContent = `${title(info0.players[pov])}'s view${unit}`;
   const points = [];
   app.evals.forEach((entry, ply) => {
-    if (!entry || ply > state.history.length) return;
+    if (!entry || ply > app.line.length) return;
     const value = scoreNumber(entry.score);
     points.push({ ply, value: entry.toMove === pov ? value : -value });
   });
   const info = gameInfo(state.game);
-  drawGraph($("graph"), points, state.history.length, (value) => formatScore({ value }, info.name, info.eval_unit));
+  drawGraph($("graph"), points, Math.max(app.line.length, state.history.length), (value) => formatScore({ value }, info.name, info.eval_unit));
 }
 
 function updateButtons() {
@@ -518,10 +598,99 @@ function scoreText(score) {
 }
 
 // ---------------------------------------------------------------------------
+// Game records: PGN for chess, the start position and moves for the others.
+
+function resultText(result) {
+  if (!result) return "*";
+  if (result.winner === null) return "1/2-1/2";
+  return result.winner === 0 ? "1-0" : "0-1";
+}
+
+function sideName(player) {
+  return app.sides[player] === "human" ? "Human" : "alphabeta-arena engine";
+}
+
+function gameRecord() {
+  const state = app.state;
+  const info = gameInfo(state.game);
+  const atEnd = state.history.length === app.line.length;
+  const result = atEnd ? state.result : null;
+  const date = new Date();
+  const day = `${date.getFullYear()}.${String(date.getMonth() + 1).padStart(2, "0")}.${String(date.getDate()).padStart(2, "0")}`;
+  if (state.game === "chess") {
+    const tags = [
+      ["Event", "alphabeta-arena game"], ["Site", "alphabeta-arena web GUI"], ["Date", day], ["Round", "-"],
+      ["White", sideName(0)], ["Black", sideName(1)], ["Result", resultText(result)],
+    ];
+    if (app.start.position) tags.push(["SetUp", "1"], ["FEN", app.start.position]);
+    if (result && result.reason) tags.push(["Termination", result.reason]);
+    const fields = (app.start.position || "").split(" ");
+    let number = Number(fields[5]) || 1;
+    let white = (fields[1] || "w") === "w";
+    const words = [];
+    const san = app.lineSan.length === app.line.length ? app.lineSan : app.line;
+    san.forEach((move, i) => {
+      if (white) words.push(`${number}.`);
+      else if (i === 0) words.push(`${number}...`);
+      words.push(move);
+      if (!white) number++;
+      white = !white;
+    });
+    words.push(resultText(result));
+    const lines = [];
+    let line = "";
+    for (const word of words) {
+      if (line && line.length + 1 + word.length > 79) {
+        lines.push(line);
+        line = word;
+      } else line = line ? `${line} ${word}` : word;
+    }
+    lines.push(line);
+    const header = tags.map(([name, value]) => `[${name} "${String(value).replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"]`);
+    return { text: `${header.join("\n")}\n\n${lines.join("\n")}\n`, what: "PGN", file: "game.pgn" };
+  }
+  const lines = [
+    `Game: ${info.title || info.name} (${info.name})`,
+    `Date: ${day}`,
+    `Players: ${title(info.players[0])} (${sideName(0)}) - ${title(info.players[1])} (${sideName(1)})`,
+    `Options: ${JSON.stringify(app.start.options || {})}`,
+    `Start position: ${app.start.position ?? "(the usual start)"}`,
+    `Moves: ${app.line.join(" ")}`,
+  ];
+  if (result) {
+    lines.push(`Result: ${result.winner === null ? "draw" : `${title(info.players[result.winner])} wins`}${result.reason ? ` (${result.reason})` : ""}`);
+  } else lines.push("Result: unfinished");
+  if (!atEnd) lines.push(`Shown: the position after ${state.history.length} of ${app.line.length} moves: ${state.position}`);
+  else lines.push(`Final position: ${state.position}`);
+  return { text: `${lines.join("\n")}\n`, what: "Record", file: `${state.game}.txt` };
+}
+
+function downloadRecord() {
+  if (!app.state) return;
+  const { text, file } = gameRecord();
+  const link = document.createElement("a");
+  link.href = URL.createObjectURL(new Blob([text], { type: "text/plain" }));
+  link.download = file;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(link.href), 10000);
+}
+
+// ---------------------------------------------------------------------------
 // Small things.
 
 function gameInfo(name) {
   return app.games.find((g) => g.name === name) || { name, players: ["first", "second"], eval_unit: "", options: {}, option_help: {} };
+}
+
+// Names for games whose server names are numbers or "first"/"second": the
+// colours the boards draw them in.
+const COLOUR_NAMES = { connect4: ["red", "yellow"], backgammon: ["white", "black"] };
+
+function playerNames(info) {
+  const generic = info.players.every((name) => /^(\d+|first|second)$/i.test(name));
+  return generic && COLOUR_NAMES[info.name] ? COLOUR_NAMES[info.name] : info.players;
 }
 
 function playerName(index) {
@@ -577,7 +746,12 @@ function wire() {
     loadPosition();
   });
   $("copy-position").addEventListener("click", () => app.state && copyText(app.state.position, "Position"));
-  $("copy-moves").addEventListener("click", () => app.state && copyText(app.state.history.join(" "), "Moves"));
+  $("copy-moves").addEventListener("click", () => app.state && copyText(gameRecord().text, gameRecord().what));
+  $("download-moves").addEventListener("click", downloadRecord);
+  $("moves-start").addEventListener("click", () => goToPly(0));
+  $("moves-back").addEventListener("click", () => stepPly(-1));
+  $("moves-forward").addEventListener("click", () => stepPly(1));
+  $("moves-end").addEventListener("click", () => goToPly(app.line.length));
   $("move-form").addEventListener("submit", (event) => {
     event.preventDefault();
     const move = $("move-input").value.trim();
@@ -614,6 +788,10 @@ function onKey(event) {
     Backspace: () => takeBack(),
     f: () => $("flip").click(),
     m: () => $("move-input").focus(),
+    ArrowLeft: () => stepPly(-1),
+    ArrowRight: () => stepPly(1),
+    Home: () => goToPly(0),
+    End: () => goToPly(app.line.length),
   };
   const action = actions[event.key];
   if (action) {

@@ -52,8 +52,12 @@ export default function create(container, hooks) {
         svg.append(el("text", { x: trayX + (TRAY_W - 10) / 2, y: trayY + 12, class: `bg-count on-${player}` }, `${off}`));
       }
       if (dice) drawDice(svg, dice, onRoll, viewer);
-      const name = (player) => view.players[player] ?? String(player);
-      hooks.note(dice ? `Player ${name(onRoll)} to play ${dice.join("-")}` : (onRoll === null ? "Opening roll" : `Player ${name(onRoll)} to roll`));
+      const name = (player) => {
+        const text = view.players[player] ?? String(player);
+        return /^\d+$/.test(text) ? `Player ${text}` : text.charAt(0).toUpperCase() + text.slice(1);
+      };
+      if (view.state.result) hooks.note("");
+      else hooks.note(dice ? `${name(onRoll)} to play ${dice.join("-")}` : (onRoll === null ? "Opening roll" : `${name(onRoll)} to roll`));
       container.append(moveButtons(view, hooks));
     },
   };

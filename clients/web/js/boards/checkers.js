@@ -1,5 +1,6 @@
 // English checkers: dark squares numbered 1-32 from Black's side (1-4 is
-// Black's back row, drawn at the top); moves 11-15, captures 22x15 and
+// Black's back row). Black (the first player) is drawn at the bottom, so
+// square 1 is at the bottom right; flipped, White is at the bottom. moves 11-15, captures 22x15 and
 // multi-jumps 22x15x24 listing every landing square; positions in PDN FEN
 // (B:W21,...:B1,...; K before a king's square). Click a piece, then its
 // landing squares in turn: a unique continuation is completed at once.
@@ -21,7 +22,8 @@ export default function create(container, hooks) {
     const legal = view.state.legal_moves.map((text) => ({ text, squares: text.split(/[-x]/).map(Number) }));
     const display = (square) => {
       const { row, col } = squareToGrid(square);
-      return view.flipped ? { row: 7 - row, col: 7 - col } : { row, col };
+      // squareToGrid puts Black's side at the top: turn it round unless flipped.
+      return view.flipped ? { row, col } : { row: 7 - row, col: 7 - col };
     };
     const svg = canvas(container, SIZE, SIZE, "Checkers board");
     const groups = drawSquares(svg);
