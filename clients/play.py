@@ -1,20 +1,32 @@
 """The terminal client: play a game against the engine, watching it think.
 
-Used by ``arena play``; the board is drawn by :mod:`clients.render`, moves
-are typed in the game's notation, and while the engine thinks one status
-line shows its depth, score and principal variation as they arrive.
+Used by ``arena play``; the board is drawn by :mod:`clients.render` (in
+colour on a terminal unless ``NO_COLOR`` is set), moves are typed in the
+game's notation (chess also in SAN, and chess moves are shown in SAN), and
+while the engine thinks one status line shows its depth, score and
+principal variation as they arrive. Besides moves the prompt takes the
+commands in :data:`COMMANDS_HELP`: ``help``, ``undo``, ``new``, ``hint``,
+``flip`` and ``quit``.
+
+The protocol has no undo: ``undo`` starts the game again from its start
+position, replaying the moves up to the person's previous decision (with
+the same dice seed and the rolls in the history, so backgammon comes back
+to the same roll).
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from clients.client import BestMove, Engine, EngineError, GameState, Info, connect
 from clients.codec import EncodingName
-from clients.render import render
+from clients.render import View, render
+from engine.registry import create_game
 
 InputFunction = Callable[[str], Awaitable[str | None]]
 
@@ -23,6 +35,20 @@ QUIT_WORDS = {"quit", "q", "exit"}
 PROMPT_MOVES = 16
 #: Pause before asking again when a busy server refused a think without a hint.
 OVERLOADED_RETRY_MS = 1000
+#: The engine's thinking time when neither a time nor a depth is given.
+DEFAULT_MOVETIME_MS = 1000
+#: How many plies of the move list are shown above the board.
+SHOWN_PLIES = 16
+
+COMMANDS_HELP = """\
+commands:
+  <move>  play a move in the game's notation (chess: e2e4 or SAN like Nf3, O-O)
+  help    this list
+  undo    take back your last move and the engine's reply
+  new     start a new game
+  hint    ask the engine for a move without playing it
+  flip    turn the board round
+  quit    leave (also q, exit, or end of input)"""
 
 
 async def read_line(prompt: str) -> str | None:
@@ -33,91 +59,371 @@ async def read_line(prompt: str) -> str | None:
         return None
 
 
+def is_terminal(out: TextIO) -> bool:
+    try:
+        return out.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def use_color(out: TextIO) -> bool:
+    """Colours when ``out`` is a terminal and ``NO_COLOR`` is not set."""
+    return is_terminal(out) and not os.environ.get("NO_COLOR")
+
+
+class Notation:
+    """Moves as a person reads them: SAN for chess (tracked client-side), else as sent."""
+
+    def __init__(self, game: str, options: Mapping[str, Any] | None,
+                 position: str | None) -> None:
+        self.chess: Any = None
+        if game == "chess":
+            self.chess = create_game("chess", options)
+            self.start: Any = (
+                self.chess.parse_position(position) if position else self.chess.initial_state()
+            )
+
+    def state_after(self, history: tuple[str, ...] | list[str]) -> Any:
+        state = self.start
+        for move in history:
+            state = self.chess.play(state, self.chess.parse_move(state, move))
+        return state
+
+    def line(self, history: tuple[str, ...] | list[str],
+             moves: tuple[str, ...] | list[str]) -> list[str]:
+        """``moves`` (played after ``history``) in SAN for chess; unchanged otherwise."""
+        if self.chess is None:
+            return list(moves)
+        try:
+            state = self.state_after(history)
+            shown = []
+            for move in moves:
+                parsed = self.chess.parse_move(state, move)
+                shown.append(self.chess.format_san(state, parsed))
+                state = self.chess.play(state, parsed)
+            return shown
+        except ValueError:  # engine.errors.GameError: an odd PV must not stop the game
+            return list(moves)
+
+    def choices(self, history: tuple[str, ...], legal: tuple[str, ...]) -> list[str]:
+        """The legal moves as the prompt lists them (SAN for chess)."""
+        if self.chess is None:
+            return list(legal)
+        state = self.state_after(history)
+        try:
+            return [self.chess.format_san(state, self.chess.parse_move(state, m)) for m in legal]
+        except ValueError:
+            return list(legal)
+
+    def move_list(self, history: tuple[str, ...]) -> str:
+        """The moves so far, numbered for chess (``1. e4 e5 2. Nf3``), the last few only."""
+        if not history:
+            return ""
+        if self.chess is None:
+            shown = list(history[-SHOWN_PLIES:])
+            return ("... " if len(history) > SHOWN_PLIES else "") + " ".join(shown)
+        tokens = self.move_list_full(history)
+        text = " ".join(tokens)
+        return text if len(text) <= 100 else "... " + text[-96:].partition(" ")[2]
+
+    def pgn(self, history: tuple[str, ...], players: list[str], result: str,
+            position: str | None) -> str:
+        """The game in PGN (chess only)."""
+        tags = [("Event", "arena play"), ("Site", "alphabeta-arena"),
+                ("White", players[0]), ("Black", players[1]), ("Result", result)]
+        if position:
+            tags += [("SetUp", "1"), ("FEN", position)]
+        header = "".join(f'[{name} "{value}"]\n' for name, value in tags)
+        words = [*self.move_list_full(history), result]
+        lines: list[str] = []
+        line = ""
+        for word in words:
+            if line and len(line) + 1 + len(word) > 79:
+                lines.append(line)
+                line = word
+            else:
+                line = f"{line} {word}" if line else word
+        lines.append(line)
+        return header + "\n" + "\n".join(lines) + "\n\n"
+
+    def move_list_full(self, history: tuple[str, ...]) -> list[str]:
+        san = self.line((), history)
+        number = int(self.chess.format_position(self.start).split()[-1])
+        white = self.chess.to_move(self.start) == 0
+        tokens: list[str] = []
+        for move in san:
+            if white:
+                tokens.append(f"{number}.")
+            elif not tokens:
+                tokens.append(f"{number}...")
+            tokens.append(move)
+            number += 0 if white else 1
+            white = not white
+        return tokens
+
+
+@dataclass
+class Session:
+    """One ``arena play`` session: the connection, the game and the person's settings."""
+
+    engine: Engine
+    game: str
+    options: Mapping[str, Any] | None
+    position: str | None
+    human: int
+    movetime_ms: int | None
+    depth: int | None
+    read: InputFunction
+    out: TextIO
+    pgn: str | None = None
+    view: View = field(default_factory=View)
+    players: list[str] = field(default_factory=list)
+    seed: int | None = None
+    #: History lengths at which the person was asked for a move.
+    decisions: list[int] = field(default_factory=list)
+    notation: Notation | None = None
+
+    def say(self, text: str) -> None:
+        print(text, file=self.out)
+
+    async def start(self) -> GameState:
+        state = await self.engine.new_game(self.game, self.options, self.position)
+        self.seed = state.seed
+        self.decisions = []
+        return state
+
+    def limits(self) -> tuple[int | None, int | None]:
+        """(movetime_ms, depth) of a think: neither given means the default time."""
+        if self.movetime_ms is None and self.depth is None:
+            return DEFAULT_MOVETIME_MS, None
+        return self.movetime_ms, self.depth
+
+    def name(self, player: int | str) -> str:
+        name = _player_name(self.players, player)
+        if self.human == 2 or not isinstance(player, int):
+            return name
+        return f"{name} (you)" if player == self.human else f"{name} (engine)"
+
+    def show(self, state: GameState) -> None:
+        notation = self.notation or Notation(self.game, None, None)
+        last = state.history[-1] if state.history else None
+        if self.game == "chess" or self.game == "backgammon":
+            moves = notation.move_list(state.history)
+            if moves:
+                self.say(f"moves: {moves}")
+        view = View(last_move=last, flip=self.view.flip, color=self.view.color)
+        self.say(render(state.game, state.position, state.options, view))
+        if last is not None:
+            shown = notation.line(state.history[:-1], [last])[0]
+            self.say(f"last move: {shown}")
+        if not state.is_over and not state.is_chance:
+            self.say(f"{self.name(state.to_move)} to move")
+
+    async def think(self, state: GameState) -> BestMove:
+        notation = self.notation or Notation(self.game, None, None)
+        while True:
+            try:
+                movetime_ms, depth = self.limits()
+                async with self.engine.analysis(movetime_ms=movetime_ms, depth=depth) as analysis:
+                    async for info in analysis:
+                        pv = notation.line(state.history, info.pv[:12])
+                        _show_progress(info, pv, self.out)
+                    best = await analysis.wait()
+            except EngineError as error:
+                if error.code != "overloaded":
+                    raise
+                # A busy server refused the think: wait as it suggests, then ask again.
+                wait_ms = getattr(error, "retry_after_ms", None) or OVERLOADED_RETRY_MS
+                self.say(f"the server is busy; asking again in {wait_ms} ms")
+                await asyncio.sleep(wait_ms / 1000)
+                continue
+            if is_terminal(self.out):
+                self.out.write("\n")
+            return best
+
+    def describe(self, state: GameState, best: BestMove) -> str:
+        notation = self.notation or Notation(self.game, None, None)
+        shown = notation.line(state.history, [best.move])[0]
+        both = shown if shown == best.move else f"{shown} ({best.move})"
+        return (f"{both}  (score {best.score}, depth {best.depth}, "
+                f"{best.time_ms} ms, {best.reason})")
+
+    async def undo(self, state: GameState) -> GameState | None:
+        """Back to the person's previous decision; ``None`` when there is none."""
+        earlier = [point for point in self.decisions if point < len(state.history)]
+        if not earlier:
+            return None
+        target = earlier[-1]
+        self.decisions = earlier[:-1]
+        return await self.engine.new_game(
+            self.game, self.options, self.position, list(state.history[:target]), self.seed
+        )
+
+    def example(self, state: GameState) -> str:
+        legal = state.legal_moves
+        if not legal:
+            return "a move"
+        if self.notation is not None and self.notation.chess is not None:
+            san = self.notation.choices(state.history, legal[:1])[0]
+            return f"{legal[0]} or {san}" if san != legal[0] else legal[0]
+        return legal[0]
+
+    async def command(self, text: str, state: GameState) -> GameState | str | None:
+        """A command's new state, ``"again"`` to ask again, ``None`` to quit."""
+        word = text.strip().lower()
+        if word in QUIT_WORDS:
+            return None
+        if word in ("help", "?", "h"):
+            self.say(COMMANDS_HELP)
+            return "again"
+        if word == "flip":
+            self.view = View(flip=not self.view.flip, color=self.view.color)
+            self.show(state)
+            return "again"
+        if word == "new":
+            self.say("new game")
+            return await self.start()
+        if word == "undo":
+            earlier = await self.undo(state)
+            if earlier is None:
+                self.say("nothing to undo")
+                return "again"
+            self.say("undone")
+            return earlier
+        if word == "hint":
+            if state.is_over:
+                self.say("the game is over: no hint")
+                return "again"
+            self.say("thinking about a hint...")
+            best = await self.think(state)
+            self.say(f"hint: {self.describe(state, best)}")
+            return "again"
+        if not word:
+            self.say(f"type a move like {self.example(state)}, or help")
+            return "again"
+        return "move"
+
+    async def human_turn(self, state: GameState) -> GameState | None:
+        self.decisions.append(len(state.history))
+        notation = self.notation or Notation(self.game, None, None)
+        while True:
+            legal = notation.choices(state.history, state.legal_moves)
+            shown = " ".join(legal[:PROMPT_MOVES]) + (" ..." if len(legal) > PROMPT_MOVES else "")
+            text = await self.read(f"your move [{shown}] (help for commands): ")
+            if text is None:
+                return None
+            outcome = await self.command(text, state)
+            if outcome is None or isinstance(outcome, GameState):
+                return outcome
+            if outcome == "again":
+                continue
+            try:
+                return await self.engine.move(text.strip())
+            except EngineError as error:
+                if error.code != "illegal_move":
+                    self.say(error.message)
+                    continue
+                self.say(f"{text.strip()!r} is not a legal move; "
+                         f"type a move like {self.example(state)}, or help")
+
+    async def game_over(self, state: GameState) -> GameState | None:
+        """After the end: ``new`` or ``undo``, or ``None`` to leave."""
+        self.save_pgn(state)
+        if self.human == 2:
+            return None
+        while True:
+            text = await self.read("game over: new, undo or quit: ")
+            if text is None:
+                return None
+            outcome = await self.command(text, state)
+            if outcome is None or isinstance(outcome, GameState):
+                return outcome
+            if outcome == "move":
+                self.say("the game is over; type new, undo or quit")
+
+    def save_pgn(self, state: GameState) -> None:
+        if not self.pgn or self.notation is None or self.notation.chess is None:
+            return
+        result = "*"
+        if state.result is not None:
+            result = {None: "1/2-1/2", 0: "1-0", 1: "0-1"}.get(state.result.winner, "*")
+        names = ["engine", "engine"]
+        if self.human in (0, 1):
+            names[self.human] = "you"
+        with open(self.pgn, "a", encoding="utf-8") as file:
+            file.write(self.notation.pgn(state.history, names, result, self.position))
+        self.say(f"saved the game to {self.pgn}")
+
+
 async def play(
     url: str,
     game: str,
     *,
     options: Mapping[str, Any] | None = None,
     position: str | None = None,
-    movetime_ms: int = 1000,
+    movetime_ms: int | None = DEFAULT_MOVETIME_MS,
+    depth: int | None = None,
     human: int = 0,
     encoding: EncodingName = "msgpack",
+    token: str | None = None,
+    pgn: str | None = None,
+    color: bool | None = None,
     read: InputFunction = read_line,
     out: TextIO = sys.stdout,
 ) -> int:
-    """Play one game; ``human`` is the player index the person plays (2: engine vs engine)."""
-    async with connect(url, encoding=encoding, client_name="arena play") as engine:
-        state = await engine.new_game(game, options, position)
-        players = _player_names(engine, game)
-        while not state.is_over:
+    """Play games until the person leaves; ``human`` is the player they play (2: watch).
+
+    The engine thinks ``movetime_ms`` per move, or to ``depth`` (both: whichever
+    comes first; neither: :data:`DEFAULT_MOVETIME_MS`). ``pgn`` names a file
+    each finished (or left) chess game is appended to.
+    """
+    async with connect(url, encoding=encoding, client_name="arena play",
+                       token=token) as engine:
+        session = Session(
+            engine, game, options, position, human, movetime_ms, depth, read, out, pgn,
+            View(color=use_color(out) if color is None else color),
+            _player_names(engine, game),
+        )
+        session.notation = Notation(game, options, position)
+        state = await session.start()
+        while True:
+            if state.is_over:
+                session.show(state)
+                session.say(_result_text(state, session.players, human))
+                next_state = await session.game_over(state)
+                if next_state is None:
+                    if human != 2:
+                        session.say("bye")
+                    return 0
+                state = next_state
+                continue
             if state.is_chance:  # dice: the server rolls them with the game's seed
                 state = await engine.roll()
-                print(f"dice: {state.history[-1]}", file=out)
+                session.say(f"dice: {state.history[-1]}")
                 continue
-            print(render(state.game, state.position, state.options), file=out)
-            mover = _player_name(players, state.to_move)
+            session.show(state)
             if state.to_move == human:
-                next_state = await _human_turn(engine, state, read, out)
+                next_state = await session.human_turn(state)
                 if next_state is None:
-                    print("bye", file=out)
+                    if state.history:
+                        session.save_pgn(state)
+                    session.say("bye")
                     return 0
                 state = next_state
             else:
-                print(f"{mover} (engine) is thinking...", file=out)
-                best = await _engine_turn(engine, movetime_ms, out)
-                print(
-                    f"engine plays {best.move}  (score {best.score}, depth {best.depth}, "
-                    f"{best.time_ms} ms, {best.reason})",
-                    file=out,
-                )
+                session.say(f"{session.name(state.to_move)} is thinking...")
+                best = await session.think(state)
+                session.say(f"engine plays {session.describe(state, best)}")
                 state = await engine.move(best.move)
-        print(render(state.game, state.position, state.options), file=out)
-        print(_result_text(state, players, human), file=out)
-        return 0
 
 
-async def _human_turn(
-    engine: Engine, state: GameState, read: InputFunction, out: TextIO
-) -> GameState | None:
-    while True:
-        legal = list(state.legal_moves)
-        shown = " ".join(legal[:PROMPT_MOVES]) + (" ..." if len(legal) > PROMPT_MOVES else "")
-        text = await read(f"your move [{shown}] (quit to leave): ")
-        if text is None or text.strip().lower() in QUIT_WORDS:
-            return None
-        try:
-            return await engine.move(text.strip())
-        except EngineError as error:
-            print(f"{error.message}", file=out)
-
-
-async def _engine_turn(engine: Engine, movetime_ms: int, out: TextIO) -> BestMove:
-    while True:
-        try:
-            async with engine.analysis(movetime_ms=movetime_ms) as analysis:
-                async for info in analysis:
-                    _show_progress(info, out)
-                best = await analysis.wait()
-        except EngineError as error:
-            if error.code != "overloaded":
-                raise
-            # A busy server refused the think: wait as it suggests, then ask again.
-            wait_ms = getattr(error, "retry_after_ms", None) or OVERLOADED_RETRY_MS
-            print(f"the server is busy; asking again in {wait_ms} ms", file=out)
-            await asyncio.sleep(wait_ms / 1000)
-            continue
-        if out.isatty():
-            out.write("\n")
-        return best
-
-
-def _show_progress(info: Info, out: TextIO) -> None:
+def _show_progress(info: Info, pv: list[str], out: TextIO) -> None:
     line = (
         f"  depth {info.depth:2d}  score {info.score!s:>10}  nodes {info.nodes:>9}  "
-        f"{info.time_ms:>6} ms  pv {' '.join(info.pv[:12])}"
+        f"{info.time_ms:>6} ms  pv {' '.join(pv)}"
     )
-    if out.isatty():
-        out.write("\r\x1b[K" + line)  # rewrite one status line in place
+    if is_terminal(out):
+        out.write("\r\x1b[K" + line[:150])  # rewrite one status line in place
         out.flush()
     else:
         print(line, file=out)
@@ -140,5 +446,7 @@ def _result_text(state: GameState, players: list[str], human: int) -> str:
         return ""
     if result.winner is None:
         return f"draw ({result.reason})"
+    if human == 2:
+        return f"{_player_name(players, result.winner)} wins ({result.reason})"
     who = "you win" if result.winner == human else "the engine wins"
     return f"{_player_name(players, result.winner)} wins ({result.reason}): {who}"
