@@ -218,3 +218,12 @@ def test_tournament_user_errors_are_one_line(
     assert status == 2
     assert err.startswith("arena tournament: ") and len(err.splitlines()) == 1, err
     assert fragment in err
+
+
+def test_server_urls_name_an_address_a_browser_can_open() -> None:
+    from server.app import server_urls
+
+    assert server_urls("127.0.0.1", 8765) == ("ws://127.0.0.1:8765/ws", "http://127.0.0.1:8765/")
+    assert server_urls("0.0.0.0", 80)[1] == "http://127.0.0.1:80/"
+    assert server_urls("::1", 9000) == ("ws://[::1]:9000/ws", "http://[::1]:9000/")
+    assert server_urls("arena.example", 1)[0] == "ws://arena.example:1/ws"
