@@ -57,8 +57,9 @@ Page = Any  # playwright.sync_api.Page; kept loose so the module imports without
 class ServerThread:
     """An ArenaServer on its own event loop in a background thread."""
 
-    def __init__(self) -> None:
-        self.port = 0
+    def __init__(self, port: int = 0, token: str | None = None) -> None:
+        self.port = port
+        self._token = token
         self._ready = threading.Event()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stop: asyncio.Event | None = None
@@ -85,7 +86,8 @@ class ServerThread:
     async def _serve(self) -> None:
         self._loop = asyncio.get_running_loop()
         self._stop = asyncio.Event()
-        config = ServerConfig(host="127.0.0.1", port=0, workers=2, tt_slots=TEST_TT_SLOTS)
+        config = ServerConfig(host="127.0.0.1", port=self.port, workers=2, tt_slots=TEST_TT_SLOTS,
+                              token=self._token)
         async with ArenaServer(config) as server:
             self.port = server.port
             self._ready.set()
@@ -495,3 +497,52 @@ def test_analysis_follows_the_position(page: Page, gui_server: ServerThread) -> 
     page.click("#stop")
     expect(page.locator("#stop")).to_be_disabled()
     expect(page.locator("#think-status")).to_have_text(re.compile("^best"))
+
+
+def test_token_is_asked_for_and_kept_for_the_tab(page: Page) -> None:
+    server = ServerThread(token="s3cret-gui")
+    server.start()
+    try:
+        page.goto(f"http://127.0.0.1:{server.port}/?game=nim&side=both")
+        expect(page.locator("#token-form")).to_be_visible()
+        page.fill("#token", "s3cret-gui")
+        page.click("#connect")
+        page.wait_for_selector("#connection.good")
+        page.wait_for_selector(".board-svg")
+        expect(page.locator("#token-form")).to_be_hidden()
+        page.reload()  # the token stays in this tab's session storage
+        page.wait_for_selector("#connection.good")
+        expect(page.locator("#token-form")).to_be_hidden()
+    finally:
+        server.stop()
+
+
+def test_a_lost_connection_comes_back_with_the_game(page: Page) -> None:
+    server = ServerThread()
+    server.start()
+    port = server.port
+    try:
+        open_game(page, port, "chess", side="both")
+        for move in ["e2e4", "e7e5"]:
+            page.fill("#move-input", move)
+            page.press("#move-input", "Enter")
+        wait_for_plies(page, 2)
+        page.click('#moves .ply[data-ply="1"]')
+        expect(page.locator("#moves .ply.current")).to_have_text("e4")
+    finally:
+        server.stop()
+    expect(page.locator("#connection")).to_have_text(re.compile("reconnecting"))
+    server = ServerThread(port=port)
+    server.start()
+    try:
+        expect(page.locator("#connection")).to_have_class(re.compile("good"), timeout=WAIT_MS * 3)
+        expect(page.locator("#message")).to_have_text("Reconnected: the game goes on.")
+        assert moves(page) == ["e4", "e5"]
+        expect(page.locator("#moves .ply.current")).to_have_text("e4")
+        page.keyboard.press("End")
+        expect(page.locator("#moves .ply.current")).to_have_text("e5")
+        page.fill("#move-input", "g1f3")
+        page.press("#move-input", "Enter")
+        assert wait_for_plies(page, 3) == ["e4", "e5", "Nf3"]
+    finally:
+        server.stop()

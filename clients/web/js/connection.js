@@ -12,6 +12,7 @@ export class EngineError extends Error {
     super(reply.message || reply.code);
     this.code = reply.code;
     this.legalMoves = reply.legal_moves || null;
+    this.retryAfterMs = reply.retry_after_ms ?? null;
   }
 }
 
@@ -95,7 +96,7 @@ export class Connection {
 }
 
 function closeReason(event) {
-  if (event.code === 1008) return "the server refused this connection (a token may be needed: open the page as /?token=...)";
+  if (event.code === 1008) return "the server refused this connection: it needs its token";
   if (event.code === 1001) return "the server is shutting down";
   return `the connection to the engine server closed (code ${event.code})`;
 }

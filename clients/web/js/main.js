@@ -39,39 +39,96 @@ const app = {
 // ---------------------------------------------------------------------------
 // Start-up.
 
+// Reconnection: the first retry after this long, doubling up to the most.
+const RECONNECT_FIRST_MS = 500;
+const RECONNECT_MOST_MS = 15000;
+const TOKEN_KEY = "arena-token";
+
+let reconnectDelay = RECONNECT_FIRST_MS;
+let reconnectTimer = null;
+
+function storedToken() {
+  const fromUrl = new URLSearchParams(window.location.search).get("token");
+  if (fromUrl) return fromUrl;
+  try {
+    return sessionStorage.getItem(TOKEN_KEY) || "";
+  } catch {
+    return "";
+  }
+}
+
+// Connects (again), says hello (with the token if there is one) and starts
+// a game; after a lost connection, restores the game from its start
+// position and moves.
 async function connect() {
+  reconnectTimer = null;
   const conn = new Connection(serverUrl(window.location));
+  let refused = false;
   conn.onClose = (event) => {
-    setStatus("disconnected", "bad");
-    say(`Disconnected: ${event.reason || "the connection closed"} — reload the page to reconnect.`, "error");
+    if (app.conn === conn) app.conn = null;
     app.think = null;
+    app.moving = false;
     updateButtons();
+    if (event.code === 1008) {
+      refused = true;
+      askToken(event.reason);
+    } else if (app.conn === null && !refused) {
+      scheduleReconnect(event.reason || "the connection closed");
+    }
   };
   try {
     await conn.open();
   } catch (error) {
-    setStatus("offline", "bad");
-    say(`${error.message}. Is the server running?`, "error");
+    scheduleReconnect(`${error.message}. Is the server running?`);
     return;
   }
-  app.conn = conn;
   const hello = { type: "hello", protocol: 1, client: "web GUI" };
-  const token = new URLSearchParams(window.location.search).get("token");
+  const token = storedToken();
   if (token) hello.token = token;
   let welcome;
   try {
     welcome = await conn.request(hello);
   } catch (error) {
-    setStatus("refused", "bad");
-    say(error.message, "error");
+    if (!refused && reconnectTimer === null) {
+      setStatus("refused", "bad");
+      say(error.message, "error");
+    }
     return;
   }
+  app.conn = conn;
+  reconnectDelay = RECONNECT_FIRST_MS;
+  $("token-form").hidden = true;
   setStatus(welcome.server, "good");
+  const first = app.games.length === 0;
   app.games = welcome.games.map((g) => ({ ...g, players: playerNames(g) }));
   app.limits = welcome.limits;
-  fillGameMenu();
-  applyUrlSettings(new URLSearchParams(window.location.search));
-  await newGameFromForm();
+  if (first || !app.start) {
+    fillGameMenu();
+    applyUrlSettings(new URLSearchParams(window.location.search));
+    await newGameFromForm();
+    return;
+  }
+  // Reconnected: the same game, the same line, the same position shown.
+  const shown = app.state ? app.state.history.length : 0;
+  if (await startGame({ ...app.start, moves: app.line.slice(0, shown), browse: true }, true)) {
+    say("Reconnected: the game goes on.", "hint");
+  }
+}
+
+function scheduleReconnect(reason) {
+  if (reconnectTimer !== null) return;
+  const seconds = (reconnectDelay / 1000).toFixed(1);
+  setStatus(`reconnecting in ${seconds} s`, "bad");
+  say(`Disconnected: ${reason} — reconnecting in ${seconds} s.`, "error");
+  reconnectTimer = setTimeout(connect, reconnectDelay);
+  reconnectDelay = Math.min(reconnectDelay * 2, RECONNECT_MOST_MS);
+}
+
+function askToken(reason) {
+  setStatus("token needed", "bad");
+  say(`The server refused the connection${reason ? ` (${reason})` : ""}: type its token.`, "error");
+  $("token-form").hidden = false;
+  $("token").focus();
 }
 
 // ?game=chess&side=1&time=2.5 (side: 0, 1, both or none; time in seconds
@@ -402,15 +459,33 @@ function startThink(purpose) {
   render();
   done.then((best) => finishThink(think, best), (error) => {
     if (app.think === think) app.think = null;
-    say(error.message, "error");
+    if (error.code === "overloaded") retryLater(think, error.retryAfterMs);
+    else say(error.message, "error");
     render();
   });
+}
+
+// The server's queue was full: say so, and ask again after the time it gave.
+function retryLater(think, retryAfterMs) {
+  const wait = Math.max(100, retryAfterMs ?? 1000);
+  say(`The server is busy (overloaded): asking again in ${(wait / 1000).toFixed(1)} s.`, "error");
+  $("think-status").textContent = "server busy";
+  setTimeout(() => {
+    if (think.generation !== app.generation || app.think) return;
+    if ($("message").textContent.startsWith("The server is busy")) say("");
+    if (think.purpose === "play") scheduleEngine();
+    else if (app.analysing) {
+      app.analysedKey = null;
+      scheduleEngine();
+    }
+  }, wait);
 }
 
 async function finishThink(think, best) {
   if (app.think === think) app.think = null;
   const current = think.generation === app.generation;
   $("think-status").textContent = `best ${best.move} (${best.reason})`;
+  if (best.reason === "overloaded") say("The server was overloaded: that move was not searched (depth 0).", "error");
   showSummary(best);
   showPv(best.pv);
   if (current) app.evals[think.ply] = { score: best.score, toMove: think.toMove };
@@ -746,6 +821,19 @@ function wire() {
     loadPosition();
   });
   $("copy-position").addEventListener("click", () => app.state && copyText(app.state.position, "Position"));
+  $("token-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    try {
+      sessionStorage.setItem(TOKEN_KEY, $("token").value.trim());
+    } catch {
+      // no session storage: the token is only in the URL then
+    }
+    $("token-form").hidden = true;
+    setStatus("connecting…", "");
+    say("");
+    if (reconnectTimer !== null) clearTimeout(reconnectTimer);
+    connect();
+  });
   $("copy-moves").addEventListener("click", () => app.state && copyText(gameRecord().text, gameRecord().what));
   $("download-moves").addEventListener("click", downloadRecord);
   $("moves-start").addEventListener("click", () => goToPly(0));
