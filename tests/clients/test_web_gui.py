@@ -476,6 +476,8 @@ def test_record_of_a_game_without_pgn(page: Page, gui_server: ServerThread) -> N
         page.click(f'g[data-move="{cell}"]')
     wait_for_plies(page, 5)
     expect(page.locator("#result")).to_contain_text("X wins")
+    # The winning line is drawn through a3, a2, a1 (cells 0, 3, 6 from the top).
+    expect(page.locator("line.ttt-win")).to_have_attribute("data-cells", "0,3,6")
     with page.expect_download() as info:
         page.click("#download-moves")
     record = Path(info.value.path()).read_text()
@@ -546,3 +548,26 @@ def test_a_lost_connection_comes_back_with_the_game(page: Page) -> None:
         assert wait_for_plies(page, 3) == ["e4", "e5", "Nf3"]
     finally:
         server.stop()
+
+
+def test_backgammon_says_nothing_about_rolling_once_the_game_is_over(
+    page: Page, gui_server: ServerThread
+) -> None:
+    open_game(page, gui_server.port, "backgammon", side="both")
+    notes: list[str] = page.evaluate(
+        """async () => {
+            const create = (await import("/js/boards/backgammon.js")).default;
+            const notes = [];
+            const hooks = { play: () => {}, note: (t) => notes.push(t) };
+            const board = create(document.createElement("div"), hooks);
+            const state = { position: "4HPwATDgc/ABMA 1 -", legal_moves: [],
+                            to_move: "chance", history: [] };
+            const view = { state, players: ["white", "black"], lastMove: null,
+                           interactive: false };
+            board.update(view);
+            const result = { winner: 0, reason: "all borne off" };
+            board.update({ ...view, state: { ...state, result } });
+            return notes;
+        }"""
+    )
+    assert notes == ["Black to roll", ""]

@@ -34,9 +34,24 @@ export default function create(container, hooks) {
         }
         svg.append(el("text", { x: MARGIN / 2, y: MARGIN + row * CELL + CELL / 2, class: "coord" }, String(3 - row)));
       }
+      const line = winningLine(marks);
+      if (line) {
+        const [from, to] = [line[0], line[2]].map((index) => ({
+          x: MARGIN + (index % 3) * CELL + CELL / 2, y: MARGIN + Math.floor(index / 3) * CELL + CELL / 2,
+        }));
+        svg.append(el("line", { x1: from.x, y1: from.y, x2: to.x, y2: to.y, class: "ttt-win", "data-cells": line.join(",") }));
+      }
       for (let col = 0; col < 3; col++) {
         svg.append(el("text", { x: MARGIN + col * CELL + CELL / 2, y: size - MARGIN / 2, class: "coord" }, fileLetter(col)));
       }
     },
   };
+}
+
+// The three cells (indexes in the position, top row first) of a completed
+// line, or null.
+const LINES = [[0, 1, 2], [3, 4, 5], [6, 7, 8], [0, 3, 6], [1, 4, 7], [2, 5, 8], [0, 4, 8], [2, 4, 6]];
+
+function winningLine(marks) {
+  return LINES.find(([a, b, c]) => (marks[a] === "X" || marks[a] === "O") && marks[a] === marks[b] && marks[a] === marks[c]) || null;
 }
