@@ -206,18 +206,25 @@ class Session:
 
     def show(self, state: GameState) -> None:
         notation = self.notation or Notation(self.game, None, None)
-        last = state.history[-1] if state.history else None
+        played = [move for move in state.history if not _is_roll(self.game, move)]
+        last = played[-1] if played else None
         if self.game == "chess" or self.game == "backgammon":
             moves = notation.move_list(state.history)
             if moves:
                 self.say(f"moves: {moves}")
         view = View(last_move=last, flip=self.view.flip, color=self.view.color)
-        self.say(render(state.game, state.position, state.options, view))
+        board = render(state.game, state.position, state.options, view)
+        self.say(board)
         if last is not None:
-            shown = notation.line(state.history[:-1], [last])[0]
+            shown = notation.line(state.history[:-1], [last])[0] if self.game == "chess" else last
             self.say(f"last move: {shown}")
-        if not state.is_over and not state.is_chance:
+        said = any(word in board.rpartition("\n")[2] for word in (" to move", " to play"))
+        if state.is_over or state.is_chance:
+            return
+        if not said:
             self.say(f"{self.name(state.to_move)} to move")
+        elif self.human != 2:
+            self.say("your turn" if state.to_move == self.human else "the engine's turn")
 
     async def think(self, state: GameState) -> BestMove:
         notation = self.notation or Notation(self.game, None, None)
@@ -260,13 +267,13 @@ class Session:
         )
 
     def example(self, state: GameState) -> str:
-        legal = state.legal_moves
-        if not legal:
+        if not state.legal_moves:
             return "a move"
+        move = state.legal_moves[len(state.legal_moves) // 2]
         if self.notation is not None and self.notation.chess is not None:
-            san = self.notation.choices(state.history, legal[:1])[0]
-            return f"{legal[0]} or {san}" if san != legal[0] else legal[0]
-        return legal[0]
+            san = self.notation.choices(state.history, (move,))[0]
+            return f"{move} or {san}" if san != move else move
+        return move
 
     async def command(self, text: str, state: GameState) -> GameState | str | None:
         """A command's new state, ``"again"`` to ask again, ``None`` to quit."""
@@ -308,7 +315,7 @@ class Session:
         notation = self.notation or Notation(self.game, None, None)
         while True:
             legal = notation.choices(state.history, state.legal_moves)
-            shown = " ".join(legal[:PROMPT_MOVES]) + (" ..." if len(legal) > PROMPT_MOVES else "")
+            shown = _abbreviate(legal)
             text = await self.read(f"your move [{shown}] (help for commands): ")
             if text is None:
                 return None
@@ -381,7 +388,8 @@ async def play(
                        token=token) as engine:
         session = Session(
             engine, game, options, position, human, movetime_ms, depth, read, out, pgn,
-            View(color=use_color(out) if color is None else color),
+            View(flip=game == "chess" and human == 1,
+                 color=use_color(out) if color is None else color),
             _player_names(engine, game),
         )
         session.notation = Notation(game, options, position)
@@ -398,8 +406,15 @@ async def play(
                 state = next_state
                 continue
             if state.is_chance:  # dice: the server rolls them with the game's seed
+                opening = not state.history
                 state = await engine.roll()
-                session.say(f"dice: {state.history[-1]}")
+                dice = state.history[-1]
+                if opening and game == "backgammon":
+                    first, _, second = dice.partition("-")
+                    session.say(f"opening roll: X (player 0) throws {first}, "
+                                f"O (player 1) throws {second}")
+                else:
+                    session.say(f"dice: {dice}")
                 continue
             session.show(state)
             if state.to_move == human:
@@ -430,8 +445,27 @@ def _show_progress(info: Info, pv: list[str], out: TextIO) -> None:
 
 
 def _player_names(engine: Engine, game: str) -> list[str]:
+    if game == "backgammon":
+        return ["X (player 0)", "O (player 1)"]
     description = engine.server.game(game) if engine.server else None
     return list(description["players"]) if description else ["player 0", "player 1"]
+
+
+def _is_roll(game: str, move: str) -> bool:
+    return game == "backgammon" and len(move) == 3 and move[1] == "-" and move[::2].isdigit()
+
+
+def _abbreviate(moves: list[str], width: int = 72) -> str:
+    """The legal moves for the prompt, cut to about ``width`` characters."""
+    shown: list[str] = []
+    length = 0
+    separator = ", " if any(" " in move for move in moves) else " "
+    for move in moves[:PROMPT_MOVES]:
+        if shown and length + len(move) + 1 > width:
+            break
+        shown.append(move)
+        length += len(move) + len(separator)
+    return separator.join(shown) + (" ..." if len(shown) < len(moves) else "")
 
 
 def _player_name(players: list[str], player: int | str) -> str:

@@ -1,0 +1,113 @@
+"""The terminal boards of every game, against known positions."""
+
+from __future__ import annotations
+
+from clients.render import CHECKERS_SQUARES, View, render
+
+CHESS_START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+AFTER_E4 = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1"
+CHECKERS_START = "B:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12"
+OTHELLO_START = "---------------------------OX------XO--------------------------- X"
+
+
+def test_small_games_as_before() -> None:
+    assert render("tictactoe", "X.O......") == "3 | X . O\n2 | . . .\n1 | . . .\n    a b c"
+    assert render("nim", "3 0 /1").splitlines() == ["heap 1: ||| (3)", "heap 2:  (0)"]
+    board = render("connect4", "4453", {"width": 7, "height": 6}).splitlines()
+    assert board[-3:] == ["| . . . O . . . |", "| . . O X X . . |", "  1 2 3 4 5 6 7"]
+
+
+def test_chess_start_and_last_move() -> None:
+    lines = render("chess", CHESS_START).splitlines()
+    assert lines[0] == " 8  r  n  b  q  k  b  n  r"
+    assert lines[6] == " 2  P  P  P  P  P  P  P  P"
+    assert lines[7] == " 1  R  N  B  Q  K  B  N  R"
+    assert lines[8] == "    a  b  c  d  e  f  g  h"
+    assert lines[9] == "White to move  (castling KQkq)"
+    lines = render("chess", AFTER_E4, view=View(last_move="e2e4")).splitlines()
+    assert lines[4] == " 4     .     . [P] .     ."
+    assert lines[6] == " 2  P  P  P  P [ ] P  P  P"
+    assert lines[9].startswith("Black to move")
+
+
+def test_chess_flipped_shows_black_at_the_bottom() -> None:
+    lines = render("chess", CHESS_START, view=View(flip=True)).splitlines()
+    assert lines[0] == " 1  R  N  B  K  Q  B  N  R"
+    assert lines[7] == " 8  r  n  b  k  q  b  n  r"
+    assert lines[8] == "    h  g  f  e  d  c  b  a"
+
+
+def test_checkers_start_with_square_numbers() -> None:
+    lines = render("checkers", CHECKERS_START).splitlines()
+    assert lines[0] == " 8     b     b     b     b     1-4"
+    assert lines[3] == " 5 13    14    15    16       13-16"
+    assert lines[4] == " 4    17    18    19    20    17-20"
+    assert lines[7] == " 1  w     w     w     w       29-32"
+    assert lines[-1] == "Black to move"
+    assert "black 12, w/W white 12" in lines[-2]
+    # the standard numbering: 1 is b8, 4 is h8, 5 is a7, 29 is a1, 32 is g1
+    assert CHECKERS_SQUARES[1] == (1, 0) and CHECKERS_SQUARES[4] == (7, 0)
+    assert CHECKERS_SQUARES[5] == (0, 1) and CHECKERS_SQUARES[29] == (0, 7)
+    assert CHECKERS_SQUARES[32] == (6, 7)
+
+
+def test_checkers_kings_and_last_move() -> None:
+    text = render("checkers", "W:WK1,30:B11-12,K28", view=View(last_move="15x8"))
+    lines = text.splitlines()
+    assert lines[0] == " 8     W     2     3     4     1-4"
+    assert lines[1] == " 7  5     6     7    [ ]       5-8"
+    assert lines[2] == " 6     9    10     b     b     9-12"
+    assert lines[-1] == "White to move"
+    assert "black 3, w/W white 2" in lines[-2]
+
+
+def test_othello_start_counts_and_last_move() -> None:
+    lines = render("othello", OTHELLO_START).splitlines()
+    assert lines[0] == "1  .  .  .  .  .  .  .  ."
+    assert lines[3] == "4  .  .  .  O  X  .  .  ."
+    assert lines[4] == "5  .  .  .  X  O  .  .  ."
+    assert lines[8] == "   a  b  c  d  e  f  g  h"
+    assert lines[9] == "discs: X (black) 2, O (white) 2; X (black) to move"
+    after = OTHELLO_START[:19] + "X" + OTHELLO_START[20:27] + "X" + OTHELLO_START[28:-1] + "O"
+    lines = render("othello", after, view=View(last_move="d3")).splitlines()
+    assert lines[2] == "3  .  .  . [X] .  .  .  ."
+    assert lines[9] == "discs: X (black) 4, O (white) 1; O (white) to move"
+
+
+def test_backgammon_start() -> None:
+    lines = render("backgammon", "4HPwATDgc/ABMA 0 3-1").splitlines()
+    assert lines[0] == " 13 14 15 16 17 18   BAR  19 20 21 22 23 24"
+    assert lines[2] == "| X  .  .  .  O  . |     | O  .  .  .  .  X |"
+    assert lines[12] == "| O  .  .  .  X  . |     | X  .  .  .  .  O |"
+    assert lines[14] == " 12 11 10  9  8  7   BAR   6  5  4  3  2  1"
+    assert "pips 167, bar 0, off 0" in lines[15] and "pips 167, bar 0, off 0" in lines[16]
+    assert lines[-1] == "X player 0 to play 3-1"
+    assert render("backgammon", "4HPwATDgc/ABMA opening").splitlines()[-1].startswith("opening")
+    assert render("backgammon", "4HPwATDgc/ABMA 1 -").splitlines()[-1] == "O player 1 to roll"
+
+
+def test_backgammon_bar_and_borne_off() -> None:
+    # player 1 on roll: two checkers on its 1 point and one on the bar;
+    # player 0: three on its 6 point; twelve each borne off
+    lines = render("backgammon", "AwAABA4AAAAAAA 1 3-3").splitlines()
+    assert lines[2] == "| .  .  .  .  .  . |  O  | .  .  .  .  .  O |"
+    assert lines[12] == "| .  .  .  .  .  . |     | X  .  .  .  .  . |"
+    assert lines[15] == "O player 1 (home top right): pips 27, bar 1, off 12"
+    assert lines[16] == "X player 0 (home bottom right): pips 18, bar 0, off 12"
+    assert lines[-1] == "O player 1 to play 3-3"
+    flipped = render("backgammon", "AwAABA4AAAAAAA 1 3-3", view=View(flip=True)).splitlines()
+    assert flipped[12] == "| .  .  .  .  .  . |  O  | .  .  .  .  .  O |"
+    assert flipped[2] == "| .  .  .  .  .  . |     | X  .  .  .  .  . |"
+    assert flipped[0] == " 13 14 15 16 17 18   BAR  19 20 21 22 23 24"
+
+
+def test_colours_only_when_asked_and_bad_positions_fall_back() -> None:
+    plain = render("chess", CHESS_START)
+    assert "\x1b[" not in plain
+    coloured = render("chess", CHESS_START, view=View(color=True))
+    assert "\x1b[" in coloured and coloured.count("\x1b[0m") >= 64
+    assert "\x1b[" in render("backgammon", "4HPwATDgc/ABMA 0 3-1", view=View(color=True))
+    assert render("backgammon", "some position") == "position: some position"
+    assert render("chess", "not a fen") == "position: not a fen"
+    assert render("othello", "XO") == "position: XO"
+    assert render("unknown", "") == "position: (start)"
