@@ -1,0 +1,165 @@
+"""``arena play`` commands (scripted input) and one real game in a tmux terminal."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import os
+import re
+import shlex
+import shutil
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import pytest
+
+from clients.play import play, use_color
+
+Reader = Callable[[str], Awaitable[str | None]]
+REPO = Path(__file__).resolve().parents[2]
+
+
+def scripted(lines: list[str], prompts: list[str] | None = None) -> Reader:
+    """Answers in order; ``FIRST`` answers the first legal move the prompt lists."""
+    feed = iter(lines)
+
+    async def read(prompt: str) -> str | None:
+        if prompts is not None:
+            prompts.append(prompt)
+        line = next(feed, None)
+        if line == "FIRST":
+            listed = re.search(r"\[(.*?)(?: \.\.\.)?\]", prompt)
+            assert listed, prompt
+            separator = ", " if ", " in listed.group(1) else " "
+            return listed.group(1).split(separator)[0]
+        return line
+
+    return read
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_chess_commands_hints_and_san(url: str) -> None:
+    out = io.StringIO()
+    status = await play(
+        url, "chess", depth=1, movetime_ms=None, out=out,
+        read=scripted(["", "zz", "help", "hint", "e4", "undo", "flip", "quit"]),
+    )
+    text = out.getvalue()
+    assert status == 0
+    assert "type a move like" in text and "'' is not a legal move" not in text
+    assert "'zz' is not a legal move; type a move like" in text
+    assert "commands:" in text and "undo" in text and "flip" in text
+    hint = re.search(r"^hint: (\S+)", text, re.MULTILINE)
+    assert hint and not re.fullmatch(r"[a-h][1-8][a-h][1-8]", hint.group(1))  # SAN
+    assert "moves: 1. e4" in text
+    played = re.search(r"^engine plays (\S+) \(([a-h][1-8][a-h][1-8])\)", text, re.MULTILINE)
+    assert played, text  # SAN, then the UCI move
+    after_undo = text.split("undone\n", 1)[1]
+    assert after_undo.startswith(" 8  r  n  b  q  k  b  n  r")
+    assert " 1  R  N  B  K  Q  B  N  R" in after_undo  # flipped
+    assert text.rstrip().endswith("bye")
+    assert "\x1b[" not in text  # not a terminal: no colours
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_backgammon_undo_returns_to_the_same_roll(url: str) -> None:
+    out = io.StringIO()
+    prompts: list[str] = []
+    status = await play(url, "backgammon", depth=1, movetime_ms=None, out=out,
+                        read=scripted(["FIRST", "undo", "quit"], prompts))
+    text = out.getvalue()
+    assert status == 0 and "undone" in text
+    assert "opening roll: X (player 0) throws" in text
+    assert " BAR " in text and "pips " in text
+    assert len(prompts) == 3
+    assert prompts[2] == prompts[0]  # the same dice and choices as before
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_game_over_offers_undo_and_new(url: str) -> None:
+    out = io.StringIO()
+    prompts: list[str] = []
+    status = await play(url, "nim", options={"heaps": [1]}, movetime_ms=50, out=out,
+                        read=scripted(["1:1", "e4", "undo", "new", "quit"], prompts))
+    text = out.getvalue()
+    assert status == 0
+    assert "you win" in text
+    assert prompts[1].startswith("game over")
+    assert "the game is over; type new, undo or quit" in text
+    assert text.count("heap 1: | (1)") >= 3  # start, after undo, new game
+    assert "new game" in text
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_pgn_of_a_chess_game(url: str, tmp_path: Path) -> None:
+    out = io.StringIO()
+    path = tmp_path / "game.pgn"
+    await play(url, "chess", depth=1, movetime_ms=None, out=out, pgn=str(path),
+               read=scripted(["Nf3", "quit"]))
+    pgn = path.read_text()
+    assert '[White "you"]' in pgn and '[Black "engine"]' in pgn and '[Result "*"]' in pgn
+    assert re.search(r"^1\. Nf3 \S+ \*$", pgn, re.MULTILINE), pgn
+
+
+def test_colours_only_on_a_terminal_without_no_color(monkeypatch: pytest.MonkeyPatch) -> None:
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    assert use_color(Terminal()) and not use_color(io.StringIO())
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert not use_color(Terminal())
+
+
+# ----------------------------------------------------------------------
+# A real terminal.
+
+WAIT_S = 60.0
+
+
+async def _tmux(socket: str, *args: str) -> str:
+    process = await asyncio.create_subprocess_exec(
+        "tmux", "-L", socket, *args,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )
+    stdout, _ = await asyncio.wait_for(process.communicate(), 30)
+    return stdout.decode(errors="replace")
+
+
+async def _wait_for(socket: str, pattern: str, count: int = 1) -> str:
+    deadline = time.monotonic() + WAIT_S
+    screen = ""
+    while time.monotonic() < deadline:
+        screen = await _tmux(socket, "capture-pane", "-p", "-J", "-S", "-200", "-t", "play")
+        if len(re.findall(pattern, screen)) >= count:
+            return screen
+        await asyncio.sleep(0.2)
+    raise AssertionError(f"no {pattern!r} on the screen in {WAIT_S} s:\n{screen}")
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+@pytest.mark.asyncio(loop_scope="module")
+async def test_a_game_in_tmux(url: str) -> None:
+    socket = f"arena-play-test-{os.getpid()}"
+    command = shlex.join([sys.executable, "-m", "clients", "play", "--url", url,
+                          "--game", "othello", "--movetime", "50"])
+    try:
+        await _tmux(socket, "new-session", "-d", "-s", "play", "-x", "100", "-y", "50",
+                    "-c", str(REPO), f"env -u NO_COLOR {command}; sleep 30")
+        screen = await _wait_for(socket, r"your move \[")
+        assert "discs: X (black) 2, O (white) 2; X (black) to move" in screen
+        await _tmux(socket, "send-keys", "-t", "play", "d3", "Enter")
+        screen = await _wait_for(socket, r"your move \[", 2)
+        assert "engine plays" in screen
+        assert "discs: X (black) 4, O (white) 1" in screen
+        await _tmux(socket, "send-keys", "-t", "play", "zz", "Enter")
+        await _wait_for(socket, r"'zz' is not a legal move")
+        coloured = await _tmux(socket, "capture-pane", "-p", "-e", "-t", "play")
+        assert "\x1b[" in coloured  # a terminal gets colours
+        await _tmux(socket, "send-keys", "-t", "play", "quit", "Enter")
+        await _wait_for(socket, r"(?m)^bye")
+    finally:
+        await _tmux(socket, "kill-server")
