@@ -17,6 +17,7 @@ to the same roll).
 from __future__ import annotations
 
 import asyncio
+import datetime
 import os
 import sys
 from collections.abc import Awaitable, Callable, Mapping
@@ -129,8 +130,10 @@ class Notation:
     def pgn(self, history: tuple[str, ...], players: list[str], result: str,
             position: str | None) -> str:
         """The game in PGN (chess only)."""
-        tags = [("Event", "arena play"), ("Site", "alphabeta-arena"),
-                ("White", players[0]), ("Black", players[1]), ("Result", result)]
+        today = datetime.date.today().strftime("%Y.%m.%d")
+        tags = [("Event", "arena play"), ("Site", "alphabeta-arena"), ("Date", today),
+                ("Round", "-"), ("White", players[0]), ("Black", players[1]),
+                ("Result", result)]
         if position:
             tags += [("SetUp", "1"), ("FEN", position)]
         header = "".join(f'[{name} "{value}"]\n' for name, value in tags)

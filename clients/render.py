@@ -1,12 +1,13 @@
-"""Text pictures of positions, per game, from the position notation alone.
+"""Text pictures of positions, per game, from the position notation.
 
 Each renderer takes the position string (the game's notation, see
 ``protocol.md`` section 9), the game's options and a :class:`View` (the
 last move to mark, the board's orientation, colours or plain text);
 :func:`render` falls back to printing the position string for games without
 a renderer, so a new game shows up in the terminal client before anyone
-draws it. Plain text marks the last move with brackets, colour (ANSI) with a
-highlighted background.
+draws it. Backgammon's Position ID is decoded by the engine's own
+:func:`~engine.games.backgammon.decode_position_id`. Plain text marks
+the last move with brackets, colour (ANSI) with a highlighted background.
 """
 
 from __future__ import annotations
