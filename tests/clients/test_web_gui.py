@@ -388,9 +388,19 @@ def test_documentation_screenshots(page: Page, gui_server: ServerThread, game: s
     target = Path(os.environ["ARENA_GUI_SCREENSHOTS"])
     target.mkdir(parents=True, exist_ok=True)
     page.set_viewport_size({"width": 1180, "height": 760})
-    open_game(page, gui_server.port, game, side="none", times=("0.3", "0.3"))
-    page.locator("#moves .ply").nth(SCREENSHOT_PLIES[game] - 1).wait_for()
-    page.select_option("#side", "both")  # pause: the running think still plays its move
+    if game == "tictactoe":  # a won game: the result and the winning line
+        open_game(page, gui_server.port, game, side="both", times=("0.3", "0.3"))
+        for cell in ["a1", "b1", "a2", "b2"]:
+            page.click(f'g[data-move="{cell}"]')
+        wait_for_plies(page, 4)
+        page.click("#analyse")  # finds the win (proven), then X plays it
+        expect(page.locator("#think-status")).to_have_text(re.compile("^best a3"))
+        page.click('g[data-move="a3"]')
+        expect(page.locator("#result")).to_be_visible()
+    else:
+        open_game(page, gui_server.port, game, side="none", times=("0.3", "0.3"))
+        page.locator("#moves .ply").nth(SCREENSHOT_PLIES[game] - 1).wait_for()
+        page.select_option("#side", "both")  # pause: the running think still plays its move
     expect(page.locator("#stop")).to_be_disabled()
     page.mouse.move(0, 0)
     page.screenshot(path=str(target / f"{game}.png"))
