@@ -215,7 +215,8 @@ class Session:
             moves = notation.move_list(state.history)
             if moves:
                 self.say(f"moves: {moves}")
-        view = View(last_move=last, flip=self.view.flip, color=self.view.color)
+        targets = frozenset(state.legal_moves) if self.game == "othello" else frozenset()
+        view = View(last_move=last, flip=self.view.flip, color=self.view.color, targets=targets)
         board = render(state.game, state.position, state.options, view)
         self.say(board)
         if last is not None:
@@ -450,6 +451,8 @@ def _show_progress(info: Info, pv: list[str], out: TextIO) -> None:
 def _player_names(engine: Engine, game: str) -> list[str]:
     if game == "backgammon":
         return ["X (player 0)", "O (player 1)"]
+    if game == "connect4":
+        return ["X (first)", "O (second)"]
     description = engine.server.game(game) if engine.server else None
     return list(description["players"]) if description else ["player 0", "player 1"]
 

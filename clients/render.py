@@ -28,6 +28,8 @@ class View:
     last_move: str | None = None
     flip: bool = False
     color: bool = False
+    #: Squares to mark as playable (Othello: the legal moves, drawn ``+``).
+    targets: frozenset[str] = frozenset()
 
 
 Renderer = Callable[[str, Mapping[str, Any], View], str]
@@ -252,20 +254,23 @@ def render_othello(position: str, options: Mapping[str, Any], view: View) -> str
     if view.flip:
         rows.reverse()
         files.reverse()
-    styles = {"X": X_STYLE, "O": O_STYLE, ".": DIM}
+    styles = {"X": X_STYLE, "O": O_STYLE, ".": DIM, "+": "33"}
     lines = []
     for row in rows:
         cells = []
         for file in files:
             char = cells_text[file + 8 * row]
             char = "." if char == "-" else char
+            if char == "." and f"{FILES[file]}{row + 1}" in view.targets:
+                char = "+"
             text = style(char, styles.get(char, ""), view)
             cells.append(f"[{text}]" if (file, row) in marked else f" {text} ")
         lines.append(f"{row + 1} {''.join(cells)}".rstrip())
     lines.append(("  " + "".join(f" {FILES[file]} " for file in files)).rstrip())
     black, white = cells_text.count("X"), cells_text.count("O")
     mover = "X (black)" if parts[1] == "X" else "O (white)"
-    lines.append(f"discs: X (black) {black}, O (white) {white}; {mover} to move")
+    lines.append(f"discs: X (black) {black}, O (white) {white}; {mover} to move"
+                 + ("  (+ legal moves)" if view.targets else ""))
     return "\n".join(lines)
 
 

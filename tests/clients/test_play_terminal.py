@@ -150,7 +150,7 @@ async def test_a_game_in_tmux(url: str) -> None:
         await _tmux(socket, "new-session", "-d", "-s", "play", "-x", "100", "-y", "50",
                     "-c", str(REPO), f"env -u NO_COLOR {command}; sleep 30")
         screen = await _wait_for(socket, r"your move \[")
-        assert "discs: X (black) 2, O (white) 2; X (black) to move" in screen
+        assert "discs: X (black) 2, O (white) 2; X (black) to move  (+ legal moves)" in screen
         await _tmux(socket, "send-keys", "-t", "play", "d3", "Enter")
         screen = await _wait_for(socket, r"your move \[", 2)
         assert "engine plays" in screen

@@ -72,6 +72,10 @@ def test_othello_start_counts_and_last_move() -> None:
     lines = render("othello", after, view=View(last_move="d3")).splitlines()
     assert lines[2] == "3  .  .  . [X] .  .  .  ."
     assert lines[9] == "discs: X (black) 4, O (white) 1; O (white) to move"
+    lines = render("othello", OTHELLO_START, view=View(targets=frozenset({"d3", "c4"})))
+    assert lines.splitlines()[2] == "3  .  .  .  +  .  .  .  ."
+    assert lines.splitlines()[3] == "4  .  .  +  O  X  .  .  ."
+    assert lines.splitlines()[9].endswith("X (black) to move  (+ legal moves)")
 
 
 def test_backgammon_start() -> None:
