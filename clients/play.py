@@ -450,9 +450,9 @@ def _show_progress(info: Info, pv: list[str], out: TextIO) -> None:
 
 def _player_names(engine: Engine, game: str) -> list[str]:
     if game == "backgammon":
-        return ["X (player 0)", "O (player 1)"]
+        return ["X player 0", "O player 1"]
     if game == "connect4":
-        return ["X (first)", "O (second)"]
+        return ["X first", "O second"]
     description = engine.server.game(game) if engine.server else None
     return list(description["players"]) if description else ["player 0", "player 1"]
 

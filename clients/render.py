@@ -359,7 +359,10 @@ def render_backgammon(position: str, options: Mapping[str, Any], view: View) -> 
         lines.append(
             f"{mark(player)} player {player} ({where}): pips {pips}, bar {board[24]}, off {off}"
         )
-    if turn is None:
+    done = [player for player in (0, 1) if not any(boards[player])]
+    if done:
+        lines.append(f"{mark(done[0])} player {done[0]} has borne off every checker")
+    elif turn is None:
         lines.append("opening roll: each player throws one die")
     elif dice == "-":
         lines.append(f"{mark(turn)} player {turn} to roll")

@@ -71,7 +71,7 @@ async def test_backgammon_undo_returns_to_the_same_roll(url: str) -> None:
                         read=scripted(["FIRST", "undo", "quit"], prompts))
     text = out.getvalue()
     assert status == 0 and "undone" in text
-    assert "opening roll: X (player 0) throws" in text
+    assert "opening roll: X (player 0) throws" in text and "X player 0" in text
     assert " BAR " in text and "pips " in text
     assert len(prompts) == 3
     assert prompts[2] == prompts[0]  # the same dice and choices as before

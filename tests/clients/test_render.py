@@ -99,6 +99,9 @@ def test_backgammon_bar_and_borne_off() -> None:
     assert lines[15] == "O player 1 (home top right): pips 27, bar 1, off 12"
     assert lines[16] == "X player 0 (home bottom right): pips 18, bar 0, off 12"
     assert lines[-1] == "O player 1 to play 3-3"
+    # player 1 on roll with one checker left; player 0 has borne off all 15
+    over = render("backgammon", "AQAAAAAAAAAAAA 1 -").splitlines()
+    assert over[-1] == "X player 0 has borne off every checker"
     flipped = render("backgammon", "AwAABA4AAAAAAA 1 3-3", view=View(flip=True)).splitlines()
     assert flipped[12] == "| .  .  .  .  .  . |  O  | .  .  .  .  .  O |"
     assert flipped[2] == "| .  .  .  .  .  . |     | X  .  .  .  .  . |"
