@@ -124,8 +124,12 @@ class Notation:
             shown = list(history[-SHOWN_PLIES:])
             return ("... " if len(history) > SHOWN_PLIES else "") + " ".join(shown)
         tokens = self.move_list_full(history)
-        text = " ".join(tokens)
-        return text if len(text) <= 100 else "... " + text[-96:].partition(" ")[2]
+        cut = 0
+        while len(" ".join(tokens[cut:])) > 96:
+            cut += 1
+            while cut < len(tokens) and not tokens[cut][0].isdigit():  # start at a number
+                cut += 1
+        return ("... " if cut else "") + " ".join(tokens[cut:])
 
     def pgn(self, history: tuple[str, ...], players: list[str], result: str,
             position: str | None) -> str:
