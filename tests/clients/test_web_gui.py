@@ -402,6 +402,17 @@ def test_documentation_screenshots(page: Page, gui_server: ServerThread, game: s
         page.locator("#moves .ply").nth(SCREENSHOT_PLIES[game] - 1).wait_for()
         page.select_option("#side", "both")  # pause: the running think still plays its move
     expect(page.locator("#stop")).to_be_disabled()
+    if game == "chess":  # back four moves, analysing there: the list and the graph show it
+        plies = len(moves(page))
+        page.click(f'#moves .ply[data-ply="{plies - 4}"]')
+        expect(page.locator("#moves .ply.current")).to_have_attribute("data-ply", str(plies - 4))
+        page.click("#analyse")
+        page.locator("#info-lines tbody tr").nth(4).wait_for()
+        page.mouse.move(0, 0)
+        page.screenshot(path=str(target / f"{game}.png"))
+        page.click("#stop")
+        expect(page.locator("#stop")).to_be_disabled()
+        return
     page.mouse.move(0, 0)
     page.screenshot(path=str(target / f"{game}.png"))
 

@@ -13,8 +13,9 @@ const PAD = 6;
 const MIN_RANGE = 10;
 
 // points: [{ply, value}] with value a number or +/-Infinity; plies: moves so far.
-// formatValue writes an axis value in the game's unit.
-export function drawGraph(container, points, plies, formatValue = String) {
+// formatValue writes an axis value in the game's unit; current, if not null,
+// is the ply shown on the board (marked with a vertical line).
+export function drawGraph(container, points, plies, formatValue = String, current = null) {
   container.replaceChildren();
   const svg = el("svg", {
     viewBox: `0 0 ${WIDTH} ${HEIGHT}`, class: "graph-svg", role: "img",
@@ -33,6 +34,9 @@ export function drawGraph(container, points, plies, formatValue = String) {
   svg.append(el("line", { x1: 0, x2: WIDTH, y1: HEIGHT / 2, y2: HEIGHT / 2, class: "graph-axis" }));
   svg.append(el("text", { x: WIDTH - PAD, y: 14, class: "graph-label", "text-anchor": "end" }, formatValue(Math.round(range))));
   svg.append(el("text", { x: WIDTH - PAD, y: HEIGHT - 4, class: "graph-label", "text-anchor": "end" }, formatValue(-Math.round(range))));
+  if (current !== null) {
+    svg.append(el("line", { x1: x(current), x2: x(current), y1: 0, y2: HEIGHT, class: "graph-current" }));
+  }
   const sorted = [...points].sort((a, b) => a.ply - b.ply);
   if (sorted.length > 1) {
     const line = sorted.map((p) => `${x(p.ply).toFixed(1)},${y(p.value).toFixed(1)}`).join(" ");

@@ -606,7 +606,8 @@ function renderGraph(state) {
     points.push({ ply, value: entry.toMove === pov ? value : -value });
   });
   const info = gameInfo(state.game);
-  drawGraph($("graph"), points, Math.max(app.line.length, state.history.length), (value) => formatScore({ value }, info.name, info.eval_unit));
+  drawGraph($("graph"), points, Math.max(app.line.length, state.history.length), (value) => formatScore({ value }, info.name, info.eval_unit),
+    browsing() ? state.history.length : null);
 }
 
 function updateButtons() {
