@@ -15,10 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from clients.play import play, use_color
+from clients.play import Notation, play, use_color
 
 Reader = Callable[[str], Awaitable[str | None]]
 REPO = Path(__file__).resolve().parents[2]
+AFTER_E4 = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1"
 
 
 def scripted(lines: list[str], prompts: list[str] | None = None) -> Reader:
@@ -163,3 +164,16 @@ async def test_a_game_in_tmux(url: str) -> None:
         await _wait_for(socket, r"(?m)^bye")
     finally:
         await _tmux(socket, "kill-server")
+
+
+def test_chess_notation_from_a_position() -> None:
+    notation = Notation("chess", None, AFTER_E4)
+    assert notation.move_list(("e7e5", "g1f3")) == "1... e5 2. Nf3"
+    assert notation.line(("e7e5",), ("g1f3", "b8c6")) == ["Nf3", "Nc6"]
+    assert notation.line((), ("zz",)) == ["zz"]  # odd input is shown as it came
+    long_game = ("b1a3", "g8f6", "a3b1", "f6g8") * 6
+    shown = Notation("chess", None, None).move_list(long_game)
+    assert shown.startswith("... ") and shown[4].isdigit() and len(shown) <= 100
+    assert shown.endswith("12. Nb1 Ng8")
+    other = Notation("checkers", None, None)
+    assert other.line((), ("11-15",)) == ["11-15"] and other.move_list(()) == ""
