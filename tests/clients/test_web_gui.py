@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 
 from server.app import ArenaServer, ServerConfig
+from server.protocol import ServerLimits
 from tests.server.server_harness import TEST_TT_SLOTS, UNIT
 
 playwright_api = pytest.importorskip(
@@ -57,9 +58,12 @@ Page = Any  # playwright.sync_api.Page; kept loose so the module imports without
 class ServerThread:
     """An ArenaServer on its own event loop in a background thread."""
 
-    def __init__(self, port: int = 0, token: str | None = None) -> None:
+    def __init__(self, port: int = 0, token: str | None = None, workers: int = 2,
+                 max_queue: int | None = None) -> None:
         self.port = port
         self._token = token
+        self._workers = workers
+        self._max_queue = max_queue
         self._ready = threading.Event()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stop: asyncio.Event | None = None
@@ -86,8 +90,9 @@ class ServerThread:
     async def _serve(self) -> None:
         self._loop = asyncio.get_running_loop()
         self._stop = asyncio.Event()
-        config = ServerConfig(host="127.0.0.1", port=self.port, workers=2, tt_slots=TEST_TT_SLOTS,
-                              token=self._token)
+        config = ServerConfig(host="127.0.0.1", port=self.port, workers=self._workers,
+                              tt_slots=TEST_TT_SLOTS, token=self._token,
+                              limits=ServerLimits(max_queue=self._max_queue))
         async with ArenaServer(config) as server:
             self.port = server.port
             self._ready.set()
@@ -592,3 +597,27 @@ def test_backgammon_says_nothing_about_rolling_once_the_game_is_over(
         }"""
     )
     assert notes == ["Black to roll", ""]
+
+
+def test_an_overloaded_server_is_asked_again_later(browser: Any, page: Page) -> None:
+    server = ServerThread(workers=1, max_queue=0)  # a think that must wait is refused
+    server.start()
+    other = browser.new_page()
+    try:
+        other.set_default_timeout(WAIT_MS)
+        open_game(other, server.port, "connect4", side="both")
+        other.click("#analyse")  # holds the only search process
+        other.wait_for_selector("#info-lines tbody tr")
+        open_game(page, server.port, "connect4", side="both")
+        page.click("#analyse")
+        expect(page.locator("#message")).to_contain_text("The server is busy (overloaded)")
+        other.click("#stop")
+        expect(other.locator("#stop")).to_be_disabled()
+        # Asked again after retry_after_ms: the analysis runs.
+        expect(page.locator("#think-status")).to_have_text("analysing…", timeout=WAIT_MS * 3)
+        page.wait_for_selector("#info-lines tbody tr")
+        page.click("#stop")
+        expect(page.locator("#stop")).to_be_disabled()
+    finally:
+        other.close()
+        server.stop()
