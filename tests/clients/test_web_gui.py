@@ -560,6 +560,7 @@ def test_a_lost_connection_comes_back_with_the_game(page: Page) -> None:
     finally:
         server.stop()
     expect(page.locator("#connection")).to_have_text(re.compile("reconnecting"))
+    expect(page.locator("#message")).to_contain_text("Disconnected")
     server = ServerThread(port=port)
     server.start()
     try:

@@ -268,7 +268,7 @@ async function startGame(spec, keepEvals, accept = null) {
   try {
     state = await app.conn.request(message);
   } catch (error) {
-    say(error.message, "error");
+    if (app.conn) say(error.message, "error");
     return false;
   }
   if (accept && !accept(state)) return "skipped";
@@ -373,7 +373,7 @@ async function rollDice() {
   try {
     state = await app.conn.request({ type: "roll" });
   } catch (error) {
-    if (generation === app.generation) say(error.message, "error");
+    if (generation === app.generation && app.conn) say(error.message, "error");
     return;
   }
   if (generation === app.generation) await setState(state);
@@ -405,7 +405,7 @@ async function sendMove(move) {
   try {
     state = await app.conn.request({ type: "move", move });
   } catch (error) {
-    if (generation === app.generation) say(error.message, "error");
+    if (generation === app.generation && app.conn) say(error.message, "error");
     return;
   } finally {
     app.moving = false;
@@ -460,7 +460,7 @@ function startThink(purpose) {
   done.then((best) => finishThink(think, best), (error) => {
     if (app.think === think) app.think = null;
     if (error.code === "overloaded") retryLater(think, error.retryAfterMs);
-    else say(error.message, "error");
+    else if (app.conn) say(error.message, "error"); // a lost connection says so itself
     render();
   });
 }
