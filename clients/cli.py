@@ -18,14 +18,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import errno
-import functools
-import inspect
 import json
 import os
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
@@ -109,8 +106,15 @@ def configure_play(parser: argparse.ArgumentParser) -> None:
         "--position", metavar="POSITION", help="start position in the game's notation"
     )
     parser.add_argument(
-        "--movetime", type=positive_int, default=1000, metavar="MS",
-        help="engine thinking time per move in milliseconds (default 1000)",
+        "--movetime", type=positive_int, default=None, metavar="MS",
+        help="engine thinking time per move in milliseconds (default 1000 unless --depth)",
+    )
+    parser.add_argument(
+        "--depth", type=positive_int, default=None, metavar="N",
+        help="engine search depth per move (with --movetime: whichever comes first)",
+    )
+    parser.add_argument(
+        "--pgn", metavar="FILE", help="append each chess game played to FILE as PGN"
     )
     parser.add_argument(
         "--engine-first", action="store_true", help="let the engine make the first move"
@@ -131,18 +135,14 @@ def run_play(args: argparse.Namespace) -> int:
         print(f"arena play: {error}", file=sys.stderr)
         return 2
     human = 2 if args.watch else (1 if args.engine_first else 0)
-    extra: dict[str, Any] = {}
-    if args.token and "token" in inspect.signature(play).parameters:
-        extra["token"] = args.token
     try:
-        with _connecting_with_token(None if extra else args.token):
-            return asyncio.run(
-                play(
-                    args.url, args.game, options=options, position=args.position,
-                    movetime_ms=args.movetime, human=human,
-                    encoding="json" if args.json else "msgpack", **extra,
-                )
+        return asyncio.run(
+            play(
+                args.url, args.game, options=options, position=args.position,
+                movetime_ms=args.movetime, depth=args.depth, pgn=args.pgn, human=human,
+                encoding="json" if args.json else "msgpack", token=args.token,
             )
+        )
     except EngineError as error:
         print(f"arena play: {error.code}: {error.message}", file=sys.stderr)
         return 1
@@ -152,26 +152,6 @@ def run_play(args: argparse.Namespace) -> int:
         return 1
     except KeyboardInterrupt:
         return 130
-
-
-@contextlib.contextmanager
-def _connecting_with_token(token: str | None) -> Iterator[None]:
-    """While inside, the terminal client connects with ``token``.
-
-    For a :func:`clients.play.play` without a ``token`` parameter: its
-    module's ``connect`` is given the token for the duration of the game.
-    """
-    if not token:
-        yield
-        return
-    import clients.play as play_module
-    from clients.client import connect
-
-    setattr(play_module, "connect", functools.partial(connect, token=token))  # noqa: B010
-    try:
-        yield
-    finally:
-        setattr(play_module, "connect", connect)  # noqa: B010
 
 
 def parse_options(pairs: Sequence[str]) -> dict[str, Any]:
