@@ -293,10 +293,11 @@ async function setState(state) {
   }
   app.state = state;
   if (!isPrefix(state.history, app.line)) {
-    // A move away from the listed line: it replaces the rest of the line.
+    // A move away from the listed line: it replaces the rest of the line (and
+    // the scores of positions that are no longer in it).
     app.line = state.history.slice();
     app.lineSan = (state.history_san || state.history).slice();
-    app.evals = app.evals.slice(0, state.history.length + 1);
+    app.evals = app.evals.slice(0, state.history.length);
   } else if (state.history.length === app.line.length) {
     app.lineSan = (state.history_san || state.history).slice();
   }
