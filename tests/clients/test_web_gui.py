@@ -482,6 +482,12 @@ def test_move_list_steps_through_the_game_and_plays_on(
     expect(page.locator("#moves .ply.current")).to_have_text("Nf3")
     page.keyboard.press("ArrowLeft")
     expect(page.locator("#moves .ply.current")).to_have_text("e5")
+    # A click on the evaluation graph's left edge goes to the start.
+    box = page.locator("#graph svg").bounding_box()
+    assert box is not None
+    page.mouse.click(box["x"] + 2, box["y"] + box["height"] / 2)
+    expect(page.locator("#moves .ply.current")).to_have_count(0)
+    expect(page.locator("#graph line.graph-current")).to_have_count(1)
     # A different move from an earlier position replaces the rest of the line.
     page.click('#moves .ply[data-ply="1"]')
     expect(page.locator("#moves .ply.current")).to_have_text("e4")

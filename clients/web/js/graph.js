@@ -14,8 +14,9 @@ const MIN_RANGE = 10;
 
 // points: [{ply, value}] with value a number or +/-Infinity; plies: moves so far.
 // formatValue writes an axis value in the game's unit; current, if not null,
-// is the ply shown on the board (marked with a vertical line).
-export function drawGraph(container, points, plies, formatValue = String, current = null) {
+// is the ply shown on the board (marked with a vertical line); onPly(ply),
+// if given, is called with the ply under a click.
+export function drawGraph(container, points, plies, formatValue = String, current = null, onPly = null) {
   container.replaceChildren();
   const svg = el("svg", {
     viewBox: `0 0 ${WIDTH} ${HEIGHT}`, class: "graph-svg", role: "img",
@@ -36,6 +37,14 @@ export function drawGraph(container, points, plies, formatValue = String, curren
   svg.append(el("text", { x: WIDTH - PAD, y: HEIGHT - 4, class: "graph-label", "text-anchor": "end" }, formatValue(-Math.round(range))));
   if (current !== null) {
     svg.append(el("line", { x1: x(current), x2: x(current), y1: 0, y2: HEIGHT, class: "graph-current" }));
+  }
+  if (onPly) {
+    svg.classList.add("clickable");
+    svg.addEventListener("click", (event) => {
+      const box = svg.getBoundingClientRect();
+      const at = ((event.clientX - box.left) / box.width) * WIDTH;
+      onPly(Math.max(0, Math.min(lastPly, Math.round(((at - PAD) / (WIDTH - 2 * PAD)) * lastPly))));
+    });
   }
   const sorted = [...points].sort((a, b) => a.ply - b.ply);
   if (sorted.length > 1) {

@@ -608,7 +608,7 @@ function renderGraph(state) {
   });
   const info = gameInfo(state.game);
   drawGraph($("graph"), points, Math.max(app.line.length, state.history.length), (value) => formatScore({ value }, info.name, info.eval_unit),
-    browsing() ? state.history.length : null);
+    browsing() ? state.history.length : null, (ply) => goToPly(Math.min(ply, app.line.length)));
 }
 
 function updateButtons() {
