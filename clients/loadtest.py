@@ -1102,13 +1102,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
     """Add ``arena loadtest``'s options to ``parser``."""
     parser.add_argument("--url", default=DEFAULT_URL, help=f"server URL, loopback only "
                         f"(default {DEFAULT_URL})")
-    parser.add_argument("--connections", "-c", type=int, default=10,
+    parser.add_argument("--connections", "-c", type=int, default=10, metavar="N",
                         help=f"concurrent connections (default 10, at most {MAX_CONNECTIONS})")
     parser.add_argument("--ramp", type=float, default=1.0, metavar="SECONDS",
                         help="open the connections evenly over this long (default 1)")
     parser.add_argument("--duration", "-d", type=float, default=10.0, metavar="SECONDS",
                         help="stop starting scenario runs after this long (default 10)")
-    parser.add_argument("--iterations", "-n", type=int, default=None,
+    parser.add_argument("--iterations", "-n", type=int, default=None, metavar="N",
                         help="also stop once this many scenario runs have started")
     parser.add_argument("--scenario", default="mixed",
                         metavar="SCENARIO",
@@ -1120,7 +1120,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--token", default=os.environ.get("ARENA_TOKEN") or None,
                         metavar="TOKEN",
                         help="the server's shared secret (default: $ARENA_TOKEN; none: no token)")
-    parser.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
+    parser.add_argument("--seed", type=int, default=1, metavar="N",
+                        help="random seed (default 1)")
     parser.add_argument("--report", metavar="FILE", help="write the JSON report here")
     parser.add_argument("--quiet", "-q", action="store_true", help="no live progress line")
     checks = parser.add_argument_group(
