@@ -34,6 +34,8 @@ InputFunction = Callable[[str], Awaitable[str | None]]
 QUIT_WORDS = {"quit", "q", "exit"}
 #: How many legal moves the prompt lists before abbreviating.
 PROMPT_MOVES = 16
+#: The move of a player who cannot move, in the games that have one.
+PASS = "pass"
 #: Pause before asking again when a busy server refused a think without a hint.
 OVERLOADED_RETRY_MS = 1000
 #: The engine's thinking time when neither a time nor a depth is given.
@@ -319,6 +321,9 @@ class Session:
         return "move"
 
     async def human_turn(self, state: GameState) -> GameState | None:
+        if tuple(state.legal_moves) == (PASS,):  # nothing to choose (backgammon, Othello)
+            self.say("no legal move: you pass")
+            return await self.engine.move(PASS)
         self.decisions.append(len(state.history))
         notation = self.notation or Notation(self.game, None, None)
         while True:

@@ -78,6 +78,25 @@ async def test_backgammon_undo_returns_to_the_same_roll(url: str) -> None:
     assert prompts[2] == prompts[0]  # the same dice and choices as before
 
 
+#: Othello, Black (X) to move with no legal move while White has one.
+OTHELLO_BLACK_MUST_PASS = (
+    "XXXXXX--OXXXXXXXXOXXXOXXXXOXXXXXXXOOXOXXXOXOXXOXXOOXXOOXXOXXXXXX X"
+)
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_a_player_without_a_move_passes_without_being_asked(url: str) -> None:
+    out = io.StringIO()
+    prompts: list[str] = []
+    status = await play(url, "othello", position=OTHELLO_BLACK_MUST_PASS, depth=1,
+                        movetime_ms=None, out=out, read=scripted(["quit"], prompts))
+    text = out.getvalue()
+    assert status == 0
+    assert "no legal move: you pass" in text
+    assert "engine plays" in text, "the engine moved after the pass"
+    assert all("[pass]" not in prompt for prompt in prompts), "nobody asked to type pass"
+
+
 @pytest.mark.asyncio(loop_scope="module")
 async def test_game_over_offers_undo_and_new(url: str) -> None:
     out = io.StringIO()
