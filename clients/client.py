@@ -72,9 +72,6 @@ DEFAULT_MAX_THINK_S = 600.0
 #: Whole numbers from the server must fit in an IEEE double exactly (the
 #: protocol's range for ids, and what a JSON reader elsewhere can hold).
 MAX_WHOLE = 2**53
-#: The protocol's ``bestmove.reason`` values (others are accepted as new ones).
-REASONS = ("depth", "nodes", "time", "stopped", "proven", "only_move", "worker_lost",
-           "overloaded", "preempted")
 
 
 # ----------------------------------------------------------------------

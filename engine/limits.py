@@ -71,11 +71,6 @@ class Deadlines:
     soft: float | None
     hard: float | None
 
-    @property
-    def timed(self) -> bool:
-        """Whether the limits set a time (a movetime or a clock)."""
-        return self.hard is not None
-
     def capped(self, latest: float) -> Deadlines:
         """These deadlines, ending by ``latest`` at the latest."""
         hard = latest if self.hard is None else min(self.hard, latest)

@@ -61,7 +61,7 @@ def test_movetime_and_clock_take_the_earlier() -> None:
 
 def test_deadlines_keep_their_start_and_can_be_capped() -> None:
     untimed = plan_deadlines(Limits(depth=5), START)
-    assert untimed.start == START and not untimed.timed
+    assert untimed.start == START and untimed.hard is None
     capped = untimed.capped(START + 600)
     assert capped.hard == START + 600 and capped.soft is None and capped.start == START
     clock = plan_deadlines(Limits(clock=Clock(time_ms=60_000)), START)
