@@ -3,35 +3,38 @@
 Every error is a :class:`ValueError` so that callers who only care about
 "the input was wrong" can catch that; each subclass carries the ``code`` the
 server reports in its ``error`` message, so the mapping lives in one place.
+``code`` is a class variable: compiled by mypyc, a plain class attribute
+would become an instance field that a subclass's own ``__init__`` never sets.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import ClassVar
 
 
 class GameError(ValueError):
     """Base class: the input (a move, an option, a position) was rejected."""
 
-    code = "bad_message"
+    code: ClassVar[str] = "bad_message"
 
 
 class UnknownGameError(GameError):
     """No game is registered under that name."""
 
-    code = "unknown_game"
+    code: ClassVar[str] = "unknown_game"
 
 
 class BadOptionsError(GameError):
     """An option was unknown, of the wrong type or out of range."""
 
-    code = "bad_options"
+    code: ClassVar[str] = "bad_options"
 
 
 class BadPositionError(GameError):
     """A position string could not be parsed or describes an impossible position."""
 
-    code = "bad_position"
+    code: ClassVar[str] = "bad_position"
 
 
 class IllegalMoveError(GameError):
@@ -41,7 +44,7 @@ class IllegalMoveError(GameError):
     caller can show them to the user.
     """
 
-    code = "illegal_move"
+    code: ClassVar[str] = "illegal_move"
 
     def __init__(self, message: str, legal_moves: Sequence[str] = ()) -> None:
         super().__init__(message)
@@ -51,4 +54,4 @@ class IllegalMoveError(GameError):
 class GameOverError(GameError):
     """A move was given in a position where the game has already ended."""
 
-    code = "game_over"
+    code: ClassVar[str] = "game_over"

@@ -24,7 +24,10 @@ from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, TypeVar
 
+from mypy_extensions import mypyc_attr
+
 from engine.errors import BadOptionsError, GameOverError, IllegalMoveError
+from engine.records import reduce_record
 
 S = TypeVar("S")
 M = TypeVar("M", bound=Hashable)
@@ -52,6 +55,9 @@ class Outcome:
     reason: str
     points: int = 1
 
+    def __reduce__(self) -> tuple[type[Any], tuple[object, ...]]:
+        return reduce_record(self)
+
 
 @dataclass(frozen=True, slots=True)
 class Option:
@@ -66,6 +72,10 @@ class Option:
     default: Any
     description: str
     check: Callable[[str, Any], Any]
+
+
+def _rebuild_game(cls: type[Game[Any, Any]], options: dict[str, Any]) -> Game[Any, Any]:
+    return cls(**options)
 
 
 def int_option(low: int, high: int) -> Callable[[str, Any], int]:
@@ -88,6 +98,7 @@ def bool_option(name: str, value: Any) -> bool:
     return value
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Game(ABC, Generic[S, M]):
     """Rules, notation and evaluation of one game with fixed options.
 
@@ -125,6 +136,11 @@ class Game(ABC, Generic[S, M]):
 
     def __init__(self, **options: Any) -> None:
         self.options: dict[str, Any] = self.check_options(options)
+
+    def __reduce__(self) -> tuple[Callable[..., Game[S, M]], tuple[object, ...]]:
+        # A game is its class and options: pickle those and rebuild the
+        # derived tables on arrival (smaller, and works compiled as well).
+        return _rebuild_game, (type(self), self.options)
 
     @classmethod
     def check_options(cls, options: Mapping[str, Any]) -> dict[str, Any]:

@@ -12,6 +12,9 @@ client and the one the search obeys are the same numbers.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
+
+from engine.records import reduce_record
 
 #: Moves assumed to remain when a clock has no ``moves_to_go``: the usual
 #: sudden-death assumption of engines (Stockfish and Crafty start near 30-40).
@@ -44,6 +47,9 @@ class Clock:
     inc_ms: int = 0
     moves_to_go: int | None = None
 
+    def __reduce__(self) -> tuple[type[Any], tuple[object, ...]]:
+        return reduce_record(self)
+
 
 @dataclass(frozen=True, slots=True)
 class Limits:
@@ -57,6 +63,9 @@ class Limits:
     depth: int | None = None
     nodes: int | None = None
     clock: Clock | None = None
+
+    def __reduce__(self) -> tuple[type[Any], tuple[object, ...]]:
+        return reduce_record(self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +85,9 @@ class Deadlines:
         hard = latest if self.hard is None else min(self.hard, latest)
         soft = None if self.soft is None else min(self.soft, hard)
         return Deadlines(self.start, soft, hard)
+
+    def __reduce__(self) -> tuple[type[Any], tuple[object, ...]]:
+        return reduce_record(self)
 
 
 def plan_deadlines(limits: Limits, start: float) -> Deadlines:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine.records import reduce_record
 from engine.score import Score
 
 
@@ -29,6 +30,9 @@ class Info:
     nps: int
     tt_hit_rate: float
     partial: bool = False
+
+    def __reduce__(self) -> tuple[type[Any], tuple[object, ...]]:
+        return reduce_record(self)
 
 
 @dataclass(slots=True)
@@ -131,3 +135,7 @@ class SearchResult:
             reason=reason,
             stats=SearchStats(),
         )
+
+    def __reduce__(self) -> tuple[type[Any], tuple[object, ...]]:
+        return reduce_record(self)
+

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.game import EVAL_LIMIT
+from engine.records import reduce_record
 
 #: Score of a win at the root itself; a win ``n`` plies away scores ``WIN - n``.
 WIN = 1_000_000
@@ -93,3 +94,7 @@ class Score:
         if self.draw:
             return "draw"
         return f"{self.value:+d}"
+
+    def __reduce__(self) -> tuple[type[Any], tuple[object, ...]]:
+        return reduce_record(self)
+

@@ -172,7 +172,7 @@ class Searcher(BudgetedSearch):
                     break
                 nodes_before = self.nodes
                 horizon_before = self.horizon
-                self._iter_best = None
+                self._forget_iteration_best()
                 value = self._aspiration(state, depth, value, root_moves, best)
                 completed = depth
                 best = self._iter_best or best
@@ -245,7 +245,7 @@ class Searcher(BudgetedSearch):
                 else:
                     probe = (low + high + 1) // 2
                 threshold = candidates[probe]
-                self._iter_best = None
+                self._forget_iteration_best()
                 value = self._root(state, depth, threshold - 1, threshold, root_moves)
                 if value >= threshold:
                     low = min(bisect_left(candidates, value, low, high + 1), high)
@@ -275,6 +275,12 @@ class Searcher(BudgetedSearch):
         else:
             losses = wins = range(1, depth + 1)
         return sorted([ply - WIN for ply in losses] + [0] + [WIN - ply for ply in wins])
+
+    def _forget_iteration_best(self) -> None:
+        # A method rather than an inline assignment: after ``self._iter_best
+        # = None`` mypy would take the attribute to stay None across the
+        # search call that sets it, and mypyc compiles in that type check.
+        self._iter_best = None
 
     def _root_moves(self, state: Any) -> list[Hashable]:
         """The root's moves in the game's full (static, then dynamic) order."""

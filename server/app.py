@@ -37,6 +37,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request as HttpRequest
 from websockets.http11 import Response
 
+from engine import ENGINE_BUILD, ENGINE_BUILD_NOTE
 from engine.results import Info
 from engine.tt import DEFAULT_TT_SLOTS
 from server.guard import AccessPolicy, Admission, AuthFailures
@@ -436,8 +437,9 @@ class ArenaServer:
             close_timeout=CLOSE_TIMEOUT_S,
         )
         logger.info(
-            "listening on ws://%s:%d%s with %d workers",
+            "listening on ws://%s:%d%s with %d workers; engine: %s (%s)",
             self.config.host, self.port, WS_PATH, self.config.workers,
+            ENGINE_BUILD, ENGINE_BUILD_NOTE,
         )
 
     async def shutdown(self) -> None:

@@ -22,6 +22,7 @@ from engine.limits import plan_deadlines
 from engine.registry import create_game, describe_games
 from engine.results import Info, SearchResult
 from engine.searchers import has_chance
+from engine import ENGINE_BUILD
 from server import SERVER_NAME, SERVER_VERSION
 from server.jobs import SearchJob
 from server.protocol import (
@@ -143,7 +144,7 @@ class Session:
             {
                 "type": "welcome",
                 "protocol": PROTOCOL_VERSION,
-                "server": f"{SERVER_NAME} {SERVER_VERSION}",
+                "server": f"{SERVER_NAME} {SERVER_VERSION} ({ENGINE_BUILD})",
                 "games": describe_games(),
                 "limits": self.limits.to_dict(),
             },

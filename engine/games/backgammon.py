@@ -57,6 +57,8 @@ import math
 import re
 from typing import Any, NamedTuple
 
+from mypy_extensions import mypyc_attr
+
 from engine.errors import BadPositionError, GameOverError, IllegalMoveError
 from engine.game import CHANCE, Game, Outcome
 
@@ -149,6 +151,7 @@ _POINT_TEXT = re.compile(r"^(bar|off|\d{1,2})(\*?)$")
 _REPEAT_TEXT = re.compile(r"^(.*)\((\d)\)$")
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Backgammon(Game[BgState, Action]):
     """Backgammon without the cube; chance states for every roll."""
 

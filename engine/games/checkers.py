@@ -50,6 +50,8 @@ from __future__ import annotations
 
 from itertools import pairwise
 
+from mypy_extensions import mypyc_attr
+
 from engine.errors import BadPositionError, GameOverError, IllegalMoveError
 from engine.game import Game, Outcome
 
@@ -295,6 +297,7 @@ def _perft(own: int, opp: int, kings: int, player: int, depth: int) -> int:
     return total
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Checkers(Game[CheckersState, CheckersMove]):
     """English checkers; evaluation = material, advancement, back row, centre, mobility."""
 

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from mypy_extensions import mypyc_attr
+
 from engine.errors import BadPositionError
 from engine.game import Game, Option, Outcome, int_option
 
@@ -37,6 +39,7 @@ CENTRE_WEIGHT = 3
 NEAR_CENTRE_WEIGHT = 1
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class ConnectFour(Game[C4State, int]):
     """Connect Four; the evaluation counts threats by parity, then centre control."""
 

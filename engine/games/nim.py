@@ -16,6 +16,8 @@ from functools import reduce
 from operator import xor
 from typing import Any
 
+from mypy_extensions import mypyc_attr
+
 from engine.errors import BadOptionsError, BadPositionError, GameOverError, IllegalMoveError
 from engine.game import Game, Option, Outcome, bool_option
 
@@ -43,6 +45,7 @@ def nim_sum(heaps: tuple[int, ...]) -> int:
     return reduce(xor, heaps, 0)
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Nim(Game[NimState, NimMove]):
     """Nim with any heaps, normal or misère play.
 

@@ -56,6 +56,8 @@ Measured with ``python -m bench.perft_bench endgame`` (CPython 3.11, a busy
 
 from __future__ import annotations
 
+from mypy_extensions import mypyc_attr
+
 from engine.errors import BadPositionError, GameOverError, IllegalMoveError
 from engine.game import Game, Outcome
 
@@ -268,6 +270,7 @@ def _perft(own: int, opp: int, mobility: int, depth: int) -> int:
     return total
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Othello(Game[OthelloState, int]):
     """Othello; evaluation = mobility, corners and X/C squares, frontier, stable edges, discs."""
 

@@ -12,6 +12,8 @@ the empty board is ``.........``.
 
 from __future__ import annotations
 
+from mypy_extensions import mypyc_attr
+
 from engine.errors import BadPositionError
 from engine.game import Game, Outcome
 
@@ -40,6 +42,7 @@ def _has_line(marks: int) -> bool:
     return any(marks & line == line for line in LINES)
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class TicTacToe(Game[TicTacToeState, int]):
     """Tic-tac-toe; evaluation = open lines for the side to move minus the opponent's."""
 

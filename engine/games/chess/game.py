@@ -17,6 +17,8 @@ from FEN has no history, so repetitions are counted from there on.
 
 from __future__ import annotations
 
+from mypy_extensions import mypyc_attr
+
 from engine.errors import GameOverError
 from engine.game import Game, Outcome
 from engine.games.chess.bitboards import (
@@ -108,6 +110,7 @@ def _quiet_destinations(piece: int, color: int, frm: int) -> list[tuple[int, int
 QUIET_GAIN = (_quiet_move_gains(0), _quiet_move_gains(1))
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Chess(Game[Position, Move]):
     """Chess: bitboard move generation, tapered piece-square evaluation."""
 

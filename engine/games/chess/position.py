@@ -242,9 +242,6 @@ class Position:
         return pinned
 
 
-_new_position = object.__new__
-
-
 def king_square(boards: tuple[int, ...], color: int) -> int:
     return (boards[KING] & boards[7 * color]).bit_length() - 1
 
@@ -682,24 +679,13 @@ def play(position: Position, move: Move) -> Position:
                 key ^= EP_FILE_KEYS[square & 7]
                 break
 
-    new = _new_position(Position)
-    new.boards = new_boards
-    new.turn = 1 - turn
-    new.castling = castling
-    new.ep = ep
-    new.halfmove = halfmove
-    new.fullmove = position.fullmove + turn
-    new.key = key
-    new.mg = mg
-    new.eg = eg
     if halfmove == 0 or rights_changed:
-        new.history = ()  # no earlier position can recur after an irreversible move
+        history: tuple[int, ...] = ()  # no earlier position can recur after an irreversible move
     else:
-        new.history = (*position.history, position.key)
-    new._moves = None
-    new._checkers = -1
-    new._pinned = -1
-    return new
+        history = (*position.history, position.key)
+    return Position(
+        new_boards, 1 - turn, castling, ep, halfmove, position.fullmove + turn, key, mg, eg, history
+    )
 
 
 def pass_turn(position: Position) -> Position:
@@ -711,21 +697,17 @@ def pass_turn(position: Position) -> Position:
     key = position.key ^ BLACK_TO_MOVE_KEY
     if position.ep:
         key ^= EP_FILE_KEYS[position.ep & 7]
-    new = _new_position(Position)
-    new.boards = position.boards
-    new.turn = 1 - position.turn
-    new.castling = position.castling
-    new.ep = 0
-    new.halfmove = position.halfmove + 1
-    new.fullmove = position.fullmove + position.turn
-    new.key = key
-    new.mg = position.mg
-    new.eg = position.eg
-    new.history = ()
-    new._moves = None
-    new._checkers = -1
-    new._pinned = -1
-    return new
+    return Position(
+        position.boards,
+        1 - position.turn,
+        position.castling,
+        0,
+        position.halfmove + 1,
+        position.fullmove + position.turn,
+        key,
+        position.mg,
+        position.eg,
+    )
 
 
 def perft(position: Position, depth: int) -> int:
