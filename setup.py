@@ -53,7 +53,7 @@ class OptionalBuildExt(build_ext):
     def run(self) -> None:
         try:
             super().run()
-        except Exception as error:  # noqa: BLE001 - whatever failed, the pure engine works
+        except Exception as error:  # whatever failed, the pure engine still works
             self._remove_partial_outputs()
             _say(
                 f"could not compile the engine ({type(error).__name__}; the compiler's "

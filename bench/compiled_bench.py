@@ -29,16 +29,17 @@ from typing import Any
 
 REFDATA = Path(__file__).resolve().parents[1].parent / "shared" / "refdata"
 
-#: (game, options, position or None for the start, depth): each a few
-#: seconds in the pure build.
-SEARCHES: list[tuple[str, dict[str, Any], str | None, int]] = [
-    ("tictactoe", {}, None, 9),
-    ("nim", {"heaps": [3, 4, 5]}, None, 14),
-    ("connect4", {}, None, 12),
-    ("othello", {}, None, 7),
-    ("checkers", {}, None, 9),
-    ("chess", {}, "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4", 6),
-    ("backgammon", {}, "4HPwATDgc/ABMA 0 3-1", 2),
+#: (game, options, position or None for the start, depth, repetitions):
+#: each one to a few seconds in the pure build. Small games repeat the
+#: search, each time with a fresh searcher (an empty table).
+SEARCHES: list[tuple[str, dict[str, Any], str | None, int, int]] = [
+    ("tictactoe", {}, None, 9, 100),
+    ("nim", {"heaps": [2, 3, 4, 5, 6]}, None, 30, 10),
+    ("connect4", {}, None, 12, 1),
+    ("othello", {}, None, 11, 1),
+    ("checkers", {}, None, 9, 1),
+    ("chess", {}, "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4", 7, 1),
+    ("backgammon", {}, "4HPwATDgc/ABMA 0 3-1", 3, 1),
 ]
 #: (game, depth) of a perft from the start through ``legal_moves``/``play``.
 PERFTS: list[tuple[str, int]] = [("chess", 4), ("othello", 7), ("checkers", 7)]
@@ -56,20 +57,24 @@ def _searches(quick: bool) -> Iterator[dict[str, Any]]:
     from engine.registry import create_game
     from engine.searchers import searcher_for
 
-    for name, options, position, depth in SEARCHES:
+    for name, options, position, depth, repetitions in SEARCHES:
         depth = max(1, depth - 2) if quick else depth
         game = create_game(name, options)
         state = game.initial_state() if position is None else game.parse_position(position)
-        searcher = searcher_for(game, 1 << 20)
-        started = time.process_time()
-        result = searcher.think(state, Limits(depth=depth))
-        seconds = time.process_time() - started
+        seconds = 0.0
+        nodes = 0
+        for _ in range(repetitions):
+            searcher = searcher_for(game, 1 << 20)
+            started = time.process_time()
+            result = searcher.think(state, Limits(depth=depth))
+            seconds += time.process_time() - started
+            nodes += result.nodes
         yield {
             "kind": "search",
-            "label": f"{name} depth {depth}",
-            "nodes": result.nodes,
+            "label": f"{name} depth {depth}" + (f" x{repetitions}" if repetitions > 1 else ""),
+            "nodes": nodes,
             "seconds": seconds,
-            "answer": [result.move, str(result.score), result.depth],
+            "answer": [result.move, str(result.score), result.depth, result.nodes],
         }
 
 
@@ -105,7 +110,8 @@ def _solves(quick: bool) -> Iterator[dict[str, Any]]:
     from engine.search import Searcher
 
     game = create_game("connect4")
-    for name, limit in (("Test_L2_R1", 100 if quick else None), ("Test_L2_R2", 20 if quick else 100)):
+    sets = (("Test_L2_R1", 100 if quick else None), ("Test_L2_R2", 20 if quick else 100))
+    for name, limit in sets:
         path = REFDATA / "connect4" / name
         if not path.exists():
             continue
@@ -195,7 +201,8 @@ def main(argv: list[str] | None = None) -> int:
         if fast["kind"] == "solve":
             print(
                 f"{'':28} exact {fast['answer'][0]}, median {slow['median_ms']:.1f} ms pure, "
-                f"{fast['median_ms']:.1f} ms compiled, {fast['nodes_per_position']:.0f} nodes/position"
+                f"{fast['median_ms']:.1f} ms compiled, "
+                f"{fast['nodes_per_position']:.0f} nodes/position"
             )
     return status
 

@@ -16,13 +16,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine import ENGINE_BUILD
 from engine.errors import GameError
 from engine.game import CHANCE, Game
 from engine.limits import plan_deadlines
 from engine.registry import create_game, describe_games
 from engine.results import Info, SearchResult
 from engine.searchers import has_chance
-from engine import ENGINE_BUILD
 from server import SERVER_NAME, SERVER_VERSION
 from server.jobs import SearchJob
 from server.protocol import (
