@@ -44,7 +44,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Hashable
 from fractions import Fraction
-from typing import Any
+from typing import Any, Final
 
 from engine.budget import BudgetedSearch, SearchAborted, StopSignal
 from engine.game import CHANCE, Game
@@ -57,10 +57,10 @@ from engine.tt import DEFAULT_TT_SLOTS, EXACT, LOWER, UPPER, TranspositionTable
 #: node costs 25 us (an evaluation) to 1 ms (a move generation for a
 #: double), so 256 nodes are a few milliseconds: fine-grained enough for
 #: 100 ms moves, and the check is a clock read.
-CHECK_INTERVAL = 256
+CHECK_INTERVAL: Final = 256
 #: Largest denominator of a probability (the reference uses the same), so
 #: floats such as 1/36 become exact integer weights.
-PROBABILITY_DENOMINATOR_LIMIT = 10**6
+PROBABILITY_DENOMINATOR_LIMIT: Final = 10**6
 
 
 def _round_div(total: int, divisor: int) -> int:

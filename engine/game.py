@@ -22,7 +22,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import Any, ClassVar, Final, Generic, TypeVar
 
 from mypy_extensions import mypyc_attr
 
@@ -34,11 +34,11 @@ M = TypeVar("M", bound=Hashable)
 
 #: Bound on the magnitude of :meth:`Game.evaluate`; proven wins and losses are
 #: scored above it (see :mod:`engine.score`) so the two can never be confused.
-EVAL_LIMIT = 100_000
+EVAL_LIMIT: Final = 100_000
 
 #: What :meth:`Game.to_move` returns at a chance state (dice to be rolled):
 #: no player moves there; see :meth:`Game.chance_outcomes`.
-CHANCE = -1
+CHANCE: Final = -1
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,31 +12,31 @@ client and the one the search obeys are the same numbers.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from engine.records import reduce_record
 
 #: Moves assumed to remain when a clock has no ``moves_to_go``: the usual
 #: sudden-death assumption of engines (Stockfish and Crafty start near 30-40).
-DEFAULT_MOVES_TO_GO = 30
+DEFAULT_MOVES_TO_GO: Final = 30
 #: Share of the increment spent on this move; the rest builds a reserve.
-INCREMENT_SHARE = 0.75
+INCREMENT_SHARE: Final = 0.75
 #: The soft deadline is this share of the allotment: the next iteration
 #: costs several times the last one (the effective branching factor), so
 #: starting one late rarely completes it.
-SOFT_SHARE = 0.5
+SOFT_SHARE: Final = 0.5
 #: The hard deadline may stretch the allotment this many times when an
 #: iteration is under way, never beyond :data:`MAX_SHARE_OF_CLOCK`.
-HARD_STRETCH = 3.0
+HARD_STRETCH: Final = 3.0
 #: Never spend more than this share of the time left on one move, unless it
 #: is the last move before the time control.
-MAX_SHARE_OF_CLOCK = 0.5
+MAX_SHARE_OF_CLOCK: Final = 0.5
 #: Kept back from the time left for the message to reach the opponent's clock.
-CLOCK_SAFETY_MS = 20
+CLOCK_SAFETY_MS: Final = 20
 #: Deepest iteration of every searcher (plies). Real searches stop far
 #: sooner; the bound keeps per-ply tables small and is the ``max_depth`` the
 #: server announces.
-MAX_DEPTH = 128
+MAX_DEPTH: Final = 128
 
 
 @dataclass(frozen=True, slots=True)

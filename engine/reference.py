@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 from collections.abc import Hashable
 from fractions import Fraction
-from typing import Any
+from typing import Any, Final
 
 from engine.game import CHANCE, Game
 from engine.score import WIN
@@ -129,7 +129,7 @@ def alphabeta(game: Game[Any, Any], state: Any, depth: int) -> int:
 # Games of chance: EXPECTIMINIMAX (Russell & Norvig, 4th ed., section 5.5).
 
 #: Largest denominator of a probability: floats such as 1/36 become exact.
-PROBABILITY_DENOMINATOR_LIMIT = 10**6
+PROBABILITY_DENOMINATOR_LIMIT: Final = 10**6
 
 
 def _exact(probability: float) -> Fraction:

@@ -10,17 +10,17 @@ wins and slower losses compare as better, and any score beyond
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from engine.game import EVAL_LIMIT
 from engine.records import reduce_record
 
 #: Score of a win at the root itself; a win ``n`` plies away scores ``WIN - n``.
-WIN = 1_000_000
+WIN: Final = 1_000_000
 #: Deepest ply the search can reach; leaves room for mate distances.
-MAX_PLY = 1_000
+MAX_PLY: Final = 1_000
 #: Any score at or beyond this magnitude is a proven win or loss.
-WIN_THRESHOLD = WIN - MAX_PLY
+WIN_THRESHOLD: Final = WIN - MAX_PLY
 
 assert EVAL_LIMIT < WIN_THRESHOLD  # a programming invariant, not input validation
 

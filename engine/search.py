@@ -32,7 +32,7 @@ import time
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from engine.budget import BudgetedSearch, SearchAborted, StopSignal
 from engine.game import Game
@@ -46,27 +46,27 @@ from engine.tt import DEFAULT_TT_SLOTS, EXACT, LOWER, UPPER, TranspositionTable
 #: are 4-13 ms: inside the server's 10 ms delivery margin for most games,
 #: while the check itself (a clock read and a flag read, well under a
 #: microsecond) costs under 0.5% of the nodes' time.
-CHECK_INTERVAL = 256
+CHECK_INTERVAL: Final = 256
 #: Aspiration windows start at this depth; shallower iterations are cheap
 #: and their scores swing too much to centre a window on.
-ASPIRATION_MIN_DEPTH = 4
+ASPIRATION_MIN_DEPTH: Final = 4
 #: Late-move reductions: moves after this many at a node, at this remaining
 #: depth or more, are searched one ply shallower first (values from the
 #: Stockfish family's early, simple LMR).
-LMR_MIN_MOVES = 3
-LMR_MIN_DEPTH = 3
+LMR_MIN_MOVES: Final = 3
+LMR_MIN_DEPTH: Final = 3
 #: Null-move pruning: depth reduction R and the minimum depth where it is
 #: tried (the classic R = 2 of Donninger's null-move paper).
-NULL_MOVE_REDUCTION = 2
-NULL_MOVE_MIN_DEPTH = 3
+NULL_MOVE_REDUCTION: Final = 2
+NULL_MOVE_MIN_DEPTH: Final = 3
 #: The game's dynamic ordering (:meth:`Game.sort_moves`) is used from this
 #: remaining depth on: below it the children are leaves, and evaluating a
 #: leaf costs less than sorting it (Connect Four: 2 threat scans vs 7).
-SORT_MIN_DEPTH = 2
+SORT_MIN_DEPTH: Final = 2
 #: Killer moves kept per ply.
-KILLERS_PER_PLY = 2
+KILLERS_PER_PLY: Final = 2
 
-INFINITY = WIN + 1
+INFINITY: Final = WIN + 1
 
 
 @dataclass(slots=True)
@@ -93,7 +93,8 @@ class Searcher(BudgetedSearch):
         # The node search indexes the table's list directly (hot path).
         self._slots = self.tt.slots
         self._tt_size = self.tt.size
-        self.history: dict[tuple[int, Hashable], int] = {}
+        # History heuristic: cutoff credit per move, one table per side.
+        self.history: list[dict[Hashable, int]] = [{}, {}]
         self._has_win_hook = type(game).winning_move is not Game.winning_move
         self._has_safe_hook = type(game).safe_moves is not Game.safe_moves
         self._has_quiescence = type(game).noisy_moves is not Game.noisy_moves
@@ -294,7 +295,10 @@ class Searcher(BudgetedSearch):
     def _age_history(self) -> None:
         # Halving keeps the ordering knowledge of earlier searches of the
         # same game while letting the current position's statistics win.
-        self.history = {k: v >> 1 for k, v in self.history.items() if v > 1}
+        self.history = [
+            {move: credit >> 1 for move, credit in side.items() if credit > 1}
+            for side in self.history
+        ]
 
     def _aspiration(
         self, state: Any, depth: int, previous: int, root_moves: list[Hashable], best: _RootBest
@@ -480,18 +484,20 @@ class Searcher(BudgetedSearch):
                 moves = game.sort_moves(state, moves)
         side = game.to_move(state)
         if self._reorder and len(moves) > 1:
-            history = self.history
+            history = self.history[side]
             # Games that tell noisy moves apart (chess captures) list them
             # first; killers and history reorder only the quiet moves after.
             first_quiet = 0
             if self._has_quiet_hook:
-                quiet = game.is_quiet
-                while first_quiet < len(moves) and not quiet(state, moves[first_quiet]):
+                while first_quiet < len(moves) and not game.is_quiet(state, moves[first_quiet]):
                     first_quiet += 1
             if history:
-                tail = moves[first_quiet:]
-                tail.sort(key=lambda m: history.get((side, m), 0), reverse=True)
-                moves[first_quiet:] = tail
+                if first_quiet == 0:
+                    moves.sort(key=lambda m: history.get(m, 0), reverse=True)
+                else:
+                    tail = moves[first_quiet:]
+                    tail.sort(key=lambda m: history.get(m, 0), reverse=True)
+                    moves[first_quiet:] = tail
             for killer in self.killers[ply]:
                 if killer in moves and killer != tt_move:
                     moves.remove(killer)
@@ -629,8 +635,8 @@ class Searcher(BudgetedSearch):
         if move not in killers:
             killers.insert(0, move)
             del killers[KILLERS_PER_PLY:]
-        history_key = (side, move)
-        self.history[history_key] = self.history.get(history_key, 0) + depth * depth
+        history = self.history[side]
+        history[move] = history.get(move, 0) + depth * depth
 
     def _store(
         self,

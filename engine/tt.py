@@ -11,16 +11,16 @@ collisions, so a collision only wastes a slot.
 from __future__ import annotations
 
 from collections.abc import Hashable
-from typing import Any
+from typing import Final
 
 #: Entry flags: what the stored value says about the true value.
-EXACT = 0
-LOWER = 1  # the true value is >= value (the search failed high)
-UPPER = 2  # the true value is <= value (the search failed low)
+EXACT: Final = 0
+LOWER: Final = 1  # the true value is >= value (the search failed high)
+UPPER: Final = 2  # the true value is <= value (the search failed low)
 
 #: Default number of slots. About 120 bytes per filled slot in CPython, so
 #: 2**18 slots cost about 30 MB per worker when full.
-DEFAULT_TT_SLOTS = 1 << 18
+DEFAULT_TT_SLOTS: Final = 1 << 18
 
 Entry = tuple[int, int, int, int, Hashable, bool]
 
@@ -38,14 +38,14 @@ class TranspositionTable:
         if size < 1:
             raise ValueError("a transposition table needs at least one slot")
         self.size = size
-        self.slots: list[Any] = [None] * size
+        self.slots: list[Entry | None] = [None] * size
 
     def clear(self) -> None:
         # In place: the search holds a reference to this list.
         self.slots[:] = [None] * self.size
 
     def get(self, key: int) -> Entry | None:
-        entry: Entry | None = self.slots[key % self.size]
+        entry = self.slots[key % self.size]
         if entry is not None and entry[0] == key:
             return entry
         return None

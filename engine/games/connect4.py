@@ -18,7 +18,7 @@ Pascal Pons' benchmark sets.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from typing import Final
 
 from mypy_extensions import mypyc_attr
 
@@ -32,11 +32,11 @@ C4State = tuple[int, int, str]
 #: row parity that zugzwang favours for its owner (odd rows, counted from 1
 #: at the bottom, for the first player; even rows for the second) is worth
 #: more because it tends to decide the endgame (Allis 1988, section 4).
-THREAT_WEIGHT = 8
-GOOD_PARITY_BONUS = 4
+THREAT_WEIGHT: Final = 8
+GOOD_PARITY_BONUS: Final = 4
 #: Per stone in the centre column, and per stone in the columns beside it.
-CENTRE_WEIGHT = 3
-NEAR_CENTRE_WEIGHT = 1
+CENTRE_WEIGHT: Final = 3
+NEAR_CENTRE_WEIGHT: Final = 1
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)
@@ -77,8 +77,9 @@ class ConnectFour(Game[C4State, int]):
         self._centre_mask = self._column[centre] if width % 2 else 0
         near = [c for c in range(width) if abs(2 * c - (width - 1)) <= 2 and 2 * c != width - 1]
         self._near_mask = sum(self._column[c] for c in near)
-        self._winning_cells_fast = _make_winning_cells(height, self._board_mask)
-        self._aligned_fast = _make_aligned(height)
+        # Shifts to the neighbour in each direction: up a column (1), along
+        # a row (height + 1) and along the two diagonals.
+        self._shifts: tuple[int, int, int] = (height + 1, height, height + 2)
         # (column mask, column) in centre-first order, and each column's
         # rank in that order (higher = nearer the centre), for move sorting.
         self._order_columns = [(self._column[c], c) for c in self._order]
@@ -90,12 +91,32 @@ class ConnectFour(Game[C4State, int]):
     # Bitboard primitives.
 
     def _aligned(self, stones: int) -> bool:
-        """Whether ``stones`` contains four in a row in any direction."""
-        return self._aligned_fast(stones)
+        """Whether ``stones`` contains four in a row in any direction.
+
+        ``stones & stones >> s`` marks stones with a neighbour ``s`` bits
+        away; doing it again with ``2 * s`` finds four in a row.
+        """
+        row, diagonal, antidiagonal = self._shifts
+        for shift in (row, diagonal, antidiagonal, 1):
+            pairs = stones & (stones >> shift)
+            if pairs & (pairs >> 2 * shift):
+                return True
+        return False
 
     def _winning_cells(self, stones: int, mask: int) -> int:
-        """Empty cells that would complete four for the owner of ``stones``."""
-        return self._winning_cells_fast(stones, mask)
+        """Empty cells that would complete four for the owner of ``stones``.
+
+        This is the solver's hottest function (Pons' ``compute_winning_position``):
+        a cell wins with three own stones below it, or three in line through
+        it along a row or a diagonal (see :func:`_line_threats`).
+        """
+        free = self._board_mask ^ mask
+        row, diagonal, antidiagonal = self._shifts
+        cells = (stones << 1) & (stones << 2) & (stones << 3)
+        cells |= _line_threats(stones, free, row)
+        cells |= _line_threats(stones, free, diagonal)
+        cells |= _line_threats(stones, free, antidiagonal)
+        return cells & free
 
     def _playable(self, mask: int) -> int:
         """The cell each non-full column would take next."""
@@ -129,7 +150,7 @@ class ConnectFour(Game[C4State, int]):
         """Columns that neither leave an opponent's immediate win open nor play under one."""
         current, mask, _ = state
         playable = (mask + self._bottom_mask) & self._board_mask
-        threats = self._winning_cells_fast(current ^ mask, mask)
+        threats = self._winning_cells(current ^ mask, mask)
         forced = playable & threats
         if forced:
             if forced & (forced - 1):
@@ -143,7 +164,6 @@ class ConnectFour(Game[C4State, int]):
         if len(moves) < 2:
             return moves
         current, mask, _ = state
-        winning_cells = self._winning_cells_fast
         playable = (mask + self._bottom_mask) & self._board_mask
         column = self._column
         rank = self._centre_rank
@@ -152,7 +172,7 @@ class ConnectFour(Game[C4State, int]):
         keys = []
         for c in moves:
             cell = playable & column[c]
-            threats = winning_cells(current | cell, mask | cell).bit_count()
+            threats = self._winning_cells(current | cell, mask | cell).bit_count()
             keys.append((threats << 8) | (rank[c] << 4) | c)
         keys.sort(reverse=True)
         return [key & 15 for key in keys]
@@ -169,7 +189,7 @@ class ConnectFour(Game[C4State, int]):
 
     def outcome(self, state: C4State) -> Outcome | None:
         current, mask, moves = state
-        if self._aligned_fast(current ^ mask):
+        if self._aligned(current ^ mask):
             return Outcome(1 - (len(moves) & 1), "four in a row")
         if len(moves) == self._cells:
             return Outcome(None, "board full")
@@ -177,7 +197,7 @@ class ConnectFour(Game[C4State, int]):
 
     def winning_move(self, state: C4State) -> int | None:
         current, mask, _ = state
-        cells = self._winning_cells_fast(current, mask) & (mask + self._bottom_mask)
+        cells = self._winning_cells(current, mask) & (mask + self._bottom_mask)
         if cells:
             return self._column_of(cells & -cells)
         return None
@@ -261,49 +281,19 @@ class ConnectFour(Game[C4State, int]):
         return score if win_in is not None else -score
 
 
-def _make_aligned(height: int) -> Callable[[int], bool]:
-    """A four-in-a-row test with the board's shifts bound as constants."""
-    h1, h2 = height + 1, 2 * (height + 1)
-    d1, d2 = height, 2 * height
-    e1, e2 = height + 2, 2 * (height + 2)
+def _line_threats(stones: int, free: int, shift: int) -> int:
+    """Cells that complete four along one line direction (``shift`` bits apart).
 
-    def aligned(p: int) -> bool:
-        m = p & (p >> h1)
-        if m & (m >> h2):
-            return True
-        m = p & (p >> d1)
-        if m & (m >> d2):
-            return True
-        m = p & (p >> e1)
-        if m & (m >> e2):
-            return True
-        m = p & (p >> 1)
-        return bool(m & (m >> 2))
-
-    return aligned
-
-
-def _make_winning_cells(height: int, board_mask: int) -> Callable[[int, int], int]:
-    """A winning-cells function with the board's shifts bound as constants.
-
-    Specialising per board size saves the attribute look-ups and the loop
-    of a general version; this function is the hottest in the solver.
+    The four patterns around a cell ``c`` are ``_xxx``, ``x_xx``, ``xx_x``
+    and ``xxx_``. Every intermediate value stays inside the board's bits:
+    left shifts by two or three steps are applied to values already masked
+    by where they may land (``free >> k``), so on the 7x6 board no value
+    reaches 2**62 and the compiled engine keeps them as machine integers.
     """
-    h1, h2, h3 = height + 1, 2 * (height + 1), 3 * (height + 1)  # horizontal
-    d1, d2, d3 = height, 2 * height, 3 * height  # diagonal /
-    e1, e2, e3 = height + 2, 2 * (height + 2), 3 * (height + 2)  # diagonal \
-
-    def winning_cells(p: int, mask: int) -> int:
-        r = (p << 1) & (p << 2) & (p << 3)
-        a = (p << h1) & (p << h2)
-        b = (p >> h1) & (p >> h2)
-        r |= (a & ((p << h3) | (p >> h1))) | (b & ((p << h1) | (p >> h3)))
-        a = (p << d1) & (p << d2)
-        b = (p >> d1) & (p >> d2)
-        r |= (a & ((p << d3) | (p >> d1))) | (b & ((p << d1) | (p >> d3)))
-        a = (p << e1) & (p << e2)
-        b = (p >> e1) & (p >> e2)
-        r |= (a & ((p << e3) | (p >> e1))) | (b & ((p << e1) | (p >> e3)))
-        return r & (board_mask ^ mask)
-
-    return winning_cells
+    pair = stones & (stones >> shift)  # a stone with another one step on
+    triple = pair & (stones >> 2 * shift)  # ... and another two steps on
+    cells = triple >> shift  # _xxx: three stones after the cell
+    cells |= (stones << shift) & (pair >> shift)  # x_xx
+    cells |= ((pair & (free >> 2 * shift)) << 2 * shift) & (stones >> shift)  # xx_x
+    cells |= (triple & (free >> 3 * shift)) << 3 * shift  # xxx_
+    return cells

@@ -12,9 +12,7 @@ player to move (0 first): ``3 4 5 /0``.
 
 from __future__ import annotations
 
-from functools import reduce
-from operator import xor
-from typing import Any
+from typing import Any, Final
 
 from mypy_extensions import mypyc_attr
 
@@ -24,10 +22,10 @@ from engine.game import Game, Option, Outcome, bool_option
 NimState = tuple[tuple[int, ...], int]
 NimMove = tuple[int, int]
 
-MAX_HEAPS = 16
-MAX_HEAP_SIZE = 1000
+MAX_HEAPS: Final = 16
+MAX_HEAP_SIZE: Final = 1000
 #: Evaluation of a position the nim-sum says is won; proven scores dwarf it.
-THEORY_VALUE = 100
+THEORY_VALUE: Final = 100
 
 
 def _check_heaps(name: str, value: Any) -> tuple[int, ...]:
@@ -42,7 +40,11 @@ def _check_heaps(name: str, value: Any) -> tuple[int, ...]:
 
 
 def nim_sum(heaps: tuple[int, ...]) -> int:
-    return reduce(xor, heaps, 0)
+    """The exclusive or of the heap sizes (Bouton's nim-sum)."""
+    total = 0
+    for size in heaps:
+        total ^= size
+    return total
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)
@@ -64,6 +66,10 @@ class Nim(Game[NimState, NimMove]):
         Option("misere", False, "taking the last object loses", bool_option),
     )
 
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self.misere: bool = self.options["misere"]
+
     def initial_state(self) -> NimState:
         return (tuple(self.options["heaps"]), 0)
 
@@ -74,10 +80,35 @@ class Nim(Game[NimState, NimMove]):
         return [(i, k) for i, size in enumerate(state[0]) for k in range(1, size + 1)]
 
     def ordered_moves(self, state: NimState) -> list[NimMove]:
-        moves = self.legal_moves(state)
+        """Legal moves, those that win by the theory first (each group in legal order)."""
         heaps = state[0]
-        winning = [m for m in moves if self._wins_for_mover(self._after(heaps, m))]
-        return winning + [m for m in moves if m not in winning] if winning else moves
+        # Each move's result follows from a few running totals, so no heap
+        # tuple is built: the nim-sum, the object count and how many heaps
+        # hold more than one object (misère play changes at zero of those).
+        nim = nim_sum(heaps)
+        objects = 0
+        big_heaps = 0
+        for size in heaps:
+            objects += size
+            if size > 1:
+                big_heaps += 1
+        winning: list[NimMove] = []
+        others: list[NimMove] = []
+        for i, size in enumerate(heaps):
+            big_others = big_heaps - 1 if size > 1 else big_heaps
+            for k in range(1, size + 1):
+                left = size - k
+                if self.misere and big_others == 0 and left <= 1:
+                    # Only heaps of 0 or 1 left: the side to move then wins
+                    # exactly when the count is even, so the mover wins when odd.
+                    mover_wins = (objects - k) % 2 == 1
+                else:
+                    mover_wins = nim ^ size ^ left == 0
+                if mover_wins:
+                    winning.append((i, k))
+                else:
+                    others.append((i, k))
+        return winning + others
 
     def _after(self, heaps: tuple[int, ...], move: NimMove) -> tuple[int, ...]:
         i, k = move
@@ -90,18 +121,14 @@ class Nim(Game[NimState, NimMove]):
         heaps, to_move = state
         if any(heaps):
             return None
-        if self.options["misere"]:
+        if self.misere:
             return Outcome(to_move, "the opponent took the last object")
         return Outcome(1 - to_move, "took the last object")
 
     def _side_to_move_wins(self, heaps: tuple[int, ...]) -> bool:
-        if self.options["misere"] and all(size <= 1 for size in heaps):
+        if self.misere and max(heaps) <= 1:
             return sum(heaps) % 2 == 0
         return nim_sum(heaps) != 0
-
-    def _wins_for_mover(self, heaps_after: tuple[int, ...]) -> bool:
-        """True if the player who just moved to ``heaps_after`` wins with best play."""
-        return not self._side_to_move_wins(heaps_after)
 
     def evaluate(self, state: NimState) -> int:
         return THEORY_VALUE if self._side_to_move_wins(state[0]) else -THEORY_VALUE

@@ -12,6 +12,8 @@ the empty board is ``.........``.
 
 from __future__ import annotations
 
+from typing import Final
+
 from mypy_extensions import mypyc_attr
 
 from engine.errors import BadPositionError
@@ -20,7 +22,7 @@ from engine.game import Game, Outcome
 TicTacToeState = tuple[int, int]
 
 #: The eight winning lines as masks.
-LINES = tuple(
+LINES: Final = tuple(
     sum(1 << cell for cell in line)
     for line in (
         (0, 1, 2),
@@ -33,9 +35,13 @@ LINES = tuple(
         (2, 4, 6),
     )
 )
-FULL = (1 << 9) - 1
+FULL: Final = (1 << 9) - 1
 #: Centre, then corners, then edges: cells on more lines first.
-CELL_ORDER = (4, 0, 2, 6, 8, 1, 3, 5, 7)
+CELL_ORDER: Final = (4, 0, 2, 6, 8, 1, 3, 5, 7)
+#: The three ways a game ends (records are immutable, so one of each serves).
+X_WINS: Final = Outcome(0, "three in a row")
+O_WINS: Final = Outcome(1, "three in a row")
+BOARD_FULL: Final = Outcome(None, "board full")
 
 
 def _has_line(marks: int) -> bool:
@@ -79,17 +85,21 @@ class TicTacToe(Game[TicTacToeState, int]):
         x, o = state
         for line in LINES:
             if x & line == line:
-                return Outcome(0, "three in a row")
+                return X_WINS
             if o & line == line:
-                return Outcome(1, "three in a row")
+                return O_WINS
         if x | o == FULL:
-            return Outcome(None, "board full")
+            return BOARD_FULL
         return None
 
     def evaluate(self, state: TicTacToeState) -> int:
         x, o = state
-        x_open = sum(1 for line in LINES if not line & o)
-        o_open = sum(1 for line in LINES if not line & x)
+        x_open = o_open = 0
+        for line in LINES:
+            if not line & o:
+                x_open += 1
+            if not line & x:
+                o_open += 1
         return x_open - o_open if self.to_move(state) == 0 else o_open - x_open
 
     def key(self, state: TicTacToeState) -> int:
