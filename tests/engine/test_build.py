@@ -154,3 +154,21 @@ def test_source_digest_covers_every_compiled_module() -> None:
     assert "engine/games/chess/position.py" in sources
     assert not set(sources) & build.UNCOMPILED
     assert build.sources_digest(sources) != build.sources_digest(sources[1:])
+
+
+def test_an_interpreted_subclass_of_a_game_is_searched_with_its_own_methods() -> None:
+    # A student's evaluation, in a subclass defined outside the engine: the
+    # compiled search must call the override, not the compiled original.
+    from engine.games.connect4 import ConnectFour
+
+    calls: list[int] = []
+
+    class CountingConnectFour(ConnectFour):
+        def evaluate(self, state: tuple[int, int, str]) -> int:
+            calls.append(1)
+            return 0
+
+    game = CountingConnectFour()
+    result = Searcher(game, 1 << 10).think(game.initial_state(), Limits(depth=3))
+    assert calls, "the override was never called"
+    assert result.value == 0  # every leaf scored 0 by the override

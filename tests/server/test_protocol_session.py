@@ -9,6 +9,7 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosedError, InvalidStatus
 
+import engine
 from server.app import ArenaServer
 from server.protocol import MAX_MESSAGE_BYTES, PROTOCOL_VERSION
 from server.session import Session
@@ -43,6 +44,8 @@ async def test_hello_welcome_lists_games_and_limits(
     assert welcome["protocol"] == PROTOCOL_VERSION
     assert welcome["id"] == 7
     assert welcome["server"].startswith("alphabeta-arena ")
+    # The engine build the server searches with, in parentheses.
+    assert welcome["server"].endswith(f"({engine.ENGINE_BUILD})")
     games = {game["name"]: game for game in welcome["games"]}
     assert {"tictactoe", "nim", "connect4"} <= set(games)
     assert games["connect4"]["options"] == {"width": 7, "height": 6}

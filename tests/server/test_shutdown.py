@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from websockets.exceptions import ConnectionClosed
 
+import engine
 from tests.server.server_harness import UNIT, raw_client
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -57,6 +58,9 @@ async def test_sigterm_answers_thinks_closes_1001_and_leaves_no_children() -> No
             assert line, "the server exited before listening"
             match = re.search(rb"listening on ws://[\d.]+:(\d+)/ws", line)
             port = int(match.group(1)) if match else None
+            if match:
+                # The operator is told which engine build searches.
+                assert f"engine: {engine.ENGINE_BUILD} (".encode() in line
         workers = children_of(process.pid)
         assert len(workers) >= 2
 
