@@ -21,46 +21,74 @@ on both diagonals at once (at most 512 entries per square).
 from __future__ import annotations
 
 import random
+from typing import Final
 
-FULL = (1 << 64) - 1
+FULL: Final = (1 << 64) - 1
 
-WHITE = 0
-BLACK = 1
+WHITE: Final = 0
+BLACK: Final = 1
 
 #: Piece types; 0 means "no piece". The type doubles as an index into the
 #: board tuple of a position (see :mod:`engine.games.chess.position`).
-PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING = 1, 2, 3, 4, 5, 6
-PIECE_LETTERS = " pnbrqk"
+PAWN: Final = 1
+KNIGHT: Final = 2
+BISHOP: Final = 3
+ROOK: Final = 4
+QUEEN: Final = 5
+KING: Final = 6
+PIECE_LETTERS: Final = " pnbrqk"
 
-FILE_NAMES = "abcdefgh"
-RANK_NAMES = "12345678"
-SQUARE_NAMES = tuple(f + r for r in RANK_NAMES for f in FILE_NAMES)
-SQUARES = {name: index for index, name in enumerate(SQUARE_NAMES)}
+FILE_NAMES: Final = "abcdefgh"
+RANK_NAMES: Final = "12345678"
+SQUARE_NAMES: Final = tuple(f + r for r in RANK_NAMES for f in FILE_NAMES)
+SQUARES: Final = {name: index for index, name in enumerate(SQUARE_NAMES)}
 
-FILE_A = 0x0101010101010101
-FILE_H = FILE_A << 7
-RANK_1 = 0xFF
-RANK_2 = RANK_1 << 8
-RANK_3 = RANK_1 << 16
-RANK_6 = RANK_1 << 40
-RANK_7 = RANK_1 << 48
-RANK_8 = RANK_1 << 56
-NOT_FILE_A = FULL ^ FILE_A
-NOT_FILE_H = FULL ^ FILE_H
-LIGHT_SQUARES = 0x55AA55AA55AA55AA
-DARK_SQUARES = FULL ^ LIGHT_SQUARES
+FILE_A: Final = 0x0101010101010101
+FILE_H: Final = FILE_A << 7
+RANK_1: Final = 0xFF
+RANK_2: Final = RANK_1 << 8
+RANK_3: Final = RANK_1 << 16
+RANK_6: Final = RANK_1 << 40
+RANK_7: Final = RANK_1 << 48
+RANK_8: Final = RANK_1 << 56
+# Complements as negative ints (``~mask``: every bit set but the mask's)
+# rather than ``FULL ^ mask``: ANDed with a bitboard they give the same
+# squares, and they stay inside the short ints that compiled code (mypyc)
+# handles without allocating, which hold values in [-2**62, 2**62); a
+# 64-bit ``FULL ^ mask`` would be a boxed Python int in every operation.
+NOT_FILE_A: Final = ~FILE_A
+NOT_FILE_H: Final = ~FILE_H
+#: Every square, as a mask (``-1``, for the same reason; not ``FULL``).
+ALL_SQUARES: Final = -1
+LIGHT_SQUARES: Final = 0x55AA55AA55AA55AA
+DARK_SQUARES: Final = FULL ^ LIGHT_SQUARES
 
-A1, C1, D1, E1, F1, G1, H1 = 0, 2, 3, 4, 5, 6, 7
-A8, C8, D8, E8, F8, G8, H8 = 56, 58, 59, 60, 61, 62, 63
+A1: Final = 0
+C1: Final = 2
+D1: Final = 3
+E1: Final = 4
+F1: Final = 5
+G1: Final = 6
+H1: Final = 7
+A8: Final = 56
+C8: Final = 58
+D8: Final = 59
+E8: Final = 60
+F8: Final = 61
+G8: Final = 62
+H8: Final = 63
 
 #: Castling rights as bits of one int, in FEN order.
-WHITE_KINGSIDE, WHITE_QUEENSIDE, BLACK_KINGSIDE, BLACK_QUEENSIDE = 1, 2, 4, 8
-CASTLING_LETTERS = "KQkq"
+WHITE_KINGSIDE: Final = 1
+WHITE_QUEENSIDE: Final = 2
+BLACK_KINGSIDE: Final = 4
+BLACK_QUEENSIDE: Final = 8
+CASTLING_LETTERS: Final = "KQkq"
 
-KNIGHT_STEPS = ((1, 2), (2, 1), (2, -1), (1, -2), (-1, -2), (-2, -1), (-2, 1), (-1, 2))
-KING_STEPS = ((1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1), (0, -1), (1, -1))
-ROOK_DIRECTIONS = ((1, 0), (-1, 0), (0, 1), (0, -1))
-BISHOP_DIRECTIONS = ((1, 1), (1, -1), (-1, 1), (-1, -1))
+KNIGHT_STEPS: Final = ((1, 2), (2, 1), (2, -1), (1, -2), (-1, -2), (-2, -1), (-2, 1), (-1, 2))
+KING_STEPS: Final = ((1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1), (0, -1), (1, -1))
+ROOK_DIRECTIONS: Final = ((1, 0), (-1, 0), (0, 1), (0, -1))
+BISHOP_DIRECTIONS: Final = ((1, 1), (1, -1), (-1, 1), (-1, -1))
 
 
 def square_file(square: int) -> int:
@@ -139,17 +167,23 @@ def _slider_table(
     return masks, tables
 
 
-KNIGHT_ATTACKS = _step_attacks(KNIGHT_STEPS)
-KING_ATTACKS = _step_attacks(KING_STEPS)
+KNIGHT_ATTACKS: Final = _step_attacks(KNIGHT_STEPS)
+KING_ATTACKS: Final = _step_attacks(KING_STEPS)
 #: ``PAWN_ATTACKS[color][s]``: squares a pawn of ``color`` on ``s`` attacks.
-PAWN_ATTACKS = (_step_attacks(((-1, 1), (1, 1))), _step_attacks(((-1, -1), (1, -1))))
+PAWN_ATTACKS: Final = (_step_attacks(((-1, 1), (1, 1))), _step_attacks(((-1, -1), (1, -1))))
 
-RANK_MASKS, RANK_ATTACKS = _slider_table(((1, 0), (-1, 0)))
-FILE_MASKS, FILE_ATTACKS = _slider_table(((0, 1), (0, -1)))
-DIAG_MASKS, DIAG_ATTACKS = _slider_table(BISHOP_DIRECTIONS)
+_RANK_TABLE = _slider_table(((1, 0), (-1, 0)))
+_FILE_TABLE = _slider_table(((0, 1), (0, -1)))
+_DIAG_TABLE = _slider_table(BISHOP_DIRECTIONS)
+RANK_MASKS: Final = _RANK_TABLE[0]
+RANK_ATTACKS: Final = _RANK_TABLE[1]
+FILE_MASKS: Final = _FILE_TABLE[0]
+FILE_ATTACKS: Final = _FILE_TABLE[1]
+DIAG_MASKS: Final = _DIAG_TABLE[0]
+DIAG_ATTACKS: Final = _DIAG_TABLE[1]
 #: Attacks on an empty board, for finding pinners and x-ray attackers.
-ROOK_EMPTY = tuple(slide(s, 0, ROOK_DIRECTIONS) for s in range(64))
-BISHOP_EMPTY = tuple(slide(s, 0, BISHOP_DIRECTIONS) for s in range(64))
+ROOK_EMPTY: Final = tuple(slide(s, 0, ROOK_DIRECTIONS) for s in range(64))
+BISHOP_EMPTY: Final = tuple(slide(s, 0, BISHOP_DIRECTIONS) for s in range(64))
 
 
 def bishop_attacks(square: int, occupied: int) -> int:
@@ -181,10 +215,12 @@ def _between_and_line() -> tuple[tuple[int, ...], tuple[int, ...]]:
 
 #: ``BETWEEN[a * 64 + b]``: squares strictly between two aligned squares (else 0).
 #: ``LINE[a * 64 + b]``: the whole line through two aligned squares (else 0).
-BETWEEN, LINE = _between_and_line()
+_BETWEEN_AND_LINE = _between_and_line()
+BETWEEN: Final = _BETWEEN_AND_LINE[0]
+LINE: Final = _BETWEEN_AND_LINE[1]
 
 #: ``CASTLING_KEEP[s]``: the castling rights that survive a move from or to ``s``.
-CASTLING_KEEP = tuple(
+CASTLING_KEEP: Final = tuple(
     15
     ^ {
         A1: WHITE_QUEENSIDE,
@@ -198,13 +234,17 @@ CASTLING_KEEP = tuple(
 )
 
 # Zobrist keys. Seeded, so keys are the same in every process and every
-# run; the seed itself means nothing.
+# run; the seed itself means nothing. 62 bits, not the usual 64: XORs of
+# values below 2**62 stay below 2**62, inside the short ints that compiled
+# code (mypyc) handles without allocating, and the chance of two positions
+# of one search sharing a key stays negligible.
+ZOBRIST_BITS: Final = 62
 _zobrist = random.Random(0x5EED_C4E55)
 #: ``PIECE_KEYS[(type + 6 * color) * 64 + square]``; entries 0-63 are unused.
-PIECE_KEYS = tuple(_zobrist.getrandbits(64) for _ in range(13 * 64))
-CASTLING_KEYS = (0, *(_zobrist.getrandbits(64) for _ in range(15)))
-EP_FILE_KEYS = tuple(_zobrist.getrandbits(64) for _ in range(8))
-BLACK_TO_MOVE_KEY = _zobrist.getrandbits(64)
+PIECE_KEYS: Final = tuple(_zobrist.getrandbits(ZOBRIST_BITS) for _ in range(13 * 64))
+CASTLING_KEYS: Final = (0, *(_zobrist.getrandbits(ZOBRIST_BITS) for _ in range(15)))
+EP_FILE_KEYS: Final = tuple(_zobrist.getrandbits(ZOBRIST_BITS) for _ in range(8))
+BLACK_TO_MOVE_KEY: Final = _zobrist.getrandbits(ZOBRIST_BITS)
 del _zobrist
 
 

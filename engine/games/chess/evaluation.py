@@ -19,12 +19,11 @@ the bitboards in a few operations.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from engine.games.chess.bitboards import (
     BISHOP,
     DARK_SQUARES,
-    FULL,
     KING,
     KNIGHT,
     LIGHT_SQUARES,
@@ -40,27 +39,31 @@ if TYPE_CHECKING:
 
 #: Material, middlegame and endgame (pawns and rooks gain in the endgame,
 #: minor pieces lose a little: the usual direction, our own amounts).
-MATERIAL_MG = (0, 100, 320, 330, 500, 900, 0)
-MATERIAL_EG = (0, 120, 300, 320, 540, 950, 0)
+MATERIAL_MG: Final = (0, 100, 320, 330, 500, 900, 0)
+MATERIAL_EG: Final = (0, 120, 300, 320, 540, 950, 0)
 
 #: Phase weight of each piece type, and the phase of the full set.
-PHASE_WEIGHT = (0, 0, 1, 1, 2, 4, 0)
-FULL_PHASE = 24
+PHASE_WEIGHT: Final = (0, 0, 1, 1, 2, 4, 0)
+FULL_PHASE: Final = 24
 
 #: Bonus for having both bishops (a classic term; the amount is ours).
-BISHOP_PAIR = 30
+BISHOP_PAIR: Final = 30
 #: The side to move is worth a little (it is about to improve its position).
-TEMPO = 10
+TEMPO: Final = 10
 #: Passed pawns (no enemy pawn ahead on their file or the files beside),
 #: by rank counted from the pawn's own side; worth far more in the endgame.
-PASSED_PAWN_MG = (0, 0, 5, 10, 20, 35, 60, 0)
-PASSED_PAWN_EG = (0, 5, 10, 20, 40, 70, 110, 0)
+PASSED_PAWN_MG: Final = (0, 0, 5, 10, 20, 35, 60, 0)
+PASSED_PAWN_EG: Final = (0, 5, 10, 20, 40, 70, 110, 0)
+#: Masks of the first ranks, for the upward fill of :func:`_passed_pawns`.
+_RANKS_1_TO_3: Final = (1 << 24) - 1
+_RANKS_1_TO_5: Final = (1 << 40) - 1
+_RANKS_1_TO_6: Final = (1 << 48) - 1
 #: Pawnless endings with one side ahead: drive the lone king to the edge and
 #: bring the kings together, so that the search finds the mate in KQK and KRK
 #: (the "mop-up" idea; weights ours).
-MOP_UP_EDGE = 10
-MOP_UP_CLOSE = 4
-MOP_UP_MIN_LEAD = 400
+MOP_UP_EDGE: Final = 10
+MOP_UP_CLOSE: Final = 4
+MOP_UP_MIN_LEAD: Final = 400
 
 
 def _ring(file: int, rank: int) -> int:
@@ -120,7 +123,7 @@ def _king(file: int, rank: int) -> tuple[int, int]:
     return mg, 30 - 10 * _centre_distance(file, rank)
 
 
-_SQUARE_VALUE = {
+_SQUARE_VALUE: Final = {
     PAWN: _pawn, KNIGHT: _knight, BISHOP: _bishop, ROOK: _rook, QUEEN: _queen, KING: _king
 }
 
@@ -144,7 +147,9 @@ def _tables() -> tuple[tuple[int, ...], tuple[int, ...]]:
 
 #: ``MG[(type + 6 * color) * 64 + square]``: material plus square value,
 #: positive for White's pieces and negative for Black's; ``EG`` likewise.
-MG, EG = _tables()
+_MG_EG: Final = _tables()
+MG: Final = _MG_EG[0]
+EG: Final = _MG_EG[1]
 
 
 def evaluate(position: Position) -> int:
@@ -192,11 +197,14 @@ def _passed_pawns(white_pawns: int, black_pawns: int, phase: int) -> int:
     ahead_of_black |= ahead_of_black >> 16
     ahead_of_black |= ahead_of_black >> 32
     ahead_of_black |= (ahead_of_black & NOT_FILE_A) >> 1 | (ahead_of_black & NOT_FILE_H) << 1
-    ahead_of_white = (white_pawns << 8) & FULL
-    ahead_of_white |= ahead_of_white << 8
-    ahead_of_white |= ahead_of_white << 16
-    ahead_of_white |= ahead_of_white << 32
-    ahead_of_white &= FULL
+    # Upwards the fill is cut at rank 7 (each shift only takes the squares
+    # that land below rank 8): no black pawn stands on rank 8, and so every
+    # value stays below 2**56, a short int for compiled code, instead of
+    # growing past 64 bits and being masked afterwards.
+    ahead_of_white = (white_pawns & _RANKS_1_TO_6) << 8
+    ahead_of_white |= (ahead_of_white & _RANKS_1_TO_6) << 8
+    ahead_of_white |= (ahead_of_white & _RANKS_1_TO_5) << 16
+    ahead_of_white |= (ahead_of_white & _RANKS_1_TO_3) << 32
     ahead_of_white |= (ahead_of_white & NOT_FILE_A) >> 1 | (ahead_of_white & NOT_FILE_H) << 1
     mg = eg = 0
     passed = white_pawns & ~ahead_of_black

@@ -17,6 +17,8 @@ from FEN has no history, so repetitions are counted from there on.
 
 from __future__ import annotations
 
+from typing import Final
+
 from mypy_extensions import mypyc_attr
 
 from engine.errors import GameOverError
@@ -58,11 +60,11 @@ from engine.games.chess.position import (
 )
 
 #: Bits of a move that make it a capture or a promotion.
-NOISY_BITS = 0x71C000
+NOISY_BITS: Final = 0x71C000
 #: Plies without capture or pawn move after which the game is drawn.
-FIFTY_MOVE_PLIES = 100
+FIFTY_MOVE_PLIES: Final = 100
 #: Rough piece values (pawns) by type, for the quiescence filter below.
-EXCHANGE_VALUE = (0, 1, 3, 3, 5, 9, 0)
+EXCHANGE_VALUE: Final = (0, 1, 3, 3, 5, 9, 0)
 
 
 def _quiet_move_gains(color: int) -> dict[Move, int]:
@@ -107,7 +109,7 @@ def _quiet_destinations(piece: int, color: int, frm: int) -> list[tuple[int, int
 
 
 #: ``QUIET_GAIN[color][move]``: see :func:`_quiet_move_gains`.
-QUIET_GAIN = (_quiet_move_gains(0), _quiet_move_gains(1))
+QUIET_GAIN: Final = (_quiet_move_gains(0), _quiet_move_gains(1))
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)

@@ -6,7 +6,7 @@ Python ints. A position holds a tuple of eight bitboards, ``boards``:
 bishops, rooks, queens and kings of both colours (indexed by piece type),
 ``boards[7]`` Black's occupancy; so the side to move ``turn`` (0 White,
 1 Black) owns ``boards[7 * turn]``. Besides the board a position keeps the
-FEN fields, a 64-bit Zobrist ``key``, the incremental evaluation sums ``mg``
+FEN fields, a 62-bit Zobrist ``key``, the incremental evaluation sums ``mg``
 and ``eg`` (see :mod:`engine.games.chess.evaluation`) and ``history``: the
 keys of the earlier positions since the last irreversible move, oldest
 first, which is what threefold repetition needs.
@@ -31,7 +31,10 @@ can expose the king along a rank) is tried on a scratch board.
 
 from __future__ import annotations
 
+from typing import Final
+
 from engine.games.chess.bitboards import (
+    ALL_SQUARES,
     BETWEEN,
     BISHOP,
     BISHOP_EMPTY,
@@ -43,7 +46,6 @@ from engine.games.chess.bitboards import (
     EP_FILE_KEYS,
     FILE_ATTACKS,
     FILE_MASKS,
-    FULL,
     KING,
     KING_ATTACKS,
     KNIGHT,
@@ -58,7 +60,6 @@ from engine.games.chess.bitboards import (
     RANK_1,
     RANK_3,
     RANK_6,
-    RANK_8,
     RANK_ATTACKS,
     RANK_MASKS,
     ROOK,
@@ -68,17 +69,17 @@ from engine.games.chess.evaluation import EG, MG
 
 Move = int
 
-FLAG_EN_PASSANT = 1
-FLAG_CASTLING = 2
-FLAG_DOUBLE_PUSH = 3
+FLAG_EN_PASSANT: Final = 1
+FLAG_CASTLING: Final = 2
+FLAG_DOUBLE_PUSH: Final = 3
 
-_MOVER_PAWN = (7 - PAWN) << 17
-_MOVER_KING = (7 - KING) << 17
+_MOVER_PAWN: Final = (7 - PAWN) << 17
+_MOVER_KING: Final = (7 - KING) << 17
 #: Promotion pieces in the order they are generated (queen first).
-PROMOTIONS = (QUEEN << 14, ROOK << 14, BISHOP << 14, KNIGHT << 14)
+PROMOTIONS: Final = (QUEEN << 14, ROOK << 14, BISHOP << 14, KNIGHT << 14)
 
 #: Castling by king destination: (king from, rook from, rook to).
-CASTLING_ROOKS = {6: (4, 7, 5), 2: (4, 0, 3), 62: (60, 63, 61), 58: (60, 56, 59)}
+CASTLING_ROOKS: Final = {6: (4, 7, 5), 2: (4, 0, 3), 62: (60, 63, 61), 58: (60, 56, 59)}
 
 
 def move_from(move: Move) -> int:
@@ -334,7 +335,12 @@ def generate(position: Position, noisy_only: bool) -> list[Move]:
     us = boards[7 * turn]
     them = boards[7 - 7 * turn]
     occupied = us | them
-    pawns, knights, bishops, rooks, queens, kings = boards[1:7]
+    pawns = boards[PAWN]
+    knights = boards[KNIGHT]
+    bishops = boards[BISHOP]
+    rooks = boards[ROOK]
+    queens = boards[QUEEN]
+    kings = boards[KING]
     king_sq = (kings & us).bit_length() - 1
     their_pawns = pawns & them
     their_knights = knights & them
@@ -345,7 +351,7 @@ def generate(position: Position, noisy_only: bool) -> list[Move]:
     if checkers:
         noisy_only = False
     moves: list[Move] = []
-    not_us = FULL ^ us
+    not_us = ~us
 
     # King moves: each destination is tested with the king lifted off the
     # board, so that a slider's ray does not stop at the square it leaves.
@@ -381,7 +387,7 @@ def generate(position: Position, noisy_only: bool) -> list[Move]:
     if checkers:
         evasion = BETWEEN[king_sq * 64 + checkers.bit_length() - 1] | checkers
     else:
-        evasion = FULL
+        evasion = ALL_SQUARES
         if position.castling and not noisy_only:
             _append_castling(moves, position, occupied)
 
@@ -402,11 +408,7 @@ def generate(position: Position, noisy_only: bool) -> list[Move]:
             _append_targets(moves, square | base_piece, targets, them, boards)
 
     # Sliders, each along the lines it attacks (and its pin line if pinned).
-    for piece_type, diagonal, straight in (
-        (BISHOP, True, False),
-        (ROOK, False, True),
-        (QUEEN, True, True),
-    ):
+    for piece_type in (BISHOP, ROOK, QUEEN):
         pieces = boards[piece_type] & us
         base_piece = (7 - piece_type) << 17
         while pieces:
@@ -414,9 +416,9 @@ def generate(position: Position, noisy_only: bool) -> list[Move]:
             pieces ^= bit
             square = bit.bit_length() - 1
             targets = 0
-            if diagonal:
+            if piece_type != ROOK:
                 targets = DIAG_ATTACKS[square][occupied & DIAG_MASKS[square]]
-            if straight:
+            if piece_type != BISHOP:
                 targets |= (
                     RANK_ATTACKS[square][occupied & RANK_MASKS[square]]
                     | FILE_ATTACKS[square][occupied & FILE_MASKS[square]]
@@ -465,7 +467,7 @@ def has_legal_move(position: Position) -> bool:
     king_sq = (boards[KING] & us).bit_length() - 1
     checkers = position.checkers()
     if not checkers & (checkers - 1):  # not a double check: other pieces may move
-        evasion = FULL
+        evasion = ALL_SQUARES
         if checkers:
             evasion = BETWEEN[king_sq * 64 + checkers.bit_length() - 1] | checkers
         pinned = position.pinned()
@@ -525,12 +527,26 @@ def _append_castling(moves: list[Move], position: Position, occupied: int) -> No
     turn = position.turn
     rights = position.castling >> (2 * turn)
     rank = 56 * turn
-    for right, path, crossed, to in ((1, 0x60, (5, 6), 6), (2, 0x0E, (3, 2), 2)):
-        if not rights & right or occupied & (path << rank):
-            continue
-        if any(attackers(boards, rank + square, occupied, 1 - turn) for square in crossed):
-            continue
-        moves.append((rank + 4) | (rank + to) << 6 | FLAG_CASTLING << 12 | _MOVER_KING)
+    enemy = 1 - turn
+    king_move = (rank + 4) | FLAG_CASTLING << 12 | _MOVER_KING
+    # Kingside: f and g empty and not attacked (the king is not in check,
+    # or castling would not be generated). Written out rather than as a loop
+    # with any(): a generator is slow in compiled code.
+    if (
+        rights & 1
+        and not occupied & (0x60 << rank)
+        and not attackers(boards, rank + 5, occupied, enemy)
+        and not attackers(boards, rank + 6, occupied, enemy)
+    ):
+        moves.append(king_move | (rank + 6) << 6)
+    # Queenside: b, c and d empty, d and c not attacked.
+    if (
+        rights & 2
+        and not occupied & (0x0E << rank)
+        and not attackers(boards, rank + 3, occupied, enemy)
+        and not attackers(boards, rank + 2, occupied, enemy)
+    ):
+        moves.append(king_move | (rank + 2) << 6)
 
 
 def _append_pawn_moves(
@@ -548,21 +564,25 @@ def _append_pawn_moves(
     our_pawns = boards[PAWN] & us
     if not our_pawns:
         return
-    empty = FULL ^ occupied
+    empty = ~occupied
     if position.turn == 0:
         single = (our_pawns << 8) & empty
         double = ((single & RANK_3) << 8) & empty
         left = ((our_pawns & NOT_FILE_A) << 7) & them
         right = ((our_pawns & NOT_FILE_H) << 9) & them
-        last_rank = RANK_8
-        deltas = (8, 16, 7, 9)
+        # RANK_8 as every bit from 56 up: the same squares ANDed with a
+        # bitboard, but a short int in compiled code, where RANK_8 is not.
+        last_rank = ~((1 << 56) - 1)
+        promotion_rank = 7
+        push, left_delta, right_delta = 8, 7, 9
     else:
         single = (our_pawns >> 8) & empty
         double = ((single & RANK_6) >> 8) & empty
         left = ((our_pawns & NOT_FILE_A) >> 9) & them
         right = ((our_pawns & NOT_FILE_H) >> 7) & them
         last_rank = RANK_1
-        deltas = (-8, -16, -9, -7)
+        promotion_rank = 0
+        push, left_delta, right_delta = -8, -9, -7
     single &= evasion
     if noisy_only:
         single &= last_rank
@@ -570,28 +590,24 @@ def _append_pawn_moves(
     else:
         double &= evasion
     king_line = king_sq * 64
-    for targets, delta, captures in (
-        (left & evasion, deltas[2], True),
-        (right & evasion, deltas[3], True),
-        (single, deltas[0], False),
-        (double, deltas[1], False),
-    ):
-        while targets:
-            bit = targets & -targets
-            targets ^= bit
-            to = bit.bit_length() - 1
-            frm = to - delta
-            if pinned >> frm & 1 and not LINE[king_line + frm] & bit:
-                continue
-            move = frm | to << 6 | _MOVER_PAWN
-            if captures:
-                move |= _victim_bits(bit, boards)
-            elif delta == deltas[1]:
-                move |= FLAG_DOUBLE_PUSH << 12
-            if bit & last_rank:
-                moves.extend(move | promotion for promotion in PROMOTIONS)
-            else:
-                moves.append(move)
+    _append_pawn_targets(
+        moves, left & evasion, left_delta, True, 0, pinned, king_line, promotion_rank, boards
+    )
+    _append_pawn_targets(
+        moves, right & evasion, right_delta, True, 0, pinned, king_line, promotion_rank, boards
+    )
+    _append_pawn_targets(moves, single, push, False, 0, pinned, king_line, promotion_rank, boards)
+    _append_pawn_targets(
+        moves,
+        double,
+        2 * push,
+        False,
+        FLAG_DOUBLE_PUSH << 12,
+        pinned,
+        king_line,
+        promotion_rank,
+        boards,
+    )
 
     ep = position.ep
     if ep:
@@ -604,6 +620,37 @@ def _append_pawn_moves(
                 moves.append(
                     frm | ep << 6 | FLAG_EN_PASSANT << 12 | _MOVER_PAWN | PAWN << 20
                 )
+
+
+def _append_pawn_targets(
+    moves: list[Move],
+    targets: int,
+    delta: int,
+    captures: bool,
+    flag_bits: int,
+    pinned: int,
+    king_line: int,
+    promotion_rank: int,
+    boards: tuple[int, ...],
+) -> None:
+    """Append the pawn moves to ``targets``, each from ``delta`` squares behind it."""
+    while targets:
+        bit = targets & -targets
+        targets ^= bit
+        to = bit.bit_length() - 1
+        frm = to - delta
+        if pinned >> frm & 1 and not LINE[king_line + frm] & bit:
+            continue
+        move = frm | to << 6 | _MOVER_PAWN | flag_bits
+        if captures:
+            move |= _victim_bits(bit, boards)
+        # The rank of ``to``, not ``bit & RANK_8``: RANK_8 is a 64-bit value,
+        # slow in compiled code.
+        if to >> 3 == promotion_rank:
+            for promotion in PROMOTIONS:
+                moves.append(move | promotion)
+        else:
+            moves.append(move)
 
 
 def play(position: Position, move: Move) -> Position:
