@@ -94,7 +94,7 @@ def _extensions() -> list[Any]:
     except ImportError as error:
         _say(f"mypyc is not available ({error}); installing the pure-Python engine")
         return []
-    return list(mypycify(BUILD.compiled_sources(), opt_level="3", group_name="engine"))
+    return list(mypycify(BUILD.compiled_sources(), opt_level="3", group_name=BUILD.GROUP_NAME))
 
 
 setup(ext_modules=_extensions(), cmdclass={"build_ext": OptionalBuildExt})

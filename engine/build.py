@@ -23,6 +23,7 @@ nothing when imported.
 from __future__ import annotations
 
 import hashlib
+import importlib
 import importlib.abc
 import importlib.machinery
 import importlib.util
@@ -41,6 +42,11 @@ DIGEST_FILE: Final = "_compiled.json"
 UNCOMPILED: Final = frozenset({"engine/__init__.py", "engine/build.py"})
 #: A module that exists in every compiled build; its extension marks one.
 MARKER_MODULE: Final = "search"
+#: mypyc's ``group_name`` for the engine (setup.py), which names the library
+#: holding the compiled code of every module; each module's own extension
+#: is a thin shim that loads it.
+GROUP_NAME: Final = "engine"
+SHARED_LIBRARY: Final = f"{GROUP_NAME}__mypyc"
 
 
 def pure_requested() -> bool:
@@ -117,6 +123,10 @@ def choose() -> tuple[str, str]:
         return "pure", "not compiled (installed without a C compiler or with ARENA_PURE_PYTHON)"
     if _recorded_digest() != sources_digest(compiled_sources()):
         return "pure", "the compiled engine is older than its sources; rebuild with pip install"
+    try:
+        importlib.import_module(SHARED_LIBRARY)
+    except ImportError as error:  # built for another Python, or a file is missing
+        return "pure", f"the compiled engine does not load ({error})"
     return "compiled", "compiled with mypyc"
 
 

@@ -172,3 +172,16 @@ def test_an_interpreted_subclass_of_a_game_is_searched_with_its_own_methods() ->
     result = Searcher(game, 1 << 10).think(game.initial_state(), Limits(depth=3))
     assert calls, "the override was never called"
     assert result.value == 0  # every leaf scored 0 by the override
+
+
+def test_a_compiled_engine_that_does_not_load_falls_back_to_pure(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("ARENA_PURE_PYTHON", raising=False)
+    monkeypatch.setattr(build, "compiled_installed", lambda: True)
+    monkeypatch.setattr(build, "_recorded_digest", lambda: build.sources_digest(
+        build.compiled_sources()))
+    monkeypatch.setattr(build, "SHARED_LIBRARY", "engine__no_such_library")
+    chosen, note = build.choose()
+    assert chosen == "pure"
+    assert "does not load" in note
