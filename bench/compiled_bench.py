@@ -78,23 +78,15 @@ def _searches(quick: bool) -> Iterator[dict[str, Any]]:
         }
 
 
-def _perft(game: Any, state: Any, depth: int) -> int:
-    if depth == 0:
-        return 1
-    moves = game.legal_moves(state)
-    if not moves:
-        return 1
-    return sum(_perft(game, game.play(state, move), depth - 1) for move in moves)
-
-
 def _perfts(quick: bool) -> Iterator[dict[str, Any]]:
+    from engine.reference import perft
     from engine.registry import create_game
 
     for name, depth in PERFTS:
         depth = depth - 1 if quick else depth
         game = create_game(name)
         started = time.process_time()
-        leaves = _perft(game, game.initial_state(), depth)
+        leaves = perft(game, game.initial_state(), depth)
         seconds = time.process_time() - started
         yield {
             "kind": "perft",

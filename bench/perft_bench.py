@@ -35,6 +35,7 @@ from engine.game import Game
 from engine.games.checkers import Checkers
 from engine.games.othello import Othello
 from engine.limits import Limits
+from engine.reference import perft
 from engine.search import Searcher
 
 #: Published perft counts from the start position (Othello: Aart Bik,
@@ -49,16 +50,6 @@ INTERFACE_DEPTH = {"othello": 7, "checkers": 7}
 
 def games() -> list[Othello | Checkers]:
     return [Othello(), Checkers()]
-
-
-def interface_perft(game: Game[Any, Any], state: Any, depth: int) -> int:
-    """Perft by ``legal_moves`` and ``play`` at every node (finished games are leaves)."""
-    if depth == 0:
-        return 1
-    moves = game.legal_moves(state)
-    if not moves:
-        return 1
-    return sum(interface_perft(game, game.play(state, move), depth - 1) for move in moves)
 
 
 def timed(function: Callable[..., int], *args: Any) -> tuple[int, float]:
@@ -78,7 +69,7 @@ def bench_perft(max_depth: int) -> None:
             print(f"{game.name:9} {'bulk':10} {depth:5} {count:10} {ok:>3} {seconds:7.2f} "
                   f"{count / seconds:9.0f}")
         depth = INTERFACE_DEPTH[game.name]
-        count, seconds = timed(interface_perft, game, game.initial_state(), depth)
+        count, seconds = timed(perft, game, game.initial_state(), depth)
         ok = "yes" if count == PUBLISHED[game.name][depth - 1] else "NO"
         print(f"{game.name:9} {'interface':10} {depth:5} {count:10} {ok:>3} {seconds:7.2f} "
               f"{count / seconds:9.0f}")

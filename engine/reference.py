@@ -199,3 +199,21 @@ def expectiminimax_search(
 def expectiminimax(game: Game[Any, Any], state: Any, depth: int) -> int:
     """The expectiminimax value of ``state`` searched ``depth`` moves deep."""
     return expectiminimax_search(game, state, depth)[0]
+
+
+def perft(game: Game[Any, Any], state: Any, depth: int) -> int:
+    """Leaves ``depth`` plies below ``state``, every move made through the interface.
+
+    The standard test of move generation (compare with published counts),
+    and the work a search does per node: ``legal_moves`` and ``play`` only.
+    A finished game is a leaf even above ``depth``.
+    """
+    if depth == 0:
+        return 1
+    moves = game.legal_moves(state)
+    if not moves:
+        return 1
+    leaves = 0
+    for move in moves:
+        leaves += perft(game, game.play(state, move), depth - 1)
+    return leaves

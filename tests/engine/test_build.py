@@ -22,6 +22,7 @@ import pytest
 import engine
 from engine import build
 from engine.limits import Limits
+from engine.reference import perft
 from engine.registry import create_game
 from engine.search import Searcher
 from engine.searchers import searcher_for
@@ -48,15 +49,6 @@ PERFT_CASES: list[tuple[str, int]] = [("chess", 3), ("othello", 5), ("checkers",
 SOLVE_CASES = ["2252576253462244111563365343671351441", "7422341735647741166133573473242566"]
 
 
-def _perft(game: Any, state: Any, depth: int) -> int:
-    if depth == 0:
-        return 1
-    moves = game.legal_moves(state)
-    if not moves:
-        return 1
-    return sum(_perft(game, game.play(state, move), depth - 1) for move in moves)
-
-
 def probe() -> dict[str, Any]:
     """Everything both builds must agree on, as JSON-ready data."""
     answers: dict[str, Any] = {"build": engine.ENGINE_BUILD}
@@ -69,7 +61,7 @@ def probe() -> dict[str, Any]:
         ]
     for name, depth in PERFT_CASES:
         game = create_game(name)
-        answers[f"{name} perft {depth}"] = _perft(game, game.initial_state(), depth)
+        answers[f"{name} perft {depth}"] = perft(game, game.initial_state(), depth)
     connect4 = create_game("connect4")
     for position in SOLVE_CASES:
         result = Searcher(connect4, 1 << 16).solve(connect4.parse_position(position))
