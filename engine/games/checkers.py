@@ -44,13 +44,21 @@ Bitboard layout: square ``s`` (1-32) is bit ``s - 1 + (s - 1) // 8``: one
 unused "ghost" bit after every two rows, which makes every diagonal step a
 shift by 4 or 5 (down-left and down-right as Black looks at the board,
 towards higher numbers) or by -4 or -5, whatever the row.
+
+Speed: the module is compiled by mypyc (see ``setup.py``) and written so
+that the compiled code stays native: every module constant is ``Final``
+(a plain module global is a dictionary look-up in compiled code), pieces
+are counted by :func:`_popcount` (``int.bit_count`` is not a mypyc
+primitive, so it would be a Python method call), and the hot functions are
+plain module functions on ints and fixed-length tuples, without closures,
+generators or ``itertools``.
 """
 
 from __future__ import annotations
 
-from itertools import pairwise
+from typing import Final
 
-from mypy_extensions import mypyc_attr
+from mypy_extensions import i64, mypyc_attr
 
 from engine.errors import BadPositionError, GameOverError, IllegalMoveError
 from engine.game import Game, Outcome
@@ -63,28 +71,29 @@ CheckersMove = tuple[int, ...]
 #: since then (the current one last).
 CheckersState = tuple[int, int, int, int, int, tuple[int, ...]]
 
-BLACK, WHITE = 0, 1
+BLACK: Final = 0
+WHITE: Final = 1
 
 #: Bit of each square 1-32 (index 0 unused) and square of each bit.
-SQUARE_BITS = (-1, *(i + i // 8 for i in range(32)))
-BIT_SQUARES = tuple(
+SQUARE_BITS: Final = (-1, *(i + i // 8 for i in range(32)))
+BIT_SQUARES: Final = tuple(
     SQUARE_BITS.index(bit) if bit in SQUARE_BITS[1:] else 0 for bit in range(36)
 )
 #: The 32 playable squares; the ghost bits (8, 17, 26) are never occupied.
-VALID = sum(1 << SQUARE_BITS[s] for s in range(1, 33))
+VALID: Final = sum(1 << SQUARE_BITS[s] for s in range(1, 33))
 
 
 def _squares_mask(*squares: int) -> int:
     return sum(1 << SQUARE_BITS[s] for s in squares)
 
 
-BLACK_START = _squares_mask(*range(1, 13))
-WHITE_START = _squares_mask(*range(21, 33))
+BLACK_START: Final = _squares_mask(*range(1, 13))
+WHITE_START: Final = _squares_mask(*range(21, 33))
 #: Where each colour's men are crowned: White's back row for Black, and so on.
-CROWN_ROW = (_squares_mask(29, 30, 31, 32), _squares_mask(1, 2, 3, 4))
-BACK_ROW = (CROWN_ROW[WHITE], CROWN_ROW[BLACK])
+CROWN_ROW: Final = (_squares_mask(29, 30, 31, 32), _squares_mask(1, 2, 3, 4))
+BACK_ROW: Final = (CROWN_ROW[WHITE], CROWN_ROW[BLACK])
 #: Rows by index from Black's side, for advancement.
-ROWS = tuple(_squares_mask(*range(4 * r + 1, 4 * r + 5)) for r in range(8))
+ROWS: Final = tuple(_squares_mask(*range(4 * r + 1, 4 * r + 5)) for r in range(8))
 
 
 def _advance_masks(colour: int) -> tuple[int, int, int]:
@@ -99,11 +108,11 @@ def _advance_masks(colour: int) -> tuple[int, int, int]:
 
 
 #: Per colour, the masks of :func:`_advance_masks`.
-ADVANCE_MASKS = (_advance_masks(BLACK), _advance_masks(WHITE))
-CENTRE = _squares_mask(14, 15, 18, 19)
-NEAR_CENTRE = _squares_mask(10, 11, 22, 23)
+ADVANCE_MASKS: Final = (_advance_masks(BLACK), _advance_masks(WHITE))
+CENTRE: Final = _squares_mask(14, 15, 18, 19)
+NEAR_CENTRE: Final = _squares_mask(10, 11, 22, 23)
 #: Draw by the move rule after this many plies without capture or man move.
-DRAW_QUIET_PLIES = 80
+DRAW_QUIET_PLIES: Final = 80
 
 #: Evaluation weights in centi-men (a man is 100). The terms are among the
 #: classic ones of Samuel's checkers player (1959: advancement, back row,
@@ -111,16 +120,29 @@ DRAW_QUIET_PLIES = 80
 #: were set by hand. Check by self-play at 3,000 nodes a move (colours
 #: swapped, random 4-ply openings): 11.5/16 (+7 =9 -0) against the same
 #: engine evaluating material alone.
-MAN_VALUE = 100
-KING_VALUE = 140
-ADVANCE_WEIGHT = 3  # per row a man has advanced, up to the row before crowning
-BACK_ROW_WEIGHT = 10  # per man still guarding the own back row
-CENTRE_WEIGHT = 8
-NEAR_CENTRE_WEIGHT = 4
-MOBILITY_WEIGHT = 2  # per simple move more than the opponent
+MAN_VALUE: Final = 100
+KING_VALUE: Final = 140
+ADVANCE_WEIGHT: Final = 3  # per row a man has advanced, up to the row before crowning
+BACK_ROW_WEIGHT: Final = 10  # per man still guarding the own back row
+CENTRE_WEIGHT: Final = 8
+NEAR_CENTRE_WEIGHT: Final = 4
+MOBILITY_WEIGHT: Final = 2  # per simple move more than the opponent
 #: When ahead, trading down helps: this share of the material lead (in
 #: percent) is added per piece that has left the board.
-TRADE_BONUS_PERCENT = 2
+TRADE_BONUS_PERCENT: Final = 2
+
+
+#: Number of set bits of every 12-bit value, for :func:`_popcount`.
+POPCOUNT_12: Final = bytes(value.bit_count() for value in range(1 << 12))
+
+
+def _popcount(board: int) -> int:
+    """``board.bit_count()`` for a board (bits 0-35) by three table look-ups of 12 bits.
+
+    mypyc compiles the look-ups to native code; ``int.bit_count`` would stay
+    a Python method call (with the int boxed) in the compiled engine.
+    """
+    return POPCOUNT_12[board & 0xFFF] + POPCOUNT_12[board >> 12 & 0xFFF] + POPCOUNT_12[board >> 24]
 
 
 def _jump_table(steps: tuple[int, ...]) -> tuple[tuple[tuple[int, int, int], ...], ...]:
@@ -138,9 +160,9 @@ def _jump_table(steps: tuple[int, ...]) -> tuple[tuple[tuple[int, int, int], ...
     return tuple(table)
 
 
-DOWN_JUMPS = _jump_table((4, 5))
-UP_JUMPS = _jump_table((-4, -5))
-ALL_JUMPS = tuple(d + u for d, u in zip(DOWN_JUMPS, UP_JUMPS, strict=True))
+DOWN_JUMPS: Final = _jump_table((4, 5))
+UP_JUMPS: Final = _jump_table((-4, -5))
+ALL_JUMPS: Final = tuple(d + u for d, u in zip(DOWN_JUMPS, UP_JUMPS, strict=True))
 
 
 def _movers(own: int, kings: int, player: int) -> tuple[int, int]:
@@ -188,8 +210,8 @@ def _count_simple_moves(own: int, opp: int, kings: int, player: int) -> int:
     empty = VALID & ~(own | opp)
     down, up = _movers(own, kings, player)
     return (
-        ((down << 4) & empty).bit_count() + ((down << 5) & empty).bit_count()
-        + ((up >> 4) & empty).bit_count() + ((up >> 5) & empty).bit_count()
+        _popcount((down << 4) & empty) + _popcount((down << 5) & empty)
+        + _popcount((up >> 4) & empty) + _popcount((up >> 5) & empty)
     )
 
 
@@ -250,15 +272,17 @@ def _captured(move: CheckersMove) -> int:
     if len(move) == 2 and abs(move[1] - move[0]) < 8:
         return 0
     mask = 0
-    for a, b in pairwise(move):
-        mask |= 1 << ((a + b) >> 1)
+    for index in range(len(move) - 1):
+        # The jumped square is midway between two landing squares.
+        mask |= 1 << ((move[index] + move[index + 1]) >> 1)
     return mask
 
 
-def _apply(own: int, opp: int, kings: int, player: int, move: CheckersMove) -> tuple[int, int, int]:
-    """``(own, opp, kings)`` after ``move``."""
+def _apply(
+    own: int, opp: int, kings: int, player: int, move: CheckersMove, captured: int
+) -> tuple[int, int, int]:
+    """``(own, opp, kings)`` after ``move``, which jumps the pieces in ``captured``."""
     start, end = 1 << move[0], 1 << move[-1]
-    captured = _captured(move)
     own = (own & ~start) | end
     opp &= ~captured
     if kings & start:
@@ -270,13 +294,65 @@ def _apply(own: int, opp: int, kings: int, player: int, move: CheckersMove) -> t
     return own, opp, kings
 
 
+#: The odd 64-bit multipliers of :func:`_position_key` for black, white and
+#: kings: the golden ratio's and two splitmix64 constants.
+KEY_MULTIPLIERS: Final = (0x9E37_79B9_7F4A_7C15, 0xBF58_476D_1CE4_E5B9, 0x94D0_49BB_1331_11EB)
+MASK_35: Final = (1 << 35) - 1
+
+
+def _key_pieces(multiplier: int) -> tuple[int, int, int]:
+    """``multiplier`` cut into 22-bit pieces, low first, so that a board (35
+    bits) times a piece stays within a machine word (57 bits)."""
+    return multiplier & 0x3F_FFFF, multiplier >> 22 & 0x3F_FFFF, multiplier >> 44
+
+
+BLACK_KEY_PIECES: Final = _key_pieces(KEY_MULTIPLIERS[0])
+WHITE_KEY_PIECES: Final = _key_pieces(KEY_MULTIPLIERS[1])
+KINGS_KEY_PIECES: Final = _key_pieces(KEY_MULTIPLIERS[2])
+
+
+def _product_limbs(board: i64, pieces: tuple[int, int, int]) -> tuple[i64, i64, i64]:
+    """``board`` times the multiplier cut into ``pieces``, as limbs of bits 0-34, 35-69, 70+.
+
+    Schoolbook multiplication: the three partial products (at bits 0, 22
+    and 44) are added limb by limb with their carries, every intermediate
+    below 2**58. The values are 64-bit machine ints (``i64``) in the
+    compiled engine: mypyc's ``int`` multiplies natively only below 2**30.
+    """
+    piece0: i64 = pieces[0]
+    piece1: i64 = pieces[1]
+    piece2: i64 = pieces[2]
+    p0, p1, p2 = board * piece0, board * piece1, board * piece2
+    low = p0 + ((p1 & 0x1FFF) << 22)
+    middle = (low >> 35) + (p1 >> 13) + ((p2 & 0x3FF_FFFF) << 9)
+    return low & MASK_35, middle & MASK_35, (middle >> 35) + (p2 >> 26)
+
+
 def _position_key(black: int, white: int, kings: int, player: int) -> int:
-    # Multiplicative hashing by odd 64-bit constants (the golden ratio's and
-    # two splitmix64 constants), folded so that the low bits, which index
-    # the transposition table, depend on every square.
-    mixed = black * 0x9E37_79B9_7F4A_7C15 ^ white * 0xBF58_476D_1CE4_E5B9
-    mixed ^= kings * 0x94D0_49BB_1331_11EB
-    return ((mixed ^ (mixed >> 35)) << 1) | player
+    """The position's key: multiplicative hashing, folded so that the low bits
+    (which index the transposition table) depend on every square.
+
+    The value is the reference formula below (checked in the tests), whose
+    products reach 99 bits; it is computed in 35-bit limbs so that the
+    compiled engine works on machine words, not Python big integers::
+
+        m0, m1, m2 = KEY_MULTIPLIERS
+        mixed = black * m0 ^ white * m1 ^ kings * m2
+        key = ((mixed ^ (mixed >> 35)) << 1) | player
+    """
+    low, middle, high = _product_limbs(black, BLACK_KEY_PIECES)
+    white_low, white_middle, white_high = _product_limbs(white, WHITE_KEY_PIECES)
+    low, middle, high = low ^ white_low, middle ^ white_middle, high ^ white_high
+    if kings:
+        kings_low, kings_middle, kings_high = _product_limbs(kings, KINGS_KEY_PIECES)
+        low, middle, high = low ^ kings_low, middle ^ kings_middle, high ^ kings_high
+    # mixed ^ (mixed >> 35), limb by limb, is (low ^ middle, middle ^ high,
+    # high); shifted left by one with the player in bit 0, it is cut at bit
+    # 62 so that only the final join makes a big integer.
+    folded_middle = middle ^ high
+    below_62 = ((low ^ middle) << 1 | player) | (folded_middle & 0x3FF_FFFF) << 36
+    above_62 = folded_middle >> 26 | high << 9
+    return int(above_62) << 62 | int(below_62)
 
 
 def _perft(own: int, opp: int, kings: int, player: int, depth: int) -> int:
@@ -292,7 +368,7 @@ def _perft(own: int, opp: int, kings: int, player: int, depth: int) -> int:
         moves = _simple_moves(own, opp, kings, player)
     total = 0
     for move in moves:
-        new_own, new_opp, new_kings = _apply(own, opp, kings, player, move)
+        new_own, new_opp, new_kings = _apply(own, opp, kings, player, move, _captured(move))
         total += _perft(new_opp, new_own, new_kings, 1 - player, depth - 1)
     return total
 
@@ -366,11 +442,12 @@ class Checkers(Game[CheckersState, CheckersMove]):
 
     def play(self, state: CheckersState, move: CheckersMove) -> CheckersState:
         black, white, kings, player, quiet, history = state
-        irreversible = not kings >> move[0] & 1 or _captured(move) != 0
+        captured = _captured(move)
+        irreversible = not kings >> move[0] & 1 or captured != 0
         if player == BLACK:
-            black, white, kings = _apply(black, white, kings, player, move)
+            black, white, kings = _apply(black, white, kings, player, move, captured)
         else:
-            white, black, kings = _apply(white, black, kings, player, move)
+            white, black, kings = _apply(white, black, kings, player, move, captured)
         key = _position_key(black, white, kings, 1 - player)
         if irreversible:
             return (black, white, kings, 1 - player, 0, (key,))
@@ -407,39 +484,39 @@ class Checkers(Game[CheckersState, CheckersMove]):
         empty = VALID & ~(black | white)
         black_men, black_kings = black & ~kings, black & kings
         white_men, white_kings = white & ~kings, white & kings
-        lead = (black_men.bit_count() - white_men.bit_count()) * MAN_VALUE + (
-            black_kings.bit_count() - white_kings.bit_count()
+        lead = (_popcount(black_men) - _popcount(white_men)) * MAN_VALUE + (
+            _popcount(black_kings) - _popcount(white_kings)
         ) * KING_VALUE
         value = lead
         if lead:
-            gone = 24 - (black | white).bit_count()
+            gone = 24 - _popcount(black | white)
             value += lead * gone * TRADE_BONUS_PERCENT // 100
         black_advance, white_advance = ADVANCE_MASKS
         value += ADVANCE_WEIGHT * (
-            (black_men & black_advance[0]).bit_count()
-            + 2 * (black_men & black_advance[1]).bit_count()
-            + 4 * (black_men & black_advance[2]).bit_count()
-            - (white_men & white_advance[0]).bit_count()
-            - 2 * (white_men & white_advance[1]).bit_count()
-            - 4 * (white_men & white_advance[2]).bit_count()
+            _popcount(black_men & black_advance[0])
+            + 2 * _popcount(black_men & black_advance[1])
+            + 4 * _popcount(black_men & black_advance[2])
+            - _popcount(white_men & white_advance[0])
+            - 2 * _popcount(white_men & white_advance[1])
+            - 4 * _popcount(white_men & white_advance[2])
         )
         value += BACK_ROW_WEIGHT * (
-            (black_men & BACK_ROW[BLACK]).bit_count() - (white_men & BACK_ROW[WHITE]).bit_count()
+            _popcount(black_men & BACK_ROW[BLACK]) - _popcount(white_men & BACK_ROW[WHITE])
         )
-        value += CENTRE_WEIGHT * ((black & CENTRE).bit_count() - (white & CENTRE).bit_count())
+        value += CENTRE_WEIGHT * (_popcount(black & CENTRE) - _popcount(white & CENTRE))
         value += NEAR_CENTRE_WEIGHT * (
-            (black & NEAR_CENTRE).bit_count() - (white & NEAR_CENTRE).bit_count()
+            _popcount(black & NEAR_CENTRE) - _popcount(white & NEAR_CENTRE)
         )
         # Simple moves: Black steps to higher bits, White to lower; kings both ways.
         mobility = (
-            ((black << 4) & empty).bit_count() + ((black << 5) & empty).bit_count()
-            - ((white >> 4) & empty).bit_count() - ((white >> 5) & empty).bit_count()
+            _popcount((black << 4) & empty) + _popcount((black << 5) & empty)
+            - _popcount((white >> 4) & empty) - _popcount((white >> 5) & empty)
         )
         if kings:
             mobility += (
-                ((black_kings >> 4) & empty).bit_count() + ((black_kings >> 5) & empty).bit_count()
-                - ((white_kings << 4) & empty).bit_count()
-                - ((white_kings << 5) & empty).bit_count()
+                _popcount((black_kings >> 4) & empty) + _popcount((black_kings >> 5) & empty)
+                - _popcount((white_kings << 4) & empty)
+                - _popcount((white_kings << 5) & empty)
             )
         value += MOBILITY_WEIGHT * mobility
         return value if player == BLACK else -value

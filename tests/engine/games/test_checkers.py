@@ -8,7 +8,15 @@ import pytest
 
 from engine.errors import BadPositionError, GameOverError, IllegalMoveError
 from engine.game import Game
-from engine.games.checkers import DRAW_QUIET_PLIES, Checkers, CheckersMove, CheckersState
+from engine.games.checkers import (
+    DRAW_QUIET_PLIES,
+    KEY_MULTIPLIERS,
+    VALID,
+    Checkers,
+    CheckersMove,
+    CheckersState,
+    _position_key,
+)
 from engine.limits import Limits
 from engine.reference import alphabeta, minimax
 from engine.registry import create_game
@@ -239,6 +247,22 @@ def test_key_tells_positions_apart() -> None:
     for state in random_states(GAME, 2, 80):
         assert GAME.key(state) >= 0
         assert seen.setdefault(GAME.key(state), state[:4]) == state[:4]
+
+
+def test_key_is_the_reference_formula() -> None:
+    # The key is computed in 35-bit limbs (machine words when compiled);
+    # its value is the plain big-integer formula of its docstring.
+    m0, m1, m2 = KEY_MULTIPLIERS
+    rng = random.Random(7)
+    boards = [(VALID, VALID, VALID), (0, 0, 0)] + [
+        (rng.getrandbits(35) & VALID, rng.getrandbits(35) & VALID, rng.getrandbits(35) & VALID)
+        for _ in range(20_000)
+    ]
+    for black, white, kings in boards:
+        for player in (0, 1):
+            mixed = black * m0 ^ white * m1 ^ kings * m2
+            expected = ((mixed ^ (mixed >> 35)) << 1) | player
+            assert _position_key(black, white, kings, player) == expected
 
 
 def test_quiescence_moves_are_the_captures() -> None:
