@@ -47,6 +47,13 @@ roll is ``4HPwATDgc/ABMA opening``.
 
 Evaluation: an estimate of the expected points of the player on roll times
 :data:`POINT`, see :meth:`Backgammon.evaluate`.
+
+Speed: the module is compiled by mypyc (see ``setup.py``) and written so
+that the compiled code stays native: module constants are ``Final`` (a
+plain module global is a dictionary look-up in compiled code), and the hot
+paths (move generation, evaluation) are plain module functions with typed
+arguments and loops, without closures, lambdas, ``*args`` calls or
+``Any``-typed containers, which mypyc would leave to the interpreter.
 """
 
 from __future__ import annotations
@@ -55,7 +62,7 @@ import base64
 import itertools
 import math
 import re
-from typing import Any, NamedTuple
+from typing import Any, Final, NamedTuple
 
 from mypy_extensions import mypyc_attr
 
@@ -63,16 +70,16 @@ from engine.errors import BadPositionError, GameOverError, IllegalMoveError
 from engine.game import CHANCE, Game, Outcome
 
 #: Checkers per player.
-CHECKERS = 15
+CHECKERS: Final = 15
 #: Index of the bar in a board; index -1 as a destination means "off".
-BAR = 24
-OFF = -1
+BAR: Final = 24
+OFF: Final = -1
 #: Evaluation units per point of utility: a win is worth POINT, a gammon
 #: 2 * POINT, a backgammon 3 * POINT, and evaluations estimate expected
 #: points on the same scale.
-POINT = 1000
+POINT: Final = 1000
 #: The largest utility (a backgammon) bounds every value.
-VALUE_BOUND = 3 * POINT
+VALUE_BOUND: Final = 3 * POINT
 
 Board = tuple[int, ...]
 Step = tuple[int, int]
@@ -94,18 +101,18 @@ class BgState(NamedTuple):
 
 #: The start position from either side: 2 on the 24 point, 5 on the 13,
 #: 3 on the 8 and 5 on the 6.
-START_BOARD: Board = tuple(
+START_BOARD: Final[Board] = tuple(
     {5: 5, 7: 3, 12: 5, 23: 2}.get(index, 0) for index in range(25)
 )
 
 #: The 21 distinct rolls, high die first, with their probabilities.
-ROLLS: tuple[tuple[tuple[int, int], float], ...] = tuple(
+ROLLS: Final[tuple[tuple[tuple[int, int], float], ...]] = tuple(
     ((high, low), (1 if high == low else 2) / 36)
     for high in range(6, 0, -1)
     for low in range(high, 0, -1)
 )
 #: The opening roll: (player 0's die, player 1's), never equal.
-OPENING_ROLLS: tuple[tuple[tuple[int, int], float], ...] = tuple(
+OPENING_ROLLS: Final[tuple[tuple[tuple[int, int], float], ...]] = tuple(
     ((first, second), 1 / 30)
     for first in range(1, 7)
     for second in range(1, 7)
@@ -118,37 +125,37 @@ OPENING_ROLLS: tuple[tuple[tuple[int, int], float], ...] = tuple(
 # against a random and a one-ply player (bench/backgammon_bench.py).
 
 #: Being on roll is worth about half a roll in a race (the classic 4 pips).
-ON_ROLL_PIPS = 4.0
+ON_ROLL_PIPS: Final = 4.0
 #: Race: winning chances are modelled as a normal distribution of the pip
 #: lead with standard deviation RACE_SD_FACTOR * sqrt(total pips), which
 #: gives the on-roll side about 60% at 100 pips each, as race tables do.
-RACE_SD_FACTOR = 0.85
+RACE_SD_FACTOR: Final = 0.85
 #: Race: a checker needs at least about this many pips of dice to come off
 #: (wastage): effective pips are at least this per checker on the board.
-MIN_PIPS_PER_CHECKER = 3.7
+MIN_PIPS_PER_CHECKER: Final = 3.7
 #: Contact: structure terms in pips.
-MADE_HOME_POINT = 3.0  # per point made in the home board or the bar point
-ANCHOR = 4.0  # per point held in the opponent's home board
-PRIME_BONUS = (0.0, 0.0, 1.0, 3.0, 6.0, 10.0, 16.0)  # by length of the longest run
-ON_BAR_PER_CLOSED_POINT = 1.5  # per checker on the bar, per point closed against it
+MADE_HOME_POINT: Final = 3.0  # per point made in the home board or the bar point
+ANCHOR: Final = 4.0  # per point held in the opponent's home board
+PRIME_BONUS: Final = (0.0, 0.0, 1.0, 3.0, 6.0, 10.0, 16.0)  # by length of the longest run
+ON_BAR_PER_CLOSED_POINT: Final = 1.5  # per checker on the bar, per point closed against it
 #: Contact: a blot hit loses its pips travelled plus this tempo.
-HIT_TEMPO = 4.0
+HIT_TEMPO: Final = 4.0
 #: Contact: share of a blot's loss counted, for the player on roll (who
 #: moves first and may tidy up) and for the opponent (who is shot at now).
-OWN_BLOT_WEIGHT = 0.5
-OPP_BLOT_WEIGHT = 1.0
+OWN_BLOT_WEIGHT: Final = 0.5
+OPP_BLOT_WEIGHT: Final = 1.0
 #: Rolls out of 36 that contain a given number, the chance of a direct shot.
-DIRECT_SHOT = 11 / 36
+DIRECT_SHOT: Final = 11 / 36
 #: Contact: pips of lead that move the winning chances from 50% to 73%
 #: (the logistic's scale).
-CONTACT_SCALE = 20.0
+CONTACT_SCALE: Final = 20.0
 #: Gammon chances: share of the losing side's checkers outside its home
 #: board, times this, when it has borne off none.
-GAMMON_RATE = 0.5
+GAMMON_RATE: Final = 0.5
 
-_ROLL_TEXT = re.compile(r"^\s*([1-6])\s*-\s*([1-6])\s*$")
-_POINT_TEXT = re.compile(r"^(bar|off|\d{1,2})(\*?)$")
-_REPEAT_TEXT = re.compile(r"^(.*)\((\d)\)$")
+_ROLL_TEXT: Final = re.compile(r"^\s*([1-6])\s*-\s*([1-6])\s*$")
+_POINT_TEXT: Final = re.compile(r"^(bar|off|\d{1,2})(\*?)$")
+_REPEAT_TEXT: Final = re.compile(r"^(.*)\((\d)\)$")
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)
@@ -169,7 +176,7 @@ class Backgammon(Game[BgState, Action]):
     # Turn order and chance.
 
     def to_move(self, state: BgState) -> int:
-        if state.dice is None and any(state.opp):
+        if state.dice is None and _has_checkers(state.opp):
             return CHANCE
         return state.turn
 
@@ -177,24 +184,34 @@ class Backgammon(Game[BgState, Action]):
         return state.turn
 
     def chance_outcomes(self, state: BgState) -> list[tuple[Action, float]] | None:
-        if state.dice is not None or not any(state.opp):
+        if state.dice is not None or not _has_checkers(state.opp):
             return None
         return list(OPENING_ROLLS if state.opening else ROLLS)
 
     def legal_moves(self, state: BgState) -> list[Action]:
-        if not any(state.opp):
+        if not _has_checkers(state.opp):
             return []
         if state.dice is None:
             return [roll for roll, _ in (OPENING_ROLLS if state.opening else ROLLS)]
-        return [steps for steps, _, _ in _plays(state.me, state.opp, *state.dice)]
+        high, low = state.dice
+        return [steps for steps, _, _ in _plays(state.me, state.opp, high, low)]
 
     def ordered_moves(self, state: BgState) -> list[Action]:
         if state.dice is None:
             return self.legal_moves(state)
-        plays = _plays(state.me, state.opp, *state.dice)
-        # Cheap ordering: hits first, then moves that leave fewer blots.
-        plays.sort(key=lambda play: _order_score(state.opp, play[1], play[2]), reverse=True)
-        return [steps for steps, _, _ in plays]
+        high, low = state.dice
+        plays = _plays(state.me, state.opp, high, low)
+        # Cheap ordering: hits first, then moves that leave fewer blots. The
+        # sort is stable by descending score: it sorts -score * count + index
+        # (plain ints, no key function, which would be a closure mypyc leaves
+        # to the interpreter) and reads the index back as the remainder.
+        count = len(plays)
+        ranked = [
+            -_order_score(state.opp, me_after, opp_after) * count + index
+            for index, (_, me_after, opp_after) in enumerate(plays)
+        ]
+        ranked.sort()
+        return [plays[rank % count][0] for rank in ranked]
 
     def play(self, state: BgState, move: Action) -> BgState:
         if state.dice is None:
@@ -212,11 +229,11 @@ class Backgammon(Game[BgState, Action]):
         return BgState(tuple(opp), tuple(me), 1 - state.turn, None)
 
     def outcome(self, state: BgState) -> Outcome | None:
-        if any(state.opp):
+        if _has_checkers(state.opp):
             return None
         loser = state.me
         winner = 1 - state.turn
-        if sum(loser) < CHECKERS:
+        if _checkers(loser) < CHECKERS:
             return Outcome(winner, "bore off all checkers", 1)
         if loser[BAR] or any(loser[18:24]):
             return Outcome(winner, "backgammon", 3)
@@ -228,7 +245,7 @@ class Backgammon(Game[BgState, Action]):
         # boards merge whoever is on roll.
         dice = state.dice
         code = 99 if state.opening else 0 if dice is None else dice[0] * 8 + dice[1]
-        return int.from_bytes(bytes(state.me) + bytes(state.opp) + bytes((code,)), "little")
+        return int.from_bytes(bytes((*state.me, *state.opp, code)), "little")
 
     # ------------------------------------------------------------------
     # Evaluation.
@@ -254,7 +271,7 @@ class Backgammon(Game[BgState, Action]):
         has outside its home board.
         """
         me, opp = state.me, state.opp
-        if not any(opp):
+        if not _has_checkers(opp):
             outcome = self.outcome(state)
             assert outcome is not None
             sign = 1 if outcome.winner == state.turn else -1
@@ -386,58 +403,94 @@ def _single_steps(me: list[int], opp: list[int], die: int, highest_source: int) 
     return steps
 
 
+class _Found:
+    """What :func:`_plays` knows of one result: the boards, the first steps
+    found with the most dice, how many dice they use, and whether any way to
+    it used the larger die (a plain class: mypyc compiles its attributes
+    natively)."""
+
+    def __init__(
+        self, me: Board, opp: Board, steps: tuple[Step, ...], used: int, larger: bool
+    ) -> None:
+        self.me = me
+        self.opp = opp
+        self.steps = steps
+        self.used = used
+        self.larger = larger
+
+
+
+
 def _plays(me: Board, opp: Board, high: int, low: int) -> list[tuple[Action, Board, Board]]:
     """The legal plays of a roll, one per distinct result: (steps, my board, theirs).
 
-    A depth-first search tries the dice in both orders (a double: four
-    times, moving checkers from high points to low ones only, which reaches
-    every result once per multiset of steps); then the rules keep the plays
-    that use the most dice, and when that is one die of two, the larger one
-    if it can be used.
+    A depth-first search (:func:`_search_plays`) tries the dice in both
+    orders (a double: four times, moving checkers from high points to low
+    ones only, which reaches every result once per multiset of steps); then
+    the rules keep the plays that use the most dice, and when that is one
+    die of two, the larger one if it can be used.
     """
     board = list(me)
     other = list(opp)
     double = high == low
     orders = [(high,) * 4] if double else [(high, low), (low, high)]
-    # result -> [steps, dice used, whether the larger die was used]
-    found: dict[tuple[Board, Board], list[Any]] = {}
-    steps: list[Step] = []
-
-    def search(order: tuple[int, ...], used: int, highest_source: int) -> None:
-        moved = False
-        if used < len(order):
-            die = order[used]
-            for source, target in _single_steps(board, other, die, highest_source):
-                moved = True
-                hit = _step(board, other, source, target)
-                steps.append((source, target))
-                search(order, used + 1, source if double else BAR)
-                steps.pop()
-                # Undo the step.
-                board[source] += 1
-                if target >= 0:
-                    board[target] -= 1
-                    if hit:
-                        other[23 - target] = 1
-                        other[BAR] -= 1
-        if not moved:
-            result = (tuple(board), tuple(other))
-            larger = used > 0 and order[0] == high
-            entry = found.get(result)
-            if entry is None:
-                found[result] = [tuple(steps), used, larger]
-            else:
-                if used > entry[1]:
-                    entry[0], entry[1] = tuple(steps), used
-                entry[2] = entry[2] or larger
-
+    # Results by their two boards' counts as bytes: cheaper to build, hash
+    # and compare than a pair of tuples of 25 ints, in both builds.
+    found: dict[bytes, _Found] = {}
     for order in orders:
-        search(order, 0, BAR)
-    most = max(entry[1] for entry in found.values())
-    kept = [(result, entry) for result, entry in found.items() if entry[1] == most]
-    if most == 1 and not double and any(entry[2] for _, entry in kept):
-        kept = [(result, entry) for result, entry in kept if entry[2]]
-    return [(entry[0], result[0], result[1]) for result, entry in kept]
+        _search_plays(board, other, order, 0, BAR, high, [], found)
+    most = 0
+    for entry in found.values():
+        most = max(most, entry.used)
+    kept = [entry for entry in found.values() if entry.used == most]
+    if most == 1 and not double:
+        with_larger = [entry for entry in kept if entry.larger]
+        if with_larger:
+            kept = with_larger
+    return [(entry.steps, entry.me, entry.opp) for entry in kept]
+
+
+def _search_plays(
+    board: list[int],
+    other: list[int],
+    order: tuple[int, ...],
+    used: int,
+    highest_source: int,
+    high: int,
+    steps: list[Step],
+    found: dict[bytes, _Found],
+) -> None:
+    """Play the dice ``order[used:]`` in every way from ``board`` (after ``steps``)
+    and record each result in ``found``; the boards are restored on return."""
+    moved = False
+    if used < len(order):
+        die = order[used]
+        double = len(order) == 4
+        for source, target in _single_steps(board, other, die, highest_source):
+            moved = True
+            hit = _step(board, other, source, target)
+            steps.append((source, target))
+            _search_plays(
+                board, other, order, used + 1, source if double else BAR, high, steps, found
+            )
+            steps.pop()
+            # Undo the step.
+            board[source] += 1
+            if target >= 0:
+                board[target] -= 1
+                if hit:
+                    other[23 - target] = 1
+                    other[BAR] -= 1
+    if not moved:
+        result = bytes(board) + bytes(other)
+        larger = used > 0 and order[0] == high
+        entry = found.get(result)
+        if entry is None:
+            found[result] = _Found(tuple(board), tuple(other), tuple(steps), used, larger)
+        else:
+            if used > entry.used:
+                entry.steps, entry.used = tuple(steps), used
+            entry.larger = entry.larger or larger
 
 
 def _result(me: Board, opp: Board, move: Action) -> tuple[Board, Board]:
@@ -448,10 +501,15 @@ def _result(me: Board, opp: Board, move: Action) -> tuple[Board, Board]:
 
 
 def _order_score(opp_before: Board, me_after: Board, opp_after: Board) -> int:
+    """4 per checker hit, +1 per point made from the 1 to the 7 point, -1 per blot."""
     hits = opp_after[BAR] - opp_before[BAR]
-    blots = me_after.count(1) - (me_after[BAR] == 1)
-    home = me_after[:7]
-    made = 7 - home.count(0) - home.count(1)
+    blots = made = 0
+    for index in range(24):
+        count = me_after[index]
+        if count == 1:
+            blots += 1
+        elif count >= 2 and index < 7:
+            made += 1
     return 4 * hits + made - blots
 
 
@@ -459,8 +517,26 @@ def _order_score(opp_before: Board, me_after: Board, opp_after: Board) -> int:
 # Evaluation.
 
 
+def _has_checkers(board: Board) -> bool:
+    """Whether any checker of ``board`` is still on the board (or the bar)."""
+    # A generator inside any() is compiled to a loop by mypyc; any(board)
+    # would be a call into the interpreter's builtin.
+    return any(count > 0 for count in board)
+
+
+def _checkers(board: Board) -> int:
+    """The checkers of ``board`` not borne off."""
+    total = 0
+    for count in board:
+        total += count
+    return total
+
+
 def _pips(board: Board) -> int:
-    return sum((index + 1) * count for index, count in enumerate(board))
+    total = 0
+    for index in range(25):
+        total += (index + 1) * board[index]
+    return total
 
 
 def _equity(me: Board, opp: Board) -> float:
@@ -489,8 +565,8 @@ def _rearmost(board: Board) -> int:
 
 
 def _race_equity(me: Board, opp: Board, my_pips: int, opp_pips: int) -> float:
-    my_effective = max(my_pips, MIN_PIPS_PER_CHECKER * sum(me))
-    opp_effective = max(opp_pips, MIN_PIPS_PER_CHECKER * sum(opp))
+    my_effective = max(my_pips, MIN_PIPS_PER_CHECKER * _checkers(me))
+    opp_effective = max(opp_pips, MIN_PIPS_PER_CHECKER * _checkers(opp))
     lead = opp_effective - my_effective + ON_ROLL_PIPS
     spread = RACE_SD_FACTOR * math.sqrt(my_effective + opp_effective) + 1.0
     win = 0.5 * (1.0 + math.erf(lead / (spread * math.sqrt(2.0))))
@@ -514,7 +590,10 @@ def _structure(board: Board, other: Board) -> float:
             run = 0
     value += PRIME_BONUS[min(longest, 6)]
     if board[BAR]:
-        closed = sum(1 for index in range(18, 24) if other[23 - index] >= 2)
+        closed = 0
+        for index in range(18, 24):
+            if other[23 - index] >= 2:
+                closed += 1
         value -= board[BAR] * closed * ON_BAR_PER_CLOSED_POINT
     return value
 
@@ -545,9 +624,11 @@ def _blot_losses(board: Board, hitters: Board) -> float:
 
 def _gammon_chance(board: Board) -> float:
     """Rough gammon chance against ``board``'s owner if it loses."""
-    if sum(board) < CHECKERS:
+    if _checkers(board) < CHECKERS:
         return 0.0
-    outside = sum(board[6:])
+    outside = 0
+    for index in range(6, 25):
+        outside += board[index]
     return GAMMON_RATE * outside / CHECKERS
 
 
