@@ -249,22 +249,25 @@ def king_square(boards: tuple[int, ...], color: int) -> int:
 
 def attackers(boards: tuple[int, ...], square: int, occupied: int, color: int) -> int:
     """Pieces of ``color`` attacking ``square``, sliders seeing through nothing but ``occupied``."""
-    return boards[7 * color] & (
+    pieces = boards[7 * color]
+    found = pieces & (
         (KNIGHT_ATTACKS[square] & boards[KNIGHT])
         | (PAWN_ATTACKS[1 - color][square] & boards[PAWN])
         | (KING_ATTACKS[square] & boards[KING])
-        | (
-            DIAG_ATTACKS[square][occupied & DIAG_MASKS[square]]
-            & (boards[BISHOP] | boards[QUEEN])
-        )
-        | (
-            (
-                RANK_ATTACKS[square][occupied & RANK_MASKS[square]]
-                | FILE_ATTACKS[square][occupied & FILE_MASKS[square]]
-            )
-            & (boards[ROOK] | boards[QUEEN])
-        )
     )
+    # Sliders: the look-up by occupancy only when one of them stands on a
+    # line through the square, which is seldom (the rays on an empty board
+    # hold every square a slider could attack from).
+    diagonal = (boards[BISHOP] | boards[QUEEN]) & pieces & BISHOP_EMPTY[square]
+    if diagonal:
+        found |= DIAG_ATTACKS[square][occupied & DIAG_MASKS[square]] & diagonal
+    straight = (boards[ROOK] | boards[QUEEN]) & pieces & ROOK_EMPTY[square]
+    if straight:
+        found |= (
+            RANK_ATTACKS[square][occupied & RANK_MASKS[square]]
+            | FILE_ATTACKS[square][occupied & FILE_MASKS[square]]
+        ) & straight
+    return found
 
 
 def checkers_of(boards: tuple[int, ...], turn: int) -> int:
@@ -366,9 +369,13 @@ def generate(position: Position, noisy_only: bool) -> list[Move]:
             (KNIGHT_ATTACKS[to] & their_knights)
             or (PAWN_ATTACKS[turn][to] & their_pawns)
             or (KING_ATTACKS[to] & their_king)
-            or (DIAG_ATTACKS[to][without_king & DIAG_MASKS[to]] & their_diagonal)
             or (
-                (
+                BISHOP_EMPTY[to] & their_diagonal  # a slider on a line, first (see attackers)
+                and DIAG_ATTACKS[to][without_king & DIAG_MASKS[to]] & their_diagonal
+            )
+            or (
+                ROOK_EMPTY[to] & their_straight
+                and (
                     RANK_ATTACKS[to][without_king & RANK_MASKS[to]]
                     | FILE_ATTACKS[to][without_king & FILE_MASKS[to]]
                 )
