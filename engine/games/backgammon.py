@@ -434,11 +434,9 @@ def _plays(me: Board, opp: Board, high: int, low: int) -> list[tuple[Action, Boa
     other = list(opp)
     double = high == low
     orders = [(high,) * 4] if double else [(high, low), (low, high)]
-    # Results by their two boards' counts as bytes: cheaper to build, hash
-    # and compare than a pair of tuples of 25 ints, in both builds.
-    found: dict[bytes, _Found] = {}
+    found: dict[ResultKey, _Found] = {}
     for order in orders:
-        _search_plays(board, other, order, 0, BAR, high, [], found)
+        _search_plays(board, other, order, 0, BAR, high, [], found, 0)
     most = 0
     for entry in found.values():
         most = max(most, entry.used)
@@ -450,6 +448,12 @@ def _plays(me: Board, opp: Board, high: int, low: int) -> list[tuple[Action, Boa
     return [(entry.steps, entry.me, entry.opp) for entry in kept]
 
 
+#: A result of :func:`_search_plays`: the mover's counts as bytes and the
+#: opponent's points hit (a bit mask), which fix the opponent's board. Cheaper
+#: to build, hash and compare than the two boards as tuples of 25 ints.
+ResultKey = tuple[bytes, int]
+
+
 def _search_plays(
     board: list[int],
     other: list[int],
@@ -458,10 +462,12 @@ def _search_plays(
     highest_source: int,
     high: int,
     steps: list[Step],
-    found: dict[bytes, _Found],
+    found: dict[ResultKey, _Found],
+    hits: int,
 ) -> None:
-    """Play the dice ``order[used:]`` in every way from ``board`` (after ``steps``)
-    and record each result in ``found``; the boards are restored on return."""
+    """Play the dice ``order[used:]`` in every way from ``board`` (after
+    ``steps``, which hit the opponent's points in the mask ``hits``) and
+    record each result in ``found``; the boards are restored on return."""
     moved = False
     if used < len(order):
         die = order[used]
@@ -470,8 +476,17 @@ def _search_plays(
             moved = True
             hit = _step(board, other, source, target)
             steps.append((source, target))
+            hit_mask = 1 << (23 - target) if hit else 0
             _search_plays(
-                board, other, order, used + 1, source if double else BAR, high, steps, found
+                board,
+                other,
+                order,
+                used + 1,
+                source if double else BAR,
+                high,
+                steps,
+                found,
+                hits | hit_mask,
             )
             steps.pop()
             # Undo the step.
@@ -482,7 +497,7 @@ def _search_plays(
                     other[23 - target] = 1
                     other[BAR] -= 1
     if not moved:
-        result = bytes(board) + bytes(other)
+        result = (bytes(board), hits)
         larger = used > 0 and order[0] == high
         entry = found.get(result)
         if entry is None:
