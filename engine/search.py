@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import time
 from bisect import bisect_left, bisect_right
+from collections import defaultdict
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import Any, Final
@@ -95,7 +96,9 @@ class Searcher(BudgetedSearch):
         self._slots = self.tt.slots
         self._tt_size = self.tt.size
         # History heuristic: cutoff credit per move, one table per side.
-        self.history: list[dict[Hashable, int]] = [{}, {}]
+        # A move never credited reads 0 (defaultdict): the sort below can
+        # then use the table's own look-up as its key, with no key function.
+        self.history: list[defaultdict[Hashable, int]] = [defaultdict(int), defaultdict(int)]
         self._has_win_hook = type(game).winning_move is not Game.winning_move
         self._has_safe_hook = type(game).safe_moves is not Game.safe_moves
         self._has_quiescence = type(game).noisy_moves is not Game.noisy_moves
@@ -297,7 +300,7 @@ class Searcher(BudgetedSearch):
         # Halving keeps the ordering knowledge of earlier searches of the
         # same game while letting the current position's statistics win.
         self.history = [
-            {move: credit >> 1 for move, credit in side.items() if credit > 1}
+            defaultdict(int, {move: credit >> 1 for move, credit in side.items() if credit > 1})
             for side in self.history
         ]
 
@@ -494,10 +497,10 @@ class Searcher(BudgetedSearch):
                     first_quiet += 1
             if history:
                 if first_quiet == 0:
-                    moves.sort(key=lambda m: history.get(m, 0), reverse=True)
+                    moves.sort(key=history.__getitem__, reverse=True)
                 else:
                     tail = moves[first_quiet:]
-                    tail.sort(key=lambda m: history.get(m, 0), reverse=True)
+                    tail.sort(key=history.__getitem__, reverse=True)
                     moves[first_quiet:] = tail
             for killer in self.killers[ply]:
                 if killer in moves and killer != tt_move:
@@ -637,7 +640,7 @@ class Searcher(BudgetedSearch):
             killers.insert(0, move)
             del killers[KILLERS_PER_PLY:]
         history = self.history[side]
-        history[move] = history.get(move, 0) + depth * depth
+        history[move] += depth * depth
 
     def _store(
         self,
