@@ -33,7 +33,7 @@ from bisect import bisect_left, bisect_right
 from collections import defaultdict
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, final
 
 from engine.budget import BudgetedSearch, SearchAborted, StopSignal
 from engine.game import Game
@@ -78,6 +78,7 @@ class _RootBest:
     pv: list[Hashable]
 
 
+@final  # direct calls between its methods once compiled (no vtable)
 class Searcher(BudgetedSearch):
     """Searches positions of one game, keeping tables between searches.
 
