@@ -268,7 +268,11 @@ def _moves(own_lo: i64, own_hi: i64, opp_lo: i64, opp_hi: i64) -> tuple[i64, i64
 
 def _mobilities(own: int, opp: int) -> tuple[int, int]:
     """The moves of both sides, as whole boards."""
-    own_lo, own_hi, opp_lo, opp_hi = own & HALF, own >> HALF_BITS, opp & HALF, opp >> HALF_BITS
+    return _mobilities_of_halves(own & HALF, own >> HALF_BITS, opp & HALF, opp >> HALF_BITS)
+
+
+def _mobilities_of_halves(own_lo: i64, own_hi: i64, opp_lo: i64, opp_hi: i64) -> tuple[int, int]:
+    """The moves of both sides, from half boards, as whole boards."""
     # ``int``, not ``i64``: joined, a board may need all 64 bits.
     lo: int
     hi: int
@@ -470,20 +474,14 @@ class Othello(Game[OthelloState, int]):
             own_lo |= 1 << move
         else:
             own_hi |= 1 << (move - HALF_BITS)
-        # The side to move next is the opponent. ``int``, not ``i64``: joined,
-        # a board may need all 64 bits.
-        next_lo: int
-        next_hi: int
-        then_lo: int
-        then_hi: int
-        next_lo, next_hi = _moves(opp_lo, opp_hi, own_lo, own_hi)
-        then_lo, then_hi = _moves(own_lo, own_hi, opp_lo, opp_hi)
+        # The side to move next is the opponent.
+        next_mobility, then_mobility = _mobilities_of_halves(opp_lo, opp_hi, own_lo, own_hi)
         return (
             opp_lo | (opp_hi << HALF_BITS),
             own_lo | (own_hi << HALF_BITS),
             1 - player,
-            next_lo | (next_hi << HALF_BITS),
-            then_lo | (then_hi << HALF_BITS),
+            next_mobility,
+            then_mobility,
         )
 
     def outcome(self, state: OthelloState) -> Outcome | None:
