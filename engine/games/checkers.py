@@ -51,7 +51,8 @@ that the compiled code stays native: every module constant is ``Final``
 are counted by :func:`_popcount` (``int.bit_count`` is not a mypyc
 primitive, so it would be a Python method call), and the hot functions are
 plain module functions on ints and fixed-length tuples, without closures,
-generators or ``itertools``.
+generators or ``itertools``; the position key stays below 2**62, where
+compiled ints are machine words.
 """
 
 from __future__ import annotations
@@ -294,65 +295,35 @@ def _apply(
     return own, opp, kings
 
 
-#: The odd 64-bit multipliers of :func:`_position_key` for black, white and
-#: kings: the golden ratio's and two splitmix64 constants.
-KEY_MULTIPLIERS: Final = (0x9E37_79B9_7F4A_7C15, 0xBF58_476D_1CE4_E5B9, 0x94D0_49BB_1331_11EB)
-MASK_35: Final = (1 << 35) - 1
-
-
-def _key_pieces(multiplier: int) -> tuple[int, int, int]:
-    """``multiplier`` cut into 22-bit pieces, low first, so that a board (35
-    bits) times a piece stays within a machine word (57 bits)."""
-    return multiplier & 0x3F_FFFF, multiplier >> 22 & 0x3F_FFFF, multiplier >> 44
-
-
-BLACK_KEY_PIECES: Final = _key_pieces(KEY_MULTIPLIERS[0])
-WHITE_KEY_PIECES: Final = _key_pieces(KEY_MULTIPLIERS[1])
-KINGS_KEY_PIECES: Final = _key_pieces(KEY_MULTIPLIERS[2])
-
-
-def _product_limbs(board: i64, pieces: tuple[int, int, int]) -> tuple[i64, i64, i64]:
-    """``board`` times the multiplier cut into ``pieces``, as limbs of bits 0-34, 35-69, 70+.
-
-    Schoolbook multiplication: the three partial products (at bits 0, 22
-    and 44) are added limb by limb with their carries, every intermediate
-    below 2**58. The values are 64-bit machine ints (``i64``) in the
-    compiled engine: mypyc's ``int`` multiplies natively only below 2**30.
-    """
-    piece0: i64 = pieces[0]
-    piece1: i64 = pieces[1]
-    piece2: i64 = pieces[2]
-    p0, p1, p2 = board * piece0, board * piece1, board * piece2
-    low = p0 + ((p1 & 0x1FFF) << 22)
-    middle = (low >> 35) + (p1 >> 13) + ((p2 & 0x3FF_FFFF) << 9)
-    return low & MASK_35, middle & MASK_35, (middle >> 35) + (p2 >> 26)
+#: Odd multipliers below 2**26 for :func:`_position_key`, for black, white
+#: and kings: the leading bits of the golden ratio's constant and of two of
+#: splitmix64's, made odd. A board (35 bits) times one stays below 2**61.
+KEY_MULTIPLIERS: Final = (
+    0x9E37_79B9_7F4A_7C15 >> 38 | 1,
+    0xBF58_476D_1CE4_E5B9 >> 38 | 1,
+    0x94D0_49BB_1331_11EB >> 38 | 1,
+)
+#: The fold of :func:`_position_key`: the high half of the products is
+#: mixed into the low bits, which index the transposition table.
+KEY_FOLD: Final = 31
 
 
 def _position_key(black: int, white: int, kings: int, player: int) -> int:
     """The position's key: multiplicative hashing, folded so that the low bits
     (which index the transposition table) depend on every square.
 
-    The value is the reference formula below (checked in the tests), whose
-    products reach 99 bits; it is computed in 35-bit limbs so that the
-    compiled engine works on machine words, not Python big integers::
-
-        m0, m1, m2 = KEY_MULTIPLIERS
-        mixed = black * m0 ^ white * m1 ^ kings * m2
-        key = ((mixed ^ (mixed >> 35)) << 1) | player
+    Every value stays below 2**62, so the compiled engine computes it in
+    machine words (``i64``; mypyc's ``int`` multiplies natively only small
+    values); to the interpreter ``i64`` is ``int``, with the same result.
     """
-    low, middle, high = _product_limbs(black, BLACK_KEY_PIECES)
-    white_low, white_middle, white_high = _product_limbs(white, WHITE_KEY_PIECES)
-    low, middle, high = low ^ white_low, middle ^ white_middle, high ^ white_high
-    if kings:
-        kings_low, kings_middle, kings_high = _product_limbs(kings, KINGS_KEY_PIECES)
-        low, middle, high = low ^ kings_low, middle ^ kings_middle, high ^ kings_high
-    # mixed ^ (mixed >> 35), limb by limb, is (low ^ middle, middle ^ high,
-    # high); shifted left by one with the player in bit 0, it is cut at bit
-    # 62 so that only the final join makes a big integer.
-    folded_middle = middle ^ high
-    below_62 = ((low ^ middle) << 1 | player) | (folded_middle & 0x3FF_FFFF) << 36
-    above_62 = folded_middle >> 26 | high << 9
-    return int(above_62) << 62 | int(below_62)
+    black_factor: i64 = KEY_MULTIPLIERS[0]
+    white_factor: i64 = KEY_MULTIPLIERS[1]
+    kings_factor: i64 = KEY_MULTIPLIERS[2]
+    black_board: i64 = black
+    white_board: i64 = white
+    kings_board: i64 = kings
+    mixed = black_board * black_factor ^ white_board * white_factor ^ kings_board * kings_factor
+    return int(((mixed ^ (mixed >> KEY_FOLD)) << 1) | player)
 
 
 def _perft(own: int, opp: int, kings: int, player: int, depth: int) -> int:
