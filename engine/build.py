@@ -10,8 +10,9 @@ records the choice in ``engine.ENGINE_BUILD`` and ``engine.ENGINE_BUILD_NOTE``:
 * ``ARENA_PURE_PYTHON=1`` in the environment runs the pure engine, compiled
   or not (to compare the two, or to debug with the sources);
 * a compiled engine whose recorded source digest differs from the sources
-  (an editable install edited since it was built) is not trusted: the pure
-  engine runs and the note says to rebuild;
+  (an editable install edited since it was built) is not trusted, nor one
+  whose shared library does not load: the pure engine runs and the note
+  says why;
 * otherwise the compiled engine runs when it is installed.
 
 This module and the package's ``__init__`` are never compiled: they run
@@ -38,7 +39,7 @@ from typing import Final
 PACKAGE_DIR: Final = Path(__file__).resolve().parent
 #: Written by setup.py beside the extensions after a successful build.
 DIGEST_FILE: Final = "_compiled.json"
-#: Left to the interpreter (must match ``UNCOMPILED`` in setup.py).
+#: Left to the interpreter (setup.py compiles :func:`compiled_sources`).
 UNCOMPILED: Final = frozenset({"engine/__init__.py", "engine/build.py"})
 #: A module that exists in every compiled build; its extension marks one.
 MARKER_MODULE: Final = "search"

@@ -77,8 +77,8 @@ class ConnectFour(Game[C4State, int]):
         self._centre_mask = self._column[centre] if width % 2 else 0
         near = [c for c in range(width) if abs(2 * c - (width - 1)) <= 2 and 2 * c != width - 1]
         self._near_mask = sum(self._column[c] for c in near)
-        # Shifts to the neighbour in each direction: up a column (1), along
-        # a row (height + 1) and along the two diagonals.
+        # Bit distance to the neighbour along a row (height + 1) and along
+        # the two diagonals; up a column it is 1.
         self._shifts: tuple[int, int, int] = (height + 1, height, height + 2)
         # (column mask, column) in centre-first order, and each column's
         # rank in that order (higher = nearer the centre), for move sorting.
@@ -91,17 +91,14 @@ class ConnectFour(Game[C4State, int]):
     # Bitboard primitives.
 
     def _aligned(self, stones: int) -> bool:
-        """Whether ``stones`` contains four in a row in any direction.
-
-        ``stones & stones >> s`` marks stones with a neighbour ``s`` bits
-        away; doing it again with ``2 * s`` finds four in a row.
-        """
+        """Whether ``stones`` contains four in a row in any direction."""
         row, diagonal, antidiagonal = self._shifts
-        for shift in (row, diagonal, antidiagonal, 1):
-            pairs = stones & (stones >> shift)
-            if pairs & (pairs >> 2 * shift):
-                return True
-        return False
+        return (
+            _four_along(stones, row)
+            or _four_along(stones, diagonal)
+            or _four_along(stones, antidiagonal)
+            or _four_along(stones, 1)
+        )
 
     def _winning_cells(self, stones: int, mask: int) -> int:
         """Empty cells that would complete four for the owner of ``stones``.
@@ -117,10 +114,6 @@ class ConnectFour(Game[C4State, int]):
         cells |= _line_threats(stones, free, diagonal)
         cells |= _line_threats(stones, free, antidiagonal)
         return cells & free
-
-    def _playable(self, mask: int) -> int:
-        """The cell each non-full column would take next."""
-        return (mask + self._bottom_mask) & self._board_mask
 
     def _column_of(self, cell: int) -> int:
         return (cell.bit_length() - 1) // self._stride
@@ -297,3 +290,13 @@ def _line_threats(stones: int, free: int, shift: int) -> int:
     cells |= ((pair & (free >> 2 * shift)) << 2 * shift) & (stones >> shift)  # xx_x
     cells |= (triple & (free >> 3 * shift)) << 3 * shift  # xxx_
     return cells
+
+
+def _four_along(stones: int, shift: int) -> bool:
+    """Whether ``stones`` has four in line ``shift`` bits apart.
+
+    ``stones & stones >> shift`` marks the stones with a neighbour one step
+    on; doing it again two steps on finds four in a row.
+    """
+    pairs = stones & (stones >> shift)
+    return bool(pairs & (pairs >> 2 * shift))
