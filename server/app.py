@@ -128,7 +128,8 @@ class ServerConfig:
 #: listing the 16,000 moves of a large Nim position). The costly ones run,
 #: with the encoding of their replies, in one thread beside the event loop,
 #: which then keeps serving every other connection: the GIL hands the loop
-#: back at least every ``sys.getswitchinterval()`` (5 ms). A thread hop costs
+#: back at least every ``sys.getswitchinterval()`` (set to
+#: GIL_SWITCH_INTERVAL_S while the server runs). A thread hop costs
 #: about 0.1 ms of loop time and some GIL contention, more than a cheap
 #: request itself, so only these go: every ``new_game`` (its cost depends on
 #: the game, options and moves, and it comes once per game), and ``move`` or
@@ -136,6 +137,14 @@ class ServerConfig:
 #: such positions stay large). ``hello``, ``stop`` and ``think`` are constant
 #: work and stay on the loop.
 OFF_LOOP_AFTER_S = 0.001
+#: How long the session thread may hold the GIL while the event loop waits
+#: for it (CPython's default is 5 ms). A round trip needs the GIL back
+#: several times, so the interval adds up: with a costly request beside the
+#: loop, other clients' median round trip was 4.3 ms at the default, 3.7 ms
+#: at 1 ms and 1.1 ms at 0.2 ms (tests/server/test_overload.py, two cores).
+#: The server sets it while it runs; the cost is more thread switches while
+#: a costly request runs.
+GIL_SWITCH_INTERVAL_S = 0.0002
 
 
 class ClientConnection:
@@ -396,6 +405,7 @@ class ArenaServer:
         )
         self.auth_failures = AuthFailures()
         self._executor = ThreadPoolExecutor(1, thread_name_prefix="arena-session")
+        self._previous_switch_interval = sys.getswitchinterval()
         self.metrics = ServerMetrics(
             sessions_open=lambda: len(self.connections),
             thinks_running=lambda: len(self.pool.busy_worker_pids()),
@@ -425,6 +435,8 @@ class ArenaServer:
         return port
 
     async def start(self) -> None:
+        self._previous_switch_interval = sys.getswitchinterval()
+        sys.setswitchinterval(GIL_SWITCH_INTERVAL_S)
         await self.pool.start()
         self._loop_lag.start()
         self._server = await serve(
@@ -455,6 +467,7 @@ class ArenaServer:
         await self.pool.close()
         await self._loop_lag.stop()
         self._executor.shutdown(wait=True)
+        sys.setswitchinterval(self._previous_switch_interval)
         logger.info("stopped")
 
     async def _handle(self, ws: ServerConnection) -> None:
