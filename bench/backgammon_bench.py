@@ -3,7 +3,7 @@
 Parts (each can be run alone):
 
 * ``prune``: at equal depth on fixed positions, the reference EXPECTIMINIMAX
-  (engine/reference.py) against the production search with no chance-node
+  (engine/search/reference.py) against the production search with no chance-node
   pruning, with Star1 only, and with Star1 + Star2: values (must be equal),
   nodes and time. Nodes are counted the same way for every search: states
   created by ``play`` (moves and rolls), plus the root.
@@ -26,11 +26,11 @@ import statistics
 import time
 from collections.abc import Callable
 
-from engine.expectimax import ExpectimaxSearcher
 from engine.game import CHANCE
 from engine.games.backgammon import Action, Backgammon, BgState
-from engine.limits import Limits
-from engine.reference import expectiminimax
+from engine.search.expectimax import ExpectimaxSearcher
+from engine.search.limits import Limits
+from engine.search.reference import expectiminimax
 
 #: Fixed positions (Position ID, player on roll, dice): the start with two
 #: opening rolls, middle games from seeded random play, a bear-off.
@@ -73,8 +73,10 @@ def fixed_positions(game: Backgammon) -> dict[str, BgState]:
 def prune_table(depth: int) -> None:
     game = CountingBackgammon()
     print(f"\n## Depth {depth}: reference vs production (nodes = states created + 1)\n")
-    print("| position | value | reference nodes | time s | no pruning | Star1 | Star1+Star2 "
-          "| time s | nodes saved |")
+    print(
+        "| position | value | reference nodes | time s | no pruning | Star1 | Star1+Star2 "
+        "| time s | nodes saved |"
+    )
     print("|---|---|---|---|---|---|---|---|---|")
     totals = [0, 0, 0, 0]
     for name, state in fixed_positions(game).items():
@@ -99,12 +101,18 @@ def prune_table(depth: int) -> None:
         saved = 1 - counts[2] / reference_nodes
         for index, count in enumerate((reference_nodes, *counts)):
             totals[index] += count
-        print(f"| {name} | {expected} | {reference_nodes} | {reference_time:.2f} | {counts[0]} "
-              f"| {counts[1]} | {counts[2]} | {elapsed:.2f} | {saved:.0%} |")
-    print(f"| total | | {totals[0]} | | {totals[1]} | {totals[2]} | {totals[3]} | "
-          f"| {1 - totals[3] / totals[0]:.0%} |")
-    print("\nEvery production value equals the reference value (asserted). "
-          "The production nodes include its shallower iterations.")
+        print(
+            f"| {name} | {expected} | {reference_nodes} | {reference_time:.2f} | {counts[0]} "
+            f"| {counts[1]} | {counts[2]} | {elapsed:.2f} | {saved:.0%} |"
+        )
+    print(
+        f"| total | | {totals[0]} | | {totals[1]} | {totals[2]} | {totals[3]} | "
+        f"| {1 - totals[3] / totals[0]:.0%} |"
+    )
+    print(
+        "\nEvery production value equals the reference value (asserted). "
+        "The production nodes include its shallower iterations."
+    )
 
 
 def speed_table() -> None:
@@ -178,20 +186,26 @@ def match(opponent_name: str, opponent: Player, games: int, movetime_ms: int) ->
         kinds[won] += 1
         margins.append(won if who == 0 else -won)
         if (index + 1) % 20 == 0:
-            print(f"  {opponent_name}: {index + 1} games, engine {points[0]} - {points[1]} points",
-                  flush=True)
+            print(
+                f"  {opponent_name}: {index + 1} games, engine {points[0]} - {points[1]} points",
+                flush=True,
+            )
     per_game = statistics.mean(margins)
     spread = statistics.stdev(margins) / len(margins) ** 0.5 if len(margins) > 1 else 0.0
-    print(f"\n| engine {movetime_ms} ms/move vs {opponent_name} | games {games} | wins "
-          f"{wins[0]}-{wins[1]} | points {points[0]}-{points[1]} | "
-          f"{per_game:+.3f} ± {spread:.3f} points/game | singles/gammons/backgammons "
-          f"{kinds[1]}/{kinds[2]}/{kinds[3]} | {time.perf_counter() - started:.0f} s |", flush=True)
+    print(
+        f"\n| engine {movetime_ms} ms/move vs {opponent_name} | games {games} | wins "
+        f"{wins[0]}-{wins[1]} | points {points[0]}-{points[1]} | "
+        f"{per_game:+.3f} ± {spread:.3f} points/game | singles/gammons/backgammons "
+        f"{kinds[1]}/{kinds[2]}/{kinds[3]} | {time.perf_counter() - started:.0f} s |",
+        flush=True,
+    )
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("parts", nargs="*", default=["prune", "speed"],
-                        choices=["prune", "speed", "match"])
+    parser.add_argument(
+        "parts", nargs="*", default=["prune", "speed"], choices=["prune", "speed", "match"]
+    )
     parser.add_argument("--games", type=int, default=200, help="games per match (even)")
     parser.add_argument("--movetime", type=int, default=100, help="engine ms per move")
     args = parser.parse_args(argv)

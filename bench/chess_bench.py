@@ -35,20 +35,32 @@ from engine.errors import IllegalMoveError
 from engine.games.chess import Chess
 from engine.games.chess.notation import format_uci
 from engine.games.chess.position import Position, perft, play
-from engine.limits import Limits, plan_deadlines
-from engine.search import Searcher
+from engine.search.alphabeta import Searcher
+from engine.search.limits import Limits, plan_deadlines
 
 REFDATA = Path(__file__).resolve().parents[1].parent / "shared" / "refdata" / "chess"
 
 #: Perft positions (Chess Programming Wiki "Perft Results"), expected counts
 #: by depth, and the depth the benchmark runs (a few seconds each).
 PERFT_POSITIONS = (
-    ("start", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
-     (20, 400, 8902, 197281, 4865609, 119060324), 5),
-    ("kiwipete", "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
-     (48, 2039, 97862, 4085603, 193690690), 4),
-    ("position 3", "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
-     (14, 191, 2812, 43238, 674624, 11030083), 5),
+    (
+        "start",
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+        (20, 400, 8902, 197281, 4865609, 119060324),
+        5,
+    ),
+    (
+        "kiwipete",
+        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+        (48, 2039, 97862, 4085603, 193690690),
+        4,
+    ),
+    (
+        "position 3",
+        "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+        (14, 191, 2812, 43238, 674624, 11030083),
+        5,
+    ),
 )
 
 #: Opening lines for the match (UCI), each played twice with colours
@@ -175,19 +187,25 @@ def run_perft(max_depth: int) -> None:
         nodes = perft(state, plies)
         seconds = time.perf_counter() - start
         status = "ok" if nodes == counts[plies - 1] else f"WRONG (expected {counts[plies - 1]})"
-        print(f"  {name:11s} depth {plies}: {nodes:>10,d} nodes {seconds:6.2f} s "
-              f"{nodes / seconds:>9,.0f} nodes/s  {status}")
+        print(
+            f"  {name:11s} depth {plies}: {nodes:>10,d} nodes {seconds:6.2f} s "
+            f"{nodes / seconds:>9,.0f} nodes/s  {status}"
+        )
         total_nodes += nodes
         total_seconds += seconds
-    print(f"  total {total_nodes:,d} nodes in {total_seconds:.2f} s: "
-          f"{total_nodes / total_seconds:,.0f} nodes/s")
+    print(
+        f"  total {total_nodes:,d} nodes in {total_seconds:.2f} s: "
+        f"{total_nodes / total_seconds:,.0f} nodes/s"
+    )
     # Without bulk counting every leaf is made too: the speed of play().
     state = game.parse_position(PERFT_POSITIONS[1][1])
     start = time.perf_counter()
     nodes = _perft_made(state, 3)
     seconds = time.perf_counter() - start
-    print(f"  kiwipete depth 3 making every leaf: {nodes:,d} nodes {seconds:.2f} s "
-          f"{nodes / seconds:,.0f} nodes/s")
+    print(
+        f"  kiwipete depth 3 making every leaf: {nodes:,d} nodes {seconds:.2f} s "
+        f"{nodes / seconds:,.0f} nodes/s"
+    )
 
 
 def _perft_made(state: Position, depth: int) -> int:
@@ -246,8 +264,10 @@ def run_wac(seconds: float, limit: int | None, engines: list[str], skip: int = 0
     if limit is not None:
         positions = positions[:limit]
     game = Chess()
-    print(f"WAC: {len(positions)} positions (from #{skip + 1}) at {seconds} s each; "
-          f"the engines take turns position by position, so both see the same machine load")
+    print(
+        f"WAC: {len(positions)} positions (from #{skip + 1}) at {seconds} s each; "
+        f"the engines take turns position by position, so both see the same machine load"
+    )
     solved = dict.fromkeys(engines, 0)
     nodes = dict.fromkeys(engines, 0)
     spent = dict.fromkeys(engines, 0.0)
@@ -269,8 +289,10 @@ def run_wac(seconds: float, limit: int | None, engines: list[str], skip: int = 0
             else:
                 missed[engine].append(position.name)
     for engine in engines:
-        print(f"  {engine:8s} solved {solved[engine]}/{len(positions)}  "
-              f"({nodes[engine] / spent[engine]:,.0f} nodes/s over {spent[engine]:.0f} s)")
+        print(
+            f"  {engine:8s} solved {solved[engine]}/{len(positions)}  "
+            f"({nodes[engine] / spent[engine]:,.0f} nodes/s over {spent[engine]:.0f} s)"
+        )
         print(f"    missed: {' '.join(missed[engine])}")
     sys.stdout.flush()
 
@@ -292,8 +314,10 @@ def run_nps(seconds: float, limit: int) -> None:
         for name, answer in (("ours", ours), ("sunfish", theirs)):
             totals[name][0] += answer.nodes
             totals[name][1] += answer.seconds
-    print(f"search speed on {len(fens)} positions (WAC #1-{limit} and two perft positions), "
-          f"{seconds} s each:")
+    print(
+        f"search speed on {len(fens)} positions (WAC #1-{limit} and two perft positions), "
+        f"{seconds} s each:"
+    )
     for name, (nodes, spent) in totals.items():
         print(f"  {name:8s} {nodes:>10,d} nodes in {spent:6.1f} s: {nodes / spent:>8,.0f} nodes/s")
 
@@ -361,8 +385,10 @@ def run_match(games: int, seconds: float, seed: int) -> None:
     openings = list(OPENINGS)
     rng.shuffle(openings)
     pairs = (games + 1) // 2
-    print(f"match: ours vs sunfish, {2 * pairs} games, {seconds * 1000:.0f} ms per move, "
-          f"{min(pairs, len(openings))} openings with colours swapped")
+    print(
+        f"match: ours vs sunfish, {2 * pairs} games, {seconds * 1000:.0f} ms per move, "
+        f"{min(pairs, len(openings))} openings with colours swapped"
+    )
     points = 0.0
     played = 0
     wins = draws = losses = 0
@@ -384,10 +410,14 @@ def run_match(games: int, seconds: float, seed: int) -> None:
     variance = (wins * (1 - share) ** 2 + draws * (0.5 - share) ** 2 + losses * share**2) / played
     margin = 1.96 * math.sqrt(variance / played)
     low, high = elo_difference(share - margin), elo_difference(share + margin)
-    print(f"  result: +{wins} ={draws} -{losses}, {points}/{played} = {share:.1%}, "
-          f"Elo difference {elo_difference(share):+.0f} (95% interval {low:+.0f} to {high:+.0f})")
-    print(f"  time really used per move: ours {clock.average_ms('ours'):.0f} ms, "
-          f"sunfish {clock.average_ms('sunfish'):.0f} ms")
+    print(
+        f"  result: +{wins} ={draws} -{losses}, {points}/{played} = {share:.1%}, "
+        f"Elo difference {elo_difference(share):+.0f} (95% interval {low:+.0f} to {high:+.0f})"
+    )
+    print(
+        f"  time really used per move: ours {clock.average_ms('ours'):.0f} ms, "
+        f"sunfish {clock.average_ms('sunfish'):.0f} ms"
+    )
 
 
 # ----------------------------------------------------------------------
@@ -428,8 +458,6 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=1, help="opening order seed")
     args = parser.parse_args(argv)
     _commands()[args.command](args)
-
-
 
 
 if __name__ == "__main__":

@@ -55,8 +55,8 @@ SOLVE_CAP_S = 20.0
 
 
 def _searches(quick: bool) -> Iterator[dict[str, Any]]:
-    from engine.limits import Limits
     from engine.registry import create_game
+    from engine.search.limits import Limits
     from engine.searchers import searcher_for
 
     for name, options, position, depth, repetitions in SEARCHES:
@@ -81,8 +81,8 @@ def _searches(quick: bool) -> Iterator[dict[str, Any]]:
 
 
 def _perfts(quick: bool) -> Iterator[dict[str, Any]]:
-    from engine.reference import perft
     from engine.registry import create_game
+    from engine.search.reference import perft
 
     for name, depth in PERFTS:
         depth = depth - 1 if quick else depth
@@ -101,7 +101,7 @@ def _perfts(quick: bool) -> Iterator[dict[str, Any]]:
 
 def _solves(quick: bool) -> Iterator[dict[str, Any]]:
     from engine.games.connect4 import ConnectFour
-    from engine.search import Searcher
+    from engine.search.alphabeta import Searcher
 
     game = ConnectFour()
     sets = (("Test_L2_R1", 100 if quick else None), ("Test_L2_R2", 20 if quick else 100))

@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from engine.game import Game
-from engine.limits import Limits
 from engine.registry import create_game
-from engine.search import Searcher
+from engine.search.alphabeta import Searcher
+from engine.search.limits import Limits
 
 REFDATA = Path(__file__).resolve().parent.parent.parent / "shared" / "refdata"
 

@@ -109,16 +109,26 @@ def raise_open_files_limit() -> None:
     if soft < wanted:
         resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
     if resource.getrlimit(resource.RLIMIT_NOFILE)[0] < FILES_NEEDED:
-        print(f"warning: open-files limit below {FILES_NEEDED}; raise it with ulimit -n",
-              file=sys.stderr)
+        print(
+            f"warning: open-files limit below {FILES_NEEDED}; raise it with ulimit -n",
+            file=sys.stderr,
+        )
 
 
 class ServerProcess:
     def __init__(self, workers: int, options: list[str] | None = None) -> None:
         self.port = free_port()
         self.command = [
-            sys.executable, "-m", "server", "--port", str(self.port), "--workers", str(workers),
-            "--log-level", "warning", *(options or []),
+            sys.executable,
+            "-m",
+            "server",
+            "--port",
+            str(self.port),
+            "--workers",
+            str(workers),
+            "--log-level",
+            "warning",
+            *(options or []),
         ]
         self.process = subprocess.Popen(
             self.command, cwd=REPO_ROOT, env={**os.environ, "PYTHONPATH": str(REPO_ROOT)}
@@ -163,8 +173,8 @@ async def baseline_phase(server: ServerProcess, seconds: float) -> dict[str, Any
         "samples": int(after[f"{name}_count"] - before[f"{name}_count"]),
         **{
             f"loop_lag_p{percent}_le_ms": round(1000 * bound, 1)
-            if (bound := histogram_quantile_bound(before, after, name, percent / 100))
-            is not None else None
+            if (bound := histogram_quantile_bound(before, after, name, percent / 100)) is not None
+            else None
             for percent in (50, 95, 99)
         },
         "load_average_before": load_before,
@@ -176,8 +186,13 @@ async def idle_phase(server: ServerProcess, connections: int, hold_s: float) -> 
     pid = server.process.pid
     baseline = rss_mb(pid)
     ramp_s = max(1.0, connections / 100)
-    config = LoadConfig(server.url, connections=connections, ramp_s=ramp_s,
-                        duration_s=ramp_s + hold_s, scenario="idle")
+    config = LoadConfig(
+        server.url,
+        connections=connections,
+        ramp_s=ramp_s,
+        duration_s=ramp_s + hold_s,
+        scenario="idle",
+    )
     load_before = load_average()
     run = asyncio.create_task(LoadRun(config, progress=None).run())
     peak_rss, peak_sessions = baseline, 0.0
@@ -220,16 +235,25 @@ def _at_most(value: Any, limit: float) -> bool:
 async def overload_phase(
     server: ServerProcess, thinkers: int, movetime_ms: int, duration_s: float
 ) -> dict[str, Any]:
-    config = LoadConfig(server.url, connections=thinkers, ramp_s=min(5.0, duration_s / 4),
-                        duration_s=duration_s, scenario="think", movetime_ms=movetime_ms)
+    config = LoadConfig(
+        server.url,
+        connections=thinkers,
+        ramp_s=min(5.0, duration_s / 4),
+        duration_s=duration_s,
+        scenario="think",
+        movetime_ms=movetime_ms,
+    )
     load_before = load_average()
     report = await LoadRun(config, progress=sys.stderr).run()
     thinks = report["thinks"]
     view = report.get("server", {})
     late = view.get("bestmove_lateness", {})
     lag = view.get("event_loop_lag", {})
-    unmarked = {reason: count for reason, count in thinks["depth0_reasons"].items()
-                if reason not in UNSEARCHED_OK_REASONS}
+    unmarked = {
+        reason: count
+        for reason, count in thinks["depth0_reasons"].items()
+        if reason not in UNSEARCHED_OK_REASONS
+    }
     on_time = _number(late.get("on_time_share"))
     within = _number(late.get("within_10ms_share"))
     checks = {
@@ -277,9 +301,14 @@ def fairness_scenario(abusers: int) -> Scenario:
 async def fairness_phase(
     server: ServerProcess, abusers: int, polite: int, movetime_ms: int, duration_s: float
 ) -> dict[str, Any]:
-    config = LoadConfig(server.url, connections=abusers + polite,
-                        ramp_s=min(2.0, duration_s / 4), duration_s=duration_s,
-                        scenario="fairness", movetime_ms=movetime_ms)
+    config = LoadConfig(
+        server.url,
+        connections=abusers + polite,
+        ramp_s=min(2.0, duration_s / 4),
+        duration_s=duration_s,
+        scenario="fairness",
+        movetime_ms=movetime_ms,
+    )
     load_before = load_average()
     report = await LoadRun(config, fairness_scenario(abusers), progress=sys.stderr).run()
     rtt = report["latency_ms"].get("think_rtt[polite]", {})
@@ -317,15 +346,20 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
             print(json.dumps(results["idle"], indent=1), file=sys.stderr)
             await asyncio.sleep(2)  # let the idle connections' closes settle
         if "overload" in args.phases:
-            print(f"overload: {args.thinkers} clients at movetime {args.movetime} ms for "
-                  f"{args.duration:g} s ...", file=sys.stderr)
+            print(
+                f"overload: {args.thinkers} clients at movetime {args.movetime} ms for "
+                f"{args.duration:g} s ...",
+                file=sys.stderr,
+            )
             results["overload"] = await overload_phase(
                 server, args.thinkers, args.movetime, args.duration
             )
         if "fairness" in args.phases:
-            print(f"fairness: {args.abusers} clients thinking 1 ms on Nim 16x1000 and "
-                  f"{args.polite} at {args.movetime} ms for {args.fair_duration:g} s ...",
-                  file=sys.stderr)
+            print(
+                f"fairness: {args.abusers} clients thinking 1 ms on Nim 16x1000 and "
+                f"{args.polite} at {args.movetime} ms for {args.fair_duration:g} s ...",
+                file=sys.stderr,
+            )
             results["fairness"] = await fairness_phase(
                 server, args.abusers, args.polite, args.movetime, args.fair_duration
             )
@@ -341,8 +375,10 @@ def _verdict(ok: bool) -> str:
 def _percentiles(summary: dict[str, Any]) -> str:
     if not summary.get("count"):
         return "none"
-    return (f"p50 {summary['p50']} p95 {summary['p95']} p99 {summary['p99']} "
-            f"max {summary['max']} ms ({summary['count']})")
+    return (
+        f"p50 {summary['p50']} p95 {summary['p95']} p99 {summary['p99']} "
+        f"max {summary['max']} ms ({summary['count']})"
+    )
 
 
 def _share(value: Any) -> str:
@@ -438,27 +474,40 @@ def summary(results: dict[str, Any]) -> str:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--baseline", type=float, default=10.0,
-                        help="seconds of the server alone first (10)")
+    parser.add_argument(
+        "--baseline", type=float, default=10.0, help="seconds of the server alone first (10)"
+    )
     parser.add_argument("--idle", type=int, default=1000, help="idle connections (1000)")
     parser.add_argument("--hold", type=float, default=5.0, help="seconds all stay open (5)")
     parser.add_argument("--thinkers", type=int, default=100, help="thinking clients (100)")
     parser.add_argument("--movetime", type=int, default=100, help="think budget in ms (100)")
     parser.add_argument("--duration", type=float, default=30.0, help="overload seconds (30)")
-    parser.add_argument("--abusers", type=int, default=3,
-                        help="fairness: clients thinking 1 ms on Nim 16x1000 (3)")
-    parser.add_argument("--polite", type=int, default=20,
-                        help="fairness: well-behaved sessions (20)")
-    parser.add_argument("--fair-duration", type=float, default=30.0,
-                        help="fairness seconds (30)")
-    parser.add_argument("--phases", default=",".join(PHASES),
-                        help=f"comma-separated phases to run (default {','.join(PHASES)})")
-    parser.add_argument("--server-option", action="append", default=[], metavar="OPTION",
-                        help="pass an option to the server, e.g. --server-option=--max-queue=16")
+    parser.add_argument(
+        "--abusers", type=int, default=3, help="fairness: clients thinking 1 ms on Nim 16x1000 (3)"
+    )
+    parser.add_argument(
+        "--polite", type=int, default=20, help="fairness: well-behaved sessions (20)"
+    )
+    parser.add_argument("--fair-duration", type=float, default=30.0, help="fairness seconds (30)")
+    parser.add_argument(
+        "--phases",
+        default=",".join(PHASES),
+        help=f"comma-separated phases to run (default {','.join(PHASES)})",
+    )
+    parser.add_argument(
+        "--server-option",
+        action="append",
+        default=[],
+        metavar="OPTION",
+        help="pass an option to the server, e.g. --server-option=--max-queue=16",
+    )
     parser.add_argument("--out", help="write the results as JSON here")
-    parser.add_argument("--quick", action="store_true",
-                        help="a smoke run (overrides the sizes and durations): 2 s baseline, "
-                        "200 idle, 40 thinkers for 5 s, fairness for 5 s")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="a smoke run (overrides the sizes and durations): 2 s baseline, "
+        "200 idle, 40 thinkers for 5 s, fairness for 5 s",
+    )
     args = parser.parse_args()
     args.phases = [phase.strip() for phase in args.phases.split(",") if phase.strip()]
     unknown = sorted(set(args.phases) - set(PHASES))
@@ -471,8 +520,9 @@ def main() -> int:
     print(summary(results))
     if args.out:
         Path(args.out).write_text(json.dumps(results, indent=2) + "\n")
-    passed = [results[phase]["pass"] for phase in ("idle", "overload", "fairness")
-              if phase in results]
+    passed = [
+        results[phase]["pass"] for phase in ("idle", "overload", "fairness") if phase in results
+    ]
     return 0 if all(passed) else 1
 
 

@@ -34,9 +34,9 @@ from typing import Any
 from engine.game import Game
 from engine.games.checkers import Checkers
 from engine.games.othello import Othello
-from engine.limits import Limits
-from engine.reference import perft
-from engine.search import Searcher
+from engine.search.alphabeta import Searcher
+from engine.search.limits import Limits
+from engine.search.reference import perft
 
 #: Published perft counts from the start position (Othello: Aart Bik,
 #: "Reversi perft"; checkers: OEIS A133046). Depths 1-10.
@@ -66,21 +66,27 @@ def bench_perft(max_depth: int) -> None:
         for depth in range(7, max_depth + 1):
             count, seconds = timed(game.perft, game.initial_state(), depth)
             ok = "yes" if count == PUBLISHED[game.name][depth - 1] else "NO"
-            print(f"{game.name:9} {'bulk':10} {depth:5} {count:10} {ok:>3} {seconds:7.2f} "
-                  f"{count / seconds:9.0f}")
+            print(
+                f"{game.name:9} {'bulk':10} {depth:5} {count:10} {ok:>3} {seconds:7.2f} "
+                f"{count / seconds:9.0f}"
+            )
         depth = INTERFACE_DEPTH[game.name]
         count, seconds = timed(perft, game, game.initial_state(), depth)
         ok = "yes" if count == PUBLISHED[game.name][depth - 1] else "NO"
-        print(f"{game.name:9} {'interface':10} {depth:5} {count:10} {ok:>3} {seconds:7.2f} "
-              f"{count / seconds:9.0f}")
+        print(
+            f"{game.name:9} {'interface':10} {depth:5} {count:10} {ok:>3} {seconds:7.2f} "
+            f"{count / seconds:9.0f}"
+        )
 
 
 def bench_search(seconds: float) -> None:
     for game in games():
         result = Searcher(game).think(game.initial_state(), Limits(movetime_ms=int(seconds * 1000)))
-        print(f"{game.name:9} {seconds:.1f} s from the start: depth {result.depth}, "
-              f"{result.nodes} nodes, {result.nps} nodes/s, best {result.move} "
-              f"score {result.score}, pv {' '.join(result.pv)}")
+        print(
+            f"{game.name:9} {seconds:.1f} s from the start: depth {result.depth}, "
+            f"{result.nodes} nodes, {result.nps} nodes/s, best {result.move} "
+            f"score {result.score}, pv {' '.join(result.pv)}"
+        )
 
 
 def bench_random(games_per_game: int, movetime_ms: int, seed: int) -> None:
@@ -110,11 +116,15 @@ def bench_random(games_per_game: int, movetime_ms: int, seed: int) -> None:
                 wins += 1
             else:
                 losses += 1
-            print(f"  {game.name} game {index + 1}: engine plays {game.players[engine_side]}, "
-                  f"{outcome.reason}, winner {_winner(game, outcome.winner)}")
+            print(
+                f"  {game.name} game {index + 1}: engine plays {game.players[engine_side]}, "
+                f"{outcome.reason}, winner {_winner(game, outcome.winner)}"
+            )
         nps = int(nodes * 1000 / elapsed) if elapsed else 0
-        print(f"{game.name:9} vs random at {movetime_ms} ms/move: +{wins} ={draws} -{losses} "
-              f"({nps} nodes/s while playing)")
+        print(
+            f"{game.name:9} vs random at {movetime_ms} ms/move: +{wins} ={draws} -{losses} "
+            f"({nps} nodes/s while playing)"
+        )
 
 
 def _winner(game: Game[Any, Any], winner: int | None) -> str:
@@ -144,10 +154,14 @@ def bench_endgame(empties_list: list[int], positions: int, seed: int, limit_s: f
             result = Searcher(game).think(state, Limits(movetime_ms=int(limit_s * 1000)))
             times.append(time.monotonic() - start)
             proven += result.reason == "proven"
-            print(f"  {empties} empties: {result.reason} {result.score} depth {result.depth} "
-                  f"{result.nodes} nodes {times[-1]:.2f} s  {game.format_position(state)}")
-        print(f"othello   {empties} empties: {proven}/{positions} proven within {limit_s:.0f} s, "
-              f"median {sorted(times)[len(times) // 2]:.2f} s, max {max(times):.2f} s")
+            print(
+                f"  {empties} empties: {result.reason} {result.score} depth {result.depth} "
+                f"{result.nodes} nodes {times[-1]:.2f} s  {game.format_position(state)}"
+            )
+        print(
+            f"othello   {empties} empties: {proven}/{positions} proven within {limit_s:.0f} s, "
+            f"median {sorted(times)[len(times) // 2]:.2f} s, max {max(times):.2f} s"
+        )
 
 
 def main() -> None:

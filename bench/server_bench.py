@@ -35,10 +35,10 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))
 
 from clients.client import connect  # noqa: E402
-from engine.limits import Limits  # noqa: E402
 from engine.registry import create_game  # noqa: E402
-from engine.search import Searcher  # noqa: E402
-from engine.tt import DEFAULT_TT_SLOTS  # noqa: E402
+from engine.search.alphabeta import Searcher  # noqa: E402
+from engine.search.limits import Limits  # noqa: E402
+from engine.search.tt import DEFAULT_TT_SLOTS  # noqa: E402
 
 SEED = 20240601
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
@@ -79,9 +79,18 @@ async def server_process(workers: int) -> AsyncIterator[tuple[str, int]]:
     """A server subprocess; yields its URL and pid."""
     env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
     process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "server", "--port", "0", "--workers", str(workers),
-        "--log-level", "info",  # the "listening" line carries the port
-        cwd=REPO_ROOT, env=env, stderr=asyncio.subprocess.PIPE,
+        sys.executable,
+        "-m",
+        "server",
+        "--port",
+        "0",
+        "--workers",
+        str(workers),
+        "--log-level",
+        "info",  # the "listening" line carries the port
+        cwd=REPO_ROOT,
+        env=env,
+        stderr=asyncio.subprocess.PIPE,
     )
     assert process.stderr is not None
     try:
@@ -205,15 +214,21 @@ async def main() -> None:
     args = parser.parse_args()
     scale = 0.3 if args.quick else 1.0
     positions = connect4_positions(max(10, int(60 * scale)))
-    print(f"server benchmark: {os.cpu_count()} cores, python {sys.version.split()[0]}, "
-          f"connect4 positions from seed {SEED}")
+    print(
+        f"server benchmark: {os.cpu_count()} cores, python {sys.version.split()[0]}, "
+        f"connect4 positions from seed {SEED}"
+    )
     async with server_process(1) as (url, _):
         await bench_overhead(url, positions[: max(10, int(40 * scale))], args.depth)
         await bench_stop(url, positions[: max(10, int(40 * scale))])
         await bench_deadlines(
-            url, positions,
-            {50: max(10, int(40 * scale)), 100: max(10, int(40 * scale)),
-             500: max(5, int(12 * scale))},
+            url,
+            positions,
+            {
+                50: max(10, int(40 * scale)),
+                100: max(10, int(40 * scale)),
+                500: max(5, int(12 * scale)),
+            },
         )
     for workers in (1, 2):
         await bench_throughput(workers, max(3.0, 10 * scale), positions)
@@ -221,4 +236,3 @@ async def main() -> None:
 
 if __name__ == "__main__":
     asyncio.run(main())
-

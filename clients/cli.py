@@ -95,22 +95,33 @@ def configure_play(parser: argparse.ArgumentParser) -> None:
         "--url", default=DEFAULT_URL, metavar="URL", help=f"server URL (default {DEFAULT_URL})"
     )
     parser.add_argument(
-        "--game", default="connect4", metavar="GAME",
+        "--game",
+        default="connect4",
+        metavar="GAME",
         help=f"one of {', '.join(game_names())} (default connect4)",
     )
     parser.add_argument(
-        "--option", action="append", default=[], metavar="NAME=VALUE",
+        "--option",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
         help="game option, value in JSON (e.g. width=8, heaps=[1,2,3]); repeatable",
     )
     parser.add_argument(
         "--position", metavar="POSITION", help="start position in the game's notation"
     )
     parser.add_argument(
-        "--movetime", type=positive_int, default=None, metavar="MS",
+        "--movetime",
+        type=positive_int,
+        default=None,
+        metavar="MS",
         help="engine thinking time per move in milliseconds (default 1000 unless --depth)",
     )
     parser.add_argument(
-        "--depth", type=positive_int, default=None, metavar="N",
+        "--depth",
+        type=positive_int,
+        default=None,
+        metavar="N",
         help="engine search depth per move (with --movetime: whichever comes first)",
     )
     parser.add_argument(
@@ -138,17 +149,23 @@ def run_play(args: argparse.Namespace) -> int:
     try:
         return asyncio.run(
             play(
-                args.url, args.game, options=options, position=args.position,
-                movetime_ms=args.movetime, depth=args.depth, pgn=args.pgn, human=human,
-                encoding="json" if args.json else "msgpack", token=args.token,
+                args.url,
+                args.game,
+                options=options,
+                position=args.position,
+                movetime_ms=args.movetime,
+                depth=args.depth,
+                pgn=args.pgn,
+                human=human,
+                encoding="json" if args.json else "msgpack",
+                token=args.token,
             )
         )
     except EngineError as error:
         print(f"arena play: {error.code}: {error.message}", file=sys.stderr)
         return 1
     except OSError as error:
-        print(f"arena play: {describe_error(error, args.url, bool(args.token))}",
-              file=sys.stderr)
+        print(f"arena play: {describe_error(error, args.url, bool(args.token))}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130
@@ -206,10 +223,18 @@ def run_loadtest(args: argparse.Namespace) -> int:
 COMMANDS: tuple[Command, ...] = (
     Command("serve", "run the engine server", configure_serve, run_serve),
     Command("play", "play a game against the engine in the terminal", configure_play, run_play),
-    Command("loadtest", "load-test a server on this machine with scripted clients",
-            configure_loadtest, run_loadtest),
-    Command("tournament", "run a tournament between engine servers", configure_tournament,
-            run_tournament),
+    Command(
+        "loadtest",
+        "load-test a server on this machine with scripted clients",
+        configure_loadtest,
+        run_loadtest,
+    ),
+    Command(
+        "tournament",
+        "run a tournament between engine servers",
+        configure_tournament,
+        run_tournament,
+    ),
 )
 
 
@@ -242,8 +267,7 @@ NEEDS_TOKEN = "the server needs a token: use --token or ARENA_TOKEN"
 WRONG_TOKEN = "the server refused the token: check --token or ARENA_TOKEN"
 
 
-def describe_error(error: BaseException, url: str | None = None,
-                   token_sent: bool = False) -> str:
+def describe_error(error: BaseException, url: str | None = None, token_sent: bool = False) -> str:
     """One line for an error a command could not handle itself."""
     from websockets.exceptions import InvalidHandshake, InvalidStatus, InvalidURI
 
@@ -279,8 +303,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as error:  # a user error a command did not word itself
         if getattr(args, "log_level", None) == "debug" or os.environ.get("ARENA_DEBUG"):
             raise
-        line = describe_error(error, getattr(args, "url", None),
-                              bool(getattr(args, "token", None)))
+        line = describe_error(error, getattr(args, "url", None), bool(getattr(args, "token", None)))
         print(f"arena {args.command}: {line}", file=sys.stderr)
         return 1
     return status

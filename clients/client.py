@@ -25,7 +25,7 @@ is not one of the four forms, a move that is not a string, ...) raises
 ``TypeError`` or a silently wrong value.
 
 Results are frozen dataclasses: :class:`GameState`, :class:`Info`,
-:class:`BestMove`; scores are :class:`engine.score.Score`.
+:class:`BestMove`; scores are :class:`engine.search.score.Score`.
 """
 
 from __future__ import annotations
@@ -46,8 +46,8 @@ from websockets.asyncio.client import connect as ws_connect
 from websockets.exceptions import ConnectionClosed
 
 from clients.codec import EncodingName, decode, encode
-from engine.limits import Clock
-from engine.score import Score
+from engine.search.limits import Clock
+from engine.search.score import Score
 
 logger = logging.getLogger(__name__)
 
@@ -87,8 +87,9 @@ class EngineError(Exception):
 
     code = "error"
 
-    def __init__(self, message: str, code: str | None = None,
-                 legal_moves: Sequence[str] | None = None) -> None:
+    def __init__(
+        self, message: str, code: str | None = None, legal_moves: Sequence[str] | None = None
+    ) -> None:
         super().__init__(message)
         self.message = message
         if code is not None:
@@ -180,9 +181,13 @@ class OverloadedError(EngineError):
 
     code = "overloaded"
 
-    def __init__(self, message: str, code: str | None = None,
-                 legal_moves: Sequence[str] | None = None,
-                 retry_after_ms: int | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        code: str | None = None,
+        legal_moves: Sequence[str] | None = None,
+        retry_after_ms: int | None = None,
+    ) -> None:
         super().__init__(message, code, legal_moves)
         self.retry_after_ms = retry_after_ms
 
@@ -237,9 +242,20 @@ class EngineTimeoutError(EngineError, TimeoutError):
 _ERRORS: dict[str, type[EngineError]] = {
     cls.code: cls
     for cls in (
-        BadMessageError, UnknownTypeError, UnsupportedProtocolError, UnknownGameError,
-        BadOptionsError, BadPositionError, IllegalMoveError, GameOverError, NoGameError,
-        ChanceStateError, BusyError, LimitExceededError, OverloadedError, InternalError,
+        BadMessageError,
+        UnknownTypeError,
+        UnsupportedProtocolError,
+        UnknownGameError,
+        BadOptionsError,
+        BadPositionError,
+        IllegalMoveError,
+        GameOverError,
+        NoGameError,
+        ChanceStateError,
+        BusyError,
+        LimitExceededError,
+        OverloadedError,
+        InternalError,
     )
 }
 
@@ -413,10 +429,12 @@ class GameState:
         outcomes = []
         for raw in raw_outcomes:
             item = _map(raw, "outcome")
-            outcomes.append((
-                _text(_required(item, "move", "outcome"), "outcome move"),
-                _number(_required(item, "probability", "outcome"), "outcome probability", 0, 1),
-            ))
+            outcomes.append(
+                (
+                    _text(_required(item, "move", "outcome"), "outcome move"),
+                    _number(_required(item, "probability", "outcome"), "outcome probability", 0, 1),
+                )
+            )
         raw_options = message.get("options")
         options = {} if raw_options is None else dict(_map(raw_options, "options"))
         seed = message.get("seed")
@@ -548,8 +566,7 @@ class ServerInfo:
         )
 
 
-def _expect(kind: str, parse: Callable[[Mapping[str, Any]], T]
-            ) -> Callable[[Mapping[str, Any]], T]:
+def _expect(kind: str, parse: Callable[[Mapping[str, Any]], T]) -> Callable[[Mapping[str, Any]], T]:
     """A reply parser that first checks the reply's ``type``."""
 
     def parse_reply(message: Mapping[str, Any]) -> T:
@@ -611,7 +628,11 @@ class Engine:
     """A connection to the engine server; create it with :func:`connect`."""
 
     def __init__(
-        self, ws: ClientConnection, encoding: EncodingName = "msgpack", *, strict: bool = False,
+        self,
+        ws: ClientConnection,
+        encoding: EncodingName = "msgpack",
+        *,
+        strict: bool = False,
         request_timeout: float = DEFAULT_REQUEST_TIMEOUT_S,
     ) -> None:
         if not request_timeout > 0:
@@ -637,8 +658,9 @@ class Engine:
         """Whether the connection has ended (closed, lost or broken by the server)."""
         return self._closed_error is not None
 
-    async def start(self, client_name: str = "arena-python", *,
-                    timeout: float | None = None) -> ServerInfo:
+    async def start(
+        self, client_name: str = "arena-python", *, timeout: float | None = None
+    ) -> ServerInfo:
         """Start reading and say ``hello``; :func:`connect` does this for you."""
         if self._reader is None:
             self._reader = asyncio.create_task(self._read_loop())
@@ -792,9 +814,7 @@ class Engine:
         """Send a think; its timer runs from now (the send included)."""
         think = _Think(next(self._ids), timeout_s)
         self._thinks[think.id] = think
-        think.timer = asyncio.get_running_loop().call_later(
-            timeout_s, self._think_timed_out, think
-        )
+        think.timer = asyncio.get_running_loop().call_later(timeout_s, self._think_timed_out, think)
         try:
             async with asyncio.timeout(timeout_s):
                 await self._send({"type": "think", "id": think.id, "limits": limits})
@@ -811,9 +831,11 @@ class Engine:
     def _think_timed_out(self, think: _Think) -> None:
         if think.finished:
             return
-        think.fail(EngineTimeoutError(
-            f"no bestmove for think {think.id} within {think.timeout_s:g} s; stop sent"
-        ))
+        think.fail(
+            EngineTimeoutError(
+                f"no bestmove for think {think.id} within {think.timeout_s:g} s; stop sent"
+            )
+        )
         self._thinks.pop(think.id, None)
         self._spawn(self._send_quietly({"type": "stop", "id": think.id}))
 
@@ -837,8 +859,12 @@ class Engine:
         if future.done() and not future.cancelled():
             future.exception()  # retrieved: nobody else will look at it
 
-    async def _request(self, message: dict[str, Any], parse: Callable[[Mapping[str, Any]], T],
-                       timeout: float | None) -> T:
+    async def _request(
+        self,
+        message: dict[str, Any],
+        parse: Callable[[Mapping[str, Any]], T],
+        timeout: float | None,
+    ) -> T:
         limit = self.request_timeout if timeout is None else timeout
         if not limit > 0:
             raise ValueError("timeout must be positive")
@@ -850,9 +876,7 @@ class Engine:
                 await self._send({**message, "id": request_id})
                 return await future
         except TimeoutError:
-            raise EngineTimeoutError(
-                f"no reply to {message['type']} within {limit:g} s"
-            ) from None
+            raise EngineTimeoutError(f"no reply to {message['type']} within {limit:g} s") from None
         finally:
             self._replies.pop(request_id, None)
 
@@ -892,8 +916,9 @@ class Engine:
                     self._dispatch(decode(frame))
                 except ProtocolViolationError as violation:
                     if not self.strict:
-                        logger.warning("ignoring a malformed message from the server: %s",
-                                       violation.message)
+                        logger.warning(
+                            "ignoring a malformed message from the server: %s", violation.message
+                        )
                         continue
                     error = violation
                     break
@@ -951,8 +976,7 @@ class Engine:
         elif kind == "error":
             logger.warning("server error: %s: %s", message.get("code"), message.get("message"))
         else:
-            logger.debug("ignoring a %s message for no pending request (id %r)",
-                         kind, request_id)
+            logger.debug("ignoring a %s message for no pending request (id %r)", kind, request_id)
 
     def _dispatch_think(self, think: _Think, kind: str, message: dict[str, Any]) -> None:
         if kind == "info":
@@ -985,8 +1009,12 @@ class Analysis:
     block stops the search and waits for it, and :attr:`bestmove` holds it.
     """
 
-    def __init__(self, engine: Engine, limits: dict[str, Any],
-                 timeout_s: float = DEFAULT_MAX_THINK_S + THINK_TIMEOUT_MARGIN_S) -> None:
+    def __init__(
+        self,
+        engine: Engine,
+        limits: dict[str, Any],
+        timeout_s: float = DEFAULT_MAX_THINK_S + THINK_TIMEOUT_MARGIN_S,
+    ) -> None:
         self._engine = engine
         self._limits = limits
         self._timeout_s = timeout_s
@@ -1098,7 +1126,10 @@ async def connect(
     """
     headers = {"Authorization": f"Bearer {token}"} if token else None
     async with ws_connect(
-        url, max_size=MAX_SERVER_FRAME, compression=None, open_timeout=open_timeout,
+        url,
+        max_size=MAX_SERVER_FRAME,
+        compression=None,
+        open_timeout=open_timeout,
         additional_headers=headers,
     ) as ws:
         engine = Engine(ws, encoding, strict=strict, request_timeout=request_timeout)

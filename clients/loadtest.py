@@ -650,8 +650,9 @@ def require_loopback(url: str) -> None:
 class LoadRun:
     """One bounded run; :meth:`run` returns the report as a JSON-ready map."""
 
-    def __init__(self, config: LoadConfig, scenario: Scenario | None = None,
-                 progress: TextIO | None = None) -> None:
+    def __init__(
+        self, config: LoadConfig, scenario: Scenario | None = None, progress: TextIO | None = None
+    ) -> None:
         config.check()
         self.config = config
         self.scenario = scenario or load_scenario(config.scenario)
@@ -674,9 +675,7 @@ class LoadRun:
         before = await scrape_metrics(config.url, config.token)
         self.started = time.monotonic()
         self.ends_at = self.started + config.duration_s
-        clients = [
-            asyncio.create_task(self._client(index)) for index in range(config.connections)
-        ]
+        clients = [asyncio.create_task(self._client(index)) for index in range(config.connections)]
         reporter = asyncio.create_task(self._report_progress()) if self.progress else None
         try:
             _, pending = await asyncio.wait(clients, timeout=config.duration_s + WIND_DOWN_S)
@@ -705,8 +704,11 @@ class LoadRun:
             opened = time.monotonic()
             try:
                 ws = await connect(
-                    config.url, compression=None, additional_headers=headers,
-                    open_timeout=REPLY_TIMEOUT_S, max_size=1 << 20,
+                    config.url,
+                    compression=None,
+                    additional_headers=headers,
+                    open_timeout=REPLY_TIMEOUT_S,
+                    max_size=1 << 20,
                 )
             except (OSError, InvalidHandshake, TimeoutError) as error:
                 status = error.response.status_code if isinstance(error, InvalidStatus) else None
@@ -716,7 +718,12 @@ class LoadRun:
             self.recorder.sample("connect", time.monotonic() - opened)
             self.connected += 1
             session = LoadSession(
-                ws, self.recorder, config.encoding, rng, self.running, config.movetime_ms,
+                ws,
+                self.recorder,
+                config.encoding,
+                rng,
+                self.running,
+                config.movetime_ms,
                 index=index,
             )
             session.run_ends_at = self.ends_at
@@ -765,7 +772,8 @@ class LoadRun:
             "config": asdict(self.config) | {"token": bool(self.config.token)},
             "elapsed_s": round(elapsed, 2),
             "iterations": self.iterations_started,
-            "thinks": thinks_summary(counts, recorder.reasons, elapsed) | {
+            "thinks": thinks_summary(counts, recorder.reasons, elapsed)
+            | {
                 "depths": {str(depth): count for depth, count in sorted(recorder.depths.items())},
                 "depth0_reasons": dict(recorder.depth0_reasons),
                 "retry_waits": counts["retry_waits"],
@@ -774,15 +782,17 @@ class LoadRun:
             "groups": {
                 group: thinks_summary(
                     group_counts,
-                    Counter({key[7:]: n for key, n in group_counts.items()
-                             if key.startswith("reason:")}),
+                    Counter(
+                        {key[7:]: n for key, n in group_counts.items() if key.startswith("reason:")}
+                    ),
                     elapsed,
                 )
                 for group, group_counts in sorted(recorder.groups.items())
             },
             "lost_replies": counts["lost_replies"],
             "errors": dict(recorder.errors),
-            "connections": dict(recorder.closes) | {
+            "connections": dict(recorder.closes)
+            | {
                 "clients_cancelled_at_wind_down": counts["clients_cancelled_at_wind_down"],
             },
             "messages": {"sent": counts["messages_sent"], "received": counts["messages_received"]},
@@ -797,8 +807,9 @@ class LoadRun:
         return report
 
 
-def thinks_summary(counts: Counter[str], reasons: Mapping[str, int], elapsed: float
-                   ) -> dict[str, Any]:
+def thinks_summary(
+    counts: Counter[str], reasons: Mapping[str, int], elapsed: float
+) -> dict[str, Any]:
     """Thinks sent, answered, lost, refused, ..., and the answers by reason."""
     answered, sent = counts["thinks_answered"], counts["thinks_sent"]
     overloaded = reasons.get("overloaded", 0)
@@ -837,45 +848,66 @@ def run_checks(report: Mapping[str, Any], config: LoadConfig) -> list[dict[str, 
             "requests got no reply",
         ),
     ]
-    failed = {key: count for key, count in report["connections"].items()
-              if count and (key.startswith("connect_failed") or key.startswith("closed_by"))}
-    checks.append(_check(
-        "no failed connections", not failed,
-        "none failed" if not failed else "failed: " + ", ".join(
-            f"{key} x{count}" for key, count in sorted(failed.items())
-        ),
-    ))
-    checks.append(_check(
-        "no malformed answers", thinks["malformed"] == 0,
-        f"{thinks['malformed']} bestmoves broke the protocol",
-    ))
+    failed = {
+        key: count
+        for key, count in report["connections"].items()
+        if count and (key.startswith("connect_failed") or key.startswith("closed_by"))
+    }
+    checks.append(
+        _check(
+            "no failed connections",
+            not failed,
+            "none failed"
+            if not failed
+            else "failed: " + ", ".join(f"{key} x{count}" for key, count in sorted(failed.items())),
+        )
+    )
+    checks.append(
+        _check(
+            "no malformed answers",
+            thinks["malformed"] == 0,
+            f"{thinks['malformed']} bestmoves broke the protocol",
+        )
+    )
     if config.max_overloaded is not None:
         share = thinks["overloaded_share"]
-        checks.append(_check(
-            "overloaded answers", share <= config.max_overloaded,
-            f"{share:.2%} of {thinks['answered']} answered thinks were answered overloaded "
-            f"(limit {config.max_overloaded:.2%})",
-        ))
+        checks.append(
+            _check(
+                "overloaded answers",
+                share <= config.max_overloaded,
+                f"{share:.2%} of {thinks['answered']} answered thinks were answered overloaded "
+                f"(limit {config.max_overloaded:.2%})",
+            )
+        )
     if config.max_refused is not None:
         share = thinks["refused_share"]
-        checks.append(_check(
-            "refused thinks", share <= config.max_refused,
-            f"{share:.2%} of {thinks['sent']} thinks sent were refused as overloaded "
-            f"(limit {config.max_refused:.2%})",
-        ))
+        checks.append(
+            _check(
+                "refused thinks",
+                share <= config.max_refused,
+                f"{share:.2%} of {thinks['sent']} thinks sent were refused as overloaded "
+                f"(limit {config.max_refused:.2%})",
+            )
+        )
     if config.max_late_p99_ms is not None:
         late = report["latency_ms"].get("bestmove_lateness", {"count": 0})
         if not late.get("count"):
-            checks.append(_check(
-                "bestmove lateness p99", False,
-                "no timed think was answered, so lateness could not be measured",
-            ))
+            checks.append(
+                _check(
+                    "bestmove lateness p99",
+                    False,
+                    "no timed think was answered, so lateness could not be measured",
+                )
+            )
         else:
-            checks.append(_check(
-                "bestmove lateness p99", late["p99"] <= config.max_late_p99_ms,
-                f"p99 {late['p99']:.1f} ms after the deadline over {late['count']} timed "
-                f"thinks (limit {config.max_late_p99_ms:g} ms)",
-            ))
+            checks.append(
+                _check(
+                    "bestmove lateness p99",
+                    late["p99"] <= config.max_late_p99_ms,
+                    f"p99 {late['p99']:.1f} ms after the deadline over {late['count']} timed "
+                    f"thinks (limit {config.max_late_p99_ms:g} ms)",
+                )
+            )
     return checks
 
 
@@ -962,8 +994,9 @@ def histogram_share_at_most(
     return below / total
 
 
-def _labelled_deltas(before: Mapping[str, float], after: Mapping[str, float], name: str
-                     ) -> dict[str, int]:
+def _labelled_deltas(
+    before: Mapping[str, float], after: Mapping[str, float], name: str
+) -> dict[str, int]:
     """``{label value: increase}`` of a counter with one label, e.g. errors by code."""
     deltas: dict[str, int] = {}
     for key, value in after.items():
@@ -989,8 +1022,9 @@ def server_view(before: Mapping[str, float], after: Mapping[str, float]) -> dict
             "count": int(count),
             "mean_ms": round(delta(f"{name}_sum") / count * 1000, 2) if count else None,
             **{
-                f"p{percent}_le_ms": _ms(histogram_quantile_bound(before, after, name,
-                                                                  percent / 100))
+                f"p{percent}_le_ms": _ms(
+                    histogram_quantile_bound(before, after, name, percent / 100)
+                )
                 for percent in PERCENTILES
             },
             "max_le_ms": _ms(histogram_quantile_bound(before, after, name, 1.0)),
@@ -1027,13 +1061,13 @@ def format_report(report: Mapping[str, Any]) -> str:
         f"{thinks['overloaded_share']:.2%} answered overloaded "
         "(no search process reached them in time: a fallback move)",
         f"depth reached (depth: answers): {_counts(thinks['depths'], sep=': ')}"
-        + (f"; at depth 0: {_counts(thinks['depth0_reasons'])}"
-           if thinks["depth0_reasons"] else ""),
+        + (
+            f"; at depth 0: {_counts(thinks['depth0_reasons'])}" if thinks["depth0_reasons"] else ""
+        ),
         f"refused at once (server queue full): {thinks['refused']} of {thinks['sent']} "
         f"thinks sent ({thinks['refused_share']:.2%}); sessions waited the server's "
         f"retry_after_ms before thinking again ({thinks['retry_waits']} waits)",
-        f"other errors: {_counts(report['errors'])}; "
-        f"connections: {_counts(report['connections'])}",
+        f"other errors: {_counts(report['errors'])}; connections: {_counts(report['connections'])}",
         f"{'latency (ms)':<24}{'count':>8}{'p50':>9}{'p95':>9}{'p99':>9}{'max':>9}",
     ]
     for name, summary in report["latency_ms"].items():
@@ -1050,8 +1084,11 @@ def format_report(report: Mapping[str, Any]) -> str:
         )
     server = report.get("server")
     if server:
-        lag, late, queue = (server["event_loop_lag"], server["bestmove_lateness"],
-                            server.get("think_queue", {}))
+        lag, late, queue = (
+            server["event_loop_lag"],
+            server["bestmove_lateness"],
+            server.get("think_queue", {}),
+        )
         lines.append(
             f"server: event-loop lag p99 <= {lag['p99_le_ms']} ms (max <= "
             f"{lag.get('max_le_ms')} ms); queue wait p99 <= {queue.get('p99_le_ms')} ms; "
@@ -1065,11 +1102,13 @@ def format_report(report: Mapping[str, Any]) -> str:
         )
     failed = [check for check in report.get("checks", ()) if not check["ok"]]
     for check in report.get("checks", ()):
-        lines.append(f"{'ok' if check['ok'] else 'FAILED':<7} {check['check']}: "
-                     f"{check['detail']}")
+        lines.append(f"{'ok' if check['ok'] else 'FAILED':<7} {check['check']}: {check['detail']}")
     if "passed" in report:
-        lines.append("PASSED" if report["passed"] else
-                     f"FAILED: {len(failed)} check{'s' if len(failed) != 1 else ''} failed")
+        lines.append(
+            "PASSED"
+            if report["passed"]
+            else f"FAILED: {len(failed)} check{'s' if len(failed) != 1 else ''} failed"
+        )
     return "\n".join(lines)
 
 
@@ -1081,8 +1120,9 @@ def _share(share: float | None) -> str:
     return "n/a" if share is None else f"{share:.2%}"
 
 
-def run_load(config: LoadConfig, scenario: Scenario | None = None,
-             progress: TextIO | None = sys.stderr) -> dict[str, Any]:
+def run_load(
+    config: LoadConfig, scenario: Scenario | None = None, progress: TextIO | None = sys.stderr
+) -> dict[str, Any]:
     """Run a load test to its end and return its report."""
     return asyncio.run(LoadRun(config, scenario, progress).run())
 
@@ -1100,51 +1140,104 @@ def _share_argument(text: str) -> float:
 
 def configure(parser: argparse.ArgumentParser) -> None:
     """Add ``arena loadtest``'s options to ``parser``."""
-    parser.add_argument("--url", default=DEFAULT_URL, help=f"server URL, loopback only "
-                        f"(default {DEFAULT_URL})")
-    parser.add_argument("--connections", "-c", type=int, default=10, metavar="N",
-                        help=f"concurrent connections (default 10, at most {MAX_CONNECTIONS})")
-    parser.add_argument("--ramp", type=float, default=1.0, metavar="SECONDS",
-                        help="open the connections evenly over this long (default 1)")
-    parser.add_argument("--duration", "-d", type=float, default=10.0, metavar="SECONDS",
-                        help="stop starting scenario runs after this long (default 10)")
-    parser.add_argument("--iterations", "-n", type=int, default=None, metavar="N",
-                        help="also stop once this many scenario runs have started")
-    parser.add_argument("--scenario", default="mixed",
-                        metavar="SCENARIO",
-                        help=f"{', '.join(SCENARIOS)}, or module:function, the module "
-                        "looked up in the current directory too (default mixed)")
-    parser.add_argument("--movetime", type=int, default=100, metavar="MS",
-                        help="think budget of the 'think' scenario (default 100)")
+    parser.add_argument(
+        "--url", default=DEFAULT_URL, help=f"server URL, loopback only (default {DEFAULT_URL})"
+    )
+    parser.add_argument(
+        "--connections",
+        "-c",
+        type=int,
+        default=10,
+        metavar="N",
+        help=f"concurrent connections (default 10, at most {MAX_CONNECTIONS})",
+    )
+    parser.add_argument(
+        "--ramp",
+        type=float,
+        default=1.0,
+        metavar="SECONDS",
+        help="open the connections evenly over this long (default 1)",
+    )
+    parser.add_argument(
+        "--duration",
+        "-d",
+        type=float,
+        default=10.0,
+        metavar="SECONDS",
+        help="stop starting scenario runs after this long (default 10)",
+    )
+    parser.add_argument(
+        "--iterations",
+        "-n",
+        type=int,
+        default=None,
+        metavar="N",
+        help="also stop once this many scenario runs have started",
+    )
+    parser.add_argument(
+        "--scenario",
+        default="mixed",
+        metavar="SCENARIO",
+        help=f"{', '.join(SCENARIOS)}, or module:function, the module "
+        "looked up in the current directory too (default mixed)",
+    )
+    parser.add_argument(
+        "--movetime",
+        type=int,
+        default=100,
+        metavar="MS",
+        help="think budget of the 'think' scenario (default 100)",
+    )
     parser.add_argument("--json", action="store_true", help="speak JSON instead of msgpack")
-    parser.add_argument("--token", default=os.environ.get("ARENA_TOKEN") or None,
-                        metavar="TOKEN",
-                        help="the server's shared secret (default: $ARENA_TOKEN; none: no token)")
-    parser.add_argument("--seed", type=int, default=1, metavar="N",
-                        help="random seed (default 1)")
+    parser.add_argument(
+        "--token",
+        default=os.environ.get("ARENA_TOKEN") or None,
+        metavar="TOKEN",
+        help="the server's shared secret (default: $ARENA_TOKEN; none: no token)",
+    )
+    parser.add_argument("--seed", type=int, default=1, metavar="N", help="random seed (default 1)")
     parser.add_argument("--report", metavar="FILE", help="write the JSON report here")
     parser.add_argument("--quiet", "-q", action="store_true", help="no live progress line")
     checks = parser.add_argument_group(
-        "thresholds", "the run fails (exit status 1) when one is crossed, as it does when "
+        "thresholds",
+        "the run fails (exit status 1) when one is crossed, as it does when "
         "an answer is lost, a connection fails or an answer is malformed",
     )
-    checks.add_argument("--max-overloaded", type=_share_argument, metavar="SHARE",
-                        help="largest share of answered thinks answered 'overloaded' "
-                        "(5%% or 0.05)")
-    checks.add_argument("--max-refused", type=_share_argument, metavar="SHARE",
-                        help="largest share of thinks refused at once with an 'overloaded' "
-                        "error (5%% or 0.05)")
-    checks.add_argument("--max-late-p99-ms", type=float, metavar="MS",
-                        help="largest p99 of bestmove lateness against the think's deadline, "
-                        "as measured by the tester")
+    checks.add_argument(
+        "--max-overloaded",
+        type=_share_argument,
+        metavar="SHARE",
+        help="largest share of answered thinks answered 'overloaded' (5%% or 0.05)",
+    )
+    checks.add_argument(
+        "--max-refused",
+        type=_share_argument,
+        metavar="SHARE",
+        help="largest share of thinks refused at once with an 'overloaded' error (5%% or 0.05)",
+    )
+    checks.add_argument(
+        "--max-late-p99-ms",
+        type=float,
+        metavar="MS",
+        help="largest p99 of bestmove lateness against the think's deadline, "
+        "as measured by the tester",
+    )
 
 
 def config_from_args(args: argparse.Namespace) -> LoadConfig:
     return LoadConfig(
-        url=args.url, connections=args.connections, ramp_s=args.ramp, duration_s=args.duration,
-        iterations=args.iterations, scenario=args.scenario, movetime_ms=args.movetime,
-        encoding="json" if args.json else "msgpack", token=args.token, seed=args.seed,
-        max_overloaded=args.max_overloaded, max_refused=args.max_refused,
+        url=args.url,
+        connections=args.connections,
+        ramp_s=args.ramp,
+        duration_s=args.duration,
+        iterations=args.iterations,
+        scenario=args.scenario,
+        movetime_ms=args.movetime,
+        encoding="json" if args.json else "msgpack",
+        token=args.token,
+        seed=args.seed,
+        max_overloaded=args.max_overloaded,
+        max_refused=args.max_refused,
         max_late_p99_ms=args.max_late_p99_ms,
     )
 
@@ -1165,10 +1258,15 @@ def run(args: argparse.Namespace) -> int:
     print(format_report(report))
     connections = report.get("connections", {})
     if connections.get("connect_failed_401"):
-        print("arena loadtest: " + ("the server refused the token: check --token or ARENA_TOKEN"
-                                    if args.token else
-                                    "the server needs a token: use --token or ARENA_TOKEN"),
-              file=sys.stderr)
+        print(
+            "arena loadtest: "
+            + (
+                "the server refused the token: check --token or ARENA_TOKEN"
+                if args.token
+                else "the server needs a token: use --token or ARENA_TOKEN"
+            ),
+            file=sys.stderr,
+        )
     if args.report:
         with open(args.report, "w", encoding="utf-8") as file:
             json.dump(report, file, indent=2)

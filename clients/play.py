@@ -77,8 +77,7 @@ def use_color(out: TextIO) -> bool:
 class Notation:
     """Moves as a person reads them: SAN for chess (tracked client-side), else as sent."""
 
-    def __init__(self, game: str, options: Mapping[str, Any] | None,
-                 position: str | None) -> None:
+    def __init__(self, game: str, options: Mapping[str, Any] | None, position: str | None) -> None:
         self.chess: Any = None
         if game == "chess":
             self.chess = create_game("chess", options)
@@ -92,8 +91,9 @@ class Notation:
             state = self.chess.play(state, self.chess.parse_move(state, move))
         return state
 
-    def line(self, history: tuple[str, ...] | list[str],
-             moves: tuple[str, ...] | list[str]) -> list[str]:
+    def line(
+        self, history: tuple[str, ...] | list[str], moves: tuple[str, ...] | list[str]
+    ) -> list[str]:
         """``moves`` (played after ``history``) in SAN for chess; unchanged otherwise."""
         if self.chess is None:
             return list(moves)
@@ -133,13 +133,20 @@ class Notation:
                 cut += 1
         return ("... " if cut else "") + " ".join(tokens[cut:])
 
-    def pgn(self, history: tuple[str, ...], players: list[str], result: str,
-            position: str | None) -> str:
+    def pgn(
+        self, history: tuple[str, ...], players: list[str], result: str, position: str | None
+    ) -> str:
         """The game in PGN (chess only)."""
         today = datetime.date.today().strftime("%Y.%m.%d")
-        tags = [("Event", "arena play"), ("Site", "alphabeta-arena"), ("Date", today),
-                ("Round", "-"), ("White", players[0]), ("Black", players[1]),
-                ("Result", result)]
+        tags = [
+            ("Event", "arena play"),
+            ("Site", "alphabeta-arena"),
+            ("Date", today),
+            ("Round", "-"),
+            ("White", players[0]),
+            ("Black", players[1]),
+            ("Result", result),
+        ]
         if position:
             tags += [("SetUp", "1"), ("FEN", position)]
         header = "".join(f'[{name} "{value}"]\n' for name, value in tags)
@@ -262,8 +269,7 @@ class Session:
         notation = self.notation or Notation(self.game, None, None)
         shown = notation.line(state.history, [best.move])[0]
         both = shown if shown == best.move else f"{shown} ({best.move})"
-        return (f"{both}  (score {best.score}, depth {best.depth}, "
-                f"{best.time_ms} ms, {best.reason})")
+        return f"{both}  (score {best.score}, depth {best.depth}, {best.time_ms} ms, {best.reason})"
 
     async def undo(self, state: GameState) -> GameState | None:
         """Back to the person's previous decision; ``None`` when there is none."""
@@ -343,8 +349,10 @@ class Session:
                 if error.code != "illegal_move":
                     self.say(error.message)
                     continue
-                self.say(f"{text.strip()!r} is not a legal move; "
-                         f"type a move like {self.example(state)}, or help")
+                self.say(
+                    f"{text.strip()!r} is not a legal move; "
+                    f"type a move like {self.example(state)}, or help"
+                )
 
     async def game_over(self, state: GameState) -> GameState | None:
         """After the end: ``new`` or ``undo``, or ``None`` to leave."""
@@ -397,12 +405,22 @@ async def play(
     comes first; neither: :data:`DEFAULT_MOVETIME_MS`). ``pgn`` names a file
     each finished (or left) chess game is appended to.
     """
-    async with connect(url, encoding=encoding, client_name="arena play",
-                       token=token) as engine:
+    async with connect(url, encoding=encoding, client_name="arena play", token=token) as engine:
         session = Session(
-            engine, game, options, position, human, movetime_ms, depth, read, out, pgn,
-            View(flip=game == "chess" and human == 1,
-                 color=use_color(out) if color is None else color),
+            engine,
+            game,
+            options,
+            position,
+            human,
+            movetime_ms,
+            depth,
+            read,
+            out,
+            pgn,
+            View(
+                flip=game == "chess" and human == 1,
+                color=use_color(out) if color is None else color,
+            ),
             _player_names(engine, game),
         )
         session.notation = Notation(game, options, position)
@@ -424,8 +442,9 @@ async def play(
                 dice = state.history[-1]
                 if opening and game == "backgammon":
                     first, _, second = dice.partition("-")
-                    session.say(f"opening roll: X (player 0) throws {first}, "
-                                f"O (player 1) throws {second}")
+                    session.say(
+                        f"opening roll: X (player 0) throws {first}, O (player 1) throws {second}"
+                    )
                 else:
                     session.say(f"dice: {dice}")
                 continue

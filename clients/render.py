@@ -75,7 +75,7 @@ def render(
 def render_tictactoe(position: str, options: Mapping[str, Any], view: View) -> str:
     if len(position) != 9:
         raise ValueError(position)
-    rows = [position[row * 3:row * 3 + 3] for row in range(3)]
+    rows = [position[row * 3 : row * 3 + 3] for row in range(3)]
     styles = {"X": X_STYLE, "O": O_STYLE, ".": DIM}
     lines = [
         f"{3 - index} | {' '.join(style(char, styles.get(char, ''), view) for char in row)}"
@@ -143,9 +143,7 @@ def _grid(
         files.reverse()
     lines = []
     for row in rows:
-        text = "".join(
-            _cell(*cells(file, row), (file, row) in marked, view) for file in files
-        )
+        text = "".join(_cell(*cells(file, row), (file, row) in marked, view) for file in files)
         lines.append(f"{rank_label(row)} {text} {side(row)}".rstrip())
     lines.append(("   " + "".join(f" {FILES[file]} " for file in files)).rstrip())
     return lines
@@ -174,22 +172,26 @@ def render_chess(position: str, options: Mapping[str, Any], view: View) -> str:
     marked = set(_squares(view.last_move)[:2])
     lines = _grid(
         lambda file, row: (
-            board[row][file], (file + row) % 2 == 1,
+            board[row][file],
+            (file + row) % 2 == 1,
             WHITE_PIECE if board[row][file].isupper() else BLACK_PIECE,
         ),
-        marked, view, lambda row: f" {8 - row}",
+        marked,
+        view,
+        lambda row: f" {8 - row}",
     )
     turn = fields[1] if len(fields) > 1 else "w"
-    lines.append(f"{'White' if turn == 'w' else 'Black'} to move"
-                 + (f"  (castling {fields[2]})" if len(fields) > 2 and fields[2] != "-" else ""))
+    lines.append(
+        f"{'White' if turn == 'w' else 'Black'} to move"
+        + (f"  (castling {fields[2]})" if len(fields) > 2 and fields[2] != "-" else "")
+    )
     return "\n".join(lines)
 
 
 #: Checkers squares 1-32 as (file, row from the top): Black's back row 1-4 on
 #: rank 8 (b8 d8 f8 h8), then 5-8 on rank 7 (a7 c7 e7 g7) and so on; 29 is a1.
 CHECKERS_SQUARES: dict[int, tuple[int, int]] = {
-    number: (2 * ((number - 1) % 4) + (1 if ((number - 1) // 4) % 2 == 0 else 0),
-             (number - 1) // 4)
+    number: (2 * ((number - 1) % 4) + (1 if ((number - 1) // 4) % 2 == 0 else 0), (number - 1) // 4)
     for number in range(1, 33)
 }
 
@@ -269,8 +271,10 @@ def render_othello(position: str, options: Mapping[str, Any], view: View) -> str
     lines.append(("  " + "".join(f" {FILES[file]} " for file in files)).rstrip())
     black, white = cells_text.count("X"), cells_text.count("O")
     mover = "X (black)" if parts[1] == "X" else "O (white)"
-    lines.append(f"discs: X (black) {black}, O (white) {white}; {mover} to move"
-                 + ("  (+ legal moves)" if view.targets else ""))
+    lines.append(
+        f"discs: X (black) {black}, O (white) {white}; {mover} to move"
+        + ("  (+ legal moves)" if view.targets else "")
+    )
     return "\n".join(lines)
 
 
@@ -337,8 +341,9 @@ def render_backgammon(position: str, options: Mapping[str, Any], view: View) -> 
 
     def numbers(halves: tuple[list[int], list[int]]) -> str:
         left, right = halves
-        return (" " + "".join(f"{n:^3}" for n in left) + "  BAR  "
-                + "".join(f"{n:^3}" for n in right))
+        return (
+            " " + "".join(f"{n:^3}" for n in left) + "  BAR  " + "".join(f"{n:^3}" for n in right)
+        )
 
     lines = [numbers(top_points).rstrip(), rule]
     for level in range(BG_STACK):

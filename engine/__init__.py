@@ -4,8 +4,8 @@ Everything here runs unchanged inside a worker process, a test or a
 notebook. The usual entry points are :func:`engine.registry.create_game` to
 get a game by name and :func:`engine.searchers.think` (or
 :func:`engine.searchers.searcher_for`) to search a position with the search
-that suits the game: alpha-beta (:mod:`engine.search`) or expectiminimax
-for games of chance (:mod:`engine.expectimax`).
+that suits the game: alpha-beta (:mod:`engine.search.alphabeta`) or expectiminimax
+for games of chance (:mod:`engine.search.expectimax`).
 
 The same sources also run compiled by mypyc, several times faster;
 :data:`ENGINE_BUILD` says which build this process runs ("compiled" or

@@ -19,9 +19,11 @@ To add a game: write one module in :mod:`engine.games` with a subclass of
 
 from __future__ import annotations
 
+import math
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
+from random import Random
 from typing import Any, ClassVar, Final, Generic, TypeVar
 
 from mypy_extensions import mypyc_attr
@@ -33,12 +35,17 @@ S = TypeVar("S")
 M = TypeVar("M", bound=Hashable)
 
 #: Bound on the magnitude of :meth:`Game.evaluate`; proven wins and losses are
-#: scored above it (see :mod:`engine.score`) so the two can never be confused.
+#: scored above it (see :mod:`engine.search.score`) so the two can never be confused.
 EVAL_LIMIT: Final = 100_000
 
 #: What :meth:`Game.to_move` returns at a chance state (dice to be rolled):
 #: no player moves there; see :meth:`Game.chance_outcomes`.
 CHANCE: Final = -1
+
+#: Names of the searches a ``think`` may ask for (see :mod:`engine.searchers`).
+ALPHABETA: Final = "alphabeta"
+EXPECTIMINIMAX: Final = "expectiminimax"
+MCTS: Final = "mcts"
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,6 +140,18 @@ class Game(ABC, Generic[S, M]):
     #: Games of chance only: a bound on ``|evaluate|`` and on ``|utility| *
     #: utility_scale``; the chance-node pruning (Star1/Star2) relies on it.
     value_bound: ClassVar[int] = EVAL_LIMIT
+    #: The search a ``think`` gets when it names none: :data:`ALPHABETA`
+    #: (:data:`EXPECTIMINIMAX` for games of chance) or :data:`MCTS`.
+    default_algorithm: ClassVar[str] = ALPHABETA
+    #: Evaluation units per unit of log-odds of winning: an evaluation ``v``
+    #: for the side to move means a win probability of ``1 / (1 + exp(-v /
+    #: win_odds_scale))``. Monte Carlo tree search uses it both ways: to
+    #: judge a playout cut off by :attr:`playout_limit`, and to report its
+    #: root win rate as a score in the game's unit.
+    win_odds_scale: ClassVar[int] = 100
+    #: Plies after which a Monte Carlo playout stops and :meth:`evaluate`
+    #: judges the position (random play rarely ends a game of chess).
+    playout_limit: ClassVar[int] = 200
 
     def __init__(self, **options: Any) -> None:
         self.options: dict[str, Any] = self.check_options(options)
@@ -360,11 +379,75 @@ class Game(ABC, Generic[S, M]):
         return None
 
     # ------------------------------------------------------------------
+    # Monte Carlo tree search. A playout plays moves chosen by
+    # :meth:`playout_move` (random, with cheap hints) to the end of the game
+    # or for :attr:`playout_limit` plies; a game with a faster way to play
+    # out (Go, on a mutable board) overrides :meth:`playout` itself.
+
+    def playout_move(self, state: S, rng: Random) -> M:
+        """A move for a random playout: cheap, legal, and better than blind if the game can tell.
+
+        The default takes an immediate win (:meth:`winning_move`) when the
+        game offers one, else a uniformly random legal move. Only called on
+        states that are not over and not chance states.
+        """
+        win = self.winning_move(state)
+        if win is not None:
+            return win
+        moves = self.legal_moves(state)
+        return moves[rng.randrange(len(moves))]
+
+    def playout(self, state: S, rng: Random, max_plies: int) -> tuple[float, list[tuple[int, M]]]:
+        """Play ``state`` out at random; return player 0's reward and the moves played.
+
+        The reward is 1 for a win of player 0, 0 for a loss, 0.5 for a draw,
+        or the win probability :meth:`win_probability` gives when the
+        playout stops after ``max_plies`` plies. The moves come as
+        ``(player, move)`` pairs in the order played (chance outcomes are
+        not listed); the search uses them for its all-moves-as-first
+        statistics (RAVE).
+        """
+        played: list[tuple[int, M]] = []
+        for _ in range(max_plies):
+            outcome = self.outcome(state)
+            if outcome is not None:
+                return self.reward(outcome), played
+            chances = self.chance_outcomes(state)
+            if chances is not None:
+                state = self.play(state, sample_outcome(chances, rng))
+                continue
+            player = self.to_move(state)
+            move = self.playout_move(state, rng)
+            played.append((player, move))
+            state = self.play(state, move)
+        outcome = self.outcome(state)
+        if outcome is not None:
+            return self.reward(outcome), played
+        return self.win_probability(state, 0), played
+
+    def reward(self, outcome: Outcome) -> float:
+        """Player 0's reward for a finished game: 1 (won), 0 (lost) or 0.5 (drawn)."""
+        if outcome.winner is None:
+            return 0.5
+        return 1.0 if outcome.winner == 0 else 0.0
+
+    def win_probability(self, state: S, player: int) -> float:
+        """``player``'s chance of winning from a position that is not over, by :meth:`evaluate`."""
+        if self.chance_outcomes(state) is not None:
+            mover = self.roller(state)
+        else:
+            mover = self.to_move(state)
+        value = self.evaluate(state)
+        if mover != player:
+            value = -value
+        return 1.0 / (1.0 + math.exp(-value / self.win_odds_scale))
+
+    # ------------------------------------------------------------------
     # Games of chance. A game with dice has chance states, where
     # :meth:`to_move` returns :data:`CHANCE`, :meth:`legal_moves` lists the
     # outcomes (so a client can name a roll as a move: ``play`` applies it)
     # and :meth:`chance_outcomes` gives their probabilities. Such a game is
-    # searched by expectiminimax (:mod:`engine.expectimax`), which needs its
+    # searched by expectiminimax (:mod:`engine.search.expectimax`), which needs its
     # :meth:`evaluate` to be a positive linear transform of the expected
     # utility (an average of evaluations must mean something) bounded by
     # :attr:`value_bound`.
@@ -389,3 +472,13 @@ class Game(ABC, Generic[S, M]):
         if not outcomes:
             raise ValueError("roller() of a state that is not a chance state")
         return self.to_move(self.play(state, outcomes[0][0]))
+
+
+def sample_outcome(outcomes: list[tuple[M, float]], rng: Random) -> M:
+    """One chance outcome drawn with its probability."""
+    draw = rng.random()
+    for outcome, probability in outcomes:
+        draw -= probability
+        if draw < 0:
+            return outcome
+    return outcomes[-1][0]

@@ -1,8 +1,8 @@
 """One entry point to search any game: the right searcher for the game's kind.
 
-Deterministic games are searched by :class:`engine.search.Searcher`
+Deterministic games are searched by :class:`engine.search.alphabeta.Searcher`
 (alpha-beta); games with chance states (dice) by
-:class:`engine.expectimax.ExpectimaxSearcher` (expectiminimax with Star1
+:class:`engine.search.expectimax.ExpectimaxSearcher` (expectiminimax with Star1
 and Star2 pruning). Both answer ``think(state, limits, stop, on_info,
 deadlines) -> SearchResult``; callers such as the server's workers
 use :func:`searcher_for` and never need to know which one they hold.
@@ -13,13 +13,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from engine.budget import StopSignal
-from engine.expectimax import ExpectimaxSearcher
 from engine.game import Game
-from engine.limits import Deadlines, Limits
-from engine.results import Info, SearchResult
-from engine.search import Searcher
-from engine.tt import DEFAULT_TT_SLOTS
+from engine.search.alphabeta import Searcher
+from engine.search.budget import StopSignal
+from engine.search.expectimax import ExpectimaxSearcher
+from engine.search.limits import Deadlines, Limits
+from engine.search.results import Info, SearchResult
+from engine.search.tt import DEFAULT_TT_SLOTS
 
 
 class GameSearcher(Protocol):

@@ -38,8 +38,8 @@ from websockets.http11 import Request as HttpRequest
 from websockets.http11 import Response
 
 from engine import ENGINE_BUILD, ENGINE_BUILD_NOTE
-from engine.results import Info
-from engine.tt import DEFAULT_TT_SLOTS
+from engine.search.results import Info
+from engine.search.tt import DEFAULT_TT_SLOTS
 from server.guard import AccessPolicy, Admission, AuthFailures
 from server.jobs import SearchJob
 from server.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
@@ -156,10 +156,17 @@ class ClientConnection:
     faster than it reads is slowed by TCP, never refused.
     """
 
-    def __init__(self, ws: ServerConnection, pool: WorkerPool, limits: ServerLimits,
-                 number: int, metrics: ServerMetrics, executor: ThreadPoolExecutor,
-                 hello_token: Callable[[str | None], bool] | None = None,
-                 auth_failures: AuthFailures | None = None) -> None:
+    def __init__(
+        self,
+        ws: ServerConnection,
+        pool: WorkerPool,
+        limits: ServerLimits,
+        number: int,
+        metrics: ServerMetrics,
+        executor: ThreadPoolExecutor,
+        hello_token: Callable[[str | None], bool] | None = None,
+        auth_failures: AuthFailures | None = None,
+    ) -> None:
         self.ws = ws
         self.pool = pool
         self.number = number
@@ -202,7 +209,11 @@ class ClientConnection:
             writer.cancel()
             logger.info(
                 "close conn=%d peer=%s client=%r code=%s requests=%d thinks=%d duration=%.1fs",
-                self.number, self.peer, self.session.client, self.ws.close_code, self.requests,
+                self.number,
+                self.peer,
+                self.session.client,
+                self.ws.close_code,
+                self.requests,
                 self.thinks,
                 time.monotonic() - opened,
             )
@@ -238,8 +249,9 @@ class ClientConnection:
             return
         except Exception:
             logger.exception("conn=%d: internal error handling a request", self.number)
-            internal = ProtocolError(ErrorCode.INTERNAL, "internal server error",
-                                     request_id_of(message))
+            internal = ProtocolError(
+                ErrorCode.INTERNAL, "internal server error", request_id_of(message)
+            )
             await self._send(error_message(internal), encoding)
             return
         self.metrics.messages_in.inc(request_type)
@@ -273,8 +285,12 @@ class ClientConnection:
         if self.auth_failures is not None:
             delay = self.auth_failures.record(_peer_address(self.ws))
             if delay > 0:
-                logger.warning("conn=%d peer=%s: token failures, refusal delayed %.2fs",
-                               self.number, self.peer, delay)
+                logger.warning(
+                    "conn=%d peer=%s: token failures, refusal delayed %.2fs",
+                    self.number,
+                    self.peer,
+                    delay,
+                )
                 await asyncio.sleep(delay)
         self._close_soon(CLOSE_POLICY_VIOLATION, reason)
 
@@ -317,15 +333,25 @@ class ClientConnection:
         self.metrics.queue_wait.observe(ticket.queued_ms / 1000)
         on_sent: OnSent = None
         if not job.untimed:
+
             def on_sent() -> None:
                 self.metrics.lateness.observe(time.monotonic() - job.deadline)
+
         await self._send(self.session.finish_think(result, ticket.queued_ms), encoding, on_sent)
         late_ms = (time.monotonic() - job.deadline) * 1000
         logger.info(
             "think conn=%d game=%s limits=%s move=%s depth=%d nodes=%d reason=%s time_ms=%d "
             "queued_ms=%d deadline_margin_ms=%.1f",
-            self.number, job.game.name, _format_limits(job), result.move, result.depth,
-            result.nodes, result.reason, result.time_ms, ticket.queued_ms, -late_ms,
+            self.number,
+            job.game.name,
+            _format_limits(job),
+            result.move,
+            result.depth,
+            result.nodes,
+            result.reason,
+            result.time_ms,
+            ticket.queued_ms,
+            -late_ms,
         )
 
     def _abandon_think(self) -> None:
@@ -388,19 +414,25 @@ class ArenaServer:
     def __init__(self, config: ServerConfig | None = None) -> None:
         self.config = config or ServerConfig()
         self.pool = WorkerPool(
-            self.config.workers, self.config.tt_slots, self.config.worker_grace_s,
-            self.config.worker_nice, self.config.limits.max_queue, self.config.preempt_after_s,
+            self.config.workers,
+            self.config.tt_slots,
+            self.config.worker_grace_s,
+            self.config.worker_nice,
+            self.config.limits.max_queue,
+            self.config.preempt_after_s,
         )
         #: The limits in force, as ``welcome`` announces them.
         self.limits = dataclasses.replace(
-            self.config.limits, max_queue=self.pool.max_queue,
+            self.config.limits,
+            max_queue=self.pool.max_queue,
             delivery_margin_ms=round(DELIVERY_MARGIN_S * 1000),
         )
         self.connections: set[ClientConnection] = set()
         self._server: Server | None = None
         self._numbers = itertools.count(1)
         self.policy = AccessPolicy.create(
-            self.config.token, self.config.allowed_origins,
+            self.config.token,
+            self.config.allowed_origins,
             (self.config.host, *self.config.allowed_hosts),
         )
         self.auth_failures = AuthFailures()
@@ -450,8 +482,12 @@ class ArenaServer:
         )
         logger.info(
             "listening on ws://%s:%d%s with %d workers; engine: %s (%s)",
-            self.config.host, self.port, WS_PATH, self.config.workers,
-            ENGINE_BUILD, ENGINE_BUILD_NOTE,
+            self.config.host,
+            self.port,
+            WS_PATH,
+            self.config.workers,
+            ENGINE_BUILD,
+            ENGINE_BUILD_NOTE,
         )
 
     async def shutdown(self) -> None:
@@ -480,15 +516,20 @@ class ArenaServer:
         if ws.request is not None and self._admission(ws.request) is Admission.ACCEPT_HELLO_TOKEN:
             hello_token = self.policy.token_matches
         connection = ClientConnection(
-            ws, self.pool, self.limits, next(self._numbers), self.metrics, self._executor,
-            hello_token, self.auth_failures,
+            ws,
+            self.pool,
+            self.limits,
+            next(self._numbers),
+            self.metrics,
+            self._executor,
+            hello_token,
+            self.auth_failures,
         )
         self.connections.add(connection)
         try:
             await connection.run()
         finally:
             self.connections.discard(connection)
-
 
     # ------------------------------------------------------------------
     # The handshake: HTTP endpoints, then who may open a WebSocket.
@@ -524,8 +565,11 @@ class ArenaServer:
             self.metrics.refused.inc("unauthorized")
             delay = self.auth_failures.record(_peer_address(connection))
             if delay > 0:
-                logger.warning("peer=%s: repeated token failures, refusal delayed %.2fs",
-                               _peer(connection), delay)
+                logger.warning(
+                    "peer=%s: repeated token failures, refusal delayed %.2fs",
+                    _peer(connection),
+                    delay,
+                )
                 await asyncio.sleep(delay)
             return _unauthorized(connection)
         return None
@@ -538,14 +582,13 @@ class ArenaServer:
             _single_header(headers, "Authorization"),
         )
 
-    def _metrics_response(
-        self, connection: ServerConnection, request: HttpRequest
-    ) -> Response:
+    def _metrics_response(self, connection: ServerConnection, request: HttpRequest) -> Response:
         if self.policy.token is not None:
             authorization = request.headers.get_all("Authorization")
-            if len(authorization) != 1 or self.policy.admit(
-                None, None, authorization[0]
-            ) is not Admission.ACCEPT:
+            if (
+                len(authorization) != 1
+                or self.policy.admit(None, None, authorization[0]) is not Admission.ACCEPT
+            ):
                 return _unauthorized(connection)
         response = connection.respond(HTTPStatus.OK, self.metrics.render())
         del response.headers["Content-Type"]  # Headers are multi-valued: replace, not add
@@ -604,7 +647,9 @@ def _format_limits(job: SearchJob) -> str:
     parts = [
         f"{name}={value}"
         for name, value in (
-            ("movetime_ms", limits.movetime_ms), ("depth", limits.depth), ("nodes", limits.nodes)
+            ("movetime_ms", limits.movetime_ms),
+            ("depth", limits.depth),
+            ("nodes", limits.nodes),
         )
         if value is not None
     ]
@@ -621,56 +666,84 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The ``serve`` options, shared by ``arena serve`` and ``python -m server``."""
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     parser.add_argument(
-        "--port", type=port_argument, default=8765, metavar="PORT",
+        "--port",
+        type=port_argument,
+        default=8765,
+        metavar="PORT",
         help="port to bind, 1-65535, or 0 for any free port (default 8765)",
     )
     parser.add_argument(
-        "--workers", type=positive_int_argument, default=os.cpu_count() or 1, metavar="N",
+        "--workers",
+        type=positive_int_argument,
+        default=os.cpu_count() or 1,
+        metavar="N",
         help="search worker processes (default: one per core)",
     )
     parser.add_argument(
-        "--log-level", default="info", choices=["debug", "info", "warning", "error"],
+        "--log-level",
+        default="info",
+        choices=["debug", "info", "warning", "error"],
         help="logging level (default info)",
     )
     defaults = ServerLimits()
     parser.add_argument(
-        "--worker-nice", type=int, default=WORKER_NICE, metavar="N",
+        "--worker-nice",
+        type=int,
+        default=WORKER_NICE,
+        metavar="N",
         help=f"niceness added to search processes so that the event loop comes first "
         f"(default {WORKER_NICE}; 0 for equal priority)",
     )
     parser.add_argument(
-        "--token", default=os.environ.get("ARENA_TOKEN") or None, metavar="TOKEN",
+        "--token",
+        default=os.environ.get("ARENA_TOKEN") or None,
+        metavar="TOKEN",
         help="shared secret clients must present: 'Authorization: Bearer TOKEN' at the "
         "handshake, or 'token' in hello from a browser (default: $ARENA_TOKEN; none: open)",
     )
     parser.add_argument(
-        "--allow-origin", action="append", default=[], metavar="ORIGIN",
+        "--allow-origin",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
         help="also accept browser connections from this origin, e.g. https://example.org "
         "(repeatable; '*' accepts any). Default: the server's own origin only",
     )
     parser.add_argument(
-        "--max-connections", type=positive_int_argument, default=DEFAULT_MAX_CONNECTIONS,
+        "--max-connections",
+        type=positive_int_argument,
+        default=DEFAULT_MAX_CONNECTIONS,
         metavar="N",
         help=f"open connections beyond which new ones are closed with 1013 "
         f"(default {DEFAULT_MAX_CONNECTIONS})",
     )
     parser.add_argument(
-        "--max-movetime-ms", type=positive_int_argument, default=defaults.max_movetime_ms,
+        "--max-movetime-ms",
+        type=positive_int_argument,
+        default=defaults.max_movetime_ms,
         metavar="MS",
         help=f"longest think; longer budgets are clamped (default {defaults.max_movetime_ms})",
     )
     parser.add_argument(
-        "--allow-host", action="append", default=[], metavar="NAME",
+        "--allow-host",
+        action="append",
+        default=[],
+        metavar="NAME",
         help="a host name browsers may use to reach this server, besides IP addresses, "
         "localhost and --host (repeatable; '*' accepts any, which allows DNS rebinding)",
     )
     parser.add_argument(
-        "--max-queue", type=count_argument, default=None, metavar="N",
+        "--max-queue",
+        type=count_argument,
+        default=None,
+        metavar="N",
         help=f"thinks that may wait for a worker before new ones are refused with "
         f"'overloaded' (default {QUEUE_PER_WORKER} per worker)",
     )
     parser.add_argument(
-        "--hello-timeout-ms", type=positive_int_argument, default=defaults.hello_timeout_ms,
+        "--hello-timeout-ms",
+        type=positive_int_argument,
+        default=defaults.hello_timeout_ms,
         metavar="MS",
         help=f"close a connection that made no valid request in this time "
         f"(default {defaults.hello_timeout_ms})",
@@ -717,10 +790,15 @@ def config_from_args(args: argparse.Namespace) -> ServerConfig:
         max_queue=args.max_queue,
     )
     return ServerConfig(
-        host=args.host, port=args.port, workers=args.workers, limits=limits,
-        token=args.token, allowed_origins=tuple(args.allow_origin),
+        host=args.host,
+        port=args.port,
+        workers=args.workers,
+        limits=limits,
+        token=args.token,
+        allowed_origins=tuple(args.allow_origin),
         allowed_hosts=tuple(args.allow_host),
-        max_connections=args.max_connections, worker_nice=max(0, args.worker_nice),
+        max_connections=args.max_connections,
+        worker_nice=max(0, args.worker_nice),
     )
 
 

@@ -96,8 +96,10 @@ class AccessPolicy:
         if self.token is None:
             return Admission.ACCEPT
         if authorization is not None:
-            return Admission.ACCEPT if self._bearer_matches(authorization) else (
-                Admission.UNAUTHORIZED
+            return (
+                Admission.ACCEPT
+                if self._bearer_matches(authorization)
+                else (Admission.UNAUTHORIZED)
             )
         return Admission.UNAUTHORIZED if origin is None else Admission.ACCEPT_HELLO_TOKEN
 
@@ -175,7 +177,9 @@ class AuthFailures:
         now = time.monotonic() if now is None else now
         times = [t for t in self._failures.pop(peer, []) if now - t < AUTH_WINDOW_S]
         times.append(now)
-        self._failures[peer] = times[-AUTH_FREE_FAILURES - 16:]  # enough to reach the longest delay
+        self._failures[peer] = times[
+            -AUTH_FREE_FAILURES - 16 :
+        ]  # enough to reach the longest delay
         while len(self._failures) > self.max_peers:
             self._failures.popitem(last=False)
         excess = len(times) - AUTH_FREE_FAILURES

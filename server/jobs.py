@@ -1,6 +1,6 @@
 """What a session asks of the worker pool: one ``think``, with everything it needs.
 
-The answer comes back as the engine's own :class:`engine.results.SearchResult`
+The answer comes back as the engine's own :class:`engine.search.results.SearchResult`
 (from the search, or built by the pool when no search could answer in time),
 and the session turns that one record into the ``bestmove`` message.
 """
@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.game import Game
-from engine.limits import Deadlines, Limits
+from engine.search.limits import Deadlines, Limits
 from server.protocol import RequestId
 
 

@@ -25,7 +25,20 @@ CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 #: Bestmove lateness buckets, in seconds; negative = early. The protocol's
 #: promise is "by the deadline" (0); the load target is p99 <= +50 ms.
 LATENESS_BUCKETS_S = (
-    -0.1, -0.05, -0.02, -0.01, -0.005, -0.002, 0.0, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.5,
+    -0.1,
+    -0.05,
+    -0.02,
+    -0.01,
+    -0.005,
+    -0.002,
+    0.0,
+    0.002,
+    0.005,
+    0.01,
+    0.02,
+    0.05,
+    0.1,
+    0.5,
 )
 #: Event-loop lag buckets, in seconds; the load target is p99 <= 20 ms.
 LOOP_LAG_BUCKETS_S = (0.001, 0.002, 0.005, 0.01, 0.015, 0.02, 0.05, 0.1, 0.25, 1.0)
@@ -184,9 +197,7 @@ class ServerMetrics:
         worker_restarts: Callable[[], float],
     ) -> None:
         started = time.time()
-        self.connections = Counter(
-            "arena_connections_total", "WebSocket connections accepted."
-        )
+        self.connections = Counter("arena_connections_total", "WebSocket connections accepted.")
         self.refused = Counter(
             "arena_connections_refused_total",
             "Connections refused, by reason (full, unauthorized, origin, host).",
@@ -194,8 +205,7 @@ class ServerMetrics:
         )
         self.closed_by_server = Counter(
             "arena_connections_closed_total",
-            "Connections the server closed on purpose, by reason "
-            "(hello_timeout, unauthorized).",
+            "Connections the server closed on purpose, by reason (hello_timeout, unauthorized).",
             "reason",
         )
         self.messages_in = Counter(
@@ -211,9 +221,7 @@ class ServerMetrics:
             "Progress reports dropped because a client did not read its messages.",
         )
         self.errors = Counter("arena_errors_total", "error replies, by error code.", "code")
-        self.bestmoves = Counter(
-            "arena_bestmoves_total", "Thinks answered, by reason.", "reason"
-        )
+        self.bestmoves = Counter("arena_bestmoves_total", "Thinks answered, by reason.", "reason")
         self.lateness = Histogram(
             "arena_bestmove_lateness_seconds",
             "When a timed think's bestmove was written to the socket, relative to its "
@@ -240,7 +248,8 @@ class ServerMetrics:
                 worker_restarts,
             ),
             Gauge(
-                "arena_start_time_seconds", "Start time of the server (Unix time).",
+                "arena_start_time_seconds",
+                "Start time of the server (Unix time).",
                 lambda: started,
             ),
             self.connections,

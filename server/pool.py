@@ -3,7 +3,7 @@
 :meth:`WorkerPool.submit` queues a :class:`~server.jobs.SearchJob` and
 returns a :class:`Ticket` (or raises :class:`QueueFull` when the queue is at
 its bound: admission control); awaiting ``ticket.answer`` always gives one
-:class:`~engine.results.SearchResult` with a legal move, whatever happens to
+:class:`~engine.search.results.SearchResult` with a legal move, whatever happens to
 the worker. The event loop, not the worker, owns the deadline, and it never
 searches itself: every answer it makes without a worker costs a few
 attribute reads.
@@ -48,8 +48,8 @@ from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from typing import Any
 
-from engine.results import Info, SearchResult
-from engine.tt import DEFAULT_TT_SLOTS
+from engine.search.results import Info, SearchResult
+from engine.search.tt import DEFAULT_TT_SLOTS
 from server.jobs import SearchJob
 from server.worker import StopFlag, WorkerJob, worker_main
 
@@ -180,9 +180,7 @@ class Ticket:
 class _Worker:
     """The parent's handle on one worker process."""
 
-    def __init__(
-        self, number: int, process: BaseProcess, conn: Connection, flag: StopFlag
-    ) -> None:
+    def __init__(self, number: int, process: BaseProcess, conn: Connection, flag: StopFlag) -> None:
         self.number = number
         self.process = process
         self.conn = conn
@@ -265,7 +263,8 @@ class WorkerPool:
     def busy_worker_pids(self) -> list[int]:
         """Process ids of the workers searching right now."""
         return [
-            w.process.pid for w in self._workers
+            w.process.pid
+            for w in self._workers
             if w.state in ("busy", "draining") and w.process.pid is not None
         ]
 
@@ -321,8 +320,11 @@ class WorkerPool:
         if was_starting:
             self._start_failures += 1
             if self._start_failures >= MAX_START_FAILURES:
-                logger.error("search worker %d died while starting (%s); not replacing it",
-                             worker.number, why)
+                logger.error(
+                    "search worker %d died while starting (%s); not replacing it",
+                    worker.number,
+                    why,
+                )
                 return
         logger.warning("search worker %d replaced: %s", worker.number, why)
         self.replaced += 1
@@ -418,7 +420,11 @@ class WorkerPool:
         worker.flag.clear()
         # The search ends a delivery margin early; the think's own deadline is unchanged.
         message = WorkerJob(
-            worker.seq, job.game.name, dict(job.game.options), job.state, job.limits,
+            worker.seq,
+            job.game.name,
+            dict(job.game.options),
+            job.state,
+            job.limits,
             job.deadlines.capped(job.deadline - DELIVERY_MARGIN_S),
         )
         try:
@@ -515,9 +521,13 @@ class WorkerPool:
     def _analyses(self) -> list[Ticket]:
         """The untimed thinks searching now (not already being stopped), oldest first."""
         running = [
-            w.ticket for w in self._workers
-            if w.state == "busy" and w.ticket is not None and w.ticket.job.untimed
-            and w.ticket.dispatched_at is not None and w.ticket.stop_reason is None
+            w.ticket
+            for w in self._workers
+            if w.state == "busy"
+            and w.ticket is not None
+            and w.ticket.job.untimed
+            and w.ticket.dispatched_at is not None
+            and w.ticket.stop_reason is None
         ]
         return sorted(running, key=lambda ticket: ticket.dispatched_at or 0.0)
 
@@ -537,8 +547,11 @@ class WorkerPool:
         analyses = self._analyses()
         now = time.monotonic()
         if analyses and now - (analyses[0].dispatched_at or now) >= self.preempt_after_s:
-            logger.info("preempting an analysis after %.0f s: %d thinks wait for a worker",
-                        now - (analyses[0].dispatched_at or now), len(self._queue))
+            logger.info(
+                "preempting an analysis after %.0f s: %d thinks wait for a worker",
+                now - (analyses[0].dispatched_at or now),
+                len(self._queue),
+            )
             self._stop(analyses[0], "preempted")
         self._schedule_preemption()
 

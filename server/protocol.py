@@ -19,7 +19,7 @@ from typing import Any, NoReturn
 
 import msgpack  # type: ignore[import-untyped]
 
-from engine.limits import MAX_DEPTH, Clock, Limits
+from engine.search.limits import MAX_DEPTH, Clock, Limits
 from server.guard import DEFAULT_HELLO_TIMEOUT_MS
 
 PROTOCOL_VERSION = 1
@@ -188,7 +188,8 @@ def _check_structure(value: Any, encoding: Encoding) -> None:
                     )
                 if check_text and not _is_unicode(key):
                     raise ProtocolError(
-                        ErrorCode.BAD_MESSAGE, "a map key holds a lone surrogate (\\ud800-\\udfff)",
+                        ErrorCode.BAD_MESSAGE,
+                        "a map key holds a lone surrogate (\\ud800-\\udfff)",
                         request_id_of(value),
                     )
         elif isinstance(item, list):
@@ -408,9 +409,7 @@ def _parse_clock(raw: Any, request_id: RequestId) -> Clock | None:
         )
     time_ms = _limit(raw, "time_ms", 0, MAX_CLOCK_MS, request_id)
     if time_ms is None:
-        raise ProtocolError(
-            ErrorCode.BAD_MESSAGE, "'clock' needs an integer 'time_ms'", request_id
-        )
+        raise ProtocolError(ErrorCode.BAD_MESSAGE, "'clock' needs an integer 'time_ms'", request_id)
     inc_ms = _limit(raw, "inc_ms", 0, MAX_CLOCK_MS, request_id) or 0
     moves_to_go = _limit(raw, "moves_to_go", 1, 10_000, request_id)
     return Clock(time_ms, inc_ms, moves_to_go)

@@ -19,9 +19,9 @@ from typing import Any
 from engine import ENGINE_BUILD
 from engine.errors import GameError
 from engine.game import CHANCE, Game
-from engine.limits import plan_deadlines
 from engine.registry import create_game, describe_games
-from engine.results import Info, SearchResult
+from engine.search.limits import plan_deadlines
+from engine.search.results import Info, SearchResult
 from engine.searchers import has_chance
 from server import SERVER_NAME, SERVER_VERSION
 from server.jobs import SearchJob
@@ -131,9 +131,9 @@ class Session:
     def _authenticate(self, request: Request) -> Reaction:
         assert self._hello_token is not None
         if not isinstance(request, Hello):
-            return Reaction(close=(
-                CLOSE_POLICY_VIOLATION, "unauthorized: send hello with the token first"
-            ))
+            return Reaction(
+                close=(CLOSE_POLICY_VIOLATION, "unauthorized: send hello with the token first")
+            )
         if not self._hello_token(request.token):
             return Reaction(close=(CLOSE_POLICY_VIOLATION, "unauthorized: wrong or missing token"))
         self._hello_token = None
@@ -228,9 +228,7 @@ class Session:
 
     def _require_game(self, request_id: RequestId) -> Game[Any, Any]:
         if self.game is None:
-            raise ProtocolError(
-                ErrorCode.NO_GAME, "no game yet: send new_game first", request_id
-            )
+            raise ProtocolError(ErrorCode.NO_GAME, "no game yet: send new_game first", request_id)
         return self.game
 
     def finish_think(self, result: SearchResult, queued_ms: int) -> dict[str, Any]:
@@ -286,9 +284,11 @@ class Session:
         game = self._require_game(request_id)
         state = self.state
         outcome = game.outcome(state)
-        legal = [] if outcome is not None else [
-            game.format_move(state, move) for move in game.legal_moves(state)
-        ]
+        legal = (
+            []
+            if outcome is not None
+            else [game.format_move(state, move) for move in game.legal_moves(state)]
+        )
         self._fallback_move = legal[0] if legal else None
         result = None if outcome is None else {"winner": outcome.winner, "reason": outcome.reason}
         to_move: int | str = game.to_move(state)

@@ -29,9 +29,9 @@ from multiprocessing.connection import Connection
 from multiprocessing.context import SpawnContext
 from typing import Any
 
-from engine.limits import Deadlines, Limits
 from engine.registry import create_game
-from engine.results import Info
+from engine.search.limits import Deadlines, Limits
+from engine.search.results import Info
 from engine.searchers import GameSearcher, searcher_for
 
 #: Searchers kept per worker. Each holds a transposition table of up to

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from clients.tournament.config import Adjudication
-from engine.score import Score
+from engine.search.score import Score
 
 #: A proven win or loss counts as this many evaluation units, beyond any
 #: heuristic value (``engine.game.EVAL_LIMIT`` is 100000).

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from clients.tournament.config import EngineSpec, TimeControl, Timing
-from engine.limits import Clock
+from engine.search.limits import Clock
 
 
 class GameClock:

@@ -72,85 +72,191 @@ def configure(parser: argparse.ArgumentParser) -> None:
     what = parser.add_argument_group("Tournament (ignored with --resume)")
     from clients.cli import game_names
 
-    what.add_argument("--game", default="connect4", metavar="GAME",
-                      help=f"one of {', '.join(game_names())} (default connect4)")
-    what.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
-                      help="game option, value in JSON; repeatable")
-    what.add_argument("--engine", action="append", default=[], metavar="SPEC",
-                      help="an engine (at least two); see below")
-    what.add_argument("--games", type=int, default=2, metavar="N",
-                      help="games per pairing (default 2: one opening, both colours)")
-    what.add_argument("--gauntlet", action="store_true",
-                      help="the first engine plays every other; others do not meet")
-    what.add_argument("--name", default="arena tournament", metavar="NAME",
-                      help="event name (PGN, records)")
-    what.add_argument("--seed", type=int, default=1, metavar="N",
-                      help="seed for generated openings (default 1)")
+    what.add_argument(
+        "--game",
+        default="connect4",
+        metavar="GAME",
+        help=f"one of {', '.join(game_names())} (default connect4)",
+    )
+    what.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="game option, value in JSON; repeatable",
+    )
+    what.add_argument(
+        "--engine",
+        action="append",
+        default=[],
+        metavar="SPEC",
+        help="an engine (at least two); see below",
+    )
+    what.add_argument(
+        "--games",
+        type=int,
+        default=2,
+        metavar="N",
+        help="games per pairing (default 2: one opening, both colours)",
+    )
+    what.add_argument(
+        "--gauntlet",
+        action="store_true",
+        help="the first engine plays every other; others do not meet",
+    )
+    what.add_argument(
+        "--name", default="arena tournament", metavar="NAME", help="event name (PGN, records)"
+    )
+    what.add_argument(
+        "--seed", type=int, default=1, metavar="N", help="seed for generated openings (default 1)"
+    )
     tc = parser.add_argument_group("Time control (any combination; at least one)")
-    tc.add_argument("--tc", metavar="[MOVES/]BASE[+INC]",
-                    help="clock in seconds, e.g. 10+0.1 or 40/60; kept by the referee")
+    tc.add_argument(
+        "--tc",
+        metavar="[MOVES/]BASE[+INC]",
+        help="clock in seconds, e.g. 10+0.1 or 40/60; kept by the referee",
+    )
     tc.add_argument("--movetime", type=int, metavar="MS", help="fixed time per move")
     tc.add_argument("--depth", type=int, metavar="PLIES", help="depth per move")
     tc.add_argument("--nodes", type=int, metavar="N", help="nodes per move")
-    tc.add_argument("--margin", type=int, default=DEFAULT_MARGIN_MS, metavar="MS",
-                    help="a move later than time left + MARGIN loses on time "
-                         f"(default {DEFAULT_MARGIN_MS})")
-    tc.add_argument("--grace", type=int, default=DEFAULT_GRACE_MS, metavar="MS",
-                    help="the watchdog waits time left + margin + GRACE for an answer "
-                         f"(default {DEFAULT_GRACE_MS})")
-    tc.add_argument("--move-timeout", type=int, default=DEFAULT_MOVE_TIMEOUT_MS, metavar="MS",
-                    help="watchdog for moves without a time limit "
-                         f"(default {DEFAULT_MOVE_TIMEOUT_MS})")
-    tc.add_argument("--request-timeout", type=int, default=DEFAULT_REQUEST_TIMEOUT_MS,
-                    metavar="MS",
-                    help="wait at most MS for a connection and hello, new_game or move "
-                         f"(default {DEFAULT_REQUEST_TIMEOUT_MS})")
+    tc.add_argument(
+        "--margin",
+        type=int,
+        default=DEFAULT_MARGIN_MS,
+        metavar="MS",
+        help=f"a move later than time left + MARGIN loses on time (default {DEFAULT_MARGIN_MS})",
+    )
+    tc.add_argument(
+        "--grace",
+        type=int,
+        default=DEFAULT_GRACE_MS,
+        metavar="MS",
+        help="the watchdog waits time left + margin + GRACE for an answer "
+        f"(default {DEFAULT_GRACE_MS})",
+    )
+    tc.add_argument(
+        "--move-timeout",
+        type=int,
+        default=DEFAULT_MOVE_TIMEOUT_MS,
+        metavar="MS",
+        help=f"watchdog for moves without a time limit (default {DEFAULT_MOVE_TIMEOUT_MS})",
+    )
+    tc.add_argument(
+        "--request-timeout",
+        type=int,
+        default=DEFAULT_REQUEST_TIMEOUT_MS,
+        metavar="MS",
+        help="wait at most MS for a connection and hello, new_game or move "
+        f"(default {DEFAULT_REQUEST_TIMEOUT_MS})",
+    )
     openings = parser.add_argument_group("Openings (each is played twice, colours swapped)")
-    openings.add_argument("--openings", metavar="FILE",
-                          help="openings file: one position or move sequence per line "
-                          "('POSITION moves M..'), PGN (.pgn) or EPD (.epd); also "
-                          "cutechess-style 'file=FILE,format=pgn|epd|lines,plies=N,"
-                          "order=random|sequential'")
-    openings.add_argument("--openings-format", choices=OPENING_FORMATS, default=None,
-                          help="the file's format (default auto: by its suffix)")
-    openings.add_argument("--opening-plies", type=int, metavar="N",
-                          help="use at most N moves of each opening from the file")
-    openings.add_argument("--shuffle-openings", action="store_true",
-                          help="play the file's openings in a seeded random order")
-    openings.add_argument("--random-plies", type=int, default=4, metavar="N",
-                          help="without a file: N random plies (default 4; 0 = initial position)")
-    openings.add_argument("--balance-depth", type=int, default=4, metavar="PLIES",
-                          help="search depth of the balance check (default 4)")
-    openings.add_argument("--balance-score", type=int, default=100, metavar="SCORE",
-                          help="keep random openings scored within ±SCORE (default 100)")
+    openings.add_argument(
+        "--openings",
+        metavar="FILE",
+        help="openings file: one position or move sequence per line "
+        "('POSITION moves M..'), PGN (.pgn) or EPD (.epd); also "
+        "cutechess-style 'file=FILE,format=pgn|epd|lines,plies=N,"
+        "order=random|sequential'",
+    )
+    openings.add_argument(
+        "--openings-format",
+        choices=OPENING_FORMATS,
+        default=None,
+        help="the file's format (default auto: by its suffix)",
+    )
+    openings.add_argument(
+        "--opening-plies",
+        type=int,
+        metavar="N",
+        help="use at most N moves of each opening from the file",
+    )
+    openings.add_argument(
+        "--shuffle-openings",
+        action="store_true",
+        help="play the file's openings in a seeded random order",
+    )
+    openings.add_argument(
+        "--random-plies",
+        type=int,
+        default=4,
+        metavar="N",
+        help="without a file: N random plies (default 4; 0 = initial position)",
+    )
+    openings.add_argument(
+        "--balance-depth",
+        type=int,
+        default=4,
+        metavar="PLIES",
+        help="search depth of the balance check (default 4)",
+    )
+    openings.add_argument(
+        "--balance-score",
+        type=int,
+        default=100,
+        metavar="SCORE",
+        help="keep random openings scored within ±SCORE (default 100)",
+    )
     rules = parser.add_argument_group("Adjudication and SPRT (scores in the game's unit)")
-    rules.add_argument("--draw", metavar="after=PLY,count=N,score=S",
-                       help="draw when both engines' last N scores are within ±S after PLY")
-    rules.add_argument("--resign", metavar="count=N,score=S",
-                       help="a win when both engines' last N scores agree beyond S")
+    rules.add_argument(
+        "--draw",
+        metavar="after=PLY,count=N,score=S",
+        help="draw when both engines' last N scores are within ±S after PLY",
+    )
+    rules.add_argument(
+        "--resign",
+        metavar="count=N,score=S",
+        help="a win when both engines' last N scores agree beyond S",
+    )
     rules.add_argument("--max-plies", type=int, metavar="N", help="draw at N plies")
-    rules.add_argument("--sprt", metavar="elo0=E0,elo1=E1,alpha=A,beta=B",
-                       help="stop the match (two engines) when the SPRT decides")
+    rules.add_argument(
+        "--sprt",
+        metavar="elo0=E0,elo1=E1,alpha=A,beta=B",
+        help="stop the match (two engines) when the SPRT decides",
+    )
     run = parser.add_argument_group("Running")
-    run.add_argument("--db", default=DEFAULT_DB, metavar="FILE",
-                     help=f"results database (default {DEFAULT_DB})")
+    run.add_argument(
+        "--db", default=DEFAULT_DB, metavar="FILE", help=f"results database (default {DEFAULT_DB})"
+    )
     run.add_argument("--resume", action="store_true", help="continue the tournament in --db")
-    run.add_argument("--concurrency", type=int, default=1, metavar="K",
-                     help="games played at once (default 1)")
-    run.add_argument("--local-workers", type=int, metavar="K",
-                     help="search processes of the local server (default: concurrency)")
-    run.add_argument("--jsonl", metavar="FILE",
-                     help="JSON Lines game records (default: the database name + .jsonl)")
-    run.add_argument("--pgn", metavar="FILE",
-                     help="PGN file for chess (default: the database name + .pgn)")
-    run.add_argument("--reconnect-attempts", type=int, default=6, metavar="N",
-                     help="connection attempts before an engine forfeits a game (default 6)")
-    run.add_argument("--reconnect-delay", type=float, default=0.25, metavar="S",
-                     help="first pause between attempts, doubling up to 4 s (default 0.25)")
+    run.add_argument(
+        "--concurrency", type=int, default=1, metavar="K", help="games played at once (default 1)"
+    )
+    run.add_argument(
+        "--local-workers",
+        type=int,
+        metavar="K",
+        help="search processes of the local server (default: concurrency)",
+    )
+    run.add_argument(
+        "--jsonl",
+        metavar="FILE",
+        help="JSON Lines game records (default: the database name + .jsonl)",
+    )
+    run.add_argument(
+        "--pgn", metavar="FILE", help="PGN file for chess (default: the database name + .pgn)"
+    )
+    run.add_argument(
+        "--reconnect-attempts",
+        type=int,
+        default=6,
+        metavar="N",
+        help="connection attempts before an engine forfeits a game (default 6)",
+    )
+    run.add_argument(
+        "--reconnect-delay",
+        type=float,
+        default=0.25,
+        metavar="S",
+        help="first pause between attempts, doubling up to 4 s (default 0.25)",
+    )
     run.add_argument("--quiet", action="store_true", help="print only the final tables")
-    run.add_argument("--token", default=os.environ.get("ARENA_TOKEN") or None, metavar="TOKEN",
-                     help="shared secret of the remote engines' servers, for engines without "
-                     "token= (default: $ARENA_TOKEN)")
+    run.add_argument(
+        "--token",
+        default=os.environ.get("ARENA_TOKEN") or None,
+        metavar="TOKEN",
+        help="shared secret of the remote engines' servers, for engines without "
+        "token= (default: $ARENA_TOKEN)",
+    )
 
 
 def openings_from_args(args: argparse.Namespace) -> OpeningSource:
@@ -169,8 +275,9 @@ def openings_from_args(args: argparse.Namespace) -> OpeningSource:
             try:
                 plies = int(values["plies"])
             except ValueError:
-                raise ConfigError(f"--openings: plies={values['plies']!r} is not a number") \
-                    from None
+                raise ConfigError(
+                    f"--openings: plies={values['plies']!r} is not a number"
+                ) from None
         order = values.get("order", "random" if shuffle else "sequential")
         if order not in ("random", "sequential"):
             raise ConfigError(f"--openings: order must be random or sequential, not {order!r}")
@@ -181,8 +288,12 @@ def openings_from_args(args: argparse.Namespace) -> OpeningSource:
         raise ConfigError("--opening-plies must be at least 0")
     return OpeningSource(
         path=None if path is None else str(Path(path).resolve()),
-        random_plies=args.random_plies, balance_depth=args.balance_depth,
-        balance_score=args.balance_score, shuffle=shuffle, format=format, plies=plies,
+        random_plies=args.random_plies,
+        balance_depth=args.balance_depth,
+        balance_score=args.balance_score,
+        shuffle=shuffle,
+        format=format,
+        plies=plies,
     )
 
 
@@ -212,17 +323,24 @@ def config_from_args(args: argparse.Namespace) -> TournamentConfig:
         game=args.game,
         engines=tuple(unique_names([parse_engine(text) for text in args.engine])),
         time_control=TimeControl(
-            base_ms=base_ms if args.tc is not None else None, inc_ms=inc_ms, moves=moves,
-            movetime_ms=args.movetime, depth=args.depth, nodes=args.nodes,
+            base_ms=base_ms if args.tc is not None else None,
+            inc_ms=inc_ms,
+            moves=moves,
+            movetime_ms=args.movetime,
+            depth=args.depth,
+            nodes=args.nodes,
         ),
         options=options,
         games_per_pair=args.games,
         gauntlet=args.gauntlet,
         openings=openings_from_args(args),
         adjudication=adjudication,
-        timing=Timing(margin_ms=args.margin, grace_ms=args.grace,
-                      move_timeout_ms=args.move_timeout,
-                      request_timeout_ms=args.request_timeout),
+        timing=Timing(
+            margin_ms=args.margin,
+            grace_ms=args.grace,
+            move_timeout_ms=args.move_timeout,
+            request_timeout_ms=args.request_timeout,
+        ),
         sprt=None if args.sprt is None else parse_sprt(args.sprt),
         seed=args.seed,
         name=args.name,
@@ -265,7 +383,8 @@ def run(args: argparse.Namespace) -> int:
         backoff=Backoff(first_s=args.reconnect_delay, attempts=max(1, args.reconnect_attempts)),
         jsonl_path=Path(args.jsonl) if args.jsonl else stem.with_suffix(".jsonl"),
         pgn_path=(Path(args.pgn) if args.pgn else stem.with_suffix(".pgn"))
-        if game == "chess" else None,
+        if game == "chess"
+        else None,
         quiet=args.quiet,
         token=args.token,
         engine_tokens=engine_tokens,
@@ -303,9 +422,12 @@ async def _preflight_remote(config: TournamentConfig, token: str | None = None) 
     preflight covers every engine again before the first game.)
     """
     remote = [engine for engine in config.engines if not engine.is_local]
-    await preflight(remote, [engine.url for engine in remote],
-                    config.timing.request_timeout_ms / 1000,
-                    [engine.token or token for engine in remote])
+    await preflight(
+        remote,
+        [engine.url for engine in remote],
+        config.timing.request_timeout_ms / 1000,
+        [engine.token or token for engine in remote],
+    )
 
 
 async def _run_until_signalled(runner: TournamentRunner) -> str:

@@ -72,7 +72,7 @@ def parse_engine(text: str) -> EngineSpec:
     values: dict[str, str] = {}
     if body.startswith(LOCAL_URL + ":") or body == LOCAL_URL:
         values["url"] = LOCAL_URL
-        body = body[len(LOCAL_URL) + 1:]
+        body = body[len(LOCAL_URL) + 1 :]
     for key, value in parse_pairs(body, _ENGINE_KEYS).items():
         values[key] = value
     url = values.get("url", LOCAL_URL)

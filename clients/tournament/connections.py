@@ -76,8 +76,9 @@ NEEDS_TOKEN = "the server needs a token: use --token or ARENA_TOKEN"
 WRONG_TOKEN = "the server refused the token: check --token, token= or ARENA_TOKEN"
 
 
-async def open_engine(url: str, timeout_s: float, token: str | None = None
-                      ) -> tuple[Engine, AsyncExitStack]:
+async def open_engine(
+    url: str, timeout_s: float, token: str | None = None
+) -> tuple[Engine, AsyncExitStack]:
     """Connect and exchange ``hello`` / ``welcome``, all within ``timeout_s``.
 
     Returns the engine and the stack that closes it; raises whatever the
@@ -87,8 +88,9 @@ async def open_engine(url: str, timeout_s: float, token: str | None = None
     try:
         engine = await asyncio.wait_for(
             stack.enter_async_context(
-                connect(url, client_name=CLIENT_NAME, strict=True, open_timeout=timeout_s,
-                        token=token)
+                connect(
+                    url, client_name=CLIENT_NAME, strict=True, open_timeout=timeout_s, token=token
+                )
             ),
             timeout_s,
         )
@@ -121,17 +123,21 @@ def describe_failure(error: BaseException, timeout_s: float, token_sent: bool = 
     return f"{type(error).__name__}: {error}"[:200]
 
 
-async def preflight(engines: Sequence[EngineSpec], urls: Sequence[str], timeout_s: float,
-                    tokens: Sequence[str | None] | None = None) -> None:
+async def preflight(
+    engines: Sequence[EngineSpec],
+    urls: Sequence[str],
+    timeout_s: float,
+    tokens: Sequence[str | None] | None = None,
+) -> None:
     """Say ``hello`` once to each engine (at once, each within ``timeout_s``).
 
     ``tokens`` are the engines' tokens (default: each engine's own). Raises
     :class:`PreflightError` naming the first engine, in the order given,
     that did not answer; engines sharing a URL and token are asked once.
     """
-    keys = list(zip(
-        urls, [engine.token for engine in engines] if tokens is None else tokens, strict=True
-    ))
+    keys = list(
+        zip(urls, [engine.token for engine in engines] if tokens is None else tokens, strict=True)
+    )
     distinct = list(dict.fromkeys(keys))
     outcomes = await asyncio.gather(
         *(_hello(url, timeout_s, token) for url, token in distinct), return_exceptions=True
@@ -166,8 +172,13 @@ class EnginePool:
     ``hello`` together); ``token`` is the server's shared secret, if any.
     """
 
-    def __init__(self, url: str, backoff: Backoff | None = None,
-                 request_timeout_s: float | None = None, token: str | None = None) -> None:
+    def __init__(
+        self,
+        url: str,
+        backoff: Backoff | None = None,
+        request_timeout_s: float | None = None,
+        token: str | None = None,
+    ) -> None:
         self.url = url
         self.token = token
         self.backoff = backoff or Backoff()

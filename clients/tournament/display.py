@@ -88,8 +88,10 @@ def standings_table(names: Sequence[str], results: Sequence[GameResult]) -> str:
     """Rank, engine, games, points, score and performance Elo against the field."""
     tallies = engine_tallies(results, len(names))
     width = max(len("engine"), *(len(name) for name in names))
-    lines = [f"{'#':>2}  {'engine':<{width}}  {'games':>5}  {'points':>6}  {'score':>6}  "
-             f"{'+':>4} {'=':>4} {'-':>4}  Elo vs field"]
+    lines = [
+        f"{'#':>2}  {'engine':<{width}}  {'games':>5}  {'points':>6}  {'score':>6}  "
+        f"{'+':>4} {'=':>4} {'-':>4}  Elo vs field"
+    ]
     for rank, index in enumerate(ranking(tallies), 1):
         tally = tallies[index]
         share = tally.points / tally.games if tally.games else 0.0
@@ -133,8 +135,9 @@ def crosstable_text(names: Sequence[str], results: Sequence[GameResult]) -> str:
     for i, name in enumerate(names):
         cells = []
         for cell in table[i]:
-            cells.append(f"{'-':>9}" if cell is None else f"{_points(cell.points)}/{cell.games}"
-                         .rjust(9))
+            cells.append(
+                f"{'-':>9}" if cell is None else f"{_points(cell.points)}/{cell.games}".rjust(9)
+            )
         lines.append(f"{name:<{width}}  " + "  ".join(cells))
     return "\n".join(lines)
 
@@ -151,8 +154,10 @@ def faults_table(names: Sequence[str], results: Sequence[GameResult]) -> str:
     lines = [f"{'engine':<{width}}  " + "  ".join(headings)]
     for index, name in enumerate(names):
         values = [counts[index][kind] for kind in FAULT_KINDS]
-        cells = [f"{value:>{len(heading)}}"
-                 for value, heading in zip([*values, sum(values)], headings, strict=True)]
+        cells = [
+            f"{value:>{len(heading)}}"
+            for value, heading in zip([*values, sum(values)], headings, strict=True)
+        ]
         lines.append(f"{name:<{width}}  " + "  ".join(cells))
     return "\n".join(lines)
 
@@ -165,9 +170,7 @@ def sprt_text(state: SprtState, elo0: float, elo1: float) -> str:
     )
 
 
-def report(
-    names: Sequence[str], results: Sequence[GameResult], sprt: str | None = None
-) -> str:
+def report(names: Sequence[str], results: Sequence[GameResult], sprt: str | None = None) -> str:
     """Standings, pairings and crosstable (and the SPRT line) as one block of text."""
     parts = [
         "Standings",
@@ -203,8 +206,12 @@ class Progress:
     """The live view: a redrawn status line on a terminal, plain lines elsewhere."""
 
     def __init__(
-        self, names: Sequence[str], total: int, stream: TextIO | None = None,
-        live: bool | None = None, quiet: bool = False,
+        self,
+        names: Sequence[str],
+        total: int,
+        stream: TextIO | None = None,
+        live: bool | None = None,
+        quiet: bool = False,
     ) -> None:
         self.names = list(names)
         self.total = total
@@ -255,9 +262,7 @@ class Progress:
         filled = round(BAR_WIDTH * done / self.total) if self.total else BAR_WIDTH
         bar = "#" * filled + "." * (BAR_WIDTH - filled)
         tallies = engine_tallies(self.results, len(self.names))
-        leaders = ", ".join(
-            f"{self.names[i]} {tallies[i].points:g}" for i in ranking(tallies)[:4]
-        )
+        leaders = ", ".join(f"{self.names[i]} {tallies[i].points:g}" for i in ranking(tallies)[:4])
         playing = ", ".join(
             f"{label} ply {plies}" for label, plies in list(self.running.values())[:3]
         )

@@ -60,8 +60,19 @@ def local_workers(concurrency: int) -> int:
 
 def server_command(port: int, workers: int) -> list[str]:
     """The command line of the local server: address, port, workers and log level only."""
-    return [sys.executable, "-m", "server", "--host", "127.0.0.1", "--port", str(port),
-            "--workers", str(workers), "--log-level", "warning"]
+    return [
+        sys.executable,
+        "-m",
+        "server",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--workers",
+        str(workers),
+        "--log-level",
+        "warning",
+    ]
 
 
 class LocalServer:
@@ -95,7 +106,10 @@ class LocalServer:
         )
         self.process = subprocess.Popen(
             server_command(port, self.workers),
-            stdin=subprocess.DEVNULL, stdout=self._log, stderr=self._log, env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=self._log,
+            stderr=self._log,
+            env=env,
             preexec_fn=_die_with_parent_hook(),
         )
         self.url = f"ws://127.0.0.1:{port}/ws"

@@ -32,7 +32,7 @@ from typing import Any
 
 from engine.errors import GameError
 from engine.game import Game
-from engine.limits import Limits
+from engine.search.limits import Limits
 from engine.searchers import think
 
 #: Transposition-table slots for the balance check: the searches are shallow.
@@ -61,8 +61,8 @@ class Opening:
 
         Raises :class:`~engine.errors.GameError` when the opening does not fit the game.
         """
-        state = game.initial_state() if self.position is None else game.parse_position(
-            self.position
+        state = (
+            game.initial_state() if self.position is None else game.parse_position(self.position)
         )
         played = []
         for text in self.moves:
@@ -87,7 +87,7 @@ def parse_opening_line(game: Game[Any, Any], line: str) -> Opening:
     if MOVES_KEYWORD in words:
         cut = words.index(MOVES_KEYWORD)
         position = " ".join(words[:cut]) or None
-        opening = Opening(position, tuple(words[cut + 1:]))
+        opening = Opening(position, tuple(words[cut + 1 :]))
     else:
         try:
             game.parse_position(text)
@@ -101,16 +101,16 @@ def parse_opening_line(game: Game[Any, Any], line: str) -> Opening:
 def opening_format(path: str | Path, format: str = "auto") -> str:
     """The format of an openings file: ``format``, or by the suffix when ``auto``."""
     if format not in OPENING_FORMATS:
-        raise GameError(f"unknown openings format {format!r} "
-                        f"(one of {', '.join(OPENING_FORMATS)})")
+        raise GameError(f"unknown openings format {format!r} (one of {', '.join(OPENING_FORMATS)})")
     if format != "auto":
         return format
     suffix = Path(path).suffix.lower()
     return {".pgn": "pgn", ".pdn": "pgn", ".epd": "epd"}.get(suffix, "lines")
 
 
-def load_openings(game: Game[Any, Any], path: str | Path, format: str = "auto",
-                  plies: int | None = None) -> list[Opening]:
+def load_openings(
+    game: Game[Any, Any], path: str | Path, format: str = "auto", plies: int | None = None
+) -> list[Opening]:
     """Every opening in the file, checked against the game's rules.
 
     ``format`` is one of :data:`OPENING_FORMATS` (see the module docstring);
@@ -127,14 +127,17 @@ def load_openings(game: Game[Any, Any], path: str | Path, format: str = "auto",
     elif kind == "epd":
         entries = list(_epd_openings(text))
     else:
-        entries = [(number, line) for number, line in enumerate(text.splitlines(), 1)
-                   if line.strip() and not line.lstrip().startswith("#")]
+        entries = [
+            (number, line)
+            for number, line in enumerate(text.splitlines(), 1)
+            if line.strip() and not line.lstrip().startswith("#")
+        ]
     openings = []
     for number, entry in entries:
         try:
             opening = parse_opening_line(game, entry) if isinstance(entry, str) else entry
             if plies is not None:
-                opening = Opening(opening.position, opening.moves[:max(0, plies)])
+                opening = Opening(opening.position, opening.moves[: max(0, plies)])
             # Checked now, not in the middle of the tournament; kept in canonical notation.
             _, played = opening.start(game)
         except GameError as error:

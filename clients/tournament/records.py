@@ -118,8 +118,9 @@ class GameRecord:
 
     def to_line(self) -> str:
         """One line of strict JSON, for a ``.jsonl`` file and the database."""
-        return json.dumps(self.to_json(), separators=(",", ":"), ensure_ascii=False,
-                          allow_nan=False)
+        return json.dumps(
+            self.to_json(), separators=(",", ":"), ensure_ascii=False, allow_nan=False
+        )
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> GameRecord:
@@ -156,9 +157,11 @@ def pgn(record: GameRecord) -> str:
     if record.opening_position is not None:
         state = game.parse_position(record.opening_position)
         tags += [("SetUp", "1"), ("FEN", record.opening_position)]
-    tags += [("TimeControl", record.time_control or "-"),
-             ("Termination", _PGN_TERMINATION.get(record.kind, "unterminated")),
-             ("PlyCount", str(len(record.moves)))]
+    tags += [
+        ("TimeControl", record.time_control or "-"),
+        ("Termination", _PGN_TERMINATION.get(record.kind, "unterminated")),
+        ("PlyCount", str(len(record.moves))),
+    ]
     tokens = []
     fullmove = _first_move_number(record.opening_position)
     for index, move in enumerate(record.moves):

@@ -112,9 +112,15 @@ class Referee:
         state, played = spec.opening.start(game)
         now = _now()
         return _record(
-            self.config, spec, 1 - player, kind, f"{spec.engines[player].name} {detail}",
+            self.config,
+            spec,
+            1 - player,
+            kind,
+            f"{spec.engines[player].name} {detail}",
             tuple(MoveRecord(move, book=True) for move in played),
-            game.format_position(state), now, now,
+            game.format_position(state),
+            now,
+            now,
         )
 
 
@@ -152,8 +158,15 @@ class _Game:
             reason = f"{self.spec.engines[fault.player].name} {fault.detail}"
             healthy = (fault.player != 0, fault.player != 1)
         record = _record(
-            self.config, self.spec, winner, kind, reason, tuple(self.moves),
-            self.game.format_position(self.state), started, _now(),
+            self.config,
+            self.spec,
+            winner,
+            kind,
+            reason,
+            tuple(self.moves),
+            self.game.format_position(self.state),
+            started,
+            _now(),
         )
         return record, healthy
 
@@ -161,7 +174,9 @@ class _Game:
         spec, opening = self.spec, self.spec.opening
         await self._both(
             lambda engine: engine.new_game(
-                self.config.game, self.config.options or None, opening.position,
+                self.config.game,
+                self.config.options or None,
+                opening.position,
                 list(opening.moves) or None,
             )
         )
@@ -175,18 +190,20 @@ class _Game:
             self.state = self.game.play(self.state, move)
             if self.clock is not None:
                 self.clock.punch(player, elapsed_ms)
-            self.moves.append(MoveRecord(
-                move=text,
-                time_ms=round(elapsed_ms),
-                clock_ms=None if self.clock is None else self.clock.left_ms[player],
-                depth=best.depth,
-                seldepth=best.seldepth,
-                score=best.score.to_dict(),
-                nodes=best.nodes,
-                engine_time_ms=best.time_ms,
-                reason=best.reason or None,
-                queued_ms=best.queued_ms,
-            ))
+            self.moves.append(
+                MoveRecord(
+                    move=text,
+                    time_ms=round(elapsed_ms),
+                    clock_ms=None if self.clock is None else self.clock.left_ms[player],
+                    depth=best.depth,
+                    seldepth=best.seldepth,
+                    score=best.score.to_dict(),
+                    nodes=best.nodes,
+                    engine_time_ms=best.time_ms,
+                    reason=best.reason or None,
+                    queued_ms=best.queued_ms,
+                )
+            )
             if self.on_move is not None:
                 self.on_move(spec, len(self.moves))
             verdict = self.adjudicator.add(player, best.score)
@@ -206,7 +223,9 @@ class _Game:
         best = await self._guard(
             player,
             engine.think(
-                movetime_ms=limits.movetime_ms, depth=limits.depth, nodes=limits.nodes,
+                movetime_ms=limits.movetime_ms,
+                depth=limits.depth,
+                nodes=limits.nodes,
                 clock=limits.clock,
             ),
             timeout_ms / 1000,
@@ -215,7 +234,8 @@ class _Game:
         elapsed_ms = (time.monotonic() - started) * 1000
         if is_late(elapsed_ms, budget, timing.margin_ms):
             raise Fault(
-                player, TIME_FORFEIT,
+                player,
+                TIME_FORFEIT,
                 f"lost on time: answered after {elapsed_ms:.0f} ms with {budget} ms left "
                 f"(margin {timing.margin_ms} ms)",
             )
@@ -229,7 +249,8 @@ class _Game:
             state = self.state
             legal = [self.game.format_move(state, m) for m in self.game.legal_moves(state)]
             raise Fault(
-                player, ILLEGAL_MOVE,
+                player,
+                ILLEGAL_MOVE,
                 f"played an illegal move {best.move[:40]!r} (legal: {' '.join(legal[:40])})",
             ) from None
         return move, self.game.format_move(self.state, move)
@@ -247,8 +268,7 @@ class _Game:
             if isinstance(result, BaseException):
                 raise result
 
-    async def _guard(self, player: int, request: Awaitable[T], timeout_s: float,
-                     silent: str) -> T:
+    async def _guard(self, player: int, request: Awaitable[T], timeout_s: float, silent: str) -> T:
         """Await one request of ``player``'s engine, turning every failure into a Fault."""
         try:
             return await asyncio.wait_for(request, timeout_s)
@@ -265,7 +285,8 @@ class _Game:
             ) from None
         except EngineError as error:
             raise Fault(
-                player, PROTOCOL_ERROR,
+                player,
+                PROTOCOL_ERROR,
                 f"answered with error {_short(str(error.code))}: {_short(error.message)}",
             ) from None
         except Exception as error:  # anything else the engine's replies made the client raise

@@ -52,8 +52,12 @@ def prepare_openings(config: TournamentConfig) -> list[Opening]:
             random.Random(config.seed).shuffle(openings)
         return openings
     generated = generate_openings(
-        game, wanted, source.random_plies, depth=source.balance_depth,
-        max_score=source.balance_score, seed=config.seed,
+        game,
+        wanted,
+        source.random_plies,
+        depth=source.balance_depth,
+        max_score=source.balance_score,
+        seed=config.seed,
     )
     return generated or [Opening()]
 
@@ -86,8 +90,9 @@ class RunSettings:
 class TournamentRunner:
     """Plays the pending games of one database."""
 
-    def __init__(self, store: Store, settings: RunSettings, progress: Progress | None = None
-                 ) -> None:
+    def __init__(
+        self, store: Store, settings: RunSettings, progress: Progress | None = None
+    ) -> None:
         self.store = store
         self.config = store.config()
         self.settings = settings
@@ -122,8 +127,9 @@ class TournamentRunner:
             await preflight(self.config.engines, urls, self.request_timeout_s, tokens)
             self._rewrite_files()
             self.pools = {
-                index: EnginePool(urls[index], self.settings.backoff, self.request_timeout_s,
-                                  tokens[index])
+                index: EnginePool(
+                    urls[index], self.settings.backoff, self.request_timeout_s, tokens[index]
+                )
                 for index in range(len(self.config.engines))
             }
             try:
@@ -137,7 +143,8 @@ class TournamentRunner:
     def _tokens(self) -> list[str | None]:
         """Each engine's token: its own, else the run's; none for local engines."""
         return [
-            None if engine.is_local
+            None
+            if engine.is_local
             else self.settings.engine_tokens.get(engine.name) or self.settings.token
             for engine in self.config.engines
         ]
@@ -149,7 +156,8 @@ class TournamentRunner:
         unsearched = self._unsearched_moves()
         if unsearched:
             text += "\n\nMoves answered without a search (the engine's server was overloaded): " + (
-                ", ".join(f"{name} {count}" for name, count in unsearched.items()))
+                ", ".join(f"{name} {count}" for name, count in unsearched.items())
+            )
         done, total = len(results), len(self.store.schedule())
         footer = f"{done} of {total} games played"
         if status:
@@ -163,8 +171,11 @@ class TournamentRunner:
             if not any(move.reason == OVERLOADED for move in record.moves):
                 continue
             game = create_game(record.game, record.options)
-            state = (game.initial_state() if record.opening_position is None
-                     else game.parse_position(record.opening_position))
+            state = (
+                game.initial_state()
+                if record.opening_position is None
+                else game.parse_position(record.opening_position)
+            )
             for move in record.moves:
                 if move.reason == OVERLOADED:
                     name = record.players[game.to_move(state)]
@@ -187,7 +198,9 @@ class TournamentRunner:
     async def _play_one(self, scheduled: ScheduledGame) -> None:
         engines = self.config.engines
         spec = GameSpec(
-            game_id=scheduled.game_id, round=scheduled.round, pair=scheduled.pair,
+            game_id=scheduled.game_id,
+            round=scheduled.round,
+            pair=scheduled.pair,
             opening_index=scheduled.opening_index,
             opening=self.openings[scheduled.opening_index],
             engines=(engines[scheduled.first], engines[scheduled.second]),
@@ -201,22 +214,27 @@ class TournamentRunner:
         try:
             failed = [i for i, c in enumerate(connections) if isinstance(c, BaseException)]
             if len(failed) == 2:
-                raise TournamentAborted(f"no engine of game {spec.game_id} is reachable: "
-                                        f"{connections[0]}; {connections[1]}")
+                raise TournamentAborted(
+                    f"no engine of game {spec.game_id} is reachable: "
+                    f"{connections[0]}; {connections[1]}"
+                )
             if failed:
                 loser = failed[0]
                 error = connections[loser]
                 if not isinstance(error, ConnectError):
                     raise error  # type: ignore[misc]
-                record = self.referee.forfeit(spec, loser, CONNECTION_FAILED,
-                                              f"could not be reached ({error})")
+                record = self.referee.forfeit(
+                    spec, loser, CONNECTION_FAILED, f"could not be reached ({error})"
+                )
                 healthy[1 - loser] = True
             else:
                 pair = (connections[0], connections[1])
                 assert isinstance(pair[0], Engine) and isinstance(pair[1], Engine)
                 record, (ok0, ok1) = await self.referee.play(
-                    spec, (pair[0], pair[1]), lambda game, plies: self.progress.moved(
-                        game.game_id, plies))
+                    spec,
+                    (pair[0], pair[1]),
+                    lambda game, plies: self.progress.moved(game.game_id, plies),
+                )
                 healthy = [ok0, ok1]
             self._save(record)
         except BaseException:
@@ -248,8 +266,9 @@ class TournamentRunner:
         if self.config.games_per_pair >= 2 and sum(pairing.pairs) > 0:
             return sprt_pentanomial(pairing.pairs, sprt.elo0, sprt.elo1, sprt.alpha, sprt.beta)
         tally = pairing.tally
-        return sprt_trinomial(tally.wins, tally.draws, tally.losses, sprt.elo0, sprt.elo1,
-                              sprt.alpha, sprt.beta)
+        return sprt_trinomial(
+            tally.wins, tally.draws, tally.losses, sprt.elo0, sprt.elo1, sprt.alpha, sprt.beta
+        )
 
     def _sprt_line(self) -> str | None:
         state = self._sprt_state()

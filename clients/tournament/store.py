@@ -157,8 +157,14 @@ class Store:
             cursor = self.db.execute(
                 "UPDATE games SET done = 1, first_points = ?, kind = ?, reason = ?, record = ?, "
                 "finished_seq = ? WHERE id = ? AND done = 0",
-                (record.points(0), record.kind, record.reason, record.to_line(), seq,
-                 record.game_id),
+                (
+                    record.points(0),
+                    record.kind,
+                    record.reason,
+                    record.to_line(),
+                    seq,
+                    record.game_id,
+                ),
             )
         return cursor.rowcount == 1
 

@@ -101,9 +101,7 @@ class BgState(NamedTuple):
 
 #: The start position from either side: 2 on the 24 point, 5 on the 13,
 #: 3 on the 8 and 5 on the 6.
-START_BOARD: Final[Board] = tuple(
-    {5: 5, 7: 3, 12: 5, 23: 2}.get(index, 0) for index in range(25)
-)
+START_BOARD: Final[Board] = tuple({5: 5, 7: 3, 12: 5, 23: 2}.get(index, 0) for index in range(25))
 
 #: The 21 distinct rolls, high die first, with their probabilities.
 ROLLS: Final[tuple[tuple[tuple[int, int], float], ...]] = tuple(
@@ -113,10 +111,7 @@ ROLLS: Final[tuple[tuple[tuple[int, int], float], ...]] = tuple(
 )
 #: The opening roll: (player 0's die, player 1's), never equal.
 OPENING_ROLLS: Final[tuple[tuple[tuple[int, int], float], ...]] = tuple(
-    ((first, second), 1 / 30)
-    for first in range(1, 7)
-    for second in range(1, 7)
-    if first != second
+    ((first, second), 1 / 30) for first in range(1, 7) for second in range(1, 7) if first != second
 )
 
 # ----------------------------------------------------------------------
@@ -417,8 +412,6 @@ class _Found:
         self.steps = steps
         self.used = used
         self.larger = larger
-
-
 
 
 def _plays(me: Board, opp: Board, high: int, low: int) -> list[tuple[Action, Board, Board]]:
@@ -772,7 +765,5 @@ def decode_position_id(text: str) -> tuple[Board, Board]:
             raise BadPositionError(f"Position ID {text!r} gives a player over 15 checkers")
     for index in range(24):
         if me[index] and opp[23 - index]:
-            raise BadPositionError(
-                f"Position ID {text!r} puts both players on point {index + 1}"
-            )
+            raise BadPositionError(f"Position ID {text!r} puts both players on point {index + 1}")
     return me, opp

@@ -211,8 +211,10 @@ def _count_simple_moves(own: int, opp: int, kings: int, player: int) -> int:
     empty = VALID & ~(own | opp)
     down, up = _movers(own, kings, player)
     return (
-        _popcount((down << 4) & empty) + _popcount((down << 5) & empty)
-        + _popcount((up >> 4) & empty) + _popcount((up >> 5) & empty)
+        _popcount((down << 4) & empty)
+        + _popcount((down << 5) & empty)
+        + _popcount((up >> 4) & empty)
+        + _popcount((up >> 5) & empty)
     )
 
 
@@ -480,12 +482,15 @@ class Checkers(Game[CheckersState, CheckersMove]):
         )
         # Simple moves: Black steps to higher bits, White to lower; kings both ways.
         mobility = (
-            _popcount((black << 4) & empty) + _popcount((black << 5) & empty)
-            - _popcount((white >> 4) & empty) - _popcount((white >> 5) & empty)
+            _popcount((black << 4) & empty)
+            + _popcount((black << 5) & empty)
+            - _popcount((white >> 4) & empty)
+            - _popcount((white >> 5) & empty)
         )
         if kings:
             mobility += (
-                _popcount((black_kings >> 4) & empty) + _popcount((black_kings >> 5) & empty)
+                _popcount((black_kings >> 4) & empty)
+                + _popcount((black_kings >> 5) & empty)
                 - _popcount((white_kings << 4) & empty)
                 - _popcount((white_kings << 5) & empty)
             )
@@ -519,9 +524,7 @@ class Checkers(Game[CheckersState, CheckersMove]):
             if bits in legal and bool(_captured(bits)) == is_capture:
                 return bits
             if is_capture and len(bits) == 2:
-                matches = [
-                    m for m in legal if (m[0], m[-1]) == bits and _captured(m)
-                ]
+                matches = [m for m in legal if (m[0], m[-1]) == bits and _captured(m)]
                 if len(matches) == 1:
                     return matches[0]
         raise IllegalMoveError(

@@ -187,8 +187,10 @@ POPCOUNT_16: Final = bytes(bin(i).count("1") for i in range(1 << 16))
 def _count(lo: int, hi: int) -> int:
     """Squares in a board given as halves."""
     return (
-        POPCOUNT_16[lo & 0xFFFF] + POPCOUNT_16[lo >> 16]
-        + POPCOUNT_16[hi & 0xFFFF] + POPCOUNT_16[hi >> 16]
+        POPCOUNT_16[lo & 0xFFFF]
+        + POPCOUNT_16[lo >> 16]
+        + POPCOUNT_16[hi & 0xFFFF]
+        + POPCOUNT_16[hi >> 16]
     )
 
 
@@ -351,16 +353,32 @@ def _neighbours(lo: int, hi: int) -> tuple[int, int]:
     inner_lo, inner_hi = lo & ~FILE_H_HALF, hi & ~FILE_H_HALF
     left_lo, left_hi = lo & ~FILE_A_HALF, hi & ~FILE_A_HALF
     near_lo = (
-        (inner_lo << 1) | (left_lo >> 1) | (lo << 8) | (lo >> 8)
-        | (inner_lo << 9) | (left_lo << 7) | (inner_lo >> 7) | (left_lo >> 9)
+        (inner_lo << 1)
+        | (left_lo >> 1)
+        | (lo << 8)
+        | (lo >> 8)
+        | (inner_lo << 9)
+        | (left_lo << 7)
+        | (inner_lo >> 7)
+        | (left_lo >> 9)
         # Row 5 reaches down into row 4.
-        | (hi << 24) | (inner_hi << 25) | (left_hi << 23)
+        | (hi << 24)
+        | (inner_hi << 25)
+        | (left_hi << 23)
     )
     near_hi = (
-        (inner_hi << 1) | (left_hi >> 1) | (hi << 8) | (hi >> 8)
-        | (inner_hi << 9) | (left_hi << 7) | (inner_hi >> 7) | (left_hi >> 9)
+        (inner_hi << 1)
+        | (left_hi >> 1)
+        | (hi << 8)
+        | (hi >> 8)
+        | (inner_hi << 9)
+        | (left_hi << 7)
+        | (inner_hi >> 7)
+        | (left_hi >> 9)
         # Row 4 reaches up into row 5.
-        | (lo >> 24) | (inner_lo >> 23) | (left_lo >> 25)
+        | (lo >> 24)
+        | (inner_lo >> 23)
+        | (left_lo >> 25)
     )
     return near_lo & HALF, near_hi & HALF
 
@@ -374,11 +392,13 @@ def _stable_edges(lo: int, hi: int) -> int:
     files_lo, files_hi = lo & (FILE_A_HALF | FILE_H_HALF), hi & (FILE_A_HALF | FILE_H_HALF)
     for _ in range(6):
         grown_lo = (
-            stable_lo | (((stable_lo << 1) | (stable_lo >> 1)) & row_1)
+            stable_lo
+            | (((stable_lo << 1) | (stable_lo >> 1)) & row_1)
             | (((stable_lo << 8) | (stable_lo >> 8) | (stable_hi << 24)) & files_lo)
         )
         grown_hi = (
-            stable_hi | (((stable_hi << 1) | (stable_hi >> 1)) & row_8)
+            stable_hi
+            | (((stable_hi << 1) | (stable_hi >> 1)) & row_8)
             | (((stable_hi << 8) | (stable_hi >> 8) | (stable_lo >> 24)) & files_hi)
         )
         if grown_lo == stable_lo and grown_hi == stable_hi:

@@ -15,26 +15,58 @@ from clients.codec import decode, encode
 Reply = list[dict[str, Any]] | None
 Script = Callable[[dict[str, Any]], Reply | Awaitable[Reply]]
 
-WELCOME = {"type": "welcome", "protocol": 1, "server": "fake", "games": [{"name": "nim"}],
-           "limits": {"max_movetime_ms": 2000}}
+WELCOME = {
+    "type": "welcome",
+    "protocol": 1,
+    "server": "fake",
+    "games": [{"name": "nim"}],
+    "limits": {"max_movetime_ms": 2000},
+}
 
 
 def good_state(**fields: Any) -> dict[str, Any]:
-    return {"type": "state", "game": "nim", "options": {"heaps": [3]}, "position": "3 /0",
-            "to_move": 0, "legal_moves": ["1:1", "1:2", "1:3"], "history": [],
-            "result": None, **fields}
+    return {
+        "type": "state",
+        "game": "nim",
+        "options": {"heaps": [3]},
+        "position": "3 /0",
+        "to_move": 0,
+        "legal_moves": ["1:1", "1:2", "1:3"],
+        "history": [],
+        "result": None,
+        **fields,
+    }
 
 
 def good_bestmove(**fields: Any) -> dict[str, Any]:
-    return {"type": "bestmove", "move": "1:3", "score": {"win_in": 1}, "depth": 1,
-            "seldepth": 1, "pv": ["1:3"], "nodes": 4, "time_ms": 1, "reason": "proven",
-            **fields}
+    return {
+        "type": "bestmove",
+        "move": "1:3",
+        "score": {"win_in": 1},
+        "depth": 1,
+        "seldepth": 1,
+        "pv": ["1:3"],
+        "nodes": 4,
+        "time_ms": 1,
+        "reason": "proven",
+        **fields,
+    }
 
 
 def good_info(**fields: Any) -> dict[str, Any]:
-    return {"type": "info", "depth": 1, "seldepth": 1, "score": {"value": 3}, "pv": ["1:3"],
-            "nodes": 4, "nps": 400, "time_ms": 1, "tt_hit_rate": 0.5, "partial": False,
-            **fields}
+    return {
+        "type": "info",
+        "depth": 1,
+        "seldepth": 1,
+        "score": {"value": 3},
+        "pv": ["1:3"],
+        "nodes": 4,
+        "nps": 400,
+        "time_ms": 1,
+        "tt_hit_rate": 0.5,
+        "partial": False,
+        **fields,
+    }
 
 
 class FakeServer:

@@ -20,8 +20,9 @@ ROOT = Path(__file__).resolve().parents[2]
 TOKEN = "s3cret-for-tests"
 
 
-def arena(*args: str, cwd: Path = ROOT, env: dict[str, str] | None = None,
-          timeout: float = 60) -> subprocess.CompletedProcess[str]:
+def arena(
+    *args: str, cwd: Path = ROOT, env: dict[str, str] | None = None, timeout: float = 60
+) -> subprocess.CompletedProcess[str]:
     """``python -P -m clients ARGS`` run to its end, the package importable from anywhere.
 
     ``-P`` keeps the current directory off ``sys.path``, as for the installed
@@ -31,8 +32,13 @@ def arena(*args: str, cwd: Path = ROOT, env: dict[str, str] | None = None,
     environment.pop("ARENA_TOKEN", None)
     environment.update(env or {})
     return subprocess.run(
-        [sys.executable, "-P", "-m", "clients", *args], cwd=cwd, env=environment,
-        capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL,
+        [sys.executable, "-P", "-m", "clients", *args],
+        cwd=cwd,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
     )
 
 
@@ -51,15 +57,34 @@ def token_server() -> Iterator[str]:
     environment = {**os.environ, "PYTHONPATH": str(ROOT)}
     environment.pop("ARENA_TOKEN", None)
     process = subprocess.Popen(
-        [sys.executable, "-m", "clients", "serve", "--port", "0", "--workers", "1",
-         "--token", TOKEN, "--log-level", "warning"],
-        cwd=ROOT, env=environment, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-m",
+            "clients",
+            "serve",
+            "--port",
+            "0",
+            "--workers",
+            "1",
+            "--token",
+            TOKEN,
+            "--log-level",
+            "warning",
+        ],
+        cwd=ROOT,
+        env=environment,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     try:
         assert process.stdout is not None
         line = process.stdout.readline()
-        match = re.fullmatch(r"serving on (ws://127\.0\.0\.1:(\d+)/ws); "
-                             r"GUI at http://127\.0\.0\.1:(\d+)/\n", line)
+        match = re.fullmatch(
+            r"serving on (ws://127\.0\.0\.1:(\d+)/ws); "
+            r"GUI at http://127\.0\.0\.1:(\d+)/\n",
+            line,
+        )
         assert match and match[2] == match[3], line
         yield match[1]
     finally:
@@ -78,15 +103,18 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
     assert capsys.readouterr().out.strip() == f"arena {SERVER_VERSION}"
 
 
-@pytest.mark.parametrize(("argv", "fragment"), [
-    (["serve", "--port", "99999"], "--port: 99999 is not a port"),
-    (["serve", "--port", "-1"], "--port: -1 is not a port"),
-    (["serve", "--port", "http"], "'http' is not a whole number"),
-    (["serve", "--workers", "0"], "--workers: 0 is not at least 1"),
-    (["serve", "--max-queue", "-1"], "--max-queue: -1 is not at least 0"),
-    (["play", "--movetime", "0"], "--movetime: 0 is not at least 1"),
-    (["nosuchcommand"], "invalid choice"),
-])
+@pytest.mark.parametrize(
+    ("argv", "fragment"),
+    [
+        (["serve", "--port", "99999"], "--port: 99999 is not a port"),
+        (["serve", "--port", "-1"], "--port: -1 is not a port"),
+        (["serve", "--port", "http"], "'http' is not a whole number"),
+        (["serve", "--workers", "0"], "--workers: 0 is not at least 1"),
+        (["serve", "--max-queue", "-1"], "--max-queue: -1 is not at least 0"),
+        (["play", "--movetime", "0"], "--movetime: 0 is not at least 1"),
+        (["nosuchcommand"], "invalid choice"),
+    ],
+)
 def test_bad_options_are_one_line(
     capsys: pytest.CaptureFixture[str], argv: list[str], fragment: str
 ) -> None:
@@ -113,8 +141,9 @@ def test_serve_port_in_use_with_debug_logging_shows_the_traceback() -> None:
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", 0))
         busy.listen()
-        result = arena("serve", "--port", str(busy.getsockname()[1]), "--workers", "1",
-                       "--log-level", "debug")
+        result = arena(
+            "serve", "--port", str(busy.getsockname()[1]), "--workers", "1", "--log-level", "debug"
+        )
     assert result.returncode != 0 and "Traceback" in result.stderr
 
 
@@ -135,8 +164,9 @@ def test_loadtest_with_nothing_listening_fails() -> None:
     with socket.socket() as free:
         free.bind(("127.0.0.1", 0))
         port = free.getsockname()[1]
-    result = arena("loadtest", "--url", f"ws://127.0.0.1:{port}/ws", "-c", "1", "-d", "1",
-                   "--ramp", "0", "-q")
+    result = arena(
+        "loadtest", "--url", f"ws://127.0.0.1:{port}/ws", "-c", "1", "-d", "1", "--ramp", "0", "-q"
+    )
     assert result.returncode == 1, result.stdout
     assert "Traceback" not in result.stderr
 
@@ -152,8 +182,7 @@ def test_play_with_the_token_plays_and_with_a_wrong_one_is_told_so(token_server:
     result = arena("play", "--url", token_server, "--game", "tictactoe", "--token", TOKEN)
     assert result.returncode == 0, result.stderr
     assert "your move" in result.stdout
-    result = arena("play", "--url", token_server, "--game", "tictactoe",
-                   env={"ARENA_TOKEN": TOKEN})
+    result = arena("play", "--url", token_server, "--game", "tictactoe", env={"ARENA_TOKEN": TOKEN})
     assert result.returncode == 0, result.stderr
     line = assert_one_line_error(arena("play", "--url", token_server, "--token", "wrong"), "play")
     assert line == "arena play: the server refused the token: check --token or ARENA_TOKEN"
@@ -166,8 +195,23 @@ def test_loadtest_without_a_token_is_told_to_use_one(token_server: str) -> None:
 
 
 def test_loadtest_reads_the_token_from_the_environment(token_server: str) -> None:
-    result = arena("loadtest", "--url", token_server, "-c", "1", "-n", "2", "-d", "5",
-                   "--ramp", "0", "-q", "--scenario", "idle", env={"ARENA_TOKEN": TOKEN})
+    result = arena(
+        "loadtest",
+        "--url",
+        token_server,
+        "-c",
+        "1",
+        "-n",
+        "2",
+        "-d",
+        "5",
+        "--ramp",
+        "0",
+        "-q",
+        "--scenario",
+        "idle",
+        env={"ARENA_TOKEN": TOKEN},
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "needs a token" not in result.stderr
 
@@ -176,14 +220,28 @@ def test_loadtest_scenario_module_in_the_current_directory(
     tmp_path: Path, token_server: str
 ) -> None:
     (tmp_path / "my_arena_scenario.py").write_text(
-        "import asyncio\n"
-        "async def run(session):\n"
-        "    await asyncio.sleep(0.05)\n",
+        "import asyncio\nasync def run(session):\n    await asyncio.sleep(0.05)\n",
         encoding="utf-8",
     )
-    result = arena("loadtest", "--url", token_server, "--token", TOKEN, "-c", "1", "-n", "2",
-                   "--ramp", "0", "-d", "5", "-q", "--scenario", "my_arena_scenario:run",
-                   cwd=tmp_path)
+    result = arena(
+        "loadtest",
+        "--url",
+        token_server,
+        "--token",
+        TOKEN,
+        "-c",
+        "1",
+        "-n",
+        "2",
+        "--ramp",
+        "0",
+        "-d",
+        "5",
+        "-q",
+        "--scenario",
+        "my_arena_scenario:run",
+        cwd=tmp_path,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
 
 
@@ -204,16 +262,34 @@ def test_help_lists_the_games(capsys: pytest.CaptureFixture[str], command: str) 
     assert "--game GAME" in out and "--token TOKEN" in out
 
 
-@pytest.mark.parametrize(("extra", "fragment"), [
-    (["--openings", "/nonexistent/book.pgn"], "/nonexistent/book.pgn: no such file or directory"),
-    (["--db", "/nonexistent/dir/t.db"], "cannot use the database /nonexistent/dir/t.db"),
-    (["--game", "nosuch"], "unknown game 'nosuch'"),
-])
+@pytest.mark.parametrize(
+    ("extra", "fragment"),
+    [
+        (
+            ["--openings", "/nonexistent/book.pgn"],
+            "/nonexistent/book.pgn: no such file or directory",
+        ),
+        (["--db", "/nonexistent/dir/t.db"], "cannot use the database /nonexistent/dir/t.db"),
+        (["--game", "nosuch"], "unknown game 'nosuch'"),
+    ],
+)
 def test_tournament_user_errors_are_one_line(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, extra: list[str], fragment: str
 ) -> None:
-    status = main(["tournament", "--engine", "local", "--engine", "local", "--depth", "1",
-                   "--db", str(tmp_path / "t.db"), *extra])
+    status = main(
+        [
+            "tournament",
+            "--engine",
+            "local",
+            "--engine",
+            "local",
+            "--depth",
+            "1",
+            "--db",
+            str(tmp_path / "t.db"),
+            *extra,
+        ]
+    )
     err = capsys.readouterr().err
     assert status == 2
     assert err.startswith("arena tournament: ") and len(err.splitlines()) == 1, err

@@ -47,7 +47,10 @@ async def test_terminal_game_against_the_engine(url: str) -> None:
     out = io.StringIO()
     # X plays a1, repeats it (illegal), types nonsense, then input ends
     status = await play(
-        url, "tictactoe", movetime_ms=100, read=scripted(["a1", "a1", "zz"]),  # type: ignore[arg-type]
+        url,
+        "tictactoe",
+        movetime_ms=100,
+        read=scripted(["a1", "a1", "zz"]),  # type: ignore[arg-type]
         out=out,
     )
     text = out.getvalue()

@@ -39,8 +39,8 @@ from clients.client import (
     connect,
     error_from_message,
 )
-from engine.limits import Clock
-from engine.score import Score
+from engine.search.limits import Clock
+from engine.search.score import Score
 from tests.clients.fake_server import (
     FakeServer,
     Reply,
@@ -156,8 +156,9 @@ async def test_a_full_queue_refuses_thinks_with_overloaded(url: str) -> None:
         pytest.skip("this server does not bound its queue of thinks")
     workers = 2  # the shared server's
     async with contextlib.AsyncExitStack() as stack:
-        engines = [await stack.enter_async_context(connect(url))
-                   for _ in range(workers + max_queue + 3)]
+        engines = [
+            await stack.enter_async_context(connect(url)) for _ in range(workers + max_queue + 3)
+        ]
         for engine in engines:
             await engine.new_game("connect4")
         # analyses without limits: they hold the workers and the queue until stopped
@@ -167,9 +168,7 @@ async def test_a_full_queue_refuses_thinks_with_overloaded(url: str) -> None:
         for engine, think in zip(engines, thinks, strict=True):
             if not think.done():
                 await engine.stop()
-        results = await asyncio.wait_for(
-            asyncio.gather(*thinks, return_exceptions=True), 30
-        )
+        results = await asyncio.wait_for(asyncio.gather(*thinks, return_exceptions=True), 30)
     refused = [result for result in results if isinstance(result, OverloadedError)]
     answered = [result for result in results if isinstance(result, BestMove)]
     assert refused and len(refused) + len(answered) == len(engines), results
@@ -193,22 +192,42 @@ def answer_thinks_with(bestmove: dict[str, Any], *before: dict[str, Any]) -> Scr
 
 
 MALFORMED_BESTMOVES: list[dict[str, Any]] = [
-    {"depth": "3"}, {"depth": 3.5}, {"depth": True}, {"depth": -1}, {"depth": None},
-    {"depth": 2**60}, {"seldepth": "1"}, {"nodes": -4}, {"time_ms": 1.0},
-    {"score": {"value": math.nan}}, {"score": {"value": math.inf}},
-    {"score": {"value": -math.inf}}, {"score": {"value": 1.5}}, {"score": {"value": True}},
-    {"score": {"value": 1, "draw": True}}, {"score": {}}, {"score": {"mate": 3}},
-    {"score": {"draw": False}}, {"score": {"win_in": -2}}, {"score": "high"},
-    {"score": None}, {"pv": [1, 2]}, {"pv": "1:3"}, {"move": None}, {"move": 13},
-    {"move": ""}, {"reason": 5}, {"queued_ms": -1}, {"queued_ms": "7"},
+    {"depth": "3"},
+    {"depth": 3.5},
+    {"depth": True},
+    {"depth": -1},
+    {"depth": None},
+    {"depth": 2**60},
+    {"seldepth": "1"},
+    {"nodes": -4},
+    {"time_ms": 1.0},
+    {"score": {"value": math.nan}},
+    {"score": {"value": math.inf}},
+    {"score": {"value": -math.inf}},
+    {"score": {"value": 1.5}},
+    {"score": {"value": True}},
+    {"score": {"value": 1, "draw": True}},
+    {"score": {}},
+    {"score": {"mate": 3}},
+    {"score": {"draw": False}},
+    {"score": {"win_in": -2}},
+    {"score": "high"},
+    {"score": None},
+    {"pv": [1, 2]},
+    {"pv": "1:3"},
+    {"move": None},
+    {"move": 13},
+    {"move": ""},
+    {"reason": 5},
+    {"queued_ms": -1},
+    {"queued_ms": "7"},
     {"queued_ms": math.nan},
 ]
 
 
 @pytest.mark.parametrize("encoding", ["msgpack", "json"])
 @pytest.mark.parametrize("patch", MALFORMED_BESTMOVES, ids=repr)
-async def test_a_malformed_bestmove_fails_that_think(patch: dict[str, Any], encoding: str
-                                                     ) -> None:
+async def test_a_malformed_bestmove_fails_that_think(patch: dict[str, Any], encoding: str) -> None:
     async with FakeServer(answer_thinks_with(good_bestmove(**patch))) as server:
         # strict: the think fails, and the connection is closed
         async with connect(server.url, encoding=encoding, strict=True) as engine:  # type: ignore[arg-type]
@@ -242,8 +261,11 @@ def test_missing_required_fields_are_violations() -> None:
 
 
 def test_valid_answers_are_read_with_their_new_fields() -> None:
-    best = BestMove.from_message(good_bestmove(queued_ms=87, reason="overloaded", depth=0,
-                                               score={"value": -12}, extra="ignored"))
+    best = BestMove.from_message(
+        good_bestmove(
+            queued_ms=87, reason="overloaded", depth=0, score={"value": -12}, extra="ignored"
+        )
+    )
     assert best.queued_ms == 87 and best.overloaded and best.depth == 0
     assert best.score == Score(value=-12)
     old = good_bestmove()  # a server that does not report queued_ms
@@ -254,19 +276,30 @@ def test_valid_answers_are_read_with_their_new_fields() -> None:
     assert info.tt_hit_rate == 1.0 and info.pv == ("1:3",)
 
 
-@pytest.mark.parametrize("patch", [
-    {"depth": "1"}, {"tt_hit_rate": math.nan}, {"tt_hit_rate": math.inf}, {"tt_hit_rate": 1.5},
-    {"tt_hit_rate": "0.5"}, {"partial": 1}, {"nps": -1}, {"pv": [None]},
-    {"score": {"value": math.inf}},
-], ids=repr)
+@pytest.mark.parametrize(
+    "patch",
+    [
+        {"depth": "1"},
+        {"tt_hit_rate": math.nan},
+        {"tt_hit_rate": math.inf},
+        {"tt_hit_rate": 1.5},
+        {"tt_hit_rate": "0.5"},
+        {"partial": 1},
+        {"nps": -1},
+        {"pv": [None]},
+        {"score": {"value": math.inf}},
+    ],
+    ids=repr,
+)
 def test_malformed_infos_are_violations(patch: dict[str, Any]) -> None:
     with pytest.raises(ProtocolViolationError):
         Info.from_message(good_info(**patch))
 
 
 async def test_a_malformed_info_is_dropped_when_lenient_and_fatal_when_strict() -> None:
-    script = answer_thinks_with(good_bestmove(), good_info(score={"value": math.inf}),
-                                good_info(depth=2))
+    script = answer_thinks_with(
+        good_bestmove(), good_info(score={"value": math.inf}), good_info(depth=2)
+    )
     async with FakeServer(script) as server:
         async with connect(server.url) as engine:
             await engine.new_game("nim")
@@ -305,15 +338,26 @@ async def test_an_on_info_callback_that_raises_does_not_break_the_connection() -
         assert not engine.is_closed
 
 
-@pytest.mark.parametrize(("code", "cls"), [
-    ("bad_message", BadMessageError), ("unknown_type", UnknownTypeError),
-    ("unsupported_protocol", UnsupportedProtocolError), ("unknown_game", UnknownGameError),
-    ("bad_options", BadOptionsError), ("bad_position", BadPositionError),
-    ("illegal_move", IllegalMoveError), ("game_over", GameOverError), ("no_game", NoGameError),
-    ("chance_state", ChanceStateError), ("busy", BusyError),
-    ("limit_exceeded", LimitExceededError), ("overloaded", OverloadedError),
-    ("internal", InternalError), ("something_new", EngineError),
-])
+@pytest.mark.parametrize(
+    ("code", "cls"),
+    [
+        ("bad_message", BadMessageError),
+        ("unknown_type", UnknownTypeError),
+        ("unsupported_protocol", UnsupportedProtocolError),
+        ("unknown_game", UnknownGameError),
+        ("bad_options", BadOptionsError),
+        ("bad_position", BadPositionError),
+        ("illegal_move", IllegalMoveError),
+        ("game_over", GameOverError),
+        ("no_game", NoGameError),
+        ("chance_state", ChanceStateError),
+        ("busy", BusyError),
+        ("limit_exceeded", LimitExceededError),
+        ("overloaded", OverloadedError),
+        ("internal", InternalError),
+        ("something_new", EngineError),
+    ],
+)
 def test_every_error_code_has_its_exception(code: str, cls: type[EngineError]) -> None:
     error = error_from_message({"type": "error", "code": code, "message": "why"})
     assert type(error) is cls and error.code == code and error.message == "why"
@@ -334,8 +378,14 @@ def test_overloaded_carries_its_retry_hint() -> None:
 async def test_a_refused_think_raises_overloaded_and_the_connection_goes_on() -> None:
     def script(message: dict[str, Any]) -> Reply:
         if message["type"] == "think":
-            return [{"type": "error", "code": "overloaded", "message": "queue full",
-                     "retry_after_ms": 120}]
+            return [
+                {
+                    "type": "error",
+                    "code": "overloaded",
+                    "message": "queue full",
+                    "retry_after_ms": 120,
+                }
+            ]
         return [good_state()]
 
     async with FakeServer(script) as server, connect(server.url) as engine:
@@ -408,13 +458,16 @@ async def test_a_think_times_out_and_is_stopped(monkeypatch: pytest.MonkeyPatch)
 
 
 async def test_think_timeouts_follow_the_budget() -> None:
-    async with FakeServer(answer_thinks_with(good_bestmove())) as server, \
-            connect(server.url) as engine:
+    async with (
+        FakeServer(answer_thinks_with(good_bestmove())) as server,
+        connect(server.url) as engine,
+    ):
         margin = client_module.THINK_TIMEOUT_MARGIN_S
         assert engine.think_timeout({"movetime_ms": 1500}) == 1.5 + margin
         assert engine.think_timeout({"clock": {"time_ms": 3000, "inc_ms": 0}}) == 3 + margin
-        assert engine.think_timeout({"movetime_ms": 500, "clock": {"time_ms": 3000}}) \
-            == 0.5 + margin
+        assert (
+            engine.think_timeout({"movetime_ms": 500, "clock": {"time_ms": 3000}}) == 0.5 + margin
+        )
         # no time limit: the server's max_movetime_ms (2000 in the fake welcome)
         assert engine.think_timeout({"depth": 30}) == 2 + margin
         assert engine.think_timeout({}, timeout=7) == 7

@@ -34,8 +34,14 @@ from tests.clients.fake_server import FakeServer, Reply, good_bestmove, good_sta
 
 def test_percentiles_nearest_rank() -> None:
     summary = percentiles([float(value) for value in range(1, 101)])
-    assert summary == {"count": 100, "p50": 50.0, "p95": 95.0, "p99": 99.0, "max": 100.0,
-                       "mean": 50.5}
+    assert summary == {
+        "count": 100,
+        "p50": 50.0,
+        "p95": 95.0,
+        "p99": 99.0,
+        "max": 100.0,
+        "mean": 50.5,
+    }
     assert percentiles([]) == {"count": 0}
 
 
@@ -85,8 +91,9 @@ async def test_mixed_run_reports_everything_and_loses_nothing(url: str) -> None:
     report = await LoadRun(config).run()
     thinks = report["thinks"]
     assert thinks["answered"] > 5 and thinks["lost"] == 0
-    assert thinks["sent"] == (thinks["answered"] + thinks["aborted_on_purpose"]
-                              + thinks["refused"] + thinks["rejected"])
+    assert thinks["sent"] == (
+        thinks["answered"] + thinks["aborted_on_purpose"] + thinks["refused"] + thinks["rejected"]
+    )
     assert sum(thinks["depths"].values()) == thinks["answered"] == sum(thinks["reasons"].values())
     assert report["passed"] and exit_status(report) == 0, format_report(report)
     latency = report["latency_ms"]
@@ -131,10 +138,14 @@ def test_shares_are_written_as_percent_or_fraction() -> None:
 def test_threshold_options() -> None:
     parser = argparse.ArgumentParser()
     configure(parser)
-    args = parser.parse_args(["--max-overloaded", "5%", "--max-refused", "0.2",
-                              "--max-late-p99-ms", "50"])
-    assert (args.max_overloaded, args.max_refused, args.max_late_p99_ms) == \
-        (pytest.approx(0.05), 0.2, 50.0)
+    args = parser.parse_args(
+        ["--max-overloaded", "5%", "--max-refused", "0.2", "--max-late-p99-ms", "50"]
+    )
+    assert (args.max_overloaded, args.max_refused, args.max_late_p99_ms) == (
+        pytest.approx(0.05),
+        0.2,
+        50.0,
+    )
     assert parser.parse_args([]).max_overloaded is None
     with pytest.raises(SystemExit):
         parser.parse_args(["--max-overloaded", "5"])
@@ -142,16 +153,33 @@ def test_threshold_options() -> None:
 
 def synthetic_report(**thinks: Any) -> dict[str, Any]:
     """A report as LoadRun builds it, with made-up figures."""
-    base = {"sent": 100, "answered": 90, "lost": 0, "refused": 10, "rejected": 0,
-            "aborted_on_purpose": 0, "malformed": 0, "per_s": 9.0,
-            "reasons": {"overloaded": 9, "time": 81}, "overloaded": 9,
-            "overloaded_share": 0.1, "refused_share": 0.1,
-            "depths": {"0": 9, "4": 30, "5": 51}, "depth0_reasons": {"overloaded": 9},
-            "retry_waits": 10, "refusals_without_retry_hint": 0}
+    base = {
+        "sent": 100,
+        "answered": 90,
+        "lost": 0,
+        "refused": 10,
+        "rejected": 0,
+        "aborted_on_purpose": 0,
+        "malformed": 0,
+        "per_s": 9.0,
+        "reasons": {"overloaded": 9, "time": 81},
+        "overloaded": 9,
+        "overloaded_share": 0.1,
+        "refused_share": 0.1,
+        "depths": {"0": 9, "4": 30, "5": 51},
+        "depth0_reasons": {"overloaded": 9},
+        "retry_waits": 10,
+        "refusals_without_retry_hint": 0,
+    }
     return {
-        "config": {"connections": 4, "scenario": "think"}, "elapsed_s": 10.0,
-        "iterations": 8, "thinks": base | thinks, "groups": {}, "lost_replies": 0,
-        "errors": {}, "connections": {"clients_cancelled_at_wind_down": 0},
+        "config": {"connections": 4, "scenario": "think"},
+        "elapsed_s": 10.0,
+        "iterations": 8,
+        "thinks": base | thinks,
+        "groups": {},
+        "lost_replies": 0,
+        "errors": {},
+        "connections": {"clients_cancelled_at_wind_down": 0},
         "messages": {"sent": 1, "received": 1},
         "latency_ms": {
             "bestmove_lateness": percentiles([-5.0] * 95 + [30.0] * 5),
@@ -170,11 +198,13 @@ def test_checks_without_thresholds_fail_on_lost_answers_and_failed_connections()
     assert verdicts(synthetic_report(lost=1), config)["no lost answers"] is False
     lost_reply = synthetic_report() | {"lost_replies": 2}
     assert verdicts(lost_reply, config)["no lost answers"] is False
-    refused = synthetic_report() | {"connections": {"connect_failed_503": 3,
-                                                    "clients_cancelled_at_wind_down": 1}}
+    refused = synthetic_report() | {
+        "connections": {"connect_failed_503": 3, "clients_cancelled_at_wind_down": 1}
+    }
     checks = run_checks(refused, config)
-    assert [check["detail"] for check in checks if not check["ok"]] == \
-        ["failed: connect_failed_503 x3"]
+    assert [check["detail"] for check in checks if not check["ok"]] == [
+        "failed: connect_failed_503 x3"
+    ]
     closed = synthetic_report() | {"connections": {"closed_by_server_1008": 1}}
     assert verdicts(closed, config)["no failed connections"] is False
     assert verdicts(synthetic_report(malformed=1), config)["no malformed answers"] is False
@@ -182,18 +212,26 @@ def test_checks_without_thresholds_fail_on_lost_answers_and_failed_connections()
 
 def test_threshold_checks() -> None:
     report = synthetic_report()
-    strict = LoadConfig("ws://127.0.0.1:1/ws", max_overloaded=0.05, max_refused=0.05,
-                        max_late_p99_ms=20)
+    strict = LoadConfig(
+        "ws://127.0.0.1:1/ws", max_overloaded=0.05, max_refused=0.05, max_late_p99_ms=20
+    )
     assert verdicts(report, strict) == {
-        "no lost answers": True, "no failed connections": True, "no malformed answers": True,
-        "overloaded answers": False, "refused thinks": False, "bestmove lateness p99": False,
+        "no lost answers": True,
+        "no failed connections": True,
+        "no malformed answers": True,
+        "overloaded answers": False,
+        "refused thinks": False,
+        "bestmove lateness p99": False,
     }
-    loose = LoadConfig("ws://127.0.0.1:1/ws", max_overloaded=0.1, max_refused=0.1,
-                       max_late_p99_ms=30)
+    loose = LoadConfig(
+        "ws://127.0.0.1:1/ws", max_overloaded=0.1, max_refused=0.1, max_late_p99_ms=30
+    )
     assert all(verdicts(report, loose).values()), "the limits themselves are allowed"
     details = {check["check"]: check["detail"] for check in run_checks(report, strict)}
-    assert details["overloaded answers"] == \
-        "10.00% of 90 answered thinks were answered overloaded (limit 5.00%)"
+    assert (
+        details["overloaded answers"]
+        == "10.00% of 90 answered thinks were answered overloaded (limit 5.00%)"
+    )
     assert "p99 30.0 ms" in details["bestmove lateness p99"]
     # a lateness limit with nothing to measure is not a pass
     untimed = synthetic_report() | {"latency_ms": {}}
@@ -221,7 +259,7 @@ def test_server_view_shares_of_on_time_answers() -> None:
         return parse_metrics(
             f'{name}_bucket{{le="-0.01"}} {on_time // 2}\n{name}_bucket{{le="0.0"}} {on_time}\n'
             f'{name}_bucket{{le="0.01"}} {within_10}\n{name}_bucket{{le="+Inf"}} {total}\n'
-            f'{name}_count {total}\n{name}_sum 0\n'
+            f"{name}_count {total}\n{name}_sum 0\n"
             'arena_bestmoves_total{reason="overloaded"} 7\n'
             'arena_bestmoves_total{reason="time"} 1000\n'
         )
@@ -265,8 +303,9 @@ async def test_refusals_overloaded_answers_depths_and_queue_waits() -> None:
         good_bestmove(reason="time", depth=5, queued_ms=3),
     )
     async with FakeServer(script) as server:
-        config = LoadConfig(server.url, connections=1, ramp_s=0, duration_s=20, iterations=1,
-                            max_overloaded=0.25)
+        config = LoadConfig(
+            server.url, connections=1, ramp_s=0, duration_s=20, iterations=1, max_overloaded=0.25
+        )
         report = await LoadRun(config, three_thinks).run()
     thinks = report["thinks"]
     assert (thinks["sent"], thinks["answered"], thinks["refused"], thinks["lost"]) == (3, 2, 1, 0)
@@ -318,10 +357,25 @@ async def test_the_command_exits_1_when_a_threshold_is_crossed(
     async with FakeServer(script) as server:
         parser = argparse.ArgumentParser()
         configure(parser)
-        args = parser.parse_args([
-            "--url", server.url, "-c", "1", "--ramp", "0", "-d", "5", "-n", "1", "-q",
-            "--scenario", "tests.clients.test_loadtest:three_thinks", "--max-overloaded", "5%",
-        ])
+        args = parser.parse_args(
+            [
+                "--url",
+                server.url,
+                "-c",
+                "1",
+                "--ramp",
+                "0",
+                "-d",
+                "5",
+                "-n",
+                "1",
+                "-q",
+                "--scenario",
+                "tests.clients.test_loadtest:three_thinks",
+                "--max-overloaded",
+                "5%",
+            ]
+        )
         status = await asyncio.to_thread(run, args)
     assert status == 1
     out = capsys.readouterr().out

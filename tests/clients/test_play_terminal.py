@@ -44,7 +44,11 @@ def scripted(lines: list[str], prompts: list[str] | None = None) -> Reader:
 async def test_chess_commands_hints_and_san(url: str) -> None:
     out = io.StringIO()
     status = await play(
-        url, "chess", depth=1, movetime_ms=None, out=out,
+        url,
+        "chess",
+        depth=1,
+        movetime_ms=None,
+        out=out,
         read=scripted(["", "zz", "help", "hint", "e4", "undo", "flip", "quit"]),
     )
     text = out.getvalue()
@@ -68,8 +72,14 @@ async def test_chess_commands_hints_and_san(url: str) -> None:
 async def test_backgammon_undo_returns_to_the_same_roll(url: str) -> None:
     out = io.StringIO()
     prompts: list[str] = []
-    status = await play(url, "backgammon", depth=1, movetime_ms=None, out=out,
-                        read=scripted(["FIRST", "undo", "quit"], prompts))
+    status = await play(
+        url,
+        "backgammon",
+        depth=1,
+        movetime_ms=None,
+        out=out,
+        read=scripted(["FIRST", "undo", "quit"], prompts),
+    )
     text = out.getvalue()
     assert status == 0 and "undone" in text
     assert "opening roll: X (player 0) throws" in text and "X player 0" in text
@@ -79,17 +89,22 @@ async def test_backgammon_undo_returns_to_the_same_roll(url: str) -> None:
 
 
 #: Othello, Black (X) to move with no legal move while White has one.
-OTHELLO_BLACK_MUST_PASS = (
-    "XXXXXX--OXXXXXXXXOXXXOXXXXOXXXXXXXOOXOXXXOXOXXOXXOOXXOOXXOXXXXXX X"
-)
+OTHELLO_BLACK_MUST_PASS = "XXXXXX--OXXXXXXXXOXXXOXXXXOXXXXXXXOOXOXXXOXOXXOXXOOXXOOXXOXXXXXX X"
 
 
 @pytest.mark.asyncio(loop_scope="module")
 async def test_a_player_without_a_move_passes_without_being_asked(url: str) -> None:
     out = io.StringIO()
     prompts: list[str] = []
-    status = await play(url, "othello", position=OTHELLO_BLACK_MUST_PASS, depth=1,
-                        movetime_ms=None, out=out, read=scripted(["quit"], prompts))
+    status = await play(
+        url,
+        "othello",
+        position=OTHELLO_BLACK_MUST_PASS,
+        depth=1,
+        movetime_ms=None,
+        out=out,
+        read=scripted(["quit"], prompts),
+    )
     text = out.getvalue()
     assert status == 0
     assert "no legal move: you pass" in text
@@ -101,8 +116,14 @@ async def test_a_player_without_a_move_passes_without_being_asked(url: str) -> N
 async def test_game_over_offers_undo_and_new(url: str) -> None:
     out = io.StringIO()
     prompts: list[str] = []
-    status = await play(url, "nim", options={"heaps": [1]}, movetime_ms=50, out=out,
-                        read=scripted(["1:1", "e4", "undo", "new", "quit"], prompts))
+    status = await play(
+        url,
+        "nim",
+        options={"heaps": [1]},
+        movetime_ms=50,
+        out=out,
+        read=scripted(["1:1", "e4", "undo", "new", "quit"], prompts),
+    )
     text = out.getvalue()
     assert status == 0
     assert "you win" in text
@@ -116,8 +137,15 @@ async def test_game_over_offers_undo_and_new(url: str) -> None:
 async def test_pgn_of_a_chess_game(url: str, tmp_path: Path) -> None:
     out = io.StringIO()
     path = tmp_path / "game.pgn"
-    await play(url, "chess", depth=1, movetime_ms=None, out=out, pgn=str(path),
-               read=scripted(["Nf3", "quit"]))
+    await play(
+        url,
+        "chess",
+        depth=1,
+        movetime_ms=None,
+        out=out,
+        pgn=str(path),
+        read=scripted(["Nf3", "quit"]),
+    )
     pgn = path.read_text()
     assert '[White "you"]' in pgn and '[Black "engine"]' in pgn and '[Result "*"]' in pgn
     assert re.search(r"^1\. Nf3 \S+ \*$", pgn, re.MULTILINE), pgn
@@ -142,8 +170,12 @@ WAIT_S = 60.0
 
 async def _tmux(socket: str, *args: str) -> str:
     process = await asyncio.create_subprocess_exec(
-        "tmux", "-L", socket, *args,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        "tmux",
+        "-L",
+        socket,
+        *args,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
     )
     stdout, _ = await asyncio.wait_for(process.communicate(), 30)
     return stdout.decode(errors="replace")
@@ -164,11 +196,35 @@ async def _wait_for(socket: str, pattern: str, count: int = 1) -> str:
 @pytest.mark.asyncio(loop_scope="module")
 async def test_a_game_in_tmux(url: str) -> None:
     socket = f"arena-play-test-{os.getpid()}"
-    command = shlex.join([sys.executable, "-m", "clients", "play", "--url", url,
-                          "--game", "othello", "--movetime", "50"])
+    command = shlex.join(
+        [
+            sys.executable,
+            "-m",
+            "clients",
+            "play",
+            "--url",
+            url,
+            "--game",
+            "othello",
+            "--movetime",
+            "50",
+        ]
+    )
     try:
-        await _tmux(socket, "new-session", "-d", "-s", "play", "-x", "100", "-y", "50",
-                    "-c", str(REPO), f"env -u NO_COLOR {command}; sleep 30")
+        await _tmux(
+            socket,
+            "new-session",
+            "-d",
+            "-s",
+            "play",
+            "-x",
+            "100",
+            "-y",
+            "50",
+            "-c",
+            str(REPO),
+            f"env -u NO_COLOR {command}; sleep 30",
+        )
         screen = await _wait_for(socket, r"your move \[")
         assert "discs: X (black) 2, O (white) 2; X (black) to move  (+ legal moves)" in screen
         await _tmux(socket, "send-keys", "-t", "play", "d3", "Enter")
@@ -191,7 +247,8 @@ def test_chess_notation_from_a_position() -> None:
     assert notation.line(("e7e5",), ("g1f3", "b8c6")) == ["Nf3", "Nc6"]
     assert notation.line((), ("zz",)) == ["zz"]  # odd input is shown as it came
     long_game = tuple(
-        move for file in "abcdef"
+        move
+        for file in "abcdef"
         for move in (f"{file}2{file}3", f"{file}7{file}6", f"{file}3{file}4", f"{file}6{file}5")
     )  # a3 a6 a4 a5 b3 b6 ... f4 f5
     shown = Notation("chess", None, None).move_list(long_game)

@@ -44,8 +44,14 @@ if shutil.which(CHROMIUM) is None:
 #: Flags for a headless Chromium that must not reach the network or need a sandbox
 #: (containers usually forbid the user namespaces the sandbox uses).
 CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
 ]
 #: Playwright's wait for anything the page should show (a reply, a redraw).
 WAIT_MS = int(10_000 * UNIT)
@@ -58,8 +64,13 @@ Page = Any  # playwright.sync_api.Page; kept loose so the module imports without
 class ServerThread:
     """An ArenaServer on its own event loop in a background thread."""
 
-    def __init__(self, port: int = 0, token: str | None = None, workers: int = 2,
-                 max_queue: int | None = None) -> None:
+    def __init__(
+        self,
+        port: int = 0,
+        token: str | None = None,
+        workers: int = 2,
+        max_queue: int | None = None,
+    ) -> None:
         self.port = port
         self._token = token
         self._workers = workers
@@ -90,9 +101,14 @@ class ServerThread:
     async def _serve(self) -> None:
         self._loop = asyncio.get_running_loop()
         self._stop = asyncio.Event()
-        config = ServerConfig(host="127.0.0.1", port=self.port, workers=self._workers,
-                              tt_slots=TEST_TT_SLOTS, token=self._token,
-                              limits=ServerLimits(max_queue=self._max_queue))
+        config = ServerConfig(
+            host="127.0.0.1",
+            port=self.port,
+            workers=self._workers,
+            tt_slots=TEST_TT_SLOTS,
+            token=self._token,
+            limits=ServerLimits(max_queue=self._max_queue),
+        )
         async with ArenaServer(config) as server:
             self.port = server.port
             self._ready.set()
@@ -114,7 +130,10 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     profile = tmp_path_factory.mktemp("chromium-profile")
     with playwright_api.sync_playwright() as playwright:
         context = playwright.chromium.launch_persistent_context(
-            str(profile), executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True,
+            str(profile),
+            executable_path=CHROMIUM,
+            args=CHROMIUM_ARGS,
+            headless=True,
             viewport={"width": 1280, "height": 860},
         )
         try:
@@ -136,8 +155,9 @@ def page(browser: Any) -> Iterator[Page]:
     assert not errors, f"JavaScript errors on the page: {errors}"
 
 
-def open_game(page: Page, port: int, game: str, side: str = "0",
-              times: tuple[str, str] = (QUICK_S, QUICK_S)) -> None:
+def open_game(
+    page: Page, port: int, game: str, side: str = "0", times: tuple[str, str] = (QUICK_S, QUICK_S)
+) -> None:
     """Load the page set up (by its URL) for a game, a side and engine times."""
     page.goto(f"http://127.0.0.1:{port}/?game={game}&side={side}&time0={times[0]}&time1={times[1]}")
     page.wait_for_selector("#connection.good")
@@ -382,12 +402,21 @@ def test_every_board_plays_and_draws(page: Page, gui_server: ServerThread, game:
 
 
 #: Plies the engine plays against itself before each game's documentation screenshot.
-SCREENSHOT_PLIES = {"tictactoe": 5, "nim": 3, "connect4": 14, "othello": 20, "checkers": 16,
-                    "chess": 14, "backgammon": 13}
+SCREENSHOT_PLIES = {
+    "tictactoe": 5,
+    "nim": 3,
+    "connect4": 14,
+    "othello": 20,
+    "checkers": 16,
+    "chess": 14,
+    "backgammon": 13,
+}
 
 
-@pytest.mark.skipif(not os.environ.get("ARENA_GUI_SCREENSHOTS"),
-                    reason="set ARENA_GUI_SCREENSHOTS=<dir> to write the documentation screenshots")
+@pytest.mark.skipif(
+    not os.environ.get("ARENA_GUI_SCREENSHOTS"),
+    reason="set ARENA_GUI_SCREENSHOTS=<dir> to write the documentation screenshots",
+)
 @pytest.mark.parametrize("game", list(SCREENSHOT_PLIES))
 def test_documentation_screenshots(page: Page, gui_server: ServerThread, game: str) -> None:
     target = Path(os.environ["ARENA_GUI_SCREENSHOTS"])

@@ -21,10 +21,10 @@ import pytest
 
 import engine
 from engine import build
-from engine.limits import Limits
-from engine.reference import perft
 from engine.registry import create_game
-from engine.search import Searcher
+from engine.search.alphabeta import Searcher
+from engine.search.limits import Limits
+from engine.search.reference import perft
 from engine.searchers import searcher_for
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -57,7 +57,11 @@ def probe() -> dict[str, Any]:
         state = game.initial_state() if position is None else game.parse_position(position)
         result = searcher_for(game, 1 << 16).think(state, Limits(depth=depth))
         answers[f"{name} {position} depth {depth}"] = [
-            result.move, result.score.to_dict(), result.depth, result.nodes, list(result.pv),
+            result.move,
+            result.score.to_dict(),
+            result.depth,
+            result.nodes,
+            list(result.pv),
         ]
     for name, depth in PERFT_CASES:
         game = create_game(name)
@@ -74,8 +78,13 @@ def _run_child(pure: bool, code: str) -> str:
     if pure:
         env["ARENA_PURE_PYTHON"] = "1"
     completed = subprocess.run(
-        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True,
-        timeout=300, check=True,
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
     )
     return completed.stdout
 
@@ -92,8 +101,9 @@ def _require_compiled() -> None:
 
 def test_pure_and_compiled_builds_agree() -> None:
     _require_compiled()
-    pure = json.loads(_run_child(True, "import json, tests.engine.test_build as t; "
-                                       "print(json.dumps(t.probe()))"))
+    pure = json.loads(
+        _run_child(True, "import json, tests.engine.test_build as t; print(json.dumps(t.probe()))")
+    )
     compiled = json.loads(json.dumps(probe()))
     assert pure.pop("build") == "pure"
     assert compiled.pop("build") == "compiled"
@@ -102,16 +112,16 @@ def test_pure_and_compiled_builds_agree() -> None:
 
 
 def test_environment_variable_selects_the_pure_sources() -> None:
-    code = "import engine, engine.search as s; print(engine.ENGINE_BUILD, s.__file__)"
+    code = "import engine, engine.search.alphabeta as s; print(engine.ENGINE_BUILD, s.__file__)"
     chosen, path = _run_child(True, code).split()
     assert chosen == "pure"
-    assert path.endswith("search.py")
+    assert path.endswith("alphabeta.py")
 
 
 def test_installed_compiled_build_is_chosen_by_default() -> None:
     if not build.compiled_installed():
         pytest.skip("no compiled engine installed beside the sources")
-    code = "import engine, engine.search as s; print(engine.ENGINE_BUILD, s.__file__)"
+    code = "import engine, engine.search.alphabeta as s; print(engine.ENGINE_BUILD, s.__file__)"
     chosen, path = _run_child(False, code).split()
     if chosen == "pure":
         pytest.skip(f"compiled engine present but not used: {engine.ENGINE_BUILD_NOTE}")
@@ -143,7 +153,7 @@ def test_stale_compiled_build_is_refused(monkeypatch: pytest.MonkeyPatch) -> Non
 
 def test_source_digest_covers_every_compiled_module() -> None:
     sources = build.compiled_sources()
-    assert "engine/search.py" in sources
+    assert "engine/search/alphabeta.py" in sources
     assert "engine/games/chess/position.py" in sources
     assert not set(sources) & build.UNCOMPILED
     assert build.sources_digest(sources) != build.sources_digest(sources[1:])
@@ -172,8 +182,9 @@ def test_a_compiled_engine_that_does_not_load_falls_back_to_pure(
 ) -> None:
     monkeypatch.delenv("ARENA_PURE_PYTHON", raising=False)
     monkeypatch.setattr(build, "compiled_installed", lambda: True)
-    monkeypatch.setattr(build, "_recorded_digest", lambda: build.sources_digest(
-        build.compiled_sources()))
+    monkeypatch.setattr(
+        build, "_recorded_digest", lambda: build.sources_digest(build.compiled_sources())
+    )
     monkeypatch.setattr(build, "SHARED_LIBRARY", "engine__no_such_library")
     chosen, note = build.choose()
     assert chosen == "pure"

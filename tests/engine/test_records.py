@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 
 from engine.game import CHANCE, Outcome
-from engine.limits import Clock, Deadlines, Limits
 from engine.registry import GAMES, create_game
-from engine.results import Info
-from engine.score import Score
+from engine.search.limits import Clock, Deadlines, Limits
+from engine.search.results import Info
+from engine.search.score import Score
 from engine.searchers import think
 
 

@@ -128,8 +128,12 @@ async def test_finished_game_reports_points(shared_server: ArenaServer) -> None:
     async with raw_client(shared_server.port, "json") as client:
         # Player 0 bears off its last checker; player 1 has none off: a gammon.
         state = await client.request(
-            {"type": "new_game", "game": "backgammon", "position": "AQAAAPj/AwAAAA 0 6-1",
-             "moves": ["1/off"]}
+            {
+                "type": "new_game",
+                "game": "backgammon",
+                "position": "AQAAAPj/AwAAAA 0 6-1",
+                "moves": ["1/off"],
+            }
         )
         assert state["result"] == {"winner": 0, "reason": "gammon", "points": 2}
         assert state["legal_moves"] == [] and state["to_move"] == 1

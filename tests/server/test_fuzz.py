@@ -40,7 +40,6 @@ from tests.server.server_harness import UNIT
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
-
 def fuzz_settings(examples: int) -> settings:
     """Derandomized (the same frames every run), no deadline, no example database."""
     return settings(
@@ -68,8 +67,10 @@ class ServerProcess:
     def __init__(self) -> None:
         self.process = subprocess.Popen(
             [sys.executable, "-m", "server", "--port", "0", "--workers", "1"],
-            cwd=REPO_ROOT, env={**os.environ, "PYTHONPATH": str(REPO_ROOT)},
-            stderr=subprocess.PIPE, text=True,
+            cwd=REPO_ROOT,
+            env={**os.environ, "PYTHONPATH": str(REPO_ROOT)},
+            stderr=subprocess.PIPE,
+            text=True,
         )
         assert self.process.stderr is not None
         self.log: list[str] = []
@@ -228,24 +229,41 @@ def check_answer(frame: bytes | str, replies: list[dict[str, Any]]) -> None:
 # Strategies.
 
 scalars = (
-    st.none() | st.booleans() | st.integers(-(2**63), 2**64 - 1)  # msgpack's range
-    | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=30)
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**63), 2**64 - 1)  # msgpack's range
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=30)
 )
 json_values = st.recursive(
     scalars,
-    lambda children: st.lists(children, max_size=6)
-    | st.dictionaries(st.text(max_size=12), children, max_size=6),
+    lambda children: (
+        st.lists(children, max_size=6) | st.dictionaries(st.text(max_size=12), children, max_size=6)
+    ),
     max_leaves=12,
 )
 msgpack_values = st.recursive(
     scalars | st.binary(max_size=30) | st.floats(),
-    lambda children: st.lists(children, max_size=6)
-    | st.dictionaries(st.text(max_size=12) | st.integers(-5, 5), children, max_size=6),
+    lambda children: (
+        st.lists(children, max_size=6)
+        | st.dictionaries(st.text(max_size=12) | st.integers(-5, 5), children, max_size=6)
+    ),
     max_leaves=12,
 )
 TYPES = ["hello", "new_game", "move", "think", "stop", "bogus", ""]
-FIELDS = ["type", "id", "protocol", "client", "token", "game", "options", "position", "moves",
-          "move", "limits"]
+FIELDS = [
+    "type",
+    "id",
+    "protocol",
+    "client",
+    "token",
+    "game",
+    "options",
+    "position",
+    "moves",
+    "move",
+    "limits",
+]
 VALID = [
     {"type": "hello", "protocol": 1, "client": "fuzz", "id": 1},
     {"type": "new_game", "game": "connect4", "moves": ["4", "4"], "id": "x"},
@@ -295,8 +313,9 @@ def corrupted_msgpack(draw: st.DrawFn) -> bytes:
 
 @fuzz_settings(FLAT_EXAMPLES)
 @given(frame=st.binary(max_size=300) | st.text(max_size=300))
-def test_random_bytes_and_text(fuzz_target: tuple[ServerProcess, Prober],
-                               frame: bytes | str) -> None:
+def test_random_bytes_and_text(
+    fuzz_target: tuple[ServerProcess, Prober], frame: bytes | str
+) -> None:
     check_answer(frame, fuzz_target[1].probe(frame))
 
 
@@ -316,10 +335,11 @@ def test_random_json_values(fuzz_target: tuple[ServerProcess, Prober], value: An
 
 @fuzz_settings(NESTED_EXAMPLES)
 @given(message=mutated_messages(), binary=st.booleans())
-def test_mutated_valid_messages(fuzz_target: tuple[ServerProcess, Prober],
-                                message: dict[str, Any], binary: bool) -> None:
-    frame: bytes | str = msgpack.packb(message, use_bin_type=True) if binary else json.dumps(
-        message
+def test_mutated_valid_messages(
+    fuzz_target: tuple[ServerProcess, Prober], message: dict[str, Any], binary: bool
+) -> None:
+    frame: bytes | str = (
+        msgpack.packb(message, use_bin_type=True) if binary else json.dumps(message)
     )
     check_answer(frame, fuzz_target[1].probe(frame))
 

@@ -79,9 +79,11 @@ async def test_disconnect_cancels_search_and_frees_worker() -> None:
 
 
 async def test_sigkill_of_a_worker_mid_search() -> None:
-    async with running_server(workers=2) as server, raw_client(
-        server.port
-    ) as victim, raw_client(server.port, "json") as bystander:
+    async with (
+        running_server(workers=2) as server,
+        raw_client(server.port) as victim,
+        raw_client(server.port, "json") as bystander,
+    ):
         await start_connect4(victim)
         await start_connect4(bystander)
         await victim.send({"type": "think", "id": 1})
@@ -104,9 +106,10 @@ async def test_sigkill_of_a_worker_mid_search() -> None:
 
 
 async def test_frozen_worker_still_answers_on_time_and_is_replaced() -> None:
-    async with running_server(workers=1, worker_grace_s=0.3) as server, raw_client(
-        server.port
-    ) as client:
+    async with (
+        running_server(workers=1, worker_grace_s=0.3) as server,
+        raw_client(server.port) as client,
+    ):
         await start_connect4(client)
         sent = time.monotonic()
         await client.send({"type": "think", "id": 1, "limits": {"movetime_ms": 500}})
@@ -137,9 +140,11 @@ async def test_frozen_worker_still_answers_on_time_and_is_replaced() -> None:
 
 
 async def test_queued_think_keeps_its_deadline() -> None:
-    async with running_server(workers=1) as server, raw_client(
-        server.port
-    ) as first, raw_client(server.port) as second:
+    async with (
+        running_server(workers=1) as server,
+        raw_client(server.port) as first,
+        raw_client(server.port) as second,
+    ):
         await start_connect4(first)
         await start_connect4(second)
         await first.send({"type": "think", "id": 1, "limits": {"movetime_ms": 700}})

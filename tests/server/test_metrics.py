@@ -82,9 +82,7 @@ async def test_metrics_and_healthz_endpoints() -> None:
             assert error["code"] == "illegal_move"
             await client.think(4, {"movetime_ms": 50})
             await asyncio.sleep(0.15)  # the loop-lag monitor wakes every 50 ms
-            status, content_type, text = await asyncio.to_thread(
-                http_get, server.port, "/metrics"
-            )
+            status, content_type, text = await asyncio.to_thread(http_get, server.port, "/metrics")
         assert status == 200 and content_type.startswith("text/plain; version=0.0.4")
         assert sample(text, "arena_sessions_open") == 1
         assert sample(text, 'arena_messages_received_total{type="hello"}') == 1

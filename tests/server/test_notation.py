@@ -20,13 +20,11 @@ def state_after(game: str, moves: list[str], position: str | None = None) -> dic
     return reply
 
 
-def state_from_new_game(
-    game: str, moves: list[str], position: str | None = None
-) -> dict[str, Any]:
+def state_from_new_game(game: str, moves: list[str], position: str | None = None) -> dict[str, Any]:
     """The state reply to a ``new_game`` given ``moves``."""
-    reply: dict[str, Any] = Session().handle(
-        NewGame(game, id=0, position=position, moves=tuple(moves)), 0.0
-    ).replies[0]
+    reply: dict[str, Any] = (
+        Session().handle(NewGame(game, id=0, position=position, moves=tuple(moves)), 0.0).replies[0]
+    )
     return reply
 
 

@@ -13,7 +13,7 @@ import statistics
 import time
 from typing import Any
 
-from engine.limits import MAX_DEPTH
+from engine.search.limits import MAX_DEPTH
 from server.protocol import ServerLimits
 from tests.server.server_harness import UNIT, RawClient, raw_client, running_server
 
@@ -51,9 +51,12 @@ async def test_a_budget_too_short_to_search_is_answered_at_once_and_says_so() ->
 
 async def test_a_full_queue_refuses_with_the_id_and_a_retry_hint() -> None:
     limits = ServerLimits(max_queue=1)
-    async with running_server(workers=1, limits=limits) as server, raw_client(
-        server.port
-    ) as a, raw_client(server.port) as b, raw_client(server.port, "json") as c:
+    async with (
+        running_server(workers=1, limits=limits) as server,
+        raw_client(server.port) as a,
+        raw_client(server.port) as b,
+        raw_client(server.port, "json") as c,
+    ):
         for client in (a, b, c):
             await start(client)
         await a.send({"type": "think", "id": "a", "limits": {"movetime_ms": 600}})
@@ -72,14 +75,16 @@ async def test_a_full_queue_refuses_with_the_id_and_a_retry_hint() -> None:
         metrics = server.metrics
         assert metrics.errors.value("overloaded") == 1
         assert metrics.bestmoves.value("overloaded") == 1
-        assert "arena_bestmoves_total{reason=\"overloaded\"} 1" in metrics.render()
+        assert 'arena_bestmoves_total{reason="overloaded"} 1' in metrics.render()
 
 
 async def test_an_analysis_gives_way_to_waiting_thinks() -> None:
     """One worker, an analysis without limits, and a bot that wants to move."""
-    async with running_server(workers=1, preempt_after_s=0.5) as server, raw_client(
-        server.port
-    ) as analyst, raw_client(server.port) as bot:
+    async with (
+        running_server(workers=1, preempt_after_s=0.5) as server,
+        raw_client(server.port) as analyst,
+        raw_client(server.port) as bot,
+    ):
         await start(analyst)
         await start(bot)
         await analyst.send({"type": "think", "id": 1})
@@ -97,9 +102,10 @@ async def test_an_analysis_gives_way_to_waiting_thinks() -> None:
 
 
 async def test_an_analysis_alone_is_not_preempted() -> None:
-    async with running_server(workers=1, preempt_after_s=0.2) as server, raw_client(
-        server.port
-    ) as analyst:
+    async with (
+        running_server(workers=1, preempt_after_s=0.2) as server,
+        raw_client(server.port) as analyst,
+    ):
         await start(analyst)
         await analyst.send({"type": "think", "id": 1})
         await asyncio.sleep(0.6)
@@ -152,8 +158,13 @@ async def test_heavy_requests_do_not_hold_the_loop() -> None:
     async with running_server(workers=1) as server:
         stop = asyncio.Event()
 
-        new_game = {"type": "new_game", "game": "nim", "options": NIM_HUGE,
-                    "moves": ["1:1"] * 999 + [f"{heap}:1" for heap in range(2, 17)], "id": 1}
+        new_game = {
+            "type": "new_game",
+            "game": "nim",
+            "options": NIM_HUGE,
+            "moves": ["1:1"] * 999 + [f"{heap}:1" for heap in range(2, 17)],
+            "id": 1,
+        }
         move = {"type": "move", "move": "16:1", "id": 2}
 
         async def heavy() -> None:

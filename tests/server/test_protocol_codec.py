@@ -7,7 +7,7 @@ import json
 import msgpack
 import pytest
 
-from engine.limits import Clock, Limits
+from engine.search.limits import Clock, Limits
 from server.protocol import (
     MAX_DEPTH,
     MAX_MOVETIME_MS,
@@ -31,8 +31,17 @@ def test_round_trip_in_both_encodings() -> None:
 
 @pytest.mark.parametrize(
     "frame",
-    [b"", b"\xc1", msgpack.packb("text"), msgpack.packb({b"bytes": 1}),
-     msgpack.packb({"nested": {2: 3}}), "", "[]", "null", '{"a": Infinity}'],
+    [
+        b"",
+        b"\xc1",
+        msgpack.packb("text"),
+        msgpack.packb({b"bytes": 1}),
+        msgpack.packb({"nested": {2: 3}}),
+        "",
+        "[]",
+        "null",
+        '{"a": Infinity}',
+    ],
 )
 def test_undecodable_frames(frame: bytes | str) -> None:
     with pytest.raises(ProtocolError) as error:

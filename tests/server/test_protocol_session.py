@@ -60,9 +60,15 @@ async def test_game_moves_think_without_hello(shared_server: ArenaServer, encodi
     async with raw_client(shared_server.port, encoding) as client:
         state = await new_game(client, game="connect4", options={"width": 7})
         assert state == {
-            "type": "state", "id": "g", "game": "connect4",
-            "options": {"width": 7, "height": 6}, "position": "", "to_move": 0,
-            "legal_moves": ["1", "2", "3", "4", "5", "6", "7"], "history": [], "result": None,
+            "type": "state",
+            "id": "g",
+            "game": "connect4",
+            "options": {"width": 7, "height": 6},
+            "position": "",
+            "to_move": 0,
+            "legal_moves": ["1", "2", "3", "4", "5", "6", "7"],
+            "history": [],
+            "result": None,
         }
         state = await client.request({"type": "move", "move": "4", "id": 2})
         assert (state["position"], state["to_move"], state["history"]) == ("4", 1, ["4"])
@@ -120,7 +126,8 @@ async def test_every_request_error_code(shared_server: ArenaServer, encoding: st
         assert_error(await client.request({"type": "stop", "id": [1]}), "bad_message")
         assert_error(
             await client.request({"type": "hello", "protocol": 99, "id": 7}),
-            "unsupported_protocol", 7,
+            "unsupported_protocol",
+            7,
         )
         assert_error(
             await client.request({"type": "new_game", "game": "go", "id": 8}), "unknown_game", 8
@@ -129,19 +136,22 @@ async def test_every_request_error_code(shared_server: ArenaServer, encoding: st
             await client.request(
                 {"type": "new_game", "game": "connect4", "options": {"width": 99}, "id": 9}
             ),
-            "bad_options", 9,
+            "bad_options",
+            9,
         )
         assert_error(
             await client.request(
                 {"type": "new_game", "game": "connect4", "options": {"colour": 1}, "id": 10}
             ),
-            "bad_options", 10,
+            "bad_options",
+            10,
         )
         assert_error(
             await client.request(
                 {"type": "new_game", "game": "connect4", "position": "48", "id": 11}
             ),
-            "bad_position", 11,
+            "bad_position",
+            11,
         )
         await new_game(client, game="connect4")
         illegal = await client.request({"type": "move", "move": "9", "id": 12})
@@ -150,12 +160,14 @@ async def test_every_request_error_code(shared_server: ArenaServer, encoding: st
         for limits in ({"movetime_ms": 0}, {"movetime_ms": -5}, {"depth": 0}, {"nodes": -1}):
             assert_error(
                 await client.request({"type": "think", "id": 13, "limits": limits}),
-                "limit_exceeded", 13,
+                "limit_exceeded",
+                13,
             )
         for limits in ({"movetime_ms": "fast"}, {"depth": 2.5}, {"speed": 1}, {"clock": 5}):
             assert_error(
                 await client.request({"type": "think", "id": 14, "limits": limits}),
-                "bad_message", 14,
+                "bad_message",
+                14,
             )
         # the connection survived all of that
         state = await client.request({"type": "move", "move": "4", "id": 15})
@@ -163,9 +175,7 @@ async def test_every_request_error_code(shared_server: ArenaServer, encoding: st
 
 
 @pytest.mark.parametrize("encoding", ENCODINGS)
-async def test_busy_and_stop_returns_best_so_far(
-    shared_server: ArenaServer, encoding: str
-) -> None:
+async def test_busy_and_stop_returns_best_so_far(shared_server: ArenaServer, encoding: str) -> None:
     async with raw_client(shared_server.port, encoding) as client:
         await new_game(client, game="connect4")
         await client.send({"type": "think", "id": 1})  # no limits: until stopped

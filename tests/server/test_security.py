@@ -54,13 +54,22 @@ def test_host_must_name_this_server_for_browsers() -> None:
     evil = "evil.example:8765"
     assert policy.admit("http://evil.example:8765", evil, None) is Admission.BAD_HOST
     assert policy.admit(None, evil, None) is Admission.ACCEPT, "bots send no Origin"
-    for host in ("localhost:8765", "LOCALHOST", "app.localhost:1", "127.0.0.1:8765",
-                 "[::1]:8765", "192.168.1.20:8765", "arena.lan:8765", "[fe80::1]"):
+    for host in (
+        "localhost:8765",
+        "LOCALHOST",
+        "app.localhost:1",
+        "127.0.0.1:8765",
+        "[::1]:8765",
+        "192.168.1.20:8765",
+        "arena.lan:8765",
+        "[fe80::1]",
+    ):
         origin = f"http://{host.lower()}"
         assert policy.admit(origin, host, None) is Admission.ACCEPT, host
-    assert AccessPolicy.create(None, [], ["*"]).admit(
-        "http://evil.example:8765", evil, None
-    ) is Admission.ACCEPT, "--allow-host '*' turns the check off"
+    assert (
+        AccessPolicy.create(None, [], ["*"]).admit("http://evil.example:8765", evil, None)
+        is Admission.ACCEPT
+    ), "--allow-host '*' turns the check off"
     listed = AccessPolicy.create(None, ["http://evil.example:8765"])
     assert listed.admit("http://evil.example:8765", evil, None) is Admission.ACCEPT, (
         "an origin allowed by name needs no Host check"
@@ -142,16 +151,21 @@ async def test_dns_rebinding_handshake_refused() -> None:
         # The name in the URL goes into Host; the socket goes to loopback, as
         # after a rebinding.
         with pytest.raises(InvalidStatus) as refused:
-            async with connect(f"ws://{evil}/ws", host="127.0.0.1", port=server.port,
-                               origin=Origin(f"http://{evil}")):
+            async with connect(
+                f"ws://{evil}/ws",
+                host="127.0.0.1",
+                port=server.port,
+                origin=Origin(f"http://{evil}"),
+            ):
                 pass
         assert refused.value.response.status_code == 403
         assert b"--allow-host" in refused.value.response.body
         assert server.metrics.refused.value("host") == 1
     async with running_server(workers=1, allowed_hosts=("evil.example",)) as server:
         evil = f"evil.example:{server.port}"
-        async with connect(f"ws://{evil}/ws", host="127.0.0.1", port=server.port,
-                           origin=Origin(f"http://{evil}")) as ws:
+        async with connect(
+            f"ws://{evil}/ws", host="127.0.0.1", port=server.port, origin=Origin(f"http://{evil}")
+        ) as ws:
             assert (await RawClient(ws, "json").request({"type": "hello"}))["type"] == "welcome"
 
 
@@ -207,17 +221,20 @@ async def test_a_bot_that_waits_for_each_reply_is_never_refused() -> None:
         started = time.monotonic()
         for number in range(1, 601):  # 600 requests as fast as the replies come
             cell = ["a1", "b1", "c1"][number % 3]
-            reply = await client.request({"type": "new_game", "game": "tictactoe",
-                                          "moves": [cell], "id": number})
+            reply = await client.request(
+                {"type": "new_game", "game": "tictactoe", "moves": [cell], "id": number}
+            )
             assert reply["type"] == "state" and reply["id"] == number, reply
         rate = 600 / (time.monotonic() - started)
         assert rate > 100, f"only {rate:.0f} requests/s"
 
 
 async def test_a_flooding_client_is_slowed_not_refused_and_others_are_untouched() -> None:
-    async with running_server(workers=1) as server, connect(
-        url(server.port)
-    ) as flood_ws, connect(url(server.port)) as polite_ws:
+    async with (
+        running_server(workers=1) as server,
+        connect(url(server.port)) as flood_ws,
+        connect(url(server.port)) as polite_ws,
+    ):
         flood, polite = RawClient(flood_ws, "msgpack"), RawClient(polite_ws, "json")
         count = 2000
         sender = asyncio.create_task(_send_all(flood, count))
@@ -253,9 +270,12 @@ async def test_a_lone_surrogate_is_refused_with_a_readable_id() -> None:
 
 async def test_silent_connections_are_closed_after_the_hello_timeout() -> None:
     limits = ServerLimits(hello_timeout_ms=300)
-    async with running_server(workers=1, limits=limits) as server, connect(
-        url(server.port)
-    ) as silent, connect(url(server.port)) as garbage, connect(url(server.port)) as talker:
+    async with (
+        running_server(workers=1, limits=limits) as server,
+        connect(url(server.port)) as silent,
+        connect(url(server.port)) as garbage,
+        connect(url(server.port)) as talker,
+    ):
         chatty = RawClient(talker, "json")
         error = await chatty.request({"type": "move", "move": "1"})
         assert error["code"] == "no_game", "a rejected request is still a valid request"
@@ -274,7 +294,8 @@ async def test_silent_connections_are_closed_after_the_hello_timeout() -> None:
 async def test_the_client_library_sends_the_token() -> None:
     from clients.client import connect as engine_connect
 
-    async with running_server(workers=1, token="s3cret") as server, engine_connect(
-        url(server.port), token="s3cret"
-    ) as engine:
+    async with (
+        running_server(workers=1, token="s3cret") as server,
+        engine_connect(url(server.port), token="s3cret") as engine,
+    ):
         assert engine.server is not None and engine.server.protocol == 1

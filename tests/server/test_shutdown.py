@@ -47,8 +47,18 @@ def is_running(pid: int) -> bool:
 async def test_sigterm_answers_thinks_closes_1001_and_leaves_no_children() -> None:
     env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
     process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "server", "--port", "0", "--workers", "2", "--max-queue", "30",
-        cwd=REPO_ROOT, env=env, stderr=asyncio.subprocess.PIPE,
+        sys.executable,
+        "-m",
+        "server",
+        "--port",
+        "0",
+        "--workers",
+        "2",
+        "--max-queue",
+        "30",
+        cwd=REPO_ROOT,
+        env=env,
+        stderr=asyncio.subprocess.PIPE,
     )
     assert process.stderr is not None
     try:
@@ -96,8 +106,18 @@ async def test_sigterm_under_load_answers_every_think() -> None:
     """Two dozen sessions thinking (two on workers, the rest queued) when SIGTERM comes."""
     env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
     process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "server", "--port", "0", "--workers", "2", "--max-queue", "30",
-        cwd=REPO_ROOT, env=env, stderr=asyncio.subprocess.PIPE,
+        sys.executable,
+        "-m",
+        "server",
+        "--port",
+        "0",
+        "--workers",
+        "2",
+        "--max-queue",
+        "30",
+        cwd=REPO_ROOT,
+        env=env,
+        stderr=asyncio.subprocess.PIPE,
     )
     assert process.stderr is not None
     try:

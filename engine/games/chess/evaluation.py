@@ -124,7 +124,12 @@ def _king(file: int, rank: int) -> tuple[int, int]:
 
 
 _SQUARE_VALUE: Final = {
-    PAWN: _pawn, KNIGHT: _knight, BISHOP: _bishop, ROOK: _rook, QUEEN: _queen, KING: _king
+    PAWN: _pawn,
+    KNIGHT: _knight,
+    BISHOP: _bishop,
+    ROOK: _rook,
+    QUEEN: _queen,
+    KING: _king,
 }
 
 
@@ -157,9 +162,7 @@ def evaluate(position: Position) -> int:
     boards = position.boards
     knights_bishops = boards[KNIGHT] | boards[BISHOP]
     phase = (
-        knights_bishops.bit_count()
-        + 2 * boards[ROOK].bit_count()
-        + 4 * boards[QUEEN].bit_count()
+        knights_bishops.bit_count() + 2 * boards[ROOK].bit_count() + 4 * boards[QUEEN].bit_count()
     )
     if phase > FULL_PHASE:
         phase = FULL_PHASE

@@ -165,8 +165,7 @@ class Chess(Game[Position, Move]):
         if not (boards[PAWN] | boards[ROOK] | boards[QUEEN]):
             minors = boards[KNIGHT] | boards[BISHOP]
             if minors.bit_count() <= 1 or (
-                not boards[KNIGHT]
-                and (not minors & LIGHT_SQUARES or not minors & DARK_SQUARES)
+                not boards[KNIGHT] and (not minors & LIGHT_SQUARES or not minors & DARK_SQUARES)
             ):
                 return Outcome(None, "insufficient material")
         return None

@@ -436,9 +436,7 @@ def generate(position: Position, noisy_only: bool) -> list[Move]:
             if targets:
                 _append_targets(moves, square | base_piece, targets, them, boards)
 
-    _append_pawn_moves(
-        moves, position, us, them, occupied, evasion, pinned, king_sq, noisy_only
-    )
+    _append_pawn_moves(moves, position, us, them, occupied, evasion, pinned, king_sq, noisy_only)
     return moves
 
 
@@ -624,9 +622,7 @@ def _append_pawn_moves(
             candidates ^= bit
             frm = bit.bit_length() - 1
             if _en_passant_is_legal(boards, position.turn, frm, ep):
-                moves.append(
-                    frm | ep << 6 | FLAG_EN_PASSANT << 12 | _MOVER_PAWN | PAWN << 20
-                )
+                moves.append(frm | ep << 6 | FLAG_EN_PASSANT << 12 | _MOVER_PAWN | PAWN << 20)
 
 
 def _append_pawn_targets(

@@ -37,8 +37,19 @@ from engine.errors import GameError
 from engine.game import Game
 from engine.registry import create_game, describe_games
 
-FAULTS = ("illegal", "late", "hang", "disconnect", "garbage", "bad_type", "error", "reject",
-          "patch", "mute", "none")
+FAULTS = (
+    "illegal",
+    "late",
+    "hang",
+    "disconnect",
+    "garbage",
+    "bad_type",
+    "error",
+    "reject",
+    "patch",
+    "mute",
+    "none",
+)
 
 #: A ``patch`` value that removes the field from the ``bestmove``.
 MISSING = object()
@@ -48,8 +59,12 @@ class FaultyEngine:
     """``async with FaultyEngine("illegal") as engine: engine.url``."""
 
     def __init__(
-        self, fault: str, at_think: int = 2, late_s: float = 0.3,
-        patch: dict[str, Any] | None = None, info: dict[str, Any] | None = None,
+        self,
+        fault: str,
+        at_think: int = 2,
+        late_s: float = 0.3,
+        patch: dict[str, Any] | None = None,
+        info: dict[str, Any] | None = None,
         refuse_after: int | None = None,
     ) -> None:
         if fault not in FAULTS:
@@ -84,8 +99,11 @@ class FaultyEngine:
 
     async def _handle(self, ws: ServerConnection) -> None:
         self.connections += 1
-        if (self.refuse_after is not None and self.connections >= self.refuse_after
-                and self._server is not None):
+        if (
+            self.refuse_after is not None
+            and self.connections >= self.refuse_after
+            and self._server is not None
+        ):
             self._server.close(close_connections=False)  # this one goes on
         session = _Session()
         try:
@@ -97,17 +115,25 @@ class FaultyEngine:
         except ConnectionClosed:
             pass
 
-    async def _react(self, session: _Session, message: dict[str, Any],
-                     ws: ServerConnection) -> list[dict[str, Any] | bytes]:
+    async def _react(
+        self, session: _Session, message: dict[str, Any], ws: ServerConnection
+    ) -> list[dict[str, Any] | bytes]:
         kind, request_id = message.get("type"), message.get("id")
         if kind == "hello":
             self.hellos += 1
         if self.fault == "mute":
             return []
         if kind == "hello":
-            return [{"type": "welcome", "id": request_id, "protocol": 1,
-                     "server": f"faulty ({self.fault})", "games": describe_games(),
-                     "limits": {}}]
+            return [
+                {
+                    "type": "welcome",
+                    "id": request_id,
+                    "protocol": 1,
+                    "server": f"faulty ({self.fault})",
+                    "games": describe_games(),
+                    "limits": {},
+                }
+            ]
         if kind == "new_game":
             session.start(message)
             return [session.state_message(request_id)]
@@ -126,8 +152,9 @@ class FaultyEngine:
             return [session.bestmove(request_id)]
         return []
 
-    async def _misbehave(self, session: _Session, request_id: Any,
-                         ws: ServerConnection) -> list[dict[str, Any] | bytes]:
+    async def _misbehave(
+        self, session: _Session, request_id: Any, ws: ServerConnection
+    ) -> list[dict[str, Any] | bytes]:
         fault = self.fault
         if fault == "illegal":
             return [{**session.bestmove(request_id), "move": "zz9"}]
@@ -149,8 +176,7 @@ class FaultyEngine:
         if fault == "patch":
             best = {**session.bestmove(request_id), **self.patch}
             best = {key: value for key, value in best.items() if value is not MISSING}
-            before = [] if self.info is None else [{"type": "info", "id": request_id,
-                                                     **self.info}]
+            before = [] if self.info is None else [{"type": "info", "id": request_id, **self.info}]
             return [*before, best]
         return [session.bestmove(request_id)]
 
@@ -184,19 +210,33 @@ class _Session:
     def state_message(self, request_id: Any) -> dict[str, Any]:
         outcome = self.game.outcome(self.state)
         return {
-            "type": "state", "id": request_id, "game": self.game.name,
-            "options": self.game.options, "position": self.game.format_position(self.state),
-            "to_move": self.game.to_move(self.state), "legal_moves": self.legal(),
+            "type": "state",
+            "id": request_id,
+            "game": self.game.name,
+            "options": self.game.options,
+            "position": self.game.format_position(self.state),
+            "to_move": self.game.to_move(self.state),
+            "legal_moves": self.legal(),
             "history": list(self.history),
-            "result": None if outcome is None else {"winner": outcome.winner,
-                                                    "reason": outcome.reason},
+            "result": None
+            if outcome is None
+            else {"winner": outcome.winner, "reason": outcome.reason},
         }
 
     def bestmove(self, request_id: Any) -> dict[str, Any]:
         move = self.legal()[0]
-        return {"type": "bestmove", "id": request_id, "move": move, "score": {"value": 0},
-                "depth": 1, "seldepth": 1, "pv": [move], "nodes": 1, "time_ms": 0,
-                "reason": "depth"}
+        return {
+            "type": "bestmove",
+            "id": request_id,
+            "move": move,
+            "score": {"value": 0},
+            "depth": 1,
+            "seldepth": 1,
+            "pv": [move],
+            "nodes": 1,
+            "time_ms": 0,
+            "reason": "depth",
+        }
 
 
 def _error(request_id: Any, code: str, text: str) -> dict[str, Any]:

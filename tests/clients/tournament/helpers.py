@@ -49,8 +49,12 @@ async def play(
     """Create and run the tournament; the final report and the JSON Lines records."""
     store = create_tournament(tmp_path / "t.db", tournament)
     jsonl = tmp_path / "t.jsonl"
-    settings = RunSettings(concurrency=concurrency, backoff=TEST_BACKOFF, jsonl_path=jsonl,
-                           pgn_path=tmp_path / "t.pgn" if pgn else None)
+    settings = RunSettings(
+        concurrency=concurrency,
+        backoff=TEST_BACKOFF,
+        jsonl_path=jsonl,
+        pgn_path=tmp_path / "t.pgn" if pgn else None,
+    )
     names = [engine.name for engine in tournament.engines]
     progress = Progress(names, len(store.schedule()), stream=io.StringIO(), live=False)
     try:

@@ -19,15 +19,34 @@ def test_fast_engines_on_the_local_server_lose_nothing_but_games(
     answer within 10000 ms (watchdog)"): the server's message-rate limit refused the
     referee's requests and the client waited for ever on them."""
     jsonl = tmp_path / "games.jsonl"
-    status = main([
-        "tournament", "--game", "tictactoe", "--engine", "local:depth=1",
-        "--engine", "local:depth=2", "--tc", "5+0.05", "--games", "60", "--concurrency", "2",
-        "--db", str(tmp_path / "t.db"), "--jsonl", str(jsonl), "--quiet",
-    ])
+    status = main(
+        [
+            "tournament",
+            "--game",
+            "tictactoe",
+            "--engine",
+            "local:depth=1",
+            "--engine",
+            "local:depth=2",
+            "--tc",
+            "5+0.05",
+            "--games",
+            "60",
+            "--concurrency",
+            "2",
+            "--db",
+            str(tmp_path / "t.db"),
+            "--jsonl",
+            str(jsonl),
+            "--quiet",
+        ]
+    )
     out = capsys.readouterr().out
     assert status == 0, out
-    records = [json.loads(line, parse_constant=strict_loads_constant)
-               for line in jsonl.read_text().splitlines()]
+    records = [
+        json.loads(line, parse_constant=strict_loads_constant)
+        for line in jsonl.read_text().splitlines()
+    ]
     assert len(records) == 60
     assert {record["kind"] for record in records} == {RULES}, out
     points = {"local d1": 0.0, "local d2": 0.0}

@@ -60,9 +60,11 @@ async def test_each_fault_loses_and_the_tournament_goes_on(
     # engine lose on time first
     margin, grace = (100, 2000) if fault == "late" else (1000, 1000)
     async with FaultyEngine(fault, late_s=0.45) as faulty:
-        tournament = config([EngineSpec("faulty", faulty.url), good], games=2,
-                            timing=Timing(margin_ms=margin, grace_ms=grace,
-                                          move_timeout_ms=5000))
+        tournament = config(
+            [EngineSpec("faulty", faulty.url), good],
+            games=2,
+            timing=Timing(margin_ms=margin, grace_ms=grace, move_timeout_ms=5000),
+        )
         started = time.monotonic()
         text, records = await play(tmp_path, tournament)
         elapsed = time.monotonic() - started
@@ -81,13 +83,14 @@ async def test_each_fault_loses_and_the_tournament_goes_on(
 
 async def test_clock_flag(tmp_path: Path, good: EngineSpec) -> None:
     async with FaultyEngine("late", late_s=0.45) as faulty:
-        tournament = config([EngineSpec("faulty", faulty.url), good],
-                            tc=TimeControl(base_ms=300, inc_ms=0),
-                            timing=Timing(margin_ms=100, grace_ms=2000, move_timeout_ms=5000))
+        tournament = config(
+            [EngineSpec("faulty", faulty.url), good],
+            tc=TimeControl(base_ms=300, inc_ms=0),
+            timing=Timing(margin_ms=100, grace_ms=2000, move_timeout_ms=5000),
+        )
         _, records = await play(tmp_path, tournament)
     assert [record.kind for record in records] == [TIME_FORFEIT, TIME_FORFEIT]
-    assert all("lost on time" in record.reason and "ms left" in record.reason
-               for record in records)
+    assert all("lost on time" in record.reason and "ms left" in record.reason for record in records)
 
 
 async def test_engine_gone_after_the_start_forfeits(tmp_path: Path, good: EngineSpec) -> None:
@@ -103,7 +106,6 @@ async def test_engine_gone_after_the_start_forfeits(tmp_path: Path, good: Engine
 
 
 async def test_no_engine_reachable_aborts_and_keeps_the_schedule(tmp_path: Path) -> None:
-    async with FaultyEngine("none", refuse_after=1) as a, FaultyEngine("none", refuse_after=1
-                                                                      ) as b:
+    async with FaultyEngine("none", refuse_after=1) as a, FaultyEngine("none", refuse_after=1) as b:
         with pytest.raises(TournamentAborted):
             await play(tmp_path, config([EngineSpec("a", a.url), EngineSpec("b", b.url)]))

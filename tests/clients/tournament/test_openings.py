@@ -63,7 +63,7 @@ def test_epd_and_fen_lines(tmp_path: Path) -> None:
     path = tmp_path / "positions.epd"
     path.write_text(
         "# a comment\n"
-        "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - bm e5; id \"after e4\";\n"
+        'rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - bm e5; id "after e4";\n'
         f"{AFTER_E4_E5}\n"
         "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - hmvc 2; fmvn 3;\n"
     )
@@ -99,12 +99,14 @@ def _args(*argv: str) -> argparse.Namespace:
 
 
 def test_cutechess_style_openings_option(tmp_path: Path) -> None:
-    source = openings_from_args(_args("--openings", "file=book.pgn,format=pgn,plies=8,"
-                                      "order=random"))
+    source = openings_from_args(
+        _args("--openings", "file=book.pgn,format=pgn,plies=8,order=random")
+    )
     assert source.path is not None and source.path.endswith("book.pgn")
     assert (source.format, source.plies, source.shuffle) == ("pgn", 8, True)
-    source = openings_from_args(_args("--openings", "b.epd", "--openings-format", "epd",
-                                      "--opening-plies", "0"))
+    source = openings_from_args(
+        _args("--openings", "b.epd", "--openings-format", "epd", "--opening-plies", "0")
+    )
     assert (source.format, source.plies, source.shuffle) == ("epd", 0, False)
     with pytest.raises(ConfigError, match="order"):
         openings_from_args(_args("--openings", "file=b.pgn,order=sometimes"))
@@ -114,8 +116,17 @@ def test_cutechess_style_openings_option(tmp_path: Path) -> None:
 
 def test_a_finished_game_line_counts_the_opening_plies_and_numbers_from_1() -> None:
     record = GameRecord(
-        game_id=1, round=0, pair=0, game="tictactoe", options={}, players=("a", "b"),
-        opening_index=0, opening_position=None, winner=None, kind="rules", reason="draw",
+        game_id=1,
+        round=0,
+        pair=0,
+        game="tictactoe",
+        options={},
+        players=("a", "b"),
+        opening_index=0,
+        opening_position=None,
+        winner=None,
+        kind="rules",
+        reason="draw",
         moves=(MoveRecord("b2", book=True), MoveRecord("a1"), MoveRecord("c3")),
     )
     assert describe_game(record) == "game 1: a - b 1/2-1/2 (draw; 3 plies, 1 from the opening)"
@@ -128,12 +139,31 @@ def test_a_pgn_opening_tournament_numbers_games_from_1_everywhere(
     book.write_text('[Event "x"]\n\n1. e4 e5 2. Nf3 Nc6 *\n')
     jsonl = tmp_path / "t.jsonl"
     pgn = tmp_path / "t.pgn"
-    status = main([
-        "tournament", "--game", "chess", "--engine", "local:depth=1", "--engine",
-        "local:depth=1", "--depth", "1", "--max-plies", "10", "--games", "2",
-        "--openings", str(book), "--db", str(tmp_path / "t.db"), "--jsonl", str(jsonl),
-        "--pgn", str(pgn),
-    ])
+    status = main(
+        [
+            "tournament",
+            "--game",
+            "chess",
+            "--engine",
+            "local:depth=1",
+            "--engine",
+            "local:depth=1",
+            "--depth",
+            "1",
+            "--max-plies",
+            "10",
+            "--games",
+            "2",
+            "--openings",
+            str(book),
+            "--db",
+            str(tmp_path / "t.db"),
+            "--jsonl",
+            str(jsonl),
+            "--pgn",
+            str(pgn),
+        ]
+    )
     out = capsys.readouterr().out
     assert status == 0, out
     records = [json.loads(line) for line in jsonl.read_text().splitlines()]

@@ -17,10 +17,28 @@ GAMES = 4
 
 def _cli(tmp_path: Path, *extra: str) -> list[str]:
     return [
-        sys.executable, "-m", "clients", "tournament", "--game", "connect4",
-        "--engine", "name=quick,url=local,movetime=10", "--engine", "name=slow,url=local",
-        "--movetime", "40", "--games", str(GAMES), "--random-plies", "2",
-        "--db", str(tmp_path / "t.db"), "--local-workers", "1", "--quiet", *extra,
+        sys.executable,
+        "-m",
+        "clients",
+        "tournament",
+        "--game",
+        "connect4",
+        "--engine",
+        "name=quick,url=local,movetime=10",
+        "--engine",
+        "name=slow,url=local",
+        "--movetime",
+        "40",
+        "--games",
+        str(GAMES),
+        "--random-plies",
+        "2",
+        "--db",
+        str(tmp_path / "t.db"),
+        "--local-workers",
+        "1",
+        "--quiet",
+        *extra,
     ]
 
 
@@ -53,8 +71,9 @@ def _alive(pid: int) -> bool:
 def test_resume_after_kill(tmp_path: Path) -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     db = tmp_path / "t.db"
-    process = subprocess.Popen(_cli(tmp_path), cwd=tmp_path, env=env,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    process = subprocess.Popen(
+        _cli(tmp_path), cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
     try:
         deadline = time.monotonic() + 60
         while len(_finished(db)) < 1:
@@ -76,8 +95,14 @@ def test_resume_after_kill(tmp_path: Path) -> None:
         time.sleep(0.1)
     assert not any(_alive(pid) for pid in servers)
 
-    done = subprocess.run(_cli(tmp_path, "--resume"), cwd=tmp_path, env=env,
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        _cli(tmp_path, "--resume"),
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     assert f"{GAMES} of {GAMES} games played" in done.stdout
     after = _finished(db)
@@ -88,7 +113,13 @@ def test_resume_after_kill(tmp_path: Path) -> None:
     assert {json.loads(line)["game_id"]: line for line in lines} == after
 
     # resuming a finished tournament plays nothing and prints the same tables
-    again = subprocess.run(_cli(tmp_path, "--resume"), cwd=tmp_path, env=env,
-                           capture_output=True, text=True, timeout=60)
+    again = subprocess.run(
+        _cli(tmp_path, "--resume"),
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert again.returncode == 0 and _finished(db) == after
     assert again.stdout.split("Standings")[1] == done.stdout.split("Standings")[1]

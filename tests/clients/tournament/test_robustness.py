@@ -89,8 +89,10 @@ async def test_an_engine_that_never_answers_hello_stops_the_start(
     tmp_path: Path, weak: FaultyEngine
 ) -> None:
     async with FaultyEngine("mute") as mute:
-        tournament = config([EngineSpec("mute", mute.url), EngineSpec("weak", weak.url)],
-                            timing=Timing(request_timeout_ms=1500))
+        tournament = config(
+            [EngineSpec("mute", mute.url), EngineSpec("weak", weak.url)],
+            timing=Timing(request_timeout_ms=1500),
+        )
         started = time.monotonic()
         with pytest.raises(PreflightError) as raised:
             await asyncio.wait_for(play(tmp_path, tournament), ENDS_WITHIN_S)
@@ -109,8 +111,9 @@ async def test_an_engine_that_never_answers_hello_stops_the_start(
 
 async def test_a_pool_waits_for_hello_no_longer_than_the_request_timeout() -> None:
     async with FaultyEngine("mute") as mute:
-        pool = EnginePool(mute.url, Backoff(first_s=0.05, attempts=2, open_timeout_s=5.0),
-                          request_timeout_s=0.5)
+        pool = EnginePool(
+            mute.url, Backoff(first_s=0.05, attempts=2, open_timeout_s=5.0), request_timeout_s=0.5
+        )
         started = time.monotonic()
         with pytest.raises(ConnectError, match="no welcome within 500 ms"):
             await asyncio.wait_for(pool.acquire(), ENDS_WITHIN_S)
@@ -125,11 +128,25 @@ async def test_a_pool_waits_for_hello_no_longer_than_the_request_timeout() -> No
 #: Each is refused by the client library's validation (strict mode): the
 #: think fails with ProtocolViolationError, a protocol-error loss.
 MALFORMED: list[dict[str, Any]] = [
-    {"depth": "7"}, {"depth": 2.5}, {"depth": b"\x07"}, {"depth": True}, {"depth": math.nan},
-    {"depth": math.inf}, {"seldepth": -3}, {"nodes": 2**60}, {"time_ms": math.nan},
-    {"score": {"value": math.nan}}, {"score": {"value": math.inf}},
-    {"score": {"value": -math.inf}}, {"score": "high"}, {"score": {"win_in": -2}},
-    {"pv": [1, 2]}, {"reason": 5}, {"move": MISSING}, {"move": None}, {"queued_ms": -1},
+    {"depth": "7"},
+    {"depth": 2.5},
+    {"depth": b"\x07"},
+    {"depth": True},
+    {"depth": math.nan},
+    {"depth": math.inf},
+    {"seldepth": -3},
+    {"nodes": 2**60},
+    {"time_ms": math.nan},
+    {"score": {"value": math.nan}},
+    {"score": {"value": math.inf}},
+    {"score": {"value": -math.inf}},
+    {"score": "high"},
+    {"score": {"win_in": -2}},
+    {"pv": [1, 2]},
+    {"reason": 5},
+    {"move": MISSING},
+    {"move": None},
+    {"queued_ms": -1},
 ]
 
 
@@ -143,8 +160,9 @@ async def test_a_malformed_bestmove_loses_and_the_records_stay_strict_json(
     tmp_path: Path, weak: FaultyEngine, patch: dict[str, Any]
 ) -> None:
     async with FaultyEngine("patch", patch=patch) as broken:
-        tournament = config([EngineSpec("broken", broken.url), EngineSpec("weak", weak.url)],
-                            timing=PATIENT)
+        tournament = config(
+            [EngineSpec("broken", broken.url), EngineSpec("weak", weak.url)], timing=PATIENT
+        )
         text, records = await asyncio.wait_for(play(tmp_path, tournament), ENDS_WITHIN_S)
     assert len(records) == 2, text
     for record in records:
@@ -163,11 +181,19 @@ async def test_a_malformed_bestmove_loses_and_the_records_stay_strict_json(
 
 async def test_a_malformed_info_loses_too(tmp_path: Path, weak: FaultyEngine) -> None:
     # the client library reads every info; one it cannot read ends the game at once
-    info = {"depth": 1, "seldepth": 1, "score": {"value": math.inf}, "pv": [], "nodes": 1,
-            "nps": 1, "time_ms": 1}
+    info = {
+        "depth": 1,
+        "seldepth": 1,
+        "score": {"value": math.inf},
+        "pv": [],
+        "nodes": 1,
+        "nps": 1,
+        "time_ms": 1,
+    }
     async with FaultyEngine("patch", info=info) as broken:
-        tournament = config([EngineSpec("broken", broken.url), EngineSpec("weak", weak.url)],
-                            timing=PATIENT)
+        tournament = config(
+            [EngineSpec("broken", broken.url), EngineSpec("weak", weak.url)], timing=PATIENT
+        )
         _, records = await asyncio.wait_for(play(tmp_path, tournament), ENDS_WITHIN_S)
     assert [record.kind for record in records] == [PROTOCOL_ERROR] * 2
     assert all("broke the protocol" in record.reason for record in records), records[0].reason
@@ -175,11 +201,28 @@ async def test_a_malformed_info_loses_too(tmp_path: Path, weak: FaultyEngine) ->
 
 async def test_a_record_can_never_hold_nan_or_infinity() -> None:
     # whatever slips through (an old database, a future mistake), the output is strict JSON
-    move = MoveRecord("1", time_ms=3, depth=math.nan, score={"value": math.inf},  # type: ignore[arg-type]
-                      nodes=-math.inf)  # type: ignore[arg-type]
-    record = GameRecord(game_id=0, round=0, pair=0, game="tictactoe", options={"x": math.nan},
-                        players=("a", "b"), opening_index=0, opening_position=None, winner=None,
-                        kind="rules", reason="test", moves=(move,), extra={"raw": b"\x00"})
+    move = MoveRecord(
+        "1",
+        time_ms=3,
+        depth=math.nan,
+        score={"value": math.inf},  # type: ignore[arg-type]
+        nodes=-math.inf,
+    )  # type: ignore[arg-type]
+    record = GameRecord(
+        game_id=0,
+        round=0,
+        pair=0,
+        game="tictactoe",
+        options={"x": math.nan},
+        players=("a", "b"),
+        opening_index=0,
+        opening_position=None,
+        winner=None,
+        kind="rules",
+        reason="test",
+        moves=(move,),
+        extra={"raw": b"\x00"},
+    )
     line = json.loads(record.to_line(), parse_constant=strict_loads_constant)
     assert line["moves"][0] == {"move": "1", "time_ms": 3, "score": {"value": None}}
     assert line["options"] == {"x": None} and line["extra"] == {"raw": "b'\\x00'"}
@@ -190,8 +233,12 @@ async def test_malformed_depth_no_longer_crashes_the_command(
 ) -> None:
     # the issue's report: exit 1 with nothing stored, and --resume crashing again
     async with FaultyEngine("patch", patch={"depth": b"\x07"}) as broken:
-        command = ["--engine", f"name=broken,url={broken.url}",
-                   "--engine", f"name=weak,url={weak.url}"]
+        command = [
+            "--engine",
+            f"name=broken,url={broken.url}",
+            "--engine",
+            f"name=weak,url={weak.url}",
+        ]
         status, out, err = await _arena(tmp_path, *command)
         assert status == 0, err
         assert "2 of 2 games played" in out
@@ -215,8 +262,9 @@ async def test_a_dead_url_stops_the_command_before_anything_is_written(
         tmp_path, "--engine", f"name=a,url={weak.url}", "--engine", f"name=b,url={dead}"
     )
     assert status == 3 and out == ""
-    assert err == f"arena tournament: engine 'b' ({dead}) did not answer hello: " \
-                  "connection refused\n"
+    assert (
+        err == f"arena tournament: engine 'b' ({dead}) did not answer hello: connection refused\n"
+    )
     assert not (tmp_path / "t.db").exists() and not (tmp_path / "t.jsonl").exists()
 
 
@@ -228,14 +276,18 @@ async def test_a_dead_url_stops_a_resumed_tournament_before_game_one(
     create_tournament(tmp_path / "t.db", tournament).close()
     status, out, err = await _arena(tmp_path, "--resume")
     assert status == 3 and out == "", out
-    assert err == f"arena tournament: engine 'b' ({dead}) did not answer hello: " \
-                  "connection refused\n"
+    assert (
+        err == f"arena tournament: engine 'b' ({dead}) did not answer hello: connection refused\n"
+    )
     assert stored_records(tmp_path / "t.db") == []
 
 
 async def test_preflight_names_the_first_engine_that_failed(weak: FaultyEngine) -> None:
-    engines = [EngineSpec("ok", weak.url), EngineSpec("typo", f"ws://127.0.0.1:{closed_port()}/ws"),
-               EngineSpec("worse", f"ws://127.0.0.1:{closed_port()}/ws")]
+    engines = [
+        EngineSpec("ok", weak.url),
+        EngineSpec("typo", f"ws://127.0.0.1:{closed_port()}/ws"),
+        EngineSpec("worse", f"ws://127.0.0.1:{closed_port()}/ws"),
+    ]
     with pytest.raises(PreflightError) as raised:
         await preflight(engines, [engine.url for engine in engines], 10.0)
     assert raised.value.engine.name == "typo" and "\n" not in str(raised.value)
@@ -246,13 +298,15 @@ async def test_a_runner_checks_every_engine_before_game_one(
     tmp_path: Path, weak: FaultyEngine
 ) -> None:
     dead = f"ws://127.0.0.1:{closed_port()}/ws"
-    store = create_tournament(tmp_path / "t.db", config([EngineSpec("a", weak.url),
-                                                         EngineSpec("b", dead)]))
+    store = create_tournament(
+        tmp_path / "t.db", config([EngineSpec("a", weak.url), EngineSpec("b", dead)])
+    )
     jsonl = tmp_path / "t.jsonl"
     try:
         with pytest.raises(PreflightError, match="engine 'b'"):
-            await TournamentRunner(store, RunSettings(backoff=TEST_BACKOFF, jsonl_path=jsonl,
-                                                      quiet=True)).run()
+            await TournamentRunner(
+                store, RunSettings(backoff=TEST_BACKOFF, jsonl_path=jsonl, quiet=True)
+            ).run()
         assert store.results() == [] and not jsonl.exists()
     finally:
         store.close()
@@ -260,14 +314,40 @@ async def test_a_runner_checks_every_engine_before_game_one(
 
 async def _arena(tmp_path: Path, *options: str) -> tuple[int, str, str]:
     """``arena tournament`` in a child process, against servers of this event loop."""
-    new = [] if "--resume" in options else [
-        "--game", "tictactoe", "--movetime", "200", "--random-plies", "0", "--games", "2",
-        "--margin", "5000", "--grace", "5000"]
+    new = (
+        []
+        if "--resume" in options
+        else [
+            "--game",
+            "tictactoe",
+            "--movetime",
+            "200",
+            "--random-plies",
+            "0",
+            "--games",
+            "2",
+            "--margin",
+            "5000",
+            "--grace",
+            "5000",
+        ]
+    )
     process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "clients", "tournament", *new, *options,
-        "--db", str(tmp_path / "t.db"), "--quiet", "--request-timeout", "5000",
-        cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)},
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        sys.executable,
+        "-m",
+        "clients",
+        "tournament",
+        *new,
+        *options,
+        "--db",
+        str(tmp_path / "t.db"),
+        "--quiet",
+        "--request-timeout",
+        "5000",
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
     )
     out, err = await asyncio.wait_for(process.communicate(), ENDS_WITHIN_S)
     assert process.returncode is not None

@@ -31,7 +31,7 @@ from clients.tournament.openings import (
 from clients.tournament.scheduler import openings_needed, pairings, schedule
 from engine.errors import GameError
 from engine.registry import create_game
-from engine.score import Score
+from engine.search.score import Score
 
 
 def test_engine_specs() -> None:
@@ -54,7 +54,10 @@ def test_time_control_and_rules_parsing() -> None:
             parse_clock(bad)
     assert TimeControl(base_ms=60_000, inc_ms=500, moves=40).describe() == "40/60+0.5"
     assert parse_draw_rule("after=40,count=3,score=5") == {
-        "draw_after": 40, "draw_count": 3, "draw_score": 5}
+        "draw_after": 40,
+        "draw_count": 3,
+        "draw_score": 5,
+    }
     assert parse_resign_rule("score=700") == {"resign_count": 3, "resign_score": 700}
     assert parse_sprt("elo0=0,elo1=10").alpha == 0.05
     for bad in ("elo0=5,elo1=0", "alpha=2", "elo1=x"):
@@ -64,9 +67,12 @@ def test_time_control_and_rules_parsing() -> None:
 
 def test_config_round_trip_and_validation() -> None:
     config = TournamentConfig(
-        "connect4", (parse_engine("local:depth=2"), parse_engine("local:depth=4")),
-        TimeControl(base_ms=1000, inc_ms=10), options={"width": 6},
-        adjudication=Adjudication(max_plies=30), sprt=parse_sprt("elo1=20"),
+        "connect4",
+        (parse_engine("local:depth=2"), parse_engine("local:depth=4")),
+        TimeControl(base_ms=1000, inc_ms=10),
+        options={"width": 6},
+        adjudication=Adjudication(max_plies=30),
+        sprt=parse_sprt("elo1=20"),
     )
     config.validate()
     assert TournamentConfig.from_json(config.to_json()) == config

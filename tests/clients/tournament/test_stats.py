@@ -142,10 +142,10 @@ def test_intervals_stay_readable_for_small_and_one_sided_samples() -> None:
 
 def test_fault_table_counts_losses_by_kind() -> None:
     results = [
-        GameResult(0, 0, 0, 1, 0.0, TIME_FORFEIT),      # engine 0 lost on time
-        GameResult(1, 0, 1, 0, 1.0, PROTOCOL_ERROR),    # engine 0 (second) broke the protocol
+        GameResult(0, 0, 0, 1, 0.0, TIME_FORFEIT),  # engine 0 lost on time
+        GameResult(1, 0, 1, 0, 1.0, PROTOCOL_ERROR),  # engine 0 (second) broke the protocol
         GameResult(2, 1, 1, 2, 0.0, CONNECTION_FAILED),  # engine 1 unreachable
-        GameResult(3, 1, 2, 1, 1.0, RULES),             # a normal loss counts nowhere
+        GameResult(3, 1, 2, 1, 1.0, RULES),  # a normal loss counts nowhere
         GameResult(4, 2, 0, 2, 0.5, ADJUDICATION),
     ]
     assert [r.at_fault for r in results] == [0, 0, 1, None, None]
@@ -153,8 +153,16 @@ def test_fault_table_counts_losses_by_kind() -> None:
     assert counts[0][TIME_FORFEIT] == 1 and counts[0][PROTOCOL_ERROR] == 1
     assert counts[1][CONNECTION_FAILED] == 1 and sum(counts[2].values()) == 0
     table = faults_table(["alpha", "b", "c"], results).splitlines()
-    assert table[0].split() == ["engine", "time", "timeout", "illegal", "disconnect", "protocol",
-                                "unreachable", "total"]
+    assert table[0].split() == [
+        "engine",
+        "time",
+        "timeout",
+        "illegal",
+        "disconnect",
+        "protocol",
+        "unreachable",
+        "total",
+    ]
     assert table[1].split() == ["alpha", "1", "0", "0", "0", "1", "0", "2"]
     assert table[2].split() == ["b", "0", "0", "0", "0", "0", "1", "1"]
     assert table[3].split() == ["c"] + ["0"] * 7

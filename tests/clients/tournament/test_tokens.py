@@ -57,20 +57,35 @@ async def test_a_pool_without_the_token_fails_at_once_with_one_line(locked: str)
     await pool.close()
 
 
-async def _arena(tmp_path: Path, *options: str, token_env: str | None = None
-                 ) -> tuple[int, str, str]:
+async def _arena(
+    tmp_path: Path, *options: str, token_env: str | None = None
+) -> tuple[int, str, str]:
     environment = {**os.environ, "PYTHONPATH": str(ROOT)}
     environment.pop("ARENA_TOKEN", None)
     if token_env is not None:
         environment["ARENA_TOKEN"] = token_env
     tmp_path.mkdir(parents=True, exist_ok=True)
-    new = [] if "--resume" in options else [
-        "--game", "tictactoe", "--depth", "1", "--random-plies", "0", "--games", "2"]
+    new = (
+        []
+        if "--resume" in options
+        else ["--game", "tictactoe", "--depth", "1", "--random-plies", "0", "--games", "2"]
+    )
     process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "clients", "tournament", *new, *options,
-        "--db", str(tmp_path / "t.db"), "--quiet", "--request-timeout", "10000",
-        cwd=tmp_path, env=environment,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        sys.executable,
+        "-m",
+        "clients",
+        "tournament",
+        *new,
+        *options,
+        "--db",
+        str(tmp_path / "t.db"),
+        "--quiet",
+        "--request-timeout",
+        "10000",
+        cwd=tmp_path,
+        env=environment,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
     )
     out, err = await asyncio.wait_for(process.communicate(), ENDS_WITHIN_S)
     assert process.returncode is not None
@@ -84,24 +99,30 @@ async def test_without_a_token_the_tournament_says_so_in_one_line(
         tmp_path, "--engine", f"name=a,url={locked}", "--engine", f"name=b,url={locked}"
     )
     assert status == 3 and out == ""
-    assert err == f"arena tournament: engine 'a' ({locked}) did not answer hello: " \
-                  f"{NEEDS_TOKEN}\n"
+    assert err == f"arena tournament: engine 'a' ({locked}) did not answer hello: {NEEDS_TOKEN}\n"
 
 
 async def test_a_wrong_token_is_one_line_too(tmp_path: Path, locked: str) -> None:
     status, out, err = await _arena(
-        tmp_path, "--engine", f"name=a,url={locked}", "--engine", f"name=b,url={locked}",
-        "--token", "wrong",
+        tmp_path,
+        "--engine",
+        f"name=a,url={locked}",
+        "--engine",
+        f"name=b,url={locked}",
+        "--token",
+        "wrong",
     )
     assert status == 3 and out == ""
-    assert err == f"arena tournament: engine 'a' ({locked}) did not answer hello: " \
-                  f"{WRONG_TOKEN}\n"
+    assert err == f"arena tournament: engine 'a' ({locked}) did not answer hello: {WRONG_TOKEN}\n"
 
 
 async def test_engine_tokens_play_and_are_not_stored(tmp_path: Path, locked: str) -> None:
     status, out, err = await _arena(
-        tmp_path, "--engine", f"name=a,url={locked},token={TOKEN}",
-        "--engine", f"name=b,url={locked},token={TOKEN}",
+        tmp_path,
+        "--engine",
+        f"name=a,url={locked},token={TOKEN}",
+        "--engine",
+        f"name=b,url={locked},token={TOKEN}",
     )
     assert status == 0, out + err
     assert "2 of 2 games played" in out

@@ -35,8 +35,11 @@ def _url(server: ArenaServer) -> str:
 def replay(record: GameRecord) -> tuple[object, object]:
     """Replay a record with the rules: the final state and its outcome."""
     game = create_game(record.game, record.options)
-    state = game.initial_state() if record.opening_position is None else game.parse_position(
-        record.opening_position)
+    state = (
+        game.initial_state()
+        if record.opening_position is None
+        else game.parse_position(record.opening_position)
+    )
     for move in record.moves:
         state = game.play_text(state, move.move)
     assert game.format_position(state) == record.final_position
@@ -48,8 +51,13 @@ async def test_connect4_between_two_servers(
 ) -> None:
     weak = EngineSpec("weak", _url(servers[0]), depth=1)
     strong = EngineSpec("strong", _url(servers[1]), depth=4)
-    tournament = config([weak, strong], game="connect4", games=4, random_plies=2,
-                        tc=TimeControl(base_ms=20_000, inc_ms=100))
+    tournament = config(
+        [weak, strong],
+        game="connect4",
+        games=4,
+        random_plies=2,
+        tc=TimeControl(base_ms=20_000, inc_ms=100),
+    )
     text, records = await play(tmp_path, tournament, concurrency=2)
     assert sorted(record.game_id for record in records) == [1, 2, 3, 4]
     points = {"weak": 0.0, "strong": 0.0}
@@ -88,11 +96,18 @@ async def test_connect4_between_two_servers(
 async def test_maximum_length_adjudicates_a_draw(
     tmp_path: Path, servers: tuple[ArenaServer, ArenaServer]
 ) -> None:
-    engines = [EngineSpec("a", _url(servers[0]), depth=2), EngineSpec("b", _url(servers[1]),
-                                                                          depth=3)]
+    engines = [
+        EngineSpec("a", _url(servers[0]), depth=2),
+        EngineSpec("b", _url(servers[1]), depth=3),
+    ]
     # Connect Four cannot be won before ply 7
-    tournament = config(engines, game="connect4", games=2, tc=TimeControl(depth=3),
-                        adjudication=Adjudication(max_plies=6))
+    tournament = config(
+        engines,
+        game="connect4",
+        games=2,
+        tc=TimeControl(depth=3),
+        adjudication=Adjudication(max_plies=6),
+    )
     _, records = await play(tmp_path, tournament)
     assert [(r.winner, r.kind, len(r.moves)) for r in records] == [(None, ADJUDICATION, 6)] * 2
     assert "maximum length of 6 plies" in records[0].reason
@@ -112,10 +127,18 @@ async def test_sprt_stops_a_one_sided_match(
 
 async def test_chess_games_as_pgn(tmp_path: Path, servers: tuple[ArenaServer, ArenaServer]) -> None:
     async with FaultyEngine("none") as weak:
-        engines = [EngineSpec("engine", _url(servers[0]), depth=1),
-                   EngineSpec("first-legal", weak.url)]
-        tournament = config(engines, game="chess", games=2, random_plies=2,
-                            tc=TimeControl(depth=1), adjudication=Adjudication(max_plies=24))
+        engines = [
+            EngineSpec("engine", _url(servers[0]), depth=1),
+            EngineSpec("first-legal", weak.url),
+        ]
+        tournament = config(
+            engines,
+            game="chess",
+            games=2,
+            random_plies=2,
+            tc=TimeControl(depth=1),
+            adjudication=Adjudication(max_plies=24),
+        )
         _, records = await play(tmp_path, tournament, pgn=True)
     text = (tmp_path / "t.pgn").read_text()
     handle = io.StringIO(text)

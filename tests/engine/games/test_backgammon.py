@@ -99,8 +99,16 @@ def test_position_id_round_trips() -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["", "4HPwATDgc/ABMA", "4HPwATDgc/ABMA 2 3-1", "4HPwATDgc/ABMA 0 7-1", "!!!!!!!!!!!!!! 0 -",
-     "//////////////", "AAAAAAAAAAAAAA 0 -", "4HPwATDgc/ABMA 0 3-1 x"],
+    [
+        "",
+        "4HPwATDgc/ABMA",
+        "4HPwATDgc/ABMA 2 3-1",
+        "4HPwATDgc/ABMA 0 7-1",
+        "!!!!!!!!!!!!!! 0 -",
+        "//////////////",
+        "AAAAAAAAAAAAAA 0 -",
+        "4HPwATDgc/ABMA 0 3-1 x",
+    ],
 )
 def test_bad_positions_are_refused(text: str) -> None:
     with pytest.raises(BadPositionError):
@@ -315,9 +323,7 @@ def test_legal_moves_match_openspiel_on_random_playouts() -> None:
                 state = BgState(me, opp, mover, (high, low))
                 ours = {GAME.play(state, move) for move in GAME.legal_moves(state)}
                 ours_boards = {(after.opp, after.me) for after in ours}
-                assert ours_boards == _spiel_turn_results(node, mover), GAME.format_position(
-                    state
-                )
+                assert ours_boards == _spiel_turn_results(node, mover), GAME.format_position(state)
                 compared += 1
                 last = state
                 turn_starts = False

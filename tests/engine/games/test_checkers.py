@@ -16,10 +16,10 @@ from engine.games.checkers import (
     CheckersState,
     _position_key,
 )
-from engine.limits import Limits
-from engine.reference import alphabeta, minimax
 from engine.registry import create_game
-from engine.search import Searcher
+from engine.search.alphabeta import Searcher
+from engine.search.limits import Limits
+from engine.search.reference import alphabeta, minimax
 
 GAME = Checkers()
 START = "B:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12"
@@ -262,7 +262,10 @@ def test_key_fits_a_machine_word_and_separates_random_boards() -> None:
             key = _position_key(black, white, kings, player)
             assert 0 <= key < 1 << 62
             assert seen.setdefault(key, (black, white, kings, player)) == (
-                black, white, kings, player,
+                black,
+                white,
+                kings,
+                player,
             )
 
 

@@ -16,8 +16,8 @@ from engine.games.chess.notation import format_fen, format_san, parse_fen
 from engine.games.chess.position import Position, generate, has_legal_move
 from engine.registry import create_game
 
-PERFT_SUITE = Path(__file__).resolve().parents[3].parent / "shared" / "refdata" / "chess" / (
-    "perftsuite.epd"
+PERFT_SUITE = (
+    Path(__file__).resolve().parents[3].parent / "shared" / "refdata" / "chess" / ("perftsuite.epd")
 )
 
 GAME = Chess()

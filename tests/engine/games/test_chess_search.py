@@ -7,8 +7,8 @@ import random
 import pytest
 
 from engine.games.chess import Chess
-from engine.limits import Limits
-from engine.search import Searcher
+from engine.search.alphabeta import Searcher
+from engine.search.limits import Limits
 
 GAME = Chess()
 
@@ -52,8 +52,10 @@ def test_the_mated_side_sees_its_loss() -> None:
 
 
 def test_checkmated_and_stalemated_roots() -> None:
-    mated = GAME.play_text(GAME.play_text(GAME.play_text(GAME.play_text(
-        GAME.initial_state(), "f3"), "e5"), "g4"), "Qh4#")
+    mated = GAME.play_text(
+        GAME.play_text(GAME.play_text(GAME.play_text(GAME.initial_state(), "f3"), "e5"), "g4"),
+        "Qh4#",
+    )
     result = Searcher(GAME, 1 << 12).think(mated, Limits(depth=3))
     assert result.move is None and result.reason == "no_moves" and result.score.loss_in == 0
     stalemate = GAME.parse_position("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1")

@@ -6,9 +6,9 @@ import pytest
 
 from engine.errors import BadOptionsError, BadPositionError, IllegalMoveError
 from engine.games.connect4 import ConnectFour
-from engine.limits import Limits
 from engine.registry import create_game
-from engine.search import Searcher
+from engine.search.alphabeta import Searcher
+from engine.search.limits import Limits
 from tests.refdata import refdata_file
 
 GAME = ConnectFour()

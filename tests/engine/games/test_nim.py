@@ -10,9 +10,9 @@ import pytest
 
 from engine.errors import BadOptionsError, BadPositionError, GameOverError, IllegalMoveError
 from engine.games.nim import Nim
-from engine.limits import Limits
 from engine.registry import create_game
-from engine.search import Searcher
+from engine.search.alphabeta import Searcher
+from engine.search.limits import Limits
 
 HEAP_SETS = [[3, 4, 5], [1, 2, 3, 4], [6, 5, 1], [2, 2, 7]]
 

@@ -8,10 +8,10 @@ import pytest
 
 from engine.errors import BadPositionError, GameOverError, IllegalMoveError
 from engine.games.othello import PASS, Othello, OthelloState
-from engine.limits import Limits
-from engine.reference import alphabeta, minimax
 from engine.registry import create_game
-from engine.search import Searcher
+from engine.search.alphabeta import Searcher
+from engine.search.limits import Limits
+from engine.search.reference import alphabeta, minimax
 
 GAME = Othello()
 START = "---------------------------OX------XO--------------------------- X"
@@ -74,7 +74,10 @@ def test_start_position_and_first_moves() -> None:
     assert GAME.format_position(state) == START
     assert GAME.parse_position(START) == state
     assert sorted(GAME.format_move(state, m) for m in GAME.legal_moves(state)) == [
-        "c4", "d3", "e6", "f5"
+        "c4",
+        "d3",
+        "e6",
+        "f5",
     ]
     assert GAME.to_move(state) == 0
     after = GAME.play_text(state, "d3")
@@ -131,13 +134,15 @@ def test_pass_is_not_legal_when_a_move_exists() -> None:
 
 def test_flips_in_every_direction() -> None:
     # Black plays d4, the centre of a star of white discs with black ends.
-    state = GAME.parse_position(board(
-        "-X-X-X--",
-        "--OOO---",
-        "-XO-OX--",
-        "--OOO---",
-        "-X-X-X--",
-    ))
+    state = GAME.parse_position(
+        board(
+            "-X-X-X--",
+            "--OOO---",
+            "-XO-OX--",
+            "--OOO---",
+            "-X-X-X--",
+        )
+    )
     after = GAME.play_text(state, "d3")
     assert GAME.format_position(after) == board(
         "-X-X-X--",

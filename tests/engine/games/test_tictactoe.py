@@ -8,8 +8,8 @@ import pytest
 
 from engine.errors import BadPositionError, IllegalMoveError
 from engine.games.tictactoe import TicTacToe, TicTacToeState
-from engine.limits import Limits
-from engine.search import Searcher
+from engine.search.alphabeta import Searcher
+from engine.search.limits import Limits
 
 GAME = TicTacToe()
 

@@ -1,7 +1,7 @@
 """What every searcher shares: limits, deadlines, the stop signal, the clock.
 
-:class:`BudgetedSearch` is the base of :class:`engine.search.Searcher` and
-:class:`engine.expectimax.ExpectimaxSearcher`. A search calls
+:class:`BudgetedSearch` is the base of :class:`engine.search.alphabeta.Searcher` and
+:class:`engine.search.expectimax.ExpectimaxSearcher`. A search calls
 :meth:`BudgetedSearch._begin` once, counts nodes in ``self.nodes`` and calls
 :meth:`BudgetedSearch._check_limits` whenever ``self.nodes`` reaches
 ``self._next_check``; that method raises :class:`SearchAborted` when a limit
@@ -16,10 +16,10 @@ from collections.abc import Callable, Hashable
 from typing import Any, ClassVar, Protocol
 
 from engine.game import Game
-from engine.limits import Deadlines, Limits, plan_deadlines
-from engine.results import Info, SearchResult, SearchStats
-from engine.score import Score
-from engine.tt import TranspositionTable
+from engine.search.limits import Deadlines, Limits, plan_deadlines
+from engine.search.results import Info, SearchResult, SearchStats
+from engine.search.score import Score
+from engine.search.tt import TranspositionTable
 
 
 class StopSignal(Protocol):

@@ -11,13 +11,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.expectimax import ExpectimaxSearcher, _round_div
 from engine.game import CHANCE, Game, Outcome
 from engine.games.backgammon import Backgammon
-from engine.limits import Limits
-from engine.reference import expectiminimax, expectiminimax_search
-from engine.results import Info
-from engine.search import Searcher
+from engine.search.alphabeta import Searcher
+from engine.search.expectimax import ExpectimaxSearcher, _round_div
+from engine.search.limits import Limits
+from engine.search.reference import expectiminimax, expectiminimax_search
+from engine.search.results import Info
 from engine.searchers import has_chance, searcher_for, think
 
 #: total, player on roll, roll (None: to be rolled), plies left
@@ -233,9 +233,12 @@ def test_node_limit_and_stop_and_progress() -> None:
     infos: list[Info] = []
     result = ExpectimaxSearcher(BACKGAMMON).think(state, Limits(nodes=3000), on_info=infos.append)
     assert result.reason == "nodes" and result.nodes <= 3000
-    assert infos and infos[0].depth == 1 and infos[0].pv[0] in {
-        BACKGAMMON.format_move(state, move) for move in BACKGAMMON.legal_moves(state)
-    }
+    assert (
+        infos
+        and infos[0].depth == 1
+        and infos[0].pv[0]
+        in {BACKGAMMON.format_move(state, move) for move in BACKGAMMON.legal_moves(state)}
+    )
     stop = threading.Event()
     stop.set()
     stopped = ExpectimaxSearcher(BACKGAMMON).think(state, stop=stop)

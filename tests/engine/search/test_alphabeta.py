@@ -8,11 +8,11 @@ import time
 import pytest
 
 from engine.games.connect4 import ConnectFour
-from engine.limits import Clock, Limits
 from engine.registry import create_game
-from engine.results import Info
-from engine.score import WIN, Score
-from engine.search import Searcher, solve, think
+from engine.search.alphabeta import Searcher, solve, think
+from engine.search.limits import Clock, Limits
+from engine.search.results import Info
+from engine.search.score import WIN, Score
 
 #: Generous bound for "returns quickly" on a shared, noisy machine.
 SLACK_S = 0.5

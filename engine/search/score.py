@@ -97,4 +97,3 @@ class Score:
 
     def __reduce__(self) -> tuple[type[Any], tuple[object, ...]]:
         return reduce_record(self)
-

@@ -1,6 +1,6 @@
 """The records a search reports: progress, statistics and its answer.
 
-Every searcher (:mod:`engine.search`, :mod:`engine.expectimax`) produces
+Every searcher (:mod:`engine.search.alphabeta`, :mod:`engine.search.expectimax`) produces
 these; the server forwards them to clients as ``info`` and ``bestmove``.
 """
 
@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.records import reduce_record
-from engine.score import Score
+from engine.search.score import Score
 
 
 @dataclass(frozen=True, slots=True)
@@ -19,6 +19,9 @@ class Info:
 
     ``pv`` holds moves in the game's notation. ``partial`` is true for a
     report made inside an unfinished iteration because the best move changed.
+    A Monte Carlo search reports ``playouts`` (0 for the other searches);
+    its ``nodes`` count the nodes of its tree and its ``depth`` is the
+    length of its principal variation.
     """
 
     depth: int
@@ -30,6 +33,7 @@ class Info:
     nps: int
     tt_hit_rate: float
     partial: bool = False
+    playouts: int = 0
 
     def __reduce__(self) -> tuple[type[Any], tuple[object, ...]]:
         return reduce_record(self)
@@ -73,10 +77,11 @@ class SearchResult:
 
     ``move`` is in the game's notation (``move_value`` is the game's own
     move object), or ``None`` only when the position has no legal move.
-    ``value`` is the raw score on the scale of :mod:`engine.score`.
+    ``value`` is the raw score on the scale of :mod:`engine.search.score`.
     ``depth`` is the last completed iteration; ``reason`` says why the
     search ended: ``depth``, ``nodes``, ``time``, ``stopped``, ``proven``,
-    ``only_move`` or ``no_moves``.
+    ``only_move`` or ``no_moves``. ``playouts`` is the number of Monte
+    Carlo playouts (0 for the other searches).
     """
 
     move: str | None
@@ -90,6 +95,7 @@ class SearchResult:
     time_ms: int
     reason: str
     stats: SearchStats
+    playouts: int = 0
 
     @property
     def nps(self) -> int:
@@ -117,6 +123,7 @@ class SearchResult:
             time_ms=time_ms,
             reason=reason,
             stats=SearchStats(),
+            playouts=info.playouts,
         )
 
     @classmethod
@@ -138,4 +145,3 @@ class SearchResult:
 
     def __reduce__(self) -> tuple[type[Any], tuple[object, ...]]:
         return reduce_record(self)
-

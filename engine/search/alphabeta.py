@@ -35,12 +35,12 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import Any, Final, final
 
-from engine.budget import BudgetedSearch, SearchAborted, StopSignal
 from engine.game import Game
-from engine.limits import MAX_DEPTH, Deadlines, Limits
-from engine.results import Info, SearchResult, SearchStats
-from engine.score import WIN, WIN_THRESHOLD, Score, is_decisive
-from engine.tt import DEFAULT_TT_SLOTS, EXACT, LOWER, UPPER, TranspositionTable
+from engine.search.budget import BudgetedSearch, SearchAborted, StopSignal
+from engine.search.limits import MAX_DEPTH, Deadlines, Limits
+from engine.search.results import Info, SearchResult, SearchStats
+from engine.search.score import WIN, WIN_THRESHOLD, Score, is_decisive
+from engine.search.tt import DEFAULT_TT_SLOTS, EXACT, LOWER, UPPER, TranspositionTable
 
 #: Nodes between two checks of the clock and the stop signal. The pure
 #: engine searches about 70k-400k nodes/s and the compiled one 120k-1.4M
@@ -144,7 +144,7 @@ class Searcher(BudgetedSearch):
         end them earlier (the server keeps a delivery margin). ``on_info`` is
         called after every completed iteration and when the best move changes
         inside one. The node search recurses once per ply, and
-        :data:`~engine.limits.MAX_DEPTH` keeps it far below CPython's
+        :data:`~engine.search.limits.MAX_DEPTH` keeps it far below CPython's
         recursion limit.
         """
         limits = limits or Limits()
@@ -699,6 +699,7 @@ class Searcher(BudgetedSearch):
         pv_text = tuple(self._format_pv(state, pv))
         score = Score.from_search(value, proven)
         return self._answer(state, move, score, value, depth, pv_text, reason)
+
 
 def think(
     game: Game[Any, Any],

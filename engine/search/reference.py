@@ -5,7 +5,7 @@ These are MINIMAX-SEARCH and ALPHA-BETA-SEARCH from Russell & Norvig,
 with the cut-off test of section 5.3 (depth-limited, evaluation at the
 cut-off). They are slow on purpose: no table, no ordering, no tricks, so a
 student can read them next to the book and the tests can hold the
-production search (:mod:`engine.search`) to their values.
+production search (:mod:`engine.search.alphabeta`) to their values.
 
 Two details make the values comparable with the production search:
 
@@ -27,7 +27,7 @@ from fractions import Fraction
 from typing import Any, Final
 
 from engine.game import CHANCE, Game
-from engine.score import WIN
+from engine.search.score import WIN
 
 
 def _utility(game: Game[Any, Any], state: Any, player: int, ply: int) -> int:
@@ -148,16 +148,14 @@ def _player_of(game: Game[Any, Any], state: Any) -> int:
     return game.roller(state) if player == CHANCE else player
 
 
-def expectiminimax_search(
-    game: Game[Any, Any], state: Any, depth: int
-) -> tuple[int, Hashable]:
+def expectiminimax_search(game: Game[Any, Any], state: Any, depth: int) -> tuple[int, Hashable]:
     """EXPECTIMINIMAX with a depth cut-off: (value, move) for the player to move at the root.
 
     MAX and MIN nodes as in MINIMAX; a chance node's value is the sum of its
     outcomes' values weighted by their probabilities. ``depth`` counts
     moves: a chance node uses none, so depth 1 plays each move and evaluates
     the position before the next roll. Three details put the values on the
-    production search's integer scale (:mod:`engine.expectimax`):
+    production search's integer scale (:mod:`engine.search.expectimax`):
 
     * UTILITY is the points won or lost times the game's ``utility_scale``;
     * EVAL is :meth:`~engine.game.Game.evaluate`, which scores for the

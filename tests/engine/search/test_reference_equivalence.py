@@ -15,10 +15,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.game import Game
-from engine.limits import Limits
-from engine.reference import alphabeta, minimax
 from engine.registry import create_game
-from engine.search import Searcher
+from engine.search.alphabeta import Searcher
+from engine.search.limits import Limits
+from engine.search.reference import alphabeta, minimax
 
 #: (game, options, depths): depths kept small enough for plain minimax.
 CASES: list[tuple[str, dict[str, Any], tuple[int, ...]]] = [

@@ -1,8 +1,8 @@
 """The production search for games of chance: iterative-deepening expectiminimax.
 
 :class:`ExpectimaxSearcher` answers the same :meth:`think` contract as
-:class:`engine.search.Searcher` (limits, stop signal, progress reports,
-best move so far, :class:`~engine.search.SearchResult`) for games whose
+:class:`engine.search.alphabeta.Searcher` (limits, stop signal, progress reports,
+best move so far, :class:`~engine.search.results.SearchResult`) for games whose
 states include chance states (:meth:`engine.game.Game.chance_outcomes`).
 :func:`engine.searchers.searcher_for` picks the right searcher for a game.
 
@@ -13,7 +13,7 @@ node's value is for the player it belongs to (the mover, or at a chance
 state the player who rolls), and a parent negates a child's value when the
 child belongs to the opponent. ``depth`` counts moves; chance nodes use
 none, so depth 1 is "each move, then evaluate the position before the next
-roll". :func:`engine.reference.expectiminimax` is the textbook version the
+roll". :func:`engine.search.reference.expectiminimax` is the textbook version the
 tests hold this search to.
 
 Pruning:
@@ -46,12 +46,12 @@ from collections.abc import Callable, Hashable
 from fractions import Fraction
 from typing import Any, Final, final
 
-from engine.budget import BudgetedSearch, SearchAborted, StopSignal
 from engine.game import CHANCE, Game
-from engine.limits import MAX_DEPTH, Deadlines, Limits
-from engine.results import Info, SearchResult, SearchStats
-from engine.score import Score
-from engine.tt import DEFAULT_TT_SLOTS, EXACT, LOWER, UPPER, TranspositionTable
+from engine.search.budget import BudgetedSearch, SearchAborted, StopSignal
+from engine.search.limits import MAX_DEPTH, Deadlines, Limits
+from engine.search.results import Info, SearchResult, SearchStats
+from engine.search.score import Score
+from engine.search.tt import DEFAULT_TT_SLOTS, EXACT, LOWER, UPPER, TranspositionTable
 
 #: Nodes between two checks of the clock and the stop signal. A backgammon
 #: node costs 25 us (an evaluation) to 1 ms (a move generation for a
@@ -73,7 +73,7 @@ def _round_div(total: int, divisor: int) -> int:
 class ExpectimaxSearcher(BudgetedSearch):
     """Searches positions of one game of chance, keeping its table between searches.
 
-    Same use as :class:`engine.search.Searcher`: one per game, then
+    Same use as :class:`engine.search.alphabeta.Searcher`: one per game, then
     :meth:`think` per position (a decision state: the dice are known). Not
     thread-safe.
     """
@@ -406,8 +406,7 @@ class ExpectimaxSearcher(BudgetedSearch):
         cached = self._weights.get(probabilities)
         if cached is None:
             fractions = [
-                Fraction(p).limit_denominator(PROBABILITY_DENOMINATOR_LIMIT)
-                for p in probabilities
+                Fraction(p).limit_denominator(PROBABILITY_DENOMINATOR_LIMIT) for p in probabilities
             ]
             total = math.lcm(*(f.denominator for f in fractions))
             cached = ([int(f * total) for f in fractions], total)

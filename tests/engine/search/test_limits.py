@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.limits import (
+from engine.search.limits import (
     CLOCK_SAFETY_MS,
     DEFAULT_MOVES_TO_GO,
     HARD_STRETCH,
@@ -72,7 +72,8 @@ def test_deadlines_keep_their_start_and_can_be_capped() -> None:
 
 def test_every_searcher_obeys_the_one_max_depth() -> None:
     """Seen: expectiminimax capped depth at 64 while the server announced 128."""
-    from engine import expectimax, search
+    from engine.search import alphabeta as search
+    from engine.search import expectimax
     from server.protocol import ServerLimits
 
     assert expectimax.MAX_DEPTH is search.MAX_DEPTH is MAX_DEPTH
