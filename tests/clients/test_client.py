@@ -111,7 +111,7 @@ async def test_errors_are_typed_with_codes(url: str) -> None:
             await engine.think(depth=1)
         assert no_game.value.code == "no_game"
         with pytest.raises(UnknownGameError):
-            await engine.new_game("go")
+            await engine.new_game("hnefatafl")
         await engine.new_game("connect4")
         with pytest.raises(IllegalMoveError) as illegal:
             await engine.move("0")
