@@ -1,0 +1,15 @@
+"""Settings for the whole suite."""
+
+from __future__ import annotations
+
+import os
+
+#: Where Debian installs game programs such as GNU Go (``gnugo``), which the
+#: Go tests use as an oracle and an opponent. Root's PATH leaves it out, so
+#: it is added here: ``shutil.which("gnugo")`` then finds it for every user.
+DEBIAN_GAMES_DIR = "/usr/games"
+
+if os.path.isdir(DEBIAN_GAMES_DIR) and DEBIAN_GAMES_DIR not in os.environ.get("PATH", "").split(
+    os.pathsep
+):
+    os.environ["PATH"] = os.environ.get("PATH", "") + os.pathsep + DEBIAN_GAMES_DIR
