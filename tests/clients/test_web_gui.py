@@ -657,3 +657,61 @@ def test_an_overloaded_server_is_asked_again_later(browser: Any, page: Page) -> 
     finally:
         other.close()
         server.stop()
+
+
+# ----------------------------------------------------------------------
+# Go.
+
+#: A 5x5 position at the end of a game: black owns the left, white the right.
+GO_ENDED_5X5 = "..XO./..XO./.XXO./..XOO/..XO. X"
+
+
+def test_go_board_draws_stones_captures_and_the_area_at_the_end(
+    page: Page, gui_server: ServerThread
+) -> None:
+    open_game(page, gui_server.port, "nim", side="both")  # any page: the module is loaded by hand
+    drawn: dict[str, Any] = page.evaluate(
+        """async (position) => {
+            const go = await import("/js/boards/go.js");
+            const notes = [];
+            const box = document.createElement("div");
+            document.body.append(box);
+            const board = go.default(box, { play: () => {}, note: (t) => notes.push(t) });
+            // Seven white stones placed, six left: black took one.
+            const history = ["C1", "D1", "C2", "D2", "C3", "D3", "C4", "D4", "C5", "D5",
+                             "B3", "E2", "pass", "E3", "pass", "pass"];
+            const state = { position, legal_moves: [], to_move: 0, history,
+                            options: { size: 5, komi: 2.5 },
+                            result: { winner: 0, reason: "black wins by 2.5" } };
+            board.update({ state, players: ["black", "white"], lastMove: "pass",
+                           interactive: false, start: null });
+            const owners = [...box.querySelectorAll(".go-territory")].map((r) => r.dataset.owner);
+            const result = {
+                black: box.querySelectorAll('circle[data-stone="X"]').length,
+                white: box.querySelectorAll('circle[data-stone="O"]').length,
+                territoryX: owners.filter((o) => o === "X").length,
+                territoryO: owners.filter((o) => o === "O").length,
+                stars: box.querySelectorAll(".go-star").length,
+                labels: [...box.querySelectorAll(".go-coord")].map((t) => t.textContent),
+                note: notes[notes.length - 1],
+                stars9: go.starPoints(9).map(({ row, col }) => go.vertexName(row, col, 9)).sort(),
+                stars19: go.starPoints(19).length,
+                captures: go.captures("O.X/.../... X", ["B2", "A3", "pass", "B3"], "O../.../X.. O"),
+            };
+            box.remove();
+            return result;
+        }""",
+        GO_ENDED_5X5,
+    )
+    assert drawn["black"] == 6 and drawn["white"] == 6
+    assert drawn["territoryX"] == 9 and drawn["territoryO"] == 4
+    assert drawn["stars"] == 1  # 5x5: the centre only
+    assert sorted(set(drawn["labels"])) == ["1", "2", "3", "4", "5", "A", "B", "C", "D", "E"]
+    assert drawn["note"] == (
+        "Captures: black 1, white 0. White passed. Area: black 15, white 10 + 2.5 komi = 12.5."
+    )
+    assert drawn["stars9"] == ["C3", "C7", "E5", "G3", "G7"]
+    assert drawn["stars19"] == 9
+    # From a loaded start (white A3, black A1, white to move): the movers
+    # alternate from white; prisoners are placements minus the stones left.
+    assert drawn["captures"] == {"X": 1, "O": 2}

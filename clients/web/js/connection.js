@@ -54,11 +54,14 @@ export class Connection {
   }
 
   // Starts a think; returns {id, done} where done resolves with the bestmove.
-  think(limits, onInfo) {
+  // `algorithm` (optional) names the search; without it the game's default.
+  think(limits, onInfo, algorithm = null) {
     const id = this.nextId++;
     const done = new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject, onInfo });
-      this.send({ type: "think", id, limits });
+      const message = { type: "think", id, limits };
+      if (algorithm) message.algorithm = algorithm;
+      this.send(message);
     });
     return { id, done };
   }

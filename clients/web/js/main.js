@@ -144,6 +144,8 @@ function applyUrlSettings(params) {
     const seconds = params.get(`time${player}`) ?? params.get("time");
     if (seconds !== null && Number(seconds) > 0) $(`time-${player}`).value = seconds;
   }
+  const algorithm = params.get("algorithm");
+  if (algorithm && [...$("algorithm").options].some((option) => option.value === algorithm)) $("algorithm").value = algorithm;
 }
 
 function fillGameMenu() {
@@ -179,7 +181,24 @@ function gameChosen() {
     label.append(input);
     return label;
   }));
+  fillAlgorithms(info);
   readSides();
+}
+
+// The searches the server offers for the game, its default first; servers
+// that do not say (before protocol 0.3) get no menu and their default.
+function fillAlgorithms(info) {
+  const menu = $("algorithm");
+  const previous = menu.value;
+  const names = Array.isArray(info.algorithms) ? info.algorithms : [];
+  menu.replaceChildren(...names.map((name, index) => new Option(index === 0 ? `${name} (default)` : name, name)));
+  if (names.includes(previous)) menu.value = previous;
+  $("algorithm-label").hidden = names.length === 0;
+}
+
+function chosenAlgorithm() {
+  const menu = $("algorithm");
+  return $("algorithm-label").hidden || !menu.value ? null : menu.value;
 }
 
 function buildOptions(info) {
@@ -449,7 +468,7 @@ function startThink(purpose) {
   clearThinkPanel();
   const { id, done } = app.conn.think(limits, (info) => {
     if (app.think && app.think.id === id) showInfo(info);
-  });
+  }, chosenAlgorithm());
   const think = { id, purpose, generation: app.generation, ply: state.history.length, toMove: state.to_move, done };
   app.think = think;
   if (purpose === "analyse") {
@@ -540,6 +559,7 @@ function boardView() {
     state,
     players: gameInfo(state.game).players,
     lastMove: state.history.length ? state.history[state.history.length - 1] : null,
+    start: app.start && app.start.game === state.game ? app.start.position : null,
     interactive: !state.result && app.sides[state.to_move] === "human" && !(app.think && app.think.purpose === "play"),
     flipped: humanSecond !== app.manualFlip,
   };
@@ -626,6 +646,8 @@ function updateButtons() {
 function clearThinkPanel() {
   $("info-lines").tBodies[0].replaceChildren();
   for (const id of ["t-depth", "t-score", "t-nodes", "t-nps", "t-time"]) $(id).textContent = "–";
+  $("t-depth-label").textContent = "depth";
+  $("info-lines").tHead.rows[0].cells[0].textContent = "depth";
   $("pv").textContent = "";
   $("think-status").textContent = "";
 }
@@ -635,8 +657,10 @@ function showInfo(info) {
   showPv(info.pv);
   const row = document.createElement("tr");
   if (info.partial) row.className = "partial";
+  const searched = "playouts" in info && info.playouts !== null ? formatCount(info.playouts) : String(info.depth);
+  $("info-lines").tHead.rows[0].cells[0].textContent = "playouts" in info && info.playouts !== null ? "playouts" : "depth";
   const cells = [
-    info.partial ? `${info.depth}*` : String(info.depth),
+    info.partial ? `${searched}*` : searched,
     scoreText(info.score),
     formatCount(info.nodes),
     formatCount(info.nps),
@@ -653,8 +677,12 @@ function showInfo(info) {
   while (body.rows.length > MAX_INFO_ROWS) body.deleteRow(body.rows.length - 1);
 }
 
+// Monte Carlo searches report playouts, which say more than their depth.
 function showSummary(report) {
-  $("t-depth").textContent = report.seldepth > report.depth ? `${report.depth}/${report.seldepth}` : String(report.depth);
+  const monteCarlo = report.playouts !== undefined && report.playouts !== null;
+  $("t-depth-label").textContent = monteCarlo ? "playouts" : "depth";
+  if (monteCarlo) $("t-depth").textContent = formatCount(report.playouts);
+  else $("t-depth").textContent = report.seldepth > report.depth ? `${report.depth}/${report.seldepth}` : String(report.depth);
   $("t-score").textContent = scoreText(report.score);
   $("t-score").classList.toggle("proven-win", "win_in" in report.score);
   $("t-score").classList.toggle("proven-loss", "loss_in" in report.score);
