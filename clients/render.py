@@ -30,6 +30,10 @@ class View:
     color: bool = False
     #: Squares to mark as playable (Othello: the legal moves, drawn ``+``).
     targets: frozenset[str] = frozenset()
+    #: Go: prisoners taken by black and by white (see :func:`go_captures`).
+    captures: tuple[int, int] | None = None
+    #: Go: the game is over, so draw and count the Tromp-Taylor area.
+    final: bool = False
 
 
 Renderer = Callable[[str, Mapping[str, Any], View], str]
@@ -376,6 +380,161 @@ def render_backgammon(position: str, options: Mapping[str, Any], view: View) -> 
     return "\n".join(lines)
 
 
+# ----------------------------------------------------------------------
+# Go.
+
+#: GTP's column letters: no I (it looks like J and 1).
+GO_COLUMNS = "ABCDEFGHJKLMNOPQRST"
+_GO_VERTEX = re.compile(r"([A-HJ-T])(\d{1,2})", re.IGNORECASE)
+_GO_NAMES = {"X": "X (black)", "O": "O (white)"}
+
+
+def _go_board(position: str) -> tuple[list[str], str]:
+    """The rows from the top and the side to move (``X`` or ``O``)."""
+    board, _, side = position.strip().partition(" ")
+    rows = board.split("/")
+    size = len(rows)
+    if side not in ("X", "O") or not 2 <= size <= len(GO_COLUMNS):
+        raise ValueError(position)
+    if any(len(row) != size or set(row) - set(".XO") for row in rows):
+        raise ValueError(position)
+    return rows, side
+
+
+def go_vertex(move: str | None, size: int) -> tuple[int, int] | None:
+    """A GTP vertex as (row from the top, column), or ``None`` (pass, resign)."""
+    match = _GO_VERTEX.fullmatch(move or "")
+    if match is None:
+        return None
+    column = GO_COLUMNS.find(match.group(1).upper())
+    number = int(match.group(2))
+    if column >= size or not 1 <= number <= size:
+        return None
+    return size - number, column
+
+
+def go_star_points(size: int) -> set[tuple[int, int]]:
+    """The star points: 3-3 points up to 12x12, 4-4 from 13x13, the centre of
+    odd boards, the side points of odd boards from 15x15 (as on 19x19)."""
+    if size < 5:
+        return set()
+    centre = (size - 1) // 2
+    if size < 7:
+        return {(centre, centre)} if size % 2 else set()
+    edge = 3 if size >= 13 else 2
+    lines = (edge, size - 1 - edge)
+    points = {(row, column) for row in lines for column in lines}
+    if size % 2:
+        points.add((centre, centre))
+        if size >= 15:
+            points |= {(line, centre) for line in lines} | {(centre, line) for line in lines}
+    return points
+
+
+def go_captures(
+    position: str, history: tuple[str, ...] | list[str], start: str | None
+) -> tuple[int, int]:
+    """Prisoners taken by (black, white), worked out without replaying the game:
+    every stone placed is either on the board or was captured, so white's
+    prisoners are black's stones at the start plus black's placements minus
+    black's stones now (and the other way round). ``start`` is the position
+    the moves were played from (``None``: the empty board, black to move)."""
+    rows, _ = _go_board(position)
+    size = len(rows)
+    placed = {"X": 0, "O": 0}
+    mover = "X"
+    if start:
+        first, mover = _go_board(start)
+        placed = {colour: sum(row.count(colour) for row in first) for colour in "XO"}
+    for move in history:
+        if go_vertex(move, size) is not None:
+            placed[mover] += 1
+        mover = "O" if mover == "X" else "X"
+    now = {colour: sum(row.count(colour) for row in rows) for colour in "XO"}
+    return max(0, placed["O"] - now["O"]), max(0, placed["X"] - now["X"])
+
+
+def go_area(rows: list[str]) -> tuple[list[list[str | None]], dict[str, int]]:
+    """Tromp-Taylor area: the owner of each point (an empty point belongs to a
+    colour when its empty region reaches stones of that colour only) and
+    each colour's count of stones plus owned points."""
+    size = len(rows)
+    owner: list[list[str | None]] = [[None if c == "." else c for c in row] for row in rows]
+    seen = [[False] * size for _ in range(size)]
+    score = {colour: sum(row.count(colour) for row in rows) for colour in "XO"}
+    for top in range(size):
+        for left in range(size):
+            if rows[top][left] != "." or seen[top][left]:
+                continue
+            seen[top][left] = True
+            region, reached, todo = [], set(), [(top, left)]
+            while todo:
+                row, column = todo.pop()
+                region.append((row, column))
+                for r, c in (
+                    (row - 1, column),
+                    (row + 1, column),
+                    (row, column - 1),
+                    (row, column + 1),
+                ):
+                    if 0 <= r < size and 0 <= c < size:
+                        if rows[r][c] != ".":
+                            reached.add(rows[r][c])
+                        elif not seen[r][c]:
+                            seen[r][c] = True
+                            todo.append((r, c))
+            colour = next(iter(reached)) if len(reached) == 1 else None
+            if colour is not None:
+                score[colour] += len(region)
+            for row, column in region:
+                owner[row][column] = colour
+    return owner, score
+
+
+def render_go(position: str, options: Mapping[str, Any], view: View) -> str:
+    rows, side = _go_board(position)
+    size = len(rows)
+    last = go_vertex(view.last_move, size)
+    stars = go_star_points(size)
+    owner, score = go_area(rows) if view.final else ([], {})
+    styles = {"X": X_STYLE, "O": O_STYLE, ".": DIM, "+": DIM, "x": X_STYLE, "o": O_STYLE}
+    letters = "    " + " ".join(GO_COLUMNS[:size])
+    lines = [letters]
+    for row in range(size):
+        number = size - row
+        text = f"{number:>2} "
+        for column in range(size):
+            char = rows[row][column]
+            if char == "." and owner and owner[row][column]:
+                char = str(owner[row][column]).lower()  # territory: x or o
+            elif char == "." and (row, column) in stars:
+                char = "+"
+            # Parentheses round the last stone played, in the gaps either side.
+            if (row, column) == last:
+                text += "("
+            elif last is not None and (row, column - 1) == last:
+                text += ")"
+            else:
+                text += " "
+            text += style(char, styles[char], view)
+        text += ")" if last is not None and last == (row, size - 1) else " "
+        lines.append(f"{text} {number}")
+    lines.append(letters)
+    if view.captures is not None:
+        black, white = view.captures
+        lines.append(f"captures: X (black) {black}, O (white) {white}")
+    if view.final:
+        komi = float(options.get("komi", 7.5))
+        white_total = score["O"] + komi
+        lines.append(
+            f"area (x, o: territory): X (black) {score['X']}, "
+            f"O (white) {score['O']} + komi {komi:g} = {white_total:g}"
+        )
+    else:
+        lines.append(f"{_GO_NAMES[side]} to move")
+    return "\n".join(lines)
+
+
 RENDERERS: dict[str, Renderer] = {
     "tictactoe": render_tictactoe,
     "nim": render_nim,
@@ -384,4 +543,5 @@ RENDERERS: dict[str, Renderer] = {
     "checkers": render_checkers,
     "othello": render_othello,
     "backgammon": render_backgammon,
+    "go": render_go,
 }

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from clients.render import CHECKERS_SQUARES, View, render
+from clients.render import CHECKERS_SQUARES, View, go_captures, render
 
 CHESS_START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
 AFTER_E4 = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1"
@@ -118,3 +118,72 @@ def test_colours_only_when_asked_and_bad_positions_fall_back() -> None:
     assert render("chess", "not a fen") == "position: not a fen"
     assert render("othello", "XO") == "position: XO"
     assert render("unknown", "") == "position: (start)"
+
+
+GO_9X9 = (
+    "/".join(
+        [
+            ".........",
+            "..X...O..",
+            "...XO....",
+            "..XO.X...",
+            "...XO....",
+            "..O.X.O..",
+            ".........",
+            ".........",
+            ".........",
+        ]
+    )
+    + " O"
+)
+
+
+def test_go_board_coordinates_star_points_and_last_move() -> None:
+    lines = render("go", GO_9X9, {"size": 9}, View(last_move="F6", captures=(1, 2))).splitlines()
+    assert lines[0] == "    A B C D E F G H J"  # no I
+    assert lines[1] == " 9  . . . . . . . . .  9"
+    assert lines[3] == " 7  . . + X O . + . .  7"  # star points C7 and G7
+    assert lines[4] == " 6  . . X O .(X). . .  6"  # the last stone in parentheses
+    assert lines[7] == " 3  . . + . . . + . .  3"
+    assert lines[9] == " 1  . . . . . . . . .  1"
+    assert lines[10] == lines[0]
+    assert lines[11] == "captures: X (black) 1, O (white) 2"
+    assert lines[12] == "O (white) to move"
+    # The last move on the right edge closes its parentheses there; a pass marks nothing.
+    edge = render("go", "..X/.../... O", {"size": 3}, View(last_move="C3")).splitlines()
+    assert edge[1] == " 3  . .(X) 3"
+    passed = render("go", GO_9X9, {"size": 9}, View(last_move="pass")).splitlines()
+    assert "(" not in "".join(passed[1:10])
+
+
+def test_go_star_points_by_size() -> None:
+    nineteen = render("go", "/".join(["." * 19] * 19) + " X").splitlines()
+    assert nineteen[0].endswith("Q R S T")
+    assert nineteen[4] == "16  . . . + . . . . . + . . . . . + . . .  16"
+    assert nineteen[10] == "10  . . . + . . . . . + . . . . . + . . .  10"
+    assert sum(line.count("+") for line in nineteen) == 9
+    thirteen = render("go", "/".join(["." * 13] * 13) + " X").splitlines()
+    assert sum(line.count("+") for line in thirteen) == 5
+    assert thirteen[4] == "10  . . . + . . . . . + . . .  10"  # D10 and K10
+    five = render("go", "/".join(["." * 5] * 5) + " X").splitlines()
+    assert [line.count("+") for line in five[1:6]] == [0, 0, 1, 0, 0]
+
+
+def test_go_area_at_the_end_and_colour() -> None:
+    final = "..XO./..XO./.XXO./..XOO/..XO. X"
+    lines = render("go", final, {"size": 5, "komi": 2.5}, View(final=True)).splitlines()
+    assert lines[1] == " 5  x x X O o  5"  # territory in lower case
+    assert lines[3] == " 3  x X X O o  3"
+    assert lines[-1] == "area (x, o: territory): X (black) 15, O (white) 10 + komi 2.5 = 12.5"
+    coloured = render("go", GO_9X9, {"size": 9}, View(last_move="F6", color=True))
+    assert "\x1b[1;31mX\x1b[0m" in coloured and "\x1b[1;36mO\x1b[0m" in coloured
+    assert render("go", "not a go position") == "position: not a go position"
+
+
+def test_go_captures_from_the_moves() -> None:
+    # Black captured the white stone at A1 with B1 (a 3x3 corner): one white
+    # stone placed, none left.
+    assert go_captures(".../X../.X. O", ["A2", "A1", "B1"], ".../.../... X") == (1, 0)
+    # From a loaded start with stones on it, white to move first.
+    assert go_captures("O.X/.../... X", ["B2", "A2", "pass", "B3"], "O../.../X.. O") == (1, 2)
+    assert go_captures("/".join(["." * 9] * 9) + " X", [], None) == (0, 0)
