@@ -1,10 +1,13 @@
-"""What is kept of each game: a :class:`GameRecord`, as JSON Lines and (for chess) PGN.
+"""What is kept of each game: a :class:`GameRecord`, as JSON Lines, PGN (chess) and SGF (Go).
 
 One JSON object per line holds everything: the engines, the opening, each
 move with the time it took on the referee's clock and the depth and score
 the engine reported, the result and why. :func:`pgn` writes a chess game
 in PGN with cutechess-style move comments (``{+0.31/12 0.52s}``), readable
-by python-chess and every chess GUI.
+by python-chess and every chess GUI; :func:`sgf` writes a Go game in SGF
+(FF[4]) with the same figures as move comments, readable by Go programs
+and editors. :func:`game_text` picks the one that fits the game, and
+:data:`RECORD_SUFFIXES` names its file suffix.
 
 Records are strict JSON: written with ``allow_nan=False`` after
 :func:`~clients.tournament.validation.strict_json`, so no ``NaN`` or
@@ -14,6 +17,7 @@ Records are strict JSON: written with ``allow_nan=False`` after
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -66,6 +70,8 @@ class MoveRecord:
     book: bool = False
     reason: str | None = None
     queued_ms: int | None = None
+    #: Monte Carlo searches: the playouts the engine made (its depth says less).
+    playouts: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -226,3 +232,142 @@ def _wrap(tokens: list[str], width: int = 79) -> str:
     if line:
         lines.append(line)
     return "\n".join(lines)
+
+
+# ----------------------------------------------------------------------
+# SGF (Go).
+
+#: The file suffix of each game's text records (chess: PGN, Go: SGF).
+RECORD_SUFFIXES = {"chess": ".pgn", "go": ".sgf"}
+
+#: GTP's column letters (no I); SGF's coordinates are plain letters from a.
+_GTP_COLUMNS = "ABCDEFGHJKLMNOPQRST"
+_SGF_LETTERS = "abcdefghijklmnopqrs"
+
+
+def game_text(record: GameRecord) -> str:
+    """The record as its game's text format: PGN for chess, SGF for Go."""
+    if record.game == "go":
+        return sgf(record)
+    return pgn(record)
+
+
+def sgf(record: GameRecord) -> str:
+    """The game in SGF (FF[4], GM[1]): one game tree, a node per move.
+
+    Setup stones come from the opening position (AB, AW and PL), passes are
+    empty moves (``B[]``), a resignation is no move but the result (``B+R``).
+    Each engine move carries a comment like the PGN one (``+35/12 0.520s``,
+    or the playouts for Monte Carlo searches); the root's comment says how
+    the game ended.
+    """
+    size = int(record.options.get("size", 9))
+    rows: list[str] = []
+    mover = "B"
+    if record.opening_position:
+        board, _, side = record.opening_position.strip().partition(" ")
+        rows = board.split("/")
+        size = len(rows)
+        mover = "W" if side == "O" else "B"
+    komi = record.options.get("komi", 7.5)
+    properties = [
+        ("FF", "4"),
+        ("GM", "1"),
+        ("CA", "UTF-8"),
+        ("AP", "alphabeta-arena"),
+        ("SZ", str(size)),
+        ("KM", f"{float(komi):g}"),
+        ("RU", "Tromp-Taylor"),
+        ("PB", record.players[0]),
+        ("PW", record.players[1]),
+        ("DT", (record.started or "")[:10]),
+        ("EV", record.tournament or "arena tournament"),
+        ("RO", f"{record.round + 1}.{record.game_id}"),
+        ("RE", _sgf_result(record)),
+        ("GC", record.reason),
+    ]
+    if record.time_control:
+        properties.append(("TC", record.time_control))  # private: SGF's TM is seconds only
+    root = "".join(f"{name}[{_sgf_escape(value)}]" for name, value in properties if value)
+    for colour, letter in (("X", "AB"), ("O", "AW")):
+        points = [
+            _sgf_point(row, column, size)
+            for row, line in enumerate(rows)
+            for column, cell in enumerate(line)
+            if cell == colour
+        ]
+        if points:
+            root += letter + "".join(f"[{point}]" for point in points)
+    if rows:
+        root += f"PL[{mover}]"
+    nodes = [";" + root]
+    for move in record.moves:
+        if move.move.lower() == "resign":
+            break  # SGF has no resignation move: RE says it
+        point = _sgf_move(move.move, size)
+        nodes.append(f";{mover}[{point}]C[{_sgf_escape(_sgf_comment(move))}]")
+        mover = "W" if mover == "B" else "B"
+    return "(" + _wrap(nodes) + ")\n"
+
+
+def _sgf_result(record: GameRecord) -> str:
+    """RE: ``W+4.5``, ``B+R`` (resignation), ``W+T`` (time), ``B+F`` (forfeit),
+    ``0`` (a draw), or ``B+`` when the margin is not known (adjudication)."""
+    if record.winner is None:
+        return "0"
+    colour = "B" if record.winner == 0 else "W"
+    if record.kind in (TIME_FORFEIT, TIMEOUT):
+        return f"{colour}+T"
+    if record.kind in FAULT_KINDS:
+        return f"{colour}+F"
+    last = record.moves[-1].move.lower() if record.moves else ""
+    if last == "resign" or "resign" in record.reason.lower():
+        return f"{colour}+R"
+    margin = re.search(r"by (\d+(?:\.\d+)?)", record.reason)
+    return f"{colour}+{margin.group(1)}" if margin else f"{colour}+"
+
+
+def _sgf_point(row: int, column: int, size: int) -> str:
+    """Row from the top and column as SGF letters (column first)."""
+    if not (0 <= row < size and 0 <= column < size):
+        raise ValueError(f"({row}, {column}) is off a {size}x{size} board")
+    return _SGF_LETTERS[column] + _SGF_LETTERS[row]
+
+
+def _sgf_move(move: str, size: int) -> str:
+    """A GTP vertex (``D4``) as SGF (``dp`` on 19x19); a pass is empty."""
+    if move.lower() == "pass":
+        return ""
+    column = _GTP_COLUMNS.find(move[:1].upper())
+    if column < 0 or not move[1:].isdigit():
+        raise ValueError(f"{move!r} is not a Go move")
+    return _sgf_point(size - int(move[1:]), column, size)
+
+
+def _sgf_comment(move: MoveRecord) -> str:
+    if move.book:
+        return "book"
+    seconds = f"{(move.time_ms if isinstance(move.time_ms, int) else 0) / 1000:.3f}s"
+    score = _plain_score(move.score)
+    if isinstance(move.playouts, int):
+        return f"{score} {move.playouts} playouts {seconds}"
+    depth = move.depth if isinstance(move.depth, int) else 0
+    return f"{score}/{depth} {seconds}"
+
+
+def _plain_score(score: dict[str, Any] | None) -> str:
+    """The score in the game's own unit from the mover's side; proven results as words."""
+    if not score:
+        return "0"
+    for key, word in (("win_in", "win in"), ("loss_in", "loss in")):
+        if isinstance(score.get(key), int):
+            return f"{word} {score[key]}"
+    value = score.get("value")
+    if score.get("draw") or not isinstance(value, int):
+        return "0"
+    return f"{value:+d}"
+
+
+def _sgf_escape(text: str) -> str:
+    """SGF text: ``]`` and ``\\`` are escaped with a backslash."""
+    return text.replace("\\", "\\\\").replace("]", "\\]")

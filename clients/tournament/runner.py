@@ -25,7 +25,7 @@ from clients.tournament.connections import Backoff, ConnectError, EnginePool, pr
 from clients.tournament.display import Progress, report, sprt_text
 from clients.tournament.local import LocalServer, local_workers
 from clients.tournament.openings import Opening, generate_openings, load_openings
-from clients.tournament.records import CONNECTION_FAILED, GameRecord, pgn
+from clients.tournament.records import CONNECTION_FAILED, GameRecord, game_text
 from clients.tournament.referee import GameSpec, Referee
 from clients.tournament.scheduler import ScheduledGame, openings_needed, schedule
 from clients.tournament.standings import pairing_results
@@ -78,6 +78,7 @@ class RunSettings:
     local_workers: int | None = None
     backoff: Backoff = field(default_factory=Backoff)
     jsonl_path: Path | None = None
+    #: The text records: PGN for chess, SGF for Go (records.game_text picks).
     pgn_path: Path | None = None
     quiet: bool = False
     live: bool | None = None
@@ -288,12 +289,12 @@ class TournamentRunner:
     # Files.
 
     def _rewrite_files(self) -> None:
-        """Make the JSON Lines and PGN files hold exactly the stored games."""
+        """Make the JSON Lines and PGN (or SGF) files hold exactly the stored games."""
         records = self.store.records()
         if self.settings.jsonl_path is not None:
             _replace(self.settings.jsonl_path, "".join(r.to_line() + "\n" for r in records))
         if self.settings.pgn_path is not None:
-            _replace(self.settings.pgn_path, "".join(pgn(r) for r in records))
+            _replace(self.settings.pgn_path, "".join(game_text(r) for r in records))
 
     def _append_files(self, record: GameRecord) -> None:
         if self.settings.jsonl_path is not None:
@@ -301,7 +302,7 @@ class TournamentRunner:
                 file.write(record.to_line() + "\n")
         if self.settings.pgn_path is not None:
             with open(self.settings.pgn_path, "a", encoding="utf-8") as file:
-                file.write(pgn(record))
+                file.write(game_text(record))
 
     # ------------------------------------------------------------------
     # Context.

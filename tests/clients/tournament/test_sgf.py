@@ -1,0 +1,158 @@
+"""Go games as SGF: written records read back with a small SGF reader."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from clients.tournament.records import (
+    ADJUDICATION,
+    RULES,
+    TIME_FORFEIT,
+    GameRecord,
+    MoveRecord,
+    game_text,
+    sgf,
+)
+
+Node = dict[str, list[str]]
+
+
+def read_sgf(text: str) -> list[list[Node]]:
+    """The game trees of an SGF collection, each as its main line of nodes.
+
+    Enough of FF[4] for these records: no variations, values unescaped.
+    """
+    games: list[list[Node]] = []
+    index = 0
+    nodes: list[Node] = []
+    while index < len(text):
+        char = text[index]
+        if char == "(":
+            nodes = []
+            index += 1
+        elif char == ")":
+            games.append(nodes)
+            index += 1
+        elif char == ";":
+            nodes.append({})
+            index += 1
+        elif char.isspace():
+            index += 1
+        else:
+            match = re.compile(r"[A-Z]+").match(text, index)
+            assert match, f"unexpected {text[index : index + 20]!r}"
+            name = match.group()
+            index = match.end()
+            values = nodes[-1].setdefault(name, [])
+            while index < len(text) and text[index] == "[":
+                index += 1
+                value = ""
+                while text[index] != "]":
+                    if text[index] == "\\":
+                        index += 1
+                    value += text[index]
+                    index += 1
+                values.append(value)
+                index += 1
+                while index < len(text) and text[index].isspace():
+                    index += 1
+    return games
+
+
+def go_record(**changes: object) -> GameRecord:
+    fields: dict[str, object] = {
+        "game_id": 3,
+        "round": 0,
+        "pair": 1,
+        "game": "go",
+        "options": {"size": 9, "komi": 7.5},
+        "players": ("mcts 2s", "alphabeta d3"),
+        "opening_index": 0,
+        "opening_position": None,
+        "winner": 1,
+        "kind": RULES,
+        "reason": "white wins by 4.5",
+        "moves": (
+            MoveRecord("E5", book=True),
+            MoveRecord("C3", time_ms=520, depth=7, score={"value": -35}, playouts=1234),
+            MoveRecord("J9", time_ms=80, depth=3, score={"value": 12}),
+            MoveRecord("pass", time_ms=10, depth=1, score={"win_in": 2}),
+            MoveRecord("pass", time_ms=11, depth=1, score={"loss_in": 1}),
+        ),
+        "final_position": "",
+        "time_control": "40/60+0.5",
+        "started": "2026-11-24T08:30:00+00:00",
+        "tournament": "Go [test] \\ night",
+    }
+    fields.update(changes)
+    return GameRecord(**fields)  # type: ignore[arg-type]
+
+
+def test_a_go_game_reads_back_with_its_moves_result_and_comments() -> None:
+    record = go_record()
+    text = game_text(record)
+    assert text == sgf(record) and text.startswith("(;FF[4]GM[1]")
+    (nodes,) = read_sgf(text)
+    root, moves = nodes[0], nodes[1:]
+    assert root["SZ"] == ["9"] and root["KM"] == ["7.5"] and root["RU"] == ["Tromp-Taylor"]
+    assert root["PB"] == ["mcts 2s"] and root["PW"] == ["alphabeta d3"]
+    assert root["DT"] == ["2026-11-24"] and root["RE"] == ["W+4.5"]
+    assert root["EV"] == ["Go [test] \\ night"]  # escaped in the file, whole when read
+    assert root["GC"] == ["white wins by 4.5"] and root["RO"] == ["1.3"]
+    # E5 is the centre (ee), C3 is cg (row 3 from the bottom is g from the
+    # top), J9 the top-right corner (ia: no I column), passes are empty.
+    assert [(next(iter(node)), next(iter(node.values()))[0]) for node in moves] == [
+        ("B", "ee"),
+        ("W", "cg"),
+        ("B", "ia"),
+        ("W", ""),
+        ("B", ""),
+    ]
+    comments = [node["C"][0] for node in moves]
+    assert comments == [
+        "book",
+        "-35 1234 playouts 0.520s",
+        "+12/3 0.080s",
+        "win in 2/1 0.010s",
+        "loss in 1/1 0.011s",
+    ]
+
+
+def test_a_loaded_start_position_becomes_setup_stones() -> None:
+    start = "X..../...../..O../...../..... O"  # white to move
+    record = go_record(
+        opening_position=start,
+        options={"size": 5, "komi": 0.5},
+        moves=(MoveRecord("B4", time_ms=5, depth=1), MoveRecord("resign")),
+        winner=0,
+        reason="white resigns",
+    )
+    (nodes,) = read_sgf(sgf(record))
+    root = nodes[0]
+    assert root["SZ"] == ["5"] and root["KM"] == ["0.5"]
+    assert root["AB"] == ["aa"] and root["AW"] == ["cc"] and root["PL"] == ["W"]
+    assert root["RE"] == ["B+R"]
+    assert [node.get("W") for node in nodes[1:]] == [["bb"]]  # the resignation is no move
+
+
+@pytest.mark.parametrize(
+    ("winner", "kind", "reason", "result"),
+    [
+        (0, RULES, "black wins by 0.5", "B+0.5"),
+        (1, RULES, "white wins by 12", "W+12"),
+        (None, ADJUDICATION, "draw by adjudication", "0"),
+        (0, ADJUDICATION, "adjudicated: black is far ahead", "B+"),
+        (1, TIME_FORFEIT, "mcts 2s lost on time", "W+T"),
+        (0, "illegal_move", "alphabeta d3 played an illegal move", "B+F"),
+    ],
+)
+def test_results(winner: int | None, kind: str, reason: str, result: str) -> None:
+    (nodes,) = read_sgf(sgf(go_record(winner=winner, kind=kind, reason=reason)))
+    assert nodes[0]["RE"] == [result]
+
+
+def test_a_collection_of_games_reads_back_as_many_trees() -> None:
+    text = sgf(go_record()) + sgf(go_record(game_id=4, winner=0, reason="black wins by 1.5"))
+    assert [game[0]["RE"] for game in read_sgf(text)] == [["W+4.5"], ["B+1.5"]]
