@@ -55,3 +55,13 @@ class GameOverError(GameError):
     """A move was given in a position where the game has already ended."""
 
     code: ClassVar[str] = "game_over"
+
+
+class UnknownAlgorithmError(GameError):
+    """A search was asked for by a name the game does not offer.
+
+    The message names the algorithms the game offers
+    (:func:`engine.searchers.algorithms`).
+    """
+
+    code: ClassVar[str] = "unknown_algorithm"

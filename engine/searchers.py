@@ -1,11 +1,20 @@
-"""One entry point to search any game: the right searcher for the game's kind.
+"""One entry point to search any game: a searcher by game and algorithm.
 
-Deterministic games are searched by :class:`engine.search.alphabeta.Searcher`
-(alpha-beta); games with chance states (dice) by
-:class:`engine.search.expectimax.ExpectimaxSearcher` (expectiminimax with Star1
-and Star2 pruning). Both answer ``think(state, limits, stop, on_info,
-deadlines) -> SearchResult``; callers such as the server's workers
-use :func:`searcher_for` and never need to know which one they hold.
+Three searches answer the same ``think(state, limits, stop, on_info,
+deadlines) -> SearchResult``:
+
+* ``alphabeta`` (:class:`engine.search.alphabeta.Searcher`): alpha-beta for
+  deterministic games;
+* ``expectiminimax`` (:class:`engine.search.expectimax.ExpectimaxSearcher`):
+  expectiminimax with Star1 and Star2 pruning for games with chance states
+  (dice);
+* ``mcts`` (:class:`engine.search.mcts.MctsSearcher`): Monte Carlo tree
+  search, for any game.
+
+:func:`algorithms` lists what a game offers, its default first (the game's
+:attr:`~engine.game.Game.default_algorithm`); :func:`searcher_for` builds
+one. Callers such as the server's workers never need to know which one
+they hold.
 """
 
 from __future__ import annotations
@@ -13,11 +22,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from engine.game import Game
+from engine.errors import UnknownAlgorithmError
+from engine.game import ALPHABETA, EXPECTIMINIMAX, MCTS, Game
 from engine.search.alphabeta import Searcher
 from engine.search.budget import StopSignal
 from engine.search.expectimax import ExpectimaxSearcher
 from engine.search.limits import Deadlines, Limits
+from engine.search.mcts import MctsSearcher
 from engine.search.results import Info, SearchResult
 from engine.search.tt import DEFAULT_TT_SLOTS
 
@@ -40,9 +51,44 @@ def has_chance(game: Game[Any, Any]) -> bool:
     return type(game).chance_outcomes is not Game.chance_outcomes
 
 
-def searcher_for(game: Game[Any, Any], tt_slots: int = DEFAULT_TT_SLOTS) -> GameSearcher:
-    """A new searcher suited to ``game``, with a table of ``tt_slots`` entries."""
-    if has_chance(game):
+def algorithms(game: Game[Any, Any]) -> tuple[str, ...]:
+    """The searches ``game`` offers, its default first.
+
+    Deterministic games offer alpha-beta and MCTS, games of chance
+    expectiminimax and MCTS; a game whose ``default_algorithm`` is MCTS (Go)
+    lists it first.
+    """
+    exact = EXPECTIMINIMAX if has_chance(game) else ALPHABETA
+    if game.default_algorithm == MCTS:
+        return (MCTS, exact)
+    return (exact, MCTS)
+
+
+def searcher_for(
+    game: Game[Any, Any], algorithm: str | int | None = None, tt_slots: int = DEFAULT_TT_SLOTS
+) -> GameSearcher:
+    """A new searcher for ``game`` running ``algorithm`` (``None``: the game's default).
+
+    ``tt_slots`` sizes the transposition table of alpha-beta and
+    expectiminimax (MCTS keeps a tree instead). Raises
+    :class:`~engine.errors.UnknownAlgorithmError` for a name the game does
+    not offer. An int in place of ``algorithm`` is taken as ``tt_slots``,
+    the second argument before algorithms could be chosen, so that callers
+    written then keep working.
+    """
+    if isinstance(algorithm, int):
+        tt_slots = algorithm
+        algorithm = None
+    offered = algorithms(game)
+    if algorithm is None:
+        algorithm = offered[0]
+    if algorithm not in offered:
+        raise UnknownAlgorithmError(
+            f"{game.name} offers the algorithms {', '.join(offered)}; got {algorithm!r}"
+        )
+    if algorithm == MCTS:
+        return MctsSearcher(game)
+    if algorithm == EXPECTIMINIMAX:
         return ExpectimaxSearcher(game, tt_slots)
     return Searcher(game, tt_slots)
 
@@ -54,6 +100,7 @@ def think(
     stop: StopSignal | None = None,
     on_info: Callable[[Info], None] | None = None,
     tt_slots: int = DEFAULT_TT_SLOTS,
+    algorithm: str | None = None,
 ) -> SearchResult:
-    """Search ``state`` once with a fresh searcher suited to ``game``."""
-    return searcher_for(game, tt_slots).think(state, limits, stop, on_info)
+    """Search ``state`` once with a fresh searcher for ``game`` and ``algorithm``."""
+    return searcher_for(game, algorithm, tt_slots).think(state, limits, stop, on_info)

@@ -67,7 +67,7 @@ from typing import Any, Final, NamedTuple
 from mypy_extensions import mypyc_attr
 
 from engine.errors import BadPositionError, GameOverError, IllegalMoveError
-from engine.game import CHANCE, Game, Outcome
+from engine.game import CHANCE, EXPECTIMINIMAX, Game, Outcome
 
 #: Checkers per player.
 CHECKERS: Final = 15
@@ -163,6 +163,7 @@ class Backgammon(Game[BgState, Action]):
     eval_unit = f"expected points x {POINT} (a single game is {POINT}, a gammon {2 * POINT})"
     utility_scale = POINT
     value_bound = VALUE_BOUND
+    default_algorithm = EXPECTIMINIMAX
 
     def initial_state(self) -> BgState:
         return BgState(START_BOARD, START_BOARD, 0, None, True)

@@ -1,0 +1,637 @@
+"""Monte Carlo tree search: UCT with RAVE, an MCTS-Solver and tree reuse.
+
+:class:`MctsSearcher` answers the same :meth:`~MctsSearcher.think` contract
+as the alpha-beta and expectiminimax searchers (limits, stop signal,
+progress reports, best move so far, a
+:class:`~engine.search.results.SearchResult`), for any game: it needs no
+evaluation, only the game's random playouts (:meth:`engine.game.Game.playout`).
+
+One *iteration* of the search is the textbook four steps (Browne et al.,
+"A Survey of Monte Carlo Tree Search Methods", 2012, figure 2), numbered in
+:meth:`MctsSearcher._iterate` as Stockfish numbers the steps of its search:
+
+1. **Selection**: from the root, follow the child with the best UCT value
+   (Kocsis & Szepesvari 2006, "Bandit based Monte-Carlo Planning")::
+
+       Q(child) + C * sqrt(ln N(node) / N(child))
+
+   where ``Q`` is the child's mean reward for the player who moves at
+   ``node``. With RAVE (Gelly & Silver 2011, "Monte-Carlo tree search and
+   rapid action value estimation in computer Go", section 5) ``Q`` is blended
+   with the child's all-moves-as-first mean ``Q~``: ``(1 - b) Q + b Q~``
+   with ``b = sqrt(K / (3 N(child) + K))`` (their hand-selected schedule;
+   ``K`` is the *equivalence parameter*, the visits at which both count
+   alike). An unvisited child has priority (plain UCT tries each child once,
+   in the game's move order) unless RAVE already knows something about it:
+   then its RAVE mean stands in for ``Q`` as if it had one visit. At a
+   chance node (dice) the outcome is drawn with its probability instead.
+2. **Expansion**: the first move out of the tree adds one node (a node
+   lists its moves the first time the selection passes through it).
+3. **Simulation**: play the new node out at random with the game's playout
+   (:attr:`~engine.game.Game.playout_limit` plies at most; a playout cut
+   off there is judged by :meth:`~engine.game.Game.win_probability`).
+4. **Back-propagation**: add the reward to every node on the path, and
+   with RAVE credit every sibling move that the same player played later
+   in the tree path or the playout (all moves as first). Then the solver
+   (Winands, Bjornsson & Saito 2008, "Monte-Carlo Tree Search Solver")
+   marks nodes whose value is proven: a finished game, a node with a child
+   that wins for its mover, or a node whose children are all proven.
+
+Rewards are stored for player 0 (1 win, 0.5 draw, 0 loss, or a probability),
+and read for the player to move where a choice is made, so a game that
+passes the move back to the same player (a pass in Othello) needs nothing
+special.
+
+Limits (:class:`~engine.search.limits.Limits`):
+
+* ``nodes`` caps the **playouts** (the tree's size is reported as ``nodes``);
+* ``movetime`` and ``clock``: the search runs to the caller's planned
+  deadlines; it checks the clock and the stop signal between playouts, and
+  each game's :attr:`~engine.game.Game.playout_limit` keeps one playout short
+  (see ``bench/mcts_bench.py --playout-times``). With a clock it stops at the
+  allotment (the soft deadline divided by
+  :data:`~engine.search.limits.SOFT_SHARE`, never after the hard deadline):
+  it has no iterations to finish;
+* ``depth`` is ignored: a tree search has no fixed depth;
+* with no limit and no stop signal it stops after :data:`DEFAULT_PLAYOUTS`,
+  or earlier when the root is proven (reason ``proven``).
+
+A stopped search answers with the most-visited root move (a proven win if
+it has one, never a proven loss while another move remains); before the
+first playout, with the first of the game's ordered moves. A single legal
+move is answered at once (reason ``only_move``, no playout).
+
+Reports (``on_info``) come about every :data:`INFO_INTERVAL_S` seconds and
+once at the end: ``nodes`` is the tree's size, ``playouts`` the playouts
+so far, ``depth`` the length of ``pv`` (the most-visited line, stopping at a
+chance node), ``seldepth`` the deepest node reached by a selection. The
+score maps the root's win rate ``p`` for the side to move into the game's
+evaluation unit by the inverse of :meth:`~engine.game.Game.win_probability`::
+
+    value = round(win_odds_scale * ln(p / (1 - p))),  p clamped to [0.001, 0.999]
+
+(so about ``±6.9 * win_odds_scale``, also kept within ``±EVAL_LIMIT``); a
+proven root reports ``win_in``/``loss_in`` (the plies of the proven line,
+not necessarily the shortest) or ``draw``.
+
+Tree reuse: the searcher keeps its tree after a search. The next
+:meth:`~MctsSearcher.think` looks for its position among the old tree's
+nodes up to :data:`REUSE_DEPTH` levels below the old root (equal states,
+``==``); if found, that subtree becomes the new root with all its
+statistics, otherwise the search starts afresh. A worker that serves many
+sessions therefore reuses a tree only for a position that really follows.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Hashable
+from random import Random
+from typing import Any, Final, final
+
+from engine.game import CHANCE, EVAL_LIMIT, Game
+from engine.search.budget import BudgetedSearch, StopSignal
+from engine.search.limits import SOFT_SHARE, Deadlines, Limits, plan_deadlines
+from engine.search.results import Info, SearchResult, SearchStats
+from engine.search.score import WIN, Score
+from engine.search.tt import TranspositionTable
+
+#: UCT's exploration constant ``C`` for rewards in [0, 1]. UCB1's bound is
+#: ``sqrt(2)`` (Auer et al. 2002); games reward exploitation more, and 1.0
+#: beat ``sqrt(2)`` and 0.5 in Connect Four self-play (bench/mcts_bench.py).
+EXPLORATION: Final = 1.0
+#: With RAVE the all-moves-as-first statistics do most of the exploring;
+#: the UCT term is kept small (Gelly & Silver 2011 set it to 0 in MoGo).
+RAVE_EXPLORATION: Final = 0.3
+#: RAVE's equivalence parameter ``K`` (Gelly & Silver 2011, section 5.2):
+#: the child's own mean gets half the weight at ``N = K``. They found a
+#: wide plateau around 1000 in 9x9 Go.
+RAVE_EQUIVALENCE: Final = 1000
+#: Playouts of a search with no limit at all (no time, no nodes, no stop
+#: signal) and whose root is not proven first.
+DEFAULT_PLAYOUTS: Final = 20_000
+#: Tree nodes kept at most; beyond it the tree stops growing (selection and
+#: playouts go on). A node costs roughly 150 bytes plus 40 per move it lists.
+MAX_TREE_NODES: Final = 1_000_000
+#: Levels of the old tree searched for the new position (a chance node is
+#: a level: my move, the roll, the reply and the next roll are four).
+REUSE_DEPTH: Final = 4
+#: Seconds between two progress reports.
+INFO_INTERVAL_S: Final = 0.1
+#: Root win rates are clamped into this range before the log-odds mapping.
+MIN_WIN_RATE: Final = 0.001
+#: Marks a node whose value is not proven (proven values lie in [0, 1]).
+UNPROVEN: Final = -1.0
+#: Priority of a move nothing is known about: tried before any other.
+UNTRIED_PRIORITY: Final = 1e9
+
+
+@final
+class Node:
+    """One position of the tree, with its statistics.
+
+    ``reward`` sums player 0's rewards over ``visits``. ``moves`` are the
+    legal moves (the outcomes at a chance node, with ``probabilities``) and
+    ``children`` the nodes they lead to, ``None`` until first visited;
+    both stay empty until :attr:`expanded`. ``amaf_visits`` and
+    ``amaf_reward`` are the RAVE statistics of each move, kept in the
+    parent so that moves not yet visited have them too. ``proven`` is
+    :data:`UNPROVEN` or player 0's exact reward, reached in ``proven_plies``
+    plies.
+    """
+
+    def __init__(self, state: Any, mover: int) -> None:
+        self.state = state
+        self.mover = mover
+        self.visits = 0
+        self.reward = 0.0
+        self.expanded = False
+        self.moves: list[Any] = []
+        self.children: list[Node | None] = []
+        self.probabilities: list[float] = []
+        self.amaf_visits: list[int] = []
+        self.amaf_reward: list[float] = []
+        self.proven = UNPROVEN
+        self.proven_plies = 0
+
+
+def _mover_value(reward: float, mover: int) -> float:
+    """A reward for player 0, read for ``mover``."""
+    return reward if mover == 0 else 1.0 - reward
+
+
+def score_from_win_rate(p: float, win_odds_scale: int) -> int:
+    """The evaluation-unit score of a win rate ``p`` (the module docstring's mapping)."""
+    p = min(max(p, MIN_WIN_RATE), 1.0 - MIN_WIN_RATE)
+    value = round(win_odds_scale * math.log(p / (1.0 - p)))
+    return max(-EVAL_LIMIT, min(EVAL_LIMIT, value))
+
+
+@final  # direct calls between its methods once compiled (no vtable)
+class MctsSearcher(BudgetedSearch):
+    """Searches positions of one game by Monte Carlo tree search, keeping its tree.
+
+    ``rave`` switches the all-moves-as-first statistics on or off (default:
+    on where it measured better, :func:`rave_pays`); ``seed`` makes the
+    search reproducible (each searcher has its own random generator).
+    ``exploration`` and ``rave_equivalence`` override the constants above,
+    for tuning. Not thread-safe: one search at a time.
+    """
+
+    def __init__(
+        self,
+        game: Game[Any, Any],
+        seed: int | None = None,
+        rave: bool | None = None,
+        exploration: float | None = None,
+        rave_equivalence: int = RAVE_EQUIVALENCE,
+        reuse: bool = True,
+    ) -> None:
+        self.game = game
+        self.tt = TranspositionTable(1)  # unused; the base class declares one
+        self.rng = Random(seed)
+        self.rave = rave_pays(game) if rave is None else rave
+        if exploration is None:
+            exploration = RAVE_EXPLORATION if self.rave else EXPLORATION
+        self.exploration = exploration
+        self.rave_equivalence = float(rave_equivalence)
+        self.reuse = reuse
+        self.playout_plies = game.playout_limit
+        self._tree: Node | None = None
+        #: Visits of the root when the last search began (> 0 when a tree was reused).
+        self.reused_visits = 0
+        self._reset_counters()
+
+    def _reset_counters(self) -> None:
+        self.nodes = 0
+        self.playouts = 0
+        self.seldepth = 0
+        self.tt_probes = 0
+        self.tt_hits = 0
+        self.stats = SearchStats()
+        self._on_info: Callable[[Info], None] | None = None
+
+    # ------------------------------------------------------------------
+    # The search loop.
+
+    def think(
+        self,
+        state: Any,
+        limits: Limits | None = None,
+        stop: StopSignal | None = None,
+        on_info: Callable[[Info], None] | None = None,
+        deadlines: Deadlines | None = None,
+    ) -> SearchResult:
+        """Search the decision state ``state`` within ``limits``; same contract as Searcher.think.
+
+        Raises ``ValueError`` at a chance state: roll the dice first.
+        """
+        game = self.game
+        limits = limits or Limits()
+        self._reset_counters()
+        if deadlines is None:
+            deadlines = plan_deadlines(limits, time.monotonic())
+        soft = self._begin(limits, stop, deadlines)
+        self._on_info = on_info
+
+        outcome = game.outcome(state)
+        if outcome is None and game.to_move(state) == CHANCE:
+            raise ValueError("think() needs a decision state: the dice are still to be rolled")
+        root_moves = game.ordered_moves(state) if outcome is None else []
+        if not root_moves:
+            self._tree = None
+            value = 0
+            if outcome is not None and outcome.winner is not None:
+                value = WIN if outcome.winner == game.to_move(state) else -WIN
+            score = Score(draw=True) if value == 0 else Score.from_search(value)
+            return self._result(state, None, score, value, (), "no_moves")
+
+        root = self._reuse_or_new_root(state)
+        self.reused_visits = root.visits
+        if len(root_moves) == 1:
+            value = score_from_win_rate(self._root_win_rate(root, state), game.win_odds_scale)
+            if root.visits == 0:
+                value = max(-EVAL_LIMIT, min(EVAL_LIMIT, game.evaluate(state)))
+            pv = (game.format_move(state, root_moves[0]),)
+            return self._result(state, root_moves[0], Score(value=value), value, pv, "only_move")
+
+        # The time to stop: a clock's allotment (its soft deadline is a
+        # share of it, for searches with iterations to finish), within the
+        # hard deadline; a move time's deadline as it is.
+        hard = deadlines.hard
+        target = hard
+        if soft is not None:
+            allotment = deadlines.start + (soft - deadlines.start) / SOFT_SHARE
+            target = allotment if hard is None else min(hard, allotment)
+        playout_cap = limits.nodes
+        if playout_cap is None and target is None and stop is None:
+            playout_cap = DEFAULT_PLAYOUTS
+        next_info = time.monotonic() + INFO_INTERVAL_S
+
+        reason = "nodes"
+        while True:
+            if root.proven != UNPROVEN:
+                reason = "proven"
+                break
+            if playout_cap is not None and self.playouts >= playout_cap:
+                reason = "nodes"
+                break
+            if stop is not None and stop.is_set():
+                reason = "stopped"
+                break
+            now = time.monotonic()
+            if target is not None and now >= target:
+                reason = "time"
+                break
+            if on_info is not None and now >= next_info:
+                self._report(root, state)
+                next_info = now + INFO_INTERVAL_S
+            self._iterate(root)
+            self.playouts += 1
+        self._report(root, state)
+        return self._answer_from_tree(root, state, reason)
+
+    def _iterate(self, root: Node) -> None:
+        """One iteration: the four steps of the module docstring."""
+        game = self.game
+        path: list[Node] = [root]
+        taken: list[Any] = []  # the move out of each node of path but the last
+
+        # 1. Selection: descend by the UCT value (or a dice draw) while the
+        #    node's children are known and its value is not yet proven.
+        node = root
+        while node.proven == UNPROVEN:
+            if not node.expanded:
+                if node.visits > 0 or node is root:
+                    self._expand(node)
+                else:
+                    break  # a leaf reached for the first time: simulate from it
+            if node.mover == CHANCE:
+                index = _draw(node.probabilities, self.rng)
+            else:
+                index = self._select(node)
+            child = node.children[index]
+            taken.append(node.moves[index])
+            if child is None:
+                # 2. Expansion: the first move out of the tree adds one node.
+                child_state = game.play(node.state, node.moves[index])
+                child = self._new_node(child_state)
+                if self.nodes < MAX_TREE_NODES:
+                    node.children[index] = child
+                    self.nodes += 1
+                path.append(child)
+                node = child
+                break
+            path.append(child)
+            node = child
+        leaf = node
+        if len(path) - 1 > self.seldepth:
+            self.seldepth = len(path) - 1
+
+        # 3. Simulation: a random playout from the leaf (or its proven value).
+        played: list[tuple[int, Any]] = []
+        if leaf.proven != UNPROVEN:
+            reward = leaf.proven
+        else:
+            reward, played = game.playout(leaf.state, self.rng, self.playout_plies)
+
+        # 4. Back-propagation: visits and rewards up the path, RAVE credit
+        #    to every move its player played later on, then proofs.
+        for visited in path:
+            visited.visits += 1
+            visited.reward += reward
+        if self.rave:
+            self._update_amaf(path, taken, played, reward)
+        if leaf.proven != UNPROVEN:
+            self._propagate_proofs(path)
+
+    def _expand(self, node: Node) -> None:
+        """List the node's moves (or dice outcomes) and make room for their children."""
+        game = self.game
+        if node.mover == CHANCE:
+            outcomes = game.chance_outcomes(node.state)
+            assert outcomes is not None  # mover is CHANCE only at chance states
+            node.moves = [outcome for outcome, _ in outcomes]
+            node.probabilities = [probability for _, probability in outcomes]
+        else:
+            node.moves = game.ordered_moves(node.state)
+        count = len(node.moves)
+        node.children = [None] * count
+        if self.rave and node.mover != CHANCE:
+            node.amaf_visits = [0] * count
+            node.amaf_reward = [0.0] * count
+        node.expanded = True
+
+    def _new_node(self, state: Any) -> Node:
+        game = self.game
+        outcome = game.outcome(state)
+        node = Node(state, game.to_move(state))
+        if outcome is not None:
+            node.proven = game.reward(outcome)
+        return node
+
+    def _select(self, node: Node) -> int:
+        """The index of the child with the best UCT (or UCT-RAVE) value, for the node's mover."""
+        mover = node.mover
+        log_visits = math.log(node.visits) if node.visits > 1 else 0.0
+        exploration = self.exploration
+        rave = self.rave
+        equivalence = self.rave_equivalence
+        children = node.children
+        best_index = -1
+        best_value = -math.inf
+        for index in range(len(children)):
+            child = children[index]
+            amaf_visits = node.amaf_visits[index] if rave else 0
+            if child is None or child.visits == 0:
+                if amaf_visits == 0:
+                    value = UNTRIED_PRIORITY
+                else:
+                    amaf = _mover_value(node.amaf_reward[index] / amaf_visits, mover)
+                    value = amaf + exploration * math.sqrt(log_visits)
+            else:
+                if child.proven != UNPROVEN and _mover_value(child.proven, mover) == 0.0:
+                    continue  # a proven loss for the mover: never worth a visit
+                visits = child.visits
+                mean = _mover_value(child.reward / visits, mover)
+                if amaf_visits > 0:
+                    beta = math.sqrt(equivalence / (3.0 * visits + equivalence))
+                    amaf = _mover_value(node.amaf_reward[index] / amaf_visits, mover)
+                    mean = (1.0 - beta) * mean + beta * amaf
+                value = mean + exploration * math.sqrt(log_visits / visits)
+            if value > best_value:
+                best_value = value
+                best_index = index
+        if best_index < 0:
+            return 0  # every child a proven loss: the solver proves the node next
+        return best_index
+
+    def _update_amaf(
+        self, path: list[Node], taken: list[Any], played: list[tuple[int, Any]], reward: float
+    ) -> None:
+        """All moves as first: credit each path node's moves that its mover played later on."""
+        later: list[set[Any]] = [set(), set()]
+        for player, move in played:
+            later[player].add(move)
+        for position in range(len(taken) - 1, -1, -1):
+            node = path[position]
+            mover = node.mover
+            if mover == CHANCE:
+                continue  # dice outcomes are not moves anybody chose
+            seen = later[mover]
+            seen.add(taken[position])
+            moves = node.moves
+            amaf_visits = node.amaf_visits
+            amaf_reward = node.amaf_reward
+            for index in range(len(moves)):
+                if moves[index] in seen:
+                    amaf_visits[index] += 1
+                    amaf_reward[index] += reward
+
+    def _propagate_proofs(self, path: list[Node]) -> None:
+        """Mark proven the path's nodes whose value follows from proven children (MCTS-Solver)."""
+        for position in range(len(path) - 2, -1, -1):
+            node = path[position]
+            if node.proven != UNPROVEN:
+                continue
+            if node.mover == CHANCE or not self._prove(node):
+                return  # unchanged: nothing above can change either
+
+    def _prove(self, node: Node) -> bool:
+        """Prove ``node`` from its children if they decide it; return whether it is proven."""
+        mover = node.mover
+        best_value = -1.0
+        best_plies = 0
+        all_proven = True
+        for child in node.children:
+            if child is None or child.proven == UNPROVEN:
+                all_proven = False
+                continue
+            value = _mover_value(child.proven, mover)
+            plies = child.proven_plies + 1
+            better = value > best_value
+            if value == best_value:
+                # A faster win, a slower loss.
+                better = plies < best_plies if value > 0.5 else plies > best_plies
+            if better:
+                best_value = value
+                best_plies = plies
+        if best_value == 1.0 or (all_proven and best_value >= 0.0):
+            node.proven = best_value if mover == 0 else 1.0 - best_value
+            node.proven_plies = best_plies
+            return True
+        return False
+
+    # ------------------------------------------------------------------
+    # Tree reuse.
+
+    def _reuse_or_new_root(self, state: Any) -> Node:
+        """The old tree's node for ``state`` (as the new root), or a fresh root."""
+        old = self._tree
+        found: Node | None = None
+        if old is not None and self.reuse:
+            level = [old]
+            for _ in range(REUSE_DEPTH + 1):
+                following: list[Node] = []
+                for node in level:
+                    if node.state == state:
+                        found = node
+                        break
+                    for child in node.children:
+                        if child is not None:
+                            following.append(child)
+                if found is not None or not following:
+                    break
+                level = following
+        root = found if found is not None else self._new_node(state)
+        self._tree = root
+        self.nodes = _tree_size(root)
+        return root
+
+    # ------------------------------------------------------------------
+    # Reporting.
+
+    def _root_win_rate(self, root: Node, state: Any) -> float:
+        if root.visits == 0:
+            return 0.5
+        return _mover_value(root.reward / root.visits, self.game.to_move(state))
+
+    def _best_index(self, root: Node) -> int:
+        """The root move to play: a proven win, else the most-visited move not proven lost."""
+        mover = root.mover
+        best_index = 0
+        best_key = (-1, -1.0)
+        for index, child in enumerate(root.children):
+            if child is None:
+                continue
+            if child.proven != UNPROVEN:
+                value = _mover_value(child.proven, mover)
+                won = value == 1.0 and root.proven != UNPROVEN
+                if won and child.proven_plies + 1 == root.proven_plies:
+                    return index  # the proven win the solver found
+                if value == 0.0:
+                    continue
+            key = (child.visits, _mover_value(child.reward / child.visits, mover))
+            if key > best_key:
+                best_key = key
+                best_index = index
+        if best_key[0] < 0 and root.proven != UNPROVEN:
+            # Every move loses: take the slowest loss.
+            slowest = -1
+            for index, child in enumerate(root.children):
+                if child is not None and child.proven_plies > slowest:
+                    slowest = child.proven_plies
+                    best_index = index
+        return best_index
+
+    def _principal_line(self, root: Node) -> list[Any]:
+        """The most-visited line from the root, stopping at a chance node or a leaf."""
+        line: list[Any] = []
+        node = root
+        while node.expanded and node.mover != CHANCE and node.visits > 0:
+            index = self._best_index(node)
+            child = node.children[index]
+            if child is None:
+                break
+            line.append(node.moves[index])
+            node = child
+        return line
+
+    def _score(self, root: Node, state: Any) -> tuple[Score, int]:
+        if root.proven != UNPROVEN:
+            proven = _mover_value(root.proven, root.mover)
+            plies = root.proven_plies
+            if proven == 1.0:
+                return Score(win_in=plies), WIN - plies
+            if proven == 0.0:
+                return Score(loss_in=plies), plies - WIN
+            if proven == 0.5:
+                return Score(draw=True), 0
+        value = score_from_win_rate(self._root_win_rate(root, state), self.game.win_odds_scale)
+        return Score(value=value), value
+
+    def _report(self, root: Node, state: Any) -> None:
+        if self._on_info is None or root.visits == 0:
+            return
+        line = self._principal_line(root)
+        score, _ = self._score(root, state)
+        elapsed = self._elapsed_ms()
+        self._on_info(
+            Info(
+                depth=len(line),
+                seldepth=self.seldepth,
+                score=score,
+                pv=tuple(self.game.format_moves(state, line)),
+                nodes=self.nodes,
+                time_ms=elapsed,
+                nps=int(self.playouts * 1000 / elapsed) if elapsed > 0 else 0,
+                tt_hit_rate=0.0,
+                playouts=self.playouts,
+            )
+        )
+
+    def _answer_from_tree(self, root: Node, state: Any, reason: str) -> SearchResult:
+        game = self.game
+        if root.visits == 0 or not root.expanded:
+            move = game.ordered_moves(state)[0]
+            first: tuple[str, ...] = (game.format_move(state, move),)
+            return self._result(state, move, Score(value=0), 0, first, reason)
+        line = self._principal_line(root)
+        if not line:
+            line = [root.moves[self._best_index(root)]]
+        score, value = self._score(root, state)
+        pv_text = tuple(game.format_moves(state, line))
+        return self._result(state, line[0], score, value, pv_text, reason)
+
+    def _result(
+        self,
+        state: Any,
+        move: Hashable,
+        score: Score,
+        value: int,
+        pv: tuple[str, ...],
+        reason: str,
+    ) -> SearchResult:
+        return SearchResult(
+            move=self.game.format_move(state, move) if move is not None else None,
+            move_value=move,
+            score=score,
+            value=value,
+            depth=len(pv),
+            seldepth=self.seldepth,
+            pv=pv,
+            nodes=self.nodes,
+            time_ms=self._elapsed_ms() if move is not None else 0,
+            reason=reason,
+            stats=self.stats,
+            playouts=self.playouts,
+        )
+
+
+def _draw(probabilities: list[float], rng: Random) -> int:
+    """An index drawn with the given probabilities."""
+    draw = rng.random()
+    for index in range(len(probabilities)):
+        draw -= probabilities[index]
+        if draw < 0.0:
+            return index
+    return len(probabilities) - 1
+
+
+def _tree_size(root: Node) -> int:
+    """The number of nodes under ``root``, itself included."""
+    size = 0
+    pending = [root]
+    while pending:
+        node = pending.pop()
+        size += 1
+        for child in node.children:
+            if child is not None:
+                pending.append(child)
+    return size
+
+
+def rave_pays(game: Game[Any, Any]) -> bool:
+    """Whether RAVE is on by default for ``game`` (the game's ``mcts_rave`` flag, else off)."""
+    return bool(getattr(game, "mcts_rave", False))

@@ -1,0 +1,350 @@
+"""Monte Carlo tree search: tactics, limits, reports, tree reuse and the solver.
+
+Every searcher is seeded, so each test sees the same playouts on every run;
+time bounds are generous (a busy two-core machine runs the suite).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import threading
+import time
+from typing import Any
+
+import pytest
+
+from engine.game import CHANCE, Game
+from engine.registry import GAMES, create_game
+from engine.search.limits import Clock, Limits
+from engine.search.mcts import (
+    DEFAULT_PLAYOUTS,
+    MIN_WIN_RATE,
+    MctsSearcher,
+    score_from_win_rate,
+)
+from engine.search.reference import alpha_beta_search
+from engine.search.results import Info
+
+#: Extra seconds a timed search may take beyond its budget in these tests
+#: (one playout, a report, a loaded machine).
+SLACK_S = 0.5
+
+
+def _searcher(name: str, seed: int = 1, **kwargs: Any) -> tuple[Game[Any, Any], MctsSearcher]:
+    game = create_game(name)
+    return game, MctsSearcher(game, seed=seed, **kwargs)
+
+
+# ----------------------------------------------------------------------
+# Tactics.
+
+
+@pytest.mark.parametrize("rave", [False, True])
+def test_connect4_takes_an_immediate_win(rave: bool) -> None:
+    game, searcher = _searcher("connect4", rave=rave)
+    state = game.parse_position("121212")  # first player: three in column 1
+    result = searcher.think(state, Limits(nodes=300))
+    assert result.move == "1"
+
+
+@pytest.mark.parametrize("rave", [False, True])
+def test_connect4_blocks_an_immediate_loss(rave: bool) -> None:
+    game, searcher = _searcher("connect4", rave=rave)
+    state = game.parse_position("12161")  # first player threatens column 1
+    result = searcher.think(state, Limits(nodes=2000))
+    assert result.move == "1"
+
+
+@pytest.mark.parametrize("rave", [False, True])
+def test_tictactoe_takes_a_win_and_blocks_a_loss(rave: bool) -> None:
+    game, searcher = _searcher("tictactoe", rave=rave)
+    win = game.parse_position("XX.OO....")
+    assert searcher.think(win, Limits(nodes=500)).move == "c3"
+    block = game.parse_position("XX..O....")
+    assert searcher.think(block, Limits(nodes=2000)).move == "c3"
+
+
+@pytest.mark.parametrize("mcts_player", [0, 1])
+@pytest.mark.parametrize("seed", [1, 2])
+def test_never_loses_tictactoe_to_perfect_play(mcts_player: int, seed: int) -> None:
+    game, searcher = _searcher("tictactoe", seed=seed)
+    state = game.initial_state()
+    while game.outcome(state) is None:
+        if game.to_move(state) == mcts_player:
+            move = searcher.think(state, Limits(nodes=3000)).move_value
+        else:
+            _, move = alpha_beta_search(game, state, 9)
+        state = game.play(state, move)
+    outcome = game.outcome(state)
+    assert outcome is not None and outcome.winner in (None, mcts_player)
+
+
+def test_solver_proves_a_win_and_stops() -> None:
+    game, searcher = _searcher("connect4")
+    result = searcher.think(game.parse_position("121212"))
+    assert result.reason == "proven"
+    assert result.score.win_in == 1
+    assert result.move == "1"
+    assert result.playouts < DEFAULT_PLAYOUTS
+
+
+def test_solver_proves_a_forced_tictactoe_win_and_a_draw() -> None:
+    game, searcher = _searcher("tictactoe")
+    # O answered X's corner on an edge beside it: X (to move) wins by force.
+    state = game.parse_position("XO.......")
+    result = searcher.think(state, Limits(nodes=20_000))
+    assert result.score.win_in is not None and result.reason == "proven"
+    value, _ = alpha_beta_search(game, game.play(state, result.move_value), 9)
+    assert value < 0  # a win for X by the reference: O, to move after it, loses
+    # Opposite corners against the centre: O (to move) holds the draw on an edge.
+    state = game.parse_position("X...O...X")
+    result = searcher.think(state, Limits(nodes=20_000))
+    assert result.score.draw and result.reason == "proven"
+    assert result.move in ("b3", "a2", "c2", "b1")
+
+
+# ----------------------------------------------------------------------
+# Every game, every kind of position.
+
+
+def _random_positions(game: Game[Any, Any], rng: random.Random, count: int) -> list[Any]:
+    """Decision states from random games (dice rolled), the start included."""
+    positions: list[Any] = []
+    state = game.initial_state()
+    while len(positions) < count:
+        if game.outcome(state) is not None:
+            state = game.initial_state()
+        chances = game.chance_outcomes(state)
+        if chances is not None:
+            state = game.play(state, rng.choice([outcome for outcome, _ in chances]))
+            continue
+        if rng.random() < 0.3:
+            positions.append(state)
+        state = game.play(state, rng.choice(game.legal_moves(state)))
+    return positions
+
+
+@pytest.mark.parametrize("name", list(GAMES))
+def test_every_answer_is_legal_in_every_game(name: str) -> None:
+    game = create_game(name)
+    rng = random.Random(7)
+    searcher = MctsSearcher(game, seed=3)
+    for state in _random_positions(game, rng, 6):
+        for limits in (Limits(nodes=1), Limits(nodes=25)):
+            result = searcher.think(state, limits)
+            legal = game.legal_moves(state)
+            assert result.move_value in legal
+            assert result.move == game.format_move(state, result.move_value)
+            assert result.pv and result.pv[0] == result.move
+            if len(legal) == 1:
+                assert result.reason == "only_move" and result.playouts == 0
+            elif result.reason != "proven":  # a reused tree may be proven already
+                assert result.playouts == limits.nodes and result.reason == "nodes"
+
+
+@pytest.mark.parametrize("name", ["othello", "backgammon", "chess"])
+def test_a_single_legal_move_is_answered_at_once(name: str) -> None:
+    game = create_game(name)
+    rng = random.Random(11)
+    searcher = MctsSearcher(game, seed=3)
+    state = game.initial_state()
+    found = 0
+    for _ in range(3000):
+        if game.outcome(state) is not None:
+            state = game.initial_state()
+        chances = game.chance_outcomes(state)
+        if chances is not None:
+            state = game.play(state, rng.choice([outcome for outcome, _ in chances]))
+            continue
+        moves = game.legal_moves(state)
+        if len(moves) == 1:
+            result = searcher.think(state, Limits(movetime_ms=5000))
+            assert result.reason == "only_move"
+            assert result.move_value == moves[0] and result.time_ms < 1000
+            found += 1
+            if found == 2:
+                return
+        state = game.play(state, rng.choice(moves))
+    pytest.skip(f"no position with a single legal move met in {name}")
+
+
+def test_a_finished_game_has_no_move() -> None:
+    game, searcher = _searcher("tictactoe")
+    result = searcher.think(game.parse_position("XXXOO...."))
+    assert result.move is None and result.reason == "no_moves"
+    assert result.score.loss_in == 0
+
+
+def test_a_chance_state_is_refused() -> None:
+    game, searcher = _searcher("backgammon")
+    state = game.initial_state()
+    assert game.to_move(state) == CHANCE
+    with pytest.raises(ValueError, match="dice"):
+        searcher.think(state, Limits(nodes=10))
+
+
+def test_backgammon_searches_through_chance_nodes() -> None:
+    game, searcher = _searcher("backgammon")
+    state = game.play(game.initial_state(), game.legal_moves(game.initial_state())[3])
+    result = searcher.think(state, Limits(nodes=200))
+    assert result.move_value in game.legal_moves(state)
+    assert result.nodes > 50 and result.seldepth >= 2  # below a roll
+
+
+# ----------------------------------------------------------------------
+# Limits and the stop signal.
+
+
+def test_the_playout_limit_is_exact_and_reproducible() -> None:
+    game, first = _searcher("connect4", seed=5)
+    _, second = _searcher("connect4", seed=5)
+    a = first.think(game.initial_state(), Limits(nodes=777))
+    b = second.think(game.initial_state(), Limits(nodes=777))
+    assert a.playouts == b.playouts == 777 and a.reason == "nodes"
+    assert (a.move, a.pv, a.score, a.nodes) == (b.move, b.pv, b.score, b.nodes)
+
+
+def test_movetime_is_obeyed() -> None:
+    game, searcher = _searcher("othello")
+    started = time.monotonic()
+    result = searcher.think(game.initial_state(), Limits(movetime_ms=300))
+    elapsed = time.monotonic() - started
+    assert result.reason == "time" and result.playouts > 0
+    assert 0.29 <= elapsed < 0.3 + SLACK_S
+    assert result.move_value in game.legal_moves(game.initial_state())
+
+
+def test_a_clock_spends_its_allotment_and_no_more() -> None:
+    game, searcher = _searcher("connect4")
+    started = time.monotonic()
+    result = searcher.think(game.initial_state(), Limits(clock=Clock(time_ms=6000)))
+    elapsed = time.monotonic() - started
+    # 6 s over 30 moves to go: 0.2 s (0.1 s soft, 0.6 s hard).
+    assert result.reason == "time"
+    assert 0.15 <= elapsed < 0.2 + SLACK_S
+
+
+def test_stop_from_another_thread_answers_with_the_best_so_far() -> None:
+    game, searcher = _searcher("connect4")
+    stop = threading.Event()
+    timer = threading.Timer(0.2, stop.set)
+    timer.start()
+    started = time.monotonic()
+    result = searcher.think(game.initial_state(), None, stop)
+    elapsed = time.monotonic() - started
+    timer.join()
+    assert result.reason == "stopped" and result.playouts > 0
+    assert elapsed < 0.2 + SLACK_S
+    assert result.move_value in game.legal_moves(game.initial_state())
+    # The best so far is the most-visited root move, which the pv starts with.
+    assert result.pv[0] == result.move
+
+
+def test_stop_before_the_first_playout_still_gives_a_legal_move() -> None:
+    game, searcher = _searcher("chess")
+    stop = threading.Event()
+    stop.set()
+    result = searcher.think(game.initial_state(), None, stop)
+    assert result.reason == "stopped" and result.playouts == 0
+    assert result.move_value in game.legal_moves(game.initial_state())
+
+
+def test_no_limit_stops_at_the_default_cap() -> None:
+    game, searcher = _searcher("nim")
+    # Nim's default start is a proven position for the solver long before
+    # the cap; either end is a documented stop.
+    result = searcher.think(game.initial_state())
+    assert result.reason in ("proven", "nodes")
+    assert result.playouts <= DEFAULT_PLAYOUTS
+
+
+# ----------------------------------------------------------------------
+# Reports.
+
+
+def test_info_stream() -> None:
+    game, searcher = _searcher("connect4")
+    infos: list[Info] = []
+    result = searcher.think(game.initial_state(), Limits(movetime_ms=450), on_info=infos.append)
+    assert len(infos) >= 3
+    playouts = [info.playouts for info in infos]
+    assert playouts == sorted(playouts) and playouts[0] > 0
+    last = infos[-1]
+    assert last.playouts == result.playouts and last.pv == result.pv
+    assert last.pv[0] == result.move and last.depth == len(last.pv) == result.depth
+    assert last.nodes == result.nodes and last.seldepth >= last.depth
+    assert last.score == result.score and last.score.value is not None
+    for info in infos:
+        assert info.pv and info.nodes >= 1 and info.time_ms >= 0
+
+
+def test_score_mapping() -> None:
+    assert score_from_win_rate(0.5, 100) == 0
+    assert score_from_win_rate(1 / (1 + math.exp(-1)), 270) == 270
+    assert score_from_win_rate(0.25, 100) == -score_from_win_rate(0.75, 100)
+    top = round(100 * math.log((1 - MIN_WIN_RATE) / MIN_WIN_RATE))
+    assert score_from_win_rate(1.0, 100) == top and score_from_win_rate(0.0, 100) == -top
+    assert score_from_win_rate(1.0, 10**9) == 100_000  # within EVAL_LIMIT
+
+
+def test_reported_score_follows_the_root_win_rate() -> None:
+    game, searcher = _searcher("connect4")
+    # The first player (to move) makes three in a row open at both ends
+    # with column 1 or 4: a win the opponent cannot stop.
+    state = game.parse_position("2233")
+    result = searcher.think(state, Limits(nodes=60))
+    root = searcher._tree
+    assert root is not None and root.visits == 60
+    rate = root.reward / root.visits  # the first player's, who is to move
+    assert result.score.value == score_from_win_rate(rate, game.win_odds_scale) > 0
+    # More playouts prove it.
+    assert searcher.think(state, Limits(nodes=3000)).score.win_in == 3
+
+
+# ----------------------------------------------------------------------
+# Tree reuse.
+
+
+def test_the_tree_is_reused_after_a_move_and_a_reply() -> None:
+    game, searcher = _searcher("connect4")
+    state = game.initial_state()
+    first = searcher.think(state, Limits(nodes=3000))
+    assert searcher.reused_visits == 0
+    after = game.play(state, first.move_value)
+    reply = first.pv[1] if len(first.pv) > 1 else "4"
+    after = game.play_text(after, reply)
+    second = searcher.think(after, Limits(nodes=500))
+    assert searcher.reused_visits > 0 and second.playouts == 500
+    assert second.move_value in game.legal_moves(after)
+
+
+def test_the_same_position_again_keeps_its_tree() -> None:
+    game, searcher = _searcher("othello")
+    state = game.initial_state()
+    searcher.think(state, Limits(nodes=200))
+    searcher.think(state, Limits(nodes=200))
+    assert searcher.reused_visits == 200
+
+
+def test_an_unrelated_position_starts_afresh() -> None:
+    game, searcher = _searcher("connect4")
+    searcher.think(game.parse_position("4444"), Limits(nodes=500))
+    searcher.think(game.parse_position("1177"), Limits(nodes=500))
+    assert searcher.reused_visits == 0
+    other = MctsSearcher(game, seed=1, reuse=False)
+    other.think(game.initial_state(), Limits(nodes=100))
+    other.think(game.initial_state(), Limits(nodes=100))
+    assert other.reused_visits == 0
+
+
+def test_reuse_across_backgammon_rolls() -> None:
+    game, searcher = _searcher("backgammon")
+    rng = random.Random(4)
+    state = game.play(game.initial_state(), (3, 1))
+    result = searcher.think(state, Limits(nodes=400))
+    state = game.play(state, result.move_value)  # now the opponent's roll
+    state = game.play(state, rng.choice(game.legal_moves(state)))
+    reply = searcher.think(state, Limits(nodes=50))
+    assert searcher.reused_visits > 0  # the roll was below the move searched most
+    assert reply.move_value in game.legal_moves(state)
