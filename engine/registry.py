@@ -20,6 +20,7 @@ from engine.games.connect4 import ConnectFour
 from engine.games.nim import Nim
 from engine.games.othello import Othello
 from engine.games.tictactoe import TicTacToe
+from engine.searchers import algorithms
 
 #: Every registered game class, in the order clients see them.
 GAME_CLASSES: tuple[type[Game[Any, Any]], ...] = (
@@ -55,7 +56,7 @@ def create_game(name: str, options: Mapping[str, Any] | None = None) -> Game[Any
 
 
 def describe_games() -> list[dict[str, Any]]:
-    """Name, title, option defaults and player names of every game (for ``welcome``)."""
+    """Name, title, options, players, unit and searches of every game (for ``welcome``)."""
     return [
         {
             "name": cls.name,
@@ -64,6 +65,7 @@ def describe_games() -> list[dict[str, Any]]:
             "option_help": {option.name: option.description for option in cls.OPTIONS},
             "players": list(cls.players),
             "eval_unit": cls.eval_unit,
+            "algorithms": list(algorithms(cls())),
         }
         for cls in GAME_CLASSES
     ]
