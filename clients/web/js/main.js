@@ -222,6 +222,7 @@ function buildOptions(info) {
       input.checked = value;
     } else if (typeof value === "number") {
       input.type = "number";
+      input.step = "any"; // else a fractional default (Go's komi 7.5) fails the form's validation
       input.value = String(value);
     } else {
       input.value = Array.isArray(value) ? value.join(" ") : String(value);
@@ -605,7 +606,9 @@ function renderResult(state, info) {
   }
   const { winner, reason } = state.result;
   let text = winner === null ? "Draw" : `${title(info.players[winner])} wins`;
-  if (reason) text += ` — ${reason}`;
+  // "white wins by 4.5" says it all: not "White wins — white wins by 4.5".
+  if (reason && reason.toLowerCase().startsWith(text.toLowerCase())) text = title(reason);
+  else if (reason) text += ` — ${reason}`;
   if (state.result.points > 1) text += ` (${state.result.points} points)`;
   const humans = [0, 1].filter((p) => app.sides[p] === "human");
   if (humans.length === 1 && winner !== null) text += winner === humans[0] ? ". You win!" : ". The engine wins.";

@@ -10,6 +10,7 @@ export function formatScore(score, gameName, unit = "") {
   const value = score.value;
   if (/centipawn/.test(unit)) return signed((value / 100).toFixed(2));
   if (/x 1000|× 1000/.test(unit)) return signed((value / 1000).toFixed(3));
+  if (/^tenths of a point/.test(unit)) return signed((value / 10).toFixed(1)); // Go: points
   return signed(String(value));
 }
 
