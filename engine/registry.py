@@ -17,6 +17,7 @@ from engine.games.backgammon import Backgammon
 from engine.games.checkers import Checkers
 from engine.games.chess import Chess
 from engine.games.connect4 import ConnectFour
+from engine.games.go import Go
 from engine.games.nim import Nim
 from engine.games.othello import Othello
 from engine.games.tictactoe import TicTacToe
@@ -31,6 +32,7 @@ GAME_CLASSES: tuple[type[Game[Any, Any]], ...] = (
     Checkers,
     Chess,
     Backgammon,
+    Go,
 )
 
 #: Game classes by registry name (read-only).

@@ -1,0 +1,100 @@
+"""Go benchmark: playouts per second, and the rates of legal-move generation and ``play``.
+
+Measures, on one core, from the empty board (9x9 unless ``--size``):
+
+* ``playouts``: :meth:`Go.playout` (the Monte Carlo search's hot loop) to
+  the end of the game, in playouts per second, with the mean plies;
+* ``legal``: :meth:`Go.legal_moves` on positions of seeded random games;
+* ``play``: :meth:`Go.play` of a legal move on the same positions.
+
+The engine build (compiled or pure) is printed first: compare the two with
+``ARENA_PURE_PYTHON=1``. Usage::
+
+    python -m bench.go_bench
+    ARENA_PURE_PYTHON=1 python -m bench.go_bench --seconds 5
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import time
+
+import engine
+from engine.games.go import Go, GoState
+
+
+def sample_positions(game: Go, count: int, seed: int) -> list[GoState]:
+    """Positions from seeded games played by the playout policy, all plies mixed."""
+    rng = random.Random(seed)
+    positions: list[GoState] = []
+    while len(positions) < count:
+        state = game.initial_state()
+        while game.outcome(state) is None and len(positions) < count:
+            positions.append(state)
+            state = game.play(state, game.playout_move(state, rng))
+    return positions
+
+
+def bench_playouts(game: Go, seconds: float, seed: int) -> None:
+    rng = random.Random(seed)
+    start = game.initial_state()
+    count = plies = 0
+    black = 0.0
+    began = time.perf_counter()
+    while True:
+        reward, moves = game.playout(start, rng, game.playout_limit)
+        count += 1
+        plies += len(moves)
+        black += reward
+        elapsed = time.perf_counter() - began
+        if elapsed >= seconds:
+            break
+    print(
+        f"playouts: {count / elapsed:,.0f}/s ({count} in {elapsed:.2f} s,"
+        f" {plies / count:.1f} plies each, Black's mean reward {black / count:.3f})"
+    )
+
+
+def bench_moves(game: Go, seconds: float, seed: int) -> None:
+    positions = sample_positions(game, 2000, seed)
+    count = 0
+    began = time.perf_counter()
+    while time.perf_counter() - began < seconds:
+        for state in positions:
+            game.legal_moves(state)
+        count += len(positions)
+    elapsed = time.perf_counter() - began
+    print(f"legal_moves: {count / elapsed:,.0f}/s ({count / elapsed * 1e-3:.1f} k positions/s)")
+    rng = random.Random(seed)
+    pairs = []
+    for state in positions:
+        moves = game.legal_moves(state)
+        pairs.append((state, moves[rng.randrange(len(moves))]))
+    count = 0
+    began = time.perf_counter()
+    while time.perf_counter() - began < seconds:
+        for state, move in pairs:
+            game.play(state, move)
+        count += len(pairs)
+    elapsed = time.perf_counter() - began
+    print(f"play: {count / elapsed:,.0f}/s")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--size", type=int, default=9)
+    parser.add_argument("--seconds", type=float, default=3.0, help="per measurement")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    game = Go(size=args.size)
+    print(
+        f"engine build: {engine.ENGINE_BUILD} ({engine.ENGINE_BUILD_NOTE});"
+        f" Go {args.size}x{args.size}"
+    )
+    bench_playouts(game, args.seconds, args.seed)
+    bench_moves(game, args.seconds, args.seed)
+
+
+if __name__ == "__main__":
+    main()

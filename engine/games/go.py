@@ -1,0 +1,1147 @@
+"""Go on a square board, with area scoring and positional superko.
+
+Options: ``size`` (5-19 lines, default 9) and ``komi`` (the points White
+gets for moving second, default 7.5; an integer or a multiple of 0.5
+between -150 and 150, so an integer komi allows draws).
+
+Rules as implemented (the Tromp-Taylor rules, with suicide forbidden):
+
+* Black (player 0) moves first; a move puts a stone on an empty point or
+  passes. Opposing strings left without liberties are captured, then the
+  mover's own; a move whose own string would be captured (suicide) is
+  illegal unless it captures first.
+* Positional superko: a move may not recreate any whole-board position of
+  this game seen before, whoever was to move then. Passing is always legal.
+* The game ends after two passes in a row, or when a player resigns
+  (``resign`` is accepted as a move but never listed among the legal
+  moves, so a search never picks it), or after :attr:`Go.max_length`
+  plies (``2 * size * size``, passes included, the bound OpenSpiel's ``go``
+  uses as its ``max_game_length``), so that every game ends.
+* Scoring by area: a player's score is the number of points of their
+  colour plus the empty points whose region (connected empty points)
+  borders only that colour; White adds the komi. The higher score wins:
+  ``result.reason`` reads "white wins by 4.5", "black wins by 0.5",
+  "draw at 40 points each" or "black resigns".
+
+Move notation: GTP vertices, the column letter (``A``-``T`` without ``I``,
+from the left) and the row number (1 at the bottom): ``D4``, ``T19``;
+``pass``; ``resign``. Lower case is read too.
+
+Position notation: the rows from the top separated by ``/``, each point
+``.`` (empty), ``X`` (Black) or ``O`` (White), then a space and the side
+to move (``X`` or ``O``). The empty 9x9 board with Black to move is::
+
+    ........./........./........./........./........./........./........./........./......... X
+
+The superko history of a position read this way holds just that position
+(the server replays the moves played since). :meth:`Go.parse_position` also
+reads an SGF game record, such as ``(;SZ[9]KM[7.5]AB[dd][ee]AW[cc];B[ef])``:
+its setup stones (``AB``, ``AW``, ``AE``, point lists ``aa:cc`` included),
+``PL`` and the moves of its main line (``B[]``, ``W[]`` or ``[tt]`` for a
+pass), checked and played in order, so the history, captures and passes
+are those of the record; a setup node starts the history afresh. ``SZ``
+must equal the game's size (19 when missing, as SGF says); ``KM`` is
+ignored: the game's ``komi`` option governs. Without ``PL`` the side to
+move follows the last move, or is White after handicap stones (Black setup
+stones only), else Black.
+
+Representation: the board is a ``bytes`` with one border ring, row-major
+from the top, ``size + 1`` points per row (the border column is shared by
+the right edge of one row and the left edge of the next), so the four
+neighbours of ``p`` are ``p ± 1`` and ``p ± (size + 1)``. Moves are these
+indices; :data:`PASS` and :data:`RESIGN` are two border indices that no
+stone can take. A :class:`GoState` also keeps the Zobrist key of the board
+(XOR of one random 62-bit number per stone), the set of keys of every
+position of the game so far (the superko history), the simple-ko point,
+the consecutive passes, the plies played, the stones each side has
+captured, the last move and who resigned. The transposition-table key adds
+the side to move and the pass count to the board key; positions that
+differ only by their history share it (the usual graph-history compromise).
+
+Evaluation (alpha-beta): area by distance, each empty point counts for the
+colour whose nearest stone is nearer (equidistant points count for none),
+plus stones, minus komi: tenths of a point for the side to move.
+
+Monte Carlo: :meth:`Go.playout` plays on a mutable board of lists with
+strings kept as circular lists of stones and pseudo-liberties (a liberty
+counted once per adjacent stone, with the sum and sum of squares of the
+liberty points: a string is in atari exactly when ``count * sum_of_squares
+== sum ** 2``, all its pseudo-liberties being then one point), so capture,
+suicide and atari tests cost O(1). The policy: capture the string of the
+opponent's last stone when it is in atari; else save an own string next to
+that stone from atari by extending when the liberty has two empty
+neighbours; else a random legal move that does not fill one of the mover's
+own eyes; pass only when there is none. Inside a playout only simple ko is
+enforced (superko is ignored: its cycles are rare and only make a random
+game a little longer); the board is then scored by area and komi.
+"""
+
+from __future__ import annotations
+
+import math
+from random import Random
+from typing import Final, NamedTuple
+
+from mypy_extensions import mypyc_attr
+
+from engine.errors import BadOptionsError, BadPositionError, GameOverError, IllegalMoveError
+from engine.game import EVAL_LIMIT, MCTS, Game, Option, Outcome, int_option
+
+#: Point contents on the board.
+EMPTY: Final = 0
+BLACK: Final = 1
+WHITE: Final = 2
+EDGE: Final = 3
+
+#: The moves that are not points: two border indices (the top-left corner
+#: of the border ring and the point right of it), which no stone can take.
+PASS: Final = 0
+RESIGN: Final = 1
+#: ``GoState.last_move`` and ``GoState.ko`` when there is none.
+NO_MOVE: Final = -1
+NO_KO: Final = 0
+
+MIN_SIZE: Final = 5
+MAX_SIZE: Final = 19
+#: The komi's bound in points: more than any board's area.
+MAX_KOMI: Final = 150
+
+#: GTP column letters (``I`` is skipped).
+COLUMNS: Final = "ABCDEFGHJKLMNOPQRST"
+SGF_LETTERS: Final = "abcdefghijklmnopqrs"
+
+#: Largest padded board: 21 rows of 20 points, plus one past the corner.
+MAX_POINTS: Final = (MAX_SIZE + 2) * (MAX_SIZE + 1) + 1
+
+#: Evaluation: tenths of a point. Win odds: a lead of 5 points on the
+#: distance estimate is taken for about 3:1 (e**1.0 to 1), the rough worth
+#: of such a lead on 9x9 by the estimate's noise (a guess, set by hand).
+POINT: Final = 10
+WIN_ODDS_SCALE: Final = 5 * POINT
+
+
+def _zobrist(count: int, seed: int) -> list[int]:
+    # Fixed seed: keys are the same in every process (the server's workers
+    # and the session compare them). Below 2**62 so that the compiled
+    # engine keeps them native.
+    rng = Random(seed)
+    return [rng.getrandbits(62) for _ in range(count)]
+
+
+#: One key per point and colour: ``ZOBRIST[colour * MAX_POINTS + p]``.
+ZOBRIST: Final = _zobrist(3 * MAX_POINTS, 20261124)
+#: Added to the board key for White to move, and per pass in a row.
+SIDE_KEY: Final = _zobrist(1, 7)[0]
+PASS_KEYS: Final = _zobrist(3, 11)
+
+
+class GoState(NamedTuple):
+    """A Go position with what the rules need of its past; see the module docstring."""
+
+    board: bytes
+    player: int  # 0 Black, 1 White: the side to move
+    passes: int  # passes in a row just before this position
+    ply: int  # plies played since the position the game started from
+    black_captures: int  # White stones Black has captured
+    white_captures: int
+    last_move: int  # the point last played, PASS, or NO_MOVE
+    ko: int  # the simple-ko point the side to move may not retake, or NO_KO
+    board_key: int  # Zobrist key of the board alone
+    history: frozenset[int]  # board keys of every position so far, this one included
+    resigned: int  # the player who resigned, or -1
+
+
+def komi_option(name: str, value: object) -> float:
+    """Checker for ``komi``: a number, a multiple of 0.5 within ``±MAX_KOMI``."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise BadOptionsError(f"option {name!r} must be a number, got {value!r}")
+    if not math.isfinite(value) or value * 2 != int(value * 2):
+        raise BadOptionsError(f"option {name!r} must be a multiple of 0.5, got {value!r}")
+    if not -MAX_KOMI <= value <= MAX_KOMI:
+        raise BadOptionsError(
+            f"option {name!r} must be between {-MAX_KOMI} and {MAX_KOMI}, got {value}"
+        )
+    return float(value)
+
+
+def _half_points(twice: int) -> str:
+    """``twice / 2`` as "4" or "4.5"."""
+    text = str(abs(twice) // 2)
+    return text + ".5" if twice % 2 else text
+
+
+# ----------------------------------------------------------------------
+# Rules on an immutable-state board (a bytearray being built).
+
+
+def _string(board: bytearray, start: int, stride: int, stones: list[int]) -> bool:
+    """Collect the string through ``start`` into ``stones``; whether it has a liberty."""
+    colour = board[start]
+    stones.append(start)
+    seen = {start}
+    free = False
+    i = 0
+    while i < len(stones):
+        p = stones[i]
+        i += 1
+        for n in (p - 1, p + 1, p - stride, p + stride):
+            v = board[n]
+            if v == EMPTY:
+                free = True
+            elif v == colour and n not in seen:
+                seen.add(n)
+                stones.append(n)
+    return free
+
+
+def _place(board: bytearray, p: int, colour: int, stride: int) -> tuple[list[int], bool]:
+    """Put a stone of ``colour`` on ``p`` and remove captured enemy strings.
+
+    Returns the captured points and whether the new stone's string has a
+    liberty (False: the move was suicide; the board is then unusable).
+    """
+    board[p] = colour
+    enemy = 3 - colour
+    captured: list[int] = []
+    for n in (p - 1, p + 1, p - stride, p + stride):
+        if board[n] == enemy:
+            stones: list[int] = []
+            if not _string(board, n, stride, stones):
+                for s in stones:
+                    board[s] = EMPTY
+                captured.extend(stones)
+    own: list[int] = []
+    return captured, bool(captured) or _string(board, p, stride, own)
+
+
+def _area(board: bytes | bytearray, points: list[int], stride: int) -> tuple[int, int]:
+    """Tromp-Taylor area of Black and White (stones plus regions reaching one colour)."""
+    black = white = 0
+    seen = bytearray(len(board))
+    for start in points:
+        v = board[start]
+        if v == BLACK:
+            black += 1
+        elif v == WHITE:
+            white += 1
+        elif not seen[start]:
+            seen[start] = 1
+            region = [start]
+            reach = 0
+            i = 0
+            while i < len(region):
+                p = region[i]
+                i += 1
+                for n in (p - 1, p + 1, p - stride, p + stride):
+                    c = board[n]
+                    if c == EMPTY:
+                        if not seen[n]:
+                            seen[n] = 1
+                            region.append(n)
+                    elif c != EDGE:
+                        reach |= c
+            if reach == BLACK:
+                black += len(region)
+            elif reach == WHITE:
+                white += len(region)
+    return black, white
+
+
+class _Analysis:
+    """Strings of one board: label per stone, liberties and Zobrist key per label."""
+
+    def __init__(self, board: bytes, points: list[int], stride: int) -> None:
+        label = [-1] * len(board)
+        liberties: list[int] = []
+        keys: list[int] = []
+        atari_point: list[int] = []
+        mark = [0] * len(board)  # liberty already counted for string ``mark - 1``
+        for start in points:
+            colour = board[start]
+            if colour == EMPTY or label[start] >= 0:
+                continue
+            index = len(liberties)
+            label[start] = index
+            stack = [start]
+            libs = 0
+            key = 0
+            last_liberty = 0
+            base = colour * MAX_POINTS
+            while stack:
+                p = stack.pop()
+                key ^= ZOBRIST[base + p]
+                for n in (p - 1, p + 1, p - stride, p + stride):
+                    v = board[n]
+                    if v == EMPTY:
+                        if mark[n] != index + 1:
+                            mark[n] = index + 1
+                            libs += 1
+                            last_liberty = n
+                    elif v == colour and label[n] < 0:
+                        label[n] = index
+                        stack.append(n)
+            liberties.append(libs)
+            keys.append(key)
+            atari_point.append(last_liberty if libs == 1 else 0)
+        self.label = label
+        self.liberties = liberties
+        self.keys = keys
+        self.atari_point = atari_point
+
+
+# ----------------------------------------------------------------------
+# Playouts on a mutable board.
+
+
+class _Playout:
+    """A mutable board for playouts: strings as circular lists with pseudo-liberties."""
+
+    def __init__(self, board: bytes, points: list[int], stride: int) -> None:
+        size = len(board)
+        self.stride = stride
+        self.colour = list(board)
+        self.head = [0] * size
+        self.next = [0] * size
+        self.stones = [0] * size
+        self.libs = [0] * size  # pseudo-liberties, per string head
+        self.lib_sum = [0] * size
+        self.lib_squares = [0] * size
+        self.empties: list[int] = []
+        self.where = [0] * size  # index of an empty point in ``empties``
+        colour = self.colour
+        for p in points:
+            if colour[p] == EMPTY:
+                self.where[p] = len(self.empties)
+                self.empties.append(p)
+        # Strings: each stone first alone, then merged with earlier neighbours.
+        for p in points:
+            c = colour[p]
+            if c == EMPTY:
+                continue
+            self.head[p] = p
+            self.next[p] = p
+            self.stones[p] = 1
+            for n in (p - 1, p + 1, p - stride, p + stride):
+                if colour[n] == EMPTY:
+                    self.libs[p] += 1
+                    self.lib_sum[p] += n
+                    self.lib_squares[p] += n * n
+        for p in points:
+            c = colour[p]
+            if c == EMPTY:
+                continue
+            for n in (p + 1, p + stride):
+                if colour[n] == c and self.head[n] != self.head[p]:
+                    self._merge(self.head[p], self.head[n])
+
+    def _merge(self, a: int, b: int) -> None:
+        """Join the strings headed by ``a`` and ``b`` (the smaller is relabelled)."""
+        head = self.head
+        stones = self.stones
+        if stones[a] < stones[b]:
+            a, b = b, a
+        s = b
+        while True:
+            head[s] = a
+            s = self.next[s]
+            if s == b:
+                break
+        nxt = self.next
+        nxt[a], nxt[b] = nxt[b], nxt[a]
+        stones[a] += stones[b]
+        self.libs[a] += self.libs[b]
+        self.lib_sum[a] += self.lib_sum[b]
+        self.lib_squares[a] += self.lib_squares[b]
+
+
+def _run_playout(
+    pb: _Playout,
+    player: int,
+    passes: int,
+    ko: int,
+    last: int,
+    rng: Random,
+    max_plies: int,
+    on_edge: bytes,
+    played: list[tuple[int, int]],
+) -> tuple[int, int]:
+    """Play the policy of the module docstring from ``pb``; returns plies and passes at the end."""
+    stride = pb.stride
+    colour = pb.colour
+    head = pb.head
+    nxt = pb.next
+    stones = pb.stones
+    libs = pb.libs
+    lib_sum = pb.lib_sum
+    lib_squares = pb.lib_squares
+    empties = pb.empties
+    where = pb.where
+    random = rng.random
+    plies = 0
+    while plies < max_plies and passes < 2:
+        me = player + 1
+        enemy = 2 - player
+        move = PASS
+        # 1. Capture the last stone's string when it is in atari.
+        if last > PASS and colour[last] == enemy:
+            h = head[last]
+            total = lib_sum[h]
+            if libs[h] * lib_squares[h] == total * total:
+                move = total // libs[h]
+                if move == ko:
+                    move = PASS
+            # 2. Save an own string next to it from atari by extending.
+            if move == PASS:
+                for n in (last - 1, last + 1, last - stride, last + stride):
+                    if colour[n] != me:
+                        continue
+                    h = head[n]
+                    total = lib_sum[h]
+                    if libs[h] * lib_squares[h] != total * total:
+                        continue
+                    lib = total // libs[h]
+                    free = 0
+                    for m in (lib - 1, lib + 1, lib - stride, lib + stride):
+                        if colour[m] == EMPTY:
+                            free += 1
+                    if free >= 2:
+                        move = lib
+                        break
+        # 3. A random legal move that fills no own eye.
+        if move == PASS:
+            count = len(empties)
+            if count:
+                i = int(random() * count)
+                for _ in range(count):
+                    p = empties[i]
+                    i += 1
+                    if i == count:
+                        i = 0
+                    if p == ko:
+                        continue
+                    # Eye test and legality from the four neighbours.
+                    legal = False
+                    eye = True
+                    for n in (p - 1, p + 1, p - stride, p + stride):
+                        v = colour[n]
+                        if v == EMPTY:
+                            legal = True
+                            eye = False
+                        elif v == EDGE:
+                            continue
+                        else:
+                            h = head[n]
+                            total = lib_sum[h]
+                            atari = libs[h] * lib_squares[h] == total * total
+                            if v == me:
+                                if not atari:
+                                    legal = True
+                            else:
+                                eye = False
+                                if atari:
+                                    legal = True
+                    if eye:
+                        # All neighbours own: a real eye unless the enemy
+                        # holds two diagonals (one on the edge).
+                        bad = 0
+                        for d in (p - stride - 1, p - stride + 1, p + stride - 1, p + stride + 1):
+                            if colour[d] == enemy:
+                                bad += 1
+                        if bad + on_edge[p] < 2:
+                            continue
+                    if legal:
+                        move = p
+                        break
+        played.append((player, move))
+        plies += 1
+        player = 1 - player
+        last = move
+        if move == PASS:
+            passes += 1
+            ko = NO_KO
+            continue
+        passes = 0
+        # Play ``move`` for ``me``.
+        p = move
+        k = where[p]
+        tail = empties.pop()
+        if tail != p:
+            empties[k] = tail
+            where[tail] = k
+        colour[p] = me
+        head[p] = p
+        nxt[p] = p
+        stones[p] = 1
+        own_libs = 0
+        own_sum = 0
+        own_squares = 0
+        square = p * p
+        for n in (p - 1, p + 1, p - stride, p + stride):
+            v = colour[n]
+            if v == EMPTY:
+                own_libs += 1
+                own_sum += n
+                own_squares += n * n
+            elif v != EDGE:
+                h = head[n]
+                libs[h] -= 1
+                lib_sum[h] -= p
+                lib_squares[h] -= square
+        libs[p] = own_libs
+        lib_sum[p] = own_sum
+        lib_squares[p] = own_squares
+        captured = 0
+        captured_point = NO_KO
+        for n in (p - 1, p + 1, p - stride, p + stride):
+            v = colour[n]
+            if v == me:
+                if head[n] != head[p]:
+                    pb._merge(head[p], head[n])
+            elif v == enemy:
+                h = head[n]
+                if libs[h] == 0:
+                    captured += stones[h]
+                    captured_point = h
+                    # Empty the string, then give its points as liberties
+                    # to the strings around (all the mover's).
+                    s = h
+                    while True:
+                        colour[s] = EMPTY
+                        where[s] = len(empties)
+                        empties.append(s)
+                        s = nxt[s]
+                        if s == h:
+                            break
+                    while True:
+                        sq = s * s
+                        for m in (s - 1, s + 1, s - stride, s + stride):
+                            if colour[m] == me:
+                                hm = head[m]
+                                libs[hm] += 1
+                                lib_sum[hm] += s
+                                lib_squares[hm] += sq
+                        s = nxt[s]
+                        if s == h:
+                            break
+        ko = NO_KO
+        if captured == 1 and stones[head[p]] == 1 and libs[p] == 1:
+            ko = captured_point
+    return plies, passes
+
+
+@mypyc_attr(allow_interpreted_subclasses=True)
+class Go(Game[GoState, int]):
+    """Go with area scoring and positional superko; evaluation = area by distance."""
+
+    name = "go"
+    title = "Go"
+    players = ("black", "white")
+    eval_unit = "tenths of a point (area by distance, komi included)"
+    default_algorithm = MCTS
+    win_odds_scale = WIN_ODDS_SCALE
+    #: A playout also stops at the game's own end, :attr:`max_length` plies
+    #: (``2 * size * size``), which comes first on every board; this bound
+    #: (3 x 19 x 19) only keeps the generic contract.
+    playout_limit = 3 * MAX_SIZE * MAX_SIZE
+    OPTIONS = (
+        Option("size", 9, "board size (lines)", int_option(MIN_SIZE, MAX_SIZE)),
+        Option("komi", 7.5, "points given to White (a multiple of 0.5)", komi_option),
+    )
+
+    def __init__(self, **options: object) -> None:
+        super().__init__(**options)
+        size: int = self.options["size"]
+        komi: float = self.options["komi"]
+        self.size = size
+        self.komi = komi
+        self.komi2 = int(komi * 2)
+        stride = size + 1
+        self.stride = stride
+        length = (size + 2) * stride + 1
+        self.length = length
+        #: Plies after which the game ends and is scored.
+        self.max_length = 2 * size * size
+        self.points = [(row + 1) * stride + col + 1 for row in range(size) for col in range(size)]
+        board = bytearray([EDGE]) * length
+        for p in self.points:
+            board[p] = EMPTY
+        self.empty_board = bytes(board)
+        # 1 on the first and last lines (where one enemy diagonal spoils an eye).
+        edge = bytearray(length)
+        for p in self.points:
+            row, col = divmod(p, stride)
+            if row in (1, size) or col in (1, size):
+                edge[p] = 1
+        self.on_edge = bytes(edge)
+
+    # ------------------------------------------------------------------
+    # The game.
+
+    def initial_state(self) -> GoState:
+        return self._fresh_state(self.empty_board, 0)
+
+    def _fresh_state(self, board: bytes, player: int) -> GoState:
+        key = _board_key(board)
+        return GoState(board, player, 0, 0, 0, 0, NO_MOVE, NO_KO, key, frozenset((key,)), -1)
+
+    def to_move(self, state: GoState) -> int:
+        return state.player
+
+    def _over(self, state: GoState) -> bool:
+        return state.passes >= 2 or state.resigned >= 0 or state.ply >= self.max_length
+
+    def legal_moves(self, state: GoState) -> list[int]:
+        if self._over(state):
+            return []
+        moves = self._point_moves(state, _Analysis(state.board, self.points, self.stride))
+        moves.append(PASS)
+        return moves
+
+    def _point_moves(self, state: GoState, info: _Analysis) -> list[int]:
+        """The legal moves on points, in board order."""
+        board = state.board
+        stride = self.stride
+        me = state.player + 1
+        base = me * MAX_POINTS
+        label = info.label
+        liberties = info.liberties
+        keys = info.keys
+        history = state.history
+        key = state.board_key
+        moves: list[int] = []
+        for p in self.points:
+            if board[p] != EMPTY:
+                continue
+            legal = False
+            new_key = key ^ ZOBRIST[base + p]
+            taken: list[int] | None = None  # strings this move captures
+            for n in (p - 1, p + 1, p - stride, p + stride):
+                v = board[n]
+                if v == EMPTY:
+                    legal = True
+                elif v == EDGE:
+                    continue
+                elif v == me:
+                    if liberties[label[n]] > 1:
+                        legal = True
+                else:
+                    s = label[n]
+                    if liberties[s] == 1:
+                        legal = True
+                        if taken is None:
+                            taken = [s]
+                            new_key ^= keys[s]
+                        elif s not in taken:
+                            taken.append(s)
+                            new_key ^= keys[s]
+            if legal and new_key not in history:
+                moves.append(p)
+        return moves
+
+    def play(self, state: GoState, move: int) -> GoState:
+        player = state.player
+        if move == PASS:
+            return state._replace(
+                player=1 - player,
+                passes=state.passes + 1,
+                ply=state.ply + 1,
+                last_move=PASS,
+                ko=NO_KO,
+            )
+        if move == RESIGN:
+            return state._replace(resigned=player, last_move=RESIGN, ply=state.ply + 1)
+        board = bytearray(state.board)
+        me = player + 1
+        captured, _ = _place(board, move, me, self.stride)
+        key = state.board_key ^ ZOBRIST[me * MAX_POINTS + move]
+        base = (3 - me) * MAX_POINTS
+        for s in captured:
+            key ^= ZOBRIST[base + s]
+        ko = NO_KO
+        if len(captured) == 1:
+            # Ko: a lone stone that took one stone and has that point as
+            # its only liberty.
+            stride = self.stride
+            alone = True
+            for n in (move - 1, move + 1, move - stride, move + stride):
+                v = board[n]
+                if v == me or (v == EMPTY and n != captured[0]):
+                    alone = False
+            if alone:
+                ko = captured[0]
+        black_captures, white_captures = state.black_captures, state.white_captures
+        if player == 0:
+            black_captures += len(captured)
+        else:
+            white_captures += len(captured)
+        return GoState(
+            bytes(board),
+            1 - player,
+            0,
+            state.ply + 1,
+            black_captures,
+            white_captures,
+            move,
+            ko,
+            key,
+            state.history | {key},
+            -1,
+        )
+
+    def outcome(self, state: GoState) -> Outcome | None:
+        if state.resigned >= 0:
+            return Outcome(1 - state.resigned, f"{self.players[state.resigned]} resigns")
+        if state.passes < 2 and state.ply < self.max_length:
+            return None
+        black, white = _area(state.board, self.points, self.stride)
+        return self._scored(black, white)
+
+    def _scored(self, black: int, white: int) -> Outcome:
+        margin2 = 2 * (black - white) - self.komi2
+        if margin2 == 0:
+            return Outcome(None, f"draw at {_half_points(2 * black)} points each")
+        winner = 0 if margin2 > 0 else 1
+        return Outcome(winner, f"{self.players[winner]} wins by {_half_points(margin2)}")
+
+    def score(self, state: GoState) -> tuple[int, int]:
+        """Black's and White's area on the board now (komi not included)."""
+        return _area(state.board, self.points, self.stride)
+
+    def evaluate(self, state: GoState) -> int:
+        black, white = _distance_area(state.board, self.points, self.stride)
+        value = POINT * (black - white) - POINT * self.komi2 // 2
+        if state.player == 1:
+            value = -value
+        return max(-EVAL_LIMIT, min(EVAL_LIMIT, value))
+
+    def key(self, state: GoState) -> int:
+        key: int = state.board_key ^ PASS_KEYS[min(state.passes, 2)]
+        if state.player:
+            key ^= SIDE_KEY
+        return key
+
+    def ordered_moves(self, state: GoState) -> list[int]:
+        """Captures first, then moves next to own strings in atari, then the rest, pass last."""
+        if self._over(state):
+            return []
+        info = _Analysis(state.board, self.points, self.stride)
+        moves = self._point_moves(state, info)
+        board = state.board
+        stride = self.stride
+        label = info.label
+        liberties = info.liberties
+        me = state.player + 1
+        urgent: list[int] = []
+        rest: list[int] = []
+        for p in moves:
+            hot = False
+            for n in (p - 1, p + 1, p - stride, p + stride):
+                v = board[n]
+                if (v == me or v == 3 - me) and liberties[label[n]] == 1:
+                    hot = True
+            if hot:
+                urgent.append(p)
+            else:
+                rest.append(p)
+        urgent.extend(rest)
+        urgent.append(PASS)
+        return urgent
+
+    def max_remaining_plies(self, state: GoState) -> int:
+        return max(0, self.max_length - state.ply)
+
+    # ------------------------------------------------------------------
+    # Monte Carlo.
+
+    def playout(
+        self, state: GoState, rng: Random, max_plies: int
+    ) -> tuple[float, list[tuple[int, int]]]:
+        played: list[tuple[int, int]] = []
+        if self._over(state):
+            outcome = self.outcome(state)
+            assert outcome is not None
+            return self.reward(outcome), played
+        board = _Playout(state.board, self.points, self.stride)
+        limit = min(max_plies, self.max_length - state.ply)
+        _run_playout(
+            board,
+            state.player,
+            state.passes,
+            state.ko,
+            state.last_move,
+            rng,
+            limit,
+            self.on_edge,
+            played,
+        )
+        black, white = _colour_area(board.colour, self.points, self.stride)
+        margin2 = 2 * (black - white) - self.komi2
+        if margin2 > 0:
+            return 1.0, played
+        if margin2 < 0:
+            return 0.0, played
+        return 0.5, played
+
+    def playout_move(self, state: GoState, rng: Random) -> int:
+        """The playout policy's move, among the legal moves (superko respected)."""
+        info = _Analysis(state.board, self.points, self.stride)
+        moves = self._point_moves(state, info)
+        if not moves:
+            return PASS
+        legal = set(moves)
+        board = state.board
+        stride = self.stride
+        last = state.last_move
+        me = state.player + 1
+        if last > RESIGN and board[last] == 3 - me:
+            point = info.atari_point[info.label[last]]
+            if point in legal:
+                return point
+            for n in (last - 1, last + 1, last - stride, last + stride):
+                if board[n] == me:
+                    point = info.atari_point[info.label[n]]
+                    if point in legal:
+                        free = 0
+                        for m in (point - 1, point + 1, point - stride, point + stride):
+                            if board[m] == EMPTY:
+                                free += 1
+                        if free >= 2:
+                            return point
+        start = int(rng.random() * len(moves))
+        for i in range(len(moves)):
+            p = moves[(start + i) % len(moves)]
+            if not self._own_eye(board, p, me):
+                return p
+        return PASS
+
+    def _own_eye(self, board: bytes, p: int, me: int) -> bool:
+        stride = self.stride
+        for n in (p - 1, p + 1, p - stride, p + stride):
+            v = board[n]
+            if v != me and v != EDGE:
+                return False
+        bad = self.on_edge[p]
+        for d in (p - stride - 1, p - stride + 1, p + stride - 1, p + stride + 1):
+            if board[d] == 3 - me:
+                bad += 1
+        return bad < 2
+
+    # ------------------------------------------------------------------
+    # Notation.
+
+    def format_move(self, state: GoState, move: int) -> str:
+        if move == PASS:
+            return "pass"
+        if move == RESIGN:
+            return "resign"
+        row, col = divmod(move, self.stride)
+        return f"{COLUMNS[col - 1]}{self.size + 1 - row}"
+
+    def point(self, text: str) -> int | None:
+        """The point of a GTP vertex (``D4``), or None when it is not one on this board."""
+        text = text.strip().upper()
+        if len(text) < 2 or text[0] not in COLUMNS or not text[1:].isdigit():
+            return None
+        col = COLUMNS.index(text[0]) + 1
+        number = int(text[1:])
+        if col > self.size or not 1 <= number <= self.size:
+            return None
+        return (self.size + 1 - number) * self.stride + col
+
+    def parse_move(self, state: GoState, text: str) -> int:
+        if self._over(state):
+            raise GameOverError("the game is over: no move can be played")
+        word = text.strip().lower() if isinstance(text, str) else ""
+        if word == "pass":
+            return PASS
+        if word == "resign":
+            return RESIGN
+        p = self.point(word) if word else None
+        if p is not None and state.board[p] == EMPTY and self._legal_point(state, p):
+            return p
+        legal = self.legal_moves(state)
+        raise IllegalMoveError(
+            f"{text!r} is not a legal move here", [self.format_move(state, m) for m in legal]
+        )
+
+    def _legal_point(self, state: GoState, p: int) -> bool:
+        """Whether a stone on the empty point ``p`` is legal (no suicide, no superko)."""
+        board = bytearray(state.board)
+        me = state.player + 1
+        captured, alive = _place(board, p, me, self.stride)
+        if not alive:
+            return False
+        key = state.board_key ^ ZOBRIST[me * MAX_POINTS + p]
+        base = (3 - me) * MAX_POINTS
+        for s in captured:
+            key ^= ZOBRIST[base + s]
+        return key not in state.history
+
+    def format_position(self, state: GoState) -> str:
+        board = state.board
+        stride = self.stride
+        rows = []
+        for row in range(1, self.size + 1):
+            rows.append(
+                "".join(".XO"[board[row * stride + col]] for col in range(1, self.size + 1))
+            )
+        return "/".join(rows) + (" X" if state.player == 0 else " O")
+
+    def parse_position(self, text: str) -> GoState:
+        if not isinstance(text, str):
+            raise BadPositionError("a Go position is a string")
+        text = text.strip()
+        if text.startswith("("):
+            return self._parse_sgf(text)
+        size = self.size
+        parts = text.split()
+        rows = parts[0].split("/") if parts else []
+        if len(parts) != 2 or parts[1] not in ("X", "O") or len(rows) != size:
+            raise BadPositionError(
+                f"a {size}x{size} Go position is {size} rows of {size} points (., X or O)"
+                " from the top separated by /, a space and the side to move (X or O),"
+                " or an SGF record"
+            )
+        board = bytearray(self.empty_board)
+        for r, row in enumerate(rows):
+            if len(row) != size:
+                raise BadPositionError(
+                    f"row {r + 1} from the top has {len(row)} points, not {size}"
+                )
+            for c, char in enumerate(row):
+                if char not in ".XO":
+                    raise BadPositionError(f"row {r + 1} from the top: {char!r} is not ., X or O")
+                board[(r + 1) * self.stride + c + 1] = ".XO".index(char)
+        self._check_alive(board)
+        return self._fresh_state(bytes(board), 0 if parts[1] == "X" else 1)
+
+    def _check_alive(self, board: bytearray) -> None:
+        """Refuse a board with a string that has no liberty (it could not arise)."""
+        for p in self.points:
+            if board[p] != EMPTY:
+                stones: list[int] = []
+                if not _string(board, p, self.stride, stones):
+                    raise BadPositionError(
+                        f"the string at {self.format_move(self.initial_state(), p)} has no liberty"
+                    )
+
+    # ------------------------------------------------------------------
+    # SGF.
+
+    def _parse_sgf(self, text: str) -> GoState:
+        nodes = _sgf_main_line(text)
+        if not nodes:
+            raise BadPositionError("the SGF record has no node")
+        root = nodes[0]
+        for prop, values in root:
+            if prop == "SZ":
+                declared = values[0].split(":")[0].strip() if values else ""
+                if declared != str(self.size):
+                    raise BadPositionError(
+                        f"the SGF record is for a board of size {declared or '?'},"
+                        f" this game's board is {self.size}"
+                    )
+        if not any(prop == "SZ" for prop, _ in root) and self.size != 19:
+            raise BadPositionError(
+                f"the SGF record has no SZ (so its board is 19x19), this game's board is"
+                f" {self.size}"
+            )
+        state = self._fresh_state(self.empty_board, 0)
+        to_move = -1
+        any_setup = black_setup = white_setup = False
+        for number, node in enumerate(nodes):
+            setup = False
+            board = bytearray(state.board)
+            for prop, values in node:
+                if prop in ("AB", "AW", "AE"):
+                    setup = True
+                    colour = {"AB": BLACK, "AW": WHITE, "AE": EMPTY}[prop]
+                    for value in values:
+                        for p in self._sgf_points(value, prop):
+                            board[p] = colour
+                    black_setup = black_setup or prop == "AB"
+                    white_setup = white_setup or prop == "AW"
+            if setup:
+                any_setup = True
+                self._check_alive(board)
+                state = self._fresh_state(bytes(board), state.player)
+            for prop, values in node:
+                if prop == "PL":
+                    value = values[0].strip().upper() if values else ""
+                    if value not in ("B", "W"):
+                        raise BadPositionError(f"SGF PL[{value}] is not B or W")
+                    to_move = 0 if value == "B" else 1
+                    state = state._replace(player=to_move)
+            for prop, values in node:
+                if prop in ("B", "W"):
+                    player = 0 if prop == "B" else 1
+                    value = values[0].strip() if values else ""
+                    state = state._replace(player=player)
+                    move = self._sgf_move(value, prop)
+                    if self._over(state):
+                        raise BadPositionError(f"SGF node {number + 1}: the game is already over")
+                    if move != PASS and not (
+                        state.board[move] == EMPTY and self._legal_point(state, move)
+                    ):
+                        raise BadPositionError(
+                            f"SGF node {number + 1}: {prop}[{value}]"
+                            f" ({self.format_move(state, move)}) is not a legal move"
+                        )
+                    state = self.play(state, move)
+                    to_move = state.player
+        if to_move < 0 and any_setup and black_setup and not white_setup:
+            state = state._replace(player=1)  # handicap stones: White moves first
+        return state
+
+    def _sgf_point(self, value: str, prop: str) -> int:
+        if (
+            len(value) != 2
+            or value[0] not in SGF_LETTERS[: self.size]
+            or value[1] not in SGF_LETTERS[: self.size]
+        ):
+            raise BadPositionError(
+                f"SGF {prop}[{value}] is not a point of a {self.size}x{self.size} board"
+            )
+        col = SGF_LETTERS.index(value[0]) + 1
+        row = SGF_LETTERS.index(value[1]) + 1
+        return row * self.stride + col
+
+    def _sgf_points(self, value: str, prop: str) -> list[int]:
+        value = value.strip()
+        if ":" not in value:
+            return [self._sgf_point(value, prop)]
+        first, _, second = value.partition(":")
+        a = self._sgf_point(first.strip(), prop)
+        b = self._sgf_point(second.strip(), prop)
+        (r1, c1), (r2, c2) = divmod(a, self.stride), divmod(b, self.stride)
+        return [
+            r * self.stride + c
+            for r in range(min(r1, r2), max(r1, r2) + 1)
+            for c in range(min(c1, c2), max(c1, c2) + 1)
+        ]
+
+    def _sgf_move(self, value: str, prop: str) -> int:
+        if value == "" or (value == "tt" and self.size <= 19):
+            return PASS
+        return self._sgf_point(value, prop)
+
+
+def _board_key(board: bytes) -> int:
+    key = 0
+    for p in range(len(board)):
+        v = board[p]
+        if v in (BLACK, WHITE):
+            key ^= ZOBRIST[v * MAX_POINTS + p]
+    return key
+
+
+def _colour_area(colour: list[int], points: list[int], stride: int) -> tuple[int, int]:
+    """:func:`_area` of a playout board (a list)."""
+    return _area(bytes(colour), points, stride)
+
+
+def _distance_area(board: bytes, points: list[int], stride: int) -> tuple[int, int]:
+    """Stones plus the empty points nearer to one colour's stones than to the other's.
+
+    A breadth-first search from all stones at once, layer by layer: an
+    empty point first reached in the same layer from both colours (or from
+    a neutral point) is neutral and stays so.
+    """
+    owner = bytearray(len(board))  # 0 unreached, 1 Black, 2 White, 3 neutral
+    layer = [0] * len(board)  # the layer an empty point was reached in
+    frontier: list[int] = []
+    black = white = 0
+    for p in points:
+        v = board[p]
+        if v in (BLACK, WHITE):
+            owner[p] = v
+            frontier.append(p)
+            if v == BLACK:
+                black += 1
+            else:
+                white += 1
+    depth = 0
+    while frontier:
+        depth += 1
+        reached: list[int] = []
+        for p in frontier:
+            o = owner[p]
+            for n in (p - 1, p + 1, p - stride, p + stride):
+                if board[n] != EMPTY:
+                    continue
+                have = owner[n]
+                if have == 0:
+                    owner[n] = o
+                    layer[n] = depth
+                    reached.append(n)
+                elif have != o and layer[n] == depth:
+                    owner[n] = 3
+        frontier = reached
+    for p in points:
+        if board[p] == EMPTY:
+            if owner[p] == BLACK:
+                black += 1
+            elif owner[p] == WHITE:
+                white += 1
+    return black, white
+
+
+def _sgf_main_line(text: str) -> list[list[tuple[str, list[str]]]]:
+    """The nodes of an SGF game's main line (first variation at each fork).
+
+    Each node is a list of ``(property, values)``; only upper-case letters
+    of a property name count (old SGF allowed ``AddBlack``-style names).
+    """
+    nodes: list[list[tuple[str, list[str]]]] = []
+    i = 0
+    n = len(text)
+    while i < n and text[i].isspace():
+        i += 1
+    if i >= n or text[i] != "(":
+        raise BadPositionError("an SGF record starts with '('")
+    i += 1
+    while True:
+        while i < n and text[i].isspace():
+            i += 1
+        if i >= n:
+            raise BadPositionError("the SGF record ends before its closing ')'")
+        char = text[i]
+        if char == ";":
+            i += 1
+            node: list[tuple[str, list[str]]] = []
+            while True:
+                while i < n and text[i].isspace():
+                    i += 1
+                start = i
+                while i < n and text[i].isalpha():
+                    i += 1
+                if i == start:
+                    break
+                name = "".join(c for c in text[start:i] if c.isupper())
+                values: list[str] = []
+                while True:
+                    while i < n and text[i].isspace():
+                        i += 1
+                    if i >= n or text[i] != "[":
+                        break
+                    i += 1
+                    chars: list[str] = []
+                    while i < n and text[i] != "]":
+                        if text[i] == "\\" and i + 1 < n:
+                            i += 1
+                        chars.append(text[i])
+                        i += 1
+                    if i >= n:
+                        raise BadPositionError(f"SGF property {name} has an unclosed '['")
+                    i += 1
+                    values.append("".join(chars))
+                if not values:
+                    raise BadPositionError(f"SGF property {name or '?'} has no [value]")
+                node.append((name, values))
+            nodes.append(node)
+        elif char == "(":
+            i += 1  # the first variation continues the main line
+        elif char == ")":
+            return nodes
+        else:
+            raise BadPositionError(f"unexpected {char!r} at character {i + 1} of the SGF record")
