@@ -196,9 +196,11 @@ function fillAlgorithms(info) {
   $("algorithm-label").hidden = names.length === 0;
 }
 
+// The search to name in a think: none for the game's default (the first),
+// which the server uses anyway.
 function chosenAlgorithm() {
   const menu = $("algorithm");
-  return $("algorithm-label").hidden || !menu.value ? null : menu.value;
+  return $("algorithm-label").hidden || menu.selectedIndex <= 0 ? null : menu.value;
 }
 
 function buildOptions(info) {
