@@ -386,6 +386,7 @@ SCREENSHOT_MOVES: dict[str, list[tuple[str, str]]] = {
     "othello": [('g[data-move="d3"]', "")],
     "checkers": [('g[data-square="11"]', 'g[data-square="15"]')],
     "chess": [('g[data-square="e2"]', 'g[data-square="e4"]')],
+    "go": [('g[data-move="C3"]', "")],
 }
 
 
@@ -410,6 +411,7 @@ SCREENSHOT_PLIES = {
     "checkers": 16,
     "chess": 14,
     "backgammon": 13,
+    "go": 0,  # a finished game instead: the area drawn
 }
 
 
@@ -430,6 +432,13 @@ def test_documentation_screenshots(page: Page, gui_server: ServerThread, game: s
         page.click("#analyse")  # finds the win (proven), then X plays it
         expect(page.locator("#think-status")).to_have_text(re.compile("^best a3"))
         page.click('g[data-move="a3"]')
+        expect(page.locator("#result")).to_be_visible()
+    elif game == "go":  # two passes end a close game: the area is drawn and counted
+        open_game(page, gui_server.port, game, side="both", times=("0.3", "0.3"))
+        load_position(page, GO_DOCUMENTATION_9X9)
+        page.click("#pass")
+        wait_for_plies(page, 1)
+        page.click("#pass")
         expect(page.locator("#result")).to_be_visible()
     else:
         open_game(page, gui_server.port, game, side="none", times=("0.3", "0.3"))
@@ -715,3 +724,72 @@ def test_go_board_draws_stones_captures_and_the_area_at_the_end(
     # From a loaded start (white A3, black A1, white to move): the movers
     # alternate from white; prisoners are placements minus the stones left.
     assert drawn["captures"] == {"X": 1, "O": 2}
+
+
+def go_position(walls: list[int], to_move: str = "X") -> str:
+    """A 9x9 position split by two walls: per row from the top, black's stone
+    at that column and white's just right of it (black owns the left)."""
+    rows = ["." * col + "XO" + "." * (7 - col) for col in walls]
+    return "/".join(rows) + f" {to_move}"
+
+
+#: A finished-looking 9x9 game for the documentation (white wins on the area count).
+GO_DOCUMENTATION_9X9 = (
+    "..XO.O.../.XXOO.O../.X.XOO.O./X.XXXOO.O/.X.XOO.O./..XXO.O../.X.XOOO../..XXXO.O./...XOO... X"
+)
+
+#: Black's area 35 + 9 = 44, white's 28 + 9 = 37 + 7.5 komi: white by 0.5.
+GO_CLOSE_9X9 = go_position([4, 4, 3, 3, 4, 4, 5, 4, 4])
+
+
+def test_go_click_plays_a_stone_and_the_engine_answers(
+    page: Page, gui_server: ServerThread
+) -> None:
+    open_game(page, gui_server.port, "go")
+    expect(page.locator("#pass")).to_be_visible()
+    page.click('g[data-move="E5"]')
+    played = wait_for_plies(page, 2)
+    assert played[0] == "E5" and re.fullmatch(r"[A-HJ][1-9]|pass", played[1])
+    expect(page.locator('g[data-move="E5"] circle[data-stone="X"]')).to_have_count(1)
+    if played[1] != "pass":
+        expect(page.locator(f'g[data-move="{played[1]}"] circle[data-stone="O"]')).to_have_count(1)
+        expect(page.locator(f'g[data-move="{played[1]}"] circle.go-last')).to_have_count(1)
+    expect(page.locator("#board-note")).to_contain_text("Captures: black 0, white 0")
+    assert page.locator(".go-star").count() == 5
+    assert not_blank(page, page.screenshot())
+
+
+def test_go_two_passes_end_the_game_with_the_area_shown(
+    page: Page, gui_server: ServerThread
+) -> None:
+    open_game(page, gui_server.port, "go", side="both")
+    load_position(page, GO_CLOSE_9X9)
+    page.click("#pass")
+    wait_for_plies(page, 1)
+    expect(page.locator("#board-note")).to_contain_text("Black passed")
+    page.click("#pass")
+    expect(page.locator("#result")).to_be_visible()
+    assert moves(page) == ["pass", "pass"]
+    assert "White wins" in page.inner_text("#result")
+    assert "0.5" in page.inner_text("#result")
+    expect(page.locator('.go-territory[data-owner="X"]')).to_have_count(35)
+    expect(page.locator('.go-territory[data-owner="O"]')).to_have_count(28)
+    expect(page.locator("#board-note")).to_contain_text(
+        "Area: black 44, white 37 + 7.5 komi = 44.5."
+    )
+    expect(page.locator("#pass")).to_be_hidden()
+
+
+def test_go_size_option_and_a_capture(page: Page, gui_server: ServerThread) -> None:
+    open_game(page, gui_server.port, "go", side="both")
+    page.fill('#options input[name="size"]', "13")
+    page.click("#new-game")
+    expect(page.locator(".go-coord").first).to_have_text("A")
+    expect(page.locator('g[data-move="N13"]')).to_have_count(1)  # no I: N is the 13th column
+    assert page.locator(".go-star").count() == 5
+    # Black surrounds the white stone on A1.
+    for vertex in ["B1", "A1", "A2"]:
+        page.click(f'g[data-move="{vertex}"]')
+    wait_for_plies(page, 3)
+    expect(page.locator('g[data-move="A1"] circle[data-stone]')).to_have_count(0)
+    expect(page.locator("#board-note")).to_contain_text("Captures: black 1, white 0")
