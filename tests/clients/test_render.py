@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from clients.render import CHECKERS_SQUARES, View, go_captures, render
+from engine.games.go import Go
 
 CHESS_START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
 AFTER_E4 = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1"
@@ -187,3 +188,20 @@ def test_go_captures_from_the_moves() -> None:
     # From a loaded start with stones on it, white to move first.
     assert go_captures("O.X/.../... X", ["B2", "A2", "pass", "B3"], "O../.../X.. O") == (1, 2)
     assert go_captures("/".join(["." * 9] * 9) + " X", [], None) == (0, 0)
+
+
+def test_go_captures_agree_with_the_rules() -> None:
+    """The count from placements and stones left equals the engine's own, move by move."""
+    game = Go(size=5)
+    state = game.initial_state()
+    history: list[str] = []
+    for ply in range(60):
+        legal = game.legal_moves(state)
+        if not legal:
+            break
+        move = legal[(ply * 7919) % len(legal)] if ply % 11 != 10 else legal[-1]
+        history.append(game.format_move(state, move))
+        state = game.play(state, move)
+        position = game.format_position(state)
+        assert go_captures(position, history, None) == (state.black_captures, state.white_captures)
+    assert state.black_captures + state.white_captures > 0

@@ -15,6 +15,7 @@ from clients.tournament.records import (
     game_text,
     sgf,
 )
+from engine.games.go import Go, GoState
 
 Node = dict[str, list[str]]
 
@@ -156,3 +157,35 @@ def test_results(winner: int | None, kind: str, reason: str, result: str) -> Non
 def test_a_collection_of_games_reads_back_as_many_trees() -> None:
     text = sgf(go_record()) + sgf(go_record(game_id=4, winner=0, reason="black wins by 1.5"))
     assert [game[0]["RE"] for game in read_sgf(text)] == [["W+4.5"], ["B+1.5"]]
+
+
+def _played(game: Go, state: GoState, count: int) -> tuple[GoState, list[str]]:
+    """Up to ``count`` moves chosen deterministically (a spread of points, a pass now and then)."""
+    moves = []
+    for ply in range(count):
+        legal = game.legal_moves(state)
+        if not legal:
+            break
+        move = legal[(ply * 7919) % len(legal)] if ply % 9 != 8 else legal[-1]
+        moves.append(game.format_move(state, move))
+        state = game.play(state, move)
+    return state, moves
+
+
+@pytest.mark.parametrize("start", [None, "X..../.O.../..X../...O./..... O"])
+def test_the_engines_sgf_reader_replays_a_written_game(start: str | None) -> None:
+    game = Go(size=5, komi=0.5)
+    state, moves = _played(game, game.parse_position(start) if start else game.initial_state(), 40)
+    assert len(moves) >= 20 and state.black_captures + state.white_captures > 0
+    record = go_record(
+        options={"size": 5, "komi": 0.5},
+        opening_position=start,
+        moves=tuple(MoveRecord(move, time_ms=1, depth=1) for move in moves),
+    )
+    read = game.parse_position(sgf(record))
+    assert game.format_position(read) == game.format_position(state)
+    assert (read.ply, read.passes) == (state.ply, state.passes)
+    assert (read.black_captures, read.white_captures) == (
+        state.black_captures,
+        state.white_captures,
+    )
