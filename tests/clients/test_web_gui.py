@@ -22,6 +22,7 @@ from typing import Any
 
 import pytest
 
+from engine.games.go import Go
 from server.app import ArenaServer, ServerConfig
 from server.protocol import ServerLimits
 from tests.server.server_harness import TEST_TT_SLOTS, UNIT
@@ -778,6 +779,15 @@ def test_go_two_passes_end_the_game_with_the_area_shown(
         "Area: black 44, white 37 + 7.5 komi = 44.5."
     )
     expect(page.locator("#pass")).to_be_hidden()
+    with page.expect_download() as info:
+        page.click("#download-moves")
+    record = Path(info.value.path()).read_text()
+    assert record.startswith("(;FF[4]GM[1]") and "SZ[9]" in record and "KM[7.5]" in record
+    assert "RE[W+0.5]" in record and "PL[B]" in record
+    assert "AB[ea][eb][dc]" in record  # the loaded start's black stones, from the top
+    assert record.rstrip().endswith(";B[]\n;W[])")
+    go = Go()  # the engine's SGF reader replays it to the same position
+    assert go.format_position(go.parse_position(record)) == page.input_value("#position")
 
 
 def test_go_size_option_and_a_capture(page: Page, gui_server: ServerThread) -> None:

@@ -759,6 +759,7 @@ function gameRecord() {
     const header = tags.map(([name, value]) => `[${name} "${String(value).replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"]`);
     return { text: `${header.join("\n")}\n\n${lines.join("\n")}\n`, what: "PGN", file: "game.pgn" };
   }
+  if (state.game === "go") return goRecord(state, result, date);
   const lines = [
     `Game: ${info.title || info.name} (${info.name})`,
     `Date: ${day}`,
@@ -773,6 +774,52 @@ function gameRecord() {
   if (!atEnd) lines.push(`Shown: the position after ${state.history.length} of ${app.line.length} moves: ${state.position}`);
   else lines.push(`Final position: ${state.position}`);
   return { text: `${lines.join("\n")}\n`, what: "Record", file: `${state.game}.txt` };
+}
+
+// A Go game in SGF (FF[4]): setup stones from a loaded start, the moves as
+// SGF points (letters from the top left, no I skipped), passes empty.
+function goRecord(state, result, date) {
+  const size = Number(state.options.size) || 9;
+  const letters = "abcdefghijklmnopqrs";
+  const columns = "ABCDEFGHJKLMNOPQRST";
+  const escape = (text) => String(text).replace(/\\/g, "\\\\").replace(/]/g, "\\]");
+  const point = (move) => {
+    const match = /^([A-HJ-T])(\d+)$/i.exec(move);
+    if (!match) return "";
+    return letters[columns.indexOf(match[1].toUpperCase())] + letters[size - Number(match[2])];
+  };
+  let re = "";
+  if (result) {
+    const colour = result.winner === 0 ? "B" : "W";
+    const margin = /by (\d+(?:\.\d+)?)/.exec(result.reason || "");
+    if (result.winner === null) re = "0";
+    else if (/resign/i.test(result.reason || "")) re = `${colour}+R`;
+    else re = margin ? `${colour}+${margin[1]}` : `${colour}+`;
+  }
+  const day = `${date.getFullYear()}-${String(date.getMonth() + 1).padStart(2, "0")}-${String(date.getDate()).padStart(2, "0")}`;
+  const props = [["FF", "4"], ["GM", "1"], ["CA", "UTF-8"], ["AP", "alphabeta-arena web GUI"], ["SZ", String(size)],
+    ["KM", String(state.options.komi ?? 7.5)], ["RU", "Tromp-Taylor"], ["PB", sideName(0)], ["PW", sideName(1)], ["DT", day]];
+  if (re) props.push(["RE", re]);
+  let root = props.map(([name, value]) => `${name}[${escape(value)}]`).join("");
+  let mover = "B";
+  if (app.start.position) {
+    const [board, side] = app.start.position.trim().split(/\s+/);
+    const rows = board.split("/");
+    for (const [stone, name] of [["X", "AB"], ["O", "AW"]]) {
+      const points = [];
+      rows.forEach((row, r) => [...row].forEach((cell, c) => { if (cell === stone) points.push(`[${letters[c]}${letters[r]}]`); }));
+      if (points.length) root += name + points.join("");
+    }
+    mover = side === "O" ? "W" : "B";
+    root += `PL[${mover}]`;
+  }
+  const nodes = [`;${root}`];
+  for (const move of app.line) {
+    if (move === "resign") break; // no such move in SGF: RE says it
+    nodes.push(`;${mover}[${point(move)}]`);
+    mover = mover === "B" ? "W" : "B";
+  }
+  return { text: `(${nodes.join("\n")})\n`, what: "SGF", file: "game.sgf" };
 }
 
 function downloadRecord() {
