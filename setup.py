@@ -69,8 +69,7 @@ class OptionalBuildExt(build_ext):
             Path(output).unlink(missing_ok=True)
 
     def _write_digest(self) -> None:
-        sources = BUILD.compiled_sources()
-        record = json.dumps({"sources": BUILD.sources_digest(sources), "modules": len(sources)})
+        record = json.dumps({"sources": COMPILED_FROM[1], "modules": len(COMPILED_FROM[0])})
         targets = [Path(self.build_lib) / "engine"]
         if self.inplace:
             targets.append(BUILD.PACKAGE_DIR)
@@ -85,7 +84,14 @@ class OptionalBuildExt(build_ext):
         return outputs
 
 
+#: The sources compiled and their digest, taken before mypyc reads them: a
+#: source edited during the build then makes the record differ from the
+#: sources, and the engine runs them instead of a build that is out of date.
+COMPILED_FROM: tuple[list[str], str] = ([], "")
+
+
 def _extensions() -> list[Any]:
+    global COMPILED_FROM
     if BUILD.pure_requested():
         _say("ARENA_PURE_PYTHON is set; installing the pure-Python engine")
         return []
@@ -94,7 +100,9 @@ def _extensions() -> list[Any]:
     except ImportError as error:
         _say(f"mypyc is not available ({error}); installing the pure-Python engine")
         return []
-    return list(mypycify(BUILD.compiled_sources(), opt_level="3", group_name=BUILD.GROUP_NAME))
+    sources = BUILD.compiled_sources()
+    COMPILED_FROM = (sources, BUILD.sources_digest(sources))
+    return list(mypycify(sources, opt_level="3", group_name=BUILD.GROUP_NAME))
 
 
 setup(ext_modules=_extensions(), cmdclass={"build_ext": OptionalBuildExt})

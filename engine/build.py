@@ -42,7 +42,7 @@ DIGEST_FILE: Final = "_compiled.json"
 #: Left to the interpreter (setup.py compiles :func:`compiled_sources`).
 UNCOMPILED: Final = frozenset({"engine/__init__.py", "engine/build.py"})
 #: A module that exists in every compiled build; its extension marks one.
-MARKER_MODULE: Final = "search"
+MARKER_MODULE: Final = "game"
 #: mypyc's ``group_name`` for the engine (setup.py), which names the library
 #: holding the compiled code of every module; each module's own extension
 #: is a thin shim that loads it.
