@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import io
 import re
+from pathlib import Path
 
 import pytest
 
+from clients.tournament.config import Adjudication, EngineSpec, TimeControl
+from clients.tournament.display import Progress
 from clients.tournament.records import (
     ADJUDICATION,
     RULES,
@@ -15,7 +19,10 @@ from clients.tournament.records import (
     game_text,
     sgf,
 )
+from clients.tournament.runner import RunSettings, TournamentRunner, create_tournament
 from engine.games.go import Go, GoState
+from tests.clients.tournament.helpers import TEST_BACKOFF, config
+from tests.server.server_harness import running_server
 
 Node = dict[str, list[str]]
 
@@ -189,3 +196,42 @@ def test_the_engines_sgf_reader_replays_a_written_game(start: str | None) -> Non
         state.black_captures,
         state.white_captures,
     )
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_a_go_tournament_writes_its_games_as_sgf(tmp_path: Path) -> None:
+    async with running_server(workers=2) as server:
+        url = f"ws://127.0.0.1:{server.port}/ws"
+        engines = [
+            EngineSpec("one", url, movetime_ms=40),
+            EngineSpec("two", url, movetime_ms=40),
+        ]
+        tournament = config(
+            engines,
+            game="go",
+            games=2,
+            tc=TimeControl(movetime_ms=40),  # Go's default search (MCTS) ignores depth
+            options={"size": 5},
+            adjudication=Adjudication(max_plies=12),  # short games: drawn at 12 plies
+        )
+        store = create_tournament(tmp_path / "t.db", tournament)
+        settings = RunSettings(
+            backoff=TEST_BACKOFF, jsonl_path=tmp_path / "t.jsonl", pgn_path=tmp_path / "t.sgf"
+        )
+        progress = Progress(["one", "two"], 2, stream=io.StringIO(), live=False)
+        try:
+            await TournamentRunner(store, settings, progress).run()
+            records = store.records()
+        finally:
+            store.close()
+    games = read_sgf((tmp_path / "t.sgf").read_text())
+    assert len(games) == len(records) == 2
+    go = Go(size=5)
+    for nodes, record in zip(games, records, strict=True):
+        root = nodes[0]
+        assert root["SZ"] == ["5"] and root["PB"] == [record.players[0]]
+        assert root["RE"] == ["0"] and len(nodes) == 13  # the root and 12 moves
+        played = [node.get("B", node.get("W", ["?"]))[0] for node in nodes[1:]]
+        assert len(played) == len([m for m in record.moves if m.move != "resign"])
+        final = go.parse_position(sgf(record))
+        assert go.format_position(final) == record.final_position
