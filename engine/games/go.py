@@ -151,8 +151,11 @@ class GoState(NamedTuple):
     resigned: int  # the player who resigned, or -1
 
 
-def komi_option(name: str, value: object) -> float:
-    """Checker for ``komi``: a number, a multiple of 0.5 within ``±MAX_KOMI``."""
+def komi_option(name: str, value: object) -> int | float:
+    """Checker for ``komi``: a number, a multiple of 0.5 within ``±MAX_KOMI``.
+
+    An integer stays one (so that clients show ``6``, not ``6.0``).
+    """
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise BadOptionsError(f"option {name!r} must be a number, got {value!r}")
     if not math.isfinite(value) or value * 2 != int(value * 2):
@@ -161,7 +164,7 @@ def komi_option(name: str, value: object) -> float:
         raise BadOptionsError(
             f"option {name!r} must be between {-MAX_KOMI} and {MAX_KOMI}, got {value}"
         )
-    return float(value)
+    return value
 
 
 def _half_points(twice: int) -> str:
@@ -552,7 +555,9 @@ class Go(Game[GoState, int]):
     def __init__(self, **options: object) -> None:
         super().__init__(**options)
         size: int = self.options["size"]
-        komi: float = self.options["komi"]
+        # The komi as given (an int or a float), and twice it as an int:
+        # scores are kept in half points so that no float enters them.
+        komi: int | float = self.options["komi"]
         self.size = size
         self.komi = komi
         self.komi2 = int(komi * 2)
@@ -943,7 +948,11 @@ class Go(Game[GoState, int]):
         root = nodes[0]
         for prop, values in root:
             if prop == "SZ":
-                declared = values[0].split(":")[0].strip() if values else ""
+                declared = values[0].strip() if values else ""
+                columns, _, rows = declared.partition(":")
+                if rows and rows.strip() != columns.strip():
+                    raise BadPositionError(f"SGF SZ[{declared}]: only square boards are played")
+                declared = columns.strip()
                 if declared != str(self.size):
                     raise BadPositionError(
                         f"the SGF record is for a board of size {declared or '?'},"

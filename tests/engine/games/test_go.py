@@ -8,6 +8,7 @@ program is missing.
 
 from __future__ import annotations
 
+import json
 import os
 import pickle
 import random
@@ -21,6 +22,8 @@ from engine.errors import BadOptionsError, BadPositionError, GameOverError, Ille
 from engine.game import EVAL_LIMIT, MCTS
 from engine.games.go import PASS, RESIGN, Go, GoState
 from engine.registry import create_game
+from engine.search.alphabeta import Searcher
+from engine.search.limits import Limits
 
 GAME = Go()
 SMALL = Go(size=5)
@@ -405,6 +408,7 @@ def test_sgf_side_to_move() -> None:
     ("record", "message"),
     [
         ("(;SZ[19])", "size 19"),
+        ("(;SZ[5:7])", "square"),
         ("(;B[aa])", "no SZ"),
         ("(;SZ[5];B[zz])", "not a point"),
         ("(;SZ[5];B[cc];W[cc])", "not a legal move"),
@@ -476,6 +480,37 @@ def test_playout_never_fills_its_own_eye() -> None:
     assert SMALL.legal_moves(state) == [SMALL.point("A1"), SMALL.point("C1"), PASS]
     assert SMALL.playout(state, random.Random(3), 50) == (0.0, [(0, PASS), (1, PASS)])
     assert SMALL.playout_move(state, random.Random(3)) == PASS
+
+
+def build_probe() -> dict[str, Any]:
+    """What the pure and compiled builds must agree on, as JSON-ready data."""
+    answers: dict[str, Any] = {}
+    for size in (5, 9):
+        game = Go(size=size, komi=6 if size == 5 else 7.5)
+        rng = random.Random(size)
+        start = game.initial_state()
+        answers[f"playouts {size}"] = [game.playout(start, rng, 1000) for _ in range(5)]
+        line = seeded_game(game, size)
+        answers[f"legal {size}"] = [game.ordered_moves(state) for state, _ in line]
+        answers[f"evaluate {size}"] = [game.evaluate(state) for state, _ in line[:-1]]
+        answers[f"keys {size}"] = [game.key(state) for state, _ in line]
+        outcome = game.outcome(line[-1][0])
+        assert outcome is not None
+        answers[f"outcome {size}"] = [outcome.winner, outcome.reason]
+        result = Searcher(game, 1 << 12).think(line[len(line) // 2][0], Limits(depth=2))
+        answers[f"search {size}"] = [result.move, result.nodes, result.score.to_dict()]
+    return answers
+
+
+def test_pure_and_compiled_builds_agree_on_go() -> None:
+    from tests.engine.test_build import _require_compiled, _run_child
+
+    _require_compiled()
+    code = "import json, tests.engine.games.test_go as t; print(json.dumps(t.build_probe()))"
+    pure = json.loads(_run_child(True, code))
+    compiled = json.loads(json.dumps(build_probe()))
+    for case, answer in compiled.items():
+        assert pure[case] == answer, case
 
 
 # ----------------------------------------------------------------------
