@@ -83,6 +83,10 @@ class Nim(Game[NimState, NimMove]):
     title = "Nim"
     players = ("first", "second")
     eval_unit = f"±{THEORY_VALUE} when nim theory says the side to move wins/loses"
+    #: Evaluation units per unit of log-odds (Monte Carlo search), fitted by ``python -m
+    #: bench.mcts_bench --only scales``: evaluations of 200 random positions against the results of
+    #: 16 playouts from each (fitted 299): random play often squanders a won Nim position.
+    win_odds_scale = 300
     OPTIONS = (
         Option("heaps", [3, 4, 5], "heap sizes", _check_heaps),
         Option("misere", False, "taking the last object loses", bool_option),
