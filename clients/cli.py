@@ -125,6 +125,13 @@ def configure_play(parser: argparse.ArgumentParser) -> None:
         help="engine search depth per move (with --movetime: whichever comes first)",
     )
     parser.add_argument(
+        "--algorithm",
+        choices=("alphabeta", "expectiminimax", "mcts"),
+        default=None,
+        help="the engine's search (default: the game's own; the server's welcome lists "
+        "what each game offers)",
+    )
+    parser.add_argument(
         "--pgn", metavar="FILE", help="append each chess game played to FILE as PGN"
     )
     parser.add_argument(
@@ -155,6 +162,7 @@ def run_play(args: argparse.Namespace) -> int:
                 position=args.position,
                 movetime_ms=args.movetime,
                 depth=args.depth,
+                algorithm=args.algorithm,
                 pgn=args.pgn,
                 human=human,
                 encoding="json" if args.json else "msgpack",
@@ -220,6 +228,71 @@ def run_loadtest(args: argparse.Namespace) -> int:
 # ----------------------------------------------------------------------
 # The command table.
 
+# ----------------------------------------------------------------------
+# arena gtp
+
+
+def probability(text: str) -> float:
+    """An argparse type: a number from 0 to 1."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"{value:g} is not between 0 and 1")
+    return value
+
+
+def configure_gtp(parser: argparse.ArgumentParser) -> None:
+    from clients.gtp.engine import DEFAULT_MOVETIME_MS, DEFAULT_RESIGN_BELOW
+
+    parser.description = (
+        "Speak the Go Text Protocol (GTP 2) on stdin and stdout, for GoGui, Sabaki, "
+        "GNU Go's twogtp and other controllers; the search runs in this process."
+    )
+    parser.add_argument(
+        "--algorithm",
+        choices=("mcts", "alphabeta"),
+        default=None,
+        help="the search (default mcts, Go's own)",
+    )
+    parser.add_argument(
+        "--movetime",
+        type=positive_int,
+        default=DEFAULT_MOVETIME_MS,
+        metavar="MS",
+        help="search time per move when the controller sets no time "
+        f"(default {DEFAULT_MOVETIME_MS})",
+    )
+    parser.add_argument(
+        "--playouts",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help="search a fixed number of playouts (nodes for alphabeta) per move instead of a time",
+    )
+    parser.add_argument(
+        "--resign-below",
+        type=probability,
+        default=DEFAULT_RESIGN_BELOW,
+        metavar="P",
+        help=f"resign when the chance of winning is below P (default {DEFAULT_RESIGN_BELOW}; "
+        "0 never resigns)",
+    )
+
+
+def run_gtp(args: argparse.Namespace) -> int:
+    from clients.gtp.engine import GtpEngine, serve
+
+    engine = GtpEngine(
+        algorithm=args.algorithm,
+        movetime_ms=args.movetime,
+        playouts=args.playouts,
+        resign_below=args.resign_below,
+    )
+    return serve(engine)
+
+
 COMMANDS: tuple[Command, ...] = (
     Command("serve", "run the engine server", configure_serve, run_serve),
     Command("play", "play a game against the engine in the terminal", configure_play, run_play),
@@ -235,6 +308,7 @@ COMMANDS: tuple[Command, ...] = (
         configure_tournament,
         run_tournament,
     ),
+    Command("gtp", "be a Go engine for GTP controllers (stdin/stdout)", configure_gtp, run_gtp),
 )
 
 

@@ -158,6 +158,12 @@ class ChanceStateError(EngineError):
     code = "chance_state"
 
 
+class UnknownAlgorithmError(EngineError):
+    """The game does not offer that search: pick one of its ``algorithms`` in ``welcome``."""
+
+    code = "unknown_algorithm"
+
+
 class BusyError(EngineError):
     """A think is running on this connection: wait for its ``bestmove`` or stop it first."""
 
@@ -252,6 +258,7 @@ _ERRORS: dict[str, type[EngineError]] = {
         GameOverError,
         NoGameError,
         ChanceStateError,
+        UnknownAlgorithmError,
         BusyError,
         LimitExceededError,
         OverloadedError,
@@ -309,6 +316,11 @@ def _whole(value: Any, name: str, minimum: int | None = 0) -> int:
         _violation(f"{name} is too large ({_show(value)})")
     result: int = value
     return result
+
+
+def _optional_whole(value: Any, name: str) -> int | None:
+    """``None`` for a field the server left out, else :func:`_whole`."""
+    return None if value is None else _whole(value, name)
 
 
 def _text(value: Any, name: str) -> str:
@@ -464,6 +476,8 @@ class Info:
     time_ms: int
     tt_hit_rate: float = 0.0
     partial: bool = False
+    #: Monte Carlo searches only: playouts so far (``None`` from the others).
+    playouts: int | None = None
 
     @classmethod
     def from_message(cls, message: Mapping[str, Any]) -> Info:
@@ -479,6 +493,7 @@ class Info:
             time_ms=_whole(message.get("time_ms", 0), "time_ms"),
             tt_hit_rate=_number(message.get("tt_hit_rate", 0.0), "tt_hit_rate", 0, 1),
             partial=_flag(message.get("partial", False), "partial"),
+            playouts=_optional_whole(message.get("playouts"), "playouts"),
         )
 
 
@@ -491,7 +506,9 @@ class BestMove:
     depth 0, not a considered choice. ``"preempted"``: an analysis without
     a time limit was stopped after a long run because other thinks waited.
     ``queued_ms`` is how long the think waited for a search process (0 from
-    servers that do not report it).
+    servers that do not report it). ``algorithm`` names the search that
+    answered (empty from servers before 0.3); ``playouts`` is set by Monte
+    Carlo searches.
     """
 
     move: str
@@ -503,6 +520,8 @@ class BestMove:
     time_ms: int
     reason: str
     queued_ms: int = 0
+    algorithm: str = ""
+    playouts: int | None = None
 
     @property
     def overloaded(self) -> bool:
@@ -526,6 +545,8 @@ class BestMove:
             time_ms=_whole(message.get("time_ms", 0), "time_ms"),
             reason=_text(message.get("reason", ""), "reason"),
             queued_ms=_whole(message.get("queued_ms", 0), "queued_ms"),
+            algorithm=_text(message.get("algorithm", ""), "algorithm"),
+            playouts=_optional_whole(message.get("playouts"), "playouts"),
         )
 
 
@@ -729,15 +750,17 @@ class Engine:
         nodes: int | None = None,
         clock: Clock | None = None,
         movetime_ms: int | None = None,
+        algorithm: str | None = None,
         on_info: Callable[[Info], None] | None = None,
         timeout: float | None = None,
     ) -> BestMove:
         """Search the current position and return the best move.
 
         ``movetime`` is in seconds (``movetime_ms`` in milliseconds); the
-        search ends at whichever limit comes first. ``on_info`` receives
-        each progress report. The position does not change: play the move
-        with :meth:`move`.
+        search ends at whichever limit comes first. ``algorithm`` picks the
+        search (one of the game's ``algorithms`` in :attr:`server`; ``None``:
+        the game's default). ``on_info`` receives each progress report.
+        The position does not change: play the move with :meth:`move`.
 
         The answer is due by the budget (``movetime``, or the clock's time
         left); after that plus :data:`THINK_TIMEOUT_MARGIN_S` (or after
@@ -748,7 +771,7 @@ class Engine:
         Raises :class:`OverloadedError` if the server refused the think.
         """
         limits = _limits(movetime, movetime_ms, depth, nodes, clock)
-        think = await self._start_think(limits, self.think_timeout(limits, timeout))
+        think = await self._start_think(limits, self.think_timeout(limits, timeout), algorithm)
         think.on_info = on_info
         try:
             return await think.bestmove
@@ -767,6 +790,7 @@ class Engine:
         nodes: int | None = None,
         clock: Clock | None = None,
         movetime_ms: int | None = None,
+        algorithm: str | None = None,
         timeout: float | None = None,
     ) -> Analysis:
         """A think whose progress you iterate over; leaving the ``async with`` stops it.
@@ -777,7 +801,7 @@ class Engine:
         :data:`THINK_TIMEOUT_MARGIN_S`.
         """
         limits = _limits(movetime, movetime_ms, depth, nodes, clock)
-        return Analysis(self, limits, self.think_timeout(limits, timeout))
+        return Analysis(self, limits, self.think_timeout(limits, timeout), algorithm)
 
     async def stop(self, *, timeout: float | None = None) -> None:
         """Ask any running think to answer now (no reply of its own)."""
@@ -810,14 +834,19 @@ class Engine:
     # ------------------------------------------------------------------
     # Plumbing.
 
-    async def _start_think(self, limits: dict[str, Any], timeout_s: float) -> _Think:
+    async def _start_think(
+        self, limits: dict[str, Any], timeout_s: float, algorithm: str | None = None
+    ) -> _Think:
         """Send a think; its timer runs from now (the send included)."""
         think = _Think(next(self._ids), timeout_s)
         self._thinks[think.id] = think
         think.timer = asyncio.get_running_loop().call_later(timeout_s, self._think_timed_out, think)
         try:
             async with asyncio.timeout(timeout_s):
-                await self._send({"type": "think", "id": think.id, "limits": limits})
+                request: dict[str, Any] = {"type": "think", "id": think.id, "limits": limits}
+                if algorithm is not None:
+                    request["algorithm"] = algorithm
+                await self._send(request)
         except TimeoutError:
             self._think_timed_out(think)  # the caller finds the error in think.bestmove
         except BaseException as error:
@@ -1014,16 +1043,20 @@ class Analysis:
         engine: Engine,
         limits: dict[str, Any],
         timeout_s: float = DEFAULT_MAX_THINK_S + THINK_TIMEOUT_MARGIN_S,
+        algorithm: str | None = None,
     ) -> None:
         self._engine = engine
         self._limits = limits
         self._timeout_s = timeout_s
+        self._algorithm = algorithm
         self._think: _Think | None = None
         self.info: Info | None = None
         self.bestmove: BestMove | None = None
 
     async def __aenter__(self) -> Analysis:
-        self._think = await self._engine._start_think(self._limits, self._timeout_s)
+        self._think = await self._engine._start_think(
+            self._limits, self._timeout_s, self._algorithm
+        )
         return self
 
     async def __aexit__(

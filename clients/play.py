@@ -198,6 +198,8 @@ class Session:
     #: History lengths at which the person was asked for a move.
     decisions: list[int] = field(default_factory=list)
     notation: Notation | None = None
+    #: The search to ask for (``None``: the game's default).
+    algorithm: str | None = None
 
     def say(self, text: str) -> None:
         print(text, file=self.out)
@@ -248,7 +250,9 @@ class Session:
         while True:
             try:
                 movetime_ms, depth = self.limits()
-                async with self.engine.analysis(movetime_ms=movetime_ms, depth=depth) as analysis:
+                async with self.engine.analysis(
+                    movetime_ms=movetime_ms, depth=depth, algorithm=self.algorithm
+                ) as analysis:
                     async for info in analysis:
                         pv = notation.line(state.history, info.pv[:12])
                         _show_progress(info, pv, self.out)
@@ -269,7 +273,10 @@ class Session:
         notation = self.notation or Notation(self.game, None, None)
         shown = notation.line(state.history, [best.move])[0]
         both = shown if shown == best.move else f"{shown} ({best.move})"
-        return f"{both}  (score {best.score}, depth {best.depth}, {best.time_ms} ms, {best.reason})"
+        searched = (
+            f"{best.playouts} playouts" if best.playouts is not None else f"depth {best.depth}"
+        )
+        return f"{both}  (score {best.score}, {searched}, {best.time_ms} ms, {best.reason})"
 
     async def undo(self, state: GameState) -> GameState | None:
         """Back to the person's previous decision; ``None`` when there is none."""
@@ -391,6 +398,7 @@ async def play(
     position: str | None = None,
     movetime_ms: int | None = DEFAULT_MOVETIME_MS,
     depth: int | None = None,
+    algorithm: str | None = None,
     human: int = 0,
     encoding: EncodingName = "msgpack",
     token: str | None = None,
@@ -402,7 +410,8 @@ async def play(
     """Play games until the person leaves; ``human`` is the player they play (2: watch).
 
     The engine thinks ``movetime_ms`` per move, or to ``depth`` (both: whichever
-    comes first; neither: :data:`DEFAULT_MOVETIME_MS`). ``pgn`` names a file
+    comes first; neither: :data:`DEFAULT_MOVETIME_MS`), with the search
+    ``algorithm`` (``None``: the game's default). ``pgn`` names a file
     each finished (or left) chess game is appended to.
     """
     async with connect(url, encoding=encoding, client_name="arena play", token=token) as engine:
@@ -424,6 +433,7 @@ async def play(
             _player_names(engine, game),
         )
         session.notation = Notation(game, options, position)
+        session.algorithm = algorithm
         state = await session.start()
         while True:
             if state.is_over:
@@ -465,8 +475,11 @@ async def play(
 
 
 def _show_progress(info: Info, pv: list[str], out: TextIO) -> None:
+    searched = (
+        f"playouts {info.playouts:>7}" if info.playouts is not None else f"depth {info.depth:2d}"
+    )
     line = (
-        f"  depth {info.depth:2d}  score {info.score!s:>10}  nodes {info.nodes:>9}  "
+        f"  {searched}  score {info.score!s:>10}  nodes {info.nodes:>9}  "
         f"{info.time_ms:>6} ms  pv {' '.join(pv)}"
     )
     if is_terminal(out):

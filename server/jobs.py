@@ -25,6 +25,7 @@ class SearchJob:
     have been sent, never later than the server's longest think.
     ``fallback_move`` is a legal move (the first the game lists), known
     without searching: the answer when no search result can be had in time.
+    ``algorithm`` names the search (checked against the game's offer).
     """
 
     think_id: RequestId
@@ -33,6 +34,7 @@ class SearchJob:
     limits: Limits
     deadlines: Deadlines
     fallback_move: str
+    algorithm: str
 
     @property
     def received_at(self) -> float:

@@ -426,6 +426,7 @@ class WorkerPool:
             job.state,
             job.limits,
             job.deadlines.capped(job.deadline - DELIVERY_MARGIN_S),
+            job.algorithm,
         )
         try:
             worker.conn.send(message)

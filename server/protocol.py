@@ -32,6 +32,8 @@ MAX_MESSAGE_BYTES = 64 * 1024
 MAX_POSITION_CHARS = 4096
 #: Longest move string (the longest notation, a checkers multi-jump, is short).
 MAX_MOVE_CHARS = 128
+#: Longest algorithm name accepted (the names are short words).
+MAX_ALGORITHM_CHARS = 32
 #: Most moves a ``new_game`` may replay from its start position.
 MAX_MOVES = 2000
 #: Longest string ``id`` echoed back to the client.
@@ -68,6 +70,7 @@ class ErrorCode(StrEnum):
     BUSY = "busy"
     LIMIT_EXCEEDED = "limit_exceeded"
     CHANCE_STATE = "chance_state"
+    UNKNOWN_ALGORITHM = "unknown_algorithm"
     OVERLOADED = "overloaded"
     INTERNAL = "internal"
 
@@ -261,6 +264,9 @@ class Move:
 class Think:
     limits: Limits
     id: RequestId = None
+    #: The search to use ("alphabeta", "expectiminimax", "mcts"); None: the
+    #: game's default. Checked against the game by the session.
+    algorithm: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -392,7 +398,8 @@ def _parse_think(message: Mapping[str, Any], request_id: RequestId) -> Think:
     depth = _limit(raw, "depth", 1, MAX_DEPTH, request_id)
     nodes = _limit(raw, "nodes", 1, MAX_NODES, request_id)
     clock = _parse_clock(raw.get("clock"), request_id)
-    return Think(Limits(movetime, depth, nodes, clock), request_id)
+    algorithm = _optional_str(message, "algorithm", MAX_ALGORITHM_CHARS, request_id)
+    return Think(Limits(movetime, depth, nodes, clock), request_id, algorithm)
 
 
 def _parse_clock(raw: Any, request_id: RequestId) -> Clock | None:

@@ -18,11 +18,11 @@ from typing import Any
 
 from engine import ENGINE_BUILD
 from engine.errors import GameError
-from engine.game import CHANCE, Game
+from engine.game import ALPHABETA, CHANCE, MCTS, Game
 from engine.registry import create_game, describe_games
 from engine.search.limits import plan_deadlines
 from engine.search.results import Info, SearchResult
-from engine.searchers import has_chance
+from engine.searchers import algorithms, has_chance
 from server import SERVER_NAME, SERVER_VERSION
 from server.jobs import SearchJob
 from server.protocol import (
@@ -91,6 +91,7 @@ class Session:
         self._dice = random.Random(0)
         self._thinking = False
         self._think_id: RequestId = None
+        self._think_algorithm = ALPHABETA
         #: The current position's first legal move, listed when the position
         #: was reported: a think's answer when no search can give one.
         self._fallback_move: str | None = None
@@ -219,12 +220,31 @@ class Session:
         # pool answers by them.
         cap = received_at + self.limits.max_movetime_ms / 1000
         deadlines = plan_deadlines(request.limits, received_at).capped(cap)
+        algorithm = self._algorithm(game, request)
         fallback = self._fallback_move
         if fallback is None:
             fallback = game.format_move(self.state, game.legal_moves(self.state)[0])
         self._thinking = True
         self._think_id = request.id
-        return SearchJob(request.id, game, self.state, request.limits, deadlines, fallback)
+        self._think_algorithm = algorithm
+        return SearchJob(
+            request.id, game, self.state, request.limits, deadlines, fallback, algorithm
+        )
+
+    @staticmethod
+    def _algorithm(game: Game[Any, Any], request: Think) -> str:
+        """The search the think asked for, or the game's default; refused if not offered."""
+        offered = algorithms(game)
+        if request.algorithm is None:
+            return offered[0]
+        if request.algorithm not in offered:
+            raise ProtocolError(
+                ErrorCode.UNKNOWN_ALGORITHM,
+                f"{game.name} offers the algorithms {', '.join(offered)}; "
+                f"got {request.algorithm!r}",
+                request.id,
+            )
+        return request.algorithm
 
     def _require_game(self, request_id: RequestId) -> Game[Any, Any]:
         if self.game is None:
@@ -240,21 +260,22 @@ class Session:
         think_id = self._think_id
         self._thinking = False
         self._think_id = None
-        return with_id(
-            {
-                "type": "bestmove",
-                "move": result.move,
-                "score": result.score.to_dict(),
-                "depth": result.depth,
-                "seldepth": result.seldepth,
-                "pv": list(result.pv),
-                "nodes": result.nodes,
-                "time_ms": result.time_ms,
-                "queued_ms": queued_ms,
-                "reason": result.reason,
-            },
-            think_id,
-        )
+        message = {
+            "type": "bestmove",
+            "move": result.move,
+            "score": result.score.to_dict(),
+            "depth": result.depth,
+            "seldepth": result.seldepth,
+            "pv": list(result.pv),
+            "nodes": result.nodes,
+            "time_ms": result.time_ms,
+            "queued_ms": queued_ms,
+            "reason": result.reason,
+            "algorithm": self._think_algorithm,
+        }
+        if self._think_algorithm == MCTS:
+            message["playouts"] = result.playouts
+        return with_id(message, think_id)
 
     def abandon_think(self) -> None:
         """Forget the running think without an answer (its client has gone)."""
@@ -263,21 +284,21 @@ class Session:
 
     def info_message(self, info: Info) -> dict[str, Any]:
         """The ``info`` message for a progress report of the running think."""
-        return with_id(
-            {
-                "type": "info",
-                "depth": info.depth,
-                "seldepth": info.seldepth,
-                "score": info.score.to_dict(),
-                "pv": list(info.pv),
-                "nodes": info.nodes,
-                "nps": info.nps,
-                "time_ms": info.time_ms,
-                "tt_hit_rate": round(info.tt_hit_rate, 4),
-                "partial": info.partial,
-            },
-            self._think_id,
-        )
+        message = {
+            "type": "info",
+            "depth": info.depth,
+            "seldepth": info.seldepth,
+            "score": info.score.to_dict(),
+            "pv": list(info.pv),
+            "nodes": info.nodes,
+            "nps": info.nps,
+            "time_ms": info.time_ms,
+            "tt_hit_rate": round(info.tt_hit_rate, 4),
+            "partial": info.partial,
+        }
+        if self._think_algorithm == MCTS:
+            message["playouts"] = info.playouts
+        return with_id(message, self._think_id)
 
     def state_message(self, request_id: RequestId = None) -> dict[str, Any]:
         """The ``state`` message for the current position."""

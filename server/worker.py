@@ -11,8 +11,9 @@ another over a duplex pipe:
 The stop signal is a :class:`StopFlag` in shared memory that the search
 polls; the parent sets it and never has to wait for the worker to do so.
 The worker keeps a small cache of searchers (:func:`engine.searchers.searcher_for`)
-per (game, options), so successive searches of a game reuse the
-transposition table.
+per (game, options, algorithm), so successive searches of a game reuse the
+transposition table, and Monte Carlo searches reuse their tree when the
+next position follows from the last one searched.
 """
 
 from __future__ import annotations
@@ -76,6 +77,7 @@ class WorkerJob:
     state: Any
     limits: Limits
     deadlines: Deadlines
+    algorithm: str
 
 
 def worker_main(conn: Connection, stop: StopFlag, tt_slots: int, nice: int = 0) -> None:
@@ -115,7 +117,7 @@ def _run(
         conn.send(("info", seq, info))
 
     try:
-        searcher = _searcher(searchers, job.game, job.options, tt_slots)
+        searcher = _searcher(searchers, job, tt_slots)
         result = searcher.think(job.state, job.limits, stop, report, job.deadlines)
     except (BrokenPipeError, ConnectionResetError):
         raise
@@ -126,12 +128,13 @@ def _run(
 
 
 def _searcher(
-    searchers: OrderedDict[str, GameSearcher], game: str, options: dict[str, Any], tt_slots: int
+    searchers: OrderedDict[str, GameSearcher], job: WorkerJob, tt_slots: int
 ) -> GameSearcher:
-    key = json.dumps([game, options], sort_keys=True, default=list)
+    key = json.dumps([job.game, job.options, job.algorithm], sort_keys=True, default=list)
     searcher = searchers.get(key)
     if searcher is None:
-        searcher = searcher_for(create_game(game, options), tt_slots)
+        game = create_game(job.game, job.options)
+        searcher = searcher_for(game, job.algorithm, tt_slots)
         searchers[key] = searcher
         while len(searchers) > MAX_CACHED_SEARCHERS:
             searchers.popitem(last=False)

@@ -62,8 +62,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.epilog = (
         "engines: --engine 'name=NAME,url=ws://HOST:PORT/ws,depth=D,nodes=N,movetime=MS,"
-        "token=T'\n"
+        "algorithm=A,token=T'\n"
         "         --engine local:depth=4   (a local server is started for url=local engines)\n"
+        "         algorithm= alphabeta, expectiminimax or mcts (default: the game's own)\n"
         "         token= (no commas) is that server's secret; --token is every other remote\n"
         "         engine's; tokens are not stored: give --token again with --resume\n"
         "example: arena tournament --game connect4 --engine local:depth=3 "

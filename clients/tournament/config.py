@@ -49,6 +49,9 @@ class EngineSpec:
     depth: int | None = None
     nodes: int | None = None
     movetime_ms: int | None = None
+    #: The search to ask for ("alphabeta", "expectiminimax", "mcts"); None:
+    #: the game's default. The server refuses one the game does not offer.
+    algorithm: str | None = None
     #: The server's shared secret (``arena serve --token``); never stored or shown.
     token: str | None = field(default=None, repr=False, compare=False)
 
@@ -57,11 +60,13 @@ class EngineSpec:
         return self.url == LOCAL_URL
 
 
-_ENGINE_KEYS = ("name", "url", "depth", "nodes", "movetime", "token")
+_ENGINE_KEYS = ("name", "url", "depth", "nodes", "movetime", "algorithm", "token")
+#: The searches a server may offer (protocol.md, think).
+ALGORITHMS = ("alphabeta", "expectiminimax", "mcts")
 
 
 def parse_engine(text: str) -> EngineSpec:
-    """An engine from ``name=N,url=U,depth=D,nodes=K,movetime=MS,token=T``.
+    """An engine from ``name=N,url=U,depth=D,nodes=K,movetime=MS,algorithm=A,token=T``.
 
     ``local:depth=4`` is short for ``url=local,depth=4``; a missing name is
     made from the caps (``local d4``) or the URL. ``token`` is the server's
@@ -78,12 +83,16 @@ def parse_engine(text: str) -> EngineSpec:
     url = values.get("url", LOCAL_URL)
     if url != LOCAL_URL and not url.startswith(("ws://", "wss://")):
         raise ConfigError(f"engine {text!r}: url must be ws://..., wss://... or 'local'")
+    algorithm = values.get("algorithm") or None
+    if algorithm is not None and algorithm not in ALGORITHMS:
+        raise ConfigError(f"engine {text!r}: algorithm must be one of {', '.join(ALGORITHMS)}")
     spec = EngineSpec(
         name=values.get("name", ""),
         url=url,
         depth=_positive(values, "depth"),
         nodes=_positive(values, "nodes"),
         movetime_ms=_positive(values, "movetime"),
+        algorithm=algorithm,
         token=values.get("token") or None,
     )
     if spec.token and spec.is_local:
@@ -100,6 +109,8 @@ def _default_name(spec: EngineSpec) -> str:
         if value is not None
     ]
     base = "local" if spec.is_local else spec.url.split("//", 1)[-1].split("/", 1)[0]
+    if spec.algorithm is not None:
+        caps.insert(0, spec.algorithm)
     return " ".join([base, *caps])
 
 

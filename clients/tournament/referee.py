@@ -227,6 +227,7 @@ class _Game:
                 depth=limits.depth,
                 nodes=limits.nodes,
                 clock=limits.clock,
+                algorithm=self.spec.engines[player].algorithm,
             ),
             timeout_ms / 1000,
             "gave no move",

@@ -33,6 +33,7 @@ from clients.client import (
     NoGameError,
     OverloadedError,
     ProtocolViolationError,
+    UnknownAlgorithmError,
     UnknownGameError,
     UnknownTypeError,
     UnsupportedProtocolError,
@@ -72,6 +73,22 @@ async def test_game_and_think(url: str, encoding: str) -> None:
         assert best.reason == "time" and best.time_ms <= 150
         best = await engine.think(clock=Clock(time_ms=2000, inc_ms=100))
         assert best.move in state.legal_moves
+
+
+@LIVE
+async def test_think_with_an_algorithm_says_how_it_searched(url: str) -> None:
+    async with connect(url) as engine:
+        offered = engine.server.game("connect4")["algorithms"] if engine.server else []
+        assert offered == ["alphabeta", "mcts"]
+        await engine.new_game("connect4")
+        reports: list[Info] = []
+        best = await engine.think(movetime=0.3, algorithm="mcts", on_info=reports.append)
+        assert best.algorithm == "mcts" and best.playouts is not None and best.playouts > 0
+        assert reports and all(info.playouts is not None for info in reports)
+        best = await engine.think(depth=2)
+        assert best.algorithm == "alphabeta" and best.playouts is None
+        with pytest.raises(UnknownAlgorithmError):
+            await engine.think(depth=1, algorithm="expectiminimax")
 
 
 @LIVE
@@ -351,6 +368,7 @@ async def test_an_on_info_callback_that_raises_does_not_break_the_connection() -
         ("game_over", GameOverError),
         ("no_game", NoGameError),
         ("chance_state", ChanceStateError),
+        ("unknown_algorithm", UnknownAlgorithmError),
         ("busy", BusyError),
         ("limit_exceeded", LimitExceededError),
         ("overloaded", OverloadedError),

@@ -58,10 +58,17 @@ class RawClient:
         return await self.recv()
 
     async def think(
-        self, think_id: Any, limits: dict[str, Any], timeout: float = 10 * UNIT
+        self,
+        think_id: Any,
+        limits: dict[str, Any],
+        timeout: float = 10 * UNIT,
+        algorithm: str | None = None,
     ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
         """Send a think and collect its infos and its bestmove."""
-        await self.send({"type": "think", "id": think_id, "limits": limits})
+        request = {"type": "think", "id": think_id, "limits": limits}
+        if algorithm is not None:
+            request["algorithm"] = algorithm
+        await self.send(request)
         return await self.collect(think_id, timeout)
 
     async def collect(

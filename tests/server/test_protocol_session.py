@@ -130,7 +130,9 @@ async def test_every_request_error_code(shared_server: ArenaServer, encoding: st
             7,
         )
         assert_error(
-            await client.request({"type": "new_game", "game": "hnefatafl", "id": 8}), "unknown_game", 8
+            await client.request({"type": "new_game", "game": "hnefatafl", "id": 8}),
+            "unknown_game",
+            8,
         )
         assert_error(
             await client.request(
