@@ -1,0 +1,388 @@
+"""``arena gtp``: the engine as a GTP 2 engine on stdin and stdout.
+
+A controller (GoGui, Sabaki, GNU Go's ``twogtp``, a tournament manager)
+starts ``arena gtp`` as a program and talks to it line by line. The search
+runs in this process, one command at a time, as GTP expects: ``genmove``
+answers when the search has finished.
+
+:class:`GtpEngine` is the protocol without input or output: feed it a line
+with :meth:`GtpEngine.execute` and write what it returns. :func:`serve`
+is the loop around it.
+
+Time: without ``time_settings`` every ``genmove`` searches ``movetime_ms``
+(default 1 s). With ``time_settings`` the engine plans each move from the
+clock of the colour to move, as ``time_left`` last reported it (main time,
+or byo-yomi time for ``stones`` moves), through the engine's own clock
+planner (:func:`engine.search.limits.plan_deadlines`).
+
+Moves played out of turn (``play b ...`` twice, as for handicap stones) are
+accepted: the position is rebuilt with the other side to move, which keeps
+the board but forgets the superko history before it.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Final, TextIO
+
+from engine.errors import GameError
+from engine.games.go import COLUMNS, Go, GoState
+from engine.search.limits import Clock, Limits
+from engine.search.results import SearchResult
+from engine.search.score import Score
+from engine.searchers import GameSearcher, searcher_for
+from server import SERVER_VERSION
+
+#: GTP 2 (the draft every current controller speaks).
+PROTOCOL_VERSION: Final = 2
+#: The engine's name in ``name``.
+ENGINE_NAME: Final = "alphabeta-arena"
+#: Board sizes the game accepts (its ``size`` option).
+MIN_SIZE: Final = 5
+MAX_SIZE: Final = 19
+#: Search time per move when the controller sets no time (milliseconds).
+DEFAULT_MOVETIME_MS: Final = 1000
+#: Resign when the search gives the side to move less than this chance of
+#: winning; 0 never resigns. GoGui and twogtp both accept resignation.
+DEFAULT_RESIGN_BELOW: Final = 0.05
+#: No resignation before this share of the board's points has been played:
+#: early win rates from few playouts are noisy.
+RESIGN_AFTER_SHARE: Final = 0.4
+
+COLOURS: Final = {"b": 0, "black": 0, "w": 1, "white": 1}
+COLOUR_LETTERS: Final = ("X", "O")
+
+
+class GtpError(Exception):
+    """A command failed; the message is GTP's error text (``? message``)."""
+
+
+@dataclass(slots=True)
+class TimeSettings:
+    """``time_settings`` and the latest ``time_left`` per colour, in milliseconds."""
+
+    main_ms: int
+    byo_yomi_ms: int
+    byo_yomi_stones: int
+    left_ms: list[int | None] = field(default_factory=lambda: [None, None])
+    stones_left: list[int] = field(default_factory=lambda: [0, 0])
+
+    @property
+    def unlimited(self) -> bool:
+        # GTP 2: byo-yomi time with zero stones means no time limit.
+        return self.byo_yomi_ms > 0 and self.byo_yomi_stones == 0
+
+    def clock(self, colour: int) -> Clock:
+        left = self.left_ms[colour]
+        stones = self.stones_left[colour]
+        if left is None:  # no time_left yet: the main time, or the first byo-yomi period
+            if self.main_ms > 0:
+                return Clock(self.main_ms + self.byo_yomi_ms)
+            return Clock(self.byo_yomi_ms, moves_to_go=max(1, self.byo_yomi_stones))
+        if stones > 0:
+            return Clock(left, moves_to_go=stones)
+        # In main time the byo-yomi period still follows: count part of it.
+        return Clock(left + self.byo_yomi_ms // max(1, self.byo_yomi_stones))
+
+
+class GtpEngine:
+    """The GTP protocol over one game of Go; no input or output of its own.
+
+    Call :meth:`execute` with each line the controller sends and write the
+    returned text (``None``: the line was empty or a comment; send nothing).
+    After ``quit``, :attr:`finished` is true: stop reading.
+    """
+
+    def __init__(
+        self,
+        algorithm: str | None = None,
+        movetime_ms: int = DEFAULT_MOVETIME_MS,
+        playouts: int | None = None,
+        resign_below: float = DEFAULT_RESIGN_BELOW,
+        size: int = 9,
+        komi: float = 7.5,
+    ) -> None:
+        self.algorithm = algorithm
+        self.movetime_ms = movetime_ms
+        self.playouts = playouts
+        self.resign_below = resign_below
+        self.finished = False
+        self.time: TimeSettings | None = None
+        self._size = size
+        self._komi = komi
+        self.game = _go(size, komi)
+        self._searcher: GameSearcher = searcher_for(self.game, algorithm)
+        #: Positions from the start; ``moves[i]`` (colour, vertex) led to ``states[i + 1]``.
+        self.states: list[GoState] = [self.game.initial_state()]
+        self.moves: list[tuple[int, str]] = []
+        self._commands: dict[str, Callable[[list[str]], str]] = {
+            "protocol_version": lambda args: str(PROTOCOL_VERSION),
+            "name": lambda args: ENGINE_NAME,
+            "version": lambda args: SERVER_VERSION,
+            "known_command": self._known_command,
+            "list_commands": lambda args: "\n".join(self._commands),
+            "boardsize": self._boardsize,
+            "clear_board": self._clear_board,
+            "komi": self._komi_command,
+            "play": self._play,
+            "genmove": self._genmove,
+            "undo": self._undo,
+            "final_score": self._final_score,
+            "showboard": self._showboard,
+            "time_settings": self._time_settings,
+            "time_left": self._time_left,
+            "quit": self._quit,
+        }
+
+    @property
+    def state(self) -> GoState:
+        return self.states[-1]
+
+    # ------------------------------------------------------------------
+    # The protocol.
+
+    def execute(self, line: str) -> str | None:
+        """The full answer (ending with an empty line) to one command line."""
+        words = _clean(line).split()
+        if not words:
+            return None
+        command_id = ""
+        if words[0].isdigit():
+            command_id = words.pop(0)
+            if not words:
+                return f"?{command_id} missing command\n\n"
+        name, args = words[0].lower(), words[1:]
+        handler = self._commands.get(name)
+        if handler is None:
+            return f"?{command_id} unknown command\n\n"
+        try:
+            result = handler(args)
+        except GtpError as error:
+            return f"?{command_id} {error}\n\n"
+        return f"={command_id} {result}\n\n" if result else f"={command_id}\n\n"
+
+    def _known_command(self, args: list[str]) -> str:
+        return "true" if len(args) == 1 and args[0].lower() in self._commands else "false"
+
+    def _boardsize(self, args: list[str]) -> str:
+        size = _int_arg(args, "boardsize")
+        if not MIN_SIZE <= size <= MAX_SIZE:
+            raise GtpError("unacceptable size")
+        self._size = size
+        self._new_game()
+        return ""
+
+    def _clear_board(self, args: list[str]) -> str:
+        self._new_game()
+        return ""
+
+    def _komi_command(self, args: list[str]) -> str:
+        if len(args) != 1:
+            raise GtpError("syntax error")
+        try:
+            komi = float(args[0])
+        except ValueError:
+            raise GtpError("syntax error") from None
+        if not math.isfinite(komi):
+            raise GtpError("syntax error")
+        # The game takes komi in half points; controllers send e.g. 6.5 or 7.
+        self._komi = round(komi * 2) / 2
+        moves = self.moves  # komi is a rule, not part of the board: replay the game
+        self._new_game()
+        for colour, move in moves:
+            self._play_colour(colour, move)
+        return ""
+
+    def _play(self, args: list[str]) -> str:
+        if len(args) != 2:
+            raise GtpError("syntax error")
+        colour = _colour(args[0])
+        self._play_colour(colour, args[1])
+        return ""
+
+    def _genmove(self, args: list[str]) -> str:
+        if len(args) != 1:
+            raise GtpError("syntax error")
+        colour = _colour(args[0])
+        state = self._with_side_to_move(colour)
+        if self.game.outcome(state) is not None:
+            return "pass"  # the game is over by our rules: nothing to play
+        result = self._searcher.think(state, self._limits(colour))
+        if result.move is None or self._should_resign(result):
+            return "resign"
+        self._push(colour, result.move, self.game.play(state, result.move_value))
+        return result.move
+
+    def _undo(self, args: list[str]) -> str:
+        if not self.moves:
+            raise GtpError("cannot undo")
+        self.states.pop()
+        self.moves.pop()
+        return ""
+
+    def _final_score(self, args: list[str]) -> str:
+        return final_score(self.game, self.state)
+
+    def _showboard(self, args: list[str]) -> str:
+        return "\n" + board_diagram(self.game, self.state)
+
+    def _time_settings(self, args: list[str]) -> str:
+        main, byo, stones = (_int_arg([arg], "time_settings") for arg in _exactly(args, 3))
+        if main < 0 or byo < 0 or stones < 0:
+            raise GtpError("syntax error")
+        self.time = TimeSettings(main * 1000, byo * 1000, stones)
+        return ""
+
+    def _time_left(self, args: list[str]) -> str:
+        colour_text, seconds, stones = _exactly(args, 3)
+        colour = _colour(colour_text)
+        if self.time is None:
+            return ""  # no time settings: nothing to keep
+        try:
+            left_ms = round(float(seconds) * 1000)
+            stones_left = int(stones)
+        except ValueError:
+            raise GtpError("syntax error") from None
+        self.time.left_ms[colour] = max(0, left_ms)
+        self.time.stones_left[colour] = max(0, stones_left)
+        return ""
+
+    def _quit(self, args: list[str]) -> str:
+        self.finished = True
+        return ""
+
+    # ------------------------------------------------------------------
+    # The game.
+
+    def _new_game(self) -> None:
+        self.game = _go(self._size, self._komi)
+        self._searcher = searcher_for(self.game, self.algorithm)
+        self.states = [self.game.initial_state()]
+        self.moves = []
+
+    def _push(self, colour: int, text: str, state: GoState) -> None:
+        self.states.append(state)
+        self.moves.append((colour, text))
+
+    def _play_colour(self, colour: int, text: str) -> None:
+        state = self._with_side_to_move(colour)
+        try:
+            move = self.game.parse_move(state, text)
+        except GameError:
+            raise GtpError("illegal move") from None
+        self._push(colour, self.game.format_move(state, move), self.game.play(state, move))
+
+    def _with_side_to_move(self, colour: int) -> GoState:
+        """The current position with ``colour`` to move (rebuilt if it is the other's turn)."""
+        state = self.state
+        if self.game.to_move(state) == colour or self.game.outcome(state) is not None:
+            return state
+        board, _ = self.game.format_position(state).rsplit(" ", 1)
+        return self.game.parse_position(f"{board} {COLOUR_LETTERS[colour]}")
+
+    def _limits(self, colour: int) -> Limits:
+        if self.playouts is not None:
+            return Limits(nodes=self.playouts)
+        if self.time is None or self.time.unlimited:
+            return Limits(movetime_ms=self.movetime_ms)
+        return Limits(clock=self.time.clock(colour))
+
+    def _should_resign(self, result: SearchResult) -> bool:
+        if self.resign_below <= 0 or result.move == "pass":
+            return False
+        played = len(self.states) - 1
+        if played < RESIGN_AFTER_SHARE * self._size * self._size:
+            return False
+        return win_chance(result.score, self.game.win_odds_scale) < self.resign_below
+
+
+def _go(size: int, komi: float) -> Go:
+    try:
+        return Go(size=size, komi=komi)
+    except GameError as error:
+        raise GtpError(str(error)) from None
+
+
+def final_score(game: Go, state: GoState) -> str:
+    """The area count of ``state`` in GTP's form: ``B+3``, ``W+4.5`` or ``0``."""
+    black, white = game.score(state)
+    return _score_text(black - white - game.options["komi"])
+
+
+def board_diagram(game: Go, state: GoState) -> str:
+    """The board as text, coordinates round it (``showboard``)."""
+    rows, side = game.format_position(state).split(" ")
+    size = game.options["size"]
+    letters = "   " + " ".join(COLUMNS[:size])
+    lines = [letters]
+    for index, row in enumerate(rows.split("/")):
+        number = size - index
+        lines.append(f"{number:2d} {' '.join(row)} {number:2d}")
+    lines.append(letters)
+    lines.append(f"{'black' if side == 'X' else 'white'} to play")
+    return "\n".join(lines)
+
+
+def win_chance(score: Score, win_odds_scale: int) -> float:
+    """The side to move's chance of winning that a search's score stands for."""
+    if score.win_in is not None:
+        return 1.0
+    if score.loss_in is not None:
+        return 0.0
+    if score.draw:
+        return 0.5
+    value = score.value or 0
+    return 1.0 / (1.0 + math.exp(-value / win_odds_scale))
+
+
+def _score_text(black_minus_white: float) -> str:
+    if black_minus_white == 0:
+        return "0"
+    winner = "B" if black_minus_white > 0 else "W"
+    margin = abs(black_minus_white)
+    return f"{winner}+{margin:g}"
+
+
+def _clean(line: str) -> str:
+    # GTP 2, 3.1: control characters other than HT and LF go, HT becomes a
+    # space, and everything after # is a comment.
+    line = line.split("#", 1)[0].replace("\t", " ")
+    return "".join(ch for ch in line if ch >= " " or ch == "\n")
+
+
+def _colour(text: str) -> int:
+    colour = COLOURS.get(text.lower())
+    if colour is None:
+        raise GtpError("syntax error")
+    return colour
+
+
+def _int_arg(args: list[str], command: str) -> int:
+    if len(args) != 1:
+        raise GtpError("syntax error")
+    try:
+        return int(args[0])
+    except ValueError:
+        raise GtpError("syntax error") from None
+
+
+def _exactly(args: list[str], count: int) -> list[str]:
+    if len(args) != count:
+        raise GtpError("syntax error")
+    return args
+
+
+def serve(engine: GtpEngine, read: TextIO = sys.stdin, write: TextIO = sys.stdout) -> int:
+    """Answer commands from ``read`` until ``quit`` or the end of input."""
+    for line in read:
+        answer = engine.execute(line)
+        if answer is None:
+            continue
+        write.write(answer)
+        write.flush()
+        if engine.finished:
+            break
+    return 0
