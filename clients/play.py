@@ -21,12 +21,12 @@ import datetime
 import os
 import sys
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, TextIO
 
 from clients.client import BestMove, Engine, EngineError, GameState, Info, connect
 from clients.codec import EncodingName
-from clients.render import View, render
+from clients.render import View, go_captures, render
 from engine.registry import create_game
 
 InputFunction = Callable[[str], Awaitable[str | None]]
@@ -232,6 +232,8 @@ class Session:
                 self.say(f"moves: {moves}")
         targets = frozenset(state.legal_moves) if self.game == "othello" else frozenset()
         view = View(last_move=last, flip=self.view.flip, color=self.view.color, targets=targets)
+        if self.game == "go":
+            view = _go_view(view, state, self.position)
         board = render(state.game, state.position, state.options, view)
         self.say(board)
         if last is not None:
@@ -351,7 +353,7 @@ class Session:
             if outcome == "again":
                 continue
             try:
-                return await self.engine.move(text.strip())
+                return await self.engine.move(_typed_move(self.game, text.strip()))
             except EngineError as error:
                 if error.code != "illegal_move":
                     self.say(error.message)
@@ -498,6 +500,23 @@ def _player_names(engine: Engine, game: str) -> list[str]:
     return list(description["players"]) if description else ["player 0", "player 1"]
 
 
+def _go_view(view: View, state: GameState, start: str | None) -> View:
+    """Go's extras: the captures (from the moves) and, at the end, the area."""
+    try:
+        captures = go_captures(state.position, state.history, start)
+    except ValueError:  # a position the renderer cannot read is shown raw anyway
+        captures = None
+    resigned = bool(state.history) and state.history[-1] == "resign"  # no area to count then
+    return replace(view, captures=captures, final=state.is_over and not resigned)
+
+
+def _typed_move(game: str, text: str) -> str:
+    """Go vertices as GTP spells them (``d4`` is ``D4``, ``PASS`` is ``pass``)."""
+    if game == "go":
+        return text.lower() if text.lower() in ("pass", "resign") else text.upper()
+    return text
+
+
 def _is_roll(game: str, move: str) -> bool:
     return game == "backgammon" and len(move) == 3 and move[1] == "-" and move[::2].isdigit()
 
@@ -527,7 +546,10 @@ def _result_text(state: GameState, players: list[str], human: int) -> str:
         return ""
     if result.winner is None:
         return f"draw ({result.reason})"
+    said = f"{_player_name(players, result.winner)} wins ({result.reason})"
+    if result.reason.lower().startswith(f"{_player_name(players, result.winner)} wins".lower()):
+        said = result.reason  # Go's "white wins by 4.5" says it all
     if human == 2:
-        return f"{_player_name(players, result.winner)} wins ({result.reason})"
+        return said
     who = "you win" if result.winner == human else "the engine wins"
-    return f"{_player_name(players, result.winner)} wins ({result.reason}): {who}"
+    return f"{said}: {who}"

@@ -151,6 +151,37 @@ async def test_pgn_of_a_chess_game(url: str, tmp_path: Path) -> None:
     assert re.search(r"^1\. Nf3 \S+ \*$", pgn, re.MULTILINE), pgn
 
 
+@pytest.mark.asyncio(loop_scope="module")
+async def test_go_to_the_end_by_passing(url: str) -> None:
+    out = io.StringIO()
+    prompts: list[str] = []
+    # A vertex typed in lower case, then passes until the engine passes too
+    # (the game ends after two passes in a row, or at its ply bound).
+    status = await play(
+        url,
+        "go",
+        options={"size": 5, "komi": 0.5},
+        movetime_ms=50,
+        out=out,
+        read=scripted(["c3", *["pass"] * 30, "quit"], prompts),
+    )
+    text = out.getvalue()
+    assert status == 0
+    assert "    A B C D E" in text
+    assert " 3  . .(X). .  3" in text  # the stone just played, marked
+    assert "O (white) to move" in text and "captures: X (black) 0, O (white) 0" in text
+    assert re.search(
+        r"^area \(x, o: territory\): X \(black\) \d+, O \(white\) \d+ \+ komi 0\.5 = ",
+        text,
+        re.MULTILINE,
+    )
+    assert re.search(
+        r"^(black|white) wins by \d+\.5: (you win|the engine wins)$", text, re.MULTILINE
+    )
+    assert any(prompt.startswith("game over") for prompt in prompts)
+    assert text.rstrip().endswith("bye")
+
+
 def test_colours_only_on_a_terminal_without_no_color(monkeypatch: pytest.MonkeyPatch) -> None:
     class Terminal(io.StringIO):
         def isatty(self) -> bool:
