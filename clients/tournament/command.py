@@ -44,6 +44,7 @@ from clients.tournament.config import (
 from clients.tournament.connections import Backoff, PreflightError, preflight
 from clients.tournament.local import LocalServerError
 from clients.tournament.openings import OPENING_FORMATS
+from clients.tournament.records import RECORD_SUFFIXES
 from clients.tournament.runner import (
     RunSettings,
     TournamentAborted,
@@ -234,7 +235,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="JSON Lines game records (default: the database name + .jsonl)",
     )
     run.add_argument(
-        "--pgn", metavar="FILE", help="PGN file for chess (default: the database name + .pgn)"
+        "--pgn",
+        metavar="FILE",
+        help="PGN file for chess, SGF for Go (default: the database name + .pgn or .sgf)",
     )
     run.add_argument(
         "--reconnect-attempts",
@@ -383,8 +386,8 @@ def run(args: argparse.Namespace) -> int:
         local_workers=args.local_workers,
         backoff=Backoff(first_s=args.reconnect_delay, attempts=max(1, args.reconnect_attempts)),
         jsonl_path=Path(args.jsonl) if args.jsonl else stem.with_suffix(".jsonl"),
-        pgn_path=(Path(args.pgn) if args.pgn else stem.with_suffix(".pgn"))
-        if game == "chess"
+        pgn_path=(Path(args.pgn) if args.pgn else stem.with_suffix(RECORD_SUFFIXES[game]))
+        if game in RECORD_SUFFIXES
         else None,
         quiet=args.quiet,
         token=args.token,

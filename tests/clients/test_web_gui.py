@@ -803,3 +803,23 @@ def test_go_size_option_and_a_capture(page: Page, gui_server: ServerThread) -> N
     wait_for_plies(page, 3)
     expect(page.locator('g[data-move="A1"] circle[data-stone]')).to_have_count(0)
     expect(page.locator("#board-note")).to_contain_text("Captures: black 1, white 0")
+
+
+def test_go_engine_search_menu_and_playouts(page: Page, gui_server: ServerThread) -> None:
+    open_game(page, gui_server.port, "go", side="both")
+    expect(page.locator("#algorithm-label")).to_be_visible()
+    names = page.locator("#algorithm option").evaluate_all(
+        "(options) => options.map((o) => o.value)"
+    )
+    assert "mcts" in names and "alphabeta" in names
+    page.select_option("#algorithm", "mcts")
+    page.click("#analyse")
+    expect(page.locator("#t-depth-label")).to_have_text("playouts")
+    page.click("#stop")
+    expect(page.locator("#stop")).to_be_disabled()
+    page.select_option("#algorithm", "alphabeta")
+    page.click("#analyse")
+    page.wait_for_selector("#info-lines tbody tr")
+    expect(page.locator("#t-depth-label")).to_have_text("depth")
+    page.click("#stop")
+    expect(page.locator("#stop")).to_be_disabled()

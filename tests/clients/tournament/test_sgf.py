@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from clients.cli import main
 from clients.tournament.config import Adjudication, EngineSpec, TimeControl
 from clients.tournament.display import Progress
 from clients.tournament.records import (
@@ -235,3 +236,35 @@ async def test_a_go_tournament_writes_its_games_as_sgf(tmp_path: Path) -> None:
         assert len(played) == len([m for m in record.moves if m.move != "resign"])
         final = go.parse_position(sgf(record))
         assert go.format_position(final) == record.final_position
+
+
+def test_arena_tournament_names_the_sgf_file_after_the_database(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status = main(
+        [
+            "tournament",
+            "--game",
+            "go",
+            "--option",
+            "size=5",
+            "--engine",
+            "local:movetime=30",
+            "--engine",
+            "local:movetime=40",
+            "--movetime",
+            "40",
+            "--max-plies",
+            "8",
+            "--games",
+            "2",
+            "--db",
+            str(tmp_path / "go.db"),
+            "--quiet",
+        ]
+    )
+    assert status == 0, capsys.readouterr().out
+    assert not (tmp_path / "go.pgn").exists()
+    games = read_sgf((tmp_path / "go.sgf").read_text())
+    assert [game[0]["SZ"] for game in games] == [["5"], ["5"]]
+    assert all(len(game) == 9 for game in games)  # the root and 8 moves
