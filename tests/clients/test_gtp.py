@@ -150,7 +150,7 @@ def test_arena_gtp_runs_as_a_program_for_controllers() -> None:
 def test_a_match_against_gnu_go_is_played_to_the_end_by_both_rules() -> None:
     """A small GTP referee plays arena gtp against gnugo --mode gtp on 7x7."""
     ours = [sys.executable, "-m", "clients", "gtp", "--playouts", "300", "--resign-below", "0"]
-    theirs = ["gnugo", "--mode", "gtp", "--level", "1", "--chinese-rules"]
+    theirs = ["gnugo", "--mode", "gtp", "--level", "1", "--chinese-rules", "--capture-all-dead"]
     with GtpProcess(ours, "arena") as arena, GtpProcess(theirs, "gnugo") as gnugo:
         record = play_game(gnugo, arena, size=7, komi=7.5, max_moves=150)
     assert record.reason, record
