@@ -74,6 +74,14 @@ neighbours; else a random legal move that does not fill one of the mover's
 own eyes; pass only when there is none. Inside a playout only simple ko is
 enforced (superko is ignored: its cycles are rare and only make a random
 game a little longer); the board is then scored by area and komi.
+
+Speed (``python -m bench.go_bench``: 9x9 from the empty board, CPython
+3.11, one core of a shared 2-core machine at load average 2-3, so the
+figures vary by a third from run to run): 2,200-3,300 playouts a second
+pure and 7,300-11,600 compiled, 107 plies each on average;
+:meth:`Go.legal_moves` 20,000 positions a second pure and 70,000 compiled;
+:meth:`Go.play` about 150,000 in both (it copies the board and the
+history set, which the compiler cannot speed up).
 """
 
 from __future__ import annotations
@@ -429,9 +437,11 @@ def _run_playout(
                     for n in neighbours[p]:
                         v = colour[n]
                         if v == EMPTY:
+                            # Legal and no eye: nothing else to look at.
                             legal = True
                             eye = False
-                        elif v == EDGE:
+                            break
+                        if v == EDGE:
                             continue
                         else:
                             h = head[n]
