@@ -202,6 +202,7 @@ class _Game:
                     engine_time_ms=best.time_ms,
                     reason=best.reason or None,
                     queued_ms=best.queued_ms,
+                    playouts=best.playouts,
                 )
             )
             if self.on_move is not None:
