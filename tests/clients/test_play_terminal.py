@@ -272,6 +272,46 @@ async def test_a_game_in_tmux(url: str) -> None:
         await _tmux(socket, "kill-server")
 
 
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+@pytest.mark.asyncio(loop_scope="module")
+async def test_go_in_tmux(url: str) -> None:
+    socket = f"arena-play-go-test-{os.getpid()}"
+    command = shlex.join(
+        [
+            *(sys.executable, "-m", "clients", "play", "--url", url),
+            *("--game", "go", "--option", "size=7", "--movetime", "50"),
+        ]
+    )
+    try:
+        await _tmux(
+            socket,
+            "new-session",
+            "-d",
+            "-s",
+            "play",
+            "-x",
+            "100",
+            "-y",
+            "50",
+            "-c",
+            str(REPO),
+            f"env -u NO_COLOR {command}; sleep 30",
+        )
+        screen = await _wait_for(socket, r"your move \[")
+        assert "    A B C D E F G" in screen and "X (black) to move" in screen
+        await _tmux(socket, "send-keys", "-t", "play", "d4", "Enter")
+        screen = await _wait_for(socket, r"your move \[", 2)
+        assert "engine plays" in screen and "last move: D4" in screen
+        coloured = await _tmux(socket, "capture-pane", "-p", "-e", "-t", "play")
+        assert "\x1b[" in coloured  # stones in colour
+        await _tmux(socket, "send-keys", "-t", "play", "D4", "Enter")  # taken now
+        await _wait_for(socket, r"'D4' is not a legal move")
+        await _tmux(socket, "send-keys", "-t", "play", "quit", "Enter")
+        await _wait_for(socket, r"(?m)^bye")
+    finally:
+        await _tmux(socket, "kill-server")
+
+
 def test_chess_notation_from_a_position() -> None:
     notation = Notation("chess", None, AFTER_E4)
     assert notation.move_list(("e7e5", "g1f3")) == "1... e5 2. Nf3"
