@@ -473,6 +473,35 @@ def test_playout_from_a_finished_game() -> None:
     assert SMALL.playout(state, random.Random(1), 100) == (1.0, [])
 
 
+def test_playout_respects_simple_ko() -> None:
+    state = play(SMALL, ko_position(), "B3")
+    c3 = SMALL.point("C3")
+    for seed in range(200):
+        _, moves = SMALL.playout(state, random.Random(seed), 1)
+        assert moves[0][1] != c3
+        assert SMALL.playout_move(state, random.Random(seed)) != c3
+
+
+def test_playout_takes_a_stone_in_atari_and_saves_its_own() -> None:
+    # White's last stone C3 is in atari at D3: Black takes it.
+    state = play(SMALL, position(".....", "..X..", ".X...", "..X..", ".....", side="O"), "C3")
+    for seed in range(20):
+        assert SMALL.playout(state, random.Random(seed), 1)[1] == [(0, SMALL.point("D3"))]
+        assert SMALL.playout_move(state, random.Random(seed)) == SMALL.point("D3")
+    # White's D4 puts Black's C4 in atari: Black extends at C5 (two liberties).
+    state = play(SMALL, position(".....", "..XO.", ".OOX.", ".....", ".....", side="O"), "B4")
+    for seed in range(20):
+        assert SMALL.playout(state, random.Random(seed), 1)[1] == [(0, SMALL.point("C5"))]
+        assert SMALL.playout_move(state, random.Random(seed)) == SMALL.point("C5")
+
+
+def test_playout_moves_are_legal_in_random_positions() -> None:
+    rng = random.Random(7)
+    for seed in range(5):
+        for state, _ in seeded_game(GAME, seed)[:-1:7]:
+            assert GAME.playout_move(state, rng) in GAME.legal_moves(state)
+
+
 def test_playout_never_fills_its_own_eye() -> None:
     # Black's only empty points are its eyes A1 and C1, White's B5 and D5
     # (suicide for Black): both sides pass.
