@@ -39,7 +39,8 @@ reads an SGF game record, such as ``(;SZ[9]KM[7.5]AB[dd][ee]AW[cc];B[ef])``:
 its setup stones (``AB``, ``AW``, ``AE``, point lists ``aa:cc`` included),
 ``PL`` and the moves of its main line (``B[]``, ``W[]`` or ``[tt]`` for a
 pass), checked and played in order, so the history, captures and passes
-are those of the record; a setup node starts the history afresh. ``SZ``
+are those of the record; a setup node starts the history afresh (and
+ends any run of passes). ``SZ``
 must equal the game's size (19 when missing, as SGF says); ``KM`` is
 ignored: the game's ``komi`` option governs. Without ``PL`` the side to
 move follows the last move, or is White after handicap stones (Black setup
@@ -991,7 +992,15 @@ class Go(Game[GoState, int]):
             if setup:
                 any_setup = True
                 self._check_alive(board)
-                state = self._fresh_state(bytes(board), state.player)
+                key = _board_key(bytes(board))
+                state = state._replace(
+                    board=bytes(board),
+                    board_key=key,
+                    history=frozenset((key,)),
+                    passes=0,
+                    ko=NO_KO,
+                    last_move=NO_MOVE,
+                )
             for prop, values in node:
                 if prop == "PL":
                     value = values[0].strip().upper() if values else ""

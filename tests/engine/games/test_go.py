@@ -396,6 +396,14 @@ def test_sgf_superko_history_comes_from_the_record() -> None:
     assert "C5" not in names(SMALL, state)
 
 
+def test_sgf_setup_after_moves_keeps_the_counts() -> None:
+    record = "(;SZ[5]AB[bc][cb][dc]AW[cc];B[cd];W[ee];AB[aa];W[];B[ab])"
+    state = SMALL.parse_position(record)
+    assert state.black_captures == 1 and state.ply == 4 and state.passes == 0
+    # The history: the position the setup made, and the one B[ab] made.
+    assert len(state.history) == 2 and state.board_key in state.history
+
+
 def test_sgf_side_to_move() -> None:
     assert SMALL.parse_position("(;SZ[5]AB[cc][dd])").player == 1  # handicap
     assert SMALL.parse_position("(;SZ[5]AB[cc]AW[dd])").player == 0
