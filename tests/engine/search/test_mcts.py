@@ -130,7 +130,7 @@ def test_every_answer_is_legal_in_every_game(name: str) -> None:
     game = create_game(name)
     rng = random.Random(7)
     searcher = MctsSearcher(game, seed=3)
-    for state in _random_positions(game, rng, 6):
+    for state in _random_positions(game, rng, 3 if name == "backgammon" else 6):
         for limits in (Limits(nodes=1), Limits(nodes=25)):
             result = searcher.think(state, limits)
             legal = game.legal_moves(state)
@@ -187,9 +187,9 @@ def test_a_chance_state_is_refused() -> None:
 def test_backgammon_searches_through_chance_nodes() -> None:
     game, searcher = _searcher("backgammon")
     state = game.play(game.initial_state(), game.legal_moves(game.initial_state())[3])
-    result = searcher.think(state, Limits(nodes=200))
+    result = searcher.think(state, Limits(nodes=60))
     assert result.move_value in game.legal_moves(state)
-    assert result.nodes > 50 and result.seldepth >= 2  # below a roll
+    assert result.nodes > 30 and result.seldepth >= 2  # below a roll
 
 
 # ----------------------------------------------------------------------
@@ -322,9 +322,9 @@ def test_the_tree_is_reused_after_a_move_and_a_reply() -> None:
 def test_the_same_position_again_keeps_its_tree() -> None:
     game, searcher = _searcher("othello")
     state = game.initial_state()
-    searcher.think(state, Limits(nodes=200))
-    searcher.think(state, Limits(nodes=200))
-    assert searcher.reused_visits == 200
+    searcher.think(state, Limits(nodes=100))
+    searcher.think(state, Limits(nodes=100))
+    assert searcher.reused_visits == 100
 
 
 def test_an_unrelated_position_starts_afresh() -> None:
@@ -340,11 +340,34 @@ def test_an_unrelated_position_starts_afresh() -> None:
 
 def test_reuse_across_backgammon_rolls() -> None:
     game, searcher = _searcher("backgammon")
-    rng = random.Random(4)
     state = game.play(game.initial_state(), (3, 1))
-    result = searcher.think(state, Limits(nodes=400))
+    result = searcher.think(state, Limits(nodes=80))
     state = game.play(state, result.move_value)  # now the opponent's roll
-    state = game.play(state, rng.choice(game.legal_moves(state)))
-    reply = searcher.think(state, Limits(nodes=50))
-    assert searcher.reused_visits > 0  # the roll was below the move searched most
-    assert reply.move_value in game.legal_moves(state)
+    root = searcher._tree
+    assert root is not None
+    chance = root.children[root.moves.index(result.move_value)]
+    assert chance is not None and chance.mover == CHANCE
+    # A roll the search saw below its move: its subtree is the new root.
+    rolled = max((c for c in chance.children if c is not None), key=lambda node: node.visits)
+    reply = searcher.think(rolled.state, Limits(nodes=10))
+    assert searcher.reused_visits == rolled.visits - 10 > 0
+    assert reply.move_value in game.legal_moves(rolled.state)
+
+
+def test_go_searches_with_rave_and_reuses_its_tree() -> None:
+    game, searcher = _searcher("go")
+    assert searcher.rave  # RAVE_GAMES: on by default in Go
+    state = game.initial_state()
+    first = searcher.think(state, Limits(nodes=300))
+    assert first.move_value in game.legal_moves(state)
+    after = game.play(state, first.move_value)
+    root = searcher._tree
+    assert root is not None
+    # The reply searched most below the first move, so the tree has it.
+    child = root.children[root.moves.index(first.move_value)]
+    assert child is not None and child.expanded
+    reply = max((c for c in child.children if c is not None), key=lambda node: node.visits).state
+    second = searcher.think(reply, Limits(nodes=100))
+    assert searcher.reused_visits > 0
+    assert second.move_value in game.legal_moves(reply)
+    assert after != reply
