@@ -39,7 +39,9 @@ def test_engine_specs() -> None:
     spec = parse_engine("name=strong, url=ws://10.0.0.2:9000/ws, nodes=5000, movetime=50")
     assert spec == EngineSpec("strong", "ws://10.0.0.2:9000/ws", nodes=5000, movetime_ms=50)
     assert parse_engine("url=ws://h:1/ws").name == "h:1"
-    for bad in ("depth=0", "url=http://x", "colour=red", "depth=four", "name"):
+    mcts = parse_engine("local:algorithm=mcts,movetime=500")
+    assert mcts == EngineSpec("local mcts t500", "local", movetime_ms=500, algorithm="mcts")
+    for bad in ("depth=0", "url=http://x", "colour=red", "depth=four", "name", "algorithm=dfs"):
         with pytest.raises(ConfigError):
             parse_engine(bad)
     names = [e.name for e in unique_names([parse_engine("local:depth=2")] * 3)]
