@@ -76,8 +76,9 @@ not necessarily the shortest) or ``draw``.
 
 Tree reuse: the searcher keeps its tree after a search. The next
 :meth:`~MctsSearcher.think` looks for its position among the old tree's
-nodes up to :data:`REUSE_DEPTH` levels below the old root (equal states,
-``==``); if found, that subtree becomes the new root with all its
+nodes up to :data:`REUSE_DEPTH` levels below the old root
+(:data:`REUSE_DEPTH_WITH_CHANCE` in a game of chance), by equal states
+(``==``); if found, that subtree becomes the new root with all its
 statistics, otherwise the search starts afresh. A worker that serves many
 sessions therefore reuses a tree only for a position that really follows.
 """
@@ -128,9 +129,12 @@ DEFAULT_PLAYOUTS: Final = 20_000
 #: with RAVE (2.5 KB per node) and 9 MB in chess (0.5 KB), compiled. So the
 #: tree stays near 150 MB; Go fills it in about 10 s of a compiled search.
 MAX_LISTED_MOVES: Final = 4_000_000
-#: Levels of the old tree searched for the new position (a chance node is
-#: a level: my move, the roll, the reply and the next roll are four).
-REUSE_DEPTH: Final = 4
+#: Levels of the old tree searched for the new position: two plies (my
+#: move and the reply), four in a game of chance, where a roll is a level
+#: too (my move, the roll, the reply, the next roll). Each node on those
+#: levels costs one comparison of states, charged to the new search.
+REUSE_DEPTH: Final = 2
+REUSE_DEPTH_WITH_CHANCE: Final = 4
 #: Seconds between two progress reports.
 INFO_INTERVAL_S: Final = 0.1
 #: Root win rates are clamped into this range before the log-odds mapping.
@@ -211,6 +215,8 @@ class MctsSearcher(BudgetedSearch):
         self.exploration = exploration
         self.rave_equivalence = float(rave_equivalence)
         self.reuse = reuse
+        chance = type(game).chance_outcomes is not Game.chance_outcomes
+        self._reuse_depth = REUSE_DEPTH_WITH_CHANCE if chance else REUSE_DEPTH
         self.playout_plies = game.playout_limit
         self._tree: Node | None = None
         #: Visits of the root when the last search began (> 0 when a tree was reused).
@@ -487,7 +493,7 @@ class MctsSearcher(BudgetedSearch):
         found: Node | None = None
         if old is not None and self.reuse:
             level = [old]
-            for _ in range(REUSE_DEPTH + 1):
+            for _ in range(self._reuse_depth + 1):
                 following: list[Node] = []
                 for node in level:
                     if node.state == state:
