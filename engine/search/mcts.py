@@ -393,33 +393,42 @@ class MctsSearcher(BudgetedSearch):
         return node
 
     def _select(self, node: Node) -> int:
-        """The index of the child with the best UCT (or UCT-RAVE) value, for the node's mover."""
-        mover = node.mover
+        """The index of the child with the best UCT (or UCT-RAVE) value, for the node's mover.
+
+        Rewards are player 0's: for player 1 a mean ``m`` reads ``1 - m``.
+        """
+        flip = node.mover != 0
         log_visits = math.log(node.visits) if node.visits > 1 else 0.0
         exploration = self.exploration
         rave = self.rave
         equivalence = self.rave_equivalence
         children = node.children
+        amaf_visits_of = node.amaf_visits
+        amaf_reward_of = node.amaf_reward
+        loss = 1.0 if flip else 0.0  # player 0's reward when the mover loses
         best_index = -1
         best_value = -math.inf
         for index in range(len(children)):
             child = children[index]
-            amaf_visits = node.amaf_visits[index] if rave else 0
+            amaf_visits = amaf_visits_of[index] if rave else 0
             if child is None or child.visits == 0:
                 if amaf_visits == 0:
                     value = UNTRIED_PRIORITY
                 else:
-                    amaf = _mover_value(node.amaf_reward[index] / amaf_visits, mover)
+                    amaf = amaf_reward_of[index] / amaf_visits
+                    if flip:
+                        amaf = 1.0 - amaf
                     value = amaf + exploration * math.sqrt(log_visits)
             else:
-                if child.proven != UNPROVEN and _mover_value(child.proven, mover) == 0.0:
+                if child.proven == loss:
                     continue  # a proven loss for the mover: never worth a visit
                 visits = child.visits
-                mean = _mover_value(child.reward / visits, mover)
+                mean = child.reward / visits
                 if amaf_visits > 0:
                     beta = math.sqrt(equivalence / (3.0 * visits + equivalence))
-                    amaf = _mover_value(node.amaf_reward[index] / amaf_visits, mover)
-                    mean = (1.0 - beta) * mean + beta * amaf
+                    mean = (1.0 - beta) * mean + beta * amaf_reward_of[index] / amaf_visits
+                if flip:
+                    mean = 1.0 - mean
                 value = mean + exploration * math.sqrt(log_visits / visits)
             if value > best_value:
                 best_value = value
