@@ -91,7 +91,7 @@ import math
 from random import Random
 from typing import Final, NamedTuple
 
-from mypy_extensions import mypyc_attr
+from mypy_extensions import i64, mypyc_attr
 
 from engine.errors import BadOptionsError, BadPositionError, GameOverError, IllegalMoveError
 from engine.game import EVAL_LIMIT, MCTS, Game, Option, Outcome, int_option
@@ -390,7 +390,23 @@ def _run_playout(
     empties = pb.empties
     where = pb.where
     random = rng.random
-    plies = 0
+    # Machine integers in the compiled build (plain ints to the
+    # interpreter): no tag or overflow checks in the hot loop.
+    p: i64
+    n: i64
+    m: i64
+    s: i64
+    h: i64
+    hm: i64
+    v: i64
+    total: i64
+    lib: i64
+    move: i64
+    me: i64
+    enemy: i64
+    i: i64
+    count: i64
+    plies: i64 = 0
     while plies < max_plies and passes < 2:
         me = player + 1
         enemy = 2 - player
@@ -424,7 +440,7 @@ def _run_playout(
         if move == PASS:
             count = len(empties)
             if count:
-                i = int(random() * count)
+                i = int(random() * int(count))
                 for _ in range(count):
                     p = empties[i]
                     i += 1
