@@ -77,12 +77,14 @@ enforced (superko is ignored: its cycles are rare and only make a random
 game a little longer); the board is then scored by area and komi.
 
 Speed (``python -m bench.go_bench``: 9x9 from the empty board, CPython
-3.11, one core of a shared 2-core machine at load average 2-3, so the
-figures vary by a third from run to run): 2,200-3,300 playouts a second
-pure and 7,300-11,600 compiled, 107 plies each on average;
-:meth:`Go.legal_moves` 20,000 positions a second pure and 70,000 compiled;
-:meth:`Go.play` about 150,000 in both (it copies the board and the
-history set, which the compiler cannot speed up).
+3.11, one core of a 2-core machine shared with other work at load average
+2-4, so the figures vary by a third from run to run): 2,200-3,300 playouts
+a second pure and 7,400-12,000 compiled, 107 plies each on average (the
+compiled hot loop's ``i64`` locals gave about 5% of that);
+:meth:`Go.legal_moves` 15,000-20,000 positions a second pure and
+50,000-70,000 compiled; :meth:`Go.play` 90,000-150,000 pure and
+150,000-170,000 compiled (it copies the board and the history set, which
+the compiler cannot speed up).
 """
 
 from __future__ import annotations
