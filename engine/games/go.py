@@ -877,6 +877,10 @@ class Go(Game[GoState, int]):
         if move == RESIGN:
             return "resign"
         row, col = divmod(move, self.stride)
+        if not (0 < row <= self.size and 0 < col <= self.size):
+            # NO_MOVE (a state's last move before any) or a stray number:
+            # a clear error rather than a vertex off the board.
+            raise ValueError(f"{move} is not a move on a {self.size}x{self.size} board")
         return f"{COLUMNS[col - 1]}{self.size + 1 - row}"
 
     def point(self, text: str) -> int | None:

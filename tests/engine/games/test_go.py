@@ -20,7 +20,7 @@ import pytest
 
 from engine.errors import BadOptionsError, BadPositionError, GameOverError, IllegalMoveError
 from engine.game import EVAL_LIMIT, MCTS
-from engine.games.go import PASS, RESIGN, Go, GoState
+from engine.games.go import NO_MOVE, PASS, RESIGN, Go, GoState
 from engine.registry import create_game
 from engine.search.alphabeta import Searcher
 from engine.search.limits import Limits
@@ -326,6 +326,14 @@ def test_vertex_letters() -> None:
 def test_bad_moves(text: str) -> None:
     with pytest.raises(IllegalMoveError):
         GAME.parse_move(GAME.initial_state(), text)
+
+
+def test_format_move_refuses_what_is_not_a_move() -> None:
+    state = GAME.initial_state()
+    assert state.last_move == NO_MOVE
+    for move in (NO_MOVE, 10, 11 * 10, 5 * 10 + 10):  # none, border, past the end
+        with pytest.raises(ValueError, match="not a move"):
+            GAME.format_move(state, move)
 
 
 def test_occupied_point_is_illegal() -> None:
