@@ -9,6 +9,9 @@ figures are the pure engine's: ``python setup.py -q build_ext --inplace``)::
     python -m bench.mcts_bench --only versus --games 10 --movetimes 500,1000
     python -m bench.mcts_bench --only go --games 4 --movetimes 1000,5000
     python -m bench.mcts_bench --only hints --games 40
+    python -m bench.mcts_bench --only rave --rave-games go --rave-movetime 500
+    python -m bench.mcts_bench --only tune --tune-games connect4 --games 30
+    python -m bench.mcts_bench --only scales
 
 Sections:
 
@@ -16,13 +19,32 @@ Sections:
   registered game, and the mean and slowest playout (one playout is the
   step between two checks of the clock, so the slowest bounds how late a
   search can answer);
-* ``rave``: RAVE on against RAVE off at equal playouts per move (Connect
-  Four, Othello, Go 9x9 when registered);
+* ``rave``: RAVE on against RAVE off at equal playouts per move, or at
+  equal time with ``--rave-movetime`` (Connect Four, Othello, Go 9x9 when
+  registered; ``--rave-games`` picks);
 * ``versus``: MCTS against alpha-beta at equal time per move (Connect
   Four, Othello);
 * ``go``: the same on 9x9 Go, when Go is registered;
 * ``hints``: Connect Four's playout move (win, else block) against plain
-  random playouts (win only), at equal playouts.
+  random playouts (win only), at equal playouts;
+* ``tune``: UCT's exploration constant and RAVE's (K, C) against the
+  defaults, at equal playouts;
+* ``scales``: each game's ``win_odds_scale`` fitted to the results of
+  random playouts (the evaluation of random positions against the share
+  of 16 playouts from each that the side to move wins).
+
+Reading the MCTS against alpha-beta tables: alpha-beta is as good as its
+evaluation and as deep as the branching factor lets it go; MCTS needs no
+evaluation but as many playouts as it can get, and random playouts judge
+a position well only where random play keeps its balance. Othello has a
+good evaluation (corners, mobility) and about ten moves a position, so
+alpha-beta looks nine or more plies deep in a second while random
+playouts misjudge the corners: alpha-beta wins. 9x9 Go has about eighty
+moves a position and no evaluation better than counting area, which
+random playouts do far better than a static count: MCTS wins. Connect
+Four sits between: a threat-counting evaluation and seven moves a
+position serve alpha-beta, and playouts that take wins and block them
+judge threats well.
 
 A match plays ``--games`` games (rounded up to even): each opening (two
 random plies, seeded) is played twice with the colours swapped, so neither
@@ -204,12 +226,16 @@ def _go_game() -> Game[Any, Any] | None:
 
 
 def section_rave(args: argparse.Namespace) -> None:
-    limits = Limits(nodes=args.playouts)
-    print(f"## RAVE on against RAVE off, {args.playouts} playouts per move")
+    if args.rave_movetime:
+        limits = Limits(movetime_ms=args.rave_movetime)
+        print(f"## RAVE on against RAVE off, {args.rave_movetime} ms per move")
+    else:
+        limits = Limits(nodes=args.playouts)
+        print(f"## RAVE on against RAVE off, {args.playouts} playouts per move")
     print(HEADER)
-    names = ["connect4", "othello"]
+    names = [name for name in args.rave_games.split(",") if name and name != "go"]
     games: list[tuple[str, Game[Any, Any]]] = [(name, create_game(name)) for name in names]
-    go = _go_game()
+    go = _go_game() if "go" in args.rave_games.split(",") else None
     if go is not None:
         games.append(("go 9x9", go))
     for label, game in games:
@@ -382,6 +408,8 @@ def main(argv: list[str] | None = None) -> int:
         "--movetimes", default="500,1000", help="ms per move, comma-separated (versus, go)"
     )
     parser.add_argument("--seconds", type=float, default=2.0, help="per game (playouts)")
+    parser.add_argument("--rave-games", default="connect4,othello,go", help="(rave)")
+    parser.add_argument("--rave-movetime", type=int, default=0, help="ms per move (rave)")
     parser.add_argument("--tune-games", default="connect4,othello", help="(tune)")
     parser.add_argument("--exploration", default="0.5,1.4", help="UCT C values (tune)")
     parser.add_argument("--rave-k", default="100,1000", help="RAVE K values (tune)")
