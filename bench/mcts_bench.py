@@ -278,7 +278,7 @@ def section_tune(args: argparse.Namespace) -> None:
 def section_versus(args: argparse.Namespace) -> None:
     print("## MCTS against alpha-beta, equal time per move")
     print(HEADER)
-    for name in ("connect4", "othello"):
+    for name in args.versus_games.split(","):
         _versus(args, name, create_game(name))
 
 
@@ -408,6 +408,7 @@ def main(argv: list[str] | None = None) -> int:
         "--movetimes", default="500,1000", help="ms per move, comma-separated (versus, go)"
     )
     parser.add_argument("--seconds", type=float, default=2.0, help="per game (playouts)")
+    parser.add_argument("--versus-games", default="connect4,othello", help="(versus)")
     parser.add_argument("--rave-games", default="connect4,othello,go", help="(rave)")
     parser.add_argument("--rave-movetime", type=int, default=0, help="ms per move (rave)")
     parser.add_argument("--tune-games", default="connect4,othello", help="(tune)")
