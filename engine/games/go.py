@@ -114,7 +114,8 @@ NO_KO: Final = 0
 
 MIN_SIZE: Final = 5
 MAX_SIZE: Final = 19
-#: The komi's bound in points: more than any board's area.
+#: The komi's bound in points: a sane range (real komis are under 20; 150
+#: leaves room for point-handicap experiments and refuses typing slips).
 MAX_KOMI: Final = 150
 
 #: GTP column letters (``I`` is skipped).
