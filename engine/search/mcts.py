@@ -48,7 +48,7 @@ Limits (:class:`~engine.search.limits.Limits`):
 * ``movetime`` and ``clock``: the search runs to the caller's planned
   deadlines; it checks the clock and the stop signal between playouts, and
   each game's :attr:`~engine.game.Game.playout_limit` keeps one playout short
-  (see ``bench/mcts_bench.py --playout-times``). With a clock it stops at the
+  (see ``python -m bench.mcts_bench --only playouts``). With a clock it stops at the
   allotment (the soft deadline divided by
   :data:`~engine.search.limits.SOFT_SHARE`, never after the hard deadline):
   it has no iterations to finish;
@@ -59,7 +59,8 @@ Limits (:class:`~engine.search.limits.Limits`):
 A stopped search answers with the most-visited root move (a proven win if
 it has one, never a proven loss while another move remains); before the
 first playout, with the first of the game's ordered moves. A single legal
-move is answered at once (reason ``only_move``, no playout).
+move is answered at once (reason ``only_move``, no playout; its score is
+the game's evaluation, or the reused tree's win rate).
 
 Reports (``on_info``) come about every :data:`INFO_INTERVAL_S` seconds and
 once at the end: ``nodes`` is the tree's size, ``playouts`` the playouts
@@ -81,6 +82,10 @@ nodes up to :data:`REUSE_DEPTH` levels below the old root
 (``==``); if found, that subtree becomes the new root with all its
 statistics, otherwise the search starts afresh. A worker that serves many
 sessions therefore reuses a tree only for a position that really follows.
+The tree's memory is bounded (:data:`MAX_LISTED_MOVES`, about 150 MB).
+
+RAVE is on by default only in the games of :data:`RAVE_GAMES` (Go), where
+it measured better; the constructor's ``rave`` turns it on or off anywhere.
 """
 
 from __future__ import annotations
