@@ -66,7 +66,7 @@ def _searches(quick: bool) -> Iterator[dict[str, Any]]:
         seconds = 0.0
         nodes = 0
         for _ in range(repetitions):
-            searcher = searcher_for(game, 1 << 20)
+            searcher = searcher_for(game, tt_slots=1 << 20)
             started = time.process_time()
             result = searcher.think(state, Limits(depth=depth))
             seconds += time.process_time() - started

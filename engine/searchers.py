@@ -65,20 +65,15 @@ def algorithms(game: Game[Any, Any]) -> tuple[str, ...]:
 
 
 def searcher_for(
-    game: Game[Any, Any], algorithm: str | int | None = None, tt_slots: int = DEFAULT_TT_SLOTS
+    game: Game[Any, Any], algorithm: str | None = None, tt_slots: int = DEFAULT_TT_SLOTS
 ) -> GameSearcher:
     """A new searcher for ``game`` running ``algorithm`` (``None``: the game's default).
 
     ``tt_slots`` sizes the transposition table of alpha-beta and
     expectiminimax (MCTS keeps a tree instead). Raises
     :class:`~engine.errors.UnknownAlgorithmError` for a name the game does
-    not offer. An int in place of ``algorithm`` is taken as ``tt_slots``,
-    the second argument before algorithms could be chosen, so that callers
-    written then keep working.
+    not offer.
     """
-    if isinstance(algorithm, int):
-        tt_slots = algorithm
-        algorithm = None
     offered = algorithms(game)
     if algorithm is None:
         algorithm = offered[0]

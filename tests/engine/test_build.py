@@ -55,7 +55,7 @@ def probe() -> dict[str, Any]:
     for name, options, position, depth in FIXED_DEPTH_CASES:
         game = create_game(name, options)
         state = game.initial_state() if position is None else game.parse_position(position)
-        result = searcher_for(game, 1 << 16).think(state, Limits(depth=depth))
+        result = searcher_for(game, tt_slots=1 << 16).think(state, Limits(depth=depth))
         answers[f"{name} {position} depth {depth}"] = [
             result.move,
             result.score.to_dict(),

@@ -35,8 +35,6 @@ def test_searcher_classes() -> None:
     assert isinstance(searcher_for(chess, MCTS), MctsSearcher)
     assert isinstance(searcher_for(backgammon), ExpectimaxSearcher)
     assert isinstance(searcher_for(backgammon, MCTS), MctsSearcher)
-    # The table size once came second; an int there still means that.
-    assert isinstance(searcher_for(chess, 1 << 10), Searcher)
     assert isinstance(searcher_for(backgammon, tt_slots=1 << 10), ExpectimaxSearcher)
 
 
