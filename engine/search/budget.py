@@ -137,6 +137,7 @@ class BudgetedSearch:
         depth: int,
         pv: tuple[str, ...],
         reason: str,
+        playouts: int = 0,
     ) -> SearchResult:
         """The search's result, with the table counters copied into its statistics."""
         self.stats.tt_probes = self.tt_probes
@@ -153,4 +154,5 @@ class BudgetedSearch:
             time_ms=self._elapsed_ms() if move is not None else 0,
             reason=reason,
             stats=self.stats,
+            playouts=playouts,
         )

@@ -632,20 +632,8 @@ class MctsSearcher(BudgetedSearch):
         pv: tuple[str, ...],
         reason: str,
     ) -> SearchResult:
-        return SearchResult(
-            move=self.game.format_move(state, move) if move is not None else None,
-            move_value=move,
-            score=score,
-            value=value,
-            depth=len(pv),
-            seldepth=self.seldepth,
-            pv=pv,
-            nodes=self.nodes,
-            time_ms=self._elapsed_ms() if move is not None else 0,
-            reason=reason,
-            stats=self.stats,
-            playouts=self.playouts,
-        )
+        # A tree search's depth is the length of its principal variation.
+        return self._answer(state, move, score, value, len(pv), pv, reason, self.playouts)
 
 
 def _draw(probabilities: list[float], rng: Random) -> int:
