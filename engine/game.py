@@ -440,7 +440,7 @@ class Game(ABC, Generic[S, M]):
         value = self.evaluate(state)
         if mover != player:
             value = -value
-        return 1.0 / (1.0 + math.exp(-value / self.win_odds_scale))
+        return win_odds(value, self.win_odds_scale)
 
     # ------------------------------------------------------------------
     # Games of chance. A game with dice has chance states, where
@@ -472,6 +472,11 @@ class Game(ABC, Generic[S, M]):
         if not outcomes:
             raise ValueError("roller() of a state that is not a chance state")
         return self.to_move(self.play(state, outcomes[0][0]))
+
+
+def win_odds(value: int, win_odds_scale: int) -> float:
+    """The chance of winning an evaluation ``value`` means (:attr:`Game.win_odds_scale`)."""
+    return 1.0 / (1.0 + math.exp(-value / win_odds_scale))
 
 
 def sample_outcome(outcomes: list[tuple[M, float]], rng: Random) -> M:

@@ -64,6 +64,22 @@ def algorithms(game: Game[Any, Any]) -> tuple[str, ...]:
     return (exact, MCTS)
 
 
+def resolve_algorithm(game: Game[Any, Any], algorithm: str | None) -> str:
+    """``algorithm``, or the game's default for ``None``; checked against :func:`algorithms`.
+
+    Raises :class:`~engine.errors.UnknownAlgorithmError`, naming what the
+    game offers, for a name it does not.
+    """
+    offered = algorithms(game)
+    if algorithm is None:
+        return offered[0]
+    if algorithm not in offered:
+        raise UnknownAlgorithmError(
+            f"{game.name} offers the algorithms {', '.join(offered)}; got {algorithm!r}"
+        )
+    return algorithm
+
+
 def searcher_for(
     game: Game[Any, Any], algorithm: str | None = None, tt_slots: int = DEFAULT_TT_SLOTS
 ) -> GameSearcher:
@@ -74,13 +90,7 @@ def searcher_for(
     :class:`~engine.errors.UnknownAlgorithmError` for a name the game does
     not offer.
     """
-    offered = algorithms(game)
-    if algorithm is None:
-        algorithm = offered[0]
-    if algorithm not in offered:
-        raise UnknownAlgorithmError(
-            f"{game.name} offers the algorithms {', '.join(offered)}; got {algorithm!r}"
-        )
+    algorithm = resolve_algorithm(game, algorithm)
     if algorithm == MCTS:
         return MctsSearcher(game)
     if algorithm == EXPECTIMINIMAX:

@@ -22,7 +22,7 @@ from engine.game import ALPHABETA, CHANCE, MCTS, Game
 from engine.registry import create_game, describe_games
 from engine.search.limits import plan_deadlines
 from engine.search.results import Info, SearchResult
-from engine.searchers import algorithms, has_chance
+from engine.searchers import has_chance, resolve_algorithm
 from server import SERVER_NAME, SERVER_VERSION
 from server.jobs import SearchJob
 from server.protocol import (
@@ -234,17 +234,10 @@ class Session:
     @staticmethod
     def _algorithm(game: Game[Any, Any], request: Think) -> str:
         """The search the think asked for, or the game's default; refused if not offered."""
-        offered = algorithms(game)
-        if request.algorithm is None:
-            return offered[0]
-        if request.algorithm not in offered:
-            raise ProtocolError(
-                ErrorCode.UNKNOWN_ALGORITHM,
-                f"{game.name} offers the algorithms {', '.join(offered)}; "
-                f"got {request.algorithm!r}",
-                request.id,
-            )
-        return request.algorithm
+        try:
+            return resolve_algorithm(game, request.algorithm)
+        except GameError as error:
+            raise game_error(error, request.id) from None
 
     def _require_game(self, request_id: RequestId) -> Game[Any, Any]:
         if self.game is None:

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import Final, TextIO
 
 from engine.errors import GameError
+from engine.game import win_odds
 from engine.games.go import COLUMNS, Go, GoState
 from engine.search.limits import Clock, Limits
 from engine.search.results import SearchResult
@@ -334,8 +335,7 @@ def win_chance(score: Score, win_odds_scale: int) -> float:
         return 0.0
     if score.draw:
         return 0.5
-    value = score.value or 0
-    return 1.0 / (1.0 + math.exp(-value / win_odds_scale))
+    return win_odds(score.value or 0, win_odds_scale)
 
 
 def _score_text(black_minus_white: float) -> str:
