@@ -21,6 +21,7 @@ from engine.games.go import Go
 from engine.games.nim import Nim
 from engine.games.othello import Othello
 from engine.games.tictactoe import TicTacToe
+from engine.games.tree import TreeGame
 from engine.searchers import algorithms
 
 #: Every registered game class, in the order clients see them.
@@ -33,6 +34,7 @@ GAME_CLASSES: tuple[type[Game[Any, Any]], ...] = (
     Chess,
     Backgammon,
     Go,
+    TreeGame,
 )
 
 #: Game classes by registry name (read-only).

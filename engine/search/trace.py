@@ -1,0 +1,533 @@
+"""Search traces: the textbook searches, recorded node by node, for teaching.
+
+:func:`trace` runs one of the textbook searches on a position and returns a
+:class:`Trace`: every node the search entered, in order, with the window
+(alpha, beta) it was entered with and left with, the value it returned, and
+the moves alpha-beta never looked at. A drawing of it is the tree of the
+lecture notes, made by the same engine that plays.
+
+The searches mirror the pseudocode of Russell & Norvig, *Artificial
+Intelligence: A Modern Approach* (4th ed.) and :mod:`engine.search.reference`:
+
+* ``minimax``: MINIMAX-SEARCH (figure 5.3) with a depth cut-off;
+* ``alphabeta``: ALPHA-BETA-SEARCH (figure 5.7), moves in the game's
+  natural order (``legal_moves``, the book's ACTIONS);
+* ``alphabeta_ordered``: the same, with the production search's move
+  ordering (:meth:`~engine.game.Game.ordered_moves`, then
+  :meth:`~engine.game.Game.sort_moves` where two plies or more remain) but
+  no transposition table, killers or history;
+* ``negamax``: alpha-beta in negamax form (Knuth & Moore 1975): one
+  function, values from the side to move, negated on the way up. It enters
+  exactly the nodes ``alphabeta`` enters;
+* ``expectiminimax``: section 5.5, MAX and MIN nodes as in minimax, a chance
+  node the probability-weighted average of its outcomes, computed exactly.
+
+Values are the textbook's: MAX is the player to move at the root, and every
+value, alpha and beta is from MAX's side (negamax's own values are kept in
+``mover_value``). A finished game is worth its utility: the tree game's own
+numbers, a game of chance's points times its ``utility_scale``, and in the
+other games ``WIN - plies`` for a MAX win (``plies - WIN`` for a loss, 0 for
+a draw), as in :mod:`engine.search.reference`. A cut-off is worth the
+game's evaluation, turned to MAX's side.
+
+``depth`` counts moves (plies); chance nodes use none. A trace is bounded:
+it records at most ``max_nodes`` nodes; past that it only counts, for a
+while, so that the error can say how big the full trace is.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, Final
+
+from engine.errors import GameError, GameOverError, UnknownAlgorithmError
+from engine.game import CHANCE, Game
+from engine.search.budget import StopSignal
+from engine.search.score import WIN
+
+MINIMAX: Final = "minimax"
+ALPHABETA: Final = "alphabeta"
+ALPHABETA_ORDERED: Final = "alphabeta_ordered"
+NEGAMAX: Final = "negamax"
+EXPECTIMINIMAX: Final = "expectiminimax"
+#: Every algorithm :func:`trace` knows, in the order a lesson meets them.
+TRACE_ALGORITHMS: Final = (MINIMAX, ALPHABETA, ALPHABETA_ORDERED, NEGAMAX, EXPECTIMINIMAX)
+#: The ones that take a window (alpha, beta), and so report it.
+WINDOWED: Final = frozenset({ALPHABETA, ALPHABETA_ORDERED, NEGAMAX})
+
+#: Nodes recorded when the request names no bound, and the most it may name.
+#: 5,000 nodes draw as a tree a person can still explore; 50,000 are a
+#: message of a few megabytes.
+DEFAULT_MAX_NODES: Final = 5_000
+MAX_TRACE_NODES: Final = 50_000
+#: Deepest trace: far beyond what any bound on nodes lets through, except
+#: in a thin exercise tree.
+MAX_TRACE_DEPTH: Final = 30
+#: Past ``max_nodes`` the search goes on counting, up to this many times
+#: ``max_nodes`` (and at most COUNT_LIMIT nodes), to tell how big the full
+#: trace is: a few seconds at most in pure Python.
+COUNT_FACTOR: Final = 10
+COUNT_LIMIT: Final = 200_000
+#: Nodes between two looks at the clock and the stop signal.
+CHECK_INTERVAL: Final = 256
+#: Largest denominator of a probability, as in the reference searches.
+PROBABILITY_DENOMINATOR_LIMIT: Final = 10**6
+
+#: ``player`` of a node, in the textbook's MAX/MIN view.
+MAX_NODE: Final = "max"
+MIN_NODE: Final = "min"
+CHANCE_NODE: Final = "chance"
+#: ``kind`` of a node: a finished game, a depth cut-off scored by the
+#: evaluation, or a node whose children were searched.
+TERMINAL: Final = "terminal"
+CUTOFF: Final = "cutoff"
+INNER: Final = "inner"
+
+#: A value: an int, or a fraction below chance nodes.
+Value = int | Fraction
+#: A bound of the window: a value or an infinity.
+Bound = int | Fraction | float
+
+
+class TraceLimitError(GameError):
+    """The trace would exceed a limit (nodes, time); the message says which and by how much."""
+
+    code = "limit_exceeded"
+
+
+@dataclass(slots=True)
+class TraceNode:
+    """One node the search entered; see :mod:`engine.search.trace` for the meanings.
+
+    ``order`` and ``exit_order`` are the steps at which the search entered
+    and left the node; steps count entries and exits together from 0, so
+    the two numbers of every node, sorted, replay the search.
+    """
+
+    id: int
+    parent: int | None
+    move: str | None
+    player: str
+    depth: int
+    order: int
+    exit_order: int = -1
+    probability: Fraction | None = None
+    alpha_in: Bound | None = None
+    beta_in: Bound | None = None
+    alpha_out: Bound | None = None
+    beta_out: Bound | None = None
+    value: Value = 0
+    kind: str = INNER
+    best_move: str | None = None
+    pruned_after: list[str] | None = None
+    mover_value: Value | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The protocol form: fields that do not apply are left out."""
+        data: dict[str, Any] = {
+            "id": self.id,
+            "parent": self.parent,
+            "move": self.move,
+            "player": self.player,
+            "depth": self.depth,
+            "order": self.order,
+            "exit_order": self.exit_order,
+            "value": wire_number(self.value),
+            "kind": self.kind,
+        }
+        if self.probability is not None:
+            data["probability"] = float(self.probability)
+        if self.alpha_in is not None:
+            data["alpha_in"] = wire_number(self.alpha_in)
+            data["beta_in"] = wire_number(self.beta_in)
+            data["alpha_out"] = wire_number(self.alpha_out)
+            data["beta_out"] = wire_number(self.beta_out)
+        if self.best_move is not None:
+            data["best_move"] = self.best_move
+        if self.pruned_after is not None:
+            data["pruned_after"] = self.pruned_after
+        if self.mover_value is not None:
+            data["mover_value"] = wire_number(self.mover_value)
+        return data
+
+
+@dataclass(slots=True)
+class Trace:
+    """A finished trace: the root's value and move, counts, and every node in entry order."""
+
+    algorithm: str
+    depth: int
+    value: Value
+    best_move: str | None
+    visited: int
+    leaves: int
+    nodes: list[TraceNode] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The protocol form of the ``trace`` reply (without ``type`` and ``id``)."""
+        return {
+            "algorithm": self.algorithm,
+            "depth": self.depth,
+            "value": wire_number(self.value),
+            "best_move": self.best_move,
+            "visited": self.visited,
+            "leaves": self.leaves,
+            "nodes": [node.to_dict() for node in self.nodes],
+        }
+
+
+def wire_number(value: Bound | None) -> int | float | str | None:
+    """A value as the protocol writes it: an int when whole, ``"inf"``/``"-inf"`` for infinities."""
+    if value is None:
+        return None
+    if isinstance(value, float):
+        if math.isinf(value):
+            return "inf" if value > 0 else "-inf"
+        return int(value) if value.is_integer() else value
+    if isinstance(value, Fraction):
+        return value.numerator if value.denominator == 1 else float(value)
+    return value
+
+
+def check_request(algorithm: str, depth: int, max_nodes: int) -> None:
+    """Raise the error a bad request deserves: unknown algorithm, depth or bound out of range."""
+    if algorithm not in TRACE_ALGORITHMS:
+        raise UnknownAlgorithmError(
+            f"a trace runs one of {', '.join(TRACE_ALGORITHMS)}; got {algorithm!r}"
+        )
+    if not 1 <= depth <= MAX_TRACE_DEPTH:
+        raise TraceLimitError(f"a trace's depth is between 1 and {MAX_TRACE_DEPTH}, got {depth}")
+    if not 1 <= max_nodes <= MAX_TRACE_NODES:
+        raise TraceLimitError(
+            f"a trace records at most {MAX_TRACE_NODES} nodes; max_nodes {max_nodes} is too many"
+        )
+
+
+def trace(
+    game: Game[Any, Any],
+    state: Any,
+    algorithm: str,
+    depth: int,
+    max_nodes: int = DEFAULT_MAX_NODES,
+    deadline: float | None = None,
+    stop: StopSignal | None = None,
+) -> Trace:
+    """Run ``algorithm`` on ``state`` to ``depth`` plies and return its :class:`Trace`.
+
+    Raises :class:`TraceLimitError` when the trace would record more than
+    ``max_nodes`` nodes (the message says how many it would take when the
+    count finished), when ``deadline`` (``time.monotonic()`` seconds)
+    passes or ``stop`` is set; :class:`UnknownAlgorithmError` for an
+    algorithm not in :data:`TRACE_ALGORITHMS`, or a deterministic one on a
+    chance node; :class:`GameOverError` when the game is over.
+    """
+    check_request(algorithm, depth, max_nodes)
+    if game.outcome(state) is not None:
+        raise GameOverError("the game is over: there is no search to trace")
+    tracer = _Tracer(game, state, algorithm, max_nodes, deadline, stop)
+    return tracer.run(state, depth)
+
+
+class _Tracer:
+    """One trace in progress: the searches, and the record they write as they go."""
+
+    def __init__(
+        self,
+        game: Game[Any, Any],
+        root: Any,
+        algorithm: str,
+        max_nodes: int,
+        deadline: float | None,
+        stop: StopSignal | None,
+    ) -> None:
+        self.game = game
+        self.algorithm = algorithm
+        to_move = game.to_move(root)
+        #: MAX is the player to move at the root (at a chance root: who moves after it).
+        self.max_player = game.roller(root) if to_move == CHANCE else to_move
+        self.exact_utilities = type(game).chance_outcomes is not Game.chance_outcomes
+        self.max_nodes = max_nodes
+        self.count_limit = min(COUNT_LIMIT, max_nodes * COUNT_FACTOR)
+        self.deadline = deadline
+        self.stop = stop
+        self.nodes: list[TraceNode] = []
+        self.visited = 0
+        self.leaves = 0
+        self.step = 0
+        #: Stands in for every node past ``max_nodes``: counted, not kept.
+        self._scratch = TraceNode(-1, None, None, MAX_NODE, 0, 0)
+
+    def run(self, root: Any, depth: int) -> Trace:
+        node = self._enter(root, None, None, None)
+        try:
+            value = self._search(root, node, depth)
+        except _CountExceeded:
+            raise TraceLimitError(
+                f"the full trace has more than {self.count_limit} nodes; max_nodes is "
+                f"{self.max_nodes} (at most {MAX_TRACE_NODES}): ask for a smaller depth"
+            ) from None
+        if self.visited > self.max_nodes:
+            raise TraceLimitError(self._too_large_message())
+        return Trace(
+            self.algorithm,
+            depth,
+            value,
+            self.nodes[0].best_move,
+            self.visited,
+            self.leaves,
+            self.nodes,
+        )
+
+    def _too_large_message(self) -> str:
+        advice = (
+            f"ask for max_nodes {self.visited}"
+            if self.visited <= MAX_TRACE_NODES
+            else f"more than the {MAX_TRACE_NODES} a trace may hold: ask for a smaller depth"
+        )
+        return (
+            f"the full trace has {self.visited} nodes, more than max_nodes ({self.max_nodes}): "
+            + advice
+        )
+
+    def _search(self, state: Any, node: TraceNode, depth: int) -> Value:
+        """The root call of the chosen algorithm."""
+        if self.algorithm == MINIMAX:
+            return self.minimax(state, node, depth)
+        if self.algorithm == EXPECTIMINIMAX:
+            return self.expectiminimax(state, node, depth)
+        if self.algorithm == NEGAMAX:
+            color = 1 if node.player == MAX_NODE else -1
+            return color * self.negamax(state, node, depth, -math.inf, math.inf, color)
+        return self.alphabeta(state, node, depth, -math.inf, math.inf)
+
+    # ------------------------------------------------------------------
+    # The searches, as in the book; ``_enter``/``_exit`` keep the record.
+
+    def minimax(self, state: Any, node: TraceNode, depth: int) -> Value:
+        """MAX-VALUE and MIN-VALUE of MINIMAX-SEARCH in one function."""
+        leaf = self._leaf_value(state, node, depth)
+        if leaf is not None:
+            return leaf
+        self._require_decision(state, node)
+        maximizing = node.player == MAX_NODE
+        v: Value | None = None
+        for move in self._moves(state, depth):
+            child_state = self.game.result(state, move)
+            child = self._enter(child_state, node, self._move_text(state, move), None)
+            v2 = self.minimax(child_state, child, depth - 1)
+            if v is None or (v2 > v if maximizing else v2 < v):
+                v, node.best_move = v2, child.move
+        assert v is not None  # a state that is not terminal has a move
+        return self._exit(node, v)
+
+    def alphabeta(
+        self, state: Any, node: TraceNode, depth: int, alpha: Bound, beta: Bound
+    ) -> Value:
+        """MAX-VALUE and MIN-VALUE of ALPHA-BETA-SEARCH in one function."""
+        node.alpha_in, node.beta_in = alpha, beta
+        leaf = self._leaf_value(state, node, depth)
+        if leaf is not None:
+            node.alpha_out, node.beta_out = alpha, beta
+            return leaf
+        self._require_decision(state, node)
+        maximizing = node.player == MAX_NODE
+        moves = self._moves(state, depth)
+        v: Value | None = None
+        for index, move in enumerate(moves):
+            child_state = self.game.result(state, move)
+            child = self._enter(child_state, node, self._move_text(state, move), None)
+            v2 = self.alphabeta(child_state, child, depth - 1, alpha, beta)
+            if maximizing:
+                if v is None or v2 > v:
+                    v, node.best_move = v2, child.move
+                    alpha = max(alpha, v)
+                if v >= beta:  # MIN above will never let the game come here
+                    self._prune(node, state, moves[index + 1 :])
+                    break
+            else:
+                if v is None or v2 < v:
+                    v, node.best_move = v2, child.move
+                    beta = min(beta, v)
+                if v <= alpha:  # MAX above already has something better
+                    self._prune(node, state, moves[index + 1 :])
+                    break
+        assert v is not None
+        node.alpha_out, node.beta_out = alpha, beta
+        return self._exit(node, v)
+
+    def negamax(
+        self, state: Any, node: TraceNode, depth: int, alpha: Bound, beta: Bound, color: int
+    ) -> Value:
+        """Alpha-beta in negamax form: ``color`` is +1 at MAX's nodes, -1 at MIN's.
+
+        The value returned and the window are from the side to move; the
+        record converts them to MAX's side.
+        """
+        self._window(node, alpha, beta, color, entry=True)
+        leaf = self._leaf_value(state, node, depth)
+        if leaf is not None:
+            self._window(node, alpha, beta, color, entry=False)
+            node.mover_value = color * leaf
+            return color * leaf
+        self._require_decision(state, node)
+        moves = self._moves(state, depth)
+        v: Value | None = None
+        for index, move in enumerate(moves):
+            child_state = self.game.result(state, move)
+            child = self._enter(child_state, node, self._move_text(state, move), None)
+            v2 = -self.negamax(child_state, child, depth - 1, -beta, -alpha, -color)
+            if v is None or v2 > v:
+                v, node.best_move = v2, child.move
+                alpha = max(alpha, v)
+            if v >= beta:
+                self._prune(node, state, moves[index + 1 :])
+                break
+        assert v is not None
+        self._window(node, alpha, beta, color, entry=False)
+        node.mover_value = v
+        self._exit(node, color * v)
+        return v
+
+    def expectiminimax(self, state: Any, node: TraceNode, depth: int) -> Value:
+        """EXPECTIMINIMAX: MAX and MIN as in minimax, chance nodes average their outcomes."""
+        leaf = self._leaf_value(state, node, depth)
+        if leaf is not None:
+            return leaf
+        outcomes = self.game.chance_outcomes(state)
+        if outcomes is not None:
+            total: Value = Fraction(0)
+            for outcome, p in outcomes:
+                probability = Fraction(p).limit_denominator(PROBABILITY_DENOMINATOR_LIMIT)
+                child_state = self.game.result(state, outcome)
+                move = self._move_text(state, outcome)
+                child = self._enter(child_state, node, move, probability)
+                total += probability * self.expectiminimax(child_state, child, depth)
+            return self._exit(node, total)
+        maximizing = node.player == MAX_NODE
+        v: Value | None = None
+        for move in self._moves(state, depth):
+            child_state = self.game.result(state, move)
+            child = self._enter(child_state, node, self._move_text(state, move), None)
+            v2 = self.expectiminimax(child_state, child, depth - 1)
+            if v is None or (v2 > v if maximizing else v2 < v):
+                v, node.best_move = v2, child.move
+        assert v is not None
+        return self._exit(node, v)
+
+    # ------------------------------------------------------------------
+    # What the searches share.
+
+    def _leaf_value(self, state: Any, node: TraceNode, depth: int) -> Value | None:
+        """TERMINAL-TEST and the cut-off test: the value of a leaf, or ``None`` to search on."""
+        game = self.game
+        if game.is_terminal(state):
+            node.kind = TERMINAL
+            return self._exit(node, self._utility(state, node.depth), leaf=True)
+        if depth <= 0:
+            node.kind = CUTOFF
+            return self._exit(node, self._evaluation(state), leaf=True)
+        return None
+
+    def _utility(self, state: Any, ply: int) -> int:
+        if self.exact_utilities:
+            return self.game.utility(state, self.max_player) * self.game.utility_scale
+        outcome = self.game.outcome(state)
+        assert outcome is not None  # only asked of terminal states
+        if outcome.winner is None:
+            return 0
+        return WIN - ply if outcome.winner == self.max_player else ply - WIN
+
+    def _evaluation(self, state: Any) -> int:
+        to_move = self.game.to_move(state)
+        player = self.game.roller(state) if to_move == CHANCE else to_move
+        value = self.game.evaluate(state)
+        return value if player == self.max_player else -value
+
+    def _moves(self, state: Any, depth: int) -> list[Any]:
+        """ACTIONS in the game's natural order, or the production order (``alphabeta_ordered``)."""
+        if self.algorithm != ALPHABETA_ORDERED:
+            return self.game.legal_moves(state)
+        moves = self.game.ordered_moves(state)
+        if depth >= 2 and len(moves) > 1:
+            moves = self.game.sort_moves(state, moves)
+        return moves
+
+    def _require_decision(self, state: Any, node: TraceNode) -> None:
+        if node.player == CHANCE_NODE:
+            raise UnknownAlgorithmError(
+                f"{self.algorithm} has no chance nodes, and this game has one at ply "
+                f"{node.depth}: trace it with {EXPECTIMINIMAX}"
+            )
+
+    def _move_text(self, state: Any, move: Any) -> str:
+        return self.game.format_move(state, move)
+
+    def _prune(self, node: TraceNode, state: Any, unvisited: list[Any]) -> None:
+        if unvisited and node is not self._scratch:
+            node.pruned_after = [self._move_text(state, move) for move in unvisited]
+
+    def _window(self, node: TraceNode, alpha: Bound, beta: Bound, color: int, entry: bool) -> None:
+        """Record negamax's window (side to move) as MAX's: at MIN, [a, b] is [-b, -a]."""
+        low, high = (alpha, beta) if color == 1 else (-beta, -alpha)
+        if entry:
+            node.alpha_in, node.beta_in = low, high
+        else:
+            node.alpha_out, node.beta_out = low, high
+
+    def _enter(
+        self, state: Any, parent: TraceNode | None, move: str | None, probability: Fraction | None
+    ) -> TraceNode:
+        """Count and (within ``max_nodes``) record a node as the search enters it."""
+        self.visited += 1
+        if self.visited % CHECK_INTERVAL == 0:
+            self._check_budget()
+        to_move = self.game.to_move(state)
+        if to_move == CHANCE and not self.game.is_terminal(state):
+            player = CHANCE_NODE
+        else:
+            player = MAX_NODE if to_move == self.max_player else MIN_NODE
+        depth = 0 if parent is None else parent.depth + (0 if parent.player == CHANCE_NODE else 1)
+        if self.visited > self.max_nodes:
+            node = self._scratch
+            node.player, node.depth, node.pruned_after = player, depth, None
+            self.step += 1
+            return node
+        node = TraceNode(
+            len(self.nodes),
+            None if parent is None else parent.id,
+            move,
+            player,
+            depth,
+            self.step,
+            probability=probability,
+        )
+        self.step += 1
+        self.nodes.append(node)
+        return node
+
+    def _exit(self, node: TraceNode, value: Value, leaf: bool = False) -> Value:
+        """Record the value a node returns and the step at which it does."""
+        if leaf:
+            self.leaves += 1
+        node.value = value
+        node.exit_order = self.step
+        self.step += 1
+        return value
+
+    def _check_budget(self) -> None:
+        if self.visited > self.count_limit:
+            raise _CountExceeded
+        if self.stop is not None and self.stop.is_set():
+            raise TraceLimitError("the trace was stopped")
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise TraceLimitError(
+                f"the trace did not finish in time ({self.visited} nodes so far): "
+                "ask for a smaller depth"
+            )
+
+
+class _CountExceeded(Exception):
+    """Counting past ``max_nodes`` reached its own bound: the full size is unknown."""
