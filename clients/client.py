@@ -48,15 +48,21 @@ from websockets.exceptions import ConnectionClosed
 from clients.codec import EncodingName, decode, encode
 from engine.search.limits import Clock
 from engine.search.score import Score
+from engine.search.trace import Trace
 
 logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
 DEFAULT_URL = "ws://127.0.0.1:8765/ws"
-#: Largest frame the client accepts from a server (replies are small; a
-#: ``welcome`` with every game is a few kilobytes).
-MAX_SERVER_FRAME = 1 << 20
+#: Largest frame the client accepts from a server. Most replies are small (a
+#: ``welcome`` with every game is a few kilobytes); a ``trace`` of the most
+#: nodes a server allows (50,000) is up to about 10 MB of JSON.
+MAX_SERVER_FRAME = 16 << 20
+#: Seconds a ``trace`` may take beyond the server's own limit for it
+#: (``welcome.limits.max_trace_ms``) before the client gives up: the reply's
+#: transfer of a few megabytes, and a queue ahead of it.
+TRACE_TIMEOUT_MARGIN_S = 5.0
 #: How long ``hello``, ``new_game``, ``move`` and ``roll`` may wait for their
 #: reply by default (``connect(request_timeout=...)``). The server answers
 #: them at once; ten seconds only passes when something is wrong.
@@ -599,6 +605,16 @@ def _expect(kind: str, parse: Callable[[Mapping[str, Any]], T]) -> Callable[[Map
 
 
 _parse_state = _expect("state", GameState.from_message)
+
+
+def _trace_from_message(message: Mapping[str, Any]) -> Trace:
+    try:
+        return Trace.from_dict(dict(message))
+    except (KeyError, TypeError, ValueError) as error:
+        _violation(f"malformed trace reply ({type(error).__name__}: {error})")
+
+
+_parse_trace = _expect("trace", _trace_from_message)
 _parse_welcome = _expect("welcome", ServerInfo.from_message)
 
 
@@ -741,6 +757,34 @@ class Engine:
         """Let the server roll the dice at a chance state (games of chance)."""
         self.state = await self._request({"type": "roll"}, _parse_state, timeout)
         return self.state
+
+    async def trace(
+        self,
+        algorithm: str | None = None,
+        depth: int | None = None,
+        max_nodes: int | None = None,
+        *,
+        timeout: float | None = None,
+    ) -> Trace:
+        """Trace a search of the current position, node by node (:mod:`engine.search.trace`).
+
+        ``algorithm`` is one of ``minimax``, ``alphabeta``, ``alphabeta_ordered``,
+        ``negamax``, ``expectiminimax`` (the server picks alpha-beta, or
+        expectiminimax where the game has chance nodes); ``depth`` defaults
+        to the whole tree of a ``tree`` game and to 2 plies elsewhere;
+        ``max_nodes`` to 5,000. A trace larger than ``max_nodes`` raises
+        :class:`LimitExceededError`, whose message says how many nodes it
+        would take when the server could count them.
+        """
+        message: dict[str, Any] = {"type": "trace"}
+        for key, value in (("algorithm", algorithm), ("depth", depth), ("max_nodes", max_nodes)):
+            if value is not None:
+                message[key] = value
+        if timeout is None:
+            limits = self.server.limits if self.server is not None else {}
+            server_limit_s = limits.get("max_trace_ms", 10_000) / 1000
+            timeout = max(self.request_timeout, server_limit_s + TRACE_TIMEOUT_MARGIN_S)
+        return await self._request(message, _parse_trace, timeout)
 
     async def think(
         self,

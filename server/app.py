@@ -38,10 +38,10 @@ from websockets.http11 import Request as HttpRequest
 from websockets.http11 import Response
 
 from engine import ENGINE_BUILD, ENGINE_BUILD_NOTE
-from engine.search.results import Info
+from engine.search.results import Info, SearchResult
 from engine.search.tt import DEFAULT_TT_SLOTS
 from server.guard import AccessPolicy, Admission, AuthFailures
-from server.jobs import SearchJob
+from server.jobs import SearchJob, TraceJob
 from server.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from server.metrics import LoopLagMonitor, ServerMetrics
 from server.outbox import Frame, OnSent, Outbox
@@ -73,6 +73,7 @@ from server.protocol import (
 )
 from server.session import CLOSE_POLICY_VIOLATION, Reaction, Session
 from server.static import http_response
+from server.worker import TraceReply
 
 logger = logging.getLogger("server")
 
@@ -176,8 +177,10 @@ class ClientConnection:
         self.session = Session(limits, hello_token)
         self.outbox = Outbox(OUTBOX_LIMIT, OUTBOX_BYTES)
         self.auth_failures = auth_failures
-        self.ticket: Ticket | None = None
+        self.ticket: Ticket[SearchResult] | None = None
         self.think_task: asyncio.Task[None] | None = None
+        self.trace_ticket: Ticket[TraceReply] | None = None
+        self.trace_task: asyncio.Task[None] | None = None
         self.requests = 0
         self.thinks = 0
         self.peer = _peer(ws)
@@ -267,6 +270,8 @@ class ClientConnection:
             self.ticket.stop()
         if reaction.start is not None:
             await self._start_think(reaction.start, encoding)
+        if reaction.trace is not None:
+            await self._start_trace(reaction.trace, encoding)
 
     def _react(
         self, request: Request, received_at: float, encoding: Encoding
@@ -326,7 +331,9 @@ class ClientConnection:
         self.thinks += 1
         self.think_task = asyncio.create_task(self._answer(job, self.ticket, encoding))
 
-    async def _answer(self, job: SearchJob, ticket: Ticket, encoding: Encoding) -> None:
+    async def _answer(
+        self, job: SearchJob, ticket: Ticket[SearchResult], encoding: Encoding
+    ) -> None:
         result = await ticket.answer
         self.ticket = None
         self.metrics.bestmoves.inc(result.reason)
@@ -354,14 +361,55 @@ class ClientConnection:
             -late_ms,
         )
 
+    async def _start_trace(self, job: TraceJob, encoding: Encoding) -> None:
+        try:
+            ticket = self.pool.submit_trace(job, encoding)
+        except QueueFull as full:
+            self.session.finish_trace()
+            refusal = ProtocolError(
+                ErrorCode.OVERLOADED, str(full), job.trace_id, retry_after_ms=full.retry_after_ms
+            )
+            await self._send(error_message(refusal), encoding)
+            return
+        self.trace_ticket = ticket
+        self.trace_task = asyncio.create_task(self._answer_trace(job, ticket))
+
+    async def _answer_trace(self, job: TraceJob, ticket: Ticket[TraceReply]) -> None:
+        """Forward the worker's encoded reply as it is: the loop never builds a trace."""
+        reply = await ticket.answer
+        self.trace_ticket = None
+        self.session.finish_trace()
+        if reply.error_code is None:
+            self.metrics.messages_out.inc("trace")
+        else:
+            self.metrics.messages_out.inc("error")
+            self.metrics.errors.inc(reply.error_code)
+        await self.outbox.put(reply.frame)
+        logger.info(
+            "trace conn=%d game=%s algorithm=%s depth=%d bytes=%d error=%s queued_ms=%d",
+            self.number,
+            job.game.name,
+            job.algorithm,
+            job.depth,
+            len(reply.frame),
+            reply.error_code or "-",
+            ticket.queued_ms,
+        )
+
     def _abandon_think(self) -> None:
-        """The client is gone: cancel its search so that its worker is freed now."""
+        """The client is gone: cancel its search and trace so that their workers are freed now."""
         if self.ticket is not None:
             self.ticket.cancel()
             self.ticket = None
             self.session.abandon_think()
         if self.think_task is not None:
             self.think_task.cancel()
+        if self.trace_ticket is not None:
+            self.trace_ticket.cancel()
+            self.trace_ticket = None
+            self.session.finish_trace()
+        if self.trace_task is not None:
+            self.trace_task.cancel()
 
     async def stop_thinking(self) -> None:
         """Stop the running think and wait until its bestmove is queued and sent."""

@@ -1,8 +1,11 @@
-"""What a session asks of the worker pool: one ``think``, with everything it needs.
+"""What a session asks of the worker pool: a ``think`` or a ``trace``, with everything it needs.
 
-The answer comes back as the engine's own :class:`engine.search.results.SearchResult`
-(from the search, or built by the pool when no search could answer in time),
-and the session turns that one record into the ``bestmove`` message.
+A think's answer comes back as the engine's own
+:class:`engine.search.results.SearchResult` (from the search, or built by
+the pool when no search could answer in time), and the session turns that
+one record into the ``bestmove`` message. A trace's answer is its reply,
+already encoded by the worker (a trace can be megabytes: the event loop
+must not build it).
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from typing import Any
 
 from engine.game import Game
 from engine.search.limits import Deadlines, Limits
-from server.protocol import RequestId
+from server.protocol import ErrorCode, ProtocolError, RequestId
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,3 +53,59 @@ class SearchJob:
     def untimed(self) -> bool:
         """No movetime and no clock: an analysis that runs until stopped (or the cap)."""
         return self.limits.movetime_ms is None and self.limits.clock is None
+
+
+@dataclass(frozen=True, slots=True)
+class TraceJob:
+    """One ``trace``: run ``algorithm`` on ``state`` of ``game`` to ``depth``, recording nodes.
+
+    ``deadlines.hard`` is when the reply is due at the latest (the server's
+    ``max_trace_ms`` after the request was read); past it the pool answers
+    with an error. Traces have no best move so far and cannot be stopped:
+    they are bounded in nodes and in time instead.
+    """
+
+    trace_id: RequestId
+    game: Game[Any, Any]
+    state: Any
+    algorithm: str
+    depth: int
+    max_nodes: int
+    deadlines: Deadlines
+
+    @property
+    def received_at(self) -> float:
+        return self.deadlines.start
+
+    @property
+    def deadline(self) -> float:
+        assert self.deadlines.hard is not None, "the session always caps a trace's time"
+        return self.deadlines.hard
+
+    @property
+    def untimed(self) -> bool:
+        return False
+
+    def unanswered(self, reason: str) -> ProtocolError:
+        """The error to send when no worker produced the trace (``reason`` as for a think)."""
+        if reason == "overloaded":
+            return ProtocolError(
+                ErrorCode.OVERLOADED,
+                "the server is overloaded: the trace waited for a search process until its "
+                "time was up; retry later",
+                self.trace_id,
+            )
+        if reason == "time":
+            return ProtocolError(
+                ErrorCode.LIMIT_EXCEEDED,
+                "the trace did not finish in the time the server gives a trace: "
+                "ask for a smaller depth",
+                self.trace_id,
+            )
+        return ProtocolError(
+            ErrorCode.INTERNAL, f"the trace was not finished ({reason})", self.trace_id
+        )
+
+
+#: Anything a session hands the pool.
+Job = SearchJob | TraceJob

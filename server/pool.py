@@ -4,7 +4,10 @@
 returns a :class:`Ticket` (or raises :class:`QueueFull` when the queue is at
 its bound: admission control); awaiting ``ticket.answer`` always gives one
 :class:`~engine.search.results.SearchResult` with a legal move, whatever happens to
-the worker. The event loop, not the worker, owns the deadline, and it never
+the worker. :meth:`WorkerPool.submit_trace` does the same for a
+:class:`~server.jobs.TraceJob`: its answer is the encoded reply, the trace or
+an error, by the trace's deadline. Traces share the queue, its bound and
+its order with thinks. The event loop, not the worker, owns the deadline, and it never
 searches itself: every answer it makes without a worker costs a few
 attribute reads.
 
@@ -46,12 +49,14 @@ from collections import deque
 from collections.abc import Callable
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
-from typing import Any
+from typing import Any, Generic, TypeVar
 
+from engine.search.limits import Limits
 from engine.search.results import Info, SearchResult
 from engine.search.tt import DEFAULT_TT_SLOTS
-from server.jobs import SearchJob
-from server.worker import StopFlag, WorkerJob, worker_main
+from server.jobs import Job, SearchJob, TraceJob
+from server.protocol import Encoding, encode, error_message
+from server.worker import StopFlag, TraceReply, TraceTask, WorkerJob, worker_main
 
 logger = logging.getLogger(__name__)
 
@@ -126,20 +131,30 @@ class QueueFull(Exception):
         self.retry_after_ms = retry_after_ms
 
 
-class Ticket:
-    """A submitted think: await :attr:`answer`, or call :meth:`stop` / :meth:`cancel`.
+#: What a ticket's answer is: a SearchResult for a think, a TraceReply for a trace.
+A = TypeVar("A")
+
+
+class Ticket(Generic[A]):
+    """A submitted job: await :attr:`answer`, or call :meth:`stop` / :meth:`cancel`.
 
     ``on_info`` is called from the event loop with each progress report, as
     soon as it arrives from the worker, until the answer is set.
-    :attr:`queued_ms` says how long the think waited for a worker (until it
-    was answered, if it never got one).
+    :attr:`queued_ms` says how long the job waited for a worker (until it
+    was answered, if it never got one). ``encoding`` is a trace's reply
+    encoding (``None`` for a think).
     """
 
     def __init__(
-        self, pool: WorkerPool, job: SearchJob, on_info: Callable[[Info], None] | None
+        self,
+        pool: WorkerPool,
+        job: Job,
+        on_info: Callable[[Info], None] | None,
+        encoding: Encoding | None = None,
     ) -> None:
         self.job = job
-        self.answer: asyncio.Future[SearchResult] = asyncio.get_running_loop().create_future()
+        self.encoding = encoding
+        self.answer: asyncio.Future[A] = asyncio.get_running_loop().create_future()
         self._pool = pool
         self._on_info = on_info
         self.worker: _Worker | None = None
@@ -186,7 +201,7 @@ class _Worker:
         self.conn = conn
         self.flag = flag
         self.state = "starting"  # starting | idle | busy | draining | retired
-        self.ticket: Ticket | None = None
+        self.ticket: Ticket[Any] | None = None
         self.seq = 0
         self.grace: asyncio.TimerHandle | None = None
 
@@ -213,7 +228,7 @@ class WorkerPool:
         self.preempt_after_s = preempt_after_s
         self._context = multiprocessing.get_context("spawn")
         self._workers: list[_Worker] = []
-        self._queue: deque[Ticket] = deque()
+        self._queue: deque[Ticket[Any]] = deque()
         self._spawned = 0
         self._closing = False
         self._reapers: set[asyncio.Task[None]] = set()
@@ -342,26 +357,40 @@ class WorkerPool:
     # ------------------------------------------------------------------
     # Submitting, stopping, cancelling.
 
-    def submit(self, job: SearchJob, on_info: Callable[[Info], None] | None = None) -> Ticket:
+    def submit(
+        self, job: SearchJob, on_info: Callable[[Info], None] | None = None
+    ) -> Ticket[SearchResult]:
         """Queue ``job``; the ticket's answer arrives by ``job.deadline`` at the latest.
 
         Raises :class:`QueueFull` (and queues nothing) when ``max_queue``
-        thinks already wait and no worker is free: refuse the think.
+        jobs already wait and no worker is free: refuse the think.
         """
+        ticket: Ticket[SearchResult] = Ticket(self, job, on_info)
+        self._admit(ticket)
+        return ticket
+
+    def submit_trace(self, job: TraceJob, encoding: Encoding) -> Ticket[TraceReply]:
+        """Queue a trace; its answer (the reply, encoded) arrives by ``job.deadline``.
+
+        Raises :class:`QueueFull` as :meth:`submit` does.
+        """
+        ticket: Ticket[TraceReply] = Ticket(self, job, None, encoding)
+        self._admit(ticket)
+        return ticket
+
+    def _admit(self, ticket: Ticket[Any]) -> None:
+        job = ticket.job
         if self._closing:
-            ticket = Ticket(self, job, on_info)
             self._answer_unsearched(ticket, "stopped")
-            return ticket
+            return
         if len(self._queue) >= self.max_queue and self.idle_workers == 0:
             raise QueueFull(self.retry_after_ms(), self.max_queue)
-        ticket = Ticket(self, job, on_info)
         if job.deadline - time.monotonic() < MIN_WORKER_BUDGET_S:
             self._answer_unsearched(ticket, "time")  # too short to search, not overloaded
-            return ticket
+            return
         ticket.timers.append(self._call_at(job.deadline - GUARD_LEAD_S, self._on_deadline, ticket))
         self._queue.append(ticket)
         self._dispatch()
-        return ticket
 
     def retry_after_ms(self) -> int:
         """When a refused think might find a worker: the queue's length in think times."""
@@ -369,7 +398,7 @@ class WorkerPool:
         estimate = math.ceil(waits * self._service_s * 1000)
         return max(MIN_RETRY_AFTER_MS, min(MAX_RETRY_AFTER_MS, estimate))
 
-    def _stop(self, ticket: Ticket, reason: str) -> None:
+    def _stop(self, ticket: Ticket[Any], reason: str) -> None:
         if ticket.done or ticket.stop_reason is not None:
             return
         ticket.stop_reason = reason
@@ -390,7 +419,7 @@ class WorkerPool:
                 self._call_at(time.monotonic() + STOP_GRACE_S, self._on_stop_overdue, ticket)
             )
 
-    def _cancel(self, ticket: Ticket) -> None:
+    def _cancel(self, ticket: Ticket[Any]) -> None:
         if ticket in self._queue:
             self._queue.remove(ticket)
         worker = ticket.worker
@@ -414,19 +443,24 @@ class WorkerPool:
                 continue
             self._send(worker, ticket)
 
-    def _send(self, worker: _Worker, ticket: Ticket) -> None:
+    def _send(self, worker: _Worker, ticket: Ticket[Any]) -> None:
         job = ticket.job
         worker.seq += 1
         worker.flag.clear()
-        # The search ends a delivery margin early; the think's own deadline is unchanged.
+        task = None
+        if isinstance(job, TraceJob):
+            assert ticket.encoding is not None  # submit_trace sets it
+            task = TraceTask(job.depth, job.max_nodes, job.trace_id, ticket.encoding)
+        # The search ends a delivery margin early; the job's own deadline is unchanged.
         message = WorkerJob(
             worker.seq,
             job.game.name,
             dict(job.game.options),
             job.state,
-            job.limits,
+            job.limits if isinstance(job, SearchJob) else Limits(),
             job.deadlines.capped(job.deadline - DELIVERY_MARGIN_S),
             job.algorithm,
+            task,
         )
         try:
             worker.conn.send(message)
@@ -484,7 +518,7 @@ class WorkerPool:
     # ------------------------------------------------------------------
     # Guards.
 
-    def _on_deadline(self, ticket: Ticket) -> None:
+    def _on_deadline(self, ticket: Ticket[Any]) -> None:
         if ticket.done:
             return
         if ticket in self._queue:
@@ -496,7 +530,7 @@ class WorkerPool:
             self._drain(worker)
         self._answer_without_worker(ticket, ticket.stop_reason or "time")
 
-    def _on_stop_overdue(self, ticket: Ticket) -> None:
+    def _on_stop_overdue(self, ticket: Ticket[Any]) -> None:
         if ticket.done:
             return
         worker = ticket.worker
@@ -519,7 +553,7 @@ class WorkerPool:
     # ------------------------------------------------------------------
     # Fairness: an analysis gives way to waiting thinks after a while.
 
-    def _analyses(self) -> list[Ticket]:
+    def _analyses(self) -> list[Ticket[Any]]:
         """The untimed thinks searching now (not already being stopped), oldest first."""
         running = [
             w.ticket
@@ -559,22 +593,25 @@ class WorkerPool:
     # ------------------------------------------------------------------
     # Answers.
 
-    def _finish(self, ticket: Ticket) -> None:
+    def _finish(self, ticket: Ticket[Any]) -> None:
         for timer in ticket.timers:
             timer.cancel()
         ticket.timers.clear()
 
-    def _set_answer(self, ticket: Ticket, result: SearchResult) -> None:
+    def _set_answer(self, ticket: Ticket[A], result: A) -> None:
         self._finish(ticket)
         if ticket.dispatched_at is None:
             ticket.queued_ms = self._elapsed_ms(ticket)
         if not ticket.answer.done():
             ticket.answer.set_result(result)
 
-    def _elapsed_ms(self, ticket: Ticket) -> int:
+    def _elapsed_ms(self, ticket: Ticket[Any]) -> int:
         return int((time.monotonic() - ticket.job.received_at) * 1000)
 
-    def _answer_from_result(self, ticket: Ticket, result: SearchResult) -> None:
+    def _answer_from_result(self, ticket: Ticket[Any], result: Any) -> None:
+        if isinstance(ticket.job, TraceJob):
+            self._set_answer(ticket, result)
+            return
         if result.move is None:  # cannot happen: the session never sends a finished game
             self._answer_without_worker(ticket, result.reason)
             return
@@ -585,7 +622,7 @@ class WorkerPool:
             ticket, dataclasses.replace(result, time_ms=self._elapsed_ms(ticket), reason=reason)
         )
 
-    def _answer_without_worker(self, ticket: Ticket, reason: str) -> None:
+    def _answer_without_worker(self, ticket: Ticket[Any], reason: str) -> None:
         """Answer from the last progress report, or unsearched if there was none."""
         info = ticket.last_info
         if info is None:
@@ -598,11 +635,21 @@ class WorkerPool:
             ),
         )
 
-    def _answer_unsearched(self, ticket: Ticket, reason: str) -> None:
-        """Answer with the job's fallback move, depth 0: no search result exists."""
+    def _answer_unsearched(self, ticket: Ticket[Any], reason: str) -> None:
+        """Answer with the job's fallback move, depth 0: no search result exists.
+
+        A trace has no fallback: it is answered with the error ``reason`` calls for.
+        """
+        job = ticket.job
+        if isinstance(job, TraceJob):
+            assert ticket.encoding is not None  # submit_trace sets it
+            refusal = job.unanswered(reason)
+            frame = encode(error_message(refusal), ticket.encoding)
+            self._set_answer(ticket, TraceReply(frame, refusal.code.value))
+            return
         self._set_answer(
             ticket,
-            SearchResult.unsearched(ticket.job.fallback_move, reason, self._elapsed_ms(ticket)),
+            SearchResult.unsearched(job.fallback_move, reason, self._elapsed_ms(ticket)),
         )
 
     @staticmethod

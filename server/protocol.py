@@ -20,6 +20,7 @@ from typing import Any, NoReturn
 import msgpack  # type: ignore[import-untyped]
 
 from engine.search.limits import MAX_DEPTH, Clock, Limits
+from engine.search.trace import MAX_TRACE_DEPTH, MAX_TRACE_NODES
 from server.guard import DEFAULT_HELLO_TIMEOUT_MS
 
 PROTOCOL_VERSION = 1
@@ -53,6 +54,10 @@ MAX_NESTING = 16
 MAX_SEED = 2**53
 #: Longest ``token`` accepted in ``hello``.
 MAX_TOKEN_CHARS = 512
+#: Longest a ``trace`` may hold a worker. A trace is bounded in nodes
+#: (max_nodes recorded, then counted on to engine.search.trace.COUNT_LIMIT
+#: to tell the full size); ten seconds covers chess in pure Python there.
+MAX_TRACE_MS = 10_000
 
 
 class ErrorCode(StrEnum):
@@ -270,6 +275,20 @@ class Think:
 
 
 @dataclass(frozen=True, slots=True)
+class TraceRequest:
+    """Trace a search of the current position (``trace``); see :mod:`engine.search.trace`.
+
+    ``None`` fields take the session's defaults: the game's textbook
+    algorithm, the whole tree for an exercise tree (else 2 plies), 5,000 nodes.
+    """
+
+    id: RequestId = None
+    algorithm: str | None = None
+    depth: int | None = None
+    max_nodes: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Stop:
     id: RequestId = None
 
@@ -281,7 +300,7 @@ class Roll:
     id: RequestId = None
 
 
-Request = Hello | NewGame | Move | Think | Stop | Roll
+Request = Hello | NewGame | Move | Think | Stop | Roll | TraceRequest
 
 
 def request_id_of(message: Mapping[str, Any]) -> RequestId:
@@ -469,6 +488,27 @@ def _optional_str(
     return value
 
 
+def _parse_trace(message: Mapping[str, Any], request_id: RequestId) -> TraceRequest:
+    algorithm = _optional_str(message, "algorithm", MAX_ALGORITHM_CHARS, request_id)
+    depth = _bounded(message, "depth", 1, MAX_TRACE_DEPTH, request_id)
+    max_nodes = _bounded(message, "max_nodes", 1, MAX_TRACE_NODES, request_id)
+    return TraceRequest(request_id, algorithm, depth, max_nodes)
+
+
+def _bounded(
+    raw: Mapping[str, Any], name: str, low: int, high: int, request_id: RequestId
+) -> int | None:
+    """An integer that must lie in ``low..high``: outside is ``limit_exceeded``, not clamped."""
+    value = _optional_int(raw, name, request_id)
+    if value is not None and not low <= value <= high:
+        raise ProtocolError(
+            ErrorCode.LIMIT_EXCEEDED,
+            f"'{name}' must be between {low} and {high}, got {value}",
+            request_id,
+        )
+    return value
+
+
 def _parse_stop(message: Mapping[str, Any], request_id: RequestId) -> Stop:
     return Stop(request_id)
 
@@ -484,6 +524,7 @@ _PARSERS: dict[str, Callable[[Mapping[str, Any], RequestId], Request]] = {
     "think": _parse_think,
     "stop": _parse_stop,
     "roll": _parse_roll,
+    "trace": _parse_trace,
 }
 
 
@@ -521,6 +562,8 @@ class ServerLimits:
     #: The pool's DELIVERY_MARGIN_S (the server fills it in; informational).
     delivery_margin_ms: int = 15
     hello_timeout_ms: int = DEFAULT_HELLO_TIMEOUT_MS
+    max_trace_nodes: int = MAX_TRACE_NODES
+    max_trace_ms: int = MAX_TRACE_MS
     #: Thinks that may wait for a worker before new ones are refused
     #: (``overloaded``); ``None`` until the server derives it from its
     #: worker count (``welcome`` always shows a number).
@@ -538,4 +581,6 @@ class ServerLimits:
             "delivery_margin_ms": self.delivery_margin_ms,
             "hello_timeout_ms": self.hello_timeout_ms,
             "max_queue": self.max_queue or 0,
+            "max_trace_nodes": self.max_trace_nodes,
+            "max_trace_ms": self.max_trace_ms,
         }

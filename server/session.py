@@ -18,13 +18,14 @@ from typing import Any
 
 from engine import ENGINE_BUILD
 from engine.errors import GameError
-from engine.game import ALPHABETA, CHANCE, MCTS, Game
+from engine.game import ALPHABETA, CHANCE, EXPECTIMINIMAX, MCTS, Game
 from engine.registry import create_game, describe_games
-from engine.search.limits import plan_deadlines
+from engine.search.limits import Deadlines, plan_deadlines
 from engine.search.results import Info, SearchResult
+from engine.search.trace import DEFAULT_MAX_NODES, check_request, default_depth
 from engine.searchers import has_chance, resolve_algorithm
 from server import SERVER_NAME, SERVER_VERSION
-from server.jobs import SearchJob
+from server.jobs import SearchJob, TraceJob
 from server.protocol import (
     PROTOCOL_VERSION,
     ErrorCode,
@@ -38,6 +39,7 @@ from server.protocol import (
     ServerLimits,
     Stop,
     Think,
+    TraceRequest,
     with_id,
 )
 
@@ -48,6 +50,7 @@ class Reaction:
 
     replies: list[dict[str, Any]] = field(default_factory=list)
     start: SearchJob | None = None
+    trace: TraceJob | None = None
     stop: bool = False
     #: Close the connection with this code and reason (after the replies).
     close: tuple[int, str] | None = None
@@ -90,6 +93,7 @@ class Session:
         self.seed = 0
         self._dice = random.Random(0)
         self._thinking = False
+        self._tracing = False
         self._think_id: RequestId = None
         self._think_algorithm = ALPHABETA
         #: The current position's first legal move, listed when the position
@@ -116,12 +120,20 @@ class Session:
                 "a think is running on this connection: wait for its bestmove or send stop",
                 request.id,
             )
+        if self._tracing:
+            raise ProtocolError(
+                ErrorCode.BUSY,
+                "a trace is running on this connection: wait for its reply",
+                request.id,
+            )
         if isinstance(request, NewGame):
             return Reaction([self._new_game(request)])
         if isinstance(request, Move):
             return Reaction([self._move(request)])
         if isinstance(request, Roll):
             return Reaction([self._roll(request)])
+        if isinstance(request, TraceRequest):
+            return Reaction(trace=self._trace(request, received_at))
         return Reaction(start=self._think(request, received_at))
 
     @property
@@ -238,6 +250,30 @@ class Session:
             return resolve_algorithm(game, request.algorithm)
         except GameError as error:
             raise game_error(error, request.id) from None
+
+    def _trace(self, request: TraceRequest, received_at: float) -> TraceJob:
+        game = self._require_game(request.id)
+        state = self.state
+        if game.outcome(state) is not None:
+            raise ProtocolError(
+                ErrorCode.GAME_OVER, "the game is over: there is no search to trace", request.id
+            )
+        algorithm = request.algorithm
+        if algorithm is None:
+            algorithm = EXPECTIMINIMAX if has_chance(game) else ALPHABETA
+        depth = request.depth if request.depth is not None else default_depth(game, state)
+        max_nodes = request.max_nodes if request.max_nodes is not None else DEFAULT_MAX_NODES
+        try:
+            check_request(algorithm, depth, max_nodes)
+        except GameError as error:
+            raise game_error(error, request.id) from None
+        deadlines = Deadlines(received_at, None, received_at + self.limits.max_trace_ms / 1000)
+        self._tracing = True
+        return TraceJob(request.id, game, state, algorithm, depth, max_nodes, deadlines)
+
+    def finish_trace(self) -> None:
+        """The running trace has its reply (or is abandoned): the session is free again."""
+        self._tracing = False
 
     def _require_game(self, request_id: RequestId) -> Game[Any, Any]:
         if self.game is None:

@@ -7,6 +7,9 @@ another over a duplex pipe:
 * worker -> parent: ``("ready",)`` once imports are done, then per job
   ``("info", seq, Info)`` as each report happens, and finally
   ``("done", seq, SearchResult)`` or ``("failed", seq, traceback_text)``.
+  A trace job (:class:`TraceTask`) reports no progress and ends with
+  ``("done", seq, TraceReply)``: its reply already encoded, so that the
+  parent's event loop only forwards the bytes.
 
 The stop signal is a :class:`StopFlag` in shared memory that the search
 polls; the parent sets it and never has to wait for the worker to do so.
@@ -30,10 +33,14 @@ from multiprocessing.connection import Connection
 from multiprocessing.context import SpawnContext
 from typing import Any
 
+from engine.errors import GameError
 from engine.registry import create_game
 from engine.search.limits import Deadlines, Limits
 from engine.search.results import Info
+from engine.search.trace import trace
 from engine.searchers import GameSearcher, searcher_for
+from server.protocol import Encoding, RequestId, encode, error_message, with_id
+from server.session import game_error
 
 #: Searchers kept per worker. Each holds a transposition table of up to
 #: ``tt_slots`` entries (about 30 MB at the default 2**18 when full), so a
@@ -64,11 +71,33 @@ class StopFlag:
 
 
 @dataclass(frozen=True, slots=True)
+class TraceTask:
+    """What makes a job a trace: its bounds, and how to write the reply."""
+
+    depth: int
+    max_nodes: int
+    request_id: RequestId
+    encoding: Encoding
+
+
+@dataclass(frozen=True, slots=True)
+class TraceReply:
+    """A trace's reply, encoded: the ``trace`` message, or the ``error`` that refused it.
+
+    ``error_code`` is ``None`` for a trace (the parent counts messages by kind).
+    """
+
+    frame: bytes | str
+    error_code: str | None
+
+
+@dataclass(frozen=True, slots=True)
 class WorkerJob:
     """One search as sent to a worker; ``seq`` tells its messages from stale ones.
 
     ``deadlines`` are the search's own: the think's, ended early by the
-    pool's delivery margin.
+    pool's delivery margin. ``trace`` makes the job a trace instead of a
+    think (``limits`` is then unused).
     """
 
     seq: int
@@ -78,6 +107,7 @@ class WorkerJob:
     limits: Limits
     deadlines: Deadlines
     algorithm: str
+    trace: TraceTask | None = None
 
 
 def worker_main(conn: Connection, stop: StopFlag, tt_slots: int, nice: int = 0) -> None:
@@ -117,6 +147,9 @@ def _run(
         conn.send(("info", seq, info))
 
     try:
+        if job.trace is not None:
+            conn.send(("done", seq, _trace(job, job.trace, stop)))
+            return
         searcher = _searcher(searchers, job, tt_slots)
         result = searcher.think(job.state, job.limits, stop, report, job.deadlines)
     except (BrokenPipeError, ConnectionResetError):
@@ -125,6 +158,20 @@ def _run(
         conn.send(("failed", seq, traceback.format_exc()))
         return
     conn.send(("done", seq, result))
+
+
+def _trace(job: WorkerJob, task: TraceTask, stop: StopFlag) -> TraceReply:
+    """Run the trace and encode its reply, or the error a rejected trace gets."""
+    game = create_game(job.game, job.options)
+    try:
+        result = trace(
+            game, job.state, job.algorithm, task.depth, task.max_nodes, job.deadlines.hard, stop
+        )
+    except GameError as error:
+        refusal = game_error(error, task.request_id)
+        return TraceReply(encode(error_message(refusal), task.encoding), refusal.code.value)
+    message = with_id({"type": "trace", **result.to_dict()}, task.request_id)
+    return TraceReply(encode(message, task.encoding), None)
 
 
 def _searcher(

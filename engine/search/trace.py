@@ -45,6 +45,7 @@ from typing import Any, Final
 
 from engine.errors import GameError, GameOverError, UnknownAlgorithmError
 from engine.game import CHANCE, Game
+from engine.games.tree import TreeGame
 from engine.search.budget import StopSignal
 from engine.search.score import WIN
 
@@ -63,6 +64,8 @@ WINDOWED: Final = frozenset({ALPHABETA, ALPHABETA_ORDERED, NEGAMAX})
 #: message of a few megabytes.
 DEFAULT_MAX_NODES: Final = 5_000
 MAX_TRACE_NODES: Final = 50_000
+#: Depth of a trace that names none, except in an exercise tree (traced whole).
+DEFAULT_TRACE_DEPTH: Final = 2
 #: Deepest trace: far beyond what any bound on nodes lets through, except
 #: in a thin exercise tree.
 MAX_TRACE_DEPTH: Final = 30
@@ -87,7 +90,7 @@ CUTOFF: Final = "cutoff"
 INNER: Final = "inner"
 
 #: A value: an int, or a fraction below chance nodes.
-Value = int | Fraction
+Value = int | Fraction | float
 #: A bound of the window: a value or an infinity.
 Bound = int | Fraction | float
 
@@ -114,7 +117,7 @@ class TraceNode:
     depth: int
     order: int
     exit_order: int = -1
-    probability: Fraction | None = None
+    probability: Fraction | float | None = None
     alpha_in: Bound | None = None
     beta_in: Bound | None = None
     alpha_out: Bound | None = None
@@ -178,6 +181,50 @@ class Trace:
             "nodes": [node.to_dict() for node in self.nodes],
         }
 
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Trace:
+        """A trace from its protocol form (a client's view: fractions arrive as floats)."""
+        nodes = [
+            TraceNode(
+                id=node["id"],
+                parent=node["parent"],
+                move=node["move"],
+                player=node["player"],
+                depth=node["depth"],
+                order=node["order"],
+                exit_order=node["exit_order"],
+                probability=node.get("probability"),
+                alpha_in=_number(node.get("alpha_in")),
+                beta_in=_number(node.get("beta_in")),
+                alpha_out=_number(node.get("alpha_out")),
+                beta_out=_number(node.get("beta_out")),
+                value=node["value"],
+                kind=node["kind"],
+                best_move=node.get("best_move"),
+                pruned_after=node.get("pruned_after"),
+                mover_value=node.get("mover_value"),
+            )
+            for node in data["nodes"]
+        ]
+        return cls(
+            data["algorithm"],
+            data["depth"],
+            data["value"],
+            data["best_move"],
+            data["visited"],
+            data["leaves"],
+            nodes,
+        )
+
+
+def _number(value: Any) -> Any:
+    """The inverse of :func:`wire_number` (infinities back to floats)."""
+    if value == "inf":
+        return math.inf
+    if value == "-inf":
+        return -math.inf
+    return value
+
 
 def wire_number(value: Bound | None) -> int | float | str | None:
     """A value as the protocol writes it: an int when whole, ``"inf"``/``"-inf"`` for infinities."""
@@ -190,6 +237,13 @@ def wire_number(value: Bound | None) -> int | float | str | None:
     if isinstance(value, Fraction):
         return value.numerator if value.denominator == 1 else float(value)
     return value
+
+
+def default_depth(game: Game[Any, Any], state: Any) -> int:
+    """The depth a trace gets when it names none: an exercise tree whole, else two plies."""
+    if isinstance(game, TreeGame):
+        return max(1, min(MAX_TRACE_DEPTH, game.max_remaining_plies(state) or 1))
+    return DEFAULT_TRACE_DEPTH
 
 
 def check_request(algorithm: str, depth: int, max_nodes: int) -> None:

@@ -92,6 +92,21 @@ async def test_think_with_an_algorithm_says_how_it_searched(url: str) -> None:
 
 
 @LIVE
+async def test_trace_returns_typed_nodes_and_limit_errors(url: str) -> None:
+    async with connect(url) as engine:
+        await engine.new_game("tree", position="[[3,12,8],[2,4,6],[14,5,2]]")
+        traced = await engine.trace("alphabeta")
+        assert (traced.value, traced.best_move, traced.leaves) == (3, "1", 7)
+        root, second = traced.nodes[0], traced.nodes[5]
+        assert root.alpha_in == -math.inf and root.beta_in == math.inf
+        assert second.pruned_after == ["2", "3"] and second.alpha_in == 3
+        await engine.new_game("chess")
+        with pytest.raises(LimitExceededError, match="more than"):
+            await engine.trace("minimax", depth=4, max_nodes=100)
+        assert (await engine.trace(depth=1)).visited == 21
+
+
+@LIVE
 async def test_analysis_exit_stops_the_search(url: str) -> None:
     async with connect(url) as engine:
         await engine.new_game("connect4")
