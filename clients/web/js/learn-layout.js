@@ -1,0 +1,98 @@
+// Lays out a search trace top-down: one column ("slot") per leaf of the
+// drawing, every other node centred over its drawn children, one row per
+// ply. Large traces are collapsed: only the nodes in `expanded` show their
+// children, and a node with many children shows a few of them and one
+// "+N more" box for the rest (unless it is in `showAll`).
+
+// Sizes in SVG units: the full drawing, and the compact one of the side by side.
+export const SLOT = 64; // width of one column
+export const LEVEL = 100; // height of one row (a ply, or a chance event)
+export const COMPACT = { slot: 42, level: 74 };
+export const MARGIN_X = 40;
+export const MARGIN_TOP = 34;
+export const MARGIN_BOTTOM = 70;
+
+// A node with more children than this shows this many (the principal one
+// among them) and a "+N more" box.
+export const MAX_CHILDREN = 10;
+
+// Traces with more nodes than this start collapsed to the principal line.
+export const FULL_TREE_NODES = 80;
+
+// Which nodes start expanded: all of a small trace, the principal line of a large one.
+export function initialExpansion(trace) {
+  const drawn = trace.nodes.length + trace.nodes.reduce((sum, node) => sum + node.ghosts.length, 0);
+  if (drawn <= FULL_TREE_NODES) return { expanded: new Set(trace.nodes), collapsed: false };
+  return { expanded: new Set(trace.principal), collapsed: true };
+}
+
+// Number of visited nodes below `node`.
+export function descendants(node) {
+  if (node.descendantCount === undefined) {
+    node.descendantCount = node.children.reduce((sum, child) => sum + 1 + descendants(child), 0);
+  }
+  return node.descendantCount;
+}
+
+// {items, edges, width, height}: items are
+//   {type: "node", node, x, y, open (children drawn), hidden (nodes not drawn below)}
+//   {type: "ghost", ghost, x, y}          a child alpha-beta never visited
+//   {type: "more", parent, count, nodes, x, y}  children left out
+// and edges {parentItem, childItem}.
+export function layout(trace, expanded, showAll, { slot: slotWidth = SLOT, level: levelHeight = LEVEL, maxChildren = MAX_CHILDREN } = {}) {
+  const columnX = (slot) => MARGIN_X + 20 + slot * slotWidth;
+  const rowY = (level) => MARGIN_TOP + level * levelHeight;
+  const items = [];
+  const edges = [];
+  let slot = 0;
+  let deepest = 0;
+  const place = (node) => {
+    const item = { type: "node", node, x: 0, y: rowY(node.level), open: false, hidden: 0 };
+    items.push(item);
+    deepest = Math.max(deepest, node.level);
+    const entries = [...node.children, ...node.ghosts];
+    if (entries.length === 0) {
+      item.x = columnX(slot++);
+      return item;
+    }
+    if (!expanded.has(node)) {
+      item.hidden = descendants(node);
+      item.x = columnX(slot++);
+      return item;
+    }
+    item.open = true;
+    let shown = entries;
+    let left = [];
+    if (entries.length > maxChildren && !showAll.has(node)) {
+      shown = entries.slice(0, maxChildren - 1);
+      const principal = node.children.find((child) => trace.principal.has(child));
+      if (principal && !shown.includes(principal)) shown[shown.length - 1] = principal;
+      left = entries.filter((entry) => !shown.includes(entry));
+    }
+    const childItems = [];
+    for (const entry of shown) {
+      if (entry.ghost) {
+        const ghostItem = { type: "ghost", ghost: entry, x: columnX(slot++), y: rowY(node.level + 1) };
+        items.push(ghostItem);
+        childItems.push(ghostItem);
+      } else childItems.push(place(entry));
+    }
+    if (left.length > 0) {
+      const count = left.reduce((sum, entry) => sum + (entry.ghost ? 0 : 1 + descendants(entry)), 0);
+      const more = { type: "more", parent: node, count: left.length, nodes: count, x: columnX(slot++), y: rowY(node.level + 1) };
+      items.push(more);
+      childItems.push(more);
+    }
+    deepest = Math.max(deepest, node.level + 1);
+    for (const child of childItems) edges.push({ parentItem: item, childItem: child });
+    item.x = (childItems[0].x + childItems[childItems.length - 1].x) / 2;
+    return item;
+  };
+  place(trace.root);
+  return {
+    items,
+    edges,
+    width: Math.max(2 * MARGIN_X + (slot - 1) * slotWidth, 2 * MARGIN_X + slotWidth) + 40,
+    height: MARGIN_TOP + deepest * levelHeight + MARGIN_BOTTOM,
+  };
+}
