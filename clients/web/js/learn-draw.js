@@ -184,14 +184,14 @@ function drawNode(trace, item, index, isCurrent, compact, onToggle) {
   if (leaf) {
     group.append(el("text", { x, y: y + 4.5, "text-anchor": "middle", "font-size": 13, "font-weight": "bold", fill: INK, class: "tree-value" }, valueText));
   } else if (item.open) {
-    group.append(el("text", { x: x - R - 5, y: y + 5, "text-anchor": "end", "font-size": 13, "font-weight": "bold", fill: INK, class: "tree-value" }, valueText));
+    group.append(el("text", { x: x - R - 11, y: y + 5, "text-anchor": "end", "font-size": 13, "font-weight": "bold", fill: INK, class: "tree-value" }, valueText));
   } else {
     group.append(el("text", { x, y: y + R + 15, "text-anchor": "middle", "font-size": 13, "font-weight": "bold", fill: INK, class: "tree-value" }, valueText));
   }
   if (lines.length > 0) {
     const block = el("text", { "font-size": 10.5, fill: MUTED, class: "tree-window" });
     lines.forEach((line, i) => {
-      if (item.open) block.append(el("tspan", { x: x + R + 5, y: y - 2 + i * 12, "text-anchor": "start" }, line));
+      if (item.open) block.append(el("tspan", { x: x + R + 11, y: y - 2 + i * 12, "text-anchor": "start" }, line));
       else block.append(el("tspan", { x, y: y + (leaf ? 25 : R + 28) + i * 12, "text-anchor": "middle" }, line));
     });
     group.append(block);
@@ -242,7 +242,7 @@ function drawGhost(trace, item, index, compact) {
   group.append(shape(isLeaf ? "leaf" : ghost.player, ghost.player, x, y, style, compact));
   if (isLeaf) {
     group.append(el("text", { x, y: y + 4.5, "text-anchor": "middle", "font-size": 13, fill: GHOST.ink, class: "tree-value" }, formatValue(ghost.value)));
-  } else if (ghost.hidden) {
+  } else if (ghost.hidden && !compact) {
     group.append(el("text", { x, y: y + R + 15, "text-anchor": "middle", "font-size": 10.5, fill: GHOST.ink }, `${ghost.hidden} leaves`));
   }
   if (cut) group.append(el("text", { x, y: y + (isLeaf ? 25 : R + 28), "text-anchor": "middle", "font-size": 10, fill: CUT, class: "tree-pruned-label" }, "pruned"));

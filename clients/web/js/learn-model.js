@@ -71,6 +71,7 @@ export class Trace {
       moverValue: raw.mover_value ?? null,
       kind: raw.kind || "inner",
       prunedAfter: raw.pruned_after || [],
+      bestMove: raw.best_move ?? null,
       children: [],
       parent: null,
       path: "",
@@ -196,15 +197,17 @@ function countLeaves(subtree) {
   return Array.isArray(children) ? children.reduce((sum, child) => sum + countLeaves(child), 0) : 0;
 }
 
-// The principal line: from the root, the best move, then at every node the
-// first child whose value is the node's (at a chance node, the likeliest).
+// The principal line: from the root, the best move, then at every node its
+// best move (as the server reports it, else the first child whose value is
+// the node's; at a chance node, the likeliest outcome).
 function principalLine(trace) {
   const line = new Set([trace.root]);
   let node = trace.root;
   let first = true;
   while (node.children.length > 0) {
     let next;
-    if (first && trace.bestMove !== null) next = node.children.find((child) => child.move === trace.bestMove);
+    const best = first && trace.bestMove !== null ? trace.bestMove : node.bestMove;
+    if (best !== null) next = node.children.find((child) => child.move === best);
     if (!next && node.player === "chance") {
       next = node.children.reduce((a, b) => ((b.probability ?? 0) > (a.probability ?? 0) ? b : a));
     }

@@ -384,6 +384,7 @@ function tableRow(trace, event) {
   let value = "";
   if (!enter) {
     value = formatValue(node.value);
+    if (node.moverValue !== null && trace.algorithm === "negamax") value += ` (mover ${formatValue(node.moverValue)})`;
     if (node.prunedAfter.length > 0) value += ` ✂ ${node.prunedAfter.join(",")}`;
   }
   const cells = [
