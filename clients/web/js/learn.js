@@ -192,7 +192,7 @@ function readSpec() {
 }
 
 function sameSearchInput(a, b) {
-  return a && b && a.game === b.game && a.position === b.position && a.moves.join(" ") === b.moves.join(" ") &&
+  return a && b && a.game === b.game && (a.algorithm === b.algorithm || COMPARED.includes(a.algorithm) && COMPARED.includes(b.algorithm)) && a.position === b.position && a.moves.join(" ") === b.moves.join(" ") &&
     JSON.stringify(a.options) === JSON.stringify(b.options) && a.depth === b.depth && a.maxNodes === b.maxNodes;
 }
 
@@ -472,7 +472,9 @@ async function compare() {
     return;
   }
   let widest = 0;
-  for (const algorithm of COMPARED) {
+  // The three, and the search drawn above when it is another (negamax, expectiminimax).
+  const searches = COMPARED.includes(spec.algorithm) ? COMPARED : [...COMPARED, spec.algorithm];
+  for (const algorithm of searches) {
     const label = ALGORITHMS.find(([key]) => key === algorithm)[1];
     const row = document.createElement("tr");
     row.dataset.algorithm = algorithm;
