@@ -83,10 +83,12 @@ function drawEdge(trace, parentItem, childItem, index, onPath, finished) {
   const y2 = childItem.y - R;
   const group = el("g", { class: "tree-edge" });
   if (childItem.type === "ghost") {
-    const cut = trace.view(parentItem.node, index).state === "done";
+    const ghost = childItem.ghost;
+    const cut = trace.view(ghost.cutAt, index).state === "done";
+    const top = parentItem.type !== "ghost";
     group.append(el("line", { x1, y1, x2, y2, stroke: cut ? "#bbbbbb" : EDGE, "stroke-width": 1.5, "stroke-dasharray": "5 4", "stroke-opacity": cut ? 1 : 0.35 }));
-    if (cut) group.append(cutMark(x1, y1, x2, y2));
-    group.append(edgeLabel(x1, y1, x2, y2, childItem.ghost.move, GHOST.ink));
+    if (cut && top) group.append(cutMark(x1, y1, x2, y2));
+    group.append(edgeLabel(x1, y1, x2, y2, ghost.probability !== null ? `p ${formatValue(ghost.probability)}` : ghost.move, GHOST.ink));
     return group;
   }
   if (childItem.type === "more") {
@@ -230,9 +232,10 @@ function drawNode(trace, item, index, isCurrent, compact, onToggle) {
 
 function drawGhost(trace, item, index, compact) {
   const { ghost, x, y } = item;
-  const cut = trace.view(ghost.parent, index).state === "done";
+  const cut = trace.view(ghost.cutAt, index).state === "done";
+  const top = ghost.parent === ghost.cutAt;
   const group = el("g", {
-    class: `tree-ghost${cut ? " pruned" : ""}`,
+    class: `tree-ghost${cut ? (top ? " pruned" : " pruned-below") : ""}`,
     "data-path": ghost.path,
     "data-move": ghost.move,
     opacity: cut ? 1 : 0.35,
@@ -242,11 +245,14 @@ function drawGhost(trace, item, index, compact) {
   group.append(shape(isLeaf ? "leaf" : ghost.player, ghost.player, x, y, style, compact));
   if (isLeaf) {
     group.append(el("text", { x, y: y + 4.5, "text-anchor": "middle", "font-size": 13, fill: GHOST.ink, class: "tree-value" }, formatValue(ghost.value)));
-  } else if (ghost.hidden && !compact) {
-    group.append(el("text", { x, y: y + R + 15, "text-anchor": "middle", "font-size": 10.5, fill: GHOST.ink }, `${ghost.hidden} leaves`));
+  } else if (ghost.hidden && !compact && !item.open) {
+    group.append(el("text", { x, y: y + R + 15, "text-anchor": "middle", "font-size": 10.5, fill: GHOST.ink }, `${ghost.hidden} ${ghost.hidden === 1 ? "leaf" : "leaves"}`));
   }
-  if (cut) group.append(el("text", { x, y: y + (isLeaf ? 25 : R + 28), "text-anchor": "middle", "font-size": 10, fill: CUT, class: "tree-pruned-label" }, "pruned"));
-  const label = `move ${ghost.move} under ${ghost.parent.path}: ${cut ? "pruned, never searched" : "not searched yet"}${isLeaf ? ` (utility ${formatValue(ghost.value)})` : ""}`;
+  if (cut && top) {
+    const below = item.open ? { x: x + R + 6, y: y + 4, "text-anchor": "start" } : { x, y: y + (isLeaf ? 25 : R + 28), "text-anchor": "middle" };
+    group.append(el("text", { ...below, "font-size": 10, fill: CUT, class: "tree-pruned-label" }, "pruned"));
+  }
+  const label = `${ghost.path}: ${cut ? "pruned, never searched" : "not searched yet"}${isLeaf ? ` (utility ${formatValue(ghost.value)})` : ""}`;
   group.append(el("title", {}, label));
   group.setAttribute("aria-label", label);
   return group;

@@ -4,6 +4,8 @@
 // children, and a node with many children shows a few of them and one
 // "+N more" box for the rest (unless it is in `showAll`).
 
+import { ghostCount } from "./learn-model.js";
+
 // Sizes in SVG units: the full drawing, and the compact one of the side by side.
 export const SLOT = 64; // width of one column
 export const LEVEL = 100; // height of one row (a ply, or a chance event)
@@ -19,9 +21,10 @@ export const MAX_CHILDREN = 10;
 // Traces with more nodes than this start collapsed to the principal line.
 export const FULL_TREE_NODES = 80;
 
-// Which nodes start expanded: all of a small trace, the principal line of a large one.
+// Which nodes start expanded: all of a small trace (with the whole of the
+// subtrees alpha-beta pruned, when known), the principal line of a large one.
 export function initialExpansion(trace) {
-  const drawn = trace.nodes.length + trace.nodes.reduce((sum, node) => sum + node.ghosts.length, 0);
+  const drawn = trace.nodes.length + trace.nodes.reduce((sum, node) => sum + node.ghosts.reduce((n, g) => n + ghostCount(g), 0), 0);
   if (drawn <= FULL_TREE_NODES) return { expanded: new Set(trace.nodes), collapsed: false };
   return { expanded: new Set(trace.principal), collapsed: true };
 }
@@ -36,7 +39,9 @@ export function descendants(node) {
 
 // {items, edges, width, height}: items are
 //   {type: "node", node, x, y, open (children drawn), hidden (nodes not drawn below)}
-//   {type: "ghost", ghost, x, y}          a child alpha-beta never visited
+//   {type: "ghost", ghost, x, y, open}    a node alpha-beta never visited
+//                                         (with its subtree when known and
+//                                         every node is expanded)
 //   {type: "more", parent, count, nodes, x, y}  children left out
 // and edges {parentItem, childItem}.
 export function layout(trace, expanded, showAll, { slot: slotWidth = SLOT, level: levelHeight = LEVEL, maxChildren = MAX_CHILDREN } = {}) {
@@ -46,6 +51,21 @@ export function layout(trace, expanded, showAll, { slot: slotWidth = SLOT, level
   const edges = [];
   let slot = 0;
   let deepest = 0;
+  const allExpanded = trace.nodes.every((node) => expanded.has(node));
+  const placeGhost = (ghost) => {
+    const item = { type: "ghost", ghost, x: 0, y: rowY(ghost.level), open: false };
+    items.push(item);
+    deepest = Math.max(deepest, ghost.level);
+    if (!allExpanded || ghost.children.length === 0) {
+      item.x = columnX(slot++);
+      return item;
+    }
+    item.open = true;
+    const childItems = ghost.children.map(placeGhost);
+    for (const child of childItems) edges.push({ parentItem: item, childItem: child });
+    item.x = (childItems[0].x + childItems[childItems.length - 1].x) / 2;
+    return item;
+  };
   const place = (node) => {
     const item = { type: "node", node, x: 0, y: rowY(node.level), open: false, hidden: 0 };
     items.push(item);
@@ -71,11 +91,7 @@ export function layout(trace, expanded, showAll, { slot: slotWidth = SLOT, level
     }
     const childItems = [];
     for (const entry of shown) {
-      if (entry.ghost) {
-        const ghostItem = { type: "ghost", ghost: entry, x: columnX(slot++), y: rowY(node.level + 1) };
-        items.push(ghostItem);
-        childItems.push(ghostItem);
-      } else childItems.push(place(entry));
+      childItems.push(entry.ghost ? placeGhost(entry) : place(entry));
     }
     if (left.length > 0) {
       const count = left.reduce((sum, entry) => sum + (entry.ghost ? 0 : 1 + descendants(entry)), 0);

@@ -167,19 +167,41 @@ export class Trace {
   }
 }
 
-function ghost(parent, move, subtree) {
+// A child alpha-beta never searched, below the node that cut (`cutAt`).
+// For a typed tree its whole subtree is known and kept (as ghosts too):
+// decision levels alternate from MAX at the root, chance nodes take no ply.
+function ghost(cutAt, move, subtree, above = cutAt, probability = null) {
   const leaf = typeof subtree === "number";
-  return {
+  const chance = isChance(subtree);
+  const depth = above.depth + (above.player === "chance" ? 0 : 1);
+  const node = {
     ghost: true,
-    parent,
+    cutAt,
+    parent: above,
     move,
-    level: parent.level + 1,
-    path: parent.path === "root" ? move : `${parent.path}·${move}`,
+    probability,
+    path: above.path === "root" ? move : `${above.path}·${move}`,
+    level: above.level + 1,
+    depth,
     value: leaf ? subtree : null,
-    leaf: leaf || subtree === null,
-    player: parent.player === "max" ? "min" : "max",
+    player: chance ? "chance" : depth % 2 === 0 ? "max" : "min",
     hidden: subtree === null ? null : countLeaves(subtree),
+    children: [],
   };
+  if (!leaf && subtree !== null) {
+    const children = Array.isArray(subtree) ? subtree : subtree.c || [];
+    node.children = children.map((child, i) => ghost(cutAt, String(i + 1), child, node, chance ? Number(subtree.p[i]) : null));
+  }
+  return node;
+}
+
+function isChance(subtree) {
+  return subtree !== null && typeof subtree === "object" && !Array.isArray(subtree) && Array.isArray(subtree.p);
+}
+
+// Every ghost of a subtree of ghosts, the top one included.
+export function ghostCount(node) {
+  return 1 + node.children.reduce((sum, child) => sum + ghostCount(child), 0);
 }
 
 // The subtree of game `tree` notation under child `move` ("1", "2", ...).
