@@ -38,7 +38,8 @@ export function drawTree(container, trace, lay, index, options = {}) {
     width: lay.width,
     height: lay.height,
     class: "tree-svg",
-    role: "img",
+    // A picture, except where its nodes are buttons (collapse and expand).
+    role: onToggle ? "group" : "img",
     "aria-label": options.label || "search tree",
     "font-family": FONT,
   });

@@ -285,6 +285,7 @@ function showTrace(trace, spec) {
   $("s-ebf").textContent = ebf === null ? "–" : ebf.toFixed(2);
   app.tableStart = 0;
   app.tableEnd = 0;
+  $("learn-steps").classList.toggle("no-windows", !trace.hasWindows);
   relayout();
   render(false);
   // A wide tree opens with its root in view.
@@ -384,6 +385,7 @@ function tableRow(trace, event) {
   let value = "";
   if (!enter) {
     value = formatValue(node.value);
+    if (node.kind === "cutoff") value += " (eval)";
     if (node.moverValue !== null && trace.algorithm === "negamax") value += ` (mover ${formatValue(node.moverValue)})`;
     if (node.prunedAfter.length > 0) value += ` ✂ ${node.prunedAfter.join(",")}`;
   }
