@@ -9,7 +9,7 @@ import { ghostCount } from "./learn-model.js";
 // Sizes in SVG units: the full drawing, and the compact one of the side by side.
 export const SLOT = 64; // width of one column
 export const LEVEL = 100; // height of one row (a ply, or a chance event)
-export const COMPACT = { slot: 42, level: 74 };
+export const COMPACT = { slot: 42, level: 74, margin: 14 };
 export const MARGIN_X = 40;
 export const MARGIN_TOP = 34;
 export const MARGIN_BOTTOM = 70;
@@ -44,8 +44,8 @@ export function descendants(node) {
 //                                         every node is expanded)
 //   {type: "more", parent, count, nodes, x, y}  children left out
 // and edges {parentItem, childItem}.
-export function layout(trace, expanded, showAll, { slot: slotWidth = SLOT, level: levelHeight = LEVEL, maxChildren = MAX_CHILDREN } = {}) {
-  const columnX = (slot) => MARGIN_X + 20 + slot * slotWidth;
+export function layout(trace, expanded, showAll, { slot: slotWidth = SLOT, level: levelHeight = LEVEL, margin = MARGIN_X, maxChildren = MAX_CHILDREN } = {}) {
+  const columnX = (slot) => margin + 20 + slot * slotWidth;
   const rowY = (level) => MARGIN_TOP + level * levelHeight;
   const items = [];
   const edges = [];
@@ -108,7 +108,7 @@ export function layout(trace, expanded, showAll, { slot: slotWidth = SLOT, level
   return {
     items,
     edges,
-    width: Math.max(2 * MARGIN_X + (slot - 1) * slotWidth, 2 * MARGIN_X + slotWidth) + 40,
+    width: Math.max(2 * margin + (slot - 1) * slotWidth, 2 * margin + slotWidth) + 40,
     height: MARGIN_TOP + deepest * levelHeight + MARGIN_BOTTOM,
   };
 }
