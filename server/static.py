@@ -14,7 +14,8 @@ answers every path other than the WebSocket endpoint::
 Only regular files inside the web directory with a known content type are
 served: no directory listing, no dot-files, no ``..`` or encoded
 separators, no symbolic links leading out of the directory. ``/`` is
-``index.html``. Everything else is 404.
+``index.html`` and ``/learn`` is ``learn.html`` (:data:`PAGES`). Everything
+else is 404.
 """
 
 from __future__ import annotations
@@ -37,6 +38,10 @@ WEB_DIR = Path(__file__).resolve().parent.parent / "clients" / "web"
 
 #: The page served for ``/``.
 INDEX = "index.html"
+
+#: Pages served at a path without a file name: ``/learn`` is the Learn page
+#: (search trees), linked from the main page.
+PAGES: dict[str, str] = {"/": INDEX, "/learn": "learn.html"}
 
 #: Content types by file suffix; files with any other suffix are not served.
 CONTENT_TYPES: dict[str, str] = {
@@ -135,9 +140,7 @@ class StaticSite:
             return None
         if "\\" in decoded or "\x00" in decoded or "//" in decoded:
             return None
-        parts = decoded.split("/")[1:]
-        if parts == [""]:
-            parts = [INDEX]
+        parts = [PAGES[decoded]] if decoded in PAGES else decoded.split("/")[1:]
         if any(part in ("", ".", "..") or part.startswith(".") for part in parts):
             return None  # also refuses a trailing slash: directories are never listed
         relative = posixpath.join(*parts)

@@ -15,6 +15,7 @@ from server.app import ArenaServer
 from server.static import CONTENT_TYPES, WEB_DIR, StaticSite
 
 INDEX_HTML = b"<!doctype html><title>t</title>"
+LEARN_HTML = b"<!doctype html><title>learn</title>"
 
 
 @pytest.fixture
@@ -22,6 +23,7 @@ def site(tmp_path: Path) -> StaticSite:
     root = tmp_path / "web"
     (root / "js" / "boards").mkdir(parents=True)
     (root / "index.html").write_bytes(INDEX_HTML)
+    (root / "learn.html").write_bytes(LEARN_HTML)
     (root / "style.css").write_text("body {}")
     (root / "js" / "main.js").write_text("export {};")
     (root / "js" / "boards" / "chess.js").write_text("export default 1;")
@@ -39,6 +41,9 @@ def site(tmp_path: Path) -> StaticSite:
     [
         ("/", "text/html; charset=utf-8"),
         ("/index.html", "text/html; charset=utf-8"),
+        ("/learn", "text/html; charset=utf-8"),
+        ("/learn?game=tree&example=notes", "text/html; charset=utf-8"),
+        ("/learn.html", "text/html; charset=utf-8"),
         ("/style.css", "text/css; charset=utf-8"),
         ("/js/main.js", "text/javascript; charset=utf-8"),
         ("/js/boards/chess.js", "text/javascript; charset=utf-8"),
@@ -73,6 +78,9 @@ def test_files_are_served_with_their_content_type(
         "//etc/passwd",
         "/./index.html",
         "/js/",  # directories are never listed
+        "/learn/",  # a page's path is exact
+        "/learn/index.html",
+        "/js/learn",
         "/js",
         "/.hidden.js",
         "/notes.py",  # no content type known: not ours to serve
@@ -89,6 +97,16 @@ def test_everything_else_is_not_found(site: StaticSite, path: str) -> None:
     assert reply.path is None
     assert reply.header("Content-Type") == "text/plain; charset=utf-8"
     assert b"secret" not in reply.body and b"outside" not in reply.body
+
+
+def test_learn_is_the_learn_page_with_its_policy(site: StaticSite) -> None:
+    reply = site.lookup("/learn")
+    assert reply.status == HTTPStatus.OK and reply.body == LEARN_HTML
+    assert reply.path is not None and reply.path.name == "learn.html"
+    assert reply.header("Content-Security-Policy") == site.lookup("/").header(
+        "Content-Security-Policy"
+    )
+    assert site.lookup("/").body == INDEX_HTML
 
 
 def test_caching_headers_and_revalidation(site: StaticSite) -> None:
@@ -149,6 +167,11 @@ async def test_the_server_serves_the_page_beside_the_websocket(shared_server: Ar
     assert b'src="js/main.js"' in body
     status, headers, body = await asyncio.to_thread(_get, port, "/js/main.js")
     assert status == 200 and headers["Content-Type"].startswith("text/javascript")
+    assert b'href="learn"' in (await asyncio.to_thread(_get, port, "/"))[2]
+    status, headers, body = await asyncio.to_thread(_get, port, "/learn?example=notes")
+    assert status == 200 and headers["Content-Type"] == "text/html; charset=utf-8"
+    assert b'src="js/learn.js"' in body and b'href="./"' in body
+    assert "Content-Security-Policy" in headers
 
 
 @pytest.mark.asyncio(loop_scope="module")

@@ -552,6 +552,7 @@ function render() {
   renderMoves(state);
   renderResult(state, info);
   renderGraph(state);
+  updateLearnLink(state);
   updateButtons();
 }
 
@@ -634,6 +635,16 @@ function renderGraph(state) {
   const info = gameInfo(state.game);
   drawGraph($("graph"), points, Math.max(app.line.length, state.history.length), (value) => formatScore({ value }, info.name, info.eval_unit),
     browsing() ? state.history.length : null, (ply) => goToPly(Math.min(ply, app.line.length)));
+}
+
+// The Learn page's link carries the position shown: the game, its options,
+// its start position and the moves up to here.
+function updateLearnLink(state) {
+  const params = new URLSearchParams({ game: state.game });
+  if (state.options && Object.keys(state.options).length > 0) params.set("options", JSON.stringify(state.options));
+  if (app.start && app.start.position) params.set("position", app.start.position);
+  if (state.history.length > 0) params.set("moves", state.history.join(" "));
+  $("learn-link").href = `learn?${params}`;
 }
 
 function updateButtons() {

@@ -1,0 +1,316 @@
+// Draws a laid-out search trace as SVG, as the search stood after a given
+// step: MAX nodes as ▲, MIN nodes as ▼, chance nodes as ○, leaves as boxes
+// with their utilities; every node with its value (or its bound so far)
+// and its alpha and beta; children alpha-beta never visited greyed, the
+// cut marked on their edges. Every style is an attribute on the element
+// (no stylesheet), so the drawing exports as a standalone SVG file.
+
+import { el } from "./svg.js";
+import { describeValue, formatValue, playerName } from "./learn-model.js";
+
+const R = 15; // half the size of a node's shape
+const FONT = "DejaVu Sans, Segoe UI, Arial, sans-serif";
+
+const COLOURS = {
+  max: { fill: "#d6e6fa", stroke: "#1f5fa8" },
+  min: { fill: "#fadcd7", stroke: "#b3261e" },
+  chance: { fill: "#fff7e0", stroke: "#8a6d00" },
+  leaf: { fill: "#ffffff", stroke: "#333333" },
+};
+const INK = "#222222";
+const MUTED = "#5d5d5d";
+const GHOST = { fill: "#eeeeee", stroke: "#aaaaaa", ink: "#9a9a9a" };
+const EDGE = "#8a8a8a";
+const PATH_EDGE = "#e08a00";
+const PRINCIPAL_EDGE = "#1f5fa8";
+const CUT = "#c62828";
+const HALO = "#ffcc33";
+
+// Draws into `container`; returns the <svg>. `index` is the step shown.
+// options: {compact (no alpha and beta), label (for screen readers),
+// onToggle(node), onShowAll(node)}.
+export function drawTree(container, trace, lay, index, options = {}) {
+  const { compact = false, onToggle = null, onShowAll = null } = options;
+  container.replaceChildren();
+  const svg = el("svg", {
+    xmlns: "http://www.w3.org/2000/svg",
+    viewBox: `0 0 ${lay.width} ${lay.height}`,
+    width: lay.width,
+    height: lay.height,
+    class: "tree-svg",
+    // A picture, except where its nodes are buttons (collapse and expand).
+    role: onToggle ? "group" : "img",
+    "aria-label": options.label || "search tree",
+    "font-family": FONT,
+  });
+  svg.append(el("rect", { x: 0, y: 0, width: lay.width, height: lay.height, fill: "#ffffff", class: "tree-background" }));
+  const current = index >= 0 && index < trace.events.length ? trace.events[index] : null;
+  // The item that stands for the current node: itself, or its nearest drawn ancestor.
+  const itemOf = new Map(lay.items.filter((item) => item.type === "node").map((item) => [item.node, item]));
+  let currentItem = null;
+  if (current) {
+    for (let node = current.node; node && !currentItem; node = node.parent) currentItem = itemOf.get(node) || null;
+  }
+  const finished = index >= trace.lastIndex;
+  // While stepping, the path to the current node; at the end, the principal line.
+  const onPath = finished ? new Set() : new Set(current ? trace.lineage(current.node) : []);
+
+  const edgeLayer = el("g", { class: "tree-edges" });
+  const nodeLayer = el("g", { class: "tree-nodes" });
+  svg.append(edgeLayer, nodeLayer);
+
+  for (const { parentItem, childItem } of lay.edges) {
+    edgeLayer.append(drawEdge(trace, parentItem, childItem, index, onPath, finished));
+  }
+  if (currentItem && !compact) {
+    nodeLayer.append(el("circle", {
+      cx: currentItem.x, cy: currentItem.y, r: R + 9, fill: HALO, "fill-opacity": 0.75, stroke: "#c99700", "stroke-width": 1.5,
+      class: "tree-current-halo",
+    }));
+  }
+  for (const item of lay.items) {
+    if (item.type === "node") nodeLayer.append(drawNode(trace, item, index, item === currentItem, compact, onToggle));
+    else if (item.type === "ghost") nodeLayer.append(drawGhost(trace, item, index, compact));
+    else nodeLayer.append(drawMore(item, onShowAll));
+  }
+  container.append(svg);
+  return svg;
+}
+
+function drawEdge(trace, parentItem, childItem, index, onPath, finished) {
+  const x1 = parentItem.x;
+  const y1 = parentItem.y + R;
+  const x2 = childItem.x;
+  const y2 = childItem.y - R;
+  const group = el("g", { class: "tree-edge" });
+  if (childItem.type === "ghost") {
+    const ghost = childItem.ghost;
+    const cut = trace.view(ghost.cutAt, index).state === "done";
+    const top = parentItem.type !== "ghost";
+    group.append(el("line", { x1, y1, x2, y2, stroke: cut ? "#bbbbbb" : EDGE, "stroke-width": 1.5, "stroke-dasharray": "5 4", "stroke-opacity": cut ? 1 : 0.35 }));
+    if (cut && top) group.append(cutMark(x1, y1, x2, y2));
+    group.append(edgeLabel(x1, y1, x2, y2, ghost.probability !== null ? `p ${formatValue(ghost.probability)}` : ghost.move, GHOST.ink));
+    return group;
+  }
+  if (childItem.type === "more") {
+    group.append(el("line", { x1, y1, x2, y2, stroke: EDGE, "stroke-width": 1.2, "stroke-dasharray": "2 3" }));
+    return group;
+  }
+  const child = childItem.node;
+  const seen = child.enterIndex <= index;
+  const hot = onPath.has(child);
+  const principal = finished && trace.principal.has(child);
+  if (principal) group.setAttribute("class", "tree-edge principal");
+  group.append(el("line", {
+    x1, y1, x2, y2,
+    stroke: hot ? PATH_EDGE : principal ? PRINCIPAL_EDGE : EDGE,
+    "stroke-width": hot || principal ? 3.5 : 1.5,
+    "stroke-opacity": seen ? 1 : 0.3,
+  }));
+  const text = child.probability !== null && parentItem.node.player === "chance" ? `p ${formatValue(child.probability)}` : child.move;
+  group.append(edgeLabel(x1, y1, x2, y2, text, seen ? INK : GHOST.ink));
+  return group;
+}
+
+// The move beside its edge, near the child.
+function edgeLabel(x1, y1, x2, y2, text, colour) {
+  const t = 0.62;
+  const x = x1 + (x2 - x1) * t;
+  const y = y1 + (y2 - y1) * t;
+  const side = x2 < x1 ? -1 : 1;
+  return el("text", {
+    x: x + (x2 === x1 ? 5 : side * 5), y: y + 3,
+    "text-anchor": x2 === x1 ? "start" : side < 0 ? "end" : "start",
+    "font-size": 11, fill: colour, stroke: "#ffffff", "stroke-width": 3, "paint-order": "stroke",
+    class: "tree-move",
+  }, String(text ?? ""));
+}
+
+// Two short strokes across an edge, near its parent: the cut.
+function cutMark(x1, y1, x2, y2) {
+  const t = 0.45;
+  const x = x1 + (x2 - x1) * t;
+  const y = y1 + (y2 - y1) * t;
+  const length = Math.hypot(x2 - x1, y2 - y1) || 1;
+  const ux = (x2 - x1) / length;
+  const uy = (y2 - y1) / length;
+  const group = el("g", { class: "tree-cut" });
+  for (const offset of [-3, 3]) {
+    const cx = x + ux * offset;
+    const cy = y + uy * offset;
+    group.append(el("line", { x1: cx - uy * 8, y1: cy + ux * 8, x2: cx + uy * 8, y2: cy - ux * 8, stroke: CUT, "stroke-width": 2.5 }));
+  }
+  return group;
+}
+
+function shape(kind, player, x, y, style, compact = false) {
+  const half = compact ? 15 : 18;
+  if (kind === "leaf") return el("rect", { x: x - half, y: y - 12, width: 2 * half, height: 24, rx: 3, ...style });
+  if (player === "max") return el("polygon", { points: `${x},${y - R} ${x + R},${y + R * 0.8} ${x - R},${y + R * 0.8}`, ...style });
+  if (player === "min") return el("polygon", { points: `${x - R},${y - R * 0.8} ${x + R},${y - R * 0.8} ${x},${y + R}`, ...style });
+  return el("circle", { cx: x, cy: y, r: R - 1, ...style });
+}
+
+function drawNode(trace, item, index, isCurrent, compact, onToggle) {
+  const { node, x, y } = item;
+  const view = trace.view(node, index);
+  const leaf = node.kind === "terminal";
+  const colours = leaf ? COLOURS.leaf : COLOURS[node.player] || COLOURS.chance;
+  const unseen = view.state === "unseen";
+  const group = el("g", {
+    class: `tree-node ${view.state}${node.kind === "cutoff" ? " cutoff" : ""}${leaf ? " leaf" : ""}${isCurrent ? " current" : ""}`,
+    "data-id": node.id,
+    "data-path": node.path,
+    "data-state": view.state,
+    "data-kind": node.kind,
+    "data-children": node.children.length,
+    opacity: unseen ? 0.35 : 1,
+  });
+  const style = {
+    fill: unseen ? "#ffffff" : colours.fill,
+    stroke: colours.stroke,
+    "stroke-width": view.state === "open" ? 3 : 1.6,
+  };
+  if (node.kind === "cutoff") style["stroke-dasharray"] = "4 2";
+  group.append(shape(leaf ? "leaf" : node.player, node.player, x, y, style, compact));
+
+  // The value: the final one, or the bound so far (≥ 3 under MAX, ≤ 3 under MIN).
+  let valueText = "";
+  if (view.state === "done") valueText = formatValue(view.value);
+  else if (view.state === "open" && view.partial !== null) {
+    valueText = node.player === "max" ? `≥${formatValue(view.partial)}` : node.player === "min" ? `≤${formatValue(view.partial)}` : `Σ${formatValue(view.partial)}`;
+  }
+  const lines = [];
+  if (!compact && trace.hasWindows && view.alpha !== null) {
+    lines.push(`α ${formatValue(view.alpha)}`, `β ${formatValue(view.beta)}`);
+  }
+  if (leaf) {
+    group.append(el("text", { x, y: y + 4.5, "text-anchor": "middle", "font-size": 13, "font-weight": "bold", fill: INK, class: "tree-value" }, valueText));
+  } else if (item.open) {
+    group.append(el("text", { x: x - R - 11, y: y + 5, "text-anchor": "end", "font-size": 13, "font-weight": "bold", fill: INK, class: "tree-value" }, valueText));
+  } else {
+    group.append(el("text", { x, y: y + R + 15, "text-anchor": "middle", "font-size": 13, "font-weight": "bold", fill: INK, class: "tree-value" }, valueText));
+  }
+  if (lines.length > 0) {
+    const block = el("text", { "font-size": 10.5, fill: MUTED, class: "tree-window" });
+    lines.forEach((line, i) => {
+      if (item.open) block.append(el("tspan", { x: x + R + 11, y: y - 2 + i * 12, "text-anchor": "start" }, line));
+      else block.append(el("tspan", { x, y: y + (leaf ? 25 : R + 28) + i * 12, "text-anchor": "middle" }, line));
+    });
+    group.append(block);
+  }
+  if (item.hidden > 0) {
+    const below = y + (leaf ? 25 : R + 28) + lines.length * 12;
+    group.append(el("text", { x, y: below, "text-anchor": "middle", "font-size": 11, fill: "#1f5fa8", "text-decoration": "underline", class: "tree-more-count" }, `+${item.hidden} more`));
+  }
+  if (node.kind === "cutoff") group.append(el("text", { x: x + R - 2, y: y - R + 2, "font-size": 9, fill: MUTED, class: "tree-eval-mark" }, "eval"));
+
+  const parts = [`${leaf ? "leaf" : playerName(node.player)} node ${node.path}`];
+  if (view.state === "unseen") parts.push("not visited yet");
+  else if (view.state === "open") parts.push(view.partial !== null ? `searching, value so far ${describeValue(view.partial)}` : "searching");
+  else parts.push(`value ${describeValue(view.value)}`);
+  if (node.kind === "cutoff") parts.push("evaluated at the depth limit");
+  if (view.alpha !== null && trace.hasWindows) parts.push(`alpha ${describeValue(view.alpha)}, beta ${describeValue(view.beta)}`);
+  if (item.hidden > 0) parts.push(`${item.hidden} nodes below hidden`);
+  if (node.prunedAfter.length > 0 && view.state === "done") parts.push(`cut off: moves ${node.prunedAfter.join(", ")} never searched`);
+  group.append(el("title", {}, parts.join("; ")));
+  if (onToggle && (item.hidden > 0 || (item.open && node !== trace.root))) {
+    group.setAttribute("tabindex", "0");
+    group.setAttribute("role", "button");
+    group.setAttribute("aria-label", `${parts.join("; ")}. ${item.open ? "Collapse" : "Expand"}`);
+    group.setAttribute("cursor", "pointer");
+    group.addEventListener("click", () => onToggle(node));
+    group.addEventListener("keydown", (event) => {
+      if (event.key === "Enter" || event.key === " ") {
+        event.preventDefault();
+        event.stopPropagation();
+        onToggle(node);
+      }
+    });
+  } else group.setAttribute("aria-label", parts.join("; "));
+  return group;
+}
+
+function drawGhost(trace, item, index, compact) {
+  const { ghost, x, y } = item;
+  const cut = trace.view(ghost.cutAt, index).state === "done";
+  const top = ghost.parent === ghost.cutAt;
+  const group = el("g", {
+    class: `tree-ghost${cut ? (top ? " pruned" : " pruned-below") : ""}`,
+    "data-path": ghost.path,
+    "data-move": ghost.move,
+    opacity: cut ? 1 : 0.35,
+  });
+  const style = { fill: GHOST.fill, stroke: GHOST.stroke, "stroke-width": 1.4, "stroke-dasharray": "4 3" };
+  const isLeaf = ghost.value !== null;
+  group.append(shape(isLeaf ? "leaf" : ghost.player, ghost.player, x, y, style, compact));
+  if (isLeaf) {
+    group.append(el("text", { x, y: y + 4.5, "text-anchor": "middle", "font-size": 13, fill: GHOST.ink, class: "tree-value" }, formatValue(ghost.value)));
+  } else if (ghost.hidden && !compact && !item.open) {
+    group.append(el("text", { x, y: y + R + 15, "text-anchor": "middle", "font-size": 10.5, fill: GHOST.ink }, `${ghost.hidden} ${ghost.hidden === 1 ? "leaf" : "leaves"}`));
+  }
+  if (cut && top) {
+    const below = item.open ? { x: x + R + 6, y: y + 4, "text-anchor": "start" } : { x, y: y + (isLeaf ? 25 : R + 28), "text-anchor": "middle" };
+    group.append(el("text", { ...below, "font-size": 10, fill: CUT, class: "tree-pruned-label" }, "pruned"));
+  }
+  const label = `${ghost.path}: ${cut ? "pruned, never searched" : "not searched yet"}${isLeaf ? ` (utility ${formatValue(ghost.value)})` : ""}`;
+  group.append(el("title", {}, label));
+  group.setAttribute("aria-label", label);
+  return group;
+}
+
+function drawMore(item, onShowAll) {
+  const { x, y } = item;
+  const group = el("g", { class: "tree-more", "data-parent": item.parent.path });
+  group.append(el("rect", { x: x - 26, y: y - 12, width: 52, height: 24, rx: 12, fill: "#eef3fb", stroke: "#1f5fa8", "stroke-width": 1.2 }));
+  group.append(el("text", { x, y: y + 4, "text-anchor": "middle", "font-size": 11, fill: "#1f5fa8" }, `+${item.count} more`));
+  const label = `${item.count} more moves under ${item.parent.path} (${item.nodes} nodes searched). Show them`;
+  group.append(el("title", {}, label));
+  if (onShowAll) {
+    group.setAttribute("tabindex", "0");
+    group.setAttribute("role", "button");
+    group.setAttribute("aria-label", label);
+    group.setAttribute("cursor", "pointer");
+    group.addEventListener("click", () => onShowAll(item.parent));
+    group.addEventListener("keydown", (event) => {
+      if (event.key === "Enter" || event.key === " ") {
+        event.preventDefault();
+        event.stopPropagation();
+        onShowAll(item.parent);
+      }
+    });
+  }
+  return group;
+}
+
+// The drawing as a standalone SVG document (its styles are all inline).
+export function svgDocument(svg) {
+  const copy = svg.cloneNode(true);
+  copy.setAttribute("xmlns", "http://www.w3.org/2000/svg");
+  for (const node of copy.querySelectorAll("[tabindex]")) {
+    node.removeAttribute("tabindex");
+    node.removeAttribute("role");
+    node.removeAttribute("cursor");
+  }
+  return `<?xml version="1.0" encoding="UTF-8"?>\n${new XMLSerializer().serializeToString(copy)}\n`;
+}
+
+// The drawing as PNG (a Blob), rendered through an image and a canvas at `scale`.
+export async function pngBlob(svg, scale = 2) {
+  const text = svgDocument(svg);
+  const width = Number(svg.getAttribute("width"));
+  const height = Number(svg.getAttribute("height"));
+  const image = new Image();
+  image.src = `data:image/svg+xml;charset=utf-8,${encodeURIComponent(text)}`;
+  await image.decode();
+  const canvas = document.createElement("canvas");
+  canvas.width = Math.round(width * scale);
+  canvas.height = Math.round(height * scale);
+  const context = canvas.getContext("2d");
+  context.fillStyle = "#ffffff";
+  context.fillRect(0, 0, canvas.width, canvas.height);
+  context.drawImage(image, 0, 0, canvas.width, canvas.height);
+  return new Promise((resolve, reject) => {
+    canvas.toBlob((blob) => (blob ? resolve(blob) : reject(new Error("the browser could not make the PNG"))), "image/png");
+  });
+}

@@ -1,0 +1,267 @@
+// The Learn page's model of a search trace (protocol.md, the `trace` reply):
+// the nodes as a tree, the search's events in order, what every node shows
+// at a given step (its value so far, alpha and beta), the principal line,
+// and the effective branching factor. No drawing here.
+
+// Values of real games: a win for MAX is WIN minus the plies to it.
+const WIN = 1000000;
+const PROVEN = 999000;
+
+// "-inf" / "inf" on the wire; numbers as they are.
+export function bound(value) {
+  if (value === "inf" || value === "+inf") return Infinity;
+  if (value === "-inf") return -Infinity;
+  if (value === null || value === undefined) return null;
+  return Number(value);
+}
+
+// A value as text, from MAX's side: proven results as +W3 (MAX wins in 3
+// plies) and -L3 (MAX loses in 3), fractions to three places at most.
+export function formatValue(value) {
+  if (value === null || value === undefined || Number.isNaN(value)) return "";
+  if (value === Infinity) return "+∞";
+  if (value === -Infinity) return "−∞";
+  if (Math.abs(value) >= PROVEN) return value > 0 ? `+W${WIN - value}` : `−L${WIN + value}`;
+  const text = Number.isInteger(value) ? String(value) : String(Number(value.toFixed(3)));
+  return text.replace(/^-/, "−");
+}
+
+// The same value in words, for labels and tooltips.
+export function describeValue(value) {
+  if (value === Infinity) return "plus infinity";
+  if (value === -Infinity) return "minus infinity";
+  if (Math.abs(value) >= PROVEN) {
+    const plies = value > 0 ? WIN - value : WIN + value;
+    return `${value > 0 ? "MAX wins" : "MAX loses"} in ${plies} ${plies === 1 ? "ply" : "plies"}`;
+  }
+  return formatValue(value).replace("−", "minus ");
+}
+
+const PLAYER_NAMES = { max: "MAX", min: "MIN", chance: "chance" };
+
+export function playerName(player) {
+  return PLAYER_NAMES[player] || player;
+}
+
+// The trace as a tree. `positionTree` is the parsed position of game
+// `tree` (nested lists), used to show the utilities of pruned leaves.
+export class Trace {
+  constructor(reply, positionTree = null) {
+    this.reply = reply;
+    this.algorithm = reply.algorithm;
+    this.value = reply.value;
+    this.bestMove = reply.best_move ?? null;
+    this.visited = reply.visited ?? reply.nodes.length;
+    this.leaves = reply.leaves ?? 0;
+    this.hasWindows = reply.nodes.some((node) => "alpha_in" in node);
+    this.nodes = reply.nodes.map((raw) => ({
+      id: raw.id,
+      parentId: raw.parent,
+      move: raw.move,
+      player: raw.player,
+      probability: raw.probability ?? null,
+      depth: raw.depth,
+      order: raw.order,
+      exitOrder: raw.exit_order,
+      alphaIn: bound(raw.alpha_in),
+      betaIn: bound(raw.beta_in),
+      alphaOut: bound(raw.alpha_out),
+      betaOut: bound(raw.beta_out),
+      value: raw.value === undefined || raw.value === null ? null : Number(raw.value),
+      moverValue: raw.mover_value ?? null,
+      kind: raw.kind || "inner",
+      prunedAfter: raw.pruned_after || [],
+      bestMove: raw.best_move ?? null,
+      children: [],
+      parent: null,
+      path: "",
+    }));
+    const byId = new Map(this.nodes.map((node) => [node.id, node]));
+    this.byId = byId;
+    this.root = this.nodes.find((node) => node.parentId === null || node.parentId === undefined) || this.nodes[0];
+    for (const node of this.nodes) {
+      if (node === this.root) continue;
+      const parent = byId.get(node.parentId);
+      node.parent = parent;
+      parent.children.push(node);
+    }
+    for (const node of this.nodes) node.children.sort((a, b) => a.order - b.order);
+    // Paths ("root", "2", "2·1") and, for game tree, the unvisited subtrees.
+    const walk = (node, subtree) => {
+      node.level = node === this.root ? 0 : node.parent.level + 1;
+      node.path = node === this.root ? "root" : node.parent === this.root ? node.move : `${node.parent.path}·${node.move}`;
+      node.ghosts = node.prunedAfter.map((move) => ghost(node, move, childOf(subtree, move)));
+      for (const child of node.children) walk(child, childOf(subtree, child.move));
+    };
+    walk(this.root, positionTree);
+    // Plies searched (chance nodes take none) and rows drawn (they take one).
+    this.depth = Math.max(0, ...this.nodes.map((node) => node.depth));
+    this.levels = Math.max(0, ...this.nodes.map((node) => node.level));
+    // Every entry and exit, in the order the search made them.
+    this.events = [];
+    for (const node of this.nodes) {
+      this.events.push({ step: node.order, node, kind: "enter" });
+      this.events.push({ step: node.exitOrder, node, kind: "exit" });
+    }
+    this.events.sort((a, b) => a.step - b.step);
+    this.events.forEach((event, index) => {
+      event.index = index;
+      if (event.kind === "enter") event.node.enterIndex = index;
+      else event.node.exitIndex = index;
+    });
+    this.principal = principalLine(this);
+  }
+
+  get lastIndex() {
+    return this.events.length - 1;
+  }
+
+  // What `node` shows once the events up to `index` have happened:
+  // {state: "unseen" | "open" | "done", value, partial, alpha, beta}.
+  // An open node's alpha and beta are its window on entry, narrowed by the
+  // values its finished children returned (MAX raises alpha, MIN lowers
+  // beta), as the textbook's tables have them; a finished node's are the
+  // window it returned with.
+  view(node, index) {
+    if (node.enterIndex > index) return { state: "unseen", value: null, partial: null, alpha: null, beta: null };
+    if (node.exitIndex <= index) {
+      return {
+        state: "done",
+        value: node.value,
+        partial: null,
+        alpha: this.hasWindows ? node.alphaOut : null,
+        beta: this.hasWindows ? node.betaOut : null,
+      };
+    }
+    let alpha = node.alphaIn;
+    let beta = node.betaIn;
+    let best = null;
+    let sum = 0;
+    for (const child of node.children) {
+      if (child.exitIndex > index) break;
+      const value = child.value;
+      if (node.player === "max") {
+        best = best === null ? value : Math.max(best, value);
+        if (alpha !== null) alpha = Math.max(alpha, value);
+      } else if (node.player === "min") {
+        best = best === null ? value : Math.min(best, value);
+        if (beta !== null) beta = Math.min(beta, value);
+      } else {
+        sum += (child.probability ?? 0) * value;
+        best = sum;
+      }
+    }
+    return { state: "open", value: null, partial: best, alpha, beta };
+  }
+
+  // The path from the root to `node`, root first.
+  lineage(node) {
+    const line = [];
+    for (let at = node; at; at = at.parent) line.unshift(at);
+    return line;
+  }
+
+  // Effective branching factor (see branchingFactor).
+  get effectiveBranching() {
+    return branchingFactor(this.visited - 1, this.depth);
+  }
+}
+
+// A child alpha-beta never searched, below the node that cut (`cutAt`).
+// For a typed tree its whole subtree is known and kept (as ghosts too):
+// decision levels alternate from MAX at the root, chance nodes take no ply.
+function ghost(cutAt, move, subtree, above = cutAt, probability = null) {
+  const leaf = typeof subtree === "number";
+  const chance = isChance(subtree);
+  const depth = above.depth + (above.player === "chance" ? 0 : 1);
+  const node = {
+    ghost: true,
+    cutAt,
+    parent: above,
+    move,
+    probability,
+    path: above.path === "root" ? move : `${above.path}·${move}`,
+    level: above.level + 1,
+    depth,
+    value: leaf ? subtree : null,
+    player: chance ? "chance" : depth % 2 === 0 ? "max" : "min",
+    hidden: subtree === null ? null : countLeaves(subtree),
+    children: [],
+  };
+  if (!leaf && subtree !== null) {
+    const children = Array.isArray(subtree) ? subtree : subtree.c || [];
+    node.children = children.map((child, i) => ghost(cutAt, String(i + 1), child, node, chance ? Number(subtree.p[i]) : null));
+  }
+  return node;
+}
+
+function isChance(subtree) {
+  return subtree !== null && typeof subtree === "object" && !Array.isArray(subtree) && Array.isArray(subtree.p);
+}
+
+// Every ghost of a subtree of ghosts, the top one included.
+export function ghostCount(node) {
+  return 1 + node.children.reduce((sum, child) => sum + ghostCount(child), 0);
+}
+
+// The subtree of game `tree` notation under child `move` ("1", "2", ...).
+function childOf(subtree, move) {
+  if (subtree === null || subtree === undefined || typeof subtree === "number") return null;
+  const children = Array.isArray(subtree) ? subtree : subtree.c;
+  if (!Array.isArray(children)) return null;
+  const child = children[Number(move) - 1];
+  return child === undefined ? null : child;
+}
+
+function countLeaves(subtree) {
+  if (typeof subtree === "number") return 1;
+  const children = Array.isArray(subtree) ? subtree : subtree && subtree.c;
+  return Array.isArray(children) ? children.reduce((sum, child) => sum + countLeaves(child), 0) : 0;
+}
+
+// The principal line: from the root, the best move, then at every node its
+// best move (as the server reports it, else the first child whose value is
+// the node's; at a chance node, the likeliest outcome).
+function principalLine(trace) {
+  const line = new Set([trace.root]);
+  let node = trace.root;
+  let first = true;
+  while (node.children.length > 0) {
+    let next;
+    const best = first && trace.bestMove !== null ? trace.bestMove : node.bestMove;
+    if (best !== null) next = node.children.find((child) => child.move === best);
+    if (!next && node.player === "chance") {
+      next = node.children.reduce((a, b) => ((b.probability ?? 0) > (a.probability ?? 0) ? b : a));
+    }
+    if (!next) next = node.children.find((child) => child.value === node.value) || node.children[0];
+    line.add(next);
+    node = next;
+    first = false;
+  }
+  return line;
+}
+
+// The effective branching factor b*: the b with N = b + b^2 + ... + b^d,
+// N the nodes visited below the root and d the depth reached (Russell and
+// Norvig's definition, with the root left out of both sides), solved by
+// bisection. Null when it means nothing (no depth, no nodes).
+export function branchingFactor(belowRoot, depth) {
+  if (!(depth >= 1) || !(belowRoot >= 1)) return null;
+  const total = (b) => {
+    let sum = 0;
+    let power = 1;
+    for (let i = 1; i <= depth; i++) {
+      power *= b;
+      sum += power;
+    }
+    return sum;
+  };
+  let low = 0;
+  let high = Math.max(1, belowRoot);
+  for (let i = 0; i < 100; i++) {
+    const middle = (low + high) / 2;
+    if (total(middle) < belowRoot) low = middle;
+    else high = middle;
+  }
+  return (low + high) / 2;
+}

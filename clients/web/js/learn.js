@@ -1,0 +1,674 @@
+// The Learn page: draws the engine's own search trees (the server's
+// `trace` of a position) to teach minimax, alpha-beta and expectiminimax.
+// Pick a game and a position (or a textbook tree), a search and a depth;
+// step through the search with alpha and beta as the textbook's tables
+// have them; compare the searches side by side; export the drawing.
+
+import { Connection, serverUrl } from "./connection.js";
+import { EXAMPLES, example } from "./learn-examples.js";
+import { Trace, branchingFactor, formatValue, playerName } from "./learn-model.js";
+import { COMPACT, initialExpansion, layout } from "./learn-layout.js";
+import { drawTree, pngBlob, svgDocument } from "./learn-draw.js";
+
+const $ = (id) => document.getElementById(id);
+
+const TREE = "tree";
+const TOKEN_KEY = "arena-token";
+const ALGORITHMS = [
+  ["minimax", "minimax"],
+  ["alphabeta", "alpha-beta"],
+  ["alphabeta_ordered", "alpha-beta, ordered moves"],
+  ["negamax", "negamax (alpha-beta)"],
+  ["expectiminimax", "expectiminimax (chance nodes)"],
+];
+const COMPARED = ["minimax", "alphabeta", "alphabeta_ordered"];
+const DEFAULT_EXAMPLE = "notes-alphabeta";
+// Rows of the step table drawn at once around the current step.
+const TABLE_WINDOW = 400;
+const EBF_HELP =
+  "Effective branching factor b*: the branching factor a uniform tree of the same depth d would need to hold as many " +
+  "nodes as the search visited, i.e. N = b* + b*² + … + b*^d with N the nodes visited below the root, solved numerically. " +
+  "Minimax on a full tree gives its true branching factor; good move ordering brings alpha-beta's towards its square root.";
+
+const app = {
+  conn: null,
+  games: [],
+  trace: null,
+  index: 0,
+  expanded: new Set(),
+  showAll: new Set(),
+  collapsed: false,
+  layout: null,
+  playing: null, // the play timer
+  busy: false,
+  again: false, // a search was asked for while busy: run it when done
+  tableStart: 0,
+  tableEnd: 0,
+  compared: null, // the spec the side-by-side was made for
+};
+
+// ---------------------------------------------------------------------------
+// The connection.
+
+let reconnectDelay = 500;
+
+function storedToken() {
+  const fromUrl = new URLSearchParams(window.location.search).get("token");
+  if (fromUrl) return fromUrl;
+  try {
+    return sessionStorage.getItem(TOKEN_KEY) || "";
+  } catch {
+    return "";
+  }
+}
+
+async function connect(first) {
+  const conn = new Connection(serverUrl(window.location));
+  conn.onClose = (event) => {
+    if (app.conn === conn) app.conn = null;
+    if (event.code === 1008) {
+      setStatus("token needed", "bad");
+      say("The server needs its token: enter it on the Play page (it is kept for this tab), then come back.", "error");
+      return;
+    }
+    setStatus(`reconnecting in ${(reconnectDelay / 1000).toFixed(1)} s`, "bad");
+    setTimeout(() => connect(false), reconnectDelay);
+    reconnectDelay = Math.min(reconnectDelay * 2, 15000);
+  };
+  try {
+    await conn.open();
+  } catch {
+    setStatus(`no server; retrying in ${(reconnectDelay / 1000).toFixed(1)} s`, "bad");
+    setTimeout(() => connect(first), reconnectDelay);
+    reconnectDelay = Math.min(reconnectDelay * 2, 15000);
+    return;
+  }
+  const hello = { type: "hello", protocol: 1, client: "web GUI (learn)" };
+  const token = storedToken();
+  if (token) hello.token = token;
+  let welcome;
+  try {
+    welcome = await conn.request(hello);
+  } catch (error) {
+    say(error.message, "error");
+    return;
+  }
+  app.conn = conn;
+  reconnectDelay = 500;
+  setStatus(welcome.server, "good");
+  app.games = welcome.games || [];
+  fillGames();
+  if (first) {
+    applyUrl(new URLSearchParams(window.location.search));
+    await drawSearch();
+  }
+}
+
+// ---------------------------------------------------------------------------
+// The form.
+
+function fillGames() {
+  const menu = $("learn-game");
+  const previous = menu.value;
+  const games = app.games.some((g) => g.name === TREE) ? app.games : [{ name: TREE, title: "Game tree (textbook)" }, ...app.games];
+  menu.replaceChildren(...games.map((g) => new Option(g.name === TREE ? "Game tree (textbook notation)" : g.title || g.name, g.name)));
+  menu.value = previous && games.some((g) => g.name === previous) ? previous : TREE;
+  gameChosen();
+}
+
+function fillAlgorithms() {
+  $("learn-algorithm").replaceChildren(...ALGORITHMS.map(([name, label]) => new Option(label, name)));
+  $("learn-algorithm").value = "alphabeta";
+}
+
+function gameChosen() {
+  const tree = $("learn-game").value === TREE;
+  $("learn-moves-label").hidden = tree;
+  $("learn-options-label").hidden = tree;
+  $("learn-depth").placeholder = tree ? "whole tree" : "2";
+  $("position-help").textContent = tree
+    ? 'Nested lists of leaf utilities, MAX to move at the root, MIN and MAX alternating: [[3,12,8],[2,4,6]]. A chance node: {"p":[0.5,0.5],"c":[…,…]}. An evaluation for depth cut-offs: {"v":5,"c":[…]}.'
+    : "The game's position notation (empty: its start), then moves in its notation.";
+}
+
+function applyExample(entry) {
+  $("learn-game").value = TREE;
+  gameChosen();
+  $("learn-position").value = entry.position;
+  $("learn-moves").value = "";
+  $("learn-options").value = "";
+  $("learn-algorithm").value = entry.algorithm;
+  $("learn-depth").value = entry.depth;
+  $("example-note").textContent = entry.note;
+  for (const button of $("examples").querySelectorAll("button")) {
+    button.setAttribute("aria-pressed", String(button.dataset.example === entry.key));
+  }
+}
+
+// ?example=notes, or ?game=chess&position=...&moves=e2e4 e7e5&options={...}
+// (the main page's link), with &algorithm= and &depth=.
+function applyUrl(params) {
+  const game = params.get("game");
+  const chosen = example(params.get("example") || (game ? "" : DEFAULT_EXAMPLE));
+  if (chosen) applyExample(chosen);
+  if (game) {
+    if (![...$("learn-game").options].some((option) => option.value === game)) {
+      say(`This server has no game ${game}.`, "error");
+    } else {
+      $("learn-game").value = game;
+      gameChosen();
+      $("learn-position").value = params.get("position") || "";
+      $("learn-moves").value = params.get("moves") || "";
+      $("learn-options").value = params.get("options") || "";
+      $("example-note").textContent = game === TREE ? "" : "The position from the Play page. Real games branch fast: keep the depth small (2 or 3).";
+    }
+  }
+  const algorithm = params.get("algorithm");
+  if (algorithm && ALGORITHMS.some(([name]) => name === algorithm)) $("learn-algorithm").value = algorithm;
+  const depth = params.get("depth");
+  if (depth !== null) $("learn-depth").value = depth;
+}
+
+function readSpec() {
+  const game = $("learn-game").value;
+  const spec = { game, position: $("learn-position").value.trim(), moves: [], options: {} };
+  if (game !== TREE) {
+    spec.moves = $("learn-moves").value.split(/\s+/).filter(Boolean);
+    const options = $("learn-options").value.trim();
+    if (options) {
+      try {
+        spec.options = JSON.parse(options);
+      } catch {
+        throw new Error(`The options are not JSON: ${options}`);
+      }
+    }
+  }
+  const depth = $("learn-depth").value.trim();
+  spec.depth = depth === "" ? null : Number(depth);
+  const limit = $("learn-max-nodes").value.trim();
+  spec.maxNodes = limit === "" ? null : Number(limit);
+  spec.algorithm = $("learn-algorithm").value;
+  return spec;
+}
+
+function sameSearchInput(a, b) {
+  return a && b && a.game === b.game && (a.algorithm === b.algorithm || COMPARED.includes(a.algorithm) && COMPARED.includes(b.algorithm)) && a.position === b.position && a.moves.join(" ") === b.moves.join(" ") &&
+    JSON.stringify(a.options) === JSON.stringify(b.options) && a.depth === b.depth && a.maxNodes === b.maxNodes;
+}
+
+// ---------------------------------------------------------------------------
+// Asking the server.
+
+async function startPosition(spec) {
+  const message = { type: "new_game", game: spec.game };
+  if (Object.keys(spec.options).length > 0) message.options = spec.options;
+  if (spec.position) message.position = spec.position;
+  if (spec.moves.length > 0) message.moves = spec.moves;
+  return app.conn.request(message);
+}
+
+async function requestTrace(spec, algorithm) {
+  const message = { type: "trace", algorithm };
+  if (spec.depth !== null) message.depth = spec.depth;
+  if (spec.maxNodes !== null) message.max_nodes = spec.maxNodes;
+  return app.conn.request(message);
+}
+
+function parsedTree(spec) {
+  if (spec.game !== TREE) return null;
+  try {
+    return JSON.parse(spec.position.replace(/^\s*(max|min)\s+/i, ""));
+  } catch {
+    return null;
+  }
+}
+
+async function drawSearch() {
+  if (!app.conn) return;
+  if (app.busy) {
+    app.again = true;
+    return;
+  }
+  let spec;
+  try {
+    spec = readSpec();
+  } catch (error) {
+    say(error.message, "error");
+    return;
+  }
+  stopPlaying();
+  app.busy = true;
+  updateButtons();
+  say("Searching…", "hint");
+  try {
+    await startPosition(spec);
+    const reply = await requestTrace(spec, spec.algorithm);
+    showTrace(new Trace(reply, parsedTree(spec)), spec);
+    say("");
+  } catch (error) {
+    say(error.message, "error");
+    app.busy = false;
+    updateButtons();
+    if (app.again) {
+      app.again = false;
+      await drawSearch();
+    }
+    return;
+  }
+  app.busy = false;
+  updateButtons();
+  if (!sameSearchInput(spec, app.compared)) await compare();
+  if (app.again) {
+    app.again = false;
+    await drawSearch();
+  }
+}
+
+// ---------------------------------------------------------------------------
+// The drawing and the steps.
+
+function showTrace(trace, spec) {
+  app.trace = trace;
+  app.spec = spec;
+  app.index = trace.lastIndex;
+  const start = initialExpansion(trace);
+  app.expanded = start.expanded;
+  app.collapsed = start.collapsed;
+  app.showAll = new Set();
+  const name = ALGORITHMS.find(([key]) => key === trace.algorithm)?.[1] || trace.algorithm;
+  $("learn-title").textContent = `${name}${trace.reply.depth ? `, depth ${trace.reply.depth}` : ""}`;
+  $("s-value").textContent = formatValue(trace.value);
+  $("s-best").textContent = trace.bestMove ?? "–";
+  $("s-visited").textContent = String(trace.visited);
+  $("s-leaves").textContent = String(trace.leaves);
+  const ebf = trace.effectiveBranching;
+  $("s-ebf").textContent = ebf === null ? "–" : ebf.toFixed(2);
+  app.tableStart = 0;
+  app.tableEnd = 0;
+  $("learn-steps").classList.toggle("no-windows", !trace.hasWindows);
+  relayout();
+  render(false);
+  // A wide tree opens with its root in view.
+  const root = $("learn-tree").querySelector('.tree-node[data-path="root"]');
+  const box = $("learn-tree");
+  if (root) box.scrollLeft = Math.max(0, root.getBBox().x + root.getBBox().width / 2 - box.clientWidth / 2);
+}
+
+function relayout() {
+  app.layout = layout(app.trace, app.expanded, app.showAll);
+}
+
+function render(follow = true) {
+  const trace = app.trace;
+  if (!trace) return;
+  const label = `Search tree of ${trace.algorithm}: value ${formatValue(trace.value)}, ${trace.visited} nodes visited, ${trace.leaves} leaves evaluated`;
+  drawTree($("learn-tree"), trace, app.layout, app.index, {
+    label,
+    onToggle: toggleNode,
+    onShowAll: (node) => {
+      app.showAll.add(node);
+      relayout();
+      render(false);
+    },
+  });
+  const event = trace.events[app.index];
+  $("step-counter").textContent = `step ${app.index + 1} of ${trace.events.length}`;
+  $("step-text").textContent = describeEvent(trace, event);
+  renderTable(follow);
+  updateButtons();
+  if (follow) {
+    const halo = $("learn-tree").querySelector(".tree-current-halo");
+    if (halo) halo.scrollIntoView({ block: "nearest", inline: "nearest" });
+  }
+}
+
+function toggleNode(node) {
+  if (app.expanded.has(node)) app.expanded.delete(node);
+  else app.expanded.add(node);
+  relayout();
+  render(false);
+}
+
+function symbol(node) {
+  if (node.kind === "terminal") return "▭";
+  return { max: "▲", min: "▼", chance: "○" }[node.player] || "";
+}
+
+function describeEvent(trace, event) {
+  if (!event) return "";
+  const node = event.node;
+  const who = node.kind === "terminal" ? "leaf" : `${playerName(node.player)} node`;
+  const where = node === trace.root ? "the root" : `${who} ${node.path}`;
+  if (event.kind === "enter") {
+    let text = `Enters ${where}`;
+    if (node.alphaIn !== null && trace.hasWindows) text += ` with α ${formatValue(node.alphaIn)}, β ${formatValue(node.betaIn)}`;
+    return `${text}.`;
+  }
+  let text = `${where.charAt(0).toUpperCase()}${where.slice(1)} returns ${formatValue(node.value)}`;
+  if (node.kind === "cutoff") text += " (its evaluation: the depth limit)";
+  if (node.moverValue !== null && trace.algorithm === "negamax") text += ` (negamax returns ${formatValue(node.moverValue)} for the side to move)`;
+  if (node.prunedAfter.length > 0) {
+    const why = node.player === "min"
+      ? `β ${formatValue(node.betaOut)} ≤ α ${formatValue(node.alphaOut)}: MAX has something better elsewhere`
+      : `α ${formatValue(node.alphaOut)} ≥ β ${formatValue(node.betaOut)}: MIN has something better elsewhere`;
+    text += `; ${why}, so ${node.prunedAfter.length === 1 ? "move" : "moves"} ${node.prunedAfter.join(", ")} ${node.prunedAfter.length === 1 ? "is" : "are"} pruned`;
+  }
+  if (node === trace.root) text += `; best move ${trace.bestMove ?? "–"}`;
+  return `${text}.`;
+}
+
+function renderTable(follow) {
+  const trace = app.trace;
+  const body = $("learn-steps").tBodies[0];
+  const total = trace.events.length;
+  if (app.index < app.tableStart + 20 && app.tableStart > 0 || app.index >= app.tableEnd - 20 && app.tableEnd < total || app.tableEnd === 0) {
+    app.tableStart = Math.max(0, Math.min(app.index - TABLE_WINDOW / 2, total - TABLE_WINDOW));
+    app.tableEnd = Math.min(total, app.tableStart + TABLE_WINDOW);
+    body.replaceChildren(...trace.events.slice(app.tableStart, app.tableEnd).map((event) => tableRow(trace, event)));
+  }
+  for (const row of body.rows) {
+    const index = Number(row.dataset.index);
+    row.classList.toggle("current", index === app.index);
+    row.classList.toggle("future", index > app.index);
+    if (index === app.index) row.setAttribute("aria-current", "step");
+    else row.removeAttribute("aria-current");
+  }
+  if (follow) body.querySelector("tr.current")?.scrollIntoView({ block: "nearest" });
+}
+
+function tableRow(trace, event) {
+  const node = event.node;
+  const row = document.createElement("tr");
+  row.dataset.index = String(event.index);
+  row.className = event.kind;
+  const enter = event.kind === "enter";
+  let value = "";
+  if (!enter) {
+    value = formatValue(node.value);
+    if (node.kind === "cutoff") value += " (eval)";
+    if (node.moverValue !== null && trace.algorithm === "negamax") value += ` (mover ${formatValue(node.moverValue)})`;
+    if (node.prunedAfter.length > 0) value += ` ✂ ${node.prunedAfter.join(",")}`;
+  }
+  const cells = [
+    String(event.index + 1),
+    enter ? "enter" : "return",
+    `${symbol(node)} ${node.path}`,
+    trace.hasWindows ? formatValue(enter ? node.alphaIn : node.alphaOut) : "",
+    trace.hasWindows ? formatValue(enter ? node.betaIn : node.betaOut) : "",
+    value,
+  ];
+  cells.forEach((text, i) => {
+    const cell = document.createElement("td");
+    cell.textContent = text;
+    if (i === 0) cell.className = "step";
+    row.append(cell);
+  });
+  row.addEventListener("click", () => goTo(event.index));
+  return row;
+}
+
+function goTo(index) {
+  if (!app.trace) return;
+  const clamped = Math.max(0, Math.min(app.trace.lastIndex, index));
+  if (clamped === app.index) return;
+  app.index = clamped;
+  render(true);
+}
+
+function step(delta) {
+  stopPlaying();
+  if (app.trace) goTo(app.index + delta);
+}
+
+function togglePlay() {
+  if (app.playing !== null) {
+    stopPlaying();
+    return;
+  }
+  if (!app.trace) return;
+  if (app.index >= app.trace.lastIndex) goTo(0);
+  const tick = () => {
+    if (!app.trace || app.index >= app.trace.lastIndex) {
+      stopPlaying();
+      return;
+    }
+    goTo(app.index + 1);
+    app.playing = setTimeout(tick, Number($("step-speed").value));
+  };
+  app.playing = setTimeout(tick, Number($("step-speed").value));
+  $("step-play").textContent = "Pause";
+  $("step-play").setAttribute("aria-label", "Pause");
+}
+
+function stopPlaying() {
+  if (app.playing !== null) clearTimeout(app.playing);
+  app.playing = null;
+  $("step-play").textContent = "Play";
+  $("step-play").setAttribute("aria-label", "Play");
+}
+
+// ---------------------------------------------------------------------------
+// Side by side.
+
+async function compare() {
+  if (!app.conn || app.busy) return;
+  let spec;
+  try {
+    spec = readSpec();
+  } catch (error) {
+    say(error.message, "error");
+    return;
+  }
+  app.busy = true;
+  updateButtons();
+  const body = $("compare-table").tBodies[0];
+  body.replaceChildren();
+  const grid = $("compare-grid");
+  grid.replaceChildren();
+  try {
+    await startPosition(spec);
+  } catch (error) {
+    say(error.message, "error");
+    app.busy = false;
+    updateButtons();
+    return;
+  }
+  let widest = 0;
+  // The three, and the search drawn above when it is another (negamax, expectiminimax).
+  const searches = COMPARED.includes(spec.algorithm) ? COMPARED : [...COMPARED, spec.algorithm];
+  for (const algorithm of searches) {
+    const label = ALGORITHMS.find(([key]) => key === algorithm)[1];
+    const row = document.createElement("tr");
+    row.dataset.algorithm = algorithm;
+    const figure = document.createElement("figure");
+    figure.className = "compare-tree";
+    figure.dataset.algorithm = algorithm;
+    const caption = document.createElement("figcaption");
+    caption.textContent = label;
+    const drawing = document.createElement("div");
+    figure.append(caption, drawing);
+    grid.append(figure);
+    body.append(row);
+    let trace;
+    try {
+      trace = new Trace(await requestTrace(spec, algorithm), parsedTree(spec));
+    } catch (error) {
+      row.append(cell(label, "algorithm"), cell(error.message, "error", 5));
+      drawing.textContent = error.message;
+      continue;
+    }
+    const ebf = trace.effectiveBranching;
+    row.append(
+      cell(label, "algorithm"),
+      cell(formatValue(trace.value), "value"),
+      cell(trace.bestMove ?? "–", "best"),
+      cell(String(trace.visited), "visited"),
+      cell(String(trace.leaves), "leaves"),
+      cell(ebf === null ? "–" : ebf.toFixed(2), "ebf"),
+    );
+    const { expanded } = initialExpansion(trace);
+    const lay = layout(trace, expanded, new Set(), COMPACT);
+    widest = Math.max(widest, lay.width);
+    // Narrow drawings side by side, wide ones one under the other.
+    grid.style.gridTemplateColumns = `repeat(auto-fit, minmax(min(100%, ${Math.ceil(widest) + 12}px), 1fr))`;
+    drawTree(drawing, trace, lay, trace.lastIndex, {
+      compact: true,
+      label: `${label}: ${trace.visited} nodes visited, ${trace.leaves} leaves evaluated`,
+    });
+  }
+  app.compared = spec;
+  app.busy = false;
+  updateButtons();
+  if (app.again) {
+    app.again = false;
+    await drawSearch();
+  }
+}
+
+function cell(text, className, span = 1) {
+  const td = document.createElement("td");
+  td.textContent = text;
+  td.className = className;
+  if (span > 1) td.colSpan = span;
+  return td;
+}
+
+// ---------------------------------------------------------------------------
+// Export.
+
+function download(blob, name) {
+  const link = document.createElement("a");
+  link.href = URL.createObjectURL(blob);
+  link.download = name;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(link.href), 10000);
+}
+
+function exportName(suffix) {
+  const trace = app.trace;
+  return `search-${trace ? trace.algorithm : "tree"}-step-${app.index + 1}.${suffix}`;
+}
+
+function exportSvg() {
+  const svg = $("learn-tree").querySelector("svg");
+  if (svg) download(new Blob([svgDocument(svg)], { type: "image/svg+xml" }), exportName("svg"));
+}
+
+async function exportPng() {
+  const svg = $("learn-tree").querySelector("svg");
+  if (!svg) return;
+  try {
+    download(await pngBlob(svg), exportName("png"));
+  } catch (error) {
+    say(`No PNG: ${error.message}`, "error");
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Small things and wiring.
+
+function updateButtons() {
+  const trace = app.trace;
+  const ready = Boolean(app.conn) && !app.busy;
+  $("learn-draw").disabled = !ready;
+  $("compare-run").disabled = !ready;
+  $("step-first").disabled = !trace || app.index === 0;
+  $("step-back").disabled = !trace || app.index === 0;
+  $("step-forward").disabled = !trace || app.index >= trace.lastIndex;
+  $("step-last").disabled = !trace || app.index >= trace.lastIndex;
+  $("step-play").disabled = !trace;
+  for (const id of ["export-svg", "export-png", "expand-all", "collapse"]) $(id).disabled = !trace;
+}
+
+function say(text, kind = "hint") {
+  const box = $("learn-message");
+  box.textContent = text;
+  box.className = kind;
+}
+
+function setStatus(text, kind) {
+  const status = $("connection");
+  status.textContent = text;
+  status.className = `status ${kind}`;
+}
+
+function wire() {
+  for (const entry of EXAMPLES) {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.textContent = entry.title;
+    button.dataset.example = entry.key;
+    button.setAttribute("aria-pressed", "false");
+    button.addEventListener("click", () => {
+      applyExample(entry);
+      drawSearch();
+    });
+    $("examples").append(button);
+  }
+  fillAlgorithms();
+  $("learn-game").addEventListener("change", () => {
+    gameChosen();
+    $("learn-position").value = "";
+    $("example-note").textContent = "";
+  });
+  $("learn-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    drawSearch();
+  });
+  $("step-first").addEventListener("click", () => step(-Infinity));
+  $("step-back").addEventListener("click", () => step(-1));
+  $("step-forward").addEventListener("click", () => step(1));
+  $("step-last").addEventListener("click", () => step(Infinity));
+  $("step-play").addEventListener("click", togglePlay);
+  $("compare-run").addEventListener("click", compare);
+  $("export-svg").addEventListener("click", exportSvg);
+  $("export-png").addEventListener("click", exportPng);
+  $("expand-all").addEventListener("click", () => {
+    if (!app.trace) return;
+    app.expanded = new Set(app.trace.nodes);
+    app.showAll = new Set(app.trace.nodes);
+    relayout();
+    render(false);
+  });
+  $("collapse").addEventListener("click", () => {
+    if (!app.trace) return;
+    app.expanded = new Set(app.trace.principal);
+    app.showAll = new Set();
+    relayout();
+    render(false);
+  });
+  $("s-ebf-label").title = EBF_HELP;
+  $("compare-ebf-label").title = EBF_HELP;
+  document.addEventListener("keydown", onKey);
+}
+
+function onKey(event) {
+  if (event.ctrlKey || event.metaKey || event.altKey) return;
+  const target = event.target;
+  if (target instanceof HTMLElement && target.closest("input, select, textarea")) {
+    if (event.key === "Escape") target.blur();
+    return;
+  }
+  if (target instanceof Element && target.closest("button, [role=button]") && (event.key === "Enter" || event.key === " ")) return;
+  const actions = {
+    ArrowRight: () => step(1),
+    ArrowLeft: () => step(-1),
+    Home: () => step(-Infinity),
+    End: () => step(Infinity),
+    p: () => togglePlay(),
+  };
+  const action = actions[event.key];
+  if (action) {
+    event.preventDefault();
+    action();
+  }
+}
+
+// For a check by hand in the console: the effective branching factor.
+export { branchingFactor };
+
+wire();
+updateButtons();
+connect(true);
