@@ -1,0 +1,391 @@
+"""The Learn page (``/learn``) in a real browser: the engine's own search trees, drawn.
+
+Same set-up and skip rules as ``test_web_gui.py``: Playwright driving
+Debian's Chromium, headless, against a real server on a free loopback port;
+skipped with the reason when either is missing. Set
+``ARENA_GUI_SCREENSHOTS`` to a directory to keep the Learn page's
+screenshots there (``learn-*.png``: that is how ``docs/screenshots`` gets
+them).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import xml.etree.ElementTree as ET
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.server.server_harness import UNIT
+
+playwright_api = pytest.importorskip(
+    "playwright.sync_api", reason="the playwright package is not installed (pip install playwright)"
+)
+
+# The GUI tests' server thread, browser flags and skip rule (no Chromium: skipped).
+from tests.clients.test_web_gui import CHROMIUM, CHROMIUM_ARGS, ServerThread, not_blank  # noqa: E402
+
+expect = playwright_api.expect
+WAIT_MS = int(10_000 * UNIT)
+SVG = "{http://www.w3.org/2000/svg}"
+
+Page = Any  # playwright.sync_api.Page
+
+#: Infinities and the Greek letters as the page writes them.
+NEG, POS, ALPHA, BETA = "\u2212\u221e", "+\u221e", "\u03b1", "\u03b2"
+
+#: The notes' tree under alpha-beta, step by step, as the step table shows
+#: it: (event, node, alpha, beta, value). MAX is sure of 3 after move 1;
+#: under move 2 the first leaf, 2, is at most alpha: moves 2 and 3 there
+#: (the leaves 4 and 6) are pruned. Under move 3 beta falls 14, 5, 2.
+NOTES_ALPHABETA_STEPS = [
+    ("enter", "▲ root", NEG, POS, ""),
+    ("enter", "▼ 1", NEG, POS, ""),
+    ("enter", "▭ 1·1", NEG, POS, ""),
+    ("return", "▭ 1·1", NEG, POS, "3"),
+    ("enter", "▭ 1·2", NEG, "3", ""),
+    ("return", "▭ 1·2", NEG, "3", "12"),
+    ("enter", "▭ 1·3", NEG, "3", ""),
+    ("return", "▭ 1·3", NEG, "3", "8"),
+    ("return", "▼ 1", NEG, "3", "3"),
+    ("enter", "▼ 2", "3", POS, ""),
+    ("enter", "▭ 2·1", "3", POS, ""),
+    ("return", "▭ 2·1", "3", POS, "2"),
+    ("return", "▼ 2", "3", "2", "2 ✂ 2,3"),
+    ("enter", "▼ 3", "3", POS, ""),
+    ("enter", "▭ 3·1", "3", POS, ""),
+    ("return", "▭ 3·1", "3", POS, "14"),
+    ("enter", "▭ 3·2", "3", "14", ""),
+    ("return", "▭ 3·2", "3", "14", "5"),
+    ("enter", "▭ 3·3", "3", "5", ""),
+    ("return", "▭ 3·3", "3", "5", "2"),
+    ("return", "▼ 3", "3", "2", "2"),
+    ("return", "▲ root", "3", POS, "3"),
+]
+
+
+@pytest.fixture(scope="module")
+def learn_server() -> Iterator[ServerThread]:
+    server = ServerThread()
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    profile = tmp_path_factory.mktemp("chromium-profile")
+    with playwright_api.sync_playwright() as playwright:
+        context = playwright.chromium.launch_persistent_context(
+            str(profile),
+            executable_path=CHROMIUM,
+            args=CHROMIUM_ARGS,
+            headless=True,
+            viewport={"width": 1400, "height": 1000},
+            accept_downloads=True,
+        )
+        try:
+            yield context
+        finally:
+            context.close()
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Page]:
+    page = browser.new_page()
+    page.set_default_timeout(WAIT_MS)
+    expect.set_options(timeout=WAIT_MS)
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    if os.environ.get("H_LEARN_DEV"):  # DEV-ONLY-REMOVE
+        import sys
+
+        sys.path.insert(0, "/tmp/h_learn_dev")
+        import mockroute
+
+        mockroute.install(page)  # DEV-ONLY-REMOVE
+    try:
+        yield page
+    finally:
+        page.close()
+    assert not errors, f"JavaScript errors on the page: {errors}"
+
+
+def open_learn(page: Page, port: int, query: str, visited: int | None = None) -> None:
+    """Load /learn with ``query`` and wait for its first tree (with ``visited`` nodes)."""
+    page.goto(f"http://127.0.0.1:{port}/learn{query}")
+    page.wait_for_selector("#connection.good")
+    page.wait_for_selector("#learn-tree svg .tree-node")
+    if visited is not None:
+        expect(page.locator("#s-visited")).to_have_text(str(visited))
+
+
+def step_rows(page: Page) -> list[tuple[str, ...]]:
+    rows = page.locator("#learn-steps tbody tr").all()
+    return [tuple(cell.strip() for cell in row.locator("td").all_inner_texts()) for row in rows]
+
+
+def current_row(page: Page) -> tuple[str, ...]:
+    cells = page.locator("#learn-steps tbody tr.current td").all_inner_texts()
+    return tuple(cell.strip() for cell in cells)
+
+
+def test_notes_tree_under_alpha_beta_greys_leaves_4_and_6(
+    page: Page, learn_server: ServerThread
+) -> None:
+    open_learn(page, learn_server.port, "?example=notes-alphabeta", visited=11)
+    assert page.inner_text("#s-value") == "3" and page.inner_text("#s-best") == "1"
+    assert page.inner_text("#s-leaves") == "7"
+    # The two leaves never visited are drawn, greyed, as pruned children of MIN node 2.
+    pruned = page.locator("#learn-tree .tree-ghost.pruned")
+    expect(pruned).to_have_count(2)
+    assert [pruned.nth(i).get_attribute("data-path") for i in range(2)] == ["2·2", "2·3"]
+    assert [pruned.nth(i).locator(".tree-value").text_content() for i in range(2)] == ["4", "6"]
+    assert page.locator("#learn-tree .tree-cut").count() == 2
+    # The seven visited leaves carry their utilities, in search order.
+    leaves = page.locator("#learn-tree .tree-node.leaf .tree-value").all_text_contents()
+    assert leaves == ["3", "12", "8", "2", "14", "5", "2"]
+    assert (
+        page.locator('#learn-tree .tree-node[data-path="root"] .tree-value').text_content() == "3"
+    )
+    # The legend's shapes: MAX a triangle up at the root, MIN nodes below.
+    assert page.locator('#learn-tree .tree-node[data-path="root"] polygon').count() == 1
+    assert f"{ALPHA} 3" in str(
+        page.locator('#learn-tree .tree-node[data-path="root"] .tree-window').text_content()
+    )
+
+
+def test_stepping_shows_the_textbook_alpha_beta_sequence(
+    page: Page, learn_server: ServerThread
+) -> None:
+    open_learn(page, learn_server.port, "?example=notes-alphabeta", visited=11)
+    assert [row[1:] for row in step_rows(page)] == NOTES_ALPHABETA_STEPS
+    page.locator("#learn-tree").focus()
+    page.keyboard.press("Home")
+    expect(page.locator("#step-counter")).to_have_text("step 1 of 22")
+    # Before anything returns, the leaves are not drawn as visited.
+    assert page.locator("#learn-tree .tree-node.unseen").count() == 10
+    for number, (event, node, alpha, beta, value) in enumerate(NOTES_ALPHABETA_STEPS, start=1):
+        if number > 1:
+            page.keyboard.press("ArrowRight")
+        expect(page.locator("#step-counter")).to_have_text(f"step {number} of 22")
+        assert current_row(page) == (str(number), event, node, alpha, beta, value)
+        # The current node is highlighted, with the same window beside it.
+        current = page.locator("#learn-tree .tree-node.current")
+        assert current.get_attribute("data-path") == node.split(" ")[1]
+        assert current.locator(".tree-window").text_content() == f"{ALPHA} {alpha}{BETA} {beta}"
+        if number == 12:  # MIN node 2 is open with its bound so far: at most 2
+            assert (
+                page.locator('#learn-tree .tree-node[data-path="2"] .tree-value').text_content()
+                == "≤2"
+            )
+            assert page.locator("#learn-tree .tree-ghost.pruned").count() == 0
+        if number == 13:
+            assert "moves 2, 3 are pruned" in page.inner_text("#step-text")
+            expect(page.locator("#learn-tree .tree-ghost.pruned")).to_have_count(2)
+    assert page.is_disabled("#step-forward")
+    page.keyboard.press("ArrowLeft")
+    expect(page.locator("#step-counter")).to_have_text("step 21 of 22")
+    page.click("#step-first")
+    expect(page.locator("#step-counter")).to_have_text("step 1 of 22")
+    page.click("#step-last")
+    expect(page.locator("#step-counter")).to_have_text("step 22 of 22")
+    page.click("#step-play")  # from the end, play starts again from the first step
+    expect(page.locator("#step-play")).to_have_text("Pause")
+    page.click("#step-play")
+    expect(page.locator("#step-play")).to_have_text("Play")
+
+
+def test_side_by_side_measures_the_ordering(page: Page, learn_server: ServerThread) -> None:
+    open_learn(page, learn_server.port, "?example=notes", visited=13)
+    table = page.locator("#compare-table")
+    expect(table.locator('tr[data-algorithm="alphabeta_ordered"] td.leaves')).to_be_visible()
+
+    def cell(algorithm: str, name: str) -> str:
+        return str(table.locator(f'tr[data-algorithm="{algorithm}"] td.{name}').inner_text())
+
+    assert (cell("minimax", "visited"), cell("minimax", "leaves")) == ("13", "9")
+    assert (cell("alphabeta", "visited"), cell("alphabeta", "leaves")) == ("11", "7")
+    assert all(cell(name, "value") == "3" for name in ("minimax", "alphabeta", "alphabeta_ordered"))
+    assert int(cell("alphabeta_ordered", "leaves")) <= 7
+    assert cell("minimax", "ebf") == "3.00"  # 12 nodes below the root = 3 + 3^2
+    assert "N = b* + b*² + … + b*^d" in str(page.get_attribute("#compare-ebf-label", "title"))
+    assert page.locator(".compare-tree svg").count() == 3
+    # The ordering pair: the same tree worst first and best first.
+    page.click('button[data-example="bad-order"]')
+    expect(page.locator("#s-leaves")).to_have_text("27")
+    page.click('button[data-example="good-order"]')
+    expect(page.locator("#s-leaves")).to_have_text("11")
+    # A typed tree's pruned subtrees are drawn whole, greyed: 8 cut moves, 12 leaves below them.
+    expect(page.locator("#learn-tree .tree-ghost.pruned")).to_have_count(8)
+    expect(page.locator("#learn-tree .tree-ghost.pruned-below")).to_have_count(12)
+    expect(table.locator('tr[data-algorithm="minimax"] td.leaves')).to_have_text("27")
+
+
+def test_export_downloads_a_standalone_svg_and_a_png(
+    page: Page, learn_server: ServerThread
+) -> None:
+    open_learn(page, learn_server.port, "?example=notes-alphabeta", visited=11)
+    with page.expect_download() as svg_download:
+        page.click("#export-svg")
+    assert svg_download.value.suggested_filename.endswith(".svg")
+    text = Path(svg_download.value.path()).read_text(encoding="utf-8")
+    root = ET.fromstring(text)
+    assert root.tag == f"{SVG}svg"
+    assert float(root.attrib["width"]) > 100 and float(root.attrib["height"]) > 100
+    assert "<style" not in text and "stylesheet" not in text  # every style inline
+    shapes = [e for e in root.iter() if e.tag in (f"{SVG}polygon", f"{SVG}rect")]
+    assert shapes and all("fill" in e.attrib for e in shapes)
+    texts = "".join(e.text or "" for e in root.iter(f"{SVG}text"))
+    assert "12" in texts and "pruned" in texts
+    with page.expect_download() as png_download:
+        page.click("#export-png")
+    png = Path(png_download.value.path()).read_bytes()
+    assert png.startswith(b"\x89PNG\r\n\x1a\n") and not_blank(page, png)
+
+
+def test_a_large_tree_collapses_to_the_principal_line_and_expands(
+    page: Page, learn_server: ServerThread
+) -> None:
+    open_learn(page, learn_server.port, "?game=tictactoe&algorithm=alphabeta&depth=3")
+    visited = int(page.inner_text("#s-visited"))
+    assert visited > 100
+    drawn = page.locator("#learn-tree .tree-node")
+    before = drawn.count()
+    assert before < visited / 2
+    counts = page.locator("#learn-tree .tree-more-count")
+    assert counts.count() >= 5
+    assert re.fullmatch(r"\+\d+ more", str(counts.first.text_content()))
+    # A collapsed node says how many nodes are hidden below it; a click opens it.
+    collapsed = page.locator("#learn-tree .tree-node:has(.tree-more-count)").first
+    hidden = int(str(collapsed.locator(".tree-more-count").text_content()).split()[0])
+    children = int(str(collapsed.get_attribute("data-children")))
+    assert 0 < children <= hidden
+    path = collapsed.get_attribute("data-path")
+    collapsed.locator(".tree-more-count").click()
+    expect(drawn).to_have_count(before + children)
+    opened = page.locator(f'#learn-tree .tree-node[data-path="{path}"]')
+    assert opened.locator(".tree-more-count").count() == 0
+    page.click("#collapse")
+    expect(drawn).to_have_count(before)
+    # By keyboard: a collapsed node is a button.
+    collapsed = page.locator('#learn-tree .tree-node[role="button"]:has(.tree-more-count)').first
+    children = int(str(collapsed.get_attribute("data-children")))
+    collapsed.focus()
+    page.keyboard.press("Enter")
+    expect(drawn).to_have_count(before + children)
+    page.click("#expand-all")
+    expect(drawn).to_have_count(visited)
+
+
+def test_a_node_with_many_moves_shows_some_and_a_count(
+    page: Page, learn_server: ServerThread
+) -> None:
+    open_learn(page, learn_server.port, "?game=chess&algorithm=minimax&depth=1", visited=21)
+    drawn = page.locator("#learn-tree .tree-node")
+    expect(drawn).to_have_count(10)  # the root and nine of its twenty moves
+    more = page.locator("#learn-tree .tree-more")
+    expect(more.locator("text")).to_have_text("+11 more")
+    more.click()
+    expect(drawn).to_have_count(21)
+    expect(more).to_have_count(0)
+
+
+def test_the_play_page_links_here_with_its_position(page: Page, learn_server: ServerThread) -> None:
+    page.goto(f"http://127.0.0.1:{learn_server.port}/?game=tictactoe&side=both")
+    page.wait_for_selector(".board-svg")
+    page.click('g[data-move="b2"]')
+    expect(page.locator("#moves .ply")).to_have_count(1)
+    link = page.locator("#learn-link")
+    expect(link).to_have_attribute("href", re.compile(r"^learn\?game=tictactoe.*moves=b2"))
+    link.click()
+    page.wait_for_selector("#learn-tree svg .tree-node")
+    assert (
+        page.input_value("#learn-game") == "tictactoe" and page.input_value("#learn-moves") == "b2"
+    )
+    # Eight moves for O at the root, each answered by X at depth 2.
+    assert page.locator('#learn-tree .tree-node[data-path="root"]').count() == 1
+    expect(page.locator("#s-visited")).to_have_text(re.compile(r"^\d+$"))
+    page.click("#play-link")
+    page.wait_for_selector(".board-svg")
+
+
+def test_a_typed_tree_and_the_servers_errors(page: Page, learn_server: ServerThread) -> None:
+    open_learn(page, learn_server.port, "?example=chance", visited=15)
+    assert page.inner_text("#s-value") == "3"
+    assert page.locator("#learn-tree .tree-node circle").count() == 2  # the two chance nodes
+    # Minimax has no chance nodes: the server's message is shown.
+    page.select_option("#learn-algorithm", "minimax")
+    page.click("#learn-draw")
+    expect(page.locator("#learn-message")).to_contain_text("expectiminimax")
+    # Side by side, the three searches that have no chance nodes say so; expectiminimax is added.
+    rows = page.locator("#compare-table tbody tr")
+    expect(rows.locator("td.error")).to_have_count(3)
+    expect(
+        page.locator('#compare-table tr[data-algorithm="expectiminimax"] td.value')
+    ).to_have_text("3")
+    page.fill("#learn-position", "[[1,2],[0")
+    page.click("#learn-draw")
+    expect(page.locator("#learn-message")).to_have_class("error")
+    page.fill("#learn-position", "[[5,1],[4,7,2]]")
+    page.select_option("#learn-algorithm", "negamax")
+    page.click("#learn-draw")
+    expect(page.locator("#s-value")).to_have_text("2")
+    expect(page.locator("#learn-message")).to_have_text("")
+
+
+@pytest.mark.skipif(
+    not os.environ.get("ARENA_GUI_SCREENSHOTS"),
+    reason="set ARENA_GUI_SCREENSHOTS=<dir> to write the documentation screenshots",
+)
+def test_documentation_screenshots(page: Page, learn_server: ServerThread) -> None:
+    target = Path(os.environ["ARENA_GUI_SCREENSHOTS"])
+    target.mkdir(parents=True, exist_ok=True)
+    page.set_viewport_size({"width": 1400, "height": 900})
+    port = learn_server.port
+
+    def shot(name: str, selector: str = "main") -> None:
+        page.mouse.move(0, 0)
+        page.evaluate("document.activeElement && document.activeElement.blur()")  # no focus ring
+        page.locator(selector).screenshot(path=str(target / f"learn-{name}.png"))
+
+    open_learn(page, port, "?example=notes", visited=13)
+    shot("minimax", "#learn-tree-panel")
+    open_learn(page, port, "?example=notes-alphabeta", visited=11)
+    page.locator("#learn-tree").focus()
+    page.keyboard.press("Home")
+    for _ in range(12):
+        page.keyboard.press("ArrowRight")
+    expect(page.locator("#step-counter")).to_have_text("step 13 of 22")
+    page.set_viewport_size({"width": 1400, "height": 1100})
+    shot("alphabeta-step")
+    page.keyboard.press("End")
+    shot("alphabeta", "#learn-tree-panel")
+    open_learn(page, port, "?example=good-order", visited=20)
+    expect(page.locator(".compare-tree svg")).to_have_count(3)
+    shot("ordering", "#learn-compare")
+    open_learn(page, port, "?example=bad-order", visited=40)
+    expect(page.locator(".compare-tree svg")).to_have_count(3)
+    shot("ordering-bad", "#learn-compare")
+    open_learn(page, port, "?example=cutoff")
+    shot("cutoff", "#learn-tree-panel")
+    open_learn(page, port, "?example=chance", visited=15)
+    shot("chance", "#learn-tree-panel")
+    page.set_viewport_size({"width": 2000, "height": 1000})  # a wide tree: a wide window
+    open_learn(page, port, "?game=tictactoe&algorithm=alphabeta&depth=3")
+    shot("large", "#learn-tree-panel")
+
+
+def test_proven_results_read_as_wins_in_plies(page: Page, learn_server: ServerThread) -> None:
+    # X has a1 and a2, O has b1 and b2: X wins at once with a3, and O would win with b3.
+    open_learn(page, learn_server.port, "?game=tictactoe&moves=a1%20b1%20a2%20b2&depth=2")
+    expect(page.locator("#s-value")).to_have_text("+W1")
+    assert page.inner_text("#s-best") == "a3"
+    win = page.locator('#learn-tree .tree-node[data-path="a3"]')
+    assert win.locator(".tree-value").text_content() == "+W1"
+    assert "MAX wins in 1 ply" in str(win.get_attribute("aria-label"))
