@@ -71,6 +71,21 @@ class TreeNode:
     height: int = 0
     digest: int = field(default=0, compare=False)
 
+    def __reduce__(self) -> tuple[type[TreeNode], tuple[Any, ...]]:
+        # The compiled engine (mypyc) restores a pickle by assigning fields,
+        # which a frozen class refuses: rebuild through the constructor.
+        return (
+            TreeNode,
+            (
+                self.value,
+                self.children,
+                self.probabilities,
+                self.has_value,
+                self.height,
+                self.digest,
+            ),
+        )
+
     @property
     def is_leaf(self) -> bool:
         return not self.children
@@ -89,6 +104,9 @@ class TreeState:
 
     node: TreeNode
     player: int
+
+    def __reduce__(self) -> tuple[type[TreeState], tuple[TreeNode, int]]:
+        return (TreeState, (self.node, self.player))  # as TreeNode.__reduce__
 
 
 class TreeGame(Game[TreeState, int]):

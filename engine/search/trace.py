@@ -456,8 +456,8 @@ class _Tracer:
             for outcome, p in outcomes:
                 probability = Fraction(p).limit_denominator(PROBABILITY_DENOMINATOR_LIMIT)
                 child_state = self.game.result(state, outcome)
-                move = self._move_text(state, outcome)
-                child = self._enter(child_state, node, move, probability)
+                label = self._move_text(state, outcome)
+                child = self._enter(child_state, node, label, probability)
                 total += probability * self.expectiminimax(child_state, child, depth)
             return self._exit(node, total)
         maximizing = node.player == MAX_NODE
