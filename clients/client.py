@@ -764,20 +764,30 @@ class Engine:
         depth: int | None = None,
         max_nodes: int | None = None,
         *,
+        playouts: int | None = None,
+        seed: int | None = None,
         timeout: float | None = None,
     ) -> Trace:
         """Trace a search of the current position, node by node (:mod:`engine.search.trace`).
 
         ``algorithm`` is one of ``minimax``, ``alphabeta``, ``alphabeta_ordered``,
-        ``negamax``, ``expectiminimax`` (the server picks alpha-beta, or
+        ``negamax``, ``expectiminimax``, ``mcts`` (the server picks alpha-beta, or
         expectiminimax where the game has chance nodes); ``depth`` defaults
         to the whole tree of a ``tree`` game and to 2 plies elsewhere;
-        ``max_nodes`` to 5,000. A trace larger than ``max_nodes`` raises
+        ``max_nodes`` to 5,000. ``mcts`` takes ``playouts`` (default 100)
+        and ``seed`` instead of a depth. A trace larger than ``max_nodes`` raises
         :class:`LimitExceededError`, whose message says how many nodes it
         would take when the server could count them.
         """
         message: dict[str, Any] = {"type": "trace"}
-        for key, value in (("algorithm", algorithm), ("depth", depth), ("max_nodes", max_nodes)):
+        fields = {
+            "algorithm": algorithm,
+            "depth": depth,
+            "max_nodes": max_nodes,
+            "playouts": playouts,
+            "seed": seed,
+        }
+        for key, value in fields.items():
             if value is not None:
                 message[key] = value
         if timeout is None:

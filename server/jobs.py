@@ -71,6 +71,8 @@ class TraceJob:
     algorithm: str
     depth: int
     max_nodes: int
+    playouts: int
+    seed: int
     deadlines: Deadlines
 
     @property

@@ -450,7 +450,9 @@ class WorkerPool:
         task = None
         if isinstance(job, TraceJob):
             assert ticket.encoding is not None  # submit_trace sets it
-            task = TraceTask(job.depth, job.max_nodes, job.trace_id, ticket.encoding)
+            task = TraceTask(
+                job.depth, job.max_nodes, job.playouts, job.seed, job.trace_id, ticket.encoding
+            )
         # The search ends a delivery margin early; the job's own deadline is unchanged.
         message = WorkerJob(
             worker.seq,

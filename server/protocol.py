@@ -20,7 +20,7 @@ from typing import Any, NoReturn
 import msgpack  # type: ignore[import-untyped]
 
 from engine.search.limits import MAX_DEPTH, Clock, Limits
-from engine.search.trace import MAX_TRACE_DEPTH, MAX_TRACE_NODES
+from engine.search.trace import MAX_TRACE_DEPTH, MAX_TRACE_NODES, MAX_TRACE_PLAYOUTS
 from server.guard import DEFAULT_HELLO_TIMEOUT_MS
 
 PROTOCOL_VERSION = 1
@@ -279,13 +279,16 @@ class TraceRequest:
     """Trace a search of the current position (``trace``); see :mod:`engine.search.trace`.
 
     ``None`` fields take the session's defaults: the game's textbook
-    algorithm, the whole tree for an exercise tree (else 2 plies), 5,000 nodes.
+    algorithm, the whole tree for an exercise tree (else 2 plies), 5,000 nodes;
+    for ``mcts``, 100 playouts and a fixed seed.
     """
 
     id: RequestId = None
     algorithm: str | None = None
     depth: int | None = None
     max_nodes: int | None = None
+    playouts: int | None = None
+    seed: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -385,12 +388,9 @@ def _parse_new_game(message: Mapping[str, Any], request_id: RequestId) -> NewGam
         raise ProtocolError(
             ErrorCode.BAD_MESSAGE, f"a move is at most {MAX_MOVE_CHARS} characters", request_id
         )
-    seed = _optional_int(message, "seed", request_id)
-    if seed is not None and not 0 <= seed <= MAX_SEED:
-        raise ProtocolError(
-            ErrorCode.BAD_MESSAGE, "'seed' must be an integer from 0 to 2**53", request_id
-        )
-    return NewGame(game, request_id, dict(options), position, tuple(moves), seed)
+    return NewGame(
+        game, request_id, dict(options), position, tuple(moves), _seed(message, request_id)
+    )
 
 
 def _parse_move(message: Mapping[str, Any], request_id: RequestId) -> Move:
@@ -492,7 +492,19 @@ def _parse_trace(message: Mapping[str, Any], request_id: RequestId) -> TraceRequ
     algorithm = _optional_str(message, "algorithm", MAX_ALGORITHM_CHARS, request_id)
     depth = _bounded(message, "depth", 1, MAX_TRACE_DEPTH, request_id)
     max_nodes = _bounded(message, "max_nodes", 1, MAX_TRACE_NODES, request_id)
-    return TraceRequest(request_id, algorithm, depth, max_nodes)
+    playouts = _bounded(message, "playouts", 1, MAX_TRACE_PLAYOUTS, request_id)
+    return TraceRequest(
+        request_id, algorithm, depth, max_nodes, playouts, _seed(message, request_id)
+    )
+
+
+def _seed(raw: Mapping[str, Any], request_id: RequestId) -> int | None:
+    seed = _optional_int(raw, "seed", request_id)
+    if seed is not None and not 0 <= seed <= MAX_SEED:
+        raise ProtocolError(
+            ErrorCode.BAD_MESSAGE, "'seed' must be an integer from 0 to 2**53", request_id
+        )
+    return seed
 
 
 def _bounded(

@@ -22,7 +22,13 @@ from engine.game import ALPHABETA, CHANCE, EXPECTIMINIMAX, MCTS, Game
 from engine.registry import create_game, describe_games
 from engine.search.limits import Deadlines, plan_deadlines
 from engine.search.results import Info, SearchResult
-from engine.search.trace import DEFAULT_MAX_NODES, check_request, default_depth
+from engine.search.trace import (
+    DEFAULT_MAX_NODES,
+    DEFAULT_TRACE_PLAYOUTS,
+    DEFAULT_TRACE_SEED,
+    check_request,
+    default_depth,
+)
 from engine.searchers import has_chance, resolve_algorithm
 from server import SERVER_NAME, SERVER_VERSION
 from server.jobs import SearchJob, TraceJob
@@ -263,13 +269,17 @@ class Session:
             algorithm = EXPECTIMINIMAX if has_chance(game) else ALPHABETA
         depth = request.depth if request.depth is not None else default_depth(game, state)
         max_nodes = request.max_nodes if request.max_nodes is not None else DEFAULT_MAX_NODES
+        playouts = request.playouts if request.playouts is not None else DEFAULT_TRACE_PLAYOUTS
+        seed = request.seed if request.seed is not None else DEFAULT_TRACE_SEED
         try:
-            check_request(algorithm, depth, max_nodes)
+            check_request(algorithm, depth, max_nodes, playouts)
         except GameError as error:
             raise game_error(error, request.id) from None
         deadlines = Deadlines(received_at, None, received_at + self.limits.max_trace_ms / 1000)
         self._tracing = True
-        return TraceJob(request.id, game, state, algorithm, depth, max_nodes, deadlines)
+        return TraceJob(
+            request.id, game, state, algorithm, depth, max_nodes, playouts, seed, deadlines
+        )
 
     def finish_trace(self) -> None:
         """The running trace has its reply (or is abandoned): the session is free again."""

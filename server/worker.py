@@ -76,6 +76,8 @@ class TraceTask:
 
     depth: int
     max_nodes: int
+    playouts: int
+    seed: int
     request_id: RequestId
     encoding: Encoding
 
@@ -165,7 +167,15 @@ def _trace(job: WorkerJob, task: TraceTask, stop: StopFlag) -> TraceReply:
     game = create_game(job.game, job.options)
     try:
         result = trace(
-            game, job.state, job.algorithm, task.depth, task.max_nodes, job.deadlines.hard, stop
+            game,
+            job.state,
+            job.algorithm,
+            task.depth,
+            task.max_nodes,
+            job.deadlines.hard,
+            stop,
+            task.playouts,
+            task.seed,
         )
     except GameError as error:
         refusal = game_error(error, task.request_id)

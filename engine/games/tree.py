@@ -39,6 +39,7 @@ from typing import Any, ClassVar, Final
 
 from engine.errors import BadPositionError
 from engine.game import CHANCE, EVAL_LIMIT, EXPECTIMINIMAX, Game, Outcome
+from engine.records import reduce_record
 
 #: The notes' example (Russell & Norvig, figure 5.2): minimax value 3.
 NOTES_TREE: Final = "[[3,12,8],[2,4,6],[14,5,2]]"
@@ -71,20 +72,8 @@ class TreeNode:
     height: int = 0
     digest: int = field(default=0, compare=False)
 
-    def __reduce__(self) -> tuple[type[TreeNode], tuple[Any, ...]]:
-        # The compiled engine (mypyc) restores a pickle by assigning fields,
-        # which a frozen class refuses: rebuild through the constructor.
-        return (
-            TreeNode,
-            (
-                self.value,
-                self.children,
-                self.probabilities,
-                self.has_value,
-                self.height,
-                self.digest,
-            ),
-        )
+    def __reduce__(self) -> tuple[type[Any], tuple[object, ...]]:
+        return reduce_record(self)  # a compiled frozen class refuses pickle's assignments
 
     @property
     def is_leaf(self) -> bool:
@@ -105,8 +94,8 @@ class TreeState:
     node: TreeNode
     player: int
 
-    def __reduce__(self) -> tuple[type[TreeState], tuple[TreeNode, int]]:
-        return (TreeState, (self.node, self.player))  # as TreeNode.__reduce__
+    def __reduce__(self) -> tuple[type[Any], tuple[object, ...]]:
+        return reduce_record(self)
 
 
 class TreeGame(Game[TreeState, int]):

@@ -165,7 +165,8 @@ class Node:
     ``amaf_reward`` are the RAVE statistics of each move, kept in the
     parent so that moves not yet visited have them too. ``proven`` is
     :data:`UNPROVEN` or player 0's exact reward, reached in ``proven_plies``
-    plies.
+    plies. ``created`` is the iteration that added the node (0 for a root),
+    so that a trace can replay the tree's growth.
     """
 
     def __init__(self, state: Any, mover: int) -> None:
@@ -181,6 +182,7 @@ class Node:
         self.amaf_reward: list[float] = []
         self.proven = UNPROVEN
         self.proven_plies = 0
+        self.created = 0
 
 
 def _mover_value(reward: float, mover: int) -> float:
@@ -322,6 +324,33 @@ class MctsSearcher(BudgetedSearch):
         self._report(root, state)
         return self._answer_from_tree(root, state, reason)
 
+    def grow(
+        self, state: Any, playouts: int, deadline: float | None, stop: StopSignal | None
+    ) -> tuple[Node, int]:
+        """Run ``playouts`` iterations on a fresh tree for ``state``; its root and the move's index.
+
+        For traces (:mod:`engine.search.trace`): no time management, reports
+        or reuse. Stops early when the root is proven; returns when
+        ``deadline`` (``time.monotonic()`` seconds) passes or ``stop`` is set,
+        with :attr:`playouts` telling how many ran. The index is the root
+        move :meth:`think` would play. Raises ``ValueError`` at a chance state
+        or a finished game.
+        """
+        game = self.game
+        if game.outcome(state) is not None or game.to_move(state) == CHANCE:
+            raise ValueError("grow() needs a decision state of a game in progress")
+        self._reset_counters()
+        root = self._new_node(state)
+        self._tree = None  # not kept for a later think: it was grown with other settings
+        while self.playouts < playouts and root.proven == UNPROVEN:
+            if stop is not None and stop.is_set():
+                break
+            if deadline is not None and time.monotonic() >= deadline:
+                break
+            self._iterate(root)
+            self.playouts += 1
+        return root, self._best_index(root) if root.expanded else 0
+
     def _iterate(self, root: Node) -> None:
         """One iteration: the four steps of the module docstring."""
         game = self.game
@@ -346,6 +375,7 @@ class MctsSearcher(BudgetedSearch):
                 # 2. Expansion: the first move out of the tree adds one node.
                 child_state = game.play(node.state, node.moves[index])
                 child = self._new_node(child_state)
+                child.created = self.playouts + 1
                 if self.listed < MAX_LISTED_MOVES:  # else the tree is full: not kept
                     node.children[index] = child
                     self.nodes += 1
@@ -525,7 +555,7 @@ class MctsSearcher(BudgetedSearch):
                 level = following
         root = found if found is not None else self._new_node(state)
         self._tree = root
-        self.nodes, self.listed = _tree_size(root)
+        self.nodes, self.listed = tree_size(root)
         return root
 
     # ------------------------------------------------------------------
@@ -646,7 +676,7 @@ def _draw(probabilities: list[float], rng: Random) -> int:
     return len(probabilities) - 1
 
 
-def _tree_size(root: Node) -> tuple[int, int]:
+def tree_size(root: Node) -> tuple[int, int]:
     """The nodes under ``root`` (itself included) and the moves they list."""
     size = 0
     listed = 0

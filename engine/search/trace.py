@@ -20,7 +20,12 @@ Intelligence: A Modern Approach* (4th ed.) and :mod:`engine.search.reference`:
   function, values from the side to move, negated on the way up. It enters
   exactly the nodes ``alphabeta`` enters;
 * ``expectiminimax``: section 5.5, MAX and MIN nodes as in minimax, a chance
-  node the probability-weighted average of its outcomes, computed exactly.
+  node the probability-weighted average of its outcomes, computed exactly;
+* ``mcts``: the production Monte Carlo tree search
+  (:mod:`engine.search.mcts`, section 5.4) after ``playouts`` iterations,
+  its tree as it stands: each node with its ``visits`` and ``wins`` (MAX's
+  reward summed over them: 1 a win, 1/2 a draw), ``value`` their ratio,
+  and ``order`` the iteration that added it. It has no depth and no window.
 
 Values are the textbook's: MAX is the player to move at the root, and every
 value, alpha and beta is from MAX's side (negamax's own values are kept in
@@ -47,6 +52,8 @@ from engine.errors import GameError, GameOverError, UnknownAlgorithmError
 from engine.game import CHANCE, Game
 from engine.games.tree import TreeGame
 from engine.search.budget import StopSignal
+from engine.search.mcts import UNPROVEN, MctsSearcher, tree_size
+from engine.search.mcts import Node as MctsNode
 from engine.search.score import WIN
 
 MINIMAX: Final = "minimax"
@@ -54,8 +61,9 @@ ALPHABETA: Final = "alphabeta"
 ALPHABETA_ORDERED: Final = "alphabeta_ordered"
 NEGAMAX: Final = "negamax"
 EXPECTIMINIMAX: Final = "expectiminimax"
+MCTS: Final = "mcts"
 #: Every algorithm :func:`trace` knows, in the order a lesson meets them.
-TRACE_ALGORITHMS: Final = (MINIMAX, ALPHABETA, ALPHABETA_ORDERED, NEGAMAX, EXPECTIMINIMAX)
+TRACE_ALGORITHMS: Final = (MINIMAX, ALPHABETA, ALPHABETA_ORDERED, NEGAMAX, EXPECTIMINIMAX, MCTS)
 #: The ones that take a window (alpha, beta), and so report it.
 WINDOWED: Final = frozenset({ALPHABETA, ALPHABETA_ORDERED, NEGAMAX})
 
@@ -76,6 +84,14 @@ COUNT_FACTOR: Final = 10
 COUNT_LIMIT: Final = 200_000
 #: Nodes between two looks at the clock and the stop signal.
 CHECK_INTERVAL: Final = 256
+#: Iterations of an ``mcts`` trace that names none, and the most it may name:
+#: 100 grow a tree a student can read (tic-tac-toe's first two plies); each
+#: adds at most one node, so the largest fits in ``MAX_TRACE_NODES``.
+DEFAULT_TRACE_PLAYOUTS: Final = 100
+MAX_TRACE_PLAYOUTS: Final = 20_000
+#: Seed of an ``mcts`` trace's random generator when the request names none:
+#: the same request draws the same tree.
+DEFAULT_TRACE_SEED: Final = 1
 #: Largest denominator of a probability, as in the reference searches.
 PROBABILITY_DENOMINATOR_LIMIT: Final = 10**6
 
@@ -88,6 +104,9 @@ CHANCE_NODE: Final = "chance"
 TERMINAL: Final = "terminal"
 CUTOFF: Final = "cutoff"
 INNER: Final = "inner"
+#: ``kind`` of an ``mcts`` node with no children in the tree yet: its value
+#: comes from the playouts that started there.
+PLAYOUT: Final = "playout"
 
 #: A value: an int, or a fraction below chance nodes.
 Value = int | Fraction | float
@@ -99,6 +118,12 @@ class TraceLimitError(GameError):
     """The trace would exceed a limit (nodes, time); the message says which and by how much."""
 
     code = "limit_exceeded"
+
+
+class TraceChanceError(GameError):
+    """``mcts`` asked at a chance state: its tree grows from a decision."""
+
+    code = "chance_state"
 
 
 @dataclass(slots=True)
@@ -127,6 +152,8 @@ class TraceNode:
     best_move: str | None = None
     pruned_after: list[str] | None = None
     mover_value: Value | None = None
+    visits: int | None = None
+    wins: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The protocol form: fields that do not apply are left out."""
@@ -154,12 +181,20 @@ class TraceNode:
             data["pruned_after"] = self.pruned_after
         if self.mover_value is not None:
             data["mover_value"] = wire_number(self.mover_value)
+        if self.visits is not None:
+            data["visits"] = self.visits
+            data["wins"] = wire_number(self.wins)
         return data
 
 
 @dataclass(slots=True)
 class Trace:
-    """A finished trace: the root's value and move, counts, and every node in entry order."""
+    """A finished trace: the root's value and move, counts, and every node in entry order.
+
+    For ``mcts``: ``depth`` is the tree's height, ``visited`` its nodes,
+    ``leaves`` and ``playouts`` the iterations run, and the nodes come in
+    depth-first order.
+    """
 
     algorithm: str
     depth: int
@@ -168,6 +203,7 @@ class Trace:
     visited: int
     leaves: int
     nodes: list[TraceNode] = field(default_factory=list)
+    playouts: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The protocol form of the ``trace`` reply (without ``type`` and ``id``)."""
@@ -179,7 +215,7 @@ class Trace:
             "visited": self.visited,
             "leaves": self.leaves,
             "nodes": [node.to_dict() for node in self.nodes],
-        }
+        } | ({} if self.playouts is None else {"playouts": self.playouts})
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Trace:
@@ -203,6 +239,8 @@ class Trace:
                 best_move=node.get("best_move"),
                 pruned_after=node.get("pruned_after"),
                 mover_value=node.get("mover_value"),
+                visits=node.get("visits"),
+                wins=node.get("wins"),
             )
             for node in data["nodes"]
         ]
@@ -214,6 +252,7 @@ class Trace:
             data["visited"],
             data["leaves"],
             nodes,
+            data.get("playouts"),
         )
 
 
@@ -246,7 +285,9 @@ def default_depth(game: Game[Any, Any], state: Any) -> int:
     return DEFAULT_TRACE_DEPTH
 
 
-def check_request(algorithm: str, depth: int, max_nodes: int) -> None:
+def check_request(
+    algorithm: str, depth: int, max_nodes: int, playouts: int = DEFAULT_TRACE_PLAYOUTS
+) -> None:
     """Raise the error a bad request deserves: unknown algorithm, depth or bound out of range."""
     if algorithm not in TRACE_ALGORITHMS:
         raise UnknownAlgorithmError(
@@ -258,6 +299,10 @@ def check_request(algorithm: str, depth: int, max_nodes: int) -> None:
         raise TraceLimitError(
             f"a trace records at most {MAX_TRACE_NODES} nodes; max_nodes {max_nodes} is too many"
         )
+    if not 1 <= playouts <= MAX_TRACE_PLAYOUTS:
+        raise TraceLimitError(
+            f"an mcts trace runs between 1 and {MAX_TRACE_PLAYOUTS} playouts, got {playouts}"
+        )
 
 
 def trace(
@@ -268,8 +313,14 @@ def trace(
     max_nodes: int = DEFAULT_MAX_NODES,
     deadline: float | None = None,
     stop: StopSignal | None = None,
+    playouts: int = DEFAULT_TRACE_PLAYOUTS,
+    seed: int = DEFAULT_TRACE_SEED,
 ) -> Trace:
     """Run ``algorithm`` on ``state`` to ``depth`` plies and return its :class:`Trace`.
+
+    ``mcts`` ignores ``depth`` and runs ``playouts`` iterations with a
+    random generator seeded by ``seed``; it raises
+    :class:`TraceChanceError` at a chance state.
 
     Raises :class:`TraceLimitError` when the trace would record more than
     ``max_nodes`` nodes (the message says how many it would take when the
@@ -278,11 +329,129 @@ def trace(
     algorithm not in :data:`TRACE_ALGORITHMS`, or a deterministic one on a
     chance node; :class:`GameOverError` when the game is over.
     """
-    check_request(algorithm, depth, max_nodes)
+    check_request(algorithm, depth, max_nodes, playouts)
     if game.outcome(state) is not None:
         raise GameOverError("the game is over: there is no search to trace")
+    if algorithm == MCTS:
+        return mcts_trace(game, state, playouts, max_nodes, seed, deadline, stop)
     tracer = _Tracer(game, state, algorithm, max_nodes, deadline, stop)
     return tracer.run(state, depth)
+
+
+def mcts_trace(
+    game: Game[Any, Any],
+    state: Any,
+    playouts: int,
+    max_nodes: int,
+    seed: int,
+    deadline: float | None,
+    stop: StopSignal | None,
+) -> Trace:
+    """The production MCTS tree of ``state`` after ``playouts`` iterations (see :func:`trace`).
+
+    The searcher is the one that plays (:class:`~engine.search.mcts.MctsSearcher`,
+    with the game's RAVE setting and the solver), seeded, so one request
+    always draws the same tree. Fewer iterations run when the solver proves
+    the root first.
+    """
+    if game.to_move(state) == CHANCE:
+        raise TraceChanceError(
+            "the dice are to be rolled: Monte Carlo tree search grows from a decision; "
+            "roll first, or trace expectiminimax"
+        )
+    searcher = MctsSearcher(game, seed=seed, reuse=False)
+    root, best_index = searcher.grow(state, playouts, deadline, stop)
+    if searcher.playouts < playouts and root.proven == UNPROVEN:
+        why = "was stopped" if stop is not None and stop.is_set() else "did not finish in time"
+        raise TraceLimitError(
+            f"the trace {why} ({searcher.playouts} of {playouts} playouts): ask for fewer playouts"
+        )
+    max_player = game.to_move(state)
+    size, _ = tree_size(root)
+    if size > max_nodes:
+        advice = (
+            f"ask for max_nodes {size}" if size <= MAX_TRACE_NODES else "ask for fewer playouts"
+        )
+        raise TraceLimitError(
+            f"the tree after {searcher.playouts} playouts has {size} nodes, more than "
+            f"max_nodes ({max_nodes}): {advice}"
+        )
+    nodes: list[TraceNode] = []
+    # Depth first, children in the game's move order, as the other traces.
+    pending: list[tuple[MctsNode, int | None, str | None, float | None, int]] = [
+        (root, None, None, None, 0)
+    ]
+    while pending:
+        node, parent, move, probability, depth = pending.pop()
+        record = _mcts_record(game, node, len(nodes), parent, move, probability, depth, max_player)
+        nodes.append(record)
+        followers = []
+        for index, child in enumerate(node.children):
+            if child is None:
+                continue
+            chance = node.mover == CHANCE
+            followers.append(
+                (
+                    child,
+                    record.id,
+                    game.format_move(node.state, node.moves[index]),
+                    node.probabilities[index] if chance else None,
+                    depth if chance else depth + 1,
+                )
+            )
+        if followers:
+            record.kind = INNER
+            record.best_move = (
+                game.format_move(node.state, node.moves[best_index])
+                if node is root
+                else max(followers, key=lambda follower: follower[0].visits)[2]
+            )
+        pending.extend(reversed(followers))
+    return Trace(
+        MCTS,
+        max(record.depth for record in nodes),
+        nodes[0].value,
+        nodes[0].best_move,
+        len(nodes),
+        searcher.playouts,
+        nodes,
+        searcher.playouts,
+    )
+
+
+def _mcts_record(
+    game: Game[Any, Any],
+    node: MctsNode,
+    node_id: int,
+    parent: int | None,
+    move: str | None,
+    probability: float | None,
+    depth: int,
+    max_player: int,
+) -> TraceNode:
+    """A tree node as a trace node: its statistics turned to MAX's side."""
+    finished = game.outcome(node.state) is not None
+    if node.mover == CHANCE and not finished:
+        player = CHANCE_NODE
+    else:
+        player = MAX_NODE if node.mover == max_player else MIN_NODE
+    # The tree keeps player 0's rewards; MAX is player 1 when 1 is to move at the root.
+    wins = node.reward if max_player == 0 else node.visits - node.reward
+    value = wins / node.visits if node.visits else 0.5
+    return TraceNode(
+        node_id,
+        parent,
+        move,
+        player,
+        depth,
+        node.created,
+        node.created,
+        probability=probability,
+        value=value,
+        kind=TERMINAL if finished else PLAYOUT,
+        visits=node.visits,
+        wins=wins,
+    )
 
 
 class _Tracer:

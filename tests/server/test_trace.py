@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from engine.registry import GAMES
-from engine.search.trace import MAX_TRACE_NODES, TRACE_ALGORITHMS
+from engine.search.trace import MAX_TRACE_NODES, MAX_TRACE_PLAYOUTS, MCTS, TRACE_ALGORITHMS
 from server.app import ArenaServer
 from server.protocol import ErrorCode, ProtocolError, TraceRequest, parse_request
 from server.session import Session
@@ -57,6 +57,11 @@ async def test_every_game_and_algorithm_traces(shared_server: ArenaServer) -> No
             if name == "backgammon":
                 await client.request({"type": "roll", "id": "r"})
             for algorithm in TRACE_ALGORITHMS:
+                if algorithm == MCTS:
+                    reply = await trace(client, algorithm=algorithm, playouts=20)
+                    assert reply["type"] == "trace", (name, reply)
+                    assert reply["playouts"] == reply["nodes"][0]["visits"] <= 20
+                    continue
                 chance_refused = name in CHANCE_GAMES and algorithm != "expectiminimax"
                 # At depth 1 a game of chance is cut off before the next roll;
                 # the deterministic searches meet the chance node at depth 2.
@@ -84,6 +89,28 @@ async def test_chance_nodes_carry_probabilities(shared_server: ArenaServer) -> N
     outcomes = [n for n in reply["nodes"] if n["parent"] == 1]
     assert [n["probability"] for n in outcomes] == pytest.approx([1 / 3, 2 / 3])
     assert reply["value"] == 2 and reply["best_move"] == "2"
+
+
+async def test_an_mcts_trace_is_its_tree_after_the_playouts(shared_server: ArenaServer) -> None:
+    async with raw_client(shared_server.port, "msgpack") as client:
+        await new_game(client, game="backgammon")
+        unrolled = await trace(client, algorithm="mcts")
+        assert unrolled["code"] == "chance_state" and "roll" in unrolled["message"]
+        await new_game(client, game="connect4")
+        first = await trace(client, algorithm="mcts", playouts=300, seed=7)
+        again = await trace(client, algorithm="mcts", playouts=300, seed=7)
+        small = await trace(client, algorithm="mcts", playouts=300, max_nodes=50)
+        too_many = await trace(client, algorithm="mcts", playouts=MAX_TRACE_PLAYOUTS + 1)
+    assert first == again, "one seed, one tree"
+    assert (first["algorithm"], first["playouts"], first["nodes"][0]["visits"]) == (
+        "mcts",
+        300,
+        300,
+    )
+    assert first["visited"] == len(first["nodes"]) and first["best_move"] in "1234567"
+    assert all("alpha_in" not in node and node["wins"] <= node["visits"] for node in first["nodes"])
+    assert small["code"] == "limit_exceeded" and "max_nodes (50)" in small["message"]
+    assert too_many["code"] == "limit_exceeded" and "playouts" in too_many["message"]
 
 
 async def test_limits_and_bad_requests_get_clear_errors(shared_server: ArenaServer) -> None:

@@ -13,15 +13,20 @@ from engine.errors import GameOverError, UnknownAlgorithmError
 from engine.game import CHANCE, Game
 from engine.registry import create_game
 from engine.search import reference
+from engine.search.limits import Limits
+from engine.search.mcts import MctsSearcher
 from engine.search.trace import (
     ALPHABETA,
     ALPHABETA_ORDERED,
     EXPECTIMINIMAX,
     MAX_TRACE_NODES,
+    MAX_TRACE_PLAYOUTS,
+    MCTS,
     MINIMAX,
     NEGAMAX,
     TRACE_ALGORITHMS,
     Trace,
+    TraceChanceError,
     TraceLimitError,
     TraceNode,
     trace,
@@ -280,7 +285,7 @@ def test_bad_requests_are_refused_with_the_reason() -> None:
     over = game.parse_position("XXXOO....")
     with pytest.raises(GameOverError):
         trace(game, over, MINIMAX, 2)
-    assert set(TRACE_ALGORITHMS) == {*DETERMINISTIC, EXPECTIMINIMAX}
+    assert set(TRACE_ALGORITHMS) == {*DETERMINISTIC, EXPECTIMINIMAX, MCTS}
 
 
 def test_a_trace_past_its_deadline_ends_with_an_error() -> None:
@@ -299,3 +304,81 @@ def test_the_wire_form_writes_infinities_as_strings_and_omits_what_does_not_appl
     assert "alpha_in" not in plain["nodes"][0]
     counts = (plain["value"], plain["best_move"], plain["visited"], plain["leaves"])
     assert counts == (3, "1", 13, 9)
+
+
+# ----------------------------------------------------------------------
+# mcts: the tree Monte Carlo tree search grew, as it stands.
+
+
+def test_mcts_tree_counts_every_playout_once_per_level() -> None:
+    """Every iteration passes the root and adds at most one node; visits add up."""
+    game = create_game("tictactoe")
+    result = trace(game, game.initial_state(), MCTS, 1, playouts=100)
+    root = result.nodes[0]
+    assert result.playouts == result.leaves == 100 and root.visits == 100
+    assert result.visited == len(result.nodes) <= 101
+    assert sum(child.visits or 0 for child in children(result, root)) == 100
+    for node in result.nodes:
+        assert node.visits is not None and node.wins is not None and node.alpha_in is None
+        assert 0 <= node.wins <= node.visits
+        assert node.value == pytest.approx(node.wins / node.visits)
+        below = children(result, node)
+        if below:
+            assert node.kind == "inner" and node.visits >= sum(c.visits or 0 for c in below)
+            assert node.best_move == max(below, key=lambda c: c.visits or 0).move or node is root
+            assert all(child.order > node.order for child in below)
+        else:
+            assert node.kind in ("playout", "terminal")
+    assert sorted(node.order for node in result.nodes) == sorted({n.order for n in result.nodes})
+    assert result.depth == max(node.depth for node in result.nodes)
+
+
+def test_mcts_trace_is_the_tree_of_the_engine_that_plays() -> None:
+    """Same seed, same iterations: the trace's move is the move think() plays."""
+    game = create_game("connect4")
+    for state in random_positions(game, 11, 4, 6):
+        result = trace(game, state, MCTS, 1, playouts=300, seed=5)
+        played = MctsSearcher(game, seed=5, reuse=False).think(state, Limits(nodes=300))
+        assert result.best_move == played.move
+        assert result.to_dict() == trace(game, state, MCTS, 1, playouts=300, seed=5).to_dict()
+
+
+def test_mcts_values_are_max_s_even_when_min_moves_first_at_the_root_s_child() -> None:
+    """After one move the player to move is MAX: wins are counted for that player."""
+    game = create_game("tictactoe")
+    state = game.play(game.initial_state(), game.parse_move(game.initial_state(), "a1"))
+    result = trace(game, state, MCTS, 1, playouts=200)
+    root = result.nodes[0]
+    assert root.player == "max" and all(c.player == "min" for c in children(result, root))
+    # X took a corner: O (MAX here) is worse off than even.
+    assert result.value < 0.5
+
+
+def test_mcts_on_a_win_loss_tree_proves_the_winning_move() -> None:
+    """The solver proves the root once both leaves under move 1 are wins: it stops early."""
+    tree = TREE.parse_position("[[1,1],[1,-1],[-1,-1]]")
+    result = trace(TREE, tree, MCTS, 1, playouts=1000)
+    assert result.best_move == "1" and result.playouts is not None and result.playouts < 1000
+    assert [node.value for node in result.nodes if node.kind == "terminal" and node.value == 0]
+
+
+def test_mcts_chance_nodes_carry_their_probabilities() -> None:
+    game = create_game("backgammon")
+    state = random_positions(game, 3, 1, 4)[0]
+    result = trace(game, state, MCTS, 1, playouts=100)
+    chance = [node for node in result.nodes if node.player == "chance"]
+    assert chance, "every move in backgammon leads to a roll"
+    for node in chance:
+        rolls = children(result, node)
+        assert all(roll.probability is not None and roll.depth == node.depth for roll in rolls)
+
+
+def test_mcts_refuses_a_chance_state_and_says_how_many_nodes_it_needs() -> None:
+    game = create_game("backgammon")
+    with pytest.raises(TraceChanceError, match="roll"):
+        trace(game, game.initial_state(), MCTS, 1)
+    chess = create_game("chess")
+    with pytest.raises(TraceLimitError, match=r"has (\d+) nodes, more than max_nodes \(10\)"):
+        trace(chess, chess.initial_state(), MCTS, 1, 10, playouts=50)
+    with pytest.raises(TraceLimitError, match="playouts"):
+        trace(chess, chess.initial_state(), MCTS, 1, playouts=MAX_TRACE_PLAYOUTS + 1)
