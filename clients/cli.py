@@ -293,6 +293,21 @@ def run_gtp(args: argparse.Namespace) -> int:
     return serve(engine)
 
 
+def configure_uci(parser: argparse.ArgumentParser) -> None:
+    parser.description = (
+        "Speak the Universal Chess Interface (UCI) on stdin and stdout, for chess GUIs, "
+        "cutechess-cli, fastchess and python-chess; the search runs in a worker process, "
+        "so isready and stop are answered while it thinks. Options (Hash, Move Overhead) "
+        "are set with UCI's setoption."
+    )
+
+
+def run_uci(args: argparse.Namespace) -> int:
+    from clients.uci.engine import serve
+
+    return serve()
+
+
 COMMANDS: tuple[Command, ...] = (
     Command("serve", "run the engine server", configure_serve, run_serve),
     Command("play", "play a game against the engine in the terminal", configure_play, run_play),
@@ -309,6 +324,7 @@ COMMANDS: tuple[Command, ...] = (
         run_tournament,
     ),
     Command("gtp", "be a Go engine for GTP controllers (stdin/stdout)", configure_gtp, run_gtp),
+    Command("uci", "be a chess engine for UCI GUIs (stdin/stdout)", configure_uci, run_uci),
 )
 
 

@@ -13,13 +13,16 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Hashable
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar, Final, Protocol
 
 from engine.game import Game
 from engine.search.limits import Deadlines, Limits, plan_deadlines
 from engine.search.results import Info, SearchResult, SearchStats
 from engine.search.score import Score
 from engine.search.tt import TranspositionTable
+
+#: ``Info.hashfull`` is in thousandths, as UCI reports it.
+PERMILLE: Final = 1000
 
 
 class StopSignal(Protocol):
@@ -125,6 +128,7 @@ class BudgetedSearch:
                 nps=int(self.nodes * 1000 / elapsed) if elapsed > 0 else 0,
                 tt_hit_rate=self.tt_hits / self.tt_probes if self.tt_probes else 0.0,
                 partial=partial,
+                hashfull=int(self.tt.fill_ratio() * PERMILLE),
             )
         )
 

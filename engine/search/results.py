@@ -21,7 +21,9 @@ class Info:
     report made inside an unfinished iteration because the best move changed.
     A Monte Carlo search reports ``playouts`` (0 for the other searches);
     its ``nodes`` count the nodes of its tree and its ``depth`` is the
-    length of its principal variation.
+    length of its principal variation. ``hashfull`` is the share of the
+    transposition table in use, in permille (UCI's ``hashfull``; 0 without
+    a table).
     """
 
     depth: int
@@ -34,6 +36,7 @@ class Info:
     tt_hit_rate: float
     partial: bool = False
     playouts: int = 0
+    hashfull: int = 0
 
     def __reduce__(self) -> tuple[type[Any], tuple[object, ...]]:
         return reduce_record(self)

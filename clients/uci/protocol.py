@@ -1,0 +1,304 @@
+"""UCI without input or output: commands in, lines and search orders out.
+
+:class:`UciProtocol` keeps what a UCI engine must remember between
+commands (the position, the options) and turns each command line into a
+:class:`Reaction`: lines to write at once, and maybe a search to start
+(:class:`SearchOrder`), a search to stop, or the end. :func:`info_line` and
+:func:`bestmove_line` write the search's reports in UCI's words. The
+process around it (:mod:`clients.uci.engine`) runs the searches.
+
+The commands are those of the UCI specification (Stefan Meyer-Kahlen,
+"Description of the universal chess interface", April 2006): ``uci``,
+``debug``, ``isready``, ``setoption``, ``register``, ``ucinewgame``,
+``position``, ``go``, ``stop``, ``ponderhit``, ``quit``. An engine never
+answers a bad command with an error; it says why in an ``info string``
+line and carries on, as Stockfish does.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from engine.errors import GameError
+from engine.games.chess.game import Chess
+from engine.search.limits import MAX_DEPTH, Clock, Limits
+from engine.search.results import Info, SearchResult
+from engine.search.score import Score
+from engine.search.tt import DEFAULT_TT_SLOTS
+from server import SERVER_VERSION
+
+ENGINE_NAME: Final = "alphabeta-arena"
+ENGINE_AUTHOR: Final = "the alphabeta-arena authors"
+STARTPOS: Final = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+
+#: Bytes one filled transposition-table slot costs in CPython (see
+#: engine.search.tt.DEFAULT_TT_SLOTS: 2**18 slots, about 30 MB).
+TT_SLOT_BYTES: Final = 120
+#: ``Hash`` in MB: the default is the server's table (2**18 slots, 30 MB);
+#: past 1 GB a Python list of slots is more than this engine can fill.
+DEFAULT_HASH_MB: Final = DEFAULT_TT_SLOTS * TT_SLOT_BYTES // 2**20
+MAX_HASH_MB: Final = 1024
+#: ``Move Overhead`` in ms: time kept back from every move for the answer
+#: to reach the GUI's clock (a pipe to a worker process and back, then
+#: stdout). 30 ms covered the slowest answer seen under a CPU hog here;
+#: Stockfish's own default is 10.
+DEFAULT_MOVE_OVERHEAD_MS: Final = 30
+MAX_MOVE_OVERHEAD_MS: Final = 5000
+#: The shortest search a ``go`` gets, however little time is left.
+MIN_SEARCH_MS: Final = 1
+
+
+@dataclass(frozen=True, slots=True)
+class SearchOrder:
+    """A search to start: the position (and its text for messages) and its limits.
+
+    ``limits`` empty means "until stop" (``go infinite``, or a ``go`` with
+    nothing in it).
+    """
+
+    state: Any
+    limits: Limits
+
+
+@dataclass(slots=True)
+class Reaction:
+    """What a command asks of the process: lines to write, a search to start or stop, the end."""
+
+    lines: list[str] = field(default_factory=list)
+    search: SearchOrder | None = None
+    stop: bool = False
+    quit: bool = False
+    #: ``isready``: answer ``readyok`` once the search process is ready.
+    ready: bool = False
+    #: ``setoption name Hash``: the search process needs a table of this size.
+    resize: bool = False
+
+
+@dataclass(slots=True)
+class Options:
+    """The options ``uci`` announces, with their current values."""
+
+    hash_mb: int = DEFAULT_HASH_MB
+    move_overhead_ms: int = DEFAULT_MOVE_OVERHEAD_MS
+
+    @property
+    def tt_slots(self) -> int:
+        """The transposition table's slots for ``hash_mb``: a power of two that fits."""
+        slots = max(1, self.hash_mb * 2**20 // TT_SLOT_BYTES)
+        return 1 << (slots.bit_length() - 1)
+
+
+class UciProtocol:
+    """One engine's UCI state: the position, the options, and the commands' meanings."""
+
+    def __init__(self) -> None:
+        self.game = Chess()
+        self.state: Any = self.game.parse_position(STARTPOS)
+        self.options = Options()
+        self.debug = False
+        self._handlers = self._command_table()
+
+    def execute(self, line: str) -> Reaction:
+        """The reaction to one command line (unknown commands get an ``info string``)."""
+        tokens = line.split()
+        if not tokens:
+            return Reaction()
+        command, arguments = tokens[0], tokens[1:]
+        handler = self._handlers.get(command)
+        if handler is None:
+            return _says(f"unknown command: {line.strip()[:80]}")
+        return handler(arguments)
+
+    def _command_table(self) -> dict[str, Callable[[list[str]], Reaction]]:
+        return {
+            "uci": self._uci,
+            "debug": self._debug,
+            "isready": lambda _: Reaction(ready=True),
+            "setoption": self._setoption,
+            "register": lambda _: Reaction(),
+            "ucinewgame": self._ucinewgame,
+            "position": self._position,
+            "go": self._go,
+            "stop": lambda _: Reaction(stop=True),
+            # No Ponder option is announced; a GUI that ponders anyway gets
+            # a search with its limits, which ponderhit leaves running.
+            "ponderhit": lambda _: Reaction(),
+            "quit": lambda _: Reaction(stop=True, quit=True),
+        }
+
+    def _uci(self, _: list[str]) -> Reaction:
+        return Reaction(
+            [
+                f"id name {ENGINE_NAME} {SERVER_VERSION}",
+                f"id author {ENGINE_AUTHOR}",
+                f"option name Hash type spin default {DEFAULT_HASH_MB} min 1 max {MAX_HASH_MB}",
+                f"option name Move Overhead type spin default {DEFAULT_MOVE_OVERHEAD_MS} "
+                f"min 0 max {MAX_MOVE_OVERHEAD_MS}",
+                "uciok",
+            ]
+        )
+
+    def _debug(self, arguments: list[str]) -> Reaction:
+        self.debug = arguments[:1] == ["on"]
+        return Reaction()
+
+    def _setoption(self, arguments: list[str]) -> Reaction:
+        # setoption name <id, may have spaces> [value <x, may have spaces>]
+        if not arguments or arguments[0] != "name":
+            return _says("setoption needs: setoption name <id> [value <x>]")
+        rest = arguments[1:]
+        if "value" in rest:
+            cut = rest.index("value")
+            name, value = " ".join(rest[:cut]), " ".join(rest[cut + 1 :])
+        else:
+            name, value = " ".join(rest), ""
+        key = name.lower()
+        if key == "hash":
+            number = _spin(value, 1, MAX_HASH_MB)
+            if number is None:
+                return _says(f"Hash is a number of MB from 1 to {MAX_HASH_MB}, not {value!r}")
+            changed = number != self.options.hash_mb
+            self.options.hash_mb = number
+            return Reaction(resize=changed)
+        if key == "move overhead":
+            number = _spin(value, 0, MAX_MOVE_OVERHEAD_MS)
+            if number is None:
+                return _says(
+                    f"Move Overhead is a number of ms from 0 to {MAX_MOVE_OVERHEAD_MS}, "
+                    f"not {value!r}"
+                )
+            self.options.move_overhead_ms = number
+            return Reaction()
+        return _says(f"no such option: {name}")
+
+    def _ucinewgame(self, _: list[str]) -> Reaction:
+        # The transposition table is kept: its entries are keyed by the
+        # whole position, so they stay right in the next game.
+        self.state = self.game.parse_position(STARTPOS)
+        return Reaction()
+
+    def _position(self, arguments: list[str]) -> Reaction:
+        """``position startpos|fen <6 fields> [moves m1 m2 ...]``; a bad one keeps the old."""
+        if "moves" in arguments:
+            cut = arguments.index("moves")
+            setup, moves = arguments[:cut], arguments[cut + 1 :]
+        else:
+            setup, moves = arguments, []
+        try:
+            if setup == ["startpos"]:
+                state = self.game.parse_position(STARTPOS)
+            elif setup[:1] == ["fen"] and len(setup) > 1:
+                state = self.game.parse_position(" ".join(setup[1:]))
+            else:
+                return _says("position needs: position startpos|fen <fen> [moves ...]")
+            for number, text in enumerate(moves, 1):
+                try:
+                    state = self.game.play(state, self.game.parse_move(state, text))
+                except GameError as error:
+                    return _says(f"position not changed: move {number} ({text}): {error}")
+        except GameError as error:
+            return _says(f"position not changed: {error}")
+        self.state = state
+        return Reaction()
+
+    def _go(self, arguments: list[str]) -> Reaction:
+        try:
+            limits, notes = self._go_limits(arguments)
+        except ValueError as error:
+            return _says(f"go not understood: {error}")
+        return Reaction([f"info string {note}" for note in notes], SearchOrder(self.state, limits))
+
+    def _go_limits(self, arguments: list[str]) -> tuple[Limits, list[str]]:
+        """The limits of ``go``: the side to move's clock, or a fixed time, depth or node count."""
+        numbers: dict[str, int] = {}
+        notes: list[str] = []
+        index = 0
+        while index < len(arguments):
+            word = arguments[index]
+            if word in ("infinite", "ponder"):
+                index += 1
+            elif word == "searchmoves":
+                notes.append("searchmoves is not supported: every move is searched")
+                index = len(arguments)  # the moves run to the end of the line
+            elif word in _GO_NUMBERS:
+                if index + 1 >= len(arguments):
+                    raise ValueError(f"{word} needs a number")
+                text = arguments[index + 1]
+                try:
+                    numbers[word] = int(text)
+                except ValueError:
+                    raise ValueError(f"{word} needs a number, not {text!r}") from None
+                index += 2
+            else:
+                raise ValueError(f"unknown word {word!r}")
+        overhead = self.options.move_overhead_ms
+        clock = None
+        white = self.game.to_move(self.state) == 0
+        time_left = numbers.get("wtime" if white else "btime")
+        if time_left is not None:
+            clock = Clock(
+                max(MIN_SEARCH_MS, time_left - overhead),
+                max(0, numbers.get("winc" if white else "binc", 0)),
+                numbers.get("movestogo"),
+            )
+        movetime = numbers.get("movetime")
+        if movetime is not None:
+            movetime = max(MIN_SEARCH_MS, movetime - overhead)
+        depth = numbers.get("depth")
+        if "mate" in numbers:
+            # A mate in N moves lies within 2N - 1 plies.
+            notes.append("go mate searches to the depth such a mate needs")
+            depth = 2 * max(1, numbers["mate"]) - 1
+        if depth is not None:
+            depth = min(max(1, depth), MAX_DEPTH)
+        nodes = numbers.get("nodes")
+        if nodes is not None:
+            nodes = max(1, nodes)
+        return Limits(movetime, depth, nodes, clock), notes
+
+
+#: ``go`` words followed by a number.
+_GO_NUMBERS: Final = frozenset(
+    {"wtime", "btime", "winc", "binc", "movestogo", "depth", "nodes", "mate", "movetime"}
+)
+
+
+def _says(message: str) -> Reaction:
+    return Reaction([f"info string {message}"])
+
+
+def _spin(text: str, low: int, high: int) -> int | None:
+    try:
+        value = int(text)
+    except ValueError:
+        return None
+    return value if low <= value <= high else None
+
+
+def score_words(score: Score) -> str:
+    """``cp <centipawns>`` or ``mate <moves>`` (negative when the engine is mated)."""
+    if score.win_in is not None:
+        return f"mate {math.ceil(score.win_in / 2)}"
+    if score.loss_in is not None:
+        return f"mate -{math.ceil(score.loss_in / 2)}"
+    return f"cp {score.value or 0}"
+
+
+def info_line(info: Info) -> str:
+    """A search report as UCI's ``info`` line."""
+    words = [
+        f"info depth {info.depth} seldepth {max(info.seldepth, info.depth)}",
+        f"score {score_words(info.score)}",
+        f"nodes {info.nodes} nps {info.nps} time {info.time_ms} hashfull {info.hashfull}",
+    ]
+    if info.pv:
+        words.append("pv " + " ".join(info.pv))
+    return " ".join(words)
+
+
+def bestmove_line(result: SearchResult) -> str:
+    """``bestmove <move>``, or ``bestmove (none)`` with no legal move (as Stockfish)."""
+    return f"bestmove {result.move or '(none)'}"

@@ -1,0 +1,230 @@
+"""``arena uci``: the UCI commands without I/O, then the engine driven by python-chess."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import chess
+import chess.engine
+import pytest
+
+from clients.uci.protocol import (
+    DEFAULT_MOVE_OVERHEAD_MS,
+    STARTPOS,
+    Options,
+    UciProtocol,
+    score_words,
+)
+from engine.search.limits import Clock, Limits
+from engine.search.score import Score
+from tests.server.server_harness import UNIT
+
+COMMAND = [sys.executable, "-m", "clients", "uci"]
+STOCKFISH = shutil.which("stockfish") or (
+    "/usr/games/stockfish" if Path("/usr/games/stockfish").exists() else None
+)
+
+# ----------------------------------------------------------------------
+# The protocol, without a process.
+
+
+def test_uci_announces_id_and_options_then_uciok() -> None:
+    lines = UciProtocol().execute("uci").lines
+    assert lines[0].startswith("id name alphabeta-arena ") and lines[-1] == "uciok"
+    assert any(line.startswith("option name Hash type spin") for line in lines)
+    assert any(line.startswith("option name Move Overhead type spin") for line in lines)
+
+
+def test_position_with_moves_and_a_bad_one_keeps_the_old_position() -> None:
+    uci = UciProtocol()
+    assert uci.execute("position startpos moves e2e4 e7e5 g1f3").lines == []
+    after = uci.game.format_position(uci.state)
+    assert after.startswith("rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b")
+    refused = uci.execute("position startpos moves e2e4 e2e4").lines
+    assert refused and "move 2 (e2e4)" in refused[0] and refused[0].startswith("info string")
+    assert uci.game.format_position(uci.state) == after
+    uci.execute("position fen 8/8/8/8/8/8/k7/7K w - - 0 1")
+    assert uci.game.format_position(uci.state).startswith("8/8/8/8/8/8/k7/7K w")
+    assert uci.execute("position fen not a fen").lines[0].startswith("info string position not")
+    uci.execute("ucinewgame")
+    assert uci.game.format_position(uci.state) == STARTPOS
+
+
+def test_go_reads_the_clock_of_the_side_to_move_less_the_overhead() -> None:
+    uci = UciProtocol()
+    uci.execute("position startpos moves e2e4")  # black to move
+    order = uci.execute("go wtime 60000 btime 30000 winc 1000 binc 500 movestogo 20").search
+    assert order is not None
+    assert order.limits == Limits(clock=Clock(30000 - DEFAULT_MOVE_OVERHEAD_MS, 500, 20))
+    uci.execute("setoption name Move Overhead value 0")
+    fixed = uci.execute("go movetime 250 depth 9 nodes 1000").search
+    assert fixed is not None and fixed.limits == Limits(250, 9, 1000)
+    infinite = uci.execute("go infinite").search
+    assert infinite is not None and infinite.limits == Limits()
+    assert uci.execute("go movetime soon").lines[0].startswith("info string go not understood")
+    assert uci.execute("go movetime soon").search is None
+    searchmoves = uci.execute("go depth 2 searchmoves e7e5")
+    assert searchmoves.search is not None and "not supported" in searchmoves.lines[0]
+
+
+def test_options_are_checked_and_hash_resizes_the_table() -> None:
+    uci = UciProtocol()
+    assert uci.execute("setoption name Hash value 64").resize
+    assert uci.options.tt_slots == 1 << 19  # the power of two that fits 64 MB
+    assert not uci.execute("setoption name Hash value 64").resize  # unchanged
+    assert "Hash is a number" in uci.execute("setoption name Hash value lots").lines[0]
+    assert "no such option" in uci.execute("setoption name Ponder value true").lines[0]
+    assert Options(hash_mb=1).tt_slots == 1 << 13
+    assert "unknown command" in uci.execute("fly").lines[0]
+    assert uci.execute("").lines == [] and uci.execute("quit").quit
+
+
+def test_mate_scores_count_moves_not_plies() -> None:
+    assert score_words(Score(win_in=1)) == "mate 1"
+    assert score_words(Score(win_in=3)) == "mate 2"
+    assert score_words(Score(loss_in=2)) == "mate -1"
+    assert score_words(Score(value=-37)) == "cp -37"
+    assert score_words(Score(draw=True)) == "cp 0"
+
+
+# ----------------------------------------------------------------------
+# The process, through python-chess (what cutechess-cli and GUIs do too).
+
+
+@pytest.fixture
+def engine() -> Iterator[chess.engine.SimpleEngine]:
+    with chess.engine.SimpleEngine.popen_uci(COMMAND, timeout=60 * UNIT) as uci:
+        uci.configure({"Hash": 8})
+        yield uci
+
+
+def test_python_chess_plays_a_game_with_legal_moves(engine: chess.engine.SimpleEngine) -> None:
+    assert engine.id["name"].startswith("alphabeta-arena")
+    board = chess.Board()
+    for _ in range(12):
+        result = engine.play(board, chess.engine.Limit(time=0.05), info=chess.engine.INFO_ALL)
+        assert result.move in board.legal_moves
+        board.push(result.move)
+        if board.is_game_over():
+            break
+    assert len(board.move_stack) >= 8
+
+
+def test_analysis_streams_info_and_stop_answers_at_once(
+    engine: chess.engine.SimpleEngine,
+) -> None:
+    board = chess.Board("r1bqkbnr/pppp1ppp/2n5/4p3/2B1P3/5Q2/PPPP1PPP/RNB1K1NR w KQkq - 2 3")
+    with engine.analysis(board) as analysis:
+        depths = []
+        for info in analysis:
+            if "depth" in info and "pv" in info:
+                depths.append(info["depth"])
+                assert "score" in info and "nodes" in info and "hashfull" in info
+            if len(depths) >= 3:
+                break
+        engine.ping()  # isready during the search: readyok at once
+        stopped_at = time.monotonic()
+        analysis.stop()
+        best = analysis.wait()
+    assert time.monotonic() - stopped_at < 2 * UNIT
+    assert best.move in board.legal_moves
+    assert best.move == chess.Move.from_uci("f3f7")  # Scholar's mate, found at depth 1
+
+
+def test_clock_games_keep_time(engine: chess.engine.SimpleEngine) -> None:
+    board = chess.Board()
+    left = 2.0
+    for _ in range(6):
+        started = time.monotonic()
+        limit = chess.engine.Limit(
+            white_clock=left, black_clock=left, white_inc=0.02, black_inc=0.02
+        )
+        result = engine.play(board, limit)
+        spent = time.monotonic() - started
+        assert result.move in board.legal_moves
+        # The clock planner spends a small share of what is left.
+        assert spent < left * 0.6 + 0.3 * UNIT
+        left = left - spent + 0.02
+        board.push(result.move)
+
+
+def test_a_mated_side_answers_bestmove_none(engine: chess.engine.SimpleEngine) -> None:
+    mated = chess.Board("rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3")
+    result = engine.play(mated, chess.engine.Limit(time=0.1))
+    assert result.move is None
+
+
+def _children(pid: int) -> list[int]:
+    found: list[int] = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        text = (task / "children").read_text().split()
+        found.extend(int(child) for child in text)
+    return found
+
+
+def _search_process(engine: chess.engine.SimpleEngine) -> int:
+    """The engine's worker: the child of arena uci that is not multiprocessing's tracker."""
+    pid = engine.transport.get_pid()  # type: ignore[attr-defined]
+    for child in _children(pid):
+        if "resource_tracker" not in Path(f"/proc/{child}/cmdline").read_text():
+            return child
+    raise AssertionError("no search process found")
+
+
+def test_a_killed_search_process_still_gets_a_bestmove_and_is_replaced(
+    engine: chess.engine.SimpleEngine,
+) -> None:
+    board = chess.Board()
+    engine.ping()
+    with engine.analysis(board) as analysis:
+        for info in analysis:
+            if info.get("depth", 0) >= 2:
+                break
+        os.kill(_search_process(engine), signal.SIGKILL)
+        best = analysis.wait()
+    assert best.move in board.legal_moves
+    again = engine.play(board, chess.engine.Limit(time=0.05))
+    assert again.move in board.legal_moves
+
+
+def test_a_hung_search_process_is_answered_by_the_deadline_and_replaced(
+    engine: chess.engine.SimpleEngine,
+) -> None:
+    board = chess.Board()
+    engine.ping()
+    worker = _search_process(engine)
+    os.kill(worker, signal.SIGSTOP)
+    try:
+        started = time.monotonic()
+        result = engine.play(board, chess.engine.Limit(time=0.2), info=chess.engine.INFO_ALL)
+        waited = time.monotonic() - started
+    finally:
+        os.kill(worker, signal.SIGCONT)
+    assert result.move in board.legal_moves
+    assert waited < 0.2 + 1.5 + 2 * UNIT  # the deadline, the watchdog's grace, a margin
+    assert "did not answer in time" in str(result.info.get("string", ""))
+    assert engine.play(board, chess.engine.Limit(time=0.05)).move in board.legal_moves
+
+
+@pytest.mark.skipif(STOCKFISH is None, reason="stockfish is not installed (apt install stockfish)")
+def test_a_short_match_against_stockfish_at_its_lowest_elo(
+    engine: chess.engine.SimpleEngine,
+) -> None:
+    """Two games, colours swapped: both engines legal to the end (strength is in bench/)."""
+    assert STOCKFISH is not None
+    with chess.engine.SimpleEngine.popen_uci(STOCKFISH, timeout=30 * UNIT) as stockfish:
+        stockfish.configure({"UCI_LimitStrength": True, "UCI_Elo": 1350, "Threads": 1})
+        for ours_white in (True, False):
+            board = chess.Board()
+            while not board.is_game_over(claim_draw=True) and board.fullmove_number <= 40:
+                ours = board.turn == (chess.WHITE if ours_white else chess.BLACK)
+                player = engine if ours else stockfish
+                move = player.play(board, chess.engine.Limit(time=0.02)).move
+                assert move in board.legal_moves, (ours, board.fen(), move)
+                board.push(move)
