@@ -19,7 +19,7 @@ they hold.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from engine.errors import UnknownAlgorithmError
@@ -64,13 +64,18 @@ def algorithms(game: Game[Any, Any]) -> tuple[str, ...]:
     return (exact, MCTS)
 
 
-def resolve_algorithm(game: Game[Any, Any], algorithm: str | None) -> str:
-    """``algorithm``, or the game's default for ``None``; checked against :func:`algorithms`.
+def resolve_algorithm(
+    game: Game[Any, Any], algorithm: str | None, offered: Sequence[str] | None = None
+) -> str:
+    """``algorithm``, or the default for ``None``; checked against :func:`algorithms`.
 
-    Raises :class:`~engine.errors.UnknownAlgorithmError`, naming what the
-    game offers, for a name it does not.
+    ``offered`` replaces the game's own list, default first (a server that
+    hosts other engines too). Raises
+    :class:`~engine.errors.UnknownAlgorithmError`, naming what the game
+    offers, for a name it does not.
     """
-    offered = algorithms(game)
+    if offered is None:
+        offered = algorithms(game)
     if algorithm is None:
         return offered[0]
     if algorithm not in offered:

@@ -20,6 +20,7 @@ import itertools
 import json
 import logging
 import os
+import shutil
 import signal
 import socket
 import sys
@@ -40,6 +41,7 @@ from websockets.http11 import Response
 from engine import ENGINE_BUILD, ENGINE_BUILD_NOTE
 from engine.search.results import Info, SearchResult
 from engine.search.tt import DEFAULT_TT_SLOTS
+from server.external import ExternalEngine, check_externals, parse_external
 from server.guard import AccessPolicy, Admission, AuthFailures
 from server.jobs import SearchJob, TraceJob
 from server.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
@@ -122,6 +124,8 @@ class ServerConfig:
     worker_nice: int = WORKER_NICE
     #: An untimed think that has searched this long gives way to waiting thinks.
     preempt_after_s: float = PREEMPT_AFTER_S
+    #: Engine programs offered besides our own searches (``--external``).
+    externals: tuple[ExternalEngine, ...] = ()
 
 
 #: Handling a request costs from microseconds (a move in tic-tac-toe) to tens
@@ -167,6 +171,7 @@ class ClientConnection:
         executor: ThreadPoolExecutor,
         hello_token: Callable[[str | None], bool] | None = None,
         auth_failures: AuthFailures | None = None,
+        externals: tuple[ExternalEngine, ...] = (),
     ) -> None:
         self.ws = ws
         self.pool = pool
@@ -174,7 +179,7 @@ class ClientConnection:
         self.metrics = metrics
         self.limits = limits
         self.executor = executor
-        self.session = Session(limits, hello_token)
+        self.session = Session(limits, hello_token, externals)
         self.outbox = Outbox(OUTBOX_LIMIT, OUTBOX_BYTES)
         self.auth_failures = auth_failures
         self.ticket: Ticket[SearchResult] | None = None
@@ -468,6 +473,7 @@ class ArenaServer:
             self.config.worker_nice,
             self.config.limits.max_queue,
             self.config.preempt_after_s,
+            self.config.externals,
         )
         #: The limits in force, as ``welcome`` announces them.
         self.limits = dataclasses.replace(
@@ -572,6 +578,7 @@ class ArenaServer:
             self._executor,
             hello_token,
             self.auth_failures,
+            self.config.externals,
         )
         self.connections.add(connection)
         try:
@@ -714,6 +721,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The ``serve`` options, shared by ``arena serve`` and ``python -m server``."""
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     parser.add_argument(
+        "--external",
+        action="append",
+        default=[],
+        metavar="GAME[:NAME]=uci:COMMAND[?Option=Value&...]",
+        help="offer an external engine program for a game (repeatable): without NAME it "
+        "becomes the game's default search under the program's name, with NAME one more "
+        "algorithm a think can ask for; options go to setoption, e.g. "
+        "chess:sf5=uci:/usr/games/stockfish?Skill Level=5",
+    )
+    parser.add_argument(
         "--port",
         type=port_argument,
         default=8765,
@@ -847,7 +864,17 @@ def config_from_args(args: argparse.Namespace) -> ServerConfig:
         allowed_hosts=tuple(args.allow_host),
         max_connections=args.max_connections,
         worker_nice=max(0, args.worker_nice),
+        externals=_externals(args.external),
     )
+
+
+def _externals(specs: list[str]) -> tuple[ExternalEngine, ...]:
+    """``--external`` specs, each checked, and their program found on this machine."""
+    engines = [parse_external(spec) for spec in specs]
+    for engine in engines:
+        if shutil.which(engine.argv[0]) is None:
+            raise ValueError(f"--external: cannot find the program {engine.argv[0]!r}")
+    return check_externals(engines)
 
 
 def run_from_args(args: argparse.Namespace, prog: str = "arena serve") -> int:

@@ -54,6 +54,7 @@ from typing import Any, Generic, TypeVar
 from engine.search.limits import Limits
 from engine.search.results import Info, SearchResult
 from engine.search.tt import DEFAULT_TT_SLOTS
+from server.external import ExternalEngine
 from server.jobs import Job, SearchJob, TraceJob
 from server.protocol import Encoding, encode, error_message
 from server.worker import StopFlag, TraceReply, TraceTask, WorkerJob, worker_main
@@ -217,7 +218,9 @@ class WorkerPool:
         worker_nice: int = WORKER_NICE,
         max_queue: int | None = None,
         preempt_after_s: float = PREEMPT_AFTER_S,
+        externals: tuple[ExternalEngine, ...] = (),
     ) -> None:
+        """``externals`` are the engine programs the workers run for their games' thinks."""
         if size < 1:
             raise ValueError("a worker pool needs at least one worker")
         self.size = size
@@ -226,6 +229,7 @@ class WorkerPool:
         self.worker_nice = worker_nice
         self.max_queue = QUEUE_PER_WORKER * size if max_queue is None else max_queue
         self.preempt_after_s = preempt_after_s
+        self.externals = externals
         self._context = multiprocessing.get_context("spawn")
         self._workers: list[_Worker] = []
         self._queue: deque[Ticket[Any]] = deque()
@@ -297,7 +301,7 @@ class WorkerPool:
         flag = StopFlag(self._context)
         process = self._context.Process(
             target=worker_main,
-            args=(child_conn, flag, self.tt_slots, self.worker_nice),
+            args=(child_conn, flag, self.tt_slots, self.worker_nice, self.externals),
             name=f"arena-worker-{self._spawned}",
             daemon=True,
         )

@@ -29,8 +29,9 @@ from engine.search.trace import (
     check_request,
     default_depth,
 )
-from engine.searchers import has_chance, resolve_algorithm
+from engine.searchers import algorithms, has_chance, resolve_algorithm
 from server import SERVER_NAME, SERVER_VERSION
+from server.external import ExternalEngine, offered_algorithms
 from server.jobs import SearchJob, TraceJob
 from server.protocol import (
     PROTOCOL_VERSION,
@@ -83,11 +84,14 @@ class Session:
         self,
         limits: ServerLimits | None = None,
         hello_token: Callable[[str | None], bool] | None = None,
+        externals: tuple[ExternalEngine, ...] = (),
     ) -> None:
         """``hello_token``, when given, checks the token this session must send in ``hello``
         before any other request (a browser on a server started with ``--token``).
+        ``externals`` are the engine programs this server offers besides its own searches.
         """
         self.limits = limits or ServerLimits()
+        self.externals = externals
         self._hello_token = hello_token
         self.client = ""
         self.game: Game[Any, Any] | None = None
@@ -164,11 +168,20 @@ class Session:
                 "type": "welcome",
                 "protocol": PROTOCOL_VERSION,
                 "server": f"{SERVER_NAME} {SERVER_VERSION} ({ENGINE_BUILD})",
-                "games": describe_games(),
+                "games": self._games(),
                 "limits": self.limits.to_dict(),
             },
             request_id,
         )
+
+    def _games(self) -> list[dict[str, Any]]:
+        """``welcome.games``: the engine's games, with this server's external engines."""
+        games = describe_games()
+        for entry in games:
+            entry["algorithms"] = offered_algorithms(
+                entry["name"], entry["algorithms"], self.externals
+            )
+        return games
 
     def _new_game(self, request: NewGame) -> dict[str, Any]:
         try:
@@ -249,11 +262,11 @@ class Session:
             request.id, game, self.state, request.limits, deadlines, fallback, algorithm
         )
 
-    @staticmethod
-    def _algorithm(game: Game[Any, Any], request: Think) -> str:
+    def _algorithm(self, game: Game[Any, Any], request: Think) -> str:
         """The search the think asked for, or the game's default; refused if not offered."""
+        offered = offered_algorithms(game.name, algorithms(game), self.externals)
         try:
-            return resolve_algorithm(game, request.algorithm)
+            return resolve_algorithm(game, request.algorithm, offered)
         except GameError as error:
             raise game_error(error, request.id) from None
 

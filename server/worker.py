@@ -39,6 +39,7 @@ from engine.search.limits import Deadlines, Limits
 from engine.search.results import Info
 from engine.search.trace import trace
 from engine.searchers import GameSearcher, searcher_for
+from server.external import ExternalEngine, UciSearcher, find_external
 from server.protocol import Encoding, RequestId, encode, error_message, with_id
 from server.session import game_error
 
@@ -112,7 +113,13 @@ class WorkerJob:
     trace: TraceTask | None = None
 
 
-def worker_main(conn: Connection, stop: StopFlag, tt_slots: int, nice: int = 0) -> None:
+def worker_main(
+    conn: Connection,
+    stop: StopFlag,
+    tt_slots: int,
+    nice: int = 0,
+    externals: tuple[ExternalEngine, ...] = (),
+) -> None:
     """Serve jobs from ``conn`` until ``None`` arrives or the parent goes away.
 
     ``nice`` is added to the process's niceness first (the event loop in
@@ -126,14 +133,18 @@ def worker_main(conn: Connection, stop: StopFlag, tt_slots: int, nice: int = 0) 
             os.nice(nice)
     searchers: OrderedDict[str, GameSearcher] = OrderedDict()
     try:
+        _start_externals(searchers, externals)
         conn.send(("ready",))
         while True:
             job = conn.recv()
             if job is None:
                 return
-            _run(conn, stop, job, searchers, tt_slots)
+            _run(conn, stop, job, searchers, tt_slots, externals)
     except (EOFError, BrokenPipeError, ConnectionResetError):
         return  # the parent is gone: nothing left to serve
+    finally:
+        for searcher in searchers.values():
+            _close(searcher)
 
 
 def _run(
@@ -142,6 +153,7 @@ def _run(
     job: WorkerJob,
     searchers: OrderedDict[str, GameSearcher],
     tt_slots: int,
+    externals: tuple[ExternalEngine, ...] = (),
 ) -> None:
     seq = job.seq
 
@@ -152,7 +164,7 @@ def _run(
         if job.trace is not None:
             conn.send(("done", seq, _trace(job, job.trace, stop)))
             return
-        searcher = _searcher(searchers, job, tt_slots)
+        searcher = _searcher(searchers, job, tt_slots, externals)
         result = searcher.think(job.state, job.limits, stop, report, job.deadlines)
     except (BrokenPipeError, ConnectionResetError):
         raise
@@ -184,17 +196,48 @@ def _trace(job: WorkerJob, task: TraceTask, stop: StopFlag) -> TraceReply:
     return TraceReply(encode(message, task.encoding), None)
 
 
+def _start_externals(
+    searchers: OrderedDict[str, GameSearcher], externals: tuple[ExternalEngine, ...]
+) -> None:
+    """Start the external engines before reporting ready: a first think keeps its whole time.
+
+    An engine that will not start is left to the first think, which answers
+    with reason ``engine_error`` (and tries again).
+    """
+    for external in externals[:MAX_CACHED_SEARCHERS]:
+        searcher = UciSearcher(external, create_game(external.game))
+        searchers[_searcher_key(external.game, {}, external.name)] = searcher
+        searcher.start()
+
+
+def _searcher_key(game: str, options: dict[str, Any], algorithm: str) -> str:
+    return json.dumps([game, options, algorithm], sort_keys=True, default=list)
+
+
 def _searcher(
-    searchers: OrderedDict[str, GameSearcher], job: WorkerJob, tt_slots: int
+    searchers: OrderedDict[str, GameSearcher],
+    job: WorkerJob,
+    tt_slots: int,
+    externals: tuple[ExternalEngine, ...],
 ) -> GameSearcher:
-    key = json.dumps([job.game, job.options, job.algorithm], sort_keys=True, default=list)
+    key = _searcher_key(job.game, job.options, job.algorithm)
     searcher = searchers.get(key)
     if searcher is None:
         game = create_game(job.game, job.options)
-        searcher = searcher_for(game, job.algorithm, tt_slots)
+        external = find_external(externals, job.game, job.algorithm)
+        if external is not None:
+            searcher = UciSearcher(external, game)
+        else:
+            searcher = searcher_for(game, job.algorithm, tt_slots)
         searchers[key] = searcher
         while len(searchers) > MAX_CACHED_SEARCHERS:
-            searchers.popitem(last=False)
+            _close(searchers.popitem(last=False)[1])
     else:
         searchers.move_to_end(key)
     return searcher
+
+
+def _close(searcher: GameSearcher) -> None:
+    """End what a searcher holds outside this process (an external engine's program)."""
+    if isinstance(searcher, UciSearcher):
+        searcher.close()

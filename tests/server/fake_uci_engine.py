@@ -1,0 +1,87 @@
+"""A small UCI engine for the external-engine tests: plays legal moves, or fails on purpose.
+
+``python fake_uci_engine.py MODE``; the modes are how real engines go wrong:
+
+* ``ok``: reports one depth a millisecond and answers at ``movetime``, at
+  ``stop`` or after ``depth`` reports;
+* ``crash``: reports once, then exits in the middle of the search;
+* ``hang``: reports once, then ignores everything, ``stop`` included;
+* ``illegal``: reports a legal line, then answers a move that is not legal;
+* ``garbage``: writes lines UCI does not know and broken ``info`` lines
+  between good ones, then answers properly.
+"""
+
+from __future__ import annotations
+
+import select
+import sys
+import time
+
+import chess
+
+
+def say(line: str) -> None:
+    sys.stdout.write(line + "\n")
+    sys.stdout.flush()
+
+
+def pending_line(timeout: float) -> str | None:
+    ready, _, _ = select.select([sys.stdin], [], [], timeout)
+    return sys.stdin.readline() if ready else None
+
+
+def search(board: chess.Board, words: list[str], mode: str) -> None:
+    move = sorted(board.legal_moves, key=lambda m: m.uci())[0].uci()
+    say(f"info depth 1 seldepth 1 score cp 12 nodes 40 nps 4000 time 1 pv {move}")
+    if mode == "crash":
+        sys.exit(3)
+    if mode == "hang":
+        while True:
+            time.sleep(1)
+    if mode == "illegal":
+        say("bestmove a1a1")
+        return
+    movetime = int(words[words.index("movetime") + 1]) / 1000 if "movetime" in words else None
+    depth = int(words[words.index("depth") + 1]) if "depth" in words else None
+    started = time.monotonic()
+    reported = 1
+    while True:
+        if depth is not None and reported >= depth:
+            break
+        if movetime is not None and time.monotonic() - started >= movetime:
+            break
+        line = pending_line(0.002)
+        if line is not None and line.strip() in ("stop", ""):
+            break
+        reported += 1
+        if mode == "garbage":
+            say("nonsense from a confused engine")
+            say("info depth x score cp y pv")
+        say(f"info depth {reported} score mate 2 nodes {reported * 100} pv {move}")
+    say(f"bestmove {move}")
+
+
+def main() -> None:
+    mode = sys.argv[1] if len(sys.argv) > 1 else "ok"
+    board = chess.Board()
+    for raw in sys.stdin:
+        words = raw.split()
+        if not words:
+            continue
+        if words[0] == "uci":
+            say("id name fake-" + mode)
+            say("option name Speed type spin default 1 min 1 max 9")
+            say("uciok")
+        elif words[0] == "isready":
+            say("readyok")
+        elif words[0] == "position" and words[1] == "fen":
+            cut = words.index("moves") if "moves" in words else len(words)
+            board = chess.Board(" ".join(words[2:cut]))
+        elif words[0] == "go":
+            search(board, words, mode)
+        elif words[0] == "quit":
+            return
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,192 @@
+"""External engines behind the server (server.external): specs, translation, faults, Stockfish."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+import time
+from pathlib import Path
+
+import chess
+import pytest
+
+from engine.search.limits import Deadlines, Limits
+from engine.search.score import Score
+from server.external import (
+    ExternalEngine,
+    check_externals,
+    go_command,
+    offered_algorithms,
+    parse_external,
+    parse_info,
+)
+from tests.server.server_harness import UNIT, raw_client, running_server
+
+FAKE = Path(__file__).with_name("fake_uci_engine.py")
+STOCKFISH = shutil.which("stockfish") or (
+    "/usr/games/stockfish" if Path("/usr/games/stockfish").exists() else None
+)
+
+
+def fake(mode: str, name: str = "fake", default: bool = False) -> ExternalEngine:
+    return ExternalEngine("chess", name, "uci", (sys.executable, str(FAKE), mode), (), default)
+
+
+# ----------------------------------------------------------------------
+# Specs and translation.
+
+
+def test_specs_name_the_game_the_program_and_its_options() -> None:
+    plain = parse_external("chess=uci:/usr/games/stockfish")
+    assert (plain.game, plain.name, plain.default) == ("chess", "stockfish", True)
+    assert plain.argv == ("/usr/games/stockfish",) and plain.options == ()
+    named = parse_external("chess:sf5=uci:stockfish --flag?Skill Level=5&Hash=16")
+    assert (named.name, named.default, named.argv) == ("sf5", False, ("stockfish", "--flag"))
+    assert named.options == (("Skill Level", "5"), ("Hash", "16"))
+    for bad, why in (
+        ("chess", "expected"),
+        ("draughts=uci:x", "unknown game"),
+        ("chess=xboard:crafty", "protocol"),
+        ("go=uci:stockfish", "plays chess"),
+        ("chess=uci:", "no command"),
+        ("chess:mcts=uci:stockfish", "own searches"),
+        ("chess=uci:stockfish?Hash", "Option=Value"),
+    ):
+        with pytest.raises(ValueError, match=why):
+            parse_external(bad)
+    with pytest.raises(ValueError, match="two default"):
+        check_externals([plain, parse_external("chess=uci:other")])
+    with pytest.raises(ValueError, match="two engines"):
+        check_externals([named, parse_external("chess:sf5=uci:other")])
+    assert offered_algorithms("chess", ["alphabeta", "mcts"], [named, plain]) == [
+        "stockfish",
+        "alphabeta",
+        "mcts",
+        "sf5",
+    ]
+
+
+def test_info_lines_become_our_reports() -> None:
+    info = parse_info(
+        "info depth 12 seldepth 17 multipv 1 score cp -34 lowerbound nodes 9000 nps 90000 "
+        "hashfull 12 tbhits 0 time 100 pv e7e5 g1f3",
+        5,
+    )
+    assert info is not None
+    assert (info.depth, info.seldepth, info.score, info.nodes, info.time_ms, info.hashfull) == (
+        12,
+        17,
+        Score(value=-34),
+        9000,
+        100,
+        12,
+    )
+    assert info.pv == ("e7e5", "g1f3")
+    mate = parse_info("info depth 5 score mate 3 pv d1h5", 5)
+    mated = parse_info("info depth 5 score mate -2 pv g2g4", 5)
+    assert mate is not None and mate.score == Score(win_in=5)
+    assert mated is not None and mated.score == Score(loss_in=4)
+    for useless in (
+        "info string NNUE evaluation enabled",
+        "info depth 3 currmove e2e4 currmovenumber 1",
+        "info depth x score cp y pv",
+        "info depth 4 score cp 3",
+    ):
+        assert parse_info(useless, 5) is None
+
+
+def test_go_gives_the_engine_what_is_left_of_the_deadline() -> None:
+    assert go_command(Limits(depth=9), Deadlines(0.0, None, None), 0, 0.0) == "go depth 9"
+    assert go_command(Limits(), Deadlines(0.0, None, None), 0, 0.0) == "go infinite"
+    timed = go_command(Limits(movetime_ms=500), Deadlines(10.0, 10.5, 10.5), 0, 10.1)
+    assert timed == "go movetime 400"
+
+
+# ----------------------------------------------------------------------
+# Through the server.
+
+
+@pytest.mark.asyncio
+async def test_an_external_engine_thinks_streams_and_stops() -> None:
+    engines = (fake("ok", "fake", default=True), fake("ok", "second"))
+    async with running_server(externals=engines) as server, raw_client(server.port) as client:
+        welcome = await client.request({"type": "hello", "id": 0})
+        chess_entry = next(g for g in welcome["games"] if g["name"] == "chess")
+        assert chess_entry["algorithms"][0] == "fake" and chess_entry["algorithms"][-1] == "second"
+        await client.request({"type": "new_game", "id": 1, "game": "chess"})
+        infos, best = await client.think(2, {"movetime_ms": 150})
+        assert best["algorithm"] == "fake" and best["reason"] == "time"
+        assert chess.Move.from_uci(best["move"]) in chess.Board().legal_moves
+        assert infos and infos[-1]["score"] == {"win_in": 3}  # "mate 2" is 3 plies
+        await client.send({"type": "think", "id": 3, "limits": {}, "algorithm": "second"})
+        await client.recv()  # the first report: the search runs
+        stopped_at = time.monotonic()
+        await client.send({"type": "stop", "id": 3})
+        _, best = await client.collect(3)
+        assert best["reason"] == "stopped" and best["algorithm"] == "second"
+        assert time.monotonic() - stopped_at < 1 * UNIT
+        _, own = await client.think(5, {"depth": 2}, algorithm="alphabeta")
+        assert own["algorithm"] == "alphabeta" and own["depth"] == 2
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("mode", ["crash", "illegal", "garbage"])
+async def test_a_failing_engine_still_answers_every_think(mode: str) -> None:
+    engines = (fake(mode, default=True),)
+    async with running_server(externals=engines) as server, raw_client(server.port) as client:
+        await client.request({"type": "new_game", "id": 1, "game": "chess"})
+        for think_id in (2, 3):  # the second think gets a new program
+            _, best = await client.think(think_id, {"movetime_ms": 300})
+            assert chess.Move.from_uci(best["move"]) in chess.Board().legal_moves
+            expected = "time" if mode == "garbage" else "engine_error"
+            assert best["reason"] == expected, best
+            if mode != "garbage":
+                assert best["move"] == "a2a3"  # the move of its last report
+
+
+def _running(mode: str) -> int:
+    count = 0
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            words = cmdline.read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if str(FAKE).encode() in words and mode.encode() in words:
+            count += 1
+    return count
+
+
+@pytest.mark.asyncio
+async def test_a_hung_engine_is_answered_by_the_deadline_and_replaced() -> None:
+    engines = (fake("hang", default=True),)
+    async with running_server(externals=engines) as server, raw_client(server.port) as client:
+        await client.request({"type": "new_game", "id": 1, "game": "chess"})
+        for think_id in (2, 3):
+            started = time.monotonic()
+            _, best = await client.think(think_id, {"movetime_ms": 200})
+            assert time.monotonic() - started < 0.2 + 1 * UNIT
+            assert chess.Move.from_uci(best["move"]) in chess.Board().legal_moves
+        # Each hung program was killed when its search was given up.
+        deadline = time.monotonic() + 5 * UNIT
+        while _running("hang") > 1 and time.monotonic() < deadline:
+            await client.request({"type": "hello", "id": 9})
+        assert _running("hang") <= 1
+    assert _running("hang") == 0  # and the last one when the server stopped
+
+
+@pytest.mark.asyncio
+@pytest.mark.skipif(STOCKFISH is None, reason="stockfish is not installed (apt install stockfish)")
+async def test_stockfish_behind_the_server() -> None:
+    assert STOCKFISH is not None
+    stockfish = parse_external(f"chess:sf=uci:{STOCKFISH}?Hash=16&Threads=1")
+    async with running_server(externals=(stockfish,)) as server, raw_client(server.port) as client:
+        await client.request(
+            {"type": "new_game", "id": 1, "game": "chess", "moves": ["e2e4", "e7e5", "g1f3"]}
+        )
+        infos, best = await client.think(2, {"movetime_ms": 300}, algorithm="sf")
+        board = chess.Board()
+        for move in ("e2e4", "e7e5", "g1f3"):
+            board.push_uci(move)
+        assert chess.Move.from_uci(best["move"]) in board.legal_moves
+        assert best["depth"] >= 5, (best, infos[-3:])
+        assert infos and infos[-1]["pv"][0] in {best["move"], *best["pv"]}
