@@ -197,6 +197,8 @@ function drawNode(trace, item, index, isCurrent, compact, onToggle) {
   group.append(shape(leaf ? "leaf" : node.player, node.player, x, y, style, compact, half));
   if (leaf) {
     group.append(el("text", { x, y: y + 4.5, "text-anchor": "middle", "font-size": 13, "font-weight": "bold", fill: INK, class: "tree-value" }, valueText));
+  } else if (trace.mcts) {
+    group.append(mctsLabel(item, valueText));
   } else if (item.open) {
     group.append(el("text", { x: x - R - 11, y: y + 5, "text-anchor": "end", "font-size": 13, "font-weight": "bold", fill: INK, class: "tree-value" }, valueText));
   } else {
@@ -210,11 +212,9 @@ function drawNode(trace, item, index, isCurrent, compact, onToggle) {
     });
     group.append(block);
   }
-  // Hidden below: for MCTS only the nodes added so far.
-  const hiddenNow = trace.mcts && item.hidden > 0 ? addedBelow(node, index) : item.hidden;
-  if (hiddenNow > 0) {
+  if (item.hidden > 0) {
     const below = y + (leaf ? 25 : R + 28) + lines.length * 12;
-    group.append(el("text", { x, y: below, "text-anchor": "middle", "font-size": 11, fill: "#1f5fa8", "text-decoration": "underline", class: "tree-more-count" }, `+${hiddenNow} more`));
+    group.append(el("text", { x, y: below, "text-anchor": "middle", "font-size": 11, fill: "#1f5fa8", "text-decoration": "underline", class: "tree-more-count" }, `+${item.hidden} more`));
   }
   if (node.kind === "cutoff") group.append(el("text", { x: x + R - 2, y: y - R + 2, "font-size": 9, fill: MUTED, class: "tree-eval-mark" }, "eval"));
 
@@ -225,7 +225,7 @@ function drawNode(trace, item, index, isCurrent, compact, onToggle) {
   else parts.push(`value ${describeValue(view.value)}`);
   if (node.kind === "cutoff") parts.push("evaluated at the depth limit");
   if (view.alpha !== null && trace.hasWindows) parts.push(`alpha ${describeValue(view.alpha)}, beta ${describeValue(view.beta)}`);
-  if (hiddenNow > 0) parts.push(`${hiddenNow} nodes below hidden`);
+  if (item.hidden > 0) parts.push(`${item.hidden} nodes below hidden`);
   if (node.prunedAfter.length > 0 && view.state === "done") parts.push(`cut off: moves ${node.prunedAfter.join(", ")} never searched`);
   group.append(el("title", {}, parts.join("; ")));
   if (onToggle && (item.hidden > 0 || (item.open && node !== trace.root))) {
@@ -245,6 +245,19 @@ function drawNode(trace, item, index, isCurrent, compact, onToggle) {
   return group;
 }
 
+// wins/visits is wider than a utility: it goes above an open node (beside
+// it, it would run into the next node of the row), below a closed one,
+// smaller when long so that neighbours' labels stay apart; a white outline
+// keeps it readable where an edge runs under it.
+function mctsLabel(item, text) {
+  const { x, y } = item;
+  const size = item.node.parent ? Math.max(9, Math.min(13, 58 / (text.length * 0.62))) : 13; // the root has no neighbours
+  return el("text", {
+    x, y: item.open ? y - R - 6 : y + R + 15, "text-anchor": "middle", "font-size": Number(size.toFixed(1)), "font-weight": "bold",
+    fill: INK, stroke: "#ffffff", "stroke-width": 3, "paint-order": "stroke", class: "tree-value",
+  }, text);
+}
+
 // What an MCTS node says to a screen reader and in its tooltip.
 function mctsParts(trace, node) {
   const kind = { playout: "a playout node (no children yet)", terminal: "the game is over" }[node.kind];
@@ -253,11 +266,6 @@ function mctsParts(trace, node) {
     `MAX won ${formatWinsVisits(node).replace("/", " of ")} visits (final, after all playouts)`,
     ...(kind ? [kind] : []),
   ];
-}
-
-// Nodes below `node` already added at step `index`.
-function addedBelow(node, index) {
-  return node.children.reduce((sum, child) => sum + (child.enterIndex <= index ? 1 + addedBelow(child, index) : 0), 0);
 }
 
 function drawGhost(trace, item, index, compact) {

@@ -339,8 +339,12 @@ function showTrace(trace, spec) {
   if (root) box.scrollLeft = Math.max(0, root.getBBox().x + root.getBBox().width / 2 - box.clientWidth / 2);
 }
 
+// MCTS lays out the tree as grown by the step shown (see layout's `visible`).
 function relayout() {
-  app.layout = layout(app.trace, app.expanded, app.showAll);
+  const trace = app.trace;
+  const index = app.index;
+  const visible = trace.mcts ? (node) => node.enterIndex <= index : null;
+  app.layout = layout(trace, app.expanded, app.showAll, { visible });
 }
 
 function render(follow = true) {
@@ -491,6 +495,7 @@ function goTo(index) {
   const clamped = Math.max(0, Math.min(app.trace.lastIndex, index));
   if (clamped === app.index) return;
   app.index = clamped;
+  if (app.trace.mcts) relayout();
   render(true);
 }
 
