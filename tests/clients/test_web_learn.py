@@ -459,6 +459,9 @@ def test_documentation_screenshots(page: Page, learn_server: ServerThread) -> No
         page.keyboard.press("ArrowRight")
     expect(page.locator("#step-counter")).to_have_text("playout 12 of 200")
     shot("mcts-step", "#learn-tree-panel")
+    open_learn(page, port, "?game=tree&position=[[1,1],[1,-1],[-1,-1]]&algorithm=mcts")
+    expect(page.locator("#step-text")).to_contain_text("solver proved")
+    shot("mcts-solver", "#learn-tree-panel")
 
 
 def test_proven_results_read_as_wins_in_plies(page: Page, learn_server: ServerThread) -> None:
