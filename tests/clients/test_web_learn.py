@@ -339,6 +339,76 @@ def test_a_typed_tree_and_the_servers_errors(page: Page, learn_server: ServerThr
     expect(page.locator("#learn-message")).to_have_text("")
 
 
+def test_mcts_draws_the_tree_it_grew_and_replays_its_growth(
+    page: Page, learn_server: ServerThread
+) -> None:
+    open_learn(page, learn_server.port, "?example=mcts")
+    expect(page.locator("#s-leaves")).to_have_text("200")
+    # Playouts and seed replace the depth.
+    expect(page.locator("#learn-depth-label")).to_be_hidden()
+    expect(page.locator("#learn-playouts")).to_have_value("200")
+    expect(page.locator("#learn-seed")).to_be_visible()
+    # The root as figure 5.10 labels it: MAX's wins over its visits, the playouts.
+    root = page.locator('#learn-tree .tree-node[data-path="root"]')
+    assert re.fullmatch(r"\d+(\.\d)?/200", str(root.locator(".tree-value").text_content()))
+    assert int(page.inner_text("#s-visited")) == 201  # the root and one node per playout
+    assert page.locator('#learn-tree .tree-node[data-kind="playout"]').count() > 0
+    assert page.locator("#learn-tree .tree-edge.principal").count() >= 2
+    assert "final" in page.inner_text("#legend-mcts") and page.is_hidden("#legend-minimax")
+    # The step table lists the playouts, not alpha and beta.
+    header = page.locator("#learn-steps thead th").all_inner_texts()
+    assert "wins/visits" in header and "\u03b1" not in header
+    first = step_rows(page)[0]
+    assert first[:3] == ("0", "\u25b2 root", "inner") and first[3].endswith("/200")
+    # Step 5: the root and the nodes the first five playouts added.
+    page.locator("#learn-tree").focus()
+    page.keyboard.press("Home")
+    expect(page.locator("#step-counter")).to_have_text("playout 0 of 200")
+    for _ in range(5):
+        page.keyboard.press("ArrowRight")
+    expect(page.locator("#step-counter")).to_have_text("playout 5 of 200")
+    expect(page.locator("#learn-tree .tree-node")).to_have_count(6)
+    assert current_row(page)[0] == "5"
+    current = page.locator("#learn-tree .tree-node.current")
+    assert f"Playout 5 added \u25bc {current.get_attribute('data-path')}" in page.inner_text(
+        "#step-text"
+    )
+    assert "final" in page.inner_text("#step-text")
+    # The request carries the playouts: fewer of them, a smaller root.
+    page.fill("#learn-playouts", "30")
+    page.click("#learn-draw")
+    expect(root.locator(".tree-value")).to_have_text(re.compile(r"^\d+(\.\d)?/30$"))
+    expect(page.locator("#s-leaves")).to_have_text("30")
+    # The side by side stays the three deterministic searches.
+    expect(page.locator(".compare-tree svg")).to_have_count(3)
+    # Exported, the drawing is still a standalone SVG with its labels.
+    with page.expect_download() as svg_download:
+        page.click("#export-svg")
+    text = Path(svg_download.value.path()).read_text(encoding="utf-8")
+    svg = ET.fromstring(text)
+    assert svg.tag == f"{SVG}svg" and "<style" not in text
+    assert "/30" in "".join(e.text or "" for e in svg.iter(f"{SVG}text"))
+
+
+def test_mcts_solver_and_errors(page: Page, learn_server: ServerThread) -> None:
+    # MAX wins by move 1 whatever MIN does: the solver proves it before 100 playouts.
+    open_learn(page, learn_server.port, "?game=tree&position=[[1,1],[1,-1],[-1,-1]]&algorithm=mcts")
+    assert page.inner_text("#s-best") == "1"
+    assert int(page.inner_text("#s-leaves")) < 100
+    assert "solver proved" in page.inner_text("#step-text")
+    assert page.locator("#learn-tree .tree-node.leaf").count() >= 1
+    # A node limit below the tree: the server's limit_exceeded, shown as an error.
+    page.fill("#learn-max-nodes", "3")
+    page.click("#learn-draw")
+    expect(page.locator("#learn-message")).to_have_class("error")
+    expect(page.locator("#learn-message")).to_contain_text("max_nodes")
+    # Backgammon before the roll: MCTS grows from a decision (chance_state).
+    page.goto(f"http://127.0.0.1:{learn_server.port}/learn?game=backgammon&algorithm=mcts")
+    page.wait_for_selector("#connection.good")
+    expect(page.locator("#learn-message")).to_contain_text("dice are to be rolled")
+    expect(page.locator("#learn-message")).to_have_class("error")
+
+
 @pytest.mark.skipif(
     not os.environ.get("ARENA_GUI_SCREENSHOTS"),
     reason="set ARENA_GUI_SCREENSHOTS=<dir> to write the documentation screenshots",
@@ -379,6 +449,19 @@ def test_documentation_screenshots(page: Page, learn_server: ServerThread) -> No
     page.set_viewport_size({"width": 2000, "height": 1000})  # a wide tree: a wide window
     open_learn(page, port, "?game=tictactoe&algorithm=alphabeta&depth=3")
     shot("large", "#learn-tree-panel")
+    open_learn(page, port, "?example=mcts")  # wide too: the most visited line, opened
+    expect(page.locator("#s-leaves")).to_have_text("200")
+    shot("mcts", "#learn-tree-panel")
+    page.set_viewport_size({"width": 1400, "height": 1000})
+    page.locator("#learn-tree").focus()
+    page.keyboard.press("Home")
+    for _ in range(12):
+        page.keyboard.press("ArrowRight")
+    expect(page.locator("#step-counter")).to_have_text("playout 12 of 200")
+    shot("mcts-step", "#learn-tree-panel")
+    open_learn(page, port, "?game=tree&position=[[1,1],[1,-1],[-1,-1]]&algorithm=mcts")
+    expect(page.locator("#step-text")).to_contain_text("solver proved")
+    shot("mcts-solver", "#learn-tree-panel")
 
 
 def test_proven_results_read_as_wins_in_plies(page: Page, learn_server: ServerThread) -> None:

@@ -2,11 +2,13 @@
 // step: MAX nodes as ▲, MIN nodes as ▼, chance nodes as ○, leaves as boxes
 // with their utilities; every node with its value (or its bound so far)
 // and its alpha and beta; children alpha-beta never visited greyed, the
-// cut marked on their edges. Every style is an attribute on the element
+// cut marked on their edges. A Monte Carlo tree search shows wins/visits
+// at every node, its playout nodes dashed, its edges as thick as their
+// visits, and only the nodes added by the step shown. Every style is an attribute on the element
 // (no stylesheet), so the drawing exports as a standalone SVG file.
 
 import { el } from "./svg.js";
-import { describeValue, formatValue, playerName } from "./learn-model.js";
+import { describeValue, formatValue, formatWinsVisits, playerName } from "./learn-model.js";
 
 const R = 15; // half the size of a node's shape
 const FONT = "DejaVu Sans, Segoe UI, Arial, sans-serif";
@@ -59,7 +61,10 @@ export function drawTree(container, trace, lay, index, options = {}) {
   const nodeLayer = el("g", { class: "tree-nodes" });
   svg.append(edgeLayer, nodeLayer);
 
+  // MCTS grows its tree: a node not added yet is not drawn at all.
+  const hidden = (item) => trace.mcts && (item.type === "node" ? item.node : item.parent).enterIndex > index;
   for (const { parentItem, childItem } of lay.edges) {
+    if (hidden(childItem)) continue;
     edgeLayer.append(drawEdge(trace, parentItem, childItem, index, onPath, finished));
   }
   if (currentItem && !compact) {
@@ -69,6 +74,7 @@ export function drawTree(container, trace, lay, index, options = {}) {
     }));
   }
   for (const item of lay.items) {
+    if (hidden(item)) continue;
     if (item.type === "node") nodeLayer.append(drawNode(trace, item, index, item === currentItem, compact, onToggle));
     else if (item.type === "ghost") nodeLayer.append(drawGhost(trace, item, index, compact));
     else nodeLayer.append(drawMore(item, onShowAll));
@@ -101,10 +107,12 @@ function drawEdge(trace, parentItem, childItem, index, onPath, finished) {
   const hot = onPath.has(child);
   const principal = finished && trace.principal.has(child);
   if (principal) group.setAttribute("class", "tree-edge principal");
+  // MCTS: as thick as the share of all playouts that went through the child.
+  const width = trace.mcts && trace.root.visits > 0 ? 1.2 + 5 * Math.sqrt((child.visits ?? 0) / trace.root.visits) : 1.5;
   group.append(el("line", {
     x1, y1, x2, y2,
     stroke: hot ? PATH_EDGE : principal ? PRINCIPAL_EDGE : EDGE,
-    "stroke-width": hot || principal ? 3.5 : 1.5,
+    "stroke-width": hot || principal ? Math.max(3.5, width) : width,
     "stroke-opacity": seen ? 1 : 0.3,
   }));
   const text = child.probability !== null && parentItem.node.player === "chance" ? `p ${formatValue(child.probability)}` : child.move;
@@ -143,8 +151,8 @@ function cutMark(x1, y1, x2, y2) {
   return group;
 }
 
-function shape(kind, player, x, y, style, compact = false) {
-  const half = compact ? 15 : 18;
+// `half`: half a leaf box's width (wider for a long label).
+function shape(kind, player, x, y, style, compact = false, half = compact ? 15 : 18) {
   if (kind === "leaf") return el("rect", { x: x - half, y: y - 12, width: 2 * half, height: 24, rx: 3, ...style });
   if (player === "max") return el("polygon", { points: `${x},${y - R} ${x + R},${y + R * 0.8} ${x - R},${y + R * 0.8}`, ...style });
   if (player === "min") return el("polygon", { points: `${x - R},${y - R * 0.8} ${x + R},${y - R * 0.8} ${x},${y + R}`, ...style });
@@ -171,12 +179,13 @@ function drawNode(trace, item, index, isCurrent, compact, onToggle) {
     stroke: colours.stroke,
     "stroke-width": view.state === "open" ? 3 : 1.6,
   };
-  if (node.kind === "cutoff") style["stroke-dasharray"] = "4 2";
-  group.append(shape(leaf ? "leaf" : node.player, node.player, x, y, style, compact));
+  if (node.kind === "cutoff" || node.kind === "playout") style["stroke-dasharray"] = "4 2";
 
-  // The value: the final one, or the bound so far (≥ 3 under MAX, ≤ 3 under MIN).
+  // The value: the final one, or the bound so far (≥ 3 under MAX, ≤ 3 under
+  // MIN); for MCTS its final wins/visits.
   let valueText = "";
-  if (view.state === "done") valueText = formatValue(view.value);
+  if (trace.mcts) valueText = formatWinsVisits(node);
+  else if (view.state === "done") valueText = formatValue(view.value);
   else if (view.state === "open" && view.partial !== null) {
     valueText = node.player === "max" ? `≥${formatValue(view.partial)}` : node.player === "min" ? `≤${formatValue(view.partial)}` : `Σ${formatValue(view.partial)}`;
   }
@@ -184,8 +193,12 @@ function drawNode(trace, item, index, isCurrent, compact, onToggle) {
   if (!compact && trace.hasWindows && view.alpha !== null) {
     lines.push(`α ${formatValue(view.alpha)}`, `β ${formatValue(view.beta)}`);
   }
+  const half = leaf && !compact ? Math.max(18, valueText.length * 3.9 + 6) : undefined;
+  group.append(shape(leaf ? "leaf" : node.player, node.player, x, y, style, compact, half));
   if (leaf) {
     group.append(el("text", { x, y: y + 4.5, "text-anchor": "middle", "font-size": 13, "font-weight": "bold", fill: INK, class: "tree-value" }, valueText));
+  } else if (trace.mcts) {
+    group.append(mctsLabel(item, valueText));
   } else if (item.open) {
     group.append(el("text", { x: x - R - 11, y: y + 5, "text-anchor": "end", "font-size": 13, "font-weight": "bold", fill: INK, class: "tree-value" }, valueText));
   } else {
@@ -206,7 +219,8 @@ function drawNode(trace, item, index, isCurrent, compact, onToggle) {
   if (node.kind === "cutoff") group.append(el("text", { x: x + R - 2, y: y - R + 2, "font-size": 9, fill: MUTED, class: "tree-eval-mark" }, "eval"));
 
   const parts = [`${leaf ? "leaf" : playerName(node.player)} node ${node.path}`];
-  if (view.state === "unseen") parts.push("not visited yet");
+  if (trace.mcts) parts.push(...mctsParts(trace, node));
+  else if (view.state === "unseen") parts.push("not visited yet");
   else if (view.state === "open") parts.push(view.partial !== null ? `searching, value so far ${describeValue(view.partial)}` : "searching");
   else parts.push(`value ${describeValue(view.value)}`);
   if (node.kind === "cutoff") parts.push("evaluated at the depth limit");
@@ -229,6 +243,29 @@ function drawNode(trace, item, index, isCurrent, compact, onToggle) {
     });
   } else group.setAttribute("aria-label", parts.join("; "));
   return group;
+}
+
+// wins/visits is wider than a utility: it goes above an open node (beside
+// it, it would run into the next node of the row), below a closed one,
+// smaller when long so that neighbours' labels stay apart; a white outline
+// keeps it readable where an edge runs under it.
+function mctsLabel(item, text) {
+  const { x, y } = item;
+  const size = item.node.parent ? Math.max(9, Math.min(13, 58 / (text.length * 0.62))) : 13; // the root has no neighbours
+  return el("text", {
+    x, y: item.open ? y - R - 6 : y + R + 15, "text-anchor": "middle", "font-size": Number(size.toFixed(1)), "font-weight": "bold",
+    fill: INK, stroke: "#ffffff", "stroke-width": 3, "paint-order": "stroke", class: "tree-value",
+  }, text);
+}
+
+// What an MCTS node says to a screen reader and in its tooltip.
+function mctsParts(trace, node) {
+  const kind = { playout: "a playout node (no children yet)", terminal: "the game is over" }[node.kind];
+  return [
+    node === trace.root ? "the root" : `added by playout ${node.order}`,
+    `MAX won ${formatWinsVisits(node).replace("/", " of ")} visits (final, after all playouts)`,
+    ...(kind ? [kind] : []),
+  ];
 }
 
 function drawGhost(trace, item, index, compact) {

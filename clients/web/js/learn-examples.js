@@ -1,7 +1,8 @@
 // The textbook trees the Learn page offers one click away, in game
 // `tree`'s notation (protocol.md): nested lists of leaf utilities, MAX to
 // move at the root; {"p": [...], "c": [...]} a chance node; {"v": 5, "c":
-// [...]} an inner node with an evaluation for depth cut-offs.
+// [...]} an inner node with an evaluation for depth cut-offs. An example
+// may name another `game` (its start position when `position` is empty).
 
 export const EXAMPLES = [
   {
@@ -59,6 +60,17 @@ export const EXAMPLES = [
     algorithm: "minimax",
     depth: "2",
     note: "At depth 2 the search stops and uses the evaluation (v) of each position (dashed): it prefers move 1 (6). Clear the depth to search to the end: move 2 is worth 9 and move 1 only 2. The evaluation was wrong just beyond the horizon.",
+  },
+  {
+    key: "mcts",
+    title: "MCTS: tic-tac-toe, 200 playouts",
+    game: "tictactoe",
+    position: "",
+    algorithm: "mcts",
+    depth: "",
+    playouts: 200,
+    seed: 1,
+    note: "Monte Carlo tree search from the empty board: each playout walks down the tree by UCB, adds one node, plays the game out at random and counts the result on the way back. Every node shows MAX's wins/visits (a draw counts ½). The root's visits are the 200 playouts; the most visited move is the one to play. Step through the playouts to watch the tree grow towards the moves that win most.",
   },
 ];
 

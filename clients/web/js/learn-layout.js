@@ -2,7 +2,9 @@
 // drawing, every other node centred over its drawn children, one row per
 // ply. Large traces are collapsed: only the nodes in `expanded` show their
 // children, and a node with many children shows a few of them and one
-// "+N more" box for the rest (unless it is in `showAll`).
+// "+N more" box for the rest (unless it is in `showAll`). `visible`, when
+// given, leaves out the nodes it refuses: MCTS lays out only the tree grown
+// so far, so that every step reads as compactly as the last.
 
 import { ghostCount } from "./learn-model.js";
 
@@ -29,8 +31,9 @@ export function initialExpansion(trace) {
   return { expanded: new Set(trace.principal), collapsed: true };
 }
 
-// Number of visited nodes below `node`.
-export function descendants(node) {
+// Number of visited nodes below `node` (of those `visible` accepts).
+export function descendants(node, visible = null) {
+  if (visible) return node.children.reduce((sum, child) => sum + (visible(child) ? 1 + descendants(child, visible) : 0), 0);
   if (node.descendantCount === undefined) {
     node.descendantCount = node.children.reduce((sum, child) => sum + 1 + descendants(child), 0);
   }
@@ -44,7 +47,7 @@ export function descendants(node) {
 //                                         every node is expanded)
 //   {type: "more", parent, count, nodes, x, y}  children left out
 // and edges {parentItem, childItem}.
-export function layout(trace, expanded, showAll, { slot: slotWidth = SLOT, level: levelHeight = LEVEL, margin = MARGIN_X, maxChildren = MAX_CHILDREN } = {}) {
+export function layout(trace, expanded, showAll, { slot: slotWidth = SLOT, level: levelHeight = LEVEL, margin = MARGIN_X, maxChildren = MAX_CHILDREN, visible = null } = {}) {
   const columnX = (slot) => margin + 20 + slot * slotWidth;
   const rowY = (level) => MARGIN_TOP + level * levelHeight;
   const items = [];
@@ -70,13 +73,14 @@ export function layout(trace, expanded, showAll, { slot: slotWidth = SLOT, level
     const item = { type: "node", node, x: 0, y: rowY(node.level), open: false, hidden: 0 };
     items.push(item);
     deepest = Math.max(deepest, node.level);
-    const entries = [...node.children, ...node.ghosts];
+    const children = visible ? node.children.filter(visible) : node.children;
+    const entries = [...children, ...node.ghosts];
     if (entries.length === 0) {
       item.x = columnX(slot++);
       return item;
     }
     if (!expanded.has(node)) {
-      item.hidden = descendants(node);
+      item.hidden = descendants(node, visible);
       item.x = columnX(slot++);
       return item;
     }
@@ -85,7 +89,7 @@ export function layout(trace, expanded, showAll, { slot: slotWidth = SLOT, level
     let left = [];
     if (entries.length > maxChildren && !showAll.has(node)) {
       shown = entries.slice(0, maxChildren - 1);
-      const principal = node.children.find((child) => trace.principal.has(child));
+      const principal = children.find((child) => trace.principal.has(child));
       if (principal && !shown.includes(principal)) shown[shown.length - 1] = principal;
       left = entries.filter((entry) => !shown.includes(entry));
     }
@@ -94,7 +98,7 @@ export function layout(trace, expanded, showAll, { slot: slotWidth = SLOT, level
       childItems.push(entry.ghost ? placeGhost(entry) : place(entry));
     }
     if (left.length > 0) {
-      const count = left.reduce((sum, entry) => sum + (entry.ghost ? 0 : 1 + descendants(entry)), 0);
+      const count = left.reduce((sum, entry) => sum + (entry.ghost ? 0 : 1 + descendants(entry, visible)), 0);
       const more = { type: "more", parent: node, count: left.length, nodes: count, x: columnX(slot++), y: rowY(node.level + 1) };
       items.push(more);
       childItems.push(more);

@@ -1,7 +1,9 @@
 // The Learn page's model of a search trace (protocol.md, the `trace` reply):
 // the nodes as a tree, the search's events in order, what every node shows
 // at a given step (its value so far, alpha and beta), the principal line,
-// and the effective branching factor. No drawing here.
+// and the effective branching factor. No drawing here. A Monte Carlo tree
+// search trace (`mcts`) is another kind of thing: the final tree, whose
+// steps replay its growth one node per playout (see Trace.events).
 
 // Values of real games: a win for MAX is WIN minus the plies to it.
 const WIN = 1000000;
@@ -54,6 +56,8 @@ export class Trace {
     this.visited = reply.visited ?? reply.nodes.length;
     this.leaves = reply.leaves ?? 0;
     this.hasWindows = reply.nodes.some((node) => "alpha_in" in node);
+    this.mcts = reply.algorithm === "mcts";
+    this.playouts = reply.playouts ?? null;
     this.nodes = reply.nodes.map((raw) => ({
       id: raw.id,
       parentId: raw.parent,
@@ -72,6 +76,8 @@ export class Trace {
       kind: raw.kind || "inner",
       prunedAfter: raw.pruned_after || [],
       bestMove: raw.best_move ?? null,
+      visits: raw.visits ?? null,
+      wins: raw.wins ?? null,
       children: [],
       parent: null,
       path: "",
@@ -97,17 +103,23 @@ export class Trace {
     // Plies searched (chance nodes take none) and rows drawn (they take one).
     this.depth = Math.max(0, ...this.nodes.map((node) => node.depth));
     this.levels = Math.max(0, ...this.nodes.map((node) => node.level));
-    // Every entry and exit, in the order the search made them.
+    // Every entry and exit, in the order the search made them. MCTS keeps
+    // only its final tree: one event per node, the playout that added it
+    // (entered and left at once, so view() shows it finished from then on).
     this.events = [];
     for (const node of this.nodes) {
+      if (this.mcts) {
+        this.events.push({ step: node.order, node, kind: "added" });
+        continue;
+      }
       this.events.push({ step: node.order, node, kind: "enter" });
       this.events.push({ step: node.exitOrder, node, kind: "exit" });
     }
     this.events.sort((a, b) => a.step - b.step);
     this.events.forEach((event, index) => {
       event.index = index;
-      if (event.kind === "enter") event.node.enterIndex = index;
-      else event.node.exitIndex = index;
+      if (event.kind !== "exit") event.node.enterIndex = index;
+      if (event.kind !== "enter") event.node.exitIndex = index;
     });
     this.principal = principalLine(this);
   }
@@ -162,9 +174,19 @@ export class Trace {
   }
 
   // Effective branching factor (see branchingFactor).
+  // (None for MCTS: its tree grows unevenly, towards the promising moves.)
   get effectiveBranching() {
+    if (this.mcts) return null;
     return branchingFactor(this.visited - 1, this.depth);
   }
+}
+
+// MCTS statistics as Russell and Norvig's figure 5.10 writes them: wins/visits,
+// the wins (MAX's reward sum) with one decimal at most.
+export function formatWinsVisits(node) {
+  if (node.visits === null || node.wins === null) return "";
+  const wins = Number.isInteger(node.wins) ? String(node.wins) : String(Number(node.wins.toFixed(1)));
+  return `${wins}/${node.visits}`;
 }
 
 // A child alpha-beta never searched, below the node that cut (`cutAt`).

@@ -2,11 +2,12 @@
 // `trace` of a position) to teach minimax, alpha-beta and expectiminimax.
 // Pick a game and a position (or a textbook tree), a search and a depth;
 // step through the search with alpha and beta as the textbook's tables
-// have them; compare the searches side by side; export the drawing.
+// have them; compare the searches side by side; export the drawing. Monte
+// Carlo tree search draws the tree it grew, and its steps replay the growth.
 
 import { Connection, serverUrl } from "./connection.js";
 import { EXAMPLES, example } from "./learn-examples.js";
-import { Trace, branchingFactor, formatValue, playerName } from "./learn-model.js";
+import { Trace, branchingFactor, formatValue, formatWinsVisits, playerName } from "./learn-model.js";
 import { COMPACT, initialExpansion, layout } from "./learn-layout.js";
 import { drawTree, pngBlob, svgDocument } from "./learn-draw.js";
 
@@ -20,7 +21,12 @@ const ALGORITHMS = [
   ["alphabeta_ordered", "alpha-beta, ordered moves"],
   ["negamax", "negamax (alpha-beta)"],
   ["expectiminimax", "expectiminimax (chance nodes)"],
+  ["mcts", "Monte Carlo tree search"],
 ];
+const MCTS = "mcts";
+// The step table's columns: the search's events, or MCTS's playouts.
+const COLUMNS = ["step", "event", "node", "α", "β", "value"];
+const MCTS_COLUMNS = ["step", "node added", "kind", "wins/visits", "value"];
 const COMPARED = ["minimax", "alphabeta", "alphabeta_ordered"];
 const DEFAULT_EXAMPLE = "notes-alphabeta";
 // Rows of the step table drawn at once around the current step.
@@ -131,14 +137,25 @@ function gameChosen() {
     : "The game's position notation (empty: its start), then moves in its notation.";
 }
 
+// MCTS runs playouts, not plies: its fields replace the depth.
+function algorithmChosen() {
+  const mcts = $("learn-algorithm").value === MCTS;
+  $("learn-depth-label").hidden = mcts;
+  $("learn-playouts-label").hidden = !mcts;
+  $("learn-seed-label").hidden = !mcts;
+}
+
 function applyExample(entry) {
-  $("learn-game").value = TREE;
+  $("learn-game").value = entry.game || TREE;
   gameChosen();
   $("learn-position").value = entry.position;
   $("learn-moves").value = "";
   $("learn-options").value = "";
   $("learn-algorithm").value = entry.algorithm;
   $("learn-depth").value = entry.depth;
+  if (entry.playouts) $("learn-playouts").value = entry.playouts;
+  if (entry.seed !== undefined) $("learn-seed").value = entry.seed;
+  algorithmChosen();
   $("example-note").textContent = entry.note;
   for (const button of $("examples").querySelectorAll("button")) {
     button.setAttribute("aria-pressed", String(button.dataset.example === entry.key));
@@ -146,7 +163,7 @@ function applyExample(entry) {
 }
 
 // ?example=notes, or ?game=chess&position=...&moves=e2e4 e7e5&options={...}
-// (the main page's link), with &algorithm= and &depth=.
+// (the main page's link), with &algorithm= and &depth= (&playouts= and &seed= for mcts).
 function applyUrl(params) {
   const game = params.get("game");
   const chosen = example(params.get("example") || (game ? "" : DEFAULT_EXAMPLE));
@@ -167,6 +184,11 @@ function applyUrl(params) {
   if (algorithm && ALGORITHMS.some(([name]) => name === algorithm)) $("learn-algorithm").value = algorithm;
   const depth = params.get("depth");
   if (depth !== null) $("learn-depth").value = depth;
+  for (const name of ["playouts", "seed"]) {
+    const value = params.get(name);
+    if (value !== null) $(`learn-${name}`).value = value;
+  }
+  algorithmChosen();
 }
 
 function readSpec() {
@@ -188,11 +210,17 @@ function readSpec() {
   const limit = $("learn-max-nodes").value.trim();
   spec.maxNodes = limit === "" ? null : Number(limit);
   spec.algorithm = $("learn-algorithm").value;
+  const playouts = $("learn-playouts").value.trim();
+  spec.playouts = playouts === "" ? null : Number(playouts);
+  const seed = $("learn-seed").value.trim();
+  spec.seed = seed === "" ? null : Number(seed);
   return spec;
 }
 
+// Whether the side by side drawn for `b` serves `a` too (MCTS is not in it).
 function sameSearchInput(a, b) {
-  return a && b && a.game === b.game && (a.algorithm === b.algorithm || COMPARED.includes(a.algorithm) && COMPARED.includes(b.algorithm)) && a.position === b.position && a.moves.join(" ") === b.moves.join(" ") &&
+  const comparedAlone = (algorithm) => COMPARED.includes(algorithm) || algorithm === MCTS;
+  return a && b && a.game === b.game && (a.algorithm === b.algorithm || comparedAlone(a.algorithm) && comparedAlone(b.algorithm)) && a.position === b.position && a.moves.join(" ") === b.moves.join(" ") &&
     JSON.stringify(a.options) === JSON.stringify(b.options) && a.depth === b.depth && a.maxNodes === b.maxNodes;
 }
 
@@ -209,7 +237,10 @@ async function startPosition(spec) {
 
 async function requestTrace(spec, algorithm) {
   const message = { type: "trace", algorithm };
-  if (spec.depth !== null) message.depth = spec.depth;
+  if (algorithm === MCTS) {
+    if (spec.playouts !== null) message.playouts = spec.playouts;
+    if (spec.seed !== null) message.seed = spec.seed;
+  } else if (spec.depth !== null) message.depth = spec.depth;
   if (spec.maxNodes !== null) message.max_nodes = spec.maxNodes;
   return app.conn.request(message);
 }
@@ -276,8 +307,17 @@ function showTrace(trace, spec) {
   app.collapsed = start.collapsed;
   app.showAll = new Set();
   const name = ALGORITHMS.find(([key]) => key === trace.algorithm)?.[1] || trace.algorithm;
-  $("learn-title").textContent = `${name}${trace.reply.depth ? `, depth ${trace.reply.depth}` : ""}`;
-  $("s-value").textContent = formatValue(trace.value);
+  $("learn-title").textContent = trace.mcts
+    ? `${name}, ${trace.playouts} playouts, seed ${spec.seed ?? 1}, tree height ${trace.reply.depth}`
+    : `${name}${trace.reply.depth ? `, depth ${trace.reply.depth}` : ""}`;
+  // MCTS's value is MAX's win rate at the root, its leaves the playouts.
+  $("s-value").textContent = trace.mcts ? trace.value.toFixed(2) : formatValue(trace.value);
+  $("s-value").title = trace.mcts ? `MAX's wins / visits at the root: ${formatWinsVisits(trace.root)}` : "";
+  $("s-visited-label").textContent = trace.mcts ? "nodes in the tree" : "nodes visited";
+  $("s-leaves-label").textContent = trace.mcts ? "playouts" : "leaves evaluated";
+  $("legend-minimax").hidden = trace.mcts;
+  $("legend-mcts").hidden = !trace.mcts;
+  $("steps-subtitle").textContent = trace.mcts ? "one node per playout" : "α β as the search goes";
   $("s-best").textContent = trace.bestMove ?? "–";
   $("s-visited").textContent = String(trace.visited);
   $("s-leaves").textContent = String(trace.leaves);
@@ -285,7 +325,12 @@ function showTrace(trace, spec) {
   $("s-ebf").textContent = ebf === null ? "–" : ebf.toFixed(2);
   app.tableStart = 0;
   app.tableEnd = 0;
-  $("learn-steps").classList.toggle("no-windows", !trace.hasWindows);
+  $("learn-steps").classList.toggle("no-windows", !trace.hasWindows && !trace.mcts);
+  $("learn-steps").tHead.rows[0].replaceChildren(...(trace.mcts ? MCTS_COLUMNS : COLUMNS).map((text) => {
+    const th = document.createElement("th");
+    th.textContent = text;
+    return th;
+  }));
   relayout();
   render(false);
   // A wide tree opens with its root in view.
@@ -294,14 +339,20 @@ function showTrace(trace, spec) {
   if (root) box.scrollLeft = Math.max(0, root.getBBox().x + root.getBBox().width / 2 - box.clientWidth / 2);
 }
 
+// MCTS lays out the tree as grown by the step shown (see layout's `visible`).
 function relayout() {
-  app.layout = layout(app.trace, app.expanded, app.showAll);
+  const trace = app.trace;
+  const index = app.index;
+  const visible = trace.mcts ? (node) => node.enterIndex <= index : null;
+  app.layout = layout(trace, app.expanded, app.showAll, { visible });
 }
 
 function render(follow = true) {
   const trace = app.trace;
   if (!trace) return;
-  const label = `Search tree of ${trace.algorithm}: value ${formatValue(trace.value)}, ${trace.visited} nodes visited, ${trace.leaves} leaves evaluated`;
+  const label = trace.mcts
+    ? `Monte Carlo search tree: ${trace.visited} nodes after ${trace.playouts} playouts, MAX's win rate ${trace.value.toFixed(2)} at the root`
+    : `Search tree of ${trace.algorithm}: value ${formatValue(trace.value)}, ${trace.visited} nodes visited, ${trace.leaves} leaves evaluated`;
   drawTree($("learn-tree"), trace, app.layout, app.index, {
     label,
     onToggle: toggleNode,
@@ -312,7 +363,10 @@ function render(follow = true) {
     },
   });
   const event = trace.events[app.index];
-  $("step-counter").textContent = `step ${app.index + 1} of ${trace.events.length}`;
+  // MCTS counts its steps as playouts: step k is the tree after k of them.
+  $("step-counter").textContent = trace.mcts
+    ? `playout ${event.step} of ${trace.playouts}`
+    : `step ${app.index + 1} of ${trace.events.length}`;
   $("step-text").textContent = describeEvent(trace, event);
   renderTable(follow);
   updateButtons();
@@ -336,6 +390,7 @@ function symbol(node) {
 
 function describeEvent(trace, event) {
   if (!event) return "";
+  if (trace.mcts) return describePlayout(trace, event);
   const node = event.node;
   const who = node.kind === "terminal" ? "leaf" : `${playerName(node.player)} node`;
   const where = node === trace.root ? "the root" : `${who} ${node.path}`;
@@ -357,6 +412,27 @@ function describeEvent(trace, event) {
   return `${text}.`;
 }
 
+// Playout k's four phases as the page shows them: the highlighted path is
+// where selection went, the node it adds is the expansion, and a
+// simulation from there was backed up the path. The statistics are the
+// final ones (the trace keeps only the final tree).
+function describePlayout(trace, event) {
+  const node = event.node;
+  const final = "the statistics shown are the final ones (the trace keeps only the final tree)";
+  if (node === trace.root) {
+    return `The root: the tree starts as the position alone, and each playout adds one node. Wins/visits are MAX's; ${final}.`;
+  }
+  const path = node.parent === trace.root ? "at the root" : `down the highlighted path to ${node.parent.path}`;
+  const simulation = node.kind === "terminal" ? "the game is over there: that result is the simulation's" : "a random simulation played on from it";
+  let text = `Playout ${event.step} added ${symbol(node)} ${node.path}. Selection (UCB) went ${path}; expansion added the node; ${simulation}; backpropagation counted the result on the path. Its ${formatWinsVisits(node)} is final: ${final}.`;
+  if (event.index === trace.lastIndex) {
+    const asked = app.spec?.playouts ?? 100;
+    if (trace.playouts < asked) text += ` The solver proved the root's value after ${trace.playouts} of the ${asked} playouts asked for.`;
+    text += ` The move to play: ${trace.bestMove ?? "–"}.`;
+  }
+  return text;
+}
+
 function renderTable(follow) {
   const trace = app.trace;
   const body = $("learn-steps").tBodies[0];
@@ -376,6 +452,13 @@ function renderTable(follow) {
   if (follow) body.querySelector("tr.current")?.scrollIntoView({ block: "nearest" });
 }
 
+// A row of the playouts: the node it added (its moves from the root), its
+// kind in the final tree, its final statistics.
+function mctsCells(trace, event) {
+  const node = event.node;
+  return [String(event.step), `${symbol(node)} ${node.path}`, node.kind, formatWinsVisits(node), formatValue(node.value)];
+}
+
 function tableRow(trace, event) {
   const node = event.node;
   const row = document.createElement("tr");
@@ -389,7 +472,7 @@ function tableRow(trace, event) {
     if (node.moverValue !== null && trace.algorithm === "negamax") value += ` (mover ${formatValue(node.moverValue)})`;
     if (node.prunedAfter.length > 0) value += ` ✂ ${node.prunedAfter.join(",")}`;
   }
-  const cells = [
+  const cells = trace.mcts ? mctsCells(trace, event) : [
     String(event.index + 1),
     enter ? "enter" : "return",
     `${symbol(node)} ${node.path}`,
@@ -412,6 +495,7 @@ function goTo(index) {
   const clamped = Math.max(0, Math.min(app.trace.lastIndex, index));
   if (clamped === app.index) return;
   app.index = clamped;
+  if (app.trace.mcts) relayout();
   render(true);
 }
 
@@ -474,8 +558,9 @@ async function compare() {
     return;
   }
   let widest = 0;
-  // The three, and the search drawn above when it is another (negamax, expectiminimax).
-  const searches = COMPARED.includes(spec.algorithm) ? COMPARED : [...COMPARED, spec.algorithm];
+  // The three, and the search drawn above when it is another (negamax,
+  // expectiminimax); not MCTS, whose win rates do not compare with utilities.
+  const searches = COMPARED.includes(spec.algorithm) || spec.algorithm === MCTS ? COMPARED : [...COMPARED, spec.algorithm];
   for (const algorithm of searches) {
     const label = ALGORITHMS.find(([key]) => key === algorithm)[1];
     const row = document.createElement("tr");
@@ -608,6 +693,7 @@ function wire() {
     $("examples").append(button);
   }
   fillAlgorithms();
+  $("learn-algorithm").addEventListener("change", algorithmChosen);
   $("learn-game").addEventListener("change", () => {
     gameChosen();
     $("learn-position").value = "";
