@@ -116,6 +116,11 @@ DEFAULT_DRAIN_GRACE_S = 30.0
 DEFAULT_DRAIN_NOTICE_S = 1.5
 #: How often a draining server looks for sessions between two thinks.
 DRAIN_POLL_S = 0.05
+#: A draining server closes a session only once it has sent nothing for
+#: this long (and has no think running): a client that answers a bestmove
+#: with its next think at once is not cut between the two; one that
+#: never pauses keeps its session until the grace period ends.
+DRAIN_QUIET_S = 0.25
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,6 +215,8 @@ class ClientConnection:
         self._costly = False
         self._greeted = False
         self._closing: asyncio.Task[None] | None = None
+        #: When the last frame came in (monotonic): a draining server's quiet test.
+        self.last_frame_at = time.monotonic()
 
     async def run(self) -> None:
         opened = time.monotonic()
@@ -248,9 +255,13 @@ class ClientConnection:
 
     async def _on_frame(self, frame: bytes | str, received_at: float) -> None:
         self.requests += 1
+        self.last_frame_at = received_at
         encoding = Encoding.MSGPACK if isinstance(frame, bytes) else Encoding.JSON
         if self._closing is not None:
-            return  # closing on purpose: no more answers
+            # Closing on purpose: no more answers. Logged, so that a client
+            # whose request crossed the close can be told from a lost answer.
+            logger.info("conn=%d: frame after the close began, not answered", self.number)
+            return
         message: dict[str, Any] = {}
         request_type = "invalid"
         try:
@@ -433,10 +444,13 @@ class ClientConnection:
         if self.trace_task is not None:
             self.trace_task.cancel()
 
-    @property
-    def between_thinks(self) -> bool:
-        """No think or trace is running or waiting for a worker for this session."""
-        return self.ticket is None and self.trace_ticket is None
+    def quiet(self, now: float) -> bool:
+        """No think or trace runs or waits for this session, and it sent nothing lately."""
+        return (
+            self.ticket is None
+            and self.trace_ticket is None
+            and now - self.last_frame_at >= DRAIN_QUIET_S
+        )
 
     def go_away(self, reason: str) -> None:
         """Close with 1001 once what is queued is sent (a draining server's idle session)."""
@@ -609,8 +623,9 @@ class ArenaServer:
 
         The agent answers ``drain`` and ``/healthz`` 503 at once, so the
         proxy sends no new clients; after ``drain_notice_s`` (the proxy has
-        read that by then) every session that is not thinking is closed
-        with 1001, and a thinking one as soon as its ``bestmove`` is sent.
+        read that by then) every session that is not thinking and has sent
+        nothing for DRAIN_QUIET_S is closed with 1001 (a thinking one once
+        its ``bestmove`` is sent and it pauses).
         Returns when no session is left or after ``drain_grace_s``, the
         bound; :meth:`shutdown` then stops whatever still runs, as always.
         """
@@ -628,8 +643,9 @@ class ArenaServer:
         deadline = loop.time() + grace_s
         await asyncio.sleep(min(self.config.drain_notice_s, grace_s))
         while self.connections and loop.time() < deadline:
+            now = time.monotonic()
             for connection in list(self.connections):
-                if connection.between_thinks:
+                if connection.quiet(now):
                     connection.go_away("server draining: reconnect")
             await asyncio.sleep(DRAIN_POLL_S)
         logger.info("drained; %d sessions left", len(self.connections))
