@@ -13,10 +13,12 @@ import random
 import re
 import shutil
 import socket
+import subprocess
 import time
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pytest
 from websockets.exceptions import ConnectionClosed
@@ -241,3 +243,12 @@ async def test_rolling_restart_under_load_loses_no_answer(cluster: LocalCluster)
     for instance in cluster.instances:
         text = await asyncio.to_thread(http_text, instance.http + "/metrics")
         assert text is not None and "arena_sessions_open" in text
+
+
+def test_the_shipped_haproxy_cfg_is_valid() -> None:
+    """deploy/haproxy.cfg, as an operator copies it, passes ``haproxy -c``."""
+    config = Path(__file__).resolve().parents[2] / "deploy" / "haproxy.cfg"
+    checked = subprocess.run(
+        ["haproxy", "-c", "-f", str(config)], capture_output=True, text=True, timeout=10
+    )
+    assert checked.returncode == 0, checked.stdout + checked.stderr
