@@ -405,39 +405,38 @@ def main(argv: Sequence[str] | None = None) -> int:
         workers=args.workers,
         drain_grace_s=args.drain_grace_s,
     )
-    stop = _stop_on_sigterm()
+    stop = _stop_on_signals()
     with LocalCluster(options) as cluster:
         print(f"cluster of {len(cluster.instances)} on {cluster.url}", flush=True)
         for instance in cluster.instances:
             print(f"  {instance.backend.name}: {instance.url} ({instance.http}/metrics)")
         print(f"  HAProxy stats: {cluster.stats_url}\nCtrl-C stops everything.", flush=True)
-        try:
-            while not stop.wait_or_interrupt():
-                pass
-        except KeyboardInterrupt:
-            pass
+        stop.wait()
         print("stopping", flush=True)
     return 0
 
 
 class _Stop:
-    """SIGTERM ends the script like Ctrl-C."""
+    """Set by Ctrl-C (SIGINT) or SIGTERM."""
 
     def __init__(self) -> None:
         self.requested = False
 
-    def wait_or_interrupt(self) -> bool:
-        signal.pause()
-        return self.requested
+    def wait(self) -> None:
+        while not self.requested:
+            signal.pause()
 
 
-def _stop_on_sigterm() -> _Stop:
+def _stop_on_signals() -> _Stop:
+    """Handlers for SIGINT and SIGTERM. SIGINT's is set explicitly: a script
+    started in the background by a shell inherits SIGINT ignored."""
     stop = _Stop()
 
-    def on_term(signum: int, frame: object) -> None:
+    def on_signal(signum: int, frame: object) -> None:
         stop.requested = True
 
-    signal.signal(signal.SIGTERM, on_term)
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, on_signal)
     return stop
 
 

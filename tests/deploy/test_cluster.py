@@ -9,11 +9,15 @@ their own ``/metrics`` (``arena_sessions_open``), read directly.
 from __future__ import annotations
 
 import asyncio
+import os
 import random
 import re
+import select
 import shutil
+import signal
 import socket
 import subprocess
+import sys
 import time
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack
@@ -252,3 +256,39 @@ def test_the_shipped_haproxy_cfg_is_valid() -> None:
         ["haproxy", "-c", "-f", str(config)], capture_output=True, text=True, timeout=10
     )
     assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+def test_local_cluster_script_prints_the_url_and_stops_everything_on_ctrl_c() -> None:
+    ports = free_ports(8)
+    script = Path(__file__).resolve().parents[2] / "deploy" / "local-cluster.sh"
+    command = [str(script), "--proxy-port", str(ports[0]), "--stats-port", str(ports[1])]
+    command += ["--first-server-port", str(ports[2]), "--first-agent-port", str(ports[5])]
+    # Consecutive ports from the first: take them if free, else skip (rare).
+    for port in (*range(ports[2], ports[2] + 3), *range(ports[5], ports[5] + 3)):
+        with socket.socket() as probe:
+            if probe.connect_ex(("127.0.0.1", port)) == 0:
+                pytest.skip(f"port {port} is taken")
+    env = {**os.environ, "PYTHON": sys.executable}
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True, env=env)
+    try:
+        assert process.stdout is not None
+        ready, _, _ = select.select([process.stdout], [], [], 40 * UNIT)
+        assert ready, "the script printed nothing"
+        first = process.stdout.readline()
+        assert first == f"cluster of 3 on ws://127.0.0.1:{ports[0]}/ws\n"
+        children = [
+            int(pid)
+            for pid in Path(f"/proc/{process.pid}/task/{process.pid}/children").read_text().split()
+        ]
+        assert len(children) == 4  # three instances and HAProxy
+        process.send_signal(signal.SIGINT)
+        assert process.wait(30 * UNIT) == 0
+        for pid in children:
+            assert (
+                not Path(f"/proc/{pid}").exists()
+                or "Z" in Path(f"/proc/{pid}/stat").read_text().split()[2]
+            ), pid
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
