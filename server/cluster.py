@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
+from typing import IO
 
 #: Defaults of the local cluster: the proxy where a single server would
 #: be, the instances and their agents on the ports after it.
@@ -135,7 +136,7 @@ class Instance:
         return f"http://{self.backend.host}:{self.backend.port}"
 
 
-@dataclass
+@dataclass(frozen=True)
 class ClusterOptions:
     """Ports and instance flags of a local cluster."""
 
@@ -173,6 +174,7 @@ class LocalCluster:
             Instance(backend, self._dir / f"{backend.name}.log") for backend in options.backends()
         ]
         self.proxy: subprocess.Popen[bytes] | None = None
+        self._proxy_log: IO[bytes] | None = None
 
     @property
     def url(self) -> str:
@@ -213,10 +215,11 @@ class LocalCluster:
             )
         )
         subprocess.run([self.haproxy, "-c", "-q", "-f", str(config)], check=True, timeout=10)
+        self._proxy_log = open(self._dir / "haproxy.log", "wb")  # noqa: SIM115 (closed in stop)
         self.proxy = subprocess.Popen(
             [self.haproxy, "-db", "-f", str(config)],
             stdout=subprocess.DEVNULL,
-            stderr=open(self._dir / "haproxy.log", "wb"),  # noqa: SIM115 (closed with the child)
+            stderr=self._proxy_log,
         )
         self.wait_proxy_sees({instance.backend.name: "UP" for instance in self.instances})
 
@@ -328,6 +331,8 @@ class LocalCluster:
         for instance in self.instances:
             if instance.process is not None:
                 self._reap(instance.process)
+        if self._proxy_log is not None:
+            self._proxy_log.close()
         shutil.rmtree(self._dir, ignore_errors=True)
 
     def logs(self) -> str:
