@@ -29,6 +29,7 @@ from websockets.exceptions import ConnectionClosed
 
 from server.cluster import ClusterOptions, LocalCluster, http_text
 from tests.server.server_harness import UNIT, RawClient, raw_client
+from tests.server.test_shutdown import children_of, is_running
 
 pytestmark = pytest.mark.skipif(
     shutil.which("haproxy") is None,
@@ -137,6 +138,10 @@ async def test_a_killed_instance_loses_only_its_own_sessions(cluster: LocalClust
         stack.push_async_exit(_ignore_closed)
         located = await locate_sessions(stack, cluster, 6)
         assert {where for _, where in located} == {0, 1, 2}, located
+        killed = cluster.instances[0].process
+        assert killed is not None
+        workers = children_of(killed.pid)
+        assert workers
         await asyncio.to_thread(cluster.kill_instance, 0)
         for number, (client, where) in enumerate(located):
             if where == 0:
@@ -156,6 +161,13 @@ async def test_a_killed_instance_loses_only_its_own_sessions(cluster: LocalClust
             assert best["move"] in "1234567", best
         counts = await sessions_open(cluster)
         assert counts[0] is None, counts
+        # The dead instance's search processes see their pipe close and exit.
+        for _ in range(int(50 * UNIT)):
+            left = [pid for pid in workers if is_running(pid)]
+            if not left:
+                break
+            await asyncio.sleep(0.1)
+        assert not left, left
         survivors = sum(1 for _, where in located if where != 0)
         assert (counts[1] or 0) + (counts[2] or 0) == survivors + 6, counts
 
