@@ -266,12 +266,19 @@ class LocalCluster:
 
     def server_states(self) -> dict[str, str]:
         """HAProxy's view of each instance (``UP``, ``DOWN``, ``DRAIN``, ...), from its stats."""
+        return self._stats_column("status")
+
+    def server_weights(self) -> dict[str, int]:
+        """Each instance's weight in HAProxy now: 100 scaled by its agent's ``N%``."""
+        return {name: int(weight) for name, weight in self._stats_column("weight").items()}
+
+    def _stats_column(self, column: str) -> dict[str, str]:
         text = http_text(self.stats_url + ";csv")
         if text is None:
             return {}
         rows = csv.DictReader(io.StringIO(text.lstrip("# ")))
         return {
-            row["svname"]: row["status"]
+            row["svname"]: row[column]
             for row in rows
             if row.get("pxname") == "arena" and row["svname"] not in ("FRONTEND", "BACKEND")
         }

@@ -116,6 +116,25 @@ async def test_sessions_spread_over_the_instances(cluster: LocalCluster) -> None
         assert all(c is not None and c >= 2 for c in counts), counts
 
 
+async def test_a_busy_instance_weighs_less_in_the_proxy(cluster: LocalCluster) -> None:
+    """The agent's ``N%`` reaches HAProxy: a think on instance 1 lowers its weight."""
+    assert set(await asyncio.to_thread(cluster.server_weights)) == {"arena1", "arena2", "arena3"}
+    async with raw_client(cluster.instances[0].backend.port) as client:
+        await client.request({"type": "new_game", "game": "connect4", "id": 0})
+        await client.send({"type": "think", "id": 1, "limits": {"movetime_ms": 20_000}})
+        weights: dict[str, int] = {}
+        for _ in range(int(50 * UNIT)):  # the agent is asked every 500 ms
+            weights = await asyncio.to_thread(cluster.server_weights)
+            if weights.get("arena1", 100) < 100:
+                break
+            await asyncio.sleep(0.1)
+        # One worker of one busy: 2 x 0 + 16 free queue slots of 2 x 1 + 16.
+        assert weights["arena1"] == round(100 * 16 / 18), weights
+        assert weights["arena2"] == weights["arena3"] == 100, weights
+        await client.send({"type": "stop"})
+        await client.collect(1)
+
+
 async def locate_sessions(
     stack: AsyncExitStack, cluster: LocalCluster, count: int
 ) -> list[tuple[RawClient, int]]:
