@@ -206,6 +206,7 @@ class LoopStats:
     lost: int = 0
     sessions: int = 0
     close_codes: list[int | None] = field(default_factory=list)
+    reasons: list[str] = field(default_factory=list)
 
 
 async def think_loop(port: int, stop: asyncio.Event, stats: LoopStats, seed: int) -> None:
@@ -227,6 +228,7 @@ async def think_loop(port: int, stop: asyncio.Event, stats: LoopStats, seed: int
                     _, best = await client.collect(think_id, timeout=10 * UNIT)
                     pending = False
                     stats.bestmoves += 1
+                    stats.reasons.append(str(best["reason"]))
                     assert best["move"], best
                     state = await client.request({"type": "move", "move": best["move"], "id": "m"})
                     assert state["type"] == "state", state
@@ -274,6 +276,8 @@ async def test_rolling_restart_under_load_loses_no_answer(cluster: LocalCluster)
     lost = sum(s.lost for s in stats)
     assert lost <= crossed, (lost, crossed, cluster.logs()[-3000:])
     assert sum(s.bestmoves for s in stats) >= 30
+    # The drains let every think run its course: none was cut short by a stop.
+    assert "stopped" not in {reason for s in stats for reason in s.reasons}
     # Each instance's /metrics is reachable directly after its restart.
     for instance in cluster.instances:
         text = await asyncio.to_thread(http_text, instance.http + "/metrics")
