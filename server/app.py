@@ -111,8 +111,9 @@ CLOSE_GOING_AWAY = 1001
 #: at once, as before (no proxy is told to stop sending clients).
 DEFAULT_DRAIN_GRACE_S = 30.0
 #: How long a draining server keeps its idle sessions open after it starts
-#: answering ``drain``: the proxy asks the agent every ``agent-inter`` (1 s
-#: in deploy/haproxy.cfg), so after this it sends no new clients here.
+#: answering ``drain``: the proxy asks the agent every ``agent-inter`` (500 ms
+#: in deploy/haproxy.cfg; this leaves room for a 1 s one), so after this it
+#: sends no new clients here.
 DEFAULT_DRAIN_NOTICE_S = 1.5
 #: How often a draining server looks for sessions between two thinks.
 DRAIN_POLL_S = 0.05
@@ -625,9 +626,9 @@ class ArenaServer:
         proxy sends no new clients; after ``drain_notice_s`` (the proxy has
         read that by then) every session that is not thinking and has sent
         nothing for DRAIN_QUIET_S is closed with 1001 (a thinking one once
-        its ``bestmove`` is sent and it pauses).
-        Returns when no session is left or after ``drain_grace_s``, the
-        bound; :meth:`shutdown` then stops whatever still runs, as always.
+        its ``bestmove`` is sent and it pauses). Returns when no session is
+        left or after ``drain_grace_s``, the bound; :meth:`shutdown` then
+        stops whatever still runs, as always.
         """
         if self._server is None or self.draining:
             return
