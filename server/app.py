@@ -41,6 +41,7 @@ from websockets.http11 import Response
 from engine import ENGINE_BUILD, ENGINE_BUILD_NOTE
 from engine.search.results import Info, SearchResult
 from engine.search.tt import DEFAULT_TT_SLOTS
+from server.agent import AgentServer, Capacity, agent_line
 from server.external import ExternalEngine, check_externals, parse_external
 from server.guard import AccessPolicy, Admission, AuthFailures
 from server.jobs import SearchJob, TraceJob
@@ -102,6 +103,27 @@ CLOSE_TIMEOUT_S = 2.0
 #: At shutdown, how long to wait for running thinks to be answered and
 #: their bestmove flushed before closing the connections anyway.
 SHUTDOWN_FLUSH_S = 2.0
+#: WebSocket close code 1001 (going away, RFC 6455 section 7.4.1): what a
+#: server shutting down or draining closes its sessions with.
+CLOSE_GOING_AWAY = 1001
+#: With ``--agent-port`` (behind HAProxy), how long SIGTERM lets sessions
+#: finish their thinks before the usual shutdown: long enough for the
+#: thinks of a game at a few seconds a move, short enough for systemd's
+#: default stop timeout of 90 s. Without an agent port a SIGTERM shuts down
+#: at once, as before (no proxy is told to stop sending clients).
+DEFAULT_DRAIN_GRACE_S = 30.0
+#: How long a draining server keeps its idle sessions open after it starts
+#: answering ``drain``: the proxy asks the agent every ``agent-inter`` (500 ms
+#: in deploy/haproxy.cfg; this leaves room for a 1 s one), so after this it
+#: sends no new clients here.
+DEFAULT_DRAIN_NOTICE_S = 1.5
+#: How often a draining server looks for sessions between two thinks.
+DRAIN_POLL_S = 0.05
+#: A draining server closes a session only once it has sent nothing for
+#: this long (and has no think running): a client that answers a bestmove
+#: with its next think at once is not cut between the two; one that
+#: never pauses keeps its session until the grace period ends.
+DRAIN_QUIET_S = 0.25
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,6 +148,12 @@ class ServerConfig:
     preempt_after_s: float = PREEMPT_AFTER_S
     #: Engine programs offered besides our own searches (``--external``).
     externals: tuple[ExternalEngine, ...] = ()
+    #: TCP port of HAProxy's agent check (server/agent.py); ``None``: no agent.
+    agent_port: int | None = None
+    #: On SIGTERM, how long sessions may finish their thinks (0: shut down at once).
+    drain_grace_s: float = 0.0
+    #: On SIGTERM, how long idle sessions stay open after the agent says ``drain``.
+    drain_notice_s: float = DEFAULT_DRAIN_NOTICE_S
 
 
 #: Handling a request costs from microseconds (a move in tic-tac-toe) to tens
@@ -193,6 +221,8 @@ class ClientConnection:
         self._costly = False
         self._greeted = False
         self._closing: asyncio.Task[None] | None = None
+        #: When the last frame came in (monotonic): a draining server's quiet test.
+        self.last_frame_at = time.monotonic()
 
     async def run(self) -> None:
         opened = time.monotonic()
@@ -231,9 +261,13 @@ class ClientConnection:
 
     async def _on_frame(self, frame: bytes | str, received_at: float) -> None:
         self.requests += 1
+        self.last_frame_at = received_at
         encoding = Encoding.MSGPACK if isinstance(frame, bytes) else Encoding.JSON
         if self._closing is not None:
-            return  # closing on purpose: no more answers
+            # Closing on purpose: no more answers. Logged, so that a client
+            # whose request crossed the close can be told from a lost answer.
+            logger.info("conn=%d: frame after the close began, not answered", self.number)
+            return
         message: dict[str, Any] = {}
         request_type = "invalid"
         try:
@@ -416,6 +450,18 @@ class ClientConnection:
         if self.trace_task is not None:
             self.trace_task.cancel()
 
+    def quiet(self, now: float) -> bool:
+        """No think or trace runs or waits for this session, and it sent nothing lately."""
+        return (
+            self.ticket is None
+            and self.trace_ticket is None
+            and now - self.last_frame_at >= DRAIN_QUIET_S
+        )
+
+    def go_away(self, reason: str) -> None:
+        """Close with 1001 once what is queued is sent (a draining server's idle session)."""
+        self._close_soon(CLOSE_GOING_AWAY, reason)
+
     async def stop_thinking(self) -> None:
         """Stop the running think and wait until its bestmove is queued and sent."""
         if self.ticket is not None:
@@ -499,6 +545,11 @@ class ArenaServer:
             worker_restarts=lambda: self.pool.replaced,
         )
         self._loop_lag = LoopLagMonitor(self.metrics.loop_lag)
+        #: Set on SIGTERM behind a proxy: the agent says ``drain``, /healthz 503.
+        self.draining = False
+        self.agent: AgentServer | None = None
+        if self.config.agent_port is not None:
+            self.agent = AgentServer(self.config.host, self.config.agent_port, self.agent_line)
 
     async def __aenter__(self) -> ArenaServer:
         await self.start()
@@ -534,6 +585,8 @@ class ArenaServer:
             process_request=self._process_request,
             close_timeout=CLOSE_TIMEOUT_S,
         )
+        if self.agent is not None:
+            await self.agent.start()
         logger.info(
             "listening on ws://%s:%d%s with %d workers; engine: %s (%s)",
             self.config.host,
@@ -554,11 +607,55 @@ class ArenaServer:
         await asyncio.gather(*(conn.stop_thinking() for conn in list(self.connections)))
         server.close()  # closes every connection with 1001 (going away)
         await server.wait_closed()
+        if self.agent is not None:
+            await self.agent.close()
         await self.pool.close()
         await self._loop_lag.stop()
         self._executor.shutdown(wait=True)
         sys.setswitchinterval(self._previous_switch_interval)
         logger.info("stopped")
+
+    def agent_line(self) -> str:
+        """HAProxy's agent-check answer: ``drain`` while draining, else the free capacity."""
+        capacity = Capacity(
+            workers=len(self.pool.worker_pids()),
+            busy=len(self.pool.busy_worker_pids()),
+            queued=self.pool.queued,
+            max_queue=self.pool.max_queue,
+        )
+        return agent_line(capacity, self.draining or self._server is None)
+
+    async def drain(self) -> None:
+        """Report down, then close each session with 1001 between two of its thinks.
+
+        The agent answers ``drain`` and ``/healthz`` 503 at once, so the
+        proxy sends no new clients; after ``drain_notice_s`` (the proxy has
+        read that by then) every session that is not thinking and has sent
+        nothing for DRAIN_QUIET_S is closed with 1001 (a thinking one once
+        its ``bestmove`` is sent and it pauses). Returns when no session is
+        left or after ``drain_grace_s``, the bound; :meth:`shutdown` then
+        stops whatever still runs, as always.
+        """
+        if self._server is None or self.draining:
+            return
+        self.draining = True
+        grace_s = self.config.drain_grace_s
+        logger.info(
+            "draining: %d sessions, %d thinks running; at most %.1fs",
+            len(self.connections),
+            len(self.pool.busy_worker_pids()),
+            grace_s,
+        )
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + grace_s
+        await asyncio.sleep(min(self.config.drain_notice_s, grace_s))
+        while self.connections and loop.time() < deadline:
+            now = time.monotonic()
+            for connection in list(self.connections):
+                if connection.quiet(now):
+                    connection.go_away("server draining: reconnect")
+            await asyncio.sleep(DRAIN_POLL_S)
+        logger.info("drained; %d sessions left", len(self.connections))
 
     async def _handle(self, ws: ServerConnection) -> None:
         if len(self.connections) >= self.config.max_connections:
@@ -652,9 +749,10 @@ class ArenaServer:
 
     def _health_response(self, connection: ServerConnection) -> Response:
         workers = len(self.pool.worker_pids())
-        healthy = self._server is not None and workers > 0
+        healthy = self._server is not None and workers > 0 and not self.draining
+        status_text = "draining" if self.draining else "ok" if healthy else "unavailable"
         body = {
-            "status": "ok" if healthy else "unavailable",
+            "status": status_text,
             "workers": workers,
             "sessions": len(self.connections),
         }
@@ -813,6 +911,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"close a connection that made no valid request in this time "
         f"(default {defaults.hello_timeout_ms})",
     )
+    parser.add_argument(
+        "--agent-port",
+        type=port_argument,
+        default=None,
+        metavar="PORT",
+        help="also listen on this TCP port (same --host) for HAProxy's agent-check: each "
+        "connection reads one line, 'up ready N%%' (N: free workers and queue) or 'drain' "
+        "while shutting down (see deploy/haproxy.cfg; default: no agent)",
+    )
+    parser.add_argument(
+        "--drain-grace-s",
+        type=seconds_argument,
+        default=None,
+        metavar="S",
+        help=f"on SIGTERM, first report down (agent 'drain', /healthz 503) and close each "
+        f"session with 1001 between two of its thinks, for at most S seconds; then shut down "
+        f"(thinks still running are stopped and answered). A second signal, or SIGINT, "
+        f"shuts down at once (default {DEFAULT_DRAIN_GRACE_S:g} with --agent-port, else 0)",
+    )
 
 
 def _int_argument(text: str, low: int, high: int | None, what: str) -> int:
@@ -840,6 +957,17 @@ def count_argument(text: str) -> int:
     return _int_argument(text, 0, None, "at least 0")
 
 
+def seconds_argument(text: str) -> float:
+    """An argparse type: a finite number of seconds, at least 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 <= value < float("inf"):
+        raise argparse.ArgumentTypeError(f"{text} is not a finite number of seconds >= 0")
+    return value
+
+
 def config_from_args(args: argparse.Namespace) -> ServerConfig:
     """The server configuration the ``serve`` options describe; ``ValueError`` on bad values."""
     for name in ("workers", "max_connections", "max_movetime_ms", "hello_timeout_ms"):
@@ -849,6 +977,10 @@ def config_from_args(args: argparse.Namespace) -> ServerConfig:
         raise ValueError("--max-queue must be at least 0")
     if not 0 <= args.port <= 65535:
         raise ValueError("--port must be 1-65535, or 0 for any free port")
+    agent_port: int | None = args.agent_port
+    drain_grace_s: float | None = args.drain_grace_s
+    if drain_grace_s is None:
+        drain_grace_s = DEFAULT_DRAIN_GRACE_S if agent_port is not None else 0.0
     limits = ServerLimits(
         max_movetime_ms=args.max_movetime_ms,
         hello_timeout_ms=args.hello_timeout_ms,
@@ -865,6 +997,8 @@ def config_from_args(args: argparse.Namespace) -> ServerConfig:
         max_connections=args.max_connections,
         worker_nice=max(0, args.worker_nice),
         externals=_externals(args.external),
+        agent_port=agent_port,
+        drain_grace_s=drain_grace_s,
     )
 
 
@@ -936,8 +1070,16 @@ def run(config: ServerConfig) -> None:
 async def _serve_until_signalled(config: ServerConfig) -> None:
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
+    #: Set by SIGINT, or by a second signal: skip (or cut short) the drain.
+    hurry = asyncio.Event()
+
+    def on_signal(signum: signal.Signals) -> None:
+        if stop.is_set() or signum == signal.SIGINT:
+            hurry.set()
+        stop.set()
+
     for signum in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(signum, stop.set)
+        loop.add_signal_handler(signum, on_signal, signum)
     server = ArenaServer(config)
     try:
         await server.start()
@@ -948,5 +1090,19 @@ async def _serve_until_signalled(config: ServerConfig) -> None:
     print(f"serving on {ws_url}; GUI at {gui_url}", flush=True)
     try:
         await stop.wait()
+        if config.drain_grace_s > 0 and not hurry.is_set():
+            await _drain_unless_hurried(server, hurry)
     finally:
         await server.shutdown()
+
+
+async def _drain_unless_hurried(server: ArenaServer, hurry: asyncio.Event) -> None:
+    """Drain the server; a further signal (``hurry``) ends the drain at once."""
+    drain = asyncio.create_task(server.drain())
+    hurried = asyncio.create_task(hurry.wait())
+    try:
+        await asyncio.wait({drain, hurried}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for task in (drain, hurried):
+            task.cancel()
+        await asyncio.gather(drain, hurried, return_exceptions=True)

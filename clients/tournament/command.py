@@ -65,6 +65,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "engines: --engine 'name=NAME,url=ws://HOST:PORT/ws,depth=D,nodes=N,movetime=MS,"
         "algorithm=A,token=T'\n"
         "         --engine local:depth=4   (a local server is started for url=local engines)\n"
+        "         url=ws://A/ws|ws://B/ws  one engine on several servers (e.g. the instances of\n"
+        "         a cluster): its games go to them in turn; quote the spec, | is a shell pipe\n"
         "         algorithm= alphabeta, expectiminimax or mcts (default: the game's own)\n"
         "         token= (no commas) is that server's secret; --token is every other remote\n"
         "         engine's; tokens are not stored: give --token again with --resume\n"

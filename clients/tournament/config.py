@@ -14,6 +14,11 @@ from typing import Any
 
 #: The URL that means "start a local server for the built-in engine".
 LOCAL_URL = "local"
+#: Separates the servers of one engine in ``url=ws://a/ws|ws://b/ws``: its
+#: games go to them in turn (several instances of one deployment). ``|``
+#: cannot appear in a URL unescaped (RFC 3986), nor does it split the
+#: engine spec's ``key=value`` pairs.
+URL_SEPARATOR = "|"
 
 #: A move answered later than the time left plus this margin loses on time.
 #: 100 ms covers the loopback round trip, the server's 10 ms delivery margin
@@ -59,6 +64,16 @@ class EngineSpec:
     def is_local(self) -> bool:
         return self.url == LOCAL_URL
 
+    @property
+    def urls(self) -> tuple[str, ...]:
+        """The engine's servers: one, or several that its games go to in turn."""
+        return split_urls(self.url)
+
+
+def split_urls(url: str) -> tuple[str, ...]:
+    """``"ws://a/ws|ws://b/ws"`` -> ``("ws://a/ws", "ws://b/ws")``."""
+    return tuple(part.strip() for part in url.split(URL_SEPARATOR))
+
 
 _ENGINE_KEYS = ("name", "url", "depth", "nodes", "movetime", "algorithm", "token")
 #: The searches a server may offer (protocol.md, think).
@@ -68,7 +83,10 @@ ALGORITHMS = ("alphabeta", "expectiminimax", "mcts")
 def parse_engine(text: str) -> EngineSpec:
     """An engine from ``name=N,url=U,depth=D,nodes=K,movetime=MS,algorithm=A,token=T``.
 
-    ``local:depth=4`` is short for ``url=local,depth=4``; a missing name is
+    ``url`` may list several servers of the same engine, ``ws://a/ws|ws://b/ws``:
+    its games go to them in turn (round robin, one game at a time), e.g.
+    the instances of a cluster reached without the proxy. They must share
+    the token. ``local:depth=4`` is short for ``url=local,depth=4``; a missing name is
     made from the caps (``local d4``) or the URL. ``token`` is the server's
     shared secret; it is kept in memory only (not in the database or the
     records), so a resumed tournament takes it from ``--token`` again.
@@ -81,8 +99,13 @@ def parse_engine(text: str) -> EngineSpec:
     for key, value in parse_pairs(body, _ENGINE_KEYS).items():
         values[key] = value
     url = values.get("url", LOCAL_URL)
-    if url != LOCAL_URL and not url.startswith(("ws://", "wss://")):
-        raise ConfigError(f"engine {text!r}: url must be ws://..., wss://... or 'local'")
+    parts = split_urls(url)
+    if url != LOCAL_URL and not all(part.startswith(("ws://", "wss://")) for part in parts):
+        raise ConfigError(
+            f"engine {text!r}: url must be ws://..., wss://... (several joined by "
+            f"{URL_SEPARATOR!r}) or 'local'"
+        )
+    url = URL_SEPARATOR.join(parts)
     algorithm = values.get("algorithm") or None
     if algorithm is not None and algorithm not in ALGORITHMS:
         raise ConfigError(f"engine {text!r}: algorithm must be one of {', '.join(ALGORITHMS)}")
@@ -108,7 +131,11 @@ def _default_name(spec: EngineSpec) -> str:
         for letter, value in (("d", spec.depth), ("n", spec.nodes), ("t", spec.movetime_ms))
         if value is not None
     ]
-    base = "local" if spec.is_local else spec.url.split("//", 1)[-1].split("/", 1)[0]
+    base = (
+        "local"
+        if spec.is_local
+        else URL_SEPARATOR.join(url.split("//", 1)[-1].split("/", 1)[0] for url in spec.urls)
+    )
     if spec.algorithm is not None:
         caps.insert(0, spec.algorithm)
     return " ".join([base, *caps])

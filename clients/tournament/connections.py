@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from websockets.exceptions import InvalidHandshake, InvalidStatus, InvalidURI
 
 from clients.client import Engine, EngineError, connect
-from clients.tournament.config import EngineSpec
+from clients.tournament.config import EngineSpec, split_urls
 
 logger = logging.getLogger(__name__)
 
@@ -131,19 +131,24 @@ async def preflight(
 ) -> None:
     """Say ``hello`` once to each engine (at once, each within ``timeout_s``).
 
-    ``tokens`` are the engines' tokens (default: each engine's own). Raises
-    :class:`PreflightError` naming the first engine, in the order given,
-    that did not answer; engines sharing a URL and token are asked once.
+    ``tokens`` are the engines' tokens (default: each engine's own). An
+    engine with several servers (``ws://a/ws|ws://b/ws``) must have every
+    one answer. Raises :class:`PreflightError` naming the first engine, in
+    the order given, that did not answer; engines sharing a URL and token
+    are asked once.
     """
-    keys = list(
-        zip(urls, [engine.token for engine in engines] if tokens is None else tokens, strict=True)
-    )
-    distinct = list(dict.fromkeys(keys))
+    each_token = [engine.token for engine in engines] if tokens is None else tokens
+    asked = [
+        (engine, (url, token))
+        for engine, urls_of_engine, token in zip(engines, urls, each_token, strict=True)
+        for url in split_urls(urls_of_engine)
+    ]
+    distinct = list(dict.fromkeys(key for _, key in asked))
     outcomes = await asyncio.gather(
         *(_hello(url, timeout_s, token) for url, token in distinct), return_exceptions=True
     )
     failures = dict(zip(distinct, outcomes, strict=True))
-    for engine, key in zip(engines, keys, strict=True):
+    for engine, key in asked:
         url = key[0]
         failure = failures[key]
         if isinstance(failure, BaseException):
@@ -158,18 +163,22 @@ async def _hello(url: str, timeout_s: float, token: str | None = None) -> None:
 
 
 class _Link:
-    """A live connection and the stack that closes it."""
+    """A live connection, the server it goes to and the stack that closes it."""
 
-    def __init__(self, engine: Engine, stack: AsyncExitStack) -> None:
+    def __init__(self, engine: Engine, stack: AsyncExitStack, url: str) -> None:
         self.engine = engine
         self.stack = stack
+        self.url = url
 
 
 class EnginePool:
-    """Idle connections to one engine's server, handed out one game at a time.
+    """Idle connections to one engine's servers, handed out one game at a time.
 
-    ``request_timeout_s`` bounds each connection attempt (handshake and
-    ``hello`` together); ``token`` is the server's shared secret, if any.
+    ``url`` is one server, or several joined by ``|``: each :meth:`acquire`
+    (one per game) takes the next server in turn, reusing an idle
+    connection to it when there is one. ``request_timeout_s`` bounds each
+    connection attempt (handshake and ``hello`` together); ``token`` is the
+    servers' shared secret, if any.
     """
 
     def __init__(
@@ -180,23 +189,29 @@ class EnginePool:
         token: str | None = None,
     ) -> None:
         self.url = url
+        self.urls = split_urls(url)
         self.token = token
         self.backoff = backoff or Backoff()
         self.request_timeout_s = (
             self.backoff.open_timeout_s if request_timeout_s is None else request_timeout_s
         )
-        self._idle: list[_Link] = []
+        self._idle: dict[str, list[_Link]] = {server: [] for server in self.urls}
         self._busy: dict[int, _Link] = {}
+        #: Acquisitions so far: the next game goes to ``urls[turns % len(urls)]``.
+        self._turns = 0
 
     async def acquire(self) -> Engine:
-        """A ready connection: an idle one, or a new one (with back-off); else ConnectError."""
-        while self._idle:
-            link = self._idle.pop()
+        """A connection to the next server in turn (idle, or new after back-off); ConnectError."""
+        server = self.urls[self._turns % len(self.urls)]
+        self._turns += 1
+        idle = self._idle[server]
+        while idle:
+            link = idle.pop()
             if not link.engine.is_closed:
                 self._busy[id(link.engine)] = link
                 return link.engine
             await _close(link)
-        link = await self._open()
+        link = await self._open(server)
         self._busy[id(link.engine)] = link
         return link.engine
 
@@ -206,28 +221,30 @@ class EnginePool:
         if link is None:
             return
         if healthy and not engine.is_closed:
-            self._idle.append(link)
+            self._idle[link.url].append(link)
         else:
             await _close(link)
 
     async def close(self) -> None:
-        links = self._idle + list(self._busy.values())
-        self._idle, self._busy = [], {}
+        links = [link for idle in self._idle.values() for link in idle]
+        links += list(self._busy.values())
+        self._idle = {server: [] for server in self.urls}
+        self._busy = {}
         await asyncio.gather(*(_close(link) for link in links))
 
-    async def _open(self) -> _Link:
+    async def _open(self, url: str) -> _Link:
         delays = self.backoff.delays()
         timeout_s = min(self.request_timeout_s, self.backoff.open_timeout_s)
         while True:
             try:
-                engine, stack = await open_engine(self.url, timeout_s, self.token)
-                return _Link(engine, stack)
+                engine, stack = await open_engine(url, timeout_s, self.token)
+                return _Link(engine, stack, url)
             except Exception as error:  # any failure to connect or greet is the same to us
                 why = describe_failure(error, timeout_s, bool(self.token))
                 delay = None if why in (NEEDS_TOKEN, WRONG_TOKEN) else next(delays, None)
                 if delay is None:
-                    raise ConnectError(f"cannot connect to {self.url}: {why}") from error
-                logger.info("cannot connect to %s (%s); retrying in %.2fs", self.url, why, delay)
+                    raise ConnectError(f"cannot connect to {url}: {why}") from error
+                logger.info("cannot connect to %s (%s); retrying in %.2fs", url, why, delay)
                 await asyncio.sleep(delay)
 
 
