@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
 import signal
@@ -29,6 +30,17 @@ COMMAND = [sys.executable, "-m", "clients", "uci"]
 STOCKFISH = shutil.which("stockfish") or (
     "/usr/games/stockfish" if Path("/usr/games/stockfish").exists() else None
 )
+
+
+@pytest.fixture(scope="module", autouse=True)
+def restore_event_loop_policy() -> Iterator[None]:
+    """python-chess installs its own event loop policy for the whole process
+    (chess.engine.run_in_background); later tests (Playwright's subprocesses)
+    need asyncio's own back, with its child watcher."""
+    policy = asyncio.get_event_loop_policy()
+    yield
+    asyncio.set_event_loop_policy(policy)
+
 
 # ----------------------------------------------------------------------
 # The protocol, without a process.
