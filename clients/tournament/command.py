@@ -433,6 +433,7 @@ async def _preflight_remote(config: TournamentConfig, token: str | None = None) 
         [engine.url for engine in remote],
         config.timing.request_timeout_ms / 1000,
         [engine.token or token for engine in remote],
+        config.game,
     )
 
 

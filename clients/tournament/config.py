@@ -9,6 +9,7 @@ can be stored in its database and resumed exactly as it was started.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
@@ -78,6 +79,8 @@ def split_urls(url: str) -> tuple[str, ...]:
 _ENGINE_KEYS = ("name", "url", "depth", "nodes", "movetime", "algorithm", "token")
 #: The searches a server may offer (protocol.md, think).
 ALGORITHMS = ("alphabeta", "expectiminimax", "mcts")
+#: What a search's name may look like (a remote server's external engine: sf1350, lc0.v31).
+ALGORITHM_NAME = re.compile(r"[A-Za-z0-9_.+-]{1,64}")
 
 
 def parse_engine(text: str) -> EngineSpec:
@@ -107,8 +110,12 @@ def parse_engine(text: str) -> EngineSpec:
         )
     url = URL_SEPARATOR.join(parts)
     algorithm = values.get("algorithm") or None
-    if algorithm is not None and algorithm not in ALGORITHMS:
+    # A remote server may offer other searches (external engines such as
+    # stockfish): its welcome is checked before the first game instead.
+    if algorithm is not None and url == LOCAL_URL and algorithm not in ALGORITHMS:
         raise ConfigError(f"engine {text!r}: algorithm must be one of {', '.join(ALGORITHMS)}")
+    if algorithm is not None and not ALGORITHM_NAME.fullmatch(algorithm):
+        raise ConfigError(f"engine {text!r}: {algorithm!r} is not a search's name")
     spec = EngineSpec(
         name=values.get("name", ""),
         url=url,

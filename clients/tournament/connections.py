@@ -59,8 +59,9 @@ class ConnectError(Exception):
 class PreflightError(Exception):
     """An engine did not answer ``hello`` before the first game; the message is one line."""
 
-    def __init__(self, engine: EngineSpec, url: str, why: str) -> None:
-        super().__init__(f"engine {engine.name!r} ({url}) did not answer hello: {why}")
+    def __init__(self, engine: EngineSpec, url: str, why: str, answered: bool = False) -> None:
+        what = why if answered else f"did not answer hello: {why}"
+        super().__init__(f"engine {engine.name!r} ({url}) {what}")
         self.engine = engine
         self.url = url
         self.why = why
@@ -128,8 +129,12 @@ async def preflight(
     urls: Sequence[str],
     timeout_s: float,
     tokens: Sequence[str | None] | None = None,
+    game: str | None = None,
 ) -> None:
     """Say ``hello`` once to each engine (at once, each within ``timeout_s``).
+
+    With ``game``, an engine that names an ``algorithm`` must find it among
+    the searches its servers offer for that game (``welcome.games``).
 
     ``tokens`` are the engines' tokens (default: each engine's own). An
     engine with several servers (``ws://a/ws|ws://b/ws``) must have every
@@ -150,16 +155,30 @@ async def preflight(
     failures = dict(zip(distinct, outcomes, strict=True))
     for engine, key in asked:
         url = key[0]
-        failure = failures[key]
-        if isinstance(failure, BaseException):
-            if not isinstance(failure, Exception):
-                raise failure  # cancelled, or interrupted: not the engine's doing
-            raise PreflightError(engine, url, describe_failure(failure, timeout_s, bool(key[1])))
+        outcome = failures[key]
+        if isinstance(outcome, BaseException):
+            if not isinstance(outcome, Exception):
+                raise outcome  # cancelled, or interrupted: not the engine's doing
+            raise PreflightError(engine, url, describe_failure(outcome, timeout_s, bool(key[1])))
+        offered = outcome.get(game or "")
+        if engine.algorithm is not None and offered is not None and engine.algorithm not in offered:
+            raise PreflightError(
+                engine,
+                url,
+                f"does not offer the search {engine.algorithm!r} for {game} "
+                f"(it offers {', '.join(offered)})",
+                answered=True,
+            )
 
 
-async def _hello(url: str, timeout_s: float, token: str | None = None) -> None:
-    _, stack = await open_engine(url, timeout_s, token)
-    await _close_stack(stack)
+async def _hello(url: str, timeout_s: float, token: str | None = None) -> dict[str, list[str]]:
+    """The searches the server offers, by game (``welcome.games[].algorithms``)."""
+    engine, stack = await open_engine(url, timeout_s, token)
+    try:
+        games = engine.server.games if engine.server is not None else []
+        return {entry["name"]: list(entry.get("algorithms", [])) for entry in games}
+    finally:
+        await _close_stack(stack)
 
 
 class _Link:

@@ -125,7 +125,9 @@ class TournamentRunner:
             return self.report()
         tokens = self._tokens()
         async with self._servers() as urls:
-            await preflight(self.config.engines, urls, self.request_timeout_s, tokens)
+            await preflight(
+                self.config.engines, urls, self.request_timeout_s, tokens, self.config.game
+            )
             self._rewrite_files()
             self.pools = {
                 index: EnginePool(

@@ -45,6 +45,7 @@ from clients.tournament.store import Store
 from clients.tournament.validation import strict_loads_constant
 from tests.clients.tournament.faulty_engine import MISSING, FaultyEngine
 from tests.clients.tournament.helpers import TEST_BACKOFF, config, play
+from tests.server.server_harness import running_server
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -292,6 +293,15 @@ async def test_preflight_names_the_first_engine_that_failed(weak: FaultyEngine) 
         await preflight(engines, [engine.url for engine in engines], 10.0)
     assert raised.value.engine.name == "typo" and "\n" not in str(raised.value)
     await preflight(engines[:1] * 3, [weak.url] * 3, 10.0)  # one URL, asked once
+
+
+async def test_preflight_checks_the_search_a_remote_engine_asks_for() -> None:
+    async with running_server() as server:
+        url = f"ws://127.0.0.1:{server.port}/ws"
+        await preflight([EngineSpec("mc", url, algorithm="mcts")], [url], 10.0, game="chess")
+        sf = EngineSpec("sf", url, algorithm="stockfish")
+        with pytest.raises(PreflightError, match="does not offer the search 'stockfish' for chess"):
+            await preflight([sf], [url], 10.0, game="chess")
 
 
 async def test_a_runner_checks_every_engine_before_game_one(

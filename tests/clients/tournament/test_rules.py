@@ -44,6 +44,11 @@ def test_engine_specs() -> None:
     for bad in ("depth=0", "url=http://x", "colour=red", "depth=four", "name", "algorithm=dfs"):
         with pytest.raises(ConfigError):
             parse_engine(bad)
+    # A remote server may host other searches (external engines): checked at its welcome.
+    remote = parse_engine("url=ws://h:1/ws,algorithm=sf1350")
+    assert remote.algorithm == "sf1350" and remote.name == "h:1 sf1350"
+    with pytest.raises(ConfigError, match="not a search"):
+        parse_engine("url=ws://h:1/ws,algorithm=sf 1350;rm")
     names = [e.name for e in unique_names([parse_engine("local:depth=2")] * 3)]
     assert names == ["local d2", "local d2 #2", "local d2 #3"]
 
