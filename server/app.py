@@ -822,11 +822,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--external",
         action="append",
         default=[],
-        metavar="GAME[:NAME]=uci:COMMAND[?Option=Value&...]",
-        help="offer an external engine program for a game (repeatable): without NAME it "
-        "becomes the game's default search under the program's name, with NAME one more "
-        "algorithm a think can ask for; options go to setoption, e.g. "
-        "chess:sf5=uci:/usr/games/stockfish?Skill Level=5",
+        metavar="GAME[:NAME]=uci|gtp:COMMAND[?Option=Value&...]",
+        help="offer an external engine program for a game (repeatable): a UCI engine for "
+        "chess, a GTP engine for go. Without NAME it becomes the game's default search under "
+        "the program's name, with NAME one more algorithm a think can ask for; UCI options "
+        "go to setoption, e.g. chess:sf5=uci:/usr/games/stockfish?Skill Level=5, "
+        "'go=gtp:/usr/games/gnugo --mode gtp --level 5'",
     )
     parser.add_argument(
         "--port",

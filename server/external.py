@@ -12,7 +12,10 @@ while the think is answered with the best legal move known (reason
 
 The spec's grammar (:func:`parse_external`)::
 
-    GAME[:NAME]=uci:COMMAND [ARGS...][?Option=Value[&Option=Value...]]
+    GAME[:NAME]=uci|gtp:COMMAND [ARGS...][?Option=Value[&Option=Value...]]
+
+``uci`` engines play chess, ``gtp`` engines Go
+(``go=gtp:/usr/games/gnugo --mode gtp``: see :class:`GtpSearcher`).
 
 Without ``NAME`` the engine becomes the game's default search, offered
 under the program's file name (``stockfish``); with it, it is offered as
@@ -47,7 +50,7 @@ from engine.search.score import Score
 from engine.searchers import algorithms
 
 #: Protocols an external engine may speak, and the games each can play.
-PROTOCOL_GAMES: Final = {"uci": frozenset({"chess"})}
+PROTOCOL_GAMES: Final = {"uci": frozenset({"chess"}), "gtp": frozenset({"go"})}
 #: The handshake (``uci`` ... ``uciok``, ``isready`` ... ``readyok``) of a
 #: starting engine: Stockfish takes milliseconds, a large network some seconds.
 HANDSHAKE_TIMEOUT_S: Final = 10.0
@@ -88,7 +91,7 @@ def parse_external(spec: str) -> ExternalEngine:
     """An :class:`ExternalEngine` from ``--external``'s text; ``ValueError`` says what is wrong."""
     target, sep, program = spec.partition("=")
     if not sep or not program:
-        raise ValueError(f"expected GAME[:NAME]=uci:COMMAND, got {spec!r}")
+        raise ValueError(f"expected GAME[:NAME]=uci|gtp:COMMAND, got {spec!r}")
     game, _, name = target.partition(":")
     if game not in GAMES:
         raise ValueError(f"unknown game {game!r}: one of {', '.join(sorted(GAMES))}")
@@ -222,17 +225,65 @@ class _EngineProcess:
                     stream.close()
 
 
-class UciSearcher:
-    """A UCI engine as a searcher: :meth:`think` with the contract of our own searchers.
+class ProgramSearcher:
+    """An engine program as a searcher: what UCI and GTP engines share.
 
-    The program starts at the first think and stays up; a failed one is
-    killed and started again at the next think.
+    The program starts with :meth:`start` (or at the first think) and stays
+    up; a failed one is killed and started again at the next think.
     """
 
     def __init__(self, engine: ExternalEngine, game: Game[Any, Any]) -> None:
         self.engine = engine
         self.game = game
         self._process: _EngineProcess | None = None
+
+    def start(self) -> bool:
+        """Start the program now rather than at the first think; whether it came up."""
+        try:
+            self._ready()
+        except ExternalEngineError:
+            self.close()
+            return False
+        return True
+
+    def _ready(self) -> _EngineProcess:
+        """The running program, started and through its handshake if need be."""
+        if self._process is not None and self._process.process.poll() is None:
+            return self._process
+        self.close()
+        process = _EngineProcess(self.engine.argv)
+        self._process = process
+        self._handshake(process)
+        return process
+
+    def think(
+        self,
+        state: Any,
+        limits: Limits | None = None,
+        stop: StopSignal | None = None,
+        on_info: Callable[[Info], None] | None = None,
+        deadlines: Deadlines | None = None,
+    ) -> SearchResult:
+        """Search ``state`` with the program; the contract of our own searchers."""
+        raise NotImplementedError
+
+    def _handshake(self, process: _EngineProcess) -> None:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """End the program (a searcher evicted from a worker's cache, or one that failed)."""
+        if self._process is not None:
+            with contextlib.suppress(ExternalEngineError):
+                self._process.send("quit")
+            self._process.kill()
+            self._process = None
+
+    def __del__(self) -> None:
+        self.close()
+
+
+class UciSearcher(ProgramSearcher):
+    """A UCI engine as a searcher: :meth:`think` with the contract of our own searchers."""
 
     def think(
         self,
@@ -256,29 +307,13 @@ class UciSearcher:
             self.close()
             return search.failed(str(error))
 
-    def start(self) -> bool:
-        """Start the program now rather than at the first think; whether it came up."""
-        try:
-            self._ready()
-        except ExternalEngineError:
-            self.close()
-            return False
-        return True
-
-    def _ready(self) -> _EngineProcess:
-        """The running program, started and through its handshake if need be."""
-        if self._process is not None and self._process.process.poll() is None:
-            return self._process
-        self.close()
-        process = _EngineProcess(self.engine.argv)
-        self._process = process
+    def _handshake(self, process: _EngineProcess) -> None:
         process.send("uci")
         process.wait_for("uciok", HANDSHAKE_TIMEOUT_S)
         for option, value in self.engine.options:
             process.send(f"setoption name {option} value {value}")
         process.send("isready")
         process.wait_for("readyok", HANDSHAKE_TIMEOUT_S)
-        return process
 
     def _follow(
         self,
@@ -318,16 +353,123 @@ class UciSearcher:
                 if garbage > MAX_GARBAGE_LINES:
                     raise ExternalEngineError("the engine writes lines UCI does not know")
 
-    def close(self) -> None:
-        """End the program (a searcher evicted from a worker's cache, or one that failed)."""
-        if self._process is not None:
-            with contextlib.suppress(ExternalEngineError):
-                self._process.send("quit")
-            self._process.kill()
-            self._process = None
 
-    def __del__(self) -> None:
-        self.close()
+class GtpSearcher(ProgramSearcher):
+    """A GTP engine (GNU Go) as a searcher.
+
+    GTP has no position command and no stop: each think sends the board
+    (``boardsize``, ``komi``, ``clear_board``, then the stones as ``play``
+    commands: placing the stones of a legal position captures nothing),
+    the time to the deadline (``time_settings``/``time_left``, seconds),
+    and ``genmove``. A ``stop`` or an overrun kills the program: there is no
+    best move so far, so the think gets the first legal move (depth 0).
+    Without the moves before the position the engine does not know the ko
+    of the last capture; a move it answers that our rules refuse is an
+    ``engine_error``. GTP reports no depth or score (0 in the answer).
+    """
+
+    def _handshake(self, process: _EngineProcess) -> None:
+        _gtp(process, "protocol_version", HANDSHAKE_TIMEOUT_S)
+
+    def think(
+        self,
+        state: Any,
+        limits: Limits | None = None,
+        stop: StopSignal | None = None,
+        on_info: Callable[[Info], None] | None = None,
+        deadlines: Deadlines | None = None,
+    ) -> SearchResult:
+        limits = limits or Limits()
+        started = time.monotonic()
+        deadlines = deadlines or plan_deadlines(limits, started)
+        search = _Search(self.game, state, started)
+        try:
+            process = self._ready()
+            colour = ("black", "white")[self.game.to_move(state)]
+            for command in self._setup(state):
+                _gtp(process, command, HANDSHAKE_TIMEOUT_S)
+            if deadlines.hard is not None:
+                seconds = max(1, int(deadlines.hard - time.monotonic()))
+                _gtp(process, f"time_settings 0 {seconds} 1", HANDSHAKE_TIMEOUT_S)
+                _gtp(process, f"time_left {colour} {seconds} 1", HANDSHAKE_TIMEOUT_S)
+            move = _gtp(process, f"genmove {colour}", None, stop, deadlines.hard)
+        except _Stopped as stopped:
+            self.close()
+            first = self.game.format_move(state, self.game.ordered_moves(state)[0])
+            return SearchResult.unsearched(first, stopped.reason, search.elapsed_ms())
+        except ExternalEngineError as error:
+            self.close()
+            return search.failed(str(error))
+        reason = "depth" if limits.depth else "nodes" if limits.nodes else "time"
+        return search.answer(f"bestmove {move}", reason)
+
+    def _setup(self, state: Any) -> list[str]:
+        """GTP commands that put ``state``'s board on the engine's."""
+        game = self.game
+        commands = [
+            f"boardsize {game.options['size']}",
+            "clear_board",
+            f"komi {game.options['komi']}",
+        ]
+        for point in getattr(game, "points", ()):
+            stone = state.board[point]
+            if stone:
+                colour = "black" if stone == 1 else "white"
+                commands.append(f"play {colour} {game.format_move(state, point)}")
+        return commands
+
+
+def program_searcher(engine: ExternalEngine, game: Game[Any, Any]) -> ProgramSearcher:
+    """The searcher that drives ``engine`` by its protocol."""
+    return GtpSearcher(engine, game) if engine.protocol == "gtp" else UciSearcher(engine, game)
+
+
+class _Stopped(Exception):
+    """A GTP command was cut short: ``reason`` is ``stopped`` or ``time``."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def _gtp(
+    process: _EngineProcess,
+    command: str,
+    timeout: float | None,
+    stop: StopSignal | None = None,
+    deadline: float | None = None,
+) -> str:
+    """Send one GTP command; its answer's text, after ``=``.
+
+    ``? error`` raises :class:`ExternalEngineError`; with ``timeout`` the
+    answer must come in that time; ``stop`` set or ``deadline`` passed (plus
+    STOP_GRACE_S, the time a program needs to send its answer) raise
+    :class:`_Stopped`.
+    """
+    process.send(command)
+    started = time.monotonic()
+    answer: list[str] = []
+    while True:
+        now = time.monotonic()
+        if timeout is not None and now - started > timeout:
+            raise ExternalEngineError(f"the engine did not answer {command.split()[0]}")
+        if stop is not None and stop.is_set():
+            raise _Stopped("stopped")
+        if deadline is not None and now > deadline + STOP_GRACE_S:
+            raise _Stopped("time")
+        line = process.next_line(POLL_S)
+        if line:
+            answer.append(line)
+        elif answer:  # the empty line that ends an answer
+            break
+        # next_line gives "" both for an empty line and for no line yet;
+        # an answer is complete once its first line has come and then silence.
+    first = answer[0]
+    if first.startswith("?"):
+        raise ExternalEngineError(f"the engine refused {command!r}: {first[1:].strip()}")
+    if not first.startswith("="):
+        raise ExternalEngineError(f"the engine's answer to {command!r} is not GTP: {first[:60]}")
+    return first[1:].strip()
 
 
 class _Search:
@@ -346,7 +488,7 @@ class _Search:
     def on_info_line(self, line: str) -> Info | None:
         """Our :class:`Info` for an ``info`` line with a principal variation, else ``None``."""
         info = parse_info(line, self.elapsed_ms())
-        if info is None or not self._legal(info.pv[0]):
+        if info is None or self._canonical(info.pv[0]) is None:
             return None
         self.last = info
         self.completed_depth = max(self.completed_depth, info.depth)
@@ -354,9 +496,10 @@ class _Search:
 
     def answer(self, line: str, reason: str) -> SearchResult:
         words = line.split()
-        move = words[1] if len(words) > 1 else ""
-        if not self._legal(move):
-            return self.failed(f"the engine answered {move or 'nothing'}, not a legal move")
+        answered = words[1] if len(words) > 1 else ""
+        move = self._canonical(answered)
+        if move is None:
+            return self.failed(f"the engine answered {answered or 'nothing'}, not a legal move")
         if self.last is None:
             return SearchResult.unsearched(move, reason, self.elapsed_ms())
         result = SearchResult.from_progress(
@@ -377,12 +520,12 @@ class _Search:
         first = self.game.format_move(self.state, self.game.ordered_moves(self.state)[0])
         return SearchResult.unsearched(first, ENGINE_ERROR, self.elapsed_ms())
 
-    def _legal(self, text: str) -> bool:
+    def _canonical(self, text: str) -> str | None:
+        """The move in our notation (``D4``, not GTP's ``d4``), or ``None`` if it is not legal."""
         try:
-            self.game.parse_move(self.state, text)
-        except GameError:
-            return False
-        return True
+            return self.game.format_move(self.state, self.game.parse_move(self.state, text))
+        except (GameError, ValueError):
+            return None
 
 
 def go_command(limits: Limits, deadlines: Deadlines, mover: int, now: float) -> str:

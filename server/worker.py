@@ -39,7 +39,7 @@ from engine.search.limits import Deadlines, Limits
 from engine.search.results import Info
 from engine.search.trace import trace
 from engine.searchers import GameSearcher, searcher_for
-from server.external import ExternalEngine, UciSearcher, find_external
+from server.external import ExternalEngine, ProgramSearcher, find_external, program_searcher
 from server.protocol import Encoding, RequestId, encode, error_message, with_id
 from server.session import game_error
 
@@ -205,7 +205,7 @@ def _start_externals(
     with reason ``engine_error`` (and tries again).
     """
     for external in externals[:MAX_CACHED_SEARCHERS]:
-        searcher = UciSearcher(external, create_game(external.game))
+        searcher = program_searcher(external, create_game(external.game))
         searchers[_searcher_key(external.game, {}, external.name)] = searcher
         searcher.start()
 
@@ -226,7 +226,7 @@ def _searcher(
         game = create_game(job.game, job.options)
         external = find_external(externals, job.game, job.algorithm)
         if external is not None:
-            searcher = UciSearcher(external, game)
+            searcher = program_searcher(external, game)
         else:
             searcher = searcher_for(game, job.algorithm, tt_slots)
         searchers[key] = searcher
@@ -239,5 +239,5 @@ def _searcher(
 
 def _close(searcher: GameSearcher) -> None:
     """End what a searcher holds outside this process (an external engine's program)."""
-    if isinstance(searcher, UciSearcher):
+    if isinstance(searcher, ProgramSearcher):
         searcher.close()

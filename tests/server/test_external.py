@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import shutil
 import sys
 import time
@@ -190,3 +191,43 @@ async def test_stockfish_behind_the_server() -> None:
         assert chess.Move.from_uci(best["move"]) in board.legal_moves
         assert best["depth"] >= 5, (best, infos[-3:])
         assert infos and infos[-1]["pv"][0] in {best["move"], *best["pv"]}
+
+
+GNUGO = shutil.which("gnugo") or ("/usr/games/gnugo" if Path("/usr/games/gnugo").exists() else None)
+
+
+@pytest.mark.asyncio
+@pytest.mark.skipif(GNUGO is None, reason="gnugo is not installed (apt install gnugo)")
+async def test_gnu_go_behind_the_server_plays_and_is_stopped() -> None:
+    assert GNUGO is not None
+    gnugo = parse_external(f"go=gtp:{GNUGO} --mode gtp --level 10")
+    assert (gnugo.name, gnugo.protocol, gnugo.default) == ("gnugo", "gtp", True)
+    async with running_server(externals=(gnugo,)) as server, raw_client(server.port) as client:
+        moves = ["C3", "G7", "C7", "G3", "E5"]
+        reply = await client.request(
+            {"type": "new_game", "id": 1, "game": "go", "options": {"size": 9}, "moves": moves}
+        )
+        _, best = await client.think(2, {"movetime_ms": 3000})
+        assert best["algorithm"] == "gnugo" and best["move"] in reply["legal_moves"]
+        assert best["move"] == best["move"].upper()  # our notation, not GTP's
+
+
+@pytest.mark.asyncio
+async def test_a_gtp_engine_is_stopped_by_killing_it() -> None:
+    """GTP has no stop: the program is ended and the think gets a legal move at once."""
+    slow = ExternalEngine(
+        "go", "slow", "gtp", (sys.executable, str(FAKE.with_name("fake_gtp_engine.py"))), ()
+    )
+    async with running_server(externals=(slow,)) as server, raw_client(server.port) as client:
+        reply = await client.request({"type": "new_game", "id": 1, "game": "go"})
+        await client.send({"type": "think", "id": 2, "limits": {}, "algorithm": "slow"})
+        await asyncio.sleep(0.2)
+        stopped_at = time.monotonic()
+        await client.send({"type": "stop", "id": 2})
+        _, best = await client.collect(2)
+        assert time.monotonic() - stopped_at < 1 * UNIT
+        assert best["reason"] == "stopped" and best["move"] in reply["legal_moves"]
+        started = time.monotonic()
+        _, best = await client.think(3, {"movetime_ms": 300}, algorithm="slow")
+        assert time.monotonic() - started < 0.3 + 1 * UNIT
+        assert best["move"] in reply["legal_moves"]
