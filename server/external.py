@@ -264,7 +264,35 @@ class ProgramSearcher:
         on_info: Callable[[Info], None] | None = None,
         deadlines: Deadlines | None = None,
     ) -> SearchResult:
-        """Search ``state`` with the program; the contract of our own searchers."""
+        """Search ``state`` with the program; the contract of our own searchers.
+
+        The session never asks for a think in a finished game: there is a
+        legal move to fall back on.
+        """
+        limits = limits or Limits()
+        started = time.monotonic()
+        deadlines = deadlines or plan_deadlines(limits, started)
+        search = _Search(self.game, state, started)
+        try:
+            return self._think(self._ready(), search, limits, stop, on_info, deadlines)
+        except _Stopped as stopped:
+            self.close()
+            first = self.game.format_move(state, self.game.ordered_moves(state)[0])
+            return SearchResult.unsearched(first, stopped.reason, search.elapsed_ms())
+        except ExternalEngineError as error:
+            self.close()
+            return search.failed(str(error))
+
+    def _think(
+        self,
+        process: _EngineProcess,
+        search: _Search,
+        limits: Limits,
+        stop: StopSignal | None,
+        on_info: Callable[[Info], None] | None,
+        deadlines: Deadlines,
+    ) -> SearchResult:
+        """The protocol's part of :meth:`think`: raise ExternalEngineError when the engine fails."""
         raise NotImplementedError
 
     def _handshake(self, process: _EngineProcess) -> None:
@@ -285,27 +313,19 @@ class ProgramSearcher:
 class UciSearcher(ProgramSearcher):
     """A UCI engine as a searcher: :meth:`think` with the contract of our own searchers."""
 
-    def think(
+    def _think(
         self,
-        state: Any,
-        limits: Limits | None = None,
-        stop: StopSignal | None = None,
-        on_info: Callable[[Info], None] | None = None,
-        deadlines: Deadlines | None = None,
+        process: _EngineProcess,
+        search: _Search,
+        limits: Limits,
+        stop: StopSignal | None,
+        on_info: Callable[[Info], None] | None,
+        deadlines: Deadlines,
     ) -> SearchResult:
-        limits = limits or Limits()
-        started = time.monotonic()
-        deadlines = deadlines or plan_deadlines(limits, started)
-        # The session never asks for a think in a finished game: there is a legal move.
-        search = _Search(self.game, state, started)
-        try:
-            process = self._ready()
-            process.send(f"position fen {self.game.format_position(state)}")
-            process.send(go_command(limits, deadlines, self.game.to_move(state), started))
-            return self._follow(process, search, limits, stop, on_info, deadlines)
-        except ExternalEngineError as error:
-            self.close()
-            return search.failed(str(error))
+        state = search.state
+        process.send(f"position fen {self.game.format_position(state)}")
+        process.send(go_command(limits, deadlines, self.game.to_move(state), search.started))
+        return self._follow(process, search, limits, stop, on_info, deadlines)
 
     def _handshake(self, process: _EngineProcess) -> None:
         process.send("uci")
@@ -326,7 +346,7 @@ class UciSearcher(ProgramSearcher):
     ) -> SearchResult:
         """Read the search's lines until ``bestmove``; stop it at the deadline or on request."""
         stopped_at: float | None = None
-        reason = "depth" if limits.depth else "nodes" if limits.nodes else "time"
+        reason = _limit_reason(limits)
         garbage = 0
         while True:
             now = time.monotonic()
@@ -371,37 +391,25 @@ class GtpSearcher(ProgramSearcher):
     def _handshake(self, process: _EngineProcess) -> None:
         _gtp(process, "protocol_version", HANDSHAKE_TIMEOUT_S)
 
-    def think(
+    def _think(
         self,
-        state: Any,
-        limits: Limits | None = None,
-        stop: StopSignal | None = None,
-        on_info: Callable[[Info], None] | None = None,
-        deadlines: Deadlines | None = None,
+        process: _EngineProcess,
+        search: _Search,
+        limits: Limits,
+        stop: StopSignal | None,
+        on_info: Callable[[Info], None] | None,
+        deadlines: Deadlines,
     ) -> SearchResult:
-        limits = limits or Limits()
-        started = time.monotonic()
-        deadlines = deadlines or plan_deadlines(limits, started)
-        search = _Search(self.game, state, started)
-        try:
-            process = self._ready()
-            colour = ("black", "white")[self.game.to_move(state)]
-            for command in self._setup(state):
-                _gtp(process, command, HANDSHAKE_TIMEOUT_S)
-            if deadlines.hard is not None:
-                seconds = max(1, int(deadlines.hard - time.monotonic()))
-                _gtp(process, f"time_settings 0 {seconds} 1", HANDSHAKE_TIMEOUT_S)
-                _gtp(process, f"time_left {colour} {seconds} 1", HANDSHAKE_TIMEOUT_S)
-            move = _gtp(process, f"genmove {colour}", None, stop, deadlines.hard)
-        except _Stopped as stopped:
-            self.close()
-            first = self.game.format_move(state, self.game.ordered_moves(state)[0])
-            return SearchResult.unsearched(first, stopped.reason, search.elapsed_ms())
-        except ExternalEngineError as error:
-            self.close()
-            return search.failed(str(error))
-        reason = "depth" if limits.depth else "nodes" if limits.nodes else "time"
-        return search.answer(f"bestmove {move}", reason)
+        state = search.state
+        colour = ("black", "white")[self.game.to_move(state)]
+        for command in self._setup(state):
+            _gtp(process, command, HANDSHAKE_TIMEOUT_S)
+        if deadlines.hard is not None:
+            seconds = max(1, int(deadlines.hard - time.monotonic()))
+            _gtp(process, f"time_settings 0 {seconds} 1", HANDSHAKE_TIMEOUT_S)
+            _gtp(process, f"time_left {colour} {seconds} 1", HANDSHAKE_TIMEOUT_S)
+        move = _gtp(process, f"genmove {colour}", None, stop, deadlines.hard)
+        return search.answer(f"bestmove {move}", _limit_reason(limits))
 
     def _setup(self, state: Any) -> list[str]:
         """GTP commands that put ``state``'s board on the engine's."""
@@ -417,6 +425,11 @@ class GtpSearcher(ProgramSearcher):
                 colour = "black" if stone == 1 else "white"
                 commands.append(f"play {colour} {game.format_move(state, point)}")
         return commands
+
+
+def _limit_reason(limits: Limits) -> str:
+    """Why a search that ended by itself ended: its depth, its nodes, else its time."""
+    return "depth" if limits.depth else "nodes" if limits.nodes else "time"
 
 
 def program_searcher(engine: ExternalEngine, game: Game[Any, Any]) -> ProgramSearcher:

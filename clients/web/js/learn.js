@@ -6,6 +6,7 @@
 // Carlo tree search draws the tree it grew, and its steps replay the growth.
 
 import { Connection, serverUrl } from "./connection.js";
+import { keyBelongsElsewhere, runShortcut } from "./keys.js";
 import { EXAMPLES, example } from "./learn-examples.js";
 import { Trace, branchingFactor, formatValue, formatWinsVisits, playerName } from "./learn-model.js";
 import { COMPACT, initialExpansion, layout } from "./learn-layout.js";
@@ -731,25 +732,14 @@ function wire() {
 }
 
 function onKey(event) {
-  if (event.ctrlKey || event.metaKey || event.altKey) return;
-  const target = event.target;
-  if (target instanceof HTMLElement && target.closest("input, select, textarea")) {
-    if (event.key === "Escape") target.blur();
-    return;
-  }
-  if (target instanceof Element && target.closest("button, [role=button]") && (event.key === "Enter" || event.key === " ")) return;
-  const actions = {
+  if (keyBelongsElsewhere(event)) return;
+  runShortcut(event, {
     ArrowRight: () => step(1),
     ArrowLeft: () => step(-1),
     Home: () => step(-Infinity),
     End: () => step(Infinity),
     p: () => togglePlay(),
-  };
-  const action = actions[event.key];
-  if (action) {
-    event.preventDefault();
-    action();
-  }
+  });
 }
 
 // For a check by hand in the console: the effective branching factor.

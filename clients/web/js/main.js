@@ -3,6 +3,7 @@
 // the evaluation graph and the position box up to date.
 
 import { Connection, serverUrl } from "./connection.js";
+import { keyBelongsElsewhere, runShortcut } from "./keys.js";
 import { drawGraph } from "./graph.js";
 import { formatCount, formatScore, scoreNumber } from "./score.js";
 
@@ -953,14 +954,8 @@ function wire() {
 }
 
 function onKey(event) {
-  if (event.ctrlKey || event.metaKey || event.altKey) return;
-  const target = event.target;
-  if (target instanceof HTMLElement && target.closest("input, select, textarea")) {
-    if (event.key === "Escape") target.blur();
-    return;
-  }
-  if (target instanceof HTMLElement && target.closest("button") && (event.key === "Enter" || event.key === " ")) return;
-  const actions = {
+  if (keyBelongsElsewhere(event)) return;
+  const ran = runShortcut(event, {
     n: () => newGameFromForm(),
     g: () => startThink("play"),
     a: () => startThink("analyse"),
@@ -973,13 +968,8 @@ function onKey(event) {
     ArrowRight: () => stepPly(1),
     Home: () => goToPly(0),
     End: () => goToPly(app.line.length),
-  };
-  const action = actions[event.key];
-  if (action) {
-    event.preventDefault();
-    action();
-    return;
-  }
+  });
+  if (ran) return;
   if (app.board && app.board.key && app.state && app.board.key(event, boardView())) event.preventDefault();
 }
 
