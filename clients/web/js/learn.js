@@ -496,8 +496,19 @@ function goTo(index) {
   const clamped = Math.max(0, Math.min(app.trace.lastIndex, index));
   if (clamped === app.index) return;
   app.index = clamped;
-  if (app.trace.mcts) relayout();
+  if (app.trace.mcts) {
+    revealAdded(app.trace.events[clamped]);
+    relayout();
+  }
   render(true);
+}
+
+// The node a playout added is the point of its step: open its ancestors so
+// that a collapsed branch does not hide it.
+function revealAdded(event) {
+  for (let node = event && event.node ? event.node.parent : null; node; node = node.parent) {
+    app.expanded.add(node);
+  }
 }
 
 function step(delta) {
