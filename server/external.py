@@ -154,11 +154,23 @@ def find_external(
     return None
 
 
+def _load_libc() -> ctypes.CDLL | None:
+    try:
+        return ctypes.CDLL(None, use_errno=True)
+    except OSError:
+        return None
+
+
+#: Loaded here, not in the child: between fork and exec the child should
+#: do as little as it can (the worker has reader threads).
+_LIBC: Final = _load_libc()
+
+
 def _die_with_parent() -> None:
     """In the engine's process before it runs: die when the worker dies (Linux)."""
-    with contextlib.suppress(OSError, AttributeError):
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    if _LIBC is not None:
+        with contextlib.suppress(AttributeError):
+            _LIBC.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
 
 
 class _EngineProcess:
@@ -195,7 +207,7 @@ class _EngineProcess:
         except (OSError, ValueError):
             raise ExternalEngineError("the engine's input is closed: it has ended") from None
 
-    def next_line(self, timeout: float) -> str | None:
+    def next_line(self, timeout: float) -> str:
         """The next line, ``""`` if none came within ``timeout``; raises at the end of output."""
         try:
             line = self.lines.get(timeout=max(0.0, timeout))

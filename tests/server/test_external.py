@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import shutil
+import signal
 import sys
 import time
 from pathlib import Path
@@ -231,3 +233,35 @@ async def test_a_gtp_engine_is_stopped_by_killing_it() -> None:
         _, best = await client.think(3, {"movetime_ms": 300}, algorithm="slow")
         assert time.monotonic() - started < 0.3 + 1 * UNIT
         assert best["move"] in reply["legal_moves"]
+
+
+@pytest.mark.asyncio
+async def test_an_engine_dies_with_its_search_process() -> None:
+    """A worker the pool kills (or that crashes) takes its engine program with it."""
+    engines = (fake("ok", default=True),)
+    async with running_server(externals=engines) as server, raw_client(server.port) as client:
+        await client.request({"type": "new_game", "id": 1, "game": "chess"})
+        await client.send({"type": "think", "id": 2, "limits": {}})
+        await client.recv()  # searching: the worker is busy
+        (worker,) = server.pool.busy_worker_pids()
+        children = [
+            int(child)
+            for task in Path(f"/proc/{worker}/task").iterdir()
+            for child in (task / "children").read_text().split()
+        ]
+        engine_pids = [pid for pid in children if _is_fake(pid)]
+        assert engine_pids, "the worker runs the engine program"
+        os.kill(worker, signal.SIGKILL)
+        _, best = await client.collect(2)
+        assert best["reason"] == "worker_lost"
+        deadline = time.monotonic() + 5 * UNIT
+        while any(Path(f"/proc/{pid}").exists() for pid in engine_pids):
+            assert time.monotonic() < deadline, "the engine outlived its worker"
+            await asyncio.sleep(0.05)
+
+
+def _is_fake(pid: int) -> bool:
+    try:
+        return str(FAKE).encode() in Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
