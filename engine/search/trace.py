@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Final
@@ -535,12 +536,22 @@ class _Tracer:
         if leaf is not None:
             return leaf
         self._require_decision(state, node)
+        return self._best_child(state, node, depth, self.minimax)
+
+    def _best_child(
+        self,
+        state: Any,
+        node: TraceNode,
+        depth: int,
+        search: Callable[[Any, TraceNode, int], Value],
+    ) -> Value:
+        """MAX-VALUE or MIN-VALUE without a window: the best of the children ``search`` values."""
         maximizing = node.player == MAX_NODE
         v: Value | None = None
         for move in self._moves(state, depth):
             child_state = self.game.result(state, move)
             child = self._enter(child_state, node, self._move_text(state, move), None)
-            v2 = self.minimax(child_state, child, depth - 1)
+            v2 = search(child_state, child, depth - 1)
             if v is None or (v2 > v if maximizing else v2 < v):
                 v, node.best_move = v2, child.move
         assert v is not None  # a state that is not terminal has a move
@@ -629,16 +640,7 @@ class _Tracer:
                 child = self._enter(child_state, node, label, probability)
                 total += probability * self.expectiminimax(child_state, child, depth)
             return self._exit(node, total)
-        maximizing = node.player == MAX_NODE
-        v: Value | None = None
-        for move in self._moves(state, depth):
-            child_state = self.game.result(state, move)
-            child = self._enter(child_state, node, self._move_text(state, move), None)
-            v2 = self.expectiminimax(child_state, child, depth - 1)
-            if v is None or (v2 > v if maximizing else v2 < v):
-                v, node.best_move = v2, child.move
-        assert v is not None
-        return self._exit(node, v)
+        return self._best_child(state, node, depth, self.expectiminimax)
 
     # ------------------------------------------------------------------
     # What the searches share.

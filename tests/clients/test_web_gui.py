@@ -17,6 +17,7 @@ import shutil
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -126,16 +127,17 @@ def gui_server() -> Iterator[ServerThread]:
         server.stop()
 
 
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    profile = tmp_path_factory.mktemp("chromium-profile")
+@contextmanager
+def chromium(profile: Path, width: int, height: int) -> Iterator[Any]:
+    """A headless Chromium context with its own profile (the page tests' browser)."""
     with playwright_api.sync_playwright() as playwright:
         context = playwright.chromium.launch_persistent_context(
             str(profile),
             executable_path=CHROMIUM,
             args=CHROMIUM_ARGS,
             headless=True,
-            viewport={"width": 1280, "height": 860},
+            viewport={"width": width, "height": height},
+            accept_downloads=True,  # the pages' exports (SVG, PNG, PGN, SGF) are tested
         )
         try:
             yield context
@@ -143,8 +145,9 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
             context.close()
 
 
-@pytest.fixture
-def page(browser: Any) -> Iterator[Page]:
+@contextmanager
+def watched_page(browser: Any) -> Iterator[Page]:
+    """A new page; a JavaScript error on it fails the test that used it."""
     page = browser.new_page()
     page.set_default_timeout(WAIT_MS)
     errors: list[str] = []
@@ -154,6 +157,18 @@ def page(browser: Any) -> Iterator[Page]:
     finally:
         page.close()
     assert not errors, f"JavaScript errors on the page: {errors}"
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    with chromium(tmp_path_factory.mktemp("chromium-profile"), 1280, 860) as context:
+        yield context
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Page]:
+    with watched_page(browser) as page:
+        yield page
 
 
 def open_game(

@@ -25,8 +25,13 @@ playwright_api = pytest.importorskip(
     "playwright.sync_api", reason="the playwright package is not installed (pip install playwright)"
 )
 
-# The GUI tests' server thread, browser flags and skip rule (no Chromium: skipped).
-from tests.clients.test_web_gui import CHROMIUM, CHROMIUM_ARGS, ServerThread, not_blank  # noqa: E402
+# The GUI tests' server thread, browser and page, and skip rule (no Chromium: skipped).
+from tests.clients.test_web_gui import (  # noqa: E402
+    ServerThread,
+    chromium,
+    not_blank,
+    watched_page,
+)
 
 expect = playwright_api.expect
 WAIT_MS = int(10_000 * UNIT)
@@ -80,40 +85,15 @@ def learn_server() -> Iterator[ServerThread]:
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     profile = tmp_path_factory.mktemp("chromium-profile")
-    with playwright_api.sync_playwright() as playwright:
-        context = playwright.chromium.launch_persistent_context(
-            str(profile),
-            executable_path=CHROMIUM,
-            args=CHROMIUM_ARGS,
-            headless=True,
-            viewport={"width": 1400, "height": 1000},
-            accept_downloads=True,
-        )
-        try:
-            yield context
-        finally:
-            context.close()
+    with chromium(profile, 1400, 1000) as context:
+        yield context
 
 
 @pytest.fixture
 def page(browser: Any) -> Iterator[Page]:
-    page = browser.new_page()
-    page.set_default_timeout(WAIT_MS)
     expect.set_options(timeout=WAIT_MS)
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    if os.environ.get("H_LEARN_DEV"):  # DEV-ONLY-REMOVE
-        import sys
-
-        sys.path.insert(0, "/tmp/h_learn_dev")
-        import mockroute
-
-        mockroute.install(page)  # DEV-ONLY-REMOVE
-    try:
+    with watched_page(browser) as page:
         yield page
-    finally:
-        page.close()
-    assert not errors, f"JavaScript errors on the page: {errors}"
 
 
 def open_learn(page: Page, port: int, query: str, visited: int | None = None) -> None:
