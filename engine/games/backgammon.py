@@ -772,3 +772,15 @@ def decode_position_id(text: str) -> tuple[Board, Board]:
         if me[index] and opp[23 - index]:
             raise BadPositionError(f"Position ID {text!r} puts both players on point {index + 1}")
     return me, opp
+
+
+@mypyc_attr(allow_interpreted_subclasses=True)
+class HandBackgammon(Backgammon):
+    """Backgammon with the hand-written evaluation (:func:`_equity`): pips, structure, blots.
+
+    The engine's evaluation before the learned one; kept as the baseline the
+    benchmarks measure the learned evaluation against
+    (``python -m bench.backgammon_bench match``).
+    """
+
+    title = "Backgammon (hand-written evaluation)"
