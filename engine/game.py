@@ -210,6 +210,16 @@ class Game(ABC, Generic[S, M]):
         Only called on positions that are not over.
         """
 
+    def evaluate_many(self, states: list[S]) -> list[int]:
+        """:meth:`evaluate` of each state (none over), in order.
+
+        The search calls it for the children of a node one move from its
+        horizon; a game whose evaluation is cheaper in a batch (a neural
+        network: one matrix product for all) overrides it, with the same
+        values as :meth:`evaluate`.
+        """
+        return [self.evaluate(state) for state in states]
+
     @abstractmethod
     def key(self, state: S) -> int:
         """Transposition-table key: a non-negative int, equal for positions the search may merge.

@@ -46,7 +46,9 @@ to be rolled: ``4HPwATDgc/ABMA 0 3-1``, ``4HPwATDgc/ABMA 1 -``; the opening
 roll is ``4HPwATDgc/ABMA opening``.
 
 Evaluation: an estimate of the expected points of the player on roll times
-:data:`POINT`, see :meth:`Backgammon.evaluate`.
+:data:`POINT`, by a network trained by self-play (see :meth:`Backgammon.evaluate`
+and :mod:`engine.games.backgammon_net`); :class:`HandBackgammon` keeps the
+hand-written evaluation the engine had before.
 
 Speed: the module is compiled by mypyc (see ``setup.py``) and written so
 that the compiled code stays native: module constants are ``Final`` (a
@@ -68,6 +70,7 @@ from mypy_extensions import mypyc_attr
 
 from engine.errors import BadPositionError, GameOverError, IllegalMoveError
 from engine.game import CHANCE, EXPECTIMINIMAX, Game, Outcome
+from engine.games.backgammon_net import load_network
 
 #: Checkers per player.
 CHECKERS: Final = 15
@@ -197,21 +200,21 @@ class Backgammon(Game[BgState, Action]):
         return [steps for steps, _, _ in _plays(state.me, state.opp, high, low)]
 
     def ordered_moves(self, state: BgState) -> list[Action]:
+        """The legal moves, the best for the mover by the network first (a win first of all)."""
         if state.dice is None:
             return self.legal_moves(state)
         high, low = state.dice
         plays = _plays(state.me, state.opp, high, low)
-        # Cheap ordering: hits first, then moves that leave fewer blots. The
-        # sort is stable by descending score: it sorts -score * count + index
-        # (plain ints, no key function, which would be a closure mypyc leaves
-        # to the interpreter) and reads the index back as the remainder.
-        count = len(plays)
-        ranked = [
-            -_order_score(state.opp, me_after, opp_after) * count + index
-            for index, (_, me_after, opp_after) in enumerate(plays)
-        ]
-        ranked.sort()
-        return [plays[rank % count][0] for rank in ranked]
+        if len(plays) == 1:
+            return [plays[0][0]]
+        # After the play the opponent is on roll: their equity, the lowest first.
+        positions = [(opp_after, me_after) for _, me_after, opp_after in plays]
+        scores = self.network.equities(positions)
+        for index, (_, me_after, _) in enumerate(plays):
+            if not _has_checkers(me_after):
+                scores[index] = -2.0 * VALUE_BOUND
+        order = sorted(range(len(plays)), key=scores.__getitem__)
+        return [plays[index][0] for index in order]
 
     def play(self, state: BgState, move: Action) -> BgState:
         if state.dice is None:
@@ -250,34 +253,46 @@ class Backgammon(Game[BgState, Action]):
     # ------------------------------------------------------------------
     # Evaluation.
 
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self.network = load_network()
+
     def evaluate(self, state: BgState) -> int:
-        """Estimated expected points of the player on roll, times :data:`POINT`.
+        """Expected points of the player on roll, times :data:`POINT`, by the learned network.
 
-        It is a positive linear transform of the expected utility (1, 2 or 3
-        points won or lost), as expectiminimax needs: chance nodes average
-        it, which is only meaningful on the scale of expected points, so it
-        is not a mere ranking. It lies within ``±VALUE_BOUND`` (3 points),
-        the bound the Star1/Star2 pruning uses; in practice within ±1.5
-        points. At a decision state the dice are ignored.
-
-        A race (no contact left) uses the pip counts alone: the on-roll
-        side's winning chance is a normal approximation of the pip lead
-        (with half a roll for being on roll and a minimum of pips per
-        checker for wastage). With contact, a score in pips adds the pip
-        lead, made points in the home board, anchors, the longest prime,
-        checkers on the bar against closed points and the blots exposed to
-        direct shots, and a logistic turns it into winning chances; gammon
-        chances grow with the checkers a side without any borne off still
-        has outside its home board.
+        The network (:mod:`engine.games.backgammon_net`, trained by TD(λ)
+        self-play) estimates the chances of winning and of gammons and
+        backgammons either way; their expected points are a positive linear
+        transform of the expected utility (1, 2 or 3 points won or lost), as
+        expectiminimax needs: chance nodes average it, which is only
+        meaningful on the scale of expected points, so it is not a mere
+        ranking. It lies within ``±VALUE_BOUND`` (3 points), the bound the
+        Star1/Star2 pruning uses. At a decision state the dice are ignored.
+        A finished game scores its exact points.
         """
-        me, opp = state.me, state.opp
-        if not _has_checkers(opp):
-            outcome = self.outcome(state)
-            assert outcome is not None
-            sign = 1 if outcome.winner == state.turn else -1
-            return sign * outcome.points * POINT
-        equity = _equity(me, opp)
-        return max(-VALUE_BOUND, min(VALUE_BOUND, round(equity * POINT)))
+        return self.evaluate_many([state])[0]
+
+    def evaluate_many(self, states: list[BgState]) -> list[int]:
+        """:meth:`evaluate` of each state, the network's positions in one batch."""
+        values = [0] * len(states)
+        positions: list[tuple[Board, Board]] = []
+        rows: list[int] = []
+        for row, state in enumerate(states):
+            if _has_checkers(state.opp):
+                positions.append((state.me, state.opp))
+                rows.append(row)
+            else:
+                values[row] = self._final_value(state)
+        if positions:
+            for row, equity in zip(rows, self.network.equities(positions), strict=True):
+                values[row] = max(-VALUE_BOUND, min(VALUE_BOUND, round(equity * POINT)))
+        return values
+
+    def _final_value(self, state: BgState) -> int:
+        outcome = self.outcome(state)
+        assert outcome is not None  # the opponent has borne off: the game is over
+        sign = 1 if outcome.winner == state.turn else -1
+        return sign * outcome.points * POINT
 
     # ------------------------------------------------------------------
     # Notation.
@@ -444,6 +459,16 @@ def _plays(me: Board, opp: Board, high: int, low: int) -> list[tuple[Action, Boa
         if with_larger:
             kept = with_larger
     return [(entry.steps, entry.me, entry.opp) for entry in kept]
+
+
+def legal_plays(me: Board, opp: Board, high: int, low: int) -> list[tuple[Action, Board, Board]]:
+    """The legal plays of the roll ``high-low`` for the player with ``me``, one per distinct result.
+
+    Each is (steps, the mover's board after, the opponent's board after), both
+    boards from their owner's side. One entry with no steps when nothing can
+    move. For programs that drive the rules without states (the training script).
+    """
+    return _plays(me, opp, high, low)
 
 
 #: A result of :func:`_search_plays`: the mover's counts as bytes and the
@@ -784,3 +809,42 @@ class HandBackgammon(Backgammon):
     """
 
     title = "Backgammon (hand-written evaluation)"
+
+    def evaluate(self, state: BgState) -> int:
+        """Estimated expected points of the player on roll, times :data:`POINT`, by hand-set rules.
+
+        On the same scale and within the same bound as :meth:`Backgammon.evaluate`.
+        A race (no contact left) uses the pip counts alone: the on-roll
+        side's winning chance is a normal approximation of the pip lead
+        (with half a roll for being on roll and a minimum of pips per
+        checker for wastage). With contact, a score in pips adds the pip
+        lead, made points in the home board, anchors, the longest prime,
+        checkers on the bar against closed points and the blots exposed to
+        direct shots, and a logistic turns it into winning chances; gammon
+        chances grow with the checkers a side without any borne off still
+        has outside its home board.
+        """
+        if not _has_checkers(state.opp):
+            return self._final_value(state)
+        equity = _equity(state.me, state.opp)
+        return max(-VALUE_BOUND, min(VALUE_BOUND, round(equity * POINT)))
+
+    def evaluate_many(self, states: list[BgState]) -> list[int]:
+        return [self.evaluate(state) for state in states]
+
+    def ordered_moves(self, state: BgState) -> list[Action]:
+        """Hits first, then plays that leave fewer blots (cheap rules of thumb)."""
+        if state.dice is None:
+            return self.legal_moves(state)
+        high, low = state.dice
+        plays = _plays(state.me, state.opp, high, low)
+        # The sort is stable by descending score: it sorts -score * count + index
+        # (plain ints, no key function, which would be a closure mypyc leaves
+        # to the interpreter) and reads the index back as the remainder.
+        count = len(plays)
+        ranked = [
+            -_order_score(state.opp, me_after, opp_after) * count + index
+            for index, (_, me_after, opp_after) in enumerate(plays)
+        ]
+        ranked.sort()
+        return [plays[rank % count][0] for rank in ranked]

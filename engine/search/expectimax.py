@@ -259,6 +259,12 @@ class ExpectimaxSearcher(BudgetedSearch):
             self._store(key, depth, flag, value, None, self.horizon == horizon_before)
             return value
 
+        if depth == 1:
+            value, move = self._frontier(
+                state, game.legal_moves(state) if moves is None else moves, ply
+            )
+            self._store(key, depth, EXACT, value, move, self.horizon == horizon_before)
+            return value
         if moves is None:
             moves = game.ordered_moves(state)
         if tt_move is not None and len(moves) > 1 and tt_move in moves and moves[0] != tt_move:
@@ -290,6 +296,46 @@ class ExpectimaxSearcher(BudgetedSearch):
             flag = UPPER
         self._store(key, depth, flag, best_value, best_move, self.horizon == horizon_before)
         return best_value
+
+    def _frontier(self, state: Any, moves: list[Hashable], ply: int) -> tuple[int, Hashable]:
+        """A decision node one move from the horizon: its exact value and best move.
+
+        Every child is a leaf, so all are evaluated together
+        (:meth:`~engine.game.Game.evaluate_many`: one batch for a network)
+        instead of one by one inside a window. Only a beta cutoff could have
+        spared some of them, and those evaluations cost less in the batch
+        than the calls would one at a time.
+        """
+        game = self.game
+        player = game.to_move(state)
+        children = [game.play(state, move) for move in moves]
+        nodes = self.nodes = self.nodes + len(children)
+        if ply + 1 > self.seldepth:
+            self.seldepth = ply + 1
+        values = [0] * len(children)
+        pending: list[Any] = []
+        rows: list[int] = []
+        for row, child in enumerate(children):
+            outcome = game.outcome(child)
+            if outcome is None:
+                pending.append(child)
+                rows.append(row)
+            elif outcome.winner is not None:
+                points = outcome.points * self._scale
+                values[row] = points if outcome.winner == self._owner(child) else -points
+        if pending:
+            self.horizon += len(pending)
+            for row, value in zip(rows, game.evaluate_many(pending), strict=True):
+                values[row] = value
+        best_value = -self._bound - 1
+        best_move: Hashable = moves[0]
+        for row, child in enumerate(children):
+            value = values[row] if self._owner(child) == player else -values[row]
+            if value > best_value:
+                best_value, best_move = value, moves[row]
+        if nodes >= self._next_check:
+            self._check_limits()
+        return best_value, best_move
 
     def _chance(
         self,
@@ -381,6 +427,11 @@ class ExpectimaxSearcher(BudgetedSearch):
         """
         game = self.game
         self.probes += 1
+        if depth == 1:
+            # One move from the horizon the whole node is one batch of
+            # evaluations: search it in full, an exact value (and table entry).
+            bound = self._bound + 1
+            return self._search(child, depth, -bound, bound, ply), None
         key = game.key(child)
         entry = self._slots[key % self._tt_size]
         first: Hashable = None
