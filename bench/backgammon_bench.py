@@ -11,23 +11,32 @@ Parts (each can be run alone):
 * ``match``: the engine at 100 ms per move against a one-ply greedy player
   (the same evaluation, depth 1) and against a random player; games in
   pairs with the same dice and the sides swapped; points won (1/2/3 per game).
+* ``versus``: the learned evaluation (:class:`Backgammon`) against the
+  hand-written one (:class:`HandBackgammon`), each in the same search at
+  ``--movetime`` ms a move (or ``--depth``), in pairs of games with the same
+  dice and the sides swapped, over ``--parallel`` processes: points a game
+  for the learned side with a 95% interval over the pairs, and the depths
+  each side reached.
 
 Usage::
 
     python -m bench.backgammon_bench prune speed
     nohup python -m bench.backgammon_bench match --games 200 > bench_bg.log 2>&1 &
+    python -m bench.backgammon_bench versus --games 500 --parallel 2
 """
 
 from __future__ import annotations
 
 import argparse
+import multiprocessing
+import os
 import random
 import statistics
 import time
 from collections.abc import Callable
 
 from engine.game import CHANCE
-from engine.games.backgammon import Action, Backgammon, BgState
+from engine.games.backgammon import Action, Backgammon, BgState, HandBackgammon
 from engine.search.expectimax import ExpectimaxSearcher
 from engine.search.limits import Limits
 from engine.search.reference import expectiminimax
@@ -201,13 +210,110 @@ def match(opponent_name: str, opponent: Player, games: int, movetime_ms: int) ->
     )
 
 
+# ----------------------------------------------------------------------
+# The learned evaluation against the hand-written one.
+
+#: Per worker process: the two games and their searchers (set by _versus_init).
+_VERSUS: dict[str, tuple[Backgammon, ExpectimaxSearcher]] = {}
+_VERSUS_LIMITS: list[Limits] = []
+
+
+def _versus_init(limits: Limits) -> None:
+    for name, game in (("learned", Backgammon()), ("hand", HandBackgammon())):
+        _VERSUS[name] = (game, ExpectimaxSearcher(game, 1 << 16))
+    _VERSUS_LIMITS.append(limits)
+
+
+def _versus_game(seed: int, learned_side: int) -> tuple[int, list[int], list[int]]:
+    """One game: (points for the learned side, its depths, the hand side's depths)."""
+    referee = _VERSUS["learned"][0]
+    dice = random.Random(seed)
+    state = referee.initial_state()
+    depths: dict[str, list[int]] = {"learned": [], "hand": []}
+    while (outcome := referee.outcome(state)) is None:
+        if referee.to_move(state) == CHANCE:
+            outcomes = referee.chance_outcomes(state)
+            assert outcomes is not None
+            rolls, weights = zip(*outcomes, strict=True)
+            state = referee.play(state, dice.choices(rolls, weights)[0])
+            continue
+        side = "learned" if state.turn == learned_side else "hand"
+        _, searcher = _VERSUS[side]
+        result = searcher.think(state, _VERSUS_LIMITS[0])
+        if len(referee.legal_moves(state)) > 1:
+            depths[side].append(result.depth)
+        state = referee.play(state, result.move_value)
+    assert outcome.winner is not None
+    points = outcome.points if outcome.winner == learned_side else -outcome.points
+    return points, depths["learned"], depths["hand"]
+
+
+def _versus_pair(pair: int) -> tuple[int, int, list[int], list[int]]:
+    """Two games with the same dice, sides swapped: (points each, depths learned, hand)."""
+    seed = 10_000 + pair
+    first, learned_a, hand_a = _versus_game(seed, 0)
+    second, learned_b, hand_b = _versus_game(seed, 1)
+    return first, second, learned_a + learned_b, hand_a + hand_b
+
+
+def versus(games: int, limits: Limits, parallel: int) -> None:
+    """The learned evaluation against the hand-written one; prints a Markdown row."""
+    pairs = max(1, games // 2)
+    load_before = os.getloadavg()[0]
+    started = time.perf_counter()
+    results: list[tuple[int, int]] = []
+    depths: dict[str, list[int]] = {"learned": [], "hand": []}
+    context = multiprocessing.get_context("fork")
+    with context.Pool(parallel, initializer=_versus_init, initargs=(limits,)) as pool:
+        for first, second, learned, hand in pool.imap_unordered(_versus_pair, range(pairs)):
+            results.append((first, second))
+            depths["learned"] += learned
+            depths["hand"] += hand
+            if len(results) % 10 == 0 or len(results) == pairs:
+                points = sum(a + b for a, b in results)
+                print(
+                    f"  {2 * len(results)}/{2 * pairs} games, learned {points:+d} points, "
+                    f"{time.perf_counter() - started:.0f} s",
+                    flush=True,
+                )
+    sums = [a + b for a, b in results]
+    per_game = statistics.mean(sums) / 2
+    # 95% interval from the spread of the pair totals (the pairs are independent).
+    half_width = 1.96 * statistics.stdev(sums) / 2 / len(sums) ** 0.5 if len(sums) > 1 else 0.0
+    all_points = [p for pair in results for p in pair]
+    wins = sum(1 for p in all_points if p > 0)
+    gammons = (sum(1 for p in all_points if p >= 2), sum(1 for p in all_points if p <= -2))
+    limit = f"depth {limits.depth}" if limits.depth else f"{limits.movetime_ms} ms/move"
+    print(
+        f"\n| learned vs hand-written, {limit} | games {len(all_points)} | wins {wins}-"
+        f"{len(all_points) - wins} | gammons+ {gammons[0]}-{gammons[1]} | "
+        f"{per_game:+.3f} ± {half_width:.3f} points/game (95%, pairs) |"
+    )
+    for side, seen in depths.items():
+        if seen:
+            deep = sum(1 for d in seen if d >= 2) / len(seen)
+            print(
+                f"  {side}: {len(seen)} moves with a choice, mean depth "
+                f"{statistics.mean(seen):.2f}, depth >= 2 on {deep:.0%}"
+            )
+    print(
+        f"  {time.perf_counter() - started:.0f} s; load average {load_before:.2f} at the start, "
+        f"{os.getloadavg()[0]:.2f} at the end; {parallel} processes"
+    )
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
-        "parts", nargs="*", default=["prune", "speed"], choices=["prune", "speed", "match"]
+        "parts",
+        nargs="*",
+        default=["prune", "speed"],
+        choices=["prune", "speed", "match", "versus"],
     )
     parser.add_argument("--games", type=int, default=200, help="games per match (even)")
     parser.add_argument("--movetime", type=int, default=100, help="engine ms per move")
+    parser.add_argument("--depth", type=int, help="versus: a fixed depth instead of the time")
+    parser.add_argument("--parallel", type=int, default=2, help="versus: processes")
     args = parser.parse_args(argv)
     if "prune" in args.parts:
         prune_table(2)
@@ -217,6 +323,9 @@ def main(argv: list[str] | None = None) -> None:
     if "match" in args.parts:
         match("random", random_player, args.games, args.movetime)
         match("greedy 1-ply", greedy_player, args.games, args.movetime)
+    if "versus" in args.parts:
+        limits = Limits(depth=args.depth) if args.depth else Limits(movetime_ms=args.movetime)
+        versus(args.games, limits, args.parallel)
 
 
 if __name__ == "__main__":

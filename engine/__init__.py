@@ -12,7 +12,17 @@ The same sources also run compiled by mypyc, several times faster;
 "pure") and :data:`ENGINE_BUILD_NOTE` why (see :mod:`engine.build`).
 """
 
+import os
+
 from engine.build import choose, compiled_installed, load_sources_first
+
+# The backgammon network's matrix products are small (a few hundred rows):
+# BLAS threads would cost more than they save, and under load (a worker per
+# core, each searching) they wait on each other: 2.4 ms became 48 ms for the
+# 21 batches of a chance node. One thread unless the caller says otherwise;
+# it only counts when numpy is not loaded yet.
+for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_variable, "1")
 
 ENGINE_BUILD, ENGINE_BUILD_NOTE = choose()
 if ENGINE_BUILD == "pure" and compiled_installed():

@@ -210,6 +210,10 @@ class Game(ABC, Generic[S, M]):
         Only called on positions that are not over.
         """
 
+    def successors(self, state: S) -> list[tuple[M, S]]:
+        """Each legal move and the state it leads to (games that make both at once override it)."""
+        return [(move, self.play(state, move)) for move in self.legal_moves(state)]
+
     def evaluate_many(self, states: list[S]) -> list[int]:
         """:meth:`evaluate` of each state (none over), in order.
 

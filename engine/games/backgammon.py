@@ -216,6 +216,15 @@ class Backgammon(Game[BgState, Action]):
         order = sorted(range(len(plays)), key=scores.__getitem__)
         return [plays[index][0] for index in order]
 
+    def successors(self, state: BgState) -> list[tuple[Action, BgState]]:
+        if state.dice is None or not _has_checkers(state.opp):
+            return super().successors(state)
+        turn = 1 - state.turn
+        return [
+            (steps, BgState(opp_after, me_after, turn, None))
+            for steps, me_after, opp_after in _plays(state.me, state.opp, *state.dice)
+        ]
+
     def play(self, state: BgState, move: Action) -> BgState:
         if state.dice is None:
             if state.opening:

@@ -260,9 +260,7 @@ class ExpectimaxSearcher(BudgetedSearch):
             return value
 
         if depth == 1:
-            value, move = self._frontier(
-                state, game.legal_moves(state) if moves is None else moves, ply
-            )
+            value, move = self._frontier(state, ply)
             self._store(key, depth, EXACT, value, move, self.horizon == horizon_before)
             return value
         if moves is None:
@@ -297,7 +295,7 @@ class ExpectimaxSearcher(BudgetedSearch):
         self._store(key, depth, flag, best_value, best_move, self.horizon == horizon_before)
         return best_value
 
-    def _frontier(self, state: Any, moves: list[Hashable], ply: int) -> tuple[int, Hashable]:
+    def _frontier(self, state: Any, ply: int) -> tuple[int, Hashable]:
         """A decision node one move from the horizon: its exact value and best move.
 
         Every child is a leaf, so all are evaluated together
@@ -306,36 +304,68 @@ class ExpectimaxSearcher(BudgetedSearch):
         spared some of them, and those evaluations cost less in the batch
         than the calls would one at a time.
         """
+        successors = self.game.successors(state)
+        player = self.game.to_move(state)
+        values = self._leaf_values([child for _, child in successors], player, ply + 1)
+        best = 0
+        for index in range(1, len(values)):
+            if values[index] > values[best]:
+                best = index
+        return values[best], successors[best][0]
+
+    def _chance_frontier(
+        self, children: list[Any], player: int, weights: list[int], total: int, ply: int
+    ) -> int:
+        """A chance node one move from the horizon: the exact weighted sum of its outcomes.
+
+        Each outcome is a decision node of ``player`` whose children are
+        leaves (:meth:`_frontier`); the leaves of all outcomes are evaluated
+        in one batch. Every outcome is searched in full: with exact values
+        Star1/Star2 would cut only after nearly all of them anyway, since the
+        game's value bound is far wider than the values met in play.
+        """
         game = self.game
-        player = game.to_move(state)
-        children = [game.play(state, move) for move in moves]
-        nodes = self.nodes = self.nodes + len(children)
-        if ply + 1 > self.seldepth:
-            self.seldepth = ply + 1
-        values = [0] * len(children)
+        sizes: list[int] = []
+        leaves: list[Any] = []
+        for child in children:
+            grandchildren = [grandchild for _, grandchild in game.successors(child)]
+            sizes.append(len(grandchildren))
+            leaves.extend(grandchildren)
+        self.nodes += len(children)
+        values = self._leaf_values(leaves, player, ply + 2)
+        summed = 0
+        start = 0
+        for index, size in enumerate(sizes):
+            summed += weights[index] * max(values[start : start + size])
+            start += size
+        return _round_div(summed, total)
+
+    def _leaf_values(self, leaves: list[Any], player: int, ply: int) -> list[int]:
+        """The values of ``leaves`` for ``player`` (to move before them), evaluated in one batch."""
+        game = self.game
+        nodes = self.nodes = self.nodes + len(leaves)
+        if ply > self.seldepth:
+            self.seldepth = ply
+        values = [0] * len(leaves)
         pending: list[Any] = []
         rows: list[int] = []
-        for row, child in enumerate(children):
-            outcome = game.outcome(child)
+        for row, leaf in enumerate(leaves):
+            outcome = game.outcome(leaf)
             if outcome is None:
-                pending.append(child)
+                pending.append(leaf)
                 rows.append(row)
             elif outcome.winner is not None:
                 points = outcome.points * self._scale
-                values[row] = points if outcome.winner == self._owner(child) else -points
+                values[row] = points if outcome.winner == player else -points
         if pending:
             self.horizon += len(pending)
-            for row, value in zip(rows, game.evaluate_many(pending), strict=True):
-                values[row] = value
-        best_value = -self._bound - 1
-        best_move: Hashable = moves[0]
-        for row, child in enumerate(children):
-            value = values[row] if self._owner(child) == player else -values[row]
-            if value > best_value:
-                best_value, best_move = value, moves[row]
+            evaluated = game.evaluate_many(pending)
+            for index, row in enumerate(rows):
+                value = evaluated[index]
+                values[row] = value if self._owner(pending[index]) == player else -value
         if nodes >= self._next_check:
             self._check_limits()
-        return best_value, best_move
+        return values
 
     def _chance(
         self,
@@ -352,6 +382,10 @@ class ExpectimaxSearcher(BudgetedSearch):
         bound = self._bound
         owner = game.roller(state)
         children = [game.play(state, outcome) for outcome, _ in outcomes]
+        if depth == 1 and all(
+            game.to_move(child) == owner and game.outcome(child) is None for child in children
+        ):
+            return self._chance_frontier(children, owner, weights, total, ply), EXACT
         count = len(children)
         # Known lower bounds of each outcome's value, for the owner.
         lower = [-bound] * count
