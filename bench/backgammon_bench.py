@@ -47,7 +47,7 @@ POSITIONS = {
     "opening 3-1": "4HPwATDgc/ABMA 0 3-1",
     "opening 6-5": "4HPwATDgc/ABMA 0 6-5",
     "opening 4-4": "4HPwATDgc/ABMA 0 4-4",
-    "bear-off 4-2": "pQAAYGIAAAAAAA 0 4-2",
+    "bear-off 4-2": "EwMAQCkAAAAAAA 0 4-2",
 }
 #: Middle-game positions: plies of seeded random play from the start.
 RANDOM_POSITION_SEEDS = (1, 2, 3)

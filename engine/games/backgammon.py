@@ -39,11 +39,21 @@ intermediate point must name it when it hits there. Rolls: ``5-3`` (either
 order); the opening roll is ``a-b`` with ``a`` player 0's die and ``b``
 player 1's.
 
-Position notation: the GNU Backgammon Position ID (14 characters, for the
-player on roll first: the start is ``4HPwATDgc/ABMA``), then the player on
-roll (``0`` or ``1``), then the dice (``5-3``) or ``-`` when they are still
-to be rolled: ``4HPwATDgc/ABMA 0 3-1``, ``4HPwATDgc/ABMA 1 -``; the opening
-roll is ``4HPwATDgc/ABMA opening``.
+Position notation: the GNU Backgammon Position ID (14 characters; as GNU
+Backgammon 1.07 writes and reads it, the checkers of the player *not* on
+roll come first, then those of the player on roll; the start is
+``4HPwATDgc/ABMA``), then the player on roll (``0`` or ``1``, GNU
+Backgammon's player numbers), then the dice (``5-3``) or ``-`` when they
+are still to be rolled: ``4HPwATDgc/ABMA 0 3-1``, ``4HPwATDgc/ABMA 1 -``;
+the opening roll is ``4HPwATDgc/ABMA opening``. The player on roll is the
+one gnubg's ``posinfo()["turn"]`` gives, also between a move and the next
+roll (the player about to roll). A full GNU Backgammon ID
+``<Position ID>:<Match ID>`` (``show gnubgid``, e.g.
+``4HPwATDgc/ABMA:cAkFAAAAAAAA``) is accepted too: the Match ID gives the
+player on roll and the dice (none: still to be rolled); its cube, Crawford
+flag, match length and score are ignored (this is a cubeless single game),
+and a Match ID that is not at a checker play (no game, the game over or
+resigned, a double offered, a resignation pending) is refused.
 
 Evaluation: an estimate of the expected points of the player on roll times
 :data:`POINT`, by a network trained by self-play (see :meth:`Backgammon.evaluate`
@@ -357,10 +367,13 @@ class Backgammon(Game[BgState, Action]):
     def parse_position(self, text: str) -> BgState:
         usage = (
             "a backgammon position is a GNU Backgammon Position ID, the player on roll "
-            "and the dice or '-', e.g. '4HPwATDgc/ABMA 0 3-1', or '<id> opening'"
+            "and the dice or '-', e.g. '4HPwATDgc/ABMA 0 3-1', or '<id> opening', "
+            "or a GNU Backgammon ID '<Position ID>:<Match ID>'"
         )
         if not isinstance(text, str):
             raise BadPositionError(usage)
+        if ":" in text:
+            return _parse_gnubg_id(text.strip())
         parts = text.split()
         if len(parts) == 2 and parts[1] == "opening":
             me, opp = decode_position_id(parts[0])
@@ -383,6 +396,51 @@ class Backgammon(Game[BgState, Action]):
         if not any(opp) and dice is not None:
             raise BadPositionError("the game is over (the opponent has borne off): no dice")
         return BgState(me, opp, turn, dice)
+
+
+def _parse_gnubg_id(text: str) -> BgState:
+    """The state of a GNU Backgammon ID ``PositionID:MatchID``; see the module docstring."""
+    position_id, _, match_id = text.partition(":")
+    if not position_id or not match_id or " " in text:
+        raise BadPositionError(
+            f"{text!r} is not a GNU Backgammon ID: write '<Position ID>:<Match ID>', "
+            "e.g. '4HPwATDgc/ABMA:cAkFAAAAAAAA'"
+        )
+    me, opp = decode_position_id(position_id)
+    fields = decode_match_id(match_id)
+    if fields.game_state == 0:
+        raise BadPositionError(f"Match ID {match_id!r} says no game is being played")
+    if fields.game_state != 1:
+        raise BadPositionError(
+            f"Match ID {match_id!r} says the game is over (game state {fields.game_state}): "
+            "no checker play is left"
+        )
+    if fields.double_offered:
+        raise BadPositionError(
+            f"Match ID {match_id!r} has a double offered: this game has no cube, "
+            "only checker-play positions can be set"
+        )
+    if fields.resignation:
+        raise BadPositionError(
+            f"Match ID {match_id!r} has a resignation pending: only checker-play "
+            "positions can be set"
+        )
+    if fields.turn != fields.on_roll:
+        raise BadPositionError(
+            f"Match ID {match_id!r} has player {fields.turn} to decide while player "
+            f"{fields.on_roll} is on roll: not a checker-play position"
+        )
+    first, second = fields.dice
+    dice: tuple[int, int] | None = None
+    if first or second:
+        if not (1 <= first <= 6 and 1 <= second <= 6):
+            raise BadPositionError(f"Match ID {match_id!r} has impossible dice {first}-{second}")
+        dice = (max(first, second), min(first, second))
+    if not any(me):
+        raise BadPositionError("the player on roll has borne off every checker already")
+    if not any(opp):
+        raise BadPositionError("the game is over (the opponent has borne off)")
+    return BgState(me, opp, fields.on_roll, dice)
 
 
 # ----------------------------------------------------------------------
@@ -764,9 +822,13 @@ def _apply_text(state: BgState, text: str) -> tuple[Board, Board]:
 
 
 def encode_position_id(me: Board, opp: Board) -> str:
-    """The GNU Backgammon Position ID of a position, the player on roll's checkers ``me``."""
+    """The GNU Backgammon Position ID of a position, the player on roll's checkers ``me``.
+
+    As GNU Backgammon (1.07) writes it: the opponent's checkers first, then
+    those of the player on roll (``gnubg.board()`` is ``(opp, me)``).
+    """
     bits: list[int] = []
-    for board in (me, opp):
+    for board in (opp, me):
         for count in board:
             bits.extend([1] * count)
             bits.append(0)
@@ -779,7 +841,10 @@ def encode_position_id(me: Board, opp: Board) -> str:
 
 
 def decode_position_id(text: str) -> tuple[Board, Board]:
-    """The boards (player on roll's, opponent's) of a Position ID; raises BadPositionError."""
+    """The boards (player on roll's, opponent's) of a Position ID; raises BadPositionError.
+
+    The ID holds the opponent's checkers first (see :func:`encode_position_id`).
+    """
     if not re.fullmatch(r"[A-Za-z0-9+/]{14}", text):
         raise BadPositionError(f"{text!r} is not a Position ID (14 Base64 characters)")
     key = base64.b64decode(text + "==")
@@ -798,7 +863,7 @@ def decode_position_id(text: str) -> tuple[Board, Board]:
             board.append(count)
     if any(bits[position:]):
         raise BadPositionError(f"Position ID {text!r} has bits after both boards")
-    me, opp = tuple(boards[0]), tuple(boards[1])
+    opp, me = tuple(boards[0]), tuple(boards[1])
     for counts in (me, opp):
         if sum(counts) > CHECKERS:
             raise BadPositionError(f"Position ID {text!r} gives a player over 15 checkers")
@@ -806,6 +871,58 @@ def decode_position_id(text: str) -> tuple[Board, Board]:
         if me[index] and opp[23 - index]:
             raise BadPositionError(f"Position ID {text!r} puts both players on point {index + 1}")
     return me, opp
+
+
+class MatchId(NamedTuple):
+    """The fields of a GNU Backgammon Match ID (see :func:`decode_match_id`)."""
+
+    cube: int
+    cube_owner: int  # 0, 1, or 3 for a centred cube
+    on_roll: int  # the player whose checkers are "on roll" in the Position ID
+    crawford: bool
+    game_state: int  # 0 no game, 1 playing, 2 over, 3 resigned, 4 dropped
+    turn: int  # the player to make the next decision (differs when a double is offered)
+    double_offered: bool
+    resignation: int  # 0 none, else 1-3 points offered
+    dice: tuple[int, int]  # (0, 0) when not rolled yet
+    match_length: int  # 0 for money play
+    score: tuple[int, int]
+
+
+def _bit_field(bits: list[int], start: int, width: int) -> int:
+    value = 0
+    for offset in range(width):
+        value |= bits[start + offset] << offset
+    return value
+
+
+def decode_match_id(text: str) -> MatchId:
+    """The fields of a GNU Backgammon Match ID (12 Base64 characters); raises BadPositionError.
+
+    The layout, least significant bit of each byte first (checked against
+    GNU Backgammon 1.07's ``gnubg.matchid()``): bits 0-3 log2 of the cube,
+    4-5 its owner (3 centred), 6 the player on roll, 7 Crawford, 8-10 the
+    game state, 11 the player to decide, 12 a double offered, 13-14 a
+    resignation offered, 15-17 and 18-20 the dice, 21-35 the match length,
+    36-50 and 51-65 the two players' scores.
+    """
+    if not re.fullmatch(r"[A-Za-z0-9+/]{12}", text):
+        raise BadPositionError(f"{text!r} is not a Match ID (12 Base64 characters)")
+    key = base64.b64decode(text)
+    bits = [(key[index >> 3] >> (index & 7)) & 1 for index in range(72)]
+    return MatchId(
+        cube=1 << _bit_field(bits, 0, 4),
+        cube_owner=_bit_field(bits, 4, 2),
+        on_roll=bits[6],
+        crawford=bool(bits[7]),
+        game_state=_bit_field(bits, 8, 3),
+        turn=bits[11],
+        double_offered=bool(bits[12]),
+        resignation=_bit_field(bits, 13, 2),
+        dice=(_bit_field(bits, 15, 3), _bit_field(bits, 18, 3)),
+        match_length=_bit_field(bits, 21, 15),
+        score=(_bit_field(bits, 36, 15), _bit_field(bits, 51, 15)),
+    )
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)

@@ -94,16 +94,16 @@ def test_backgammon_start() -> None:
 def test_backgammon_bar_and_borne_off() -> None:
     # player 1 on roll: two checkers on its 1 point and one on the bar;
     # player 0: three on its 6 point; twelve each borne off
-    lines = render("backgammon", "AwAABA4AAAAAAA 1 3-3").splitlines()
+    lines = render("backgammon", "4AAAMAAAQAAAAA 1 3-3").splitlines()
     assert lines[2] == "| .  .  .  .  .  . |  O  | .  .  .  .  .  O |"
     assert lines[12] == "| .  .  .  .  .  . |     | X  .  .  .  .  . |"
     assert lines[15] == "O player 1 (home top right): pips 27, bar 1, off 12"
     assert lines[16] == "X player 0 (home bottom right): pips 18, bar 0, off 12"
     assert lines[-1] == "O player 1 to play 3-3"
     # player 1 on roll with one checker left; player 0 has borne off all 15
-    over = render("backgammon", "AQAAAAAAAAAAAA 1 -").splitlines()
+    over = render("backgammon", "AAAAAgAAAAAAAA 1 -").splitlines()
     assert over[-1] == "X player 0 has borne off every checker"
-    flipped = render("backgammon", "AwAABA4AAAAAAA 1 3-3", view=View(flip=True)).splitlines()
+    flipped = render("backgammon", "4AAAMAAAQAAAAA 1 3-3", view=View(flip=True)).splitlines()
     assert flipped[12] == "| .  .  .  .  .  . |  O  | .  .  .  .  .  O |"
     assert flipped[2] == "| .  .  .  .  .  . |     | X  .  .  .  .  . |"
     assert flipped[0] == " 13 14 15 16 17 18   BAR  19 20 21 22 23 24"

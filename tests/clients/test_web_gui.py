@@ -660,6 +660,28 @@ def test_backgammon_says_nothing_about_rolling_once_the_game_is_over(
     assert notes == ["Black to roll", ""]
 
 
+def test_backgammon_board_reads_the_position_id_as_gnubg_writes_it(
+    page: Page, gui_server: ServerThread
+) -> None:
+    # GNU Backgammon's Position ID holds the player not on roll first: here
+    # player 1 is on roll with one checker left on its 2 point and player 0
+    # has borne off all 15.
+    open_game(page, gui_server.port, "nim", side="both")  # any page: the module is loaded by hand
+    off: list[str] = page.evaluate(
+        """async () => {
+            const create = (await import("/js/boards/backgammon.js")).default;
+            const container = document.createElement("div");
+            const board = create(container, { play: () => {}, note: () => {} });
+            const state = { position: "AAAAAgAAAAAAAA 1 -", legal_moves: [],
+                            to_move: "chance", history: [] };
+            board.update({ state, players: ["white", "black"], lastMove: null,
+                           interactive: false });
+            return [0, 1].map((p) => container.querySelector(`.bg-count.on-${p}`).textContent);
+        }"""
+    )
+    assert off == ["15", "14"]
+
+
 def test_an_overloaded_server_is_asked_again_later(browser: Any, page: Page) -> None:
     server = ServerThread(workers=1, max_queue=0)  # a think that must wait is refused
     server.start()

@@ -131,7 +131,7 @@ async def test_finished_game_reports_points(shared_server: ArenaServer) -> None:
             {
                 "type": "new_game",
                 "game": "backgammon",
-                "position": "AQAAAPj/AwAAAA 0 6-1",
+                "position": "AP7/AAABAAAAAA 0 6-1",
                 "moves": ["1/off"],
             }
         )

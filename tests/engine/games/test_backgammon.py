@@ -17,6 +17,8 @@ from engine.games.backgammon import (
     Backgammon,
     BgState,
     Board,
+    MatchId,
+    decode_match_id,
     decode_position_id,
     encode_position_id,
 )
@@ -95,6 +97,90 @@ def test_position_id_round_trips() -> None:
         text = GAME.format_position(state)
         assert re.fullmatch(r"[A-Za-z0-9+/]{14} [01] [1-6]-[1-6]", text)
         assert GAME.parse_position(text) == state
+
+
+def test_position_ids_after_asymmetric_moves_are_gnubgs() -> None:
+    # GNU Backgammon 1.07, seed 7: player 1 wins the opening roll with 2-1 and
+    # plays 24/23 13/11; player 0 rolls 5-2 and plays 24/22 13/8. Its IDs
+    # (positionid(), matchid()) at each step, before and after each roll.
+    state = GAME.play(GAME.initial_state(), (1, 2))
+    assert GAME.format_position(state) == "4HPwATDgc/ABMA 1 2-1"
+    state = GAME.play_text(state, "24/23 13/11")
+    assert GAME.format_position(state) == "4HPkASjgc/ABMA 0 -"
+    assert GAME.parse_position("4HPkASjgc/ABMA:MAEAAAAAAAAA") == state
+    # The ID holds the player not on roll (1, who just moved) first.
+    assert state.opp == board({24: 1, 23: 1, 13: 4, 11: 1, 8: 3, 6: 5})
+    assert state.me == START_BOARD
+    assert decode_position_id("4HPkASjgc/ABMA") == (state.me, state.opp)
+    assert encode_position_id(state.me, state.opp) == "4HPkASjgc/ABMA"
+    state = GAME.play_text(state, "5-2")
+    assert GAME.format_position(state) == "4HPkASjgc/ABMA 0 5-2"
+    assert GAME.parse_position("4HPkASjgc/ABMA:MIEKAAAAAAAA") == state
+    state = GAME.play_text(state, "24/22 13/8")
+    assert GAME.format_position(state) == "4PPgASTgc+QBKA 1 -"
+    assert GAME.parse_position("4PPgASTgc+QBKA 1 -") == state
+    assert GAME.parse_position("4PPgASTgc+QBKA:cAkAAAAAAAAA") == state
+    rolled = GAME.play_text(state, "6-3")
+    assert GAME.parse_position("4PPgASTgc+QBKA:cAkPAAAAAAAA") == rolled
+    assert GAME.parse_position(" 4PPgASTgc+QBKA:cAkPAAAAAAAA\n") == rolled
+    # The same ID with the other player on roll is another position.
+    assert GAME.parse_position("4PPgASTgc+QBKA 0 -") != state
+
+
+def test_match_ids_decode_as_gnubg_writes_them() -> None:
+    # Real gnubg 1.07 Match IDs: money game, opening 2-1 with player 1 on roll.
+    assert decode_match_id("cAkFAAAAAAAA") == MatchId(
+        cube=1,
+        cube_owner=3,
+        on_roll=1,
+        crawford=False,
+        game_state=1,
+        turn=1,
+        double_offered=False,
+        resignation=0,
+        dice=(2, 1),
+        match_length=0,
+        score=(0, 0),
+    )
+    # A 7-point match at 3-2, the cube on 2 owned by player 0, player 1 on roll with 6-5.
+    rolled = decode_match_id("QQn3ADAAEAAE")
+    assert (rolled.match_length, rolled.score, rolled.cube, rolled.cube_owner) == (7, (3, 2), 2, 0)
+    assert (rolled.on_roll, rolled.turn, rolled.dice) == (1, 1, (6, 5))
+    # Player 1 doubled: player 0 is to decide.
+    doubled = decode_match_id("cBHgADAAEAAE")
+    assert doubled.double_offered and (doubled.on_roll, doubled.turn) == (1, 0)
+    # Player 1 offers to resign a single game.
+    assert decode_match_id("QSH3ADAAEAAE").resignation == 1
+    # The game is over (gnubg's state after the last checker is borne off).
+    assert decode_match_id("cAoAABAAAAAE").game_state == 2
+
+
+def test_gnubg_ids_ignore_the_cube_and_the_score() -> None:
+    # The start of game 1 of a 7-point match at 3-2 with the cube on 2: the
+    # checker play is the same as in a money game.
+    state = GAME.parse_position("4HPwATDgc/ABMA:MQHmADAAEAAE")
+    assert state == BgState(START_BOARD, START_BOARD, 0, (4, 1))
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("4HPhASjgc/ABMA:cBHgADAAEAAE", "double offered"),
+        ("4HPhASjgc/ABMA:QSH3ADAAEAAE", "resignation pending"),
+        ("AAAAaAAAAAAAAA:cAoAABAAAAAE", "game is over"),
+        ("4HPwATDgc/ABMA:cAgFAAAAAAAA", "no game"),
+        ("4HPwATDgc/ABMA:cAkdAAAAAAAA", "impossible dice"),
+        ("4HPwATDgc/ABMA:cAEFAAAAAAAA", "to decide"),
+        ("4HPwATDgc/ABMA:cAkFAAAA", "not a Match ID"),
+        ("4HPwATDgc/ABMA:", "GNU Backgammon ID"),
+        ("4HPwATDgc/ABMA: cAkFAAAAAAAA", "GNU Backgammon ID"),
+        ("4HPwATDgc/ABM:cAkFAAAAAAAA", "not a Position ID"),
+        ("AAAAAAAAAAAAAA:cAkFAAAAAAAA", "borne off every checker"),
+    ],
+)
+def test_gnubg_ids_that_are_no_checker_play_are_refused(text: str, message: str) -> None:
+    with pytest.raises(BadPositionError, match=message):
+        GAME.parse_position(text)
 
 
 @pytest.mark.parametrize(

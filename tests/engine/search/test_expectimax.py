@@ -194,9 +194,9 @@ def test_backgammon_bear_off_depth_three_equals_reference_with_fewer_nodes() -> 
 
 
 #: Both sides bearing off, 4 and 5 checkers left, player 0 to play 4-2.
-BEAR_OFF = "pQAAYGIAAAAAAA 0 4-2"
+BEAR_OFF = "EwMAQCkAAAAAAA 0 4-2"
 #: Only 20/14 is legal (tests/engine/games/test_backgammon.py: larger die).
-ONLY_MOVE = "/z8AAALg/wMwAA 0 6-5"
+ONLY_MOVE = "4P8DMAD/PwAAAg 0 6-5"
 
 
 # ----------------------------------------------------------------------

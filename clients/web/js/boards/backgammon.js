@@ -137,14 +137,16 @@ function parsePosition(position) {
   const [id, roller = "opening", dice = "-"] = position.trim().split(/\s+/);
   const opening = roller === "opening";
   return {
-    counts: decodePositionId(id),
+    // The ID holds the opponent's checkers first (as GNU Backgammon writes it).
+    counts: decodePositionId(id).reverse(),
     onRoll: opening ? null : Number(roller),
     dice: opening || dice === "-" ? null : dice.split("-").map(Number),
   };
 }
 
 // The Position ID is 80 bits in base64, least significant bit of each byte
-// first: for each player (the one on roll first) and each of its points 1-24
+// first: for each player (the one NOT on roll first, as GNU Backgammon 1.07
+// writes and reads it) and each of its points 1-24
 // and then the bar, as many 1 bits as checkers followed by a 0.
 function decodePositionId(id) {
   const bytes = [];
