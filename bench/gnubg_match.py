@@ -208,20 +208,22 @@ _WORKER: dict[str, Any] = {}
 
 
 def _start_worker(
-    binary: str, plies: int, eval_name: str, movetime_ms: int, directory: str
+    binary: str, plies: int, eval_name: str, movetime_ms: int, directory: str, depth: int | None
 ) -> None:
     game: Backgammon = HandBackgammon() if eval_name == "hand" else Backgammon()
     _WORKER["gnubg"] = GnubgPlayer(binary, plies, directory)
     _WORKER["game"] = game
     _WORKER["searcher"] = ExpectimaxSearcher(game, 1 << 16)
     _WORKER["movetime"] = movetime_ms
+    _WORKER["depth"] = depth
 
 
 def play_game(pair_seed: int, engine_side: int) -> GameRecord:
     game: Backgammon = _WORKER["game"]
     searcher: ExpectimaxSearcher = _WORKER["searcher"]
     gnubg: GnubgPlayer = _WORKER["gnubg"]
-    limits = Limits(movetime_ms=_WORKER["movetime"])
+    depth = _WORKER["depth"]
+    limits = Limits(depth=depth) if depth else Limits(movetime_ms=_WORKER["movetime"])
     dice = random.Random(pair_seed)
     record = GameRecord(engine_side, False, 0)
     state = game.initial_state()
@@ -312,6 +314,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=500, help="games (even: pairs)")
     parser.add_argument("--movetime", type=int, default=100, help="our ms per move")
+    parser.add_argument(
+        "--depth", type=int, help="search to this depth instead (1: the best afterstate, 0-ply)"
+    )
     parser.add_argument("--parallel", type=int, default=2, help="worker processes, one gnubg each")
     parser.add_argument("--seed", type=int, default=1, help="dice seed")
     parser.add_argument(
@@ -331,9 +336,10 @@ def main(argv: list[str] | None = None) -> int:
         ["python -m bench.gnubg_match", *(argv if argv is not None else sys.argv[1:])]
     )
     game_class = "HandBackgammon" if args.eval == "hand" else "Backgammon"
+    budget = f"depth {args.depth}" if args.depth else f"{args.movetime} ms a move"
     print(f"# {command}")
     print(
-        f"# our engine ({engine.ENGINE_BUILD} build, {game_class}, {args.movetime} ms a move) "
+        f"# our engine ({engine.ENGINE_BUILD} build, {game_class}, {budget}) "
         f"vs {gnubg_version(binary)} at {args.gnubg_plies}-ply, cubeless; {pairs * 2} games, "
         f"seed {args.seed}, {args.parallel} workers"
     )
@@ -350,7 +356,7 @@ def main(argv: list[str] | None = None) -> int:
         context.Pool(
             args.parallel,
             initializer=_start_worker,
-            initargs=(binary, args.gnubg_plies, args.eval, args.movetime, directory),
+            initargs=(binary, args.gnubg_plies, args.eval, args.movetime, directory, args.depth),
         ) as pool,
     ):
         for done, (_, pair_records) in enumerate(pool.imap_unordered(play_pair, tasks), 1):
