@@ -477,12 +477,15 @@ def main(argv: list[str] | None = None) -> int:
     if not resumed:
         raise SystemExit(f"no checkpoint in {args.run}: train first")
     if args.action == "export":
+        options = (
+            f"--run {args.run} --games {run.settings.games} --hidden {run.settings.hidden} "
+            f"--lam {run.settings.lam} --lr {run.settings.lr} --lr-final {run.settings.lr_final} "
+            f"--seed {run.settings.seed} --check-every {run.settings.check_every} "
+            f"--check-games {run.settings.check_games}"
+        )
         command = (
-            f"python -m training.backgammon_td train --run RUN --games {run.settings.games} "
-            f"--hidden {run.settings.hidden} --lam {run.settings.lam} --lr {run.settings.lr} "
-            f"--lr-final {run.settings.lr_final} --seed {run.settings.seed} "
-            f"--check-every {run.settings.check_every} --check-games {run.settings.check_games}"
-            " && python -m training.backgammon_td export --run RUN (same options)"
+            f"python -m training.backgammon_td train {options} && "
+            f"python -m training.backgammon_td export {options}"
         )
         export(run, args.to, command)
         print(f"wrote {args.to}: the best network, {run.best_games:,} games", file=sys.stderr)
