@@ -226,25 +226,25 @@ def _versus_init(limits: Limits) -> None:
 
 def _versus_game(seed: int, learned_side: int) -> tuple[int, list[int], list[int]]:
     """One game: (points for the learned side, its depths, the hand side's depths)."""
-    referee = _VERSUS["learned"][0]
-    dice = random.Random(seed)
-    state = referee.initial_state()
     depths: dict[str, list[int]] = {"learned": [], "hand": []}
-    while (outcome := referee.outcome(state)) is None:
-        if referee.to_move(state) == CHANCE:
-            outcomes = referee.chance_outcomes(state)
-            assert outcomes is not None
-            rolls, weights = zip(*outcomes, strict=True)
-            state = referee.play(state, dice.choices(rolls, weights)[0])
-            continue
-        side = "learned" if state.turn == learned_side else "hand"
+
+    def player(side: str) -> Player:
         _, searcher = _VERSUS[side]
-        result = searcher.think(state, _VERSUS_LIMITS[0])
-        if len(referee.legal_moves(state)) > 1:
-            depths[side].append(result.depth)
-        state = referee.play(state, result.move_value)
-    assert outcome.winner is not None
-    points = outcome.points if outcome.winner == learned_side else -outcome.points
+
+        def choose(game: Backgammon, state: BgState, rng: random.Random) -> Action:
+            result = searcher.think(state, _VERSUS_LIMITS[0])
+            if len(game.legal_moves(state)) > 1:
+                depths[side].append(result.depth)
+            move: Action = result.move_value
+            return move
+
+        return choose
+
+    players = (player("learned"), player("hand"))
+    if learned_side == 1:
+        players = players[::-1]
+    winner, won = play_game(_VERSUS["learned"][0], players, seed)
+    points = won if winner == learned_side else -won
     return points, depths["learned"], depths["hand"]
 
 

@@ -37,7 +37,6 @@ import multiprocessing
 import os
 import random
 import select
-import shutil
 import statistics
 import subprocess
 import sys
@@ -47,6 +46,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import engine
+from bench.programs import find_program
 from engine.game import CHANCE
 from engine.games.backgammon import (
     OPENING_ROLLS,
@@ -59,7 +59,6 @@ from engine.games.backgammon import (
 from engine.search.expectimax import ExpectimaxSearcher
 from engine.search.limits import Limits
 
-GNUBG_DIRS = ("/usr/games",)
 #: Seconds to wait for gnubg's answer (0-ply takes milliseconds).
 ANSWER_TIMEOUT = 120.0
 
@@ -109,14 +108,7 @@ for line in requests:
 
 
 def gnubg_path() -> str | None:
-    found = shutil.which("gnubg")
-    if found:
-        return found
-    for directory in GNUBG_DIRS:
-        candidate = os.path.join(directory, "gnubg")
-        if os.access(candidate, os.X_OK):
-            return candidate
-    return None
+    return find_program("gnubg")
 
 
 class GnubgPlayer:

@@ -19,26 +19,17 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import sys
 import time
 
 from bench.mcts_bench import wilson
+from bench.programs import find_program
 from clients.gtp.controller import GtpProcess
 from clients.gtp.match import play_game
 
-GNUGO_DIRS = ("/usr/games",)
-
 
 def gnugo_path() -> str | None:
-    found = shutil.which("gnugo")
-    if found:
-        return found
-    for directory in GNUGO_DIRS:
-        candidate = os.path.join(directory, "gnugo")
-        if os.access(candidate, os.X_OK):
-            return candidate
-    return None
+    return find_program("gnugo")
 
 
 def main(argv: list[str] | None = None) -> int:

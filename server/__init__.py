@@ -14,4 +14,4 @@ Start it with ``arena serve`` or ``python -m server``.
 """
 
 SERVER_NAME = "alphabeta-arena"
-SERVER_VERSION = "0.4.0"
+SERVER_VERSION = "0.5.0"

@@ -16,13 +16,13 @@ from __future__ import annotations
 import json
 import os
 import random
-import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from bench.programs import find_program
 from engine.errors import BadPositionError
 from engine.game import CHANCE
 from engine.games.backgammon import Backgammon, BgState
@@ -32,7 +32,7 @@ RECORDER = Path(__file__).with_name("gnubg_record.py")
 
 
 def _gnubg() -> str | None:
-    return shutil.which("gnubg") or shutil.which("gnubg", path="/usr/games")
+    return find_program("gnubg")
 
 
 pytestmark = pytest.mark.skipif(
