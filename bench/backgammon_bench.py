@@ -65,6 +65,12 @@ class CountingBackgammon(Backgammon):
         self.created += 1
         return super().play(state, move)
 
+    def successors(self, state: BgState) -> list[tuple[Action, BgState]]:
+        children = super().successors(state)
+        if state.dice is not None:  # made from the plays, not by play()
+            self.created += len(children)
+        return children
+
 
 def fixed_positions(game: Backgammon) -> dict[str, BgState]:
     positions = {name: game.parse_position(text) for name, text in POSITIONS.items()}

@@ -30,6 +30,14 @@ Pruning:
   before any outcome is searched in full. Probes are cheap at the frontier
   (one evaluation after a move generation that the full search reuses).
 
+The frontier: a decision node one move from the horizon has only leaves
+below it, and a chance node there only such decision nodes. Both are
+searched in full and exactly, their leaves handed to the game's
+:meth:`~engine.game.Game.evaluate_many` in one batch (for backgammon's
+network, one matrix product for the plays of all 21 rolls). Windows would
+spare few of those evaluations: the value bound that Star1/Star2 reason
+with is far wider than the values met in play.
+
 Values are ints on the evaluation's scale: a finished game scores its
 points times the game's ``utility_scale`` (never the ``WIN - ply`` of the
 deterministic search: an average needs a linear utility), and a chance
