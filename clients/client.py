@@ -413,6 +413,9 @@ class GameState:
     outcomes: tuple[tuple[str, float], ...] = ()
     #: The seed of the server's dice for this game (games of chance only).
     seed: int | None = None
+    #: GNU Backgammon's ``PositionID:MatchID`` (backgammon only; ``None`` at the opening roll
+    #: and in other games).
+    gnubg_id: str | None = None
 
     @property
     def is_over(self) -> bool:
@@ -456,6 +459,7 @@ class GameState:
         raw_options = message.get("options")
         options = {} if raw_options is None else dict(_map(raw_options, "options"))
         seed = message.get("seed")
+        gnubg_id = message.get("gnubg_id")
         return cls(
             game=_text(_required(message, "game", "state"), "game"),
             options=options,
@@ -466,6 +470,7 @@ class GameState:
             result=result,
             outcomes=tuple(outcomes),
             seed=None if seed is None else _whole(seed, "seed"),
+            gnubg_id=None if gnubg_id is None else _text(gnubg_id, "gnubg_id"),
         )
 
 

@@ -236,6 +236,8 @@ class Session:
             view = _go_view(view, state, self.position)
         board = render(state.game, state.position, state.options, view)
         self.say(board)
+        if state.gnubg_id is not None:
+            self.say(f"gnubg ID: {state.gnubg_id}")
         if last is not None:
             shown = notation.line(state.history[:-1], [last])[0] if self.game == "chess" else last
             self.say(f"last move: {shown}")

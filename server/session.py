@@ -377,6 +377,9 @@ class Session:
         }
         if self.history_san is not None:
             message["history_san"] = list(self.history_san)
+        gnubg_id = _gnubg_id_of(game)
+        if gnubg_id is not None:
+            message["gnubg_id"] = gnubg_id(state)
         outcomes = game.chance_outcomes(state) if outcome is None else None
         if outcomes is not None:
             message["to_move"] = "chance"
@@ -395,6 +398,12 @@ def _san_of(game: Game[Any, Any]) -> Callable[[Any, Any], str] | None:
     """The game's SAN formatter (chess), or ``None`` for a game without SAN."""
     format_san = getattr(game, "format_san", None)
     return format_san if callable(format_san) else None
+
+
+def _gnubg_id_of(game: Game[Any, Any]) -> Callable[[Any], str | None] | None:
+    """The game's GNU Backgammon ID writer (backgammon), or ``None`` for other games."""
+    gnubg_id = getattr(game, "gnubg_id", None)
+    return gnubg_id if callable(gnubg_id) else None
 
 
 def _play_canonical(

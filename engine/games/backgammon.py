@@ -54,6 +54,9 @@ player on roll and the dice (none: still to be rolled); its cube, Crawford
 flag, match length and score are ignored (this is a cubeless single game),
 and a Match ID that is not at a checker play (no game, the game over or
 resigned, a double offered, a resignation pending) is refused.
+:meth:`Backgammon.gnubg_id` writes the full ID as gnubg 1.07 does for the
+same state of a cubeless money game (``4HPwATDgc/ABMA:cAkFAAAAAAAE``), or
+``None`` at the opening roll.
 
 Evaluation: an estimate of the expected points of the player on roll times
 :data:`POINT`, by a network trained by self-play (see :meth:`Backgammon.evaluate`
@@ -363,6 +366,45 @@ class Backgammon(Game[BgState, Action]):
             return f"{position_id} opening"
         dice = "-" if state.dice is None else f"{state.dice[0]}-{state.dice[1]}"
         return f"{position_id} {state.turn} {dice}"
+
+    def gnubg_id(self, state: BgState) -> str | None:
+        """GNU Backgammon's full ID ``PositionID:MatchID`` of ``state``, as gnubg 1.07 writes it.
+
+        A cubeless money game (``set cube use off``): cube 1 centred, no
+        Crawford game, no Jacoby rule, match length 0; the player on roll is
+        both gnubg's player on roll and the player to decide, the dice
+        ``0 0`` until they are rolled. While the game is being played the
+        score is 0-0 and the game state 1. A finished game is what gnubg
+        shows after the last checker is borne off in the first game of a
+        session: game state 2, the loser on roll, no dice, and the score
+        the winner's points (1, 2 or 3) to 0 (gnubg cannot ``set gnubgid``
+        such an ID back: it sets no board without a game in progress).
+        ``None`` for the opening roll, which gnubg rolls itself in ``new
+        game`` (it has no position before it).
+        """
+        if state.opening:
+            return None
+        score = (0, 0)
+        game_state = 1
+        outcome = self.outcome(state)
+        if outcome is not None:
+            game_state = 2
+            score = (outcome.points, 0) if outcome.winner == 0 else (0, outcome.points)
+        fields = MatchId(
+            cube=1,
+            cube_owner=3,
+            on_roll=state.turn,
+            crawford=False,
+            game_state=game_state,
+            turn=state.turn,
+            double_offered=False,
+            resignation=0,
+            dice=(0, 0) if state.dice is None else state.dice,
+            match_length=0,
+            score=score,
+            jacoby=False,
+        )
+        return f"{encode_position_id(state.me, state.opp)}:{encode_match_id(fields)}"
 
     def parse_position(self, text: str) -> BgState:
         usage = (
@@ -887,6 +929,9 @@ class MatchId(NamedTuple):
     dice: tuple[int, int]  # (0, 0) when not rolled yet
     match_length: int  # 0 for money play
     score: tuple[int, int]
+    #: The Jacoby rule in effect (bit 66 clear). GNU Backgammon 1.07 sets the
+    #: bit when it is not: with ``set jacoby off``, and with ``set cube use off``.
+    jacoby: bool = True
 
 
 def _bit_field(bits: list[int], start: int, width: int) -> int:
@@ -904,7 +949,8 @@ def decode_match_id(text: str) -> MatchId:
     4-5 its owner (3 centred), 6 the player on roll, 7 Crawford, 8-10 the
     game state, 11 the player to decide, 12 a double offered, 13-14 a
     resignation offered, 15-17 and 18-20 the dice, 21-35 the match length,
-    36-50 and 51-65 the two players' scores.
+    36-50 and 51-65 the two players' scores, 66 set when the Jacoby rule is
+    *not* in effect. :func:`encode_match_id` is the inverse.
     """
     if not re.fullmatch(r"[A-Za-z0-9+/]{12}", text):
         raise BadPositionError(f"{text!r} is not a Match ID (12 Base64 characters)")
@@ -922,7 +968,47 @@ def decode_match_id(text: str) -> MatchId:
         dice=(_bit_field(bits, 15, 3), _bit_field(bits, 18, 3)),
         match_length=_bit_field(bits, 21, 15),
         score=(_bit_field(bits, 36, 15), _bit_field(bits, 51, 15)),
+        jacoby=not bits[66],
     )
+
+
+def _set_field(bits: list[int], start: int, width: int, value: int, name: str) -> None:
+    if not 0 <= value < 1 << width:
+        raise ValueError(f"Match ID field {name} = {value} does not fit in {width} bits")
+    for offset in range(width):
+        bits[start + offset] = (value >> offset) & 1
+
+
+def encode_match_id(fields: MatchId) -> str:
+    """The GNU Backgammon Match ID of ``fields``: the inverse of :func:`decode_match_id`.
+
+    The dice are written as given (GNU Backgammon writes the higher die
+    first); the cube must be a power of two. Raises ValueError for a value
+    that does not fit its field.
+    """
+    cube = fields.cube
+    if cube < 1 or cube & (cube - 1):
+        raise ValueError(f"the cube must be a power of two, got {cube}")
+    bits = [0] * 72
+    _set_field(bits, 0, 4, cube.bit_length() - 1, "cube")
+    _set_field(bits, 4, 2, fields.cube_owner, "cube_owner")
+    _set_field(bits, 6, 1, fields.on_roll, "on_roll")
+    _set_field(bits, 7, 1, int(fields.crawford), "crawford")
+    _set_field(bits, 8, 3, fields.game_state, "game_state")
+    _set_field(bits, 11, 1, fields.turn, "turn")
+    _set_field(bits, 12, 1, int(fields.double_offered), "double_offered")
+    _set_field(bits, 13, 2, fields.resignation, "resignation")
+    _set_field(bits, 15, 3, fields.dice[0], "dice")
+    _set_field(bits, 18, 3, fields.dice[1], "dice")
+    _set_field(bits, 21, 15, fields.match_length, "match_length")
+    _set_field(bits, 36, 15, fields.score[0], "score")
+    _set_field(bits, 51, 15, fields.score[1], "score")
+    _set_field(bits, 66, 1, int(not fields.jacoby), "jacoby")
+    key = bytearray(9)
+    for index, bit in enumerate(bits):
+        if bit:
+            key[index >> 3] |= 1 << (index & 7)
+    return base64.b64encode(bytes(key)).decode("ascii")
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)

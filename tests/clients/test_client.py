@@ -152,6 +152,7 @@ async def test_errors_are_typed_with_codes(url: str) -> None:
             await engine.think(movetime_ms=0)
         await engine.stop()  # nothing running: ignored
         assert (await engine.move("1")).position == "1"
+        assert (await engine.move("2")).gnubg_id is None  # backgammon only
 
 
 @LIVE
@@ -159,9 +160,12 @@ async def test_games_of_chance(url: str) -> None:
     async with connect(url) as engine:
         state = await engine.new_game("backgammon", seed=7)
         assert state.is_chance and state.seed == 7
+        assert state.gnubg_id is None  # the opening roll
         assert abs(sum(p for _, p in state.outcomes) - 1.0) < 1e-9
         first = await engine.roll()
         assert not first.is_chance and isinstance(first.to_move, int)
+        assert first.gnubg_id is not None
+        assert first.gnubg_id.split(":")[0] == first.position.split()[0]
         best = await engine.think(depth=1)
         assert best.move in first.legal_moves
         after = await engine.move(best.move)
@@ -566,3 +570,21 @@ async def test_an_analysis_whose_stop_is_never_answered_times_out(
 async def _until(condition: Callable[[], bool]) -> None:
     while not condition():
         await asyncio.sleep(0.01)
+
+
+def test_state_gnubg_id_is_optional_and_a_string() -> None:
+    message: dict[str, Any] = {
+        "type": "state",
+        "game": "backgammon",
+        "position": "4HPwATDgc/ABMA 1 2-1",
+        "to_move": 1,
+        "legal_moves": ["13/11 6/5"],
+        "history": ["1-2"],
+        "result": None,
+    }
+    assert GameState.from_message(message).gnubg_id is None
+    message["gnubg_id"] = "4HPwATDgc/ABMA:cAkFAAAAAAAE"
+    assert GameState.from_message(message).gnubg_id == "4HPwATDgc/ABMA:cAkFAAAAAAAE"
+    message["gnubg_id"] = 5
+    with pytest.raises(ProtocolViolationError, match="gnubg_id"):
+        GameState.from_message(message)

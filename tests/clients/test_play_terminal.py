@@ -66,6 +66,7 @@ async def test_chess_commands_hints_and_san(url: str) -> None:
     assert " 1  R  N  B  K  Q  B  N  R" in after_undo  # flipped
     assert text.rstrip().endswith("bye")
     assert "\x1b[" not in text  # not a terminal: no colours
+    assert "gnubg ID" not in text  # backgammon only
 
 
 @pytest.mark.asyncio(loop_scope="module")
@@ -84,6 +85,10 @@ async def test_backgammon_undo_returns_to_the_same_roll(url: str) -> None:
     assert status == 0 and "undone" in text
     assert "opening roll: X (player 0) throws" in text and "X player 0" in text
     assert " BAR " in text and "pips " in text
+    # Under the board, after the opening roll (gnubg has no position before it).
+    ids = re.findall(r"^gnubg ID: (\S+)$", text, re.MULTILINE)
+    assert ids and all(re.fullmatch(r"[A-Za-z0-9+/]{14}:[A-Za-z0-9+/]{12}", i) for i in ids)
+    assert text.index("gnubg ID: ") > text.index("pips ")
     assert len(prompts) == 3
     assert prompts[2] == prompts[0]  # the same dice and choices as before
 

@@ -79,3 +79,26 @@ def test_an_illegal_move_leaves_both_histories_unchanged() -> None:
     reply = session.state_message()
     assert reply["history"] == ["e2e4"]
     assert reply["history_san"] == ["e4"]
+
+
+def test_backgammon_states_carry_gnubg_ids() -> None:
+    # The opening roll has no GNU Backgammon ID: gnubg rolls it itself.
+    opening = state_after("backgammon", [])
+    assert "gnubg_id" in opening and opening["gnubg_id"] is None
+    # Player 1 opens with 2-1 (gnubg 1.07's own ID for it, cube use off).
+    reply = state_after("backgammon", ["1-2"])
+    assert reply["gnubg_id"] == "4HPwATDgc/ABMA:cAkFAAAAAAAE"
+    assert reply["position"] == "4HPwATDgc/ABMA 1 2-1"
+    reply = state_from_new_game("backgammon", ["1-2", "13/11 6/5"])
+    assert reply["to_move"] == "chance"
+    assert reply["gnubg_id"].split(":")[0] == reply["position"].split()[0]
+    # A gnubg ID sent as the position comes back as gnubg writes it.
+    reply = state_after("backgammon", [], "4PPgASTgc+QBKA:cAkPAAAAAAAA")
+    assert reply["position"] == "4PPgASTgc+QBKA 1 6-3"
+    assert reply["gnubg_id"] == "4PPgASTgc+QBKA:cAkPAAAAAAAE"
+
+
+@pytest.mark.parametrize(("game", "moves"), [("chess", ["e4"]), ("connect4", ["4"])])
+def test_gnubg_ids_are_only_in_backgammon(game: str, moves: list[str]) -> None:
+    assert "gnubg_id" not in state_after(game, moves)
+    assert "gnubg_id" not in state_after(game, [])

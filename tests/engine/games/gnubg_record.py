@@ -8,7 +8,12 @@ as one JSON line per game to the file named by ``GNUBG_RECORD_OUT``:
 ID, the player on roll, the dice, the board) at every decision and between
 every move and the next roll, and ``{"kind": "move", "move": ...}`` with the
 move string gnubg plays (``""`` when it cannot move; gnubg then passes as it
-rolls, without showing the dice: ``"rolled": false``).
+rolls, without showing the dice: ``"rolled": false``). The games are one
+session: each game's score starts from the points of the games before it.
+With ``GNUBG_RECORD_SET`` (a file of JSON requests, one a line), a last line
+holds a snapshot after each request: ``{"gnubgid": ...}`` is set by ``set
+gnubgid``, else ``{"positionid", "turn", "dice"}`` by ``set turn``, ``set
+board`` and ``set dice``.
 """
 
 import json
@@ -81,9 +86,12 @@ with open(os.environ["GNUBG_RECORD_OUT"], "w") as out:
         with open(requests) as lines:
             wanted = [json.loads(line) for line in lines]
         for request in wanted:
-            gnubg.command(f"set turn {request['turn']}")
-            gnubg.command(f"set board {request['positionid']}")
-            if request["dice"]:
-                gnubg.command("set dice {} {}".format(*request["dice"]))
+            if "gnubgid" in request:
+                gnubg.command(f"set gnubgid {request['gnubgid']}")
+            else:
+                gnubg.command(f"set turn {request['turn']}")
+                gnubg.command(f"set board {request['positionid']}")
+                if request["dice"]:
+                    gnubg.command("set dice {} {}".format(*request["dice"]))
             results.append(snapshot())
         out.write(json.dumps(results) + "\n")

@@ -20,6 +20,7 @@ from engine.games.backgammon import (
     MatchId,
     decode_match_id,
     decode_position_id,
+    encode_match_id,
     encode_position_id,
 )
 from engine.registry import create_game
@@ -153,6 +154,143 @@ def test_match_ids_decode_as_gnubg_writes_them() -> None:
     assert decode_match_id("QSH3ADAAEAAE").resignation == 1
     # The game is over (gnubg's state after the last checker is borne off).
     assert decode_match_id("cAoAABAAAAAE").game_state == 2
+
+
+#: Real gnubg 1.07 Match IDs: money games with and without the cube and the
+#: Jacoby rule, a 7-point match, a double and a resignation offered, game over.
+GNUBG_MATCH_IDS = [
+    "cAkFAAAAAAAA",
+    "cAkFAAAAAAAE",
+    "cAkPAAAAAAAE",
+    "MAEAAAAAAAAE",
+    "QQn3ADAAEAAE",
+    "cBHgADAAEAAE",
+    "QSH3ADAAEAAE",
+    "cAoAABAAAAAE",
+    "MAIAABAACAAE",
+    "MQHmADAAEAAE",
+]
+
+
+@pytest.mark.parametrize("text", GNUBG_MATCH_IDS)
+def test_match_ids_encode_back_to_what_gnubg_wrote(text: str) -> None:
+    assert encode_match_id(decode_match_id(text)) == text
+
+
+def test_match_id_bit_66_is_the_jacoby_rule_not_in_effect() -> None:
+    # gnubg 1.07 at the same 2-1 start: cube and Jacoby on, then cube use off.
+    assert decode_match_id("cAkFAAAAAAAA").jacoby
+    assert not decode_match_id("cAkFAAAAAAAE").jacoby
+    assert decode_match_id("cAkFAAAAAAAE") == decode_match_id("cAkFAAAAAAAA")._replace(jacoby=False)
+
+
+def test_match_ids_round_trip_every_field() -> None:
+    rng = random.Random(7)
+    for _ in range(500):
+        fields = MatchId(
+            cube=1 << rng.randrange(16),
+            cube_owner=rng.randrange(4),
+            on_roll=rng.randrange(2),
+            crawford=rng.random() < 0.5,
+            game_state=rng.randrange(8),
+            turn=rng.randrange(2),
+            double_offered=rng.random() < 0.5,
+            resignation=rng.randrange(4),
+            dice=(rng.randrange(8), rng.randrange(8)),
+            match_length=rng.randrange(1 << 15),
+            score=(rng.randrange(1 << 15), rng.randrange(1 << 15)),
+            jacoby=rng.random() < 0.5,
+        )
+        text = encode_match_id(fields)
+        assert re.fullmatch(r"[A-Za-z0-9+/]{12}", text)
+        assert decode_match_id(text) == fields
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"cube": 3}, "power of two"),
+        ({"cube": 0}, "power of two"),
+        ({"cube": 1 << 16}, "cube"),
+        ({"cube_owner": 4}, "cube_owner"),
+        ({"game_state": 8}, "game_state"),
+        ({"dice": (8, 1)}, "dice"),
+        ({"dice": (-1, 1)}, "dice"),
+        ({"match_length": 1 << 15}, "match_length"),
+        ({"score": (0, 1 << 15)}, "score"),
+    ],
+)
+def test_match_id_fields_out_of_range_are_refused(change: dict[str, Any], message: str) -> None:
+    fields = decode_match_id("cAkFAAAAAAAE")._replace(**change)
+    with pytest.raises(ValueError, match=message):
+        encode_match_id(fields)
+
+
+def test_gnubg_id_is_what_gnubg_writes_for_a_cubeless_money_game() -> None:
+    state = GAME.initial_state()
+    assert GAME.gnubg_id(state) is None  # gnubg rolls the opening itself
+    # gnubg 1.07 (set cube use off), seed 1: player 1 opens with 2-1.
+    state = GAME.play_text(state, "1-2")
+    assert GAME.gnubg_id(state) == "4HPwATDgc/ABMA:cAkFAAAAAAAE"
+    assert GAME.parse_position("4HPwATDgc/ABMA:cAkFAAAAAAAE") == state
+    moved = GAME.play_text(state, "13/11 6/5")
+    gnubg_id = GAME.gnubg_id(moved)
+    assert gnubg_id is not None
+    position_id, _, match_id = gnubg_id.partition(":")
+    assert position_id == GAME.format_position(moved).split()[0]
+    assert decode_match_id(match_id) == MatchId(
+        cube=1,
+        cube_owner=3,
+        on_roll=0,
+        crawford=False,
+        game_state=1,
+        turn=0,
+        double_offered=False,
+        resignation=0,
+        dice=(0, 0),
+        match_length=0,
+        score=(0, 0),
+        jacoby=False,
+    )
+    assert GAME.parse_position(gnubg_id) == moved
+    rolled = GAME.play_text(moved, "3-6")
+    rolled_fields = decode_match_id(match_id)._replace(dice=(6, 3))
+    assert GAME.gnubg_id(rolled) == f"{position_id}:{encode_match_id(rolled_fields)}"
+
+
+def test_gnubg_id_of_a_finished_game_is_gnubgs_game_over_id() -> None:
+    # gnubg 1.07 after player 0 bore off the last checker of a single game,
+    # the first game of its session: the loser on roll, the winner's point scored.
+    state = GAME.parse_position("AAAAaAAAAAAAAA 1 -")
+    outcome = GAME.outcome(state)
+    assert outcome is not None and (outcome.winner, outcome.points) == (0, 1)
+    assert GAME.gnubg_id(state) == "AAAAaAAAAAAAAA:cAoAABAAAAAE"
+    # Player 1 bore off while all of player 0's checkers are still in its home board.
+    backgammon = BgState(board({24: 15}), board({}), 0, None)
+    gnubg_id = GAME.gnubg_id(backgammon)
+    assert gnubg_id is not None
+    fields = decode_match_id(gnubg_id.partition(":")[2])
+    assert (fields.game_state, fields.on_roll, fields.turn, fields.score) == (2, 0, 0, (0, 3))
+    with pytest.raises(BadPositionError, match="game is over"):
+        GAME.parse_position(gnubg_id)
+
+
+def test_gnubg_ids_read_back_as_the_same_state() -> None:
+    rng = random.Random(3)
+    state = GAME.initial_state()
+    checked = 0
+    while checked < 300:
+        if GAME.outcome(state) is not None:
+            state = GAME.initial_state()
+            continue
+        gnubg_id = GAME.gnubg_id(state)
+        if state.opening:
+            assert gnubg_id is None
+        else:
+            assert gnubg_id is not None
+            assert GAME.parse_position(gnubg_id) == state
+            checked += 1
+        state = GAME.play(state, rng.choice(GAME.legal_moves(state)))
 
 
 def test_gnubg_ids_ignore_the_cube_and_the_score() -> None:

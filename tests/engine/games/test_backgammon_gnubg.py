@@ -6,9 +6,14 @@ itself (``gnubg_record.py``, run inside gnubg). Our engine replays them:
 every gnubg move must be legal here, our position text must carry gnubg's
 Position ID at every decision and between every move and the next roll,
 and gnubg's ID with the player on roll and the dice, and its full
-``PositionID:MatchID``, must parse to our state. The reverse: gnubg's
-``set board`` of IDs our engine wrote (for random positions of ours) gives
-the same boards.
+``PositionID:MatchID``, must parse to our state, and our
+:meth:`~engine.games.backgammon.Backgammon.gnubg_id` must be gnubg's own
+``gnubgid()`` (the recorder plays cubeless, ``set cube use off``), but for
+the score: the recorded games are one gnubg session, so gnubg's score
+counts the games before (ours is each game's alone). The reverse: gnubg's
+``set board`` of IDs our engine wrote (for random positions of ours), and
+its ``set gnubgid`` of our full IDs, give the same boards, player on roll
+and dice.
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ import pytest
 from bench.programs import find_program
 from engine.errors import BadPositionError
 from engine.game import CHANCE
-from engine.games.backgammon import Backgammon, BgState
+from engine.games.backgammon import Backgammon, BgState, decode_match_id, encode_match_id
 
 GAME = Backgammon()
 RECORDER = Path(__file__).with_name("gnubg_record.py")
@@ -73,7 +78,7 @@ def dice_text(dice: list[int]) -> str:
     return "-" if dice[0] == 0 else f"{dice[0]}-{dice[1]}"
 
 
-def check_snapshot(state: BgState, snap: dict[str, Any]) -> None:
+def check_snapshot(state: BgState, snap: dict[str, Any], start_score: tuple[int, int]) -> None:
     where = f"gnubg {snap['gnubgid']} turn {snap['turn']} dice {snap['dice']}"
     ours = GAME.format_position(state)
     position_id, turn, dice = ours.split()
@@ -84,6 +89,14 @@ def check_snapshot(state: BgState, snap: dict[str, Any]) -> None:
     assert [list(state.opp), list(state.me)] == snap["board"], where
     text = f"{snap['positionid']} {snap['turn']} {dice_text(snap['dice'])}"
     assert GAME.parse_position(text) == state, where
+    # Our gnubg ID is gnubg's own, the session's earlier games taken off its score.
+    gnubg_position_id, _, gnubg_match_id = snap["gnubgid"].partition(":")
+    fields = decode_match_id(gnubg_match_id)
+    score = (fields.score[0] - start_score[0], fields.score[1] - start_score[1])
+    expected = f"{gnubg_position_id}:{encode_match_id(fields._replace(score=score))}"
+    assert GAME.gnubg_id(state) == expected, f"{GAME.gnubg_id(state)} vs {where}"
+    if start_score == (0, 0):
+        assert GAME.gnubg_id(state) == snap["gnubgid"], where
     if snap["gamestate"] == 1:
         assert GAME.parse_position(snap["gnubgid"]) == state, where
     else:
@@ -99,6 +112,7 @@ def replay(events: list[dict[str, Any]]) -> tuple[int, int]:
     # The opening roll is (player 0's die, player 1's): the higher die moves first.
     state = GAME.play(state, (high, low) if first["turn"] == 0 else (low, high))
     moves = snapshots = 0
+    start_score = decode_match_id(first["matchid"]).score
     for event in events:
         if event["kind"] == "move":
             if event.get("rolled") is False:
@@ -119,7 +133,7 @@ def replay(events: list[dict[str, Any]]) -> tuple[int, int]:
         if GAME.to_move(state) == CHANCE and event["dice"][0] != 0:
             dice = sorted(event["dice"], reverse=True)
             state = GAME.play(state, (dice[0], dice[1]))
-        check_snapshot(state, event)
+        check_snapshot(state, event, start_score)
         snapshots += 1
     assert GAME.outcome(state) is not None
     return moves, snapshots
@@ -128,6 +142,9 @@ def replay(events: list[dict[str, Any]]) -> tuple[int, int]:
 def test_gnubg_games_replay_with_the_same_position_ids(tmp_path: Path) -> None:
     games = run_gnubg(tmp_path, 6)
     totals = [replay(events) for events in games]
+    # Game 1 starts the session at 0-0: there our gnubg IDs are gnubg's exactly.
+    assert decode_match_id(games[0][0]["matchid"]).score == (0, 0)
+    assert decode_match_id(games[-1][0]["matchid"]).score != (0, 0)
     assert sum(moves for moves, _ in totals) > 300
     assert sum(snapshots for _, snapshots in totals) > 600
 
@@ -162,3 +179,17 @@ def test_gnubg_reads_the_position_ids_we_write(tmp_path: Path) -> None:
         assert snap["dice"] == list(state.dice or (0, 0)), where
         if state.dice is not None:
             assert GAME.parse_position(snap["gnubgid"]) == state, where
+
+
+def test_gnubg_sets_the_gnubg_ids_we_write(tmp_path: Path) -> None:
+    states = our_states(300, seed=6)
+    requests = [{"gnubgid": GAME.gnubg_id(state)} for state in states]
+    assert all(request["gnubgid"] for request in requests)
+    (results,) = run_gnubg(tmp_path, 0, requests)
+    for state, request, snap in zip(states, requests, results, strict=True):
+        where = f"{GAME.format_position(state)} = {request['gnubgid']}"
+        assert snap["board"] == [list(state.opp), list(state.me)], where
+        assert snap["turn"] == state.turn, where
+        assert snap["dice"] == list(state.dice or (0, 0)), where
+        assert snap["gamestate"] == 1, where
+        assert snap["gnubgid"] == request["gnubgid"], where
