@@ -340,6 +340,21 @@ def test_backgammon_rolls_moves_and_takes_back(page: Page, gui_server: ServerThr
     page.locator(".bg-moves button").first.wait_for()
 
 
+def test_backgammon_shows_gnubg_s_own_id_beside_the_position(
+    page: Page, gui_server: ServerThread
+) -> None:
+    open_game(page, gui_server.port, "backgammon")
+    page.locator(".bg-moves button").first.wait_for()  # rolled: a checker play
+    expect(page.locator("#gnubg-id")).to_be_visible()
+    text = page.locator("#gnubg-id-text").text_content() or ""
+    position_id, match_id = text.split(":")
+    # The same Position ID as the position box; the Match ID carries turn and dice.
+    assert page.input_value("#position").split()[0] == position_id
+    assert len(match_id) == 12
+    open_game(page, gui_server.port, "connect4", side="both")
+    expect(page.locator("#gnubg-id")).to_be_hidden()
+
+
 def test_analyse_shows_a_proven_win_without_playing(page: Page, gui_server: ServerThread) -> None:
     open_game(page, gui_server.port, "nim", side="both")
     page.click("#analyse")

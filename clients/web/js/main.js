@@ -550,6 +550,9 @@ function render() {
   $("board").classList.toggle("interactive", view.interactive);
   $("pass").hidden = !(view.interactive && state.legal_moves.includes("pass"));
   if (document.activeElement !== $("position")) $("position").value = state.position;
+  // Backgammon: gnubg's own PositionID:MatchID, to paste into gnubg's `set gnubgid`.
+  $("gnubg-id").hidden = !state.gnubg_id;
+  $("gnubg-id-text").textContent = state.gnubg_id || "";
   renderMoves(state);
   renderResult(state, info);
   renderGraph(state);
@@ -915,6 +918,7 @@ function wire() {
     loadPosition();
   });
   $("copy-position").addEventListener("click", () => app.state && copyText(app.state.position, "Position"));
+  $("copy-gnubg-id").addEventListener("click", () => app.state && app.state.gnubg_id && copyText(app.state.gnubg_id, "GNU Backgammon ID"));
   $("token-form").addEventListener("submit", (event) => {
     event.preventDefault();
     try {
