@@ -192,5 +192,6 @@ async def test_heavy_requests_do_not_hold_the_loop() -> None:
         stop.set()
         await asyncio.gather(*heavies)
         # Measured: a median of 1.1 ms with the heavy work beside the loop
-        # (the server's GIL switch interval), 8.7 ms with it on the loop.
-        assert statistics.median(gaps) <= 0.004 * UNIT, gaps
+        # (the server's GIL switch interval), 8.7 ms with it on the loop; 4.6 ms
+        # once with two benchmark processes busy on both cores, hence 6 ms.
+        assert statistics.median(gaps) <= 0.006 * UNIT, gaps
