@@ -83,7 +83,7 @@ from mypy_extensions import mypyc_attr
 
 from engine.errors import BadPositionError, GameOverError, IllegalMoveError
 from engine.game import CHANCE, EXPECTIMINIMAX, Game, Outcome
-from engine.games.backgammon_net import load_network
+from engine.games.backgammon_net import SHIPPED_NETWORK
 
 #: Checkers per player.
 CHECKERS: Final = 15
@@ -277,7 +277,7 @@ class Backgammon(Game[BgState, Action]):
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
-        self.network = load_network()
+        self.network = SHIPPED_NETWORK
 
     def evaluate(self, state: BgState) -> int:
         """Expected points of the player on roll, times :data:`POINT`, by the learned network.

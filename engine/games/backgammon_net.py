@@ -228,3 +228,9 @@ def load_network(path: Path = WEIGHTS_FILE) -> Network:
         _floats(weights["output_bias"]),
         dict(data.get("settings", {})),
     )
+
+
+#: The network shipped with the engine, read once per process when this module
+#: is imported and shared by every game (it is never modified): a game per
+#: session must not cost a file read and half a megabyte of weights.
+SHIPPED_NETWORK: Final = load_network()
