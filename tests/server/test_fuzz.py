@@ -151,9 +151,8 @@ class WellBehaved(threading.Thread):
 class Prober:
     """Sends one fuzzed frame, then a sentinel, and collects what came back in between."""
 
-    def __init__(self, port: int) -> None:
-        self.url = f"ws://127.0.0.1:{port}/ws"
-        self.ws = connect(self.url, compression=None, max_size=1 << 20)
+    def __init__(self, ws: ClientConnection) -> None:
+        self.ws = ws
         self.ws.send(json.dumps({"type": "hello", "client": "fuzzer"}))  # no hello timeout
         assert json.loads(self.ws.recv(timeout=5 * UNIT))["type"] == "welcome"
         self.sentinels = 0
@@ -179,22 +178,20 @@ class Prober:
         except ConnectionClosed as closed:
             pytest.fail(f"the server closed the connection on {frame!r:.200}: {closed}")
 
-    def close(self) -> None:
-        self.ws.close()
-
 
 @pytest.fixture(scope="module")
 def fuzz_target() -> Iterator[tuple[ServerProcess, Prober]]:
     server = ServerProcess()
     bystander = WellBehaved(server.port)
     bystander.start()
-    prober = Prober(server.port)
+    url = f"ws://127.0.0.1:{server.port}/ws"
     try:
-        yield server, prober
+        with connect(url, compression=None, max_size=1 << 20) as ws:
+            prober = Prober(ws)
+            yield server, prober
     finally:
         bystander.stop_event.set()
         bystander.join(10 * UNIT)
-        prober.close()
         assert server.process.poll() is None, "the server stayed up"
         assert server.close() == 0
     assert not [line for line in server.log if "ERROR" in line or "Traceback" in line]
