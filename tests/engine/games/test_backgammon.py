@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -46,7 +47,8 @@ def moves(state: BgState) -> set[str]:
     return {GAME.format_move(state, move) for move in GAME.legal_moves(state)}
 
 
-def random_decision_states(count: int, seed: int) -> list[BgState]:
+def random_states(count: int, seed: int, keep: Callable[[BgState], bool]) -> list[BgState]:
+    """The first ``count`` states met along seeded random games that ``keep`` accepts."""
     rng = random.Random(seed)
     states: list[BgState] = []
     state = GAME.initial_state()
@@ -54,10 +56,14 @@ def random_decision_states(count: int, seed: int) -> list[BgState]:
         if GAME.outcome(state) is not None:
             state = GAME.initial_state()
             continue
-        if GAME.to_move(state) != CHANCE:
+        if keep(state):
             states.append(state)
         state = GAME.play(state, rng.choice(GAME.legal_moves(state)))
     return states
+
+
+def random_decision_states(count: int, seed: int) -> list[BgState]:
+    return random_states(count, seed, keep=lambda state: GAME.to_move(state) != CHANCE)
 
 
 # ----------------------------------------------------------------------

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import json
 import os
-import random
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -31,6 +30,7 @@ from bench.programs import find_program
 from engine.errors import BadPositionError
 from engine.game import CHANCE
 from engine.games.backgammon import Backgammon, BgState, decode_match_id, encode_match_id
+from tests.engine.games.test_backgammon import random_states
 
 GAME = Backgammon()
 RECORDER = Path(__file__).with_name("gnubg_record.py")
@@ -151,17 +151,7 @@ def test_gnubg_games_replay_with_the_same_position_ids(tmp_path: Path) -> None:
 
 def our_states(count: int, seed: int) -> list[BgState]:
     """Random positions of ours, decisions and chance states, from random games."""
-    rng = random.Random(seed)
-    states: list[BgState] = []
-    state = GAME.initial_state()
-    while len(states) < count:
-        if GAME.outcome(state) is not None:
-            state = GAME.initial_state()
-            continue
-        if not state.opening:
-            states.append(state)
-        state = GAME.play(state, rng.choice(GAME.legal_moves(state)))
-    return states
+    return random_states(count, seed, keep=lambda state: not state.opening)
 
 
 def test_gnubg_reads_the_position_ids_we_write(tmp_path: Path) -> None:
