@@ -355,6 +355,17 @@ def test_backgammon_shows_gnubg_s_own_id_beside_the_position(
     expect(page.locator("#gnubg-id")).to_be_hidden()
 
 
+def test_a_gnubg_id_pasted_into_the_position_box_loads_that_position(
+    page: Page, gui_server: ServerThread
+) -> None:
+    # The opening after 2-1 with player 1 on roll, as gnubg 1.07 writes it.
+    gnubg_id = "4HPwATDgc/ABMA:cAkFAAAAAAAE"
+    open_game(page, gui_server.port, "backgammon", side="both")
+    load_position(page, gnubg_id)
+    expect(page.locator("#gnubg-id-text")).to_have_text(gnubg_id)
+    expect(page.locator(".bg-moves button").first).to_be_visible()  # rolled: plays offered
+
+
 def test_analyse_shows_a_proven_win_without_playing(page: Page, gui_server: ServerThread) -> None:
     open_game(page, gui_server.port, "nim", side="both")
     page.click("#analyse")
