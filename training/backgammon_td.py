@@ -52,15 +52,13 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import numpy as np
 
-from engine.games.backgammon import CHECKERS, START_BOARD, legal_plays
-from engine.games.backgammon_net import INPUTS, OUTPUTS, PIP_SCALE, WEIGHTS_FILE
+from engine.games.backgammon import START_BOARD, game_points, legal_plays
+from engine.games.backgammon_net import INPUTS, OUTPUTS, WEIGHTS_FILE, encode_many
 
 Board = tuple[int, ...]
 #: Output order (see engine.games.backgammon_net.OUTPUTS): seen from the other
 #: side, a win is a loss and the gammon terms change places.
 FLIP = np.array([0, 3, 4, 1, 2])
-#: Pip value of each index of a board (the bar is 25).
-PIP_WEIGHTS = np.arange(1, 26, dtype=np.float64)
 
 
 @dataclass
@@ -131,33 +129,6 @@ def equity(outputs: np.ndarray) -> np.ndarray:
     return 2.0 * win - 1.0 + win_gammon + win_backgammon - lose_gammon - lose_backgammon
 
 
-def encode_batch(boards: np.ndarray) -> np.ndarray:
-    """Input units of positions: ``boards`` is (n, 2, 25) counts, the player on roll's first.
-
-    The same units as :func:`engine.games.backgammon_net.encode`, densely.
-    """
-    count = boards.shape[0]
-    points = boards[:, :, :24].astype(np.float64)
-    units = np.empty((count, 2, 24, 4))
-    units[..., 0] = points >= 1
-    units[..., 1] = points >= 2
-    units[..., 2] = points >= 3
-    units[..., 3] = np.maximum(points - 3.0, 0.0) / 2.0
-    bar = boards[:, :, 24].astype(np.float64)
-    off = CHECKERS - boards.sum(axis=2)
-    pips = boards @ PIP_WEIGHTS
-    side = np.concatenate(
-        [
-            units.reshape(count, 2, 96),
-            (bar / 2.0)[..., None],
-            (off / 15.0)[..., None],
-            (pips / PIP_SCALE)[..., None],
-        ],
-        axis=2,
-    )
-    return side.reshape(count, INPUTS)
-
-
 # ----------------------------------------------------------------------
 # Playing.
 
@@ -167,16 +138,6 @@ def roll(rng: np.random.Generator, opening: bool) -> tuple[int, int]:
         first, second = (int(die) for die in rng.integers(1, 7, size=2))
         if not (opening and first == second):
             return max(first, second), min(first, second)
-
-
-def points_won(winner_after: Board, loser: Board) -> int:
-    """Points for bearing off the last checker (``winner_after`` is empty): 1, 2 or 3."""
-    del winner_after
-    if sum(loser) < CHECKERS:
-        return 1
-    if loser[24] or any(loser[18:24]):
-        return 3
-    return 2
 
 
 def choose(
@@ -192,13 +153,12 @@ def choose(
     best_finish: tuple[Board, Board] | None = None
     for _, mine, theirs in plays:
         if not any(mine):
-            won = points_won(mine, theirs)
+            won = game_points(theirs)
             if won > best_win:
                 best_win, best_finish = won, (mine, theirs)
     if best_finish is not None:
         return best_finish[0], best_finish[1], best_win, None, None
-    boards = np.array([(theirs, mine) for _, mine, theirs in plays], dtype=np.int64)
-    inputs = encode_batch(boards)
+    inputs = encode_many([(theirs, mine) for _, mine, theirs in plays])
     _, outputs = net.forward(inputs)
     index = int(np.argmin(equity(outputs)))  # the opponent's equity: the lowest is ours
     _, mine, theirs = plays[index]
@@ -208,7 +168,7 @@ def choose(
 def self_play(net: Net, rng: np.random.Generator, lam: float) -> tuple[np.ndarray, np.ndarray]:
     """One game of ``net`` against itself: each position's inputs and its λ-return."""
     me, opp = START_BOARD, START_BOARD
-    start_inputs = encode_batch(np.array([(me, opp)], dtype=np.int64))
+    start_inputs = encode_many([(me, opp)])
     _, start_outputs = net.forward(start_inputs)
     inputs = [start_inputs[0]]
     values = [start_outputs[0]]

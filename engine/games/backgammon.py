@@ -87,6 +87,8 @@ from engine.games.backgammon_net import SHIPPED_NETWORK
 
 #: Checkers per player.
 CHECKERS: Final = 15
+#: How a game was won, by the points it scores (see :func:`game_points`).
+RESULT_REASONS: Final = ("", "bore off all checkers", "gammon", "backgammon")
 #: Index of the bar in a board; index -1 as a destination means "off".
 BAR: Final = 24
 OFF: Final = -1
@@ -225,7 +227,7 @@ class Backgammon(Game[BgState, Action]):
         scores = self.network.equities(positions)
         for index, (_, me_after, _) in enumerate(plays):
             if not _has_checkers(me_after):
-                scores[index] = -2.0 * VALUE_BOUND
+                scores[index] = -math.inf  # bears off the last checker: a win
         order = sorted(range(len(plays)), key=scores.__getitem__)
         return [plays[index][0] for index in order]
 
@@ -256,13 +258,8 @@ class Backgammon(Game[BgState, Action]):
     def outcome(self, state: BgState) -> Outcome | None:
         if _has_checkers(state.opp):
             return None
-        loser = state.me
-        winner = 1 - state.turn
-        if _checkers(loser) < CHECKERS:
-            return Outcome(winner, "bore off all checkers", 1)
-        if loser[BAR] or any(loser[18:24]):
-            return Outcome(winner, "backgammon", 3)
-        return Outcome(winner, "gammon", 2)
+        points = game_points(state.me)
+        return Outcome(1 - state.turn, RESULT_REASONS[points], points)
 
     def key(self, state: BgState) -> int:
         # Exact: the 50 counts and the dice as bytes of one int. The value is
@@ -568,6 +565,20 @@ def _plays(me: Board, opp: Board, high: int, low: int) -> list[tuple[Action, Boa
         if with_larger:
             kept = with_larger
     return [(entry.steps, entry.me, entry.opp) for entry in kept]
+
+
+def game_points(loser: Board) -> int:
+    """Points won when the last checker is borne off against ``loser``'s board.
+
+    1, or 2 (a gammon) when the loser has borne off none, or 3 (a backgammon)
+    when the loser also still has a checker on the bar or in the winner's
+    home board (the loser's points 19-24).
+    """
+    if _checkers(loser) < CHECKERS:
+        return 1
+    if loser[BAR] or any(loser[18:24]):
+        return 3
+    return 2
 
 
 def legal_plays(me: Board, opp: Board, high: int, low: int) -> list[tuple[Action, Board, Board]]:

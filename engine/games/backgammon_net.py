@@ -27,9 +27,10 @@ backgammon. Expected points (the equity of a cubeless game) follow:
 Evaluation: :meth:`Network.outputs` is the forward pass in plain Python,
 to read beside a textbook; the search uses :meth:`Network.equities`, the
 same sums as numpy matrix products over a batch of positions (every play of
-a roll at once). Measured on one core (compiled engine): 75 us a position in
-plain Python, 18 us alone with numpy and 7 us each in a batch of 7, so the
-engine evaluates with numpy (a test holds the two to each other).
+a roll at once). Measured on one core (compiled engine; docs/backgammon.md):
+75 us a position in plain Python, 18 us alone with numpy and about 4 us each
+when a roll's plays go together, so the engine evaluates with numpy (a test
+holds the two to each other).
 """
 
 from __future__ import annotations
@@ -54,7 +55,8 @@ OUTPUTS: Final = ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_ba
 WEIGHTS_FILE: Final = Path(__file__).with_name("backgammon_td.json")
 #: Pips are scaled by this (the start position has 167 pips a side).
 PIP_SCALE: Final = 100.0
-#: Sigmoid arguments are clipped here: exp() of more overflows nothing but is 1 - 1e-26 anyway.
+#: Sigmoid arguments are clipped here: past it the sigmoid is 0 or 1 to within
+#: 5e-18, and math.exp() of a large argument would raise OverflowError.
 SIGMOID_CLIP: Final = 40.0
 
 
