@@ -75,13 +75,13 @@ class Command:
 
 
 def configure_serve(parser: argparse.ArgumentParser) -> None:
-    from server.app import add_arguments
+    from server.cli import add_arguments
 
     add_arguments(parser)
 
 
 def run_serve(args: argparse.Namespace) -> int:
-    from server.app import run_from_args
+    from server.cli import run_from_args
 
     return run_from_args(args)
 

@@ -4,8 +4,12 @@ Layers, from the wire inwards:
 
 * :mod:`server.protocol` decodes, validates and encodes messages (no I/O);
 * :mod:`server.session` is one connection's game as a state machine (no I/O);
-* :mod:`server.app` is the asyncio/websockets layer: connections, logging,
-  graceful shutdown;
+* :mod:`server.connection` is one WebSocket client's pump: frames in, the
+  session's replies out, its think and trace submitted to the pool;
+* :mod:`server.app` is the server around them: who may connect, ``/metrics``,
+  ``/healthz``, HAProxy's agent, drain and graceful shutdown;
+* :mod:`server.config` holds its configuration and :mod:`server.cli` the
+  ``arena serve`` command line that builds and runs it;
 * :mod:`server.pool` runs searches in worker processes
   (:mod:`server.worker` is the code that runs inside them) and guarantees
   exactly one answer per search, on time.

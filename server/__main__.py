@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import NoReturn
 
-from server.app import add_arguments, run_from_args
+from server.cli import add_arguments, run_from_args
 
 
 class _Parser(argparse.ArgumentParser):

@@ -1,7 +1,7 @@
 """Who may connect: token, Origin and Host rules, and a brake on token guessing.
 
 Pure decisions without I/O; :mod:`server.app` applies them at the
-handshake and on each frame.
+handshake and :mod:`server.connection` on each frame.
 
 * **Origin and Host**: a browser always sends ``Origin`` on a WebSocket
   handshake; a page from another site could otherwise drive the engine with

@@ -301,7 +301,7 @@ def test_tournament_user_errors_are_one_line(
 
 
 def test_server_urls_name_an_address_a_browser_can_open() -> None:
-    from server.app import server_urls
+    from server.cli import server_urls
 
     assert server_urls("127.0.0.1", 8765) == ("ws://127.0.0.1:8765/ws", "http://127.0.0.1:8765/")
     assert server_urls("0.0.0.0", 80)[1] == "http://127.0.0.1:80/"

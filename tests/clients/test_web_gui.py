@@ -24,7 +24,8 @@ from typing import Any
 import pytest
 
 from engine.games.go import Go
-from server.app import ArenaServer, ServerConfig
+from server.app import ArenaServer
+from server.config import ServerConfig
 from server.protocol import ServerLimits
 from tests.server.server_harness import TEST_TT_SLOTS, UNIT
 

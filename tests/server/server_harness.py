@@ -16,7 +16,8 @@ from typing import Any
 import msgpack
 from websockets.asyncio.client import ClientConnection, connect
 
-from server.app import ArenaServer, ServerConfig
+from server.app import ArenaServer
+from server.config import ServerConfig
 
 #: The time unit all test timeouts scale from.
 UNIT = float(os.environ.get("ARENA_TEST_UNIT", "1.0"))

@@ -10,8 +10,9 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 
 from server.agent import MIN_WEIGHT_PERCENT, Capacity, agent_line
-from server.app import DRAIN_QUIET_S, ArenaServer
+from server.app import ArenaServer
 from server.cluster import http_status
+from server.connection import DRAIN_QUIET_S
 from tests.server.server_harness import UNIT, raw_client, running_server
 
 

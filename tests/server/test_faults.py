@@ -21,7 +21,8 @@ from typing import Any
 
 import msgpack
 
-from server.app import OUTBOX_BYTES, OUTBOX_LIMIT, ArenaServer
+from server.app import ArenaServer
+from server.connection import OUTBOX_BYTES, OUTBOX_LIMIT
 from tests.server.server_harness import UNIT, RawClient, raw_client, running_server
 
 C4_MOVES = [str(column) for column in range(1, 8)]
