@@ -74,7 +74,9 @@ class ArenaServer:
             self.config.preempt_after_s,
             self.config.externals,
         )
-        #: The limits in force, as ``welcome`` announces them.
+        #: The one set of limits in force: the configured ones with what the
+        #: pool derived filled in. Every session validates against it,
+        #: ``welcome`` announces it and the WebSocket layer caps frames by it.
         self.limits = dataclasses.replace(
             self.config.limits,
             max_queue=self.pool.max_queue,
@@ -133,7 +135,7 @@ class ArenaServer:
             self._handle,
             self.config.host,
             self.config.port,
-            max_size=self.config.limits.max_message_bytes,
+            max_size=self.limits.max_message_bytes,
             compression=None,  # frames are small; deflate costs latency and CPU
             process_request=self._process_request,
             close_timeout=CLOSE_TIMEOUT_S,

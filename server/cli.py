@@ -20,15 +20,23 @@ import socket
 import sys
 
 from server.app import WS_PATH, ArenaServer
-from server.config import DEFAULT_DRAIN_GRACE_S, DEFAULT_MAX_CONNECTIONS, ServerConfig
+from server.config import DEFAULT_DRAIN_GRACE_S, ServerConfig
 from server.external import ExternalEngine, check_externals, parse_external
-from server.pool import QUEUE_PER_WORKER, WORKER_NICE
+from server.pool import QUEUE_PER_WORKER
 from server.protocol import ServerLimits
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The ``serve`` options, shared by ``arena serve`` and ``python -m server``."""
-    parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    """The ``serve`` options, shared by ``arena serve`` and ``python -m server``.
+
+    Their defaults are :class:`~server.config.ServerConfig`'s and its
+    :class:`~server.protocol.ServerLimits`' (one source for each value).
+    """
+    defaults = ServerConfig()
+    limits = defaults.limits
+    parser.add_argument(
+        "--host", default=defaults.host, help=f"address to bind (default {defaults.host})"
+    )
     parser.add_argument(
         "--external",
         action="append",
@@ -43,14 +51,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--port",
         type=port_argument,
-        default=8765,
+        default=defaults.port,
         metavar="PORT",
-        help="port to bind, 1-65535, or 0 for any free port (default 8765)",
+        help=f"port to bind, 1-65535, or 0 for any free port (default {defaults.port})",
     )
     parser.add_argument(
         "--workers",
         type=positive_int_argument,
-        default=os.cpu_count() or 1,
+        default=defaults.workers,
         metavar="N",
         help="search worker processes (default: one per core)",
     )
@@ -60,14 +68,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         choices=["debug", "info", "warning", "error"],
         help="logging level (default info)",
     )
-    defaults = ServerLimits()
     parser.add_argument(
         "--worker-nice",
         type=int,
-        default=WORKER_NICE,
+        default=defaults.worker_nice,
         metavar="N",
         help=f"niceness added to search processes so that the event loop comes first "
-        f"(default {WORKER_NICE}; 0 for equal priority)",
+        f"(default {defaults.worker_nice}; 0 for equal priority)",
     )
     parser.add_argument(
         "--token",
@@ -87,17 +94,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--max-connections",
         type=positive_int_argument,
-        default=DEFAULT_MAX_CONNECTIONS,
+        default=defaults.max_connections,
         metavar="N",
         help=f"open connections beyond which new ones are closed with 1013 "
-        f"(default {DEFAULT_MAX_CONNECTIONS})",
+        f"(default {defaults.max_connections})",
     )
     parser.add_argument(
         "--max-movetime-ms",
         type=positive_int_argument,
-        default=defaults.max_movetime_ms,
+        default=limits.max_movetime_ms,
         metavar="MS",
-        help=f"longest think; longer budgets are clamped (default {defaults.max_movetime_ms})",
+        help=f"longest think; longer budgets are clamped (default {limits.max_movetime_ms})",
     )
     parser.add_argument(
         "--allow-host",
@@ -118,10 +125,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--hello-timeout-ms",
         type=positive_int_argument,
-        default=defaults.hello_timeout_ms,
+        default=limits.hello_timeout_ms,
         metavar="MS",
         help=f"close a connection that made no valid request in this time "
-        f"(default {defaults.hello_timeout_ms})",
+        f"(default {limits.hello_timeout_ms})",
     )
     parser.add_argument(
         "--agent-port",

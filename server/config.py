@@ -35,6 +35,13 @@ DEFAULT_DRAIN_NOTICE_S = 1.5
 
 @dataclass(frozen=True, slots=True)
 class ServerConfig:
+    """How to run one server: where it listens, its workers, its limits and who may connect.
+
+    ``limits`` is the one :class:`~server.protocol.ServerLimits` the server
+    runs with (:class:`~server.app.ArenaServer` fills in the queue bound the
+    pool derives from ``workers`` and announces the result in ``welcome``).
+    """
+
     host: str = "127.0.0.1"
     port: int = 8765
     workers: int = os.cpu_count() or 1

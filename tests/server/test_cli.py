@@ -1,0 +1,35 @@
+"""The ``arena serve`` command line builds one configuration, and its limits are the server's."""
+
+from __future__ import annotations
+
+import argparse
+
+import pytest
+
+from server.app import ArenaServer
+from server.cli import add_arguments, config_from_args
+from server.config import ServerConfig
+from server.protocol import ServerLimits
+
+
+def parse(*argv: str) -> argparse.Namespace:
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    return parser.parse_args(list(argv))
+
+
+def test_the_options_defaults_are_the_configs(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("ARENA_TOKEN", raising=False)
+    assert config_from_args(parse()) == ServerConfig()
+
+
+def test_the_limit_options_reach_the_one_limits_the_server_runs_with() -> None:
+    config = config_from_args(
+        parse("--max-movetime-ms", "1234", "--hello-timeout-ms", "567", "--max-queue", "3")
+    )
+    assert config.limits == ServerLimits(max_movetime_ms=1234, hello_timeout_ms=567, max_queue=3)
+    server = ArenaServer(config)
+    assert server.limits.max_movetime_ms == 1234
+    assert server.limits.hello_timeout_ms == 567
+    assert server.limits.max_queue == server.pool.max_queue == 3
+    assert server.limits.to_dict()["max_queue"] == 3
