@@ -225,7 +225,7 @@ class GtpEngine:
         return ""
 
     def _final_score(self, args: list[str]) -> str:
-        return final_score(self.game, self.state)
+        return self.game.result_text(self.state)
 
     def _showboard(self, args: list[str]) -> str:
         return "\n" + board_diagram(self.game, self.state)
@@ -307,12 +307,6 @@ def _go(size: int, komi: float) -> Go:
         raise GtpError(str(error)) from None
 
 
-def final_score(game: Go, state: GoState) -> str:
-    """The area count of ``state`` in GTP's form: ``B+3``, ``W+4.5`` or ``0``."""
-    black, white = game.score(state)
-    return _score_text(black - white - game.options["komi"])
-
-
 def board_diagram(game: Go, state: GoState) -> str:
     """The board as text, coordinates round it (``showboard``)."""
     rows, side = game.format_position(state).split(" ")
@@ -336,14 +330,6 @@ def win_chance(score: Score, win_odds_scale: int) -> float:
     if score.draw:
         return 0.5
     return win_odds(score.value or 0, win_odds_scale)
-
-
-def _score_text(black_minus_white: float) -> str:
-    if black_minus_white == 0:
-        return "0"
-    winner = "B" if black_minus_white > 0 else "W"
-    margin = abs(black_minus_white)
-    return f"{winner}+{margin:g}"
 
 
 def _clean(line: str) -> str:

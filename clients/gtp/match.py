@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from clients.gtp.controller import GtpCommandError, GtpProcess
-from clients.gtp.engine import final_score
 from engine.errors import GameError
 from engine.games.go import Go
 
@@ -91,7 +90,7 @@ def play_game(
         if outcome is not None:
             record.winner, record.reason = outcome.winner, outcome.reason
         else:  # unfinished at the cap: the area count decides
-            count = final_score(game, state)
+            count = game.result_text(state)
             record.winner = None if count == "0" else (0 if count.startswith("B") else 1)
             record.reason = f"move cap of {cap} reached; area count {count}"
     for engine in engines:

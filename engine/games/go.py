@@ -749,6 +749,17 @@ class Go(Game[GoState, int]):
         """Black's and White's area on the board now (komi not included)."""
         return _area(state.board, self.points, self.stride)
 
+    def result_text(self, state: GoState) -> str:
+        """The area count now, komi included, as Go writes a result: ``B+3``, ``W+4.5``, ``0``.
+
+        The notation of SGF's ``RE`` and of GTP's ``final_score``.
+        """
+        black, white = self.score(state)
+        margin2 = 2 * (black - white) - self.komi2
+        if margin2 == 0:
+            return "0"
+        return f"{'B' if margin2 > 0 else 'W'}+{_half_points(margin2)}"
+
     def evaluate(self, state: GoState) -> int:
         black, white = _distance_area(state.board, self.points, self.stride)
         value = POINT * (black - white) - POINT * self.komi2 // 2

@@ -679,3 +679,12 @@ def test_final_scores_match_gnugo() -> None:
 def normal_score(text: str) -> str:
     """GNU Go's score with a whole margin as ours (``W+5.0`` as ``W+5``)."""
     return text[:-2] if text.endswith(".0") else text
+
+
+def test_result_text_is_the_area_count_in_go_notation() -> None:
+    assert Go(size=5, komi=0.5).result_text(Go(size=5, komi=0.5).initial_state()) == "W+0.5"
+    assert Go(size=5, komi=7).result_text(Go(size=5, komi=7).initial_state()) == "W+7"
+    assert Go(size=5, komi=0).result_text(Go(size=5, komi=0).initial_state()) == "0"
+    game = Go(size=5, komi=0.5)
+    state = game.play(game.initial_state(), game.parse_move(game.initial_state(), "C3"))
+    assert game.result_text(state) == "B+24.5"  # one black stone owns the empty board
