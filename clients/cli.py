@@ -244,7 +244,7 @@ def probability(text: str) -> float:
 
 
 def configure_gtp(parser: argparse.ArgumentParser) -> None:
-    from clients.gtp.engine import DEFAULT_MOVETIME_MS, DEFAULT_RESIGN_BELOW
+    from server.frontends.gtp import DEFAULT_MOVETIME_MS, DEFAULT_RESIGN_BELOW
 
     parser.description = (
         "Speak the Go Text Protocol (GTP 2) on stdin and stdout, for GoGui, Sabaki, "
@@ -282,7 +282,7 @@ def configure_gtp(parser: argparse.ArgumentParser) -> None:
 
 
 def run_gtp(args: argparse.Namespace) -> int:
-    from clients.gtp.engine import GtpEngine, serve
+    from server.frontends.gtp import GtpEngine, serve
 
     engine = GtpEngine(
         algorithm=args.algorithm,
@@ -303,7 +303,7 @@ def configure_uci(parser: argparse.ArgumentParser) -> None:
 
 
 def run_uci(args: argparse.Namespace) -> int:
-    from clients.uci.engine import serve
+    from server.frontends.uci import serve
 
     return serve()
 

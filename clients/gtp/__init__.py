@@ -1,7 +1,8 @@
-"""Go Text Protocol (GTP 2): our engine as a GTP engine, and GTP engines driven by us.
+"""Go Text Protocol (GTP 2): GTP engines driven by us.
 
-* :mod:`clients.gtp.engine`: ``arena gtp``, the engine on stdin/stdout for
-  GoGui, Sabaki, GNU Go's ``twogtp`` and other controllers;
+Our own engine as a GTP engine (``arena gtp``) is a way of serving it, so it
+lives with the server: :mod:`server.frontends.gtp`.
+
 * :mod:`clients.gtp.controller`: a GTP engine in a subprocess (GNU Go, or
   ``arena gtp`` itself) with one method per command;
 * :mod:`clients.gtp.match`: a referee that plays two GTP engines against each

@@ -8,9 +8,9 @@ import sys
 import pytest
 
 from clients.gtp.controller import GtpCommandError, GtpProcess
-from clients.gtp.engine import GtpEngine
 from clients.gtp.match import play_game
 from engine.registry import create_game
+from server.frontends.gtp import GtpEngine
 
 #: Commands the issue names; every one must be listed and known.
 REQUIRED_COMMANDS = [

@@ -5,7 +5,7 @@ commands (the position, the options) and turns each command line into a
 :class:`Reaction`: lines to write at once, and maybe a search to start
 (:class:`SearchOrder`), a search to stop, or the end. :func:`info_line` and
 :func:`bestmove_line` write the search's reports in UCI's words. The
-process around it (:mod:`clients.uci.engine`) runs the searches.
+process around it (:mod:`server.frontends.uci`) runs the searches.
 
 The commands are those of the UCI specification (Stefan Meyer-Kahlen,
 "Description of the universal chess interface", April 2006): ``uci``,

@@ -15,15 +15,15 @@ import chess
 import chess.engine
 import pytest
 
-from clients.uci.protocol import (
+from engine.search.limits import Clock, Limits
+from engine.search.score import Score
+from server.frontends.uci_protocol import (
     DEFAULT_MOVE_OVERHEAD_MS,
     STARTPOS,
     Options,
     UciProtocol,
     score_words,
 )
-from engine.search.limits import Clock, Limits
-from engine.search.score import Score
 from tests.server.server_harness import UNIT
 
 COMMAND = [sys.executable, "-m", "clients", "uci"]

@@ -8,7 +8,7 @@ be answered while a search runs. So the search runs in a worker process
 only reads and writes lines, on two threads that do no CPU work:
 
 * the main thread reads commands and acts on them through
-  :class:`~clients.uci.protocol.UciProtocol`;
+  :class:`~server.frontends.uci_protocol.UciProtocol`;
 * a reader thread forwards the worker's reports as ``info`` lines and its
   result as ``bestmove``.
 
@@ -31,9 +31,15 @@ from multiprocessing.connection import Connection
 from multiprocessing.context import SpawnContext, SpawnProcess
 from typing import Any, Final, TextIO
 
-from clients.uci.protocol import Reaction, SearchOrder, UciProtocol, bestmove_line, info_line
 from engine.search.limits import plan_deadlines
 from engine.search.results import Info, SearchResult
+from server.frontends.uci_protocol import (
+    Reaction,
+    SearchOrder,
+    UciProtocol,
+    bestmove_line,
+    info_line,
+)
 from server.worker import StopFlag, WorkerJob, worker_main
 
 #: The search's algorithm: chess's production alpha-beta.
