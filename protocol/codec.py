@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from enum import StrEnum
-from typing import Any, NoReturn
+from typing import Any, Literal, NoReturn
 
 import msgpack  # type: ignore[import-untyped]
 
@@ -39,6 +39,10 @@ class Encoding(StrEnum):
 
     MSGPACK = "msgpack"
     JSON = "json"
+
+
+#: An encoding as a client names it (``connect(encoding="json")``).
+EncodingName = Literal["msgpack", "json"]
 
 
 def _reject_extension(code: int, data: bytes) -> NoReturn:
@@ -139,9 +143,9 @@ def _is_unicode(text: str) -> bool:
     return True
 
 
-def encode(message: Mapping[str, Any], encoding: Encoding) -> bytes | str:
+def encode(message: Mapping[str, Any], encoding: Encoding | EncodingName) -> bytes | str:
     """One frame for ``message``: msgpack bytes or compact JSON text."""
-    if encoding is Encoding.MSGPACK:
+    if encoding == Encoding.MSGPACK:
         frame: bytes = msgpack.packb(message, use_bin_type=True)
         return frame
     return json.dumps(message, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
