@@ -24,8 +24,14 @@ is not one of the four forms, a move that is not a string, ...) raises
 :class:`ProtocolViolationError` for the request it answers, never a
 ``TypeError`` or a silently wrong value.
 
-Results are frozen dataclasses: :class:`GameState`, :class:`Info`,
-:class:`BestMove`; scores are :class:`engine.search.score.Score`.
+Results are the protocol's records (:mod:`protocol.records`), frozen
+dataclasses: :class:`GameState`, :class:`Info`, :class:`BestMove`, and
+:class:`ServerInfo` (the ``welcome`` record); scores are
+:class:`engine.search.score.Score`. Errors are the classes of
+:mod:`protocol.errors` under this module's names (:class:`EngineError` is
+:class:`~protocol.errors.ProtocolError`, :class:`IllegalMoveError` is
+:class:`~protocol.errors.IllegalMove`, ...). The checks and the wire forms
+live there, shared with the server; this module holds the connection.
 """
 
 from __future__ import annotations
@@ -144,9 +150,6 @@ THINK_TIMEOUT_MARGIN_S = 5.0
 #: The budget of a think without a time limit when the server did not say
 #: its ``max_movetime_ms`` (the protocol's default cap: ten minutes).
 DEFAULT_MAX_THINK_S = 600.0
-#: Whole numbers from the server must fit in an IEEE double exactly (the
-#: protocol's range for ids, and what a JSON reader elsewhere can hold).
-MAX_WHOLE = 2**53
 
 
 # ----------------------------------------------------------------------
