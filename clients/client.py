@@ -24,8 +24,14 @@ is not one of the four forms, a move that is not a string, ...) raises
 :class:`ProtocolViolationError` for the request it answers, never a
 ``TypeError`` or a silently wrong value.
 
-Results are frozen dataclasses: :class:`GameState`, :class:`Info`,
-:class:`BestMove`; scores are :class:`engine.search.score.Score`.
+Results are the protocol's records (:mod:`protocol.records`), frozen
+dataclasses: :class:`GameState`, :class:`Info`, :class:`BestMove`, and
+:class:`ServerInfo` (the ``welcome`` record); scores are
+:class:`engine.search.score.Score`. Errors are the classes of
+:mod:`protocol.errors` under this module's names (:class:`EngineError` is
+:class:`~protocol.errors.ProtocolError`, :class:`IllegalMoveError` is
+:class:`~protocol.errors.IllegalMove`, ...). The checks and the wire forms
+live there, shared with the server; this module holds the connection.
 """
 
 from __future__ import annotations
@@ -35,22 +41,91 @@ import contextlib
 import copy
 import itertools
 import logging
-import math
 from collections.abc import AsyncIterator, Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Any, NoReturn, TypeGuard, TypeVar
+from typing import Any, TypeGuard, TypeVar
 
 from websockets.asyncio.client import ClientConnection
 from websockets.asyncio.client import connect as ws_connect
 from websockets.exceptions import ConnectionClosed
 
-from clients.codec import EncodingName, decode, encode
-from engine.search.limits import Clock
-from engine.search.score import Score
+from engine.search.limits import Clock, Limits
 from engine.search.trace import Trace
+from protocol.codec import EncodingName, decode_reply, encode
+from protocol.errors import (
+    BadMessage,
+    BadOptions,
+    BadPosition,
+    Busy,
+    ChanceState,
+    GameOver,
+    IllegalMove,
+    Internal,
+    LimitExceeded,
+    NoGame,
+    Overloaded,
+    ProtocolError,
+    ProtocolViolation,
+    UnknownAlgorithm,
+    UnknownGame,
+    UnknownType,
+    UnsupportedProtocol,
+)
+from protocol.limits import MAX_TRACE_MS
+from protocol.records import (
+    BestMove,
+    ErrorMessage,
+    GameResult,
+    GameState,
+    Hello,
+    Info,
+    Move,
+    NewGame,
+    Roll,
+    Stop,
+    Think,
+    TraceReply,
+    TraceRequest,
+    Welcome,
+    limits_to_wire,
+    score_from_wire,
+)
 
 logger = logging.getLogger(__name__)
+
+__all__ = [
+    "DEFAULT_URL",
+    "Analysis",
+    "BadMessageError",
+    "BadOptionsError",
+    "BadPositionError",
+    "BestMove",
+    "BusyError",
+    "ChanceStateError",
+    "Engine",
+    "EngineError",
+    "EngineTerminatedError",
+    "EngineTimeoutError",
+    "GameOverError",
+    "GameResult",
+    "GameState",
+    "IllegalMoveError",
+    "Info",
+    "InternalError",
+    "LimitExceededError",
+    "NoGameError",
+    "OverloadedError",
+    "ProtocolViolationError",
+    "ServerInfo",
+    "UnknownAlgorithmError",
+    "UnknownGameError",
+    "UnknownTypeError",
+    "UnsupportedProtocolError",
+    "connect",
+    "error_from_message",
+    "parse_score",
+]
 
 T = TypeVar("T")
 
@@ -75,142 +150,46 @@ THINK_TIMEOUT_MARGIN_S = 5.0
 #: The budget of a think without a time limit when the server did not say
 #: its ``max_movetime_ms`` (the protocol's default cap: ten minutes).
 DEFAULT_MAX_THINK_S = 600.0
-#: Whole numbers from the server must fit in an IEEE double exactly (the
-#: protocol's range for ids, and what a JSON reader elsewhere can hold).
-MAX_WHOLE = 2**53
 
 
 # ----------------------------------------------------------------------
-# Errors.
+# Errors: the protocol's exception classes, under the names this library
+# has always exported (protocol.errors has one class per wire code).
+
+#: The server rejected a request; ``code`` is the protocol error code. The
+#: session is unchanged (the server did nothing with the request) and the
+#: connection stays open, unless a subclass says otherwise.
+EngineError = ProtocolError
+BadMessageError = BadMessage
+UnknownTypeError = UnknownType
+UnsupportedProtocolError = UnsupportedProtocol
+UnknownGameError = UnknownGame
+BadOptionsError = BadOptions
+BadPositionError = BadPosition
+IllegalMoveError = IllegalMove
+GameOverError = GameOver
+NoGameError = NoGame
+ChanceStateError = ChanceState
+UnknownAlgorithmError = UnknownAlgorithm
+BusyError = Busy
+LimitExceededError = LimitExceeded
+OverloadedError = Overloaded
+InternalError = Internal
+#: The server sent something that breaks the protocol. The request it
+#: answered fails with this error. A strict :class:`Engine`
+#: (``connect(strict=True)``, what a referee wants) also closes the
+#: connection, and every other pending request fails with it too; a lenient
+#: one keeps the connection (the server considers the request answered).
+#: Either way, do not trust this server's answer: report the message, and
+#: use another server or connection.
+ProtocolViolationError = ProtocolViolation
+#: The client's name for :class:`protocol.records.Welcome`: what the server said.
+ServerInfo = Welcome
+#: Read a protocol score (kept under its old name).
+parse_score = score_from_wire
 
 
-class EngineError(Exception):
-    """The server rejected a request; ``code`` is the protocol error code.
-
-    The session is unchanged (the server did nothing with the request) and
-    the connection stays open, unless a subclass says otherwise.
-    """
-
-    code = "error"
-
-    def __init__(
-        self, message: str, code: str | None = None, legal_moves: Sequence[str] | None = None
-    ) -> None:
-        super().__init__(message)
-        self.message = message
-        if code is not None:
-            self.code = code
-        self.legal_moves = list(legal_moves or ())
-
-
-class BadMessageError(EngineError):
-    """The server could not read the request (a bug in the caller or in this library)."""
-
-    code = "bad_message"
-
-
-class UnknownTypeError(EngineError):
-    """The server does not know this request type (an older server?)."""
-
-    code = "unknown_type"
-
-
-class UnsupportedProtocolError(EngineError):
-    """The server does not speak the protocol version asked for in ``hello``."""
-
-    code = "unsupported_protocol"
-
-
-class UnknownGameError(EngineError):
-    """No game of that name: ``engine.server.games`` lists the ones offered."""
-
-    code = "unknown_game"
-
-
-class BadOptionsError(EngineError):
-    """An unknown game option, or a value of the wrong type or out of range."""
-
-    code = "bad_options"
-
-
-class BadPositionError(EngineError):
-    """The position string cannot be parsed, or the position is impossible."""
-
-    code = "bad_position"
-
-
-class IllegalMoveError(EngineError):
-    """The move was not legal; ``legal_moves`` lists the ones that are."""
-
-    code = "illegal_move"
-
-
-class GameOverError(EngineError):
-    """The game has ended: start another with :meth:`Engine.new_game`."""
-
-    code = "game_over"
-
-
-class NoGameError(EngineError):
-    """No game yet on this connection: call :meth:`Engine.new_game` first."""
-
-    code = "no_game"
-
-
-class ChanceStateError(EngineError):
-    """Dice are to be rolled (``state.is_chance``): play a roll with
-    :meth:`Engine.move`, or let the server roll with :meth:`Engine.roll`, then think."""
-
-    code = "chance_state"
-
-
-class UnknownAlgorithmError(EngineError):
-    """The game does not offer that search: pick one of its ``algorithms`` in ``welcome``."""
-
-    code = "unknown_algorithm"
-
-
-class BusyError(EngineError):
-    """A think is running on this connection: wait for its ``bestmove`` or stop it first."""
-
-    code = "busy"
-
-
-class LimitExceededError(EngineError):
-    """A limit below its minimum (zero budget, depth or nodes) or a list too long."""
-
-    code = "limit_exceeded"
-
-
-class OverloadedError(EngineError):
-    """The server refused the think at once: its queue of thinks is full.
-
-    Nothing was searched and the connection is free. Wait
-    ``retry_after_ms`` (the server's estimate of when a search process may
-    be free; ``None`` if it gave none) and send the think again, or send it
-    to another server. Do not retry at once in a loop: that only adds load.
-    """
-
-    code = "overloaded"
-
-    def __init__(
-        self,
-        message: str,
-        code: str | None = None,
-        legal_moves: Sequence[str] | None = None,
-        retry_after_ms: int | None = None,
-    ) -> None:
-        super().__init__(message, code, legal_moves)
-        self.retry_after_ms = retry_after_ms
-
-
-class InternalError(EngineError):
-    """A bug in the server; the request had no effect. Retrying may work; report it."""
-
-    code = "internal"
-
-
-class EngineTerminatedError(EngineError):
+class EngineTerminatedError(ProtocolError):
     """The connection closed before the reply came.
 
     Every pending request fails with it at once, and so does every later
@@ -221,21 +200,7 @@ class EngineTerminatedError(EngineError):
     code = "connection_closed"
 
 
-class ProtocolViolationError(EngineError):
-    """The server sent something that breaks the protocol.
-
-    The request it answered fails with this error. A strict :class:`Engine`
-    (``connect(strict=True)``, what a referee wants) also closes the
-    connection, and every other pending request fails with it too; a
-    lenient one keeps the connection (the server considers the request
-    answered). Either way, do not trust this server's answer: report the
-    message, and use another server or connection.
-    """
-
-    code = "protocol_violation"
-
-
-class EngineTimeoutError(EngineError, TimeoutError):
+class EngineTimeoutError(ProtocolError, TimeoutError):
     """No reply within the time allowed (``request_timeout``, or a think's budget and margin).
 
     It is also a :class:`TimeoutError`. The server may still act on the
@@ -251,50 +216,22 @@ class EngineTimeoutError(EngineError, TimeoutError):
     code = "timeout"
 
 
-_ERRORS: dict[str, type[EngineError]] = {
-    cls.code: cls
-    for cls in (
-        BadMessageError,
-        UnknownTypeError,
-        UnsupportedProtocolError,
-        UnknownGameError,
-        BadOptionsError,
-        BadPositionError,
-        IllegalMoveError,
-        GameOverError,
-        NoGameError,
-        ChanceStateError,
-        UnknownAlgorithmError,
-        BusyError,
-        LimitExceededError,
-        OverloadedError,
-        InternalError,
-    )
-}
-
-
 def error_from_message(message: Mapping[str, Any]) -> EngineError:
     """The typed exception for an ``error`` message (unknown codes give :class:`EngineError`)."""
-    raw_code = message.get("code")
-    code = raw_code if isinstance(raw_code, str) and raw_code else "error"
-    text = message.get("message")
-    text = text if isinstance(text, str) else code
-    legal = message.get("legal_moves")
-    legal_moves = legal if _is_str_list(legal) else None
-    cls = _ERRORS.get(code, EngineError)
-    if cls is OverloadedError:
-        retry = message.get("retry_after_ms")
-        retry_after_ms = retry if _is_whole(retry) and retry >= 0 else None
-        return OverloadedError(text, code, legal_moves, retry_after_ms=retry_after_ms)
-    return cls(text, code, legal_moves)
+    return ErrorMessage.from_wire(message).exception()
 
 
-# ----------------------------------------------------------------------
-# Checking what the server sends.
+def _expect(kind: str, parse: Callable[[Mapping[str, Any]], T]) -> Callable[[Mapping[str, Any]], T]:
+    """A reply reader that first checks the reply's ``type``."""
 
+    def parse_reply(message: Mapping[str, Any]) -> T:
+        if message.get("type") != kind:
+            raise ProtocolViolation(
+                f"expected {kind!r}, got a {_show(message.get('type'))} message"
+            )
+        return parse(message)
 
-def _violation(text: str) -> NoReturn:
-    raise ProtocolViolationError(text)
+    return parse_reply
 
 
 def _show(value: Any) -> str:
@@ -302,325 +239,18 @@ def _show(value: Any) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-def _is_whole(value: object) -> TypeGuard[int]:
+def _is_id(value: object) -> TypeGuard[int]:
+    """Whether ``value`` can be one of this client's ids (an int, not a bool)."""
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _is_str_list(value: Any) -> bool:
-    return isinstance(value, list) and all(isinstance(item, str) for item in value)
+def _trace_of(message: Mapping[str, Any]) -> Trace:
+    return TraceReply.from_wire(message).trace
 
 
-def _whole(value: Any, name: str, minimum: int | None = 0) -> int:
-    """``value`` if it is a whole number (not a bool) in range, else a protocol violation."""
-    if not _is_whole(value):
-        _violation(f"{name} is {_show(value)} (a {type(value).__name__}), not a whole number")
-    if minimum == 0 and value < 0:
-        _violation(f"{name} is negative ({value})")
-    if minimum is not None and value < minimum:
-        _violation(f"{name} is {value}, below {minimum}")
-    if abs(value) > MAX_WHOLE:
-        _violation(f"{name} is too large ({_show(value)})")
-    result: int = value
-    return result
-
-
-def _optional_whole(value: Any, name: str) -> int | None:
-    """``None`` for a field the server left out, else :func:`_whole`."""
-    return None if value is None else _whole(value, name)
-
-
-def _text(value: Any, name: str) -> str:
-    if not isinstance(value, str):
-        _violation(f"{name} is {_show(value)} (a {type(value).__name__}), not a string")
-    return value
-
-
-def _moves(value: Any, name: str) -> tuple[str, ...]:
-    if not _is_str_list(value):
-        _violation(f"{name} is {_show(value)}, not a list of strings")
-    return tuple(value)
-
-
-def _number(value: Any, name: str, low: float, high: float) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        _violation(f"{name} is {_show(value)} (a {type(value).__name__}), not a number")
-    if not math.isfinite(value) or not low <= value <= high:
-        _violation(f"{name} is {_show(value)}, not within {low:g}..{high:g}")
-    return float(value)
-
-
-def _flag(value: Any, name: str) -> bool:
-    if not isinstance(value, bool):
-        _violation(f"{name} is {_show(value)} (a {type(value).__name__}), not true or false")
-    return value
-
-
-def _map(value: Any, name: str) -> Mapping[str, Any]:
-    if not isinstance(value, Mapping):
-        _violation(f"{name} is {_show(value)} (a {type(value).__name__}), not a map")
-    return value
-
-
-def _required(message: Mapping[str, Any], key: str, kind: str) -> Any:
-    if key not in message:
-        _violation(f"{kind} has no {key!r}")
-    return message[key]
-
-
-def parse_score(value: Any, name: str = "score") -> Score:
-    """A protocol score (a map with exactly one of its four keys), checked."""
-    if not isinstance(value, Mapping) or len(value) != 1:
-        _violation(f"{name} is {_show(value)}, not a map with exactly one key")
-    ((key, item),) = value.items()
-    if key == "value":
-        return Score(value=_whole(item, f"{name} value", minimum=None))
-    if key == "win_in":
-        return Score(win_in=_whole(item, f"{name} win_in"))
-    if key == "loss_in":
-        return Score(loss_in=_whole(item, f"{name} loss_in"))
-    if key == "draw":
-        if item is not True:
-            _violation(f"{name} draw is {_show(item)}, not true")
-        return Score(draw=True)
-    _violation(f"{name} has the unknown key {_show(key)}")
-
-
-# ----------------------------------------------------------------------
-# Results.
-
-
-@dataclass(frozen=True, slots=True)
-class GameResult:
-    """How a game ended: ``winner`` is a player index, or ``None`` for a draw."""
-
-    winner: int | None
-    reason: str
-    points: int = 1
-
-
-@dataclass(frozen=True, slots=True)
-class GameState:
-    """The session's position, as the server reports it after each change."""
-
-    game: str
-    options: dict[str, Any]
-    position: str
-    to_move: int | str  # a player index, or "chance" when dice are to be rolled
-    legal_moves: tuple[str, ...]
-    history: tuple[str, ...]
-    result: GameResult | None
-    #: At a chance state: each roll (in the game's notation) with its probability.
-    outcomes: tuple[tuple[str, float], ...] = ()
-    #: The seed of the server's dice for this game (games of chance only).
-    seed: int | None = None
-    #: GNU Backgammon's ``PositionID:MatchID`` (backgammon only; ``None`` at the opening roll
-    #: and in other games).
-    gnubg_id: str | None = None
-
-    @property
-    def is_over(self) -> bool:
-        return self.result is not None
-
-    @property
-    def is_chance(self) -> bool:
-        """Whether dice are to be rolled: send :meth:`Engine.roll` or a roll as a move."""
-        return self.to_move == "chance"
-
-    @classmethod
-    def from_message(cls, message: Mapping[str, Any]) -> GameState:
-        """The state in a ``state`` message; :class:`ProtocolViolationError` if malformed."""
-        to_move = _required(message, "to_move", "state")
-        if to_move != "chance":
-            to_move = _whole(to_move, "to_move")
-        raw_result = message.get("result")
-        result = None
-        if raw_result is not None:
-            raw_result = _map(raw_result, "result")
-            winner = _required(raw_result, "winner", "result")
-            result = GameResult(
-                winner=None if winner is None else _whole(winner, "result winner"),
-                reason=_text(_required(raw_result, "reason", "result"), "result reason"),
-                points=_whole(raw_result.get("points", 1), "result points"),
-            )
-        raw_outcomes = message.get("outcomes")
-        if raw_outcomes is None:
-            raw_outcomes = []
-        elif not isinstance(raw_outcomes, list):
-            _violation(f"outcomes is {_show(raw_outcomes)}, not a list")
-        outcomes = []
-        for raw in raw_outcomes:
-            item = _map(raw, "outcome")
-            outcomes.append(
-                (
-                    _text(_required(item, "move", "outcome"), "outcome move"),
-                    _number(_required(item, "probability", "outcome"), "outcome probability", 0, 1),
-                )
-            )
-        raw_options = message.get("options")
-        options = {} if raw_options is None else dict(_map(raw_options, "options"))
-        seed = message.get("seed")
-        gnubg_id = message.get("gnubg_id")
-        return cls(
-            game=_text(_required(message, "game", "state"), "game"),
-            options=options,
-            position=_text(_required(message, "position", "state"), "position"),
-            to_move=to_move,
-            legal_moves=_moves(_required(message, "legal_moves", "state"), "legal_moves"),
-            history=_moves(message.get("history", []), "history"),
-            result=result,
-            outcomes=tuple(outcomes),
-            seed=None if seed is None else _whole(seed, "seed"),
-            gnubg_id=None if gnubg_id is None else _text(gnubg_id, "gnubg_id"),
-        )
-
-
-@dataclass(frozen=True, slots=True)
-class Info:
-    """Progress of a think: sent after each completed depth (and best-move changes)."""
-
-    depth: int
-    seldepth: int
-    score: Score
-    pv: tuple[str, ...]
-    nodes: int
-    nps: int
-    time_ms: int
-    tt_hit_rate: float = 0.0
-    partial: bool = False
-    #: Monte Carlo searches only: playouts so far (``None`` from the others).
-    playouts: int | None = None
-
-    @classmethod
-    def from_message(cls, message: Mapping[str, Any]) -> Info:
-        """The report in an ``info`` message; :class:`ProtocolViolationError` if malformed."""
-        depth = _whole(_required(message, "depth", "info"), "depth")
-        return cls(
-            depth=depth,
-            seldepth=_whole(message.get("seldepth", depth), "seldepth"),
-            score=parse_score(_required(message, "score", "info")),
-            pv=_moves(message.get("pv", []), "pv"),
-            nodes=_whole(message.get("nodes", 0), "nodes"),
-            nps=_whole(message.get("nps", 0), "nps"),
-            time_ms=_whole(message.get("time_ms", 0), "time_ms"),
-            tt_hit_rate=_number(message.get("tt_hit_rate", 0.0), "tt_hit_rate", 0, 1),
-            partial=_flag(message.get("partial", False), "partial"),
-            playouts=_optional_whole(message.get("playouts"), "playouts"),
-        )
-
-
-@dataclass(frozen=True, slots=True)
-class BestMove:
-    """The answer of a think; ``reason`` says why the search ended.
-
-    ``reason`` ``"overloaded"`` means no search process searched this think
-    in time (the server was overloaded): ``move`` is a legal fallback at
-    depth 0, not a considered choice. ``"preempted"``: an analysis without
-    a time limit was stopped after a long run because other thinks waited.
-    ``queued_ms`` is how long the think waited for a search process (0 from
-    servers that do not report it). ``algorithm`` names the search that
-    answered (empty from servers before 0.3); ``playouts`` is set by Monte
-    Carlo searches.
-    """
-
-    move: str
-    score: Score
-    depth: int
-    seldepth: int
-    pv: tuple[str, ...]
-    nodes: int
-    time_ms: int
-    reason: str
-    queued_ms: int = 0
-    algorithm: str = ""
-    playouts: int | None = None
-
-    @property
-    def overloaded(self) -> bool:
-        """Whether the server answered without searching because it was overloaded."""
-        return self.reason == "overloaded"
-
-    @classmethod
-    def from_message(cls, message: Mapping[str, Any]) -> BestMove:
-        """The answer in a ``bestmove`` message; :class:`ProtocolViolationError` if malformed."""
-        move = _text(_required(message, "move", "bestmove"), "move")
-        if not move:
-            _violation("move is the empty string")
-        depth = _whole(message.get("depth", 0), "depth")
-        return cls(
-            move=move,
-            score=parse_score(_required(message, "score", "bestmove")),
-            depth=depth,
-            seldepth=_whole(message.get("seldepth", depth), "seldepth"),
-            pv=_moves(message.get("pv", []), "pv"),
-            nodes=_whole(message.get("nodes", 0), "nodes"),
-            time_ms=_whole(message.get("time_ms", 0), "time_ms"),
-            reason=_text(message.get("reason", ""), "reason"),
-            queued_ms=_whole(message.get("queued_ms", 0), "queued_ms"),
-            algorithm=_text(message.get("algorithm", ""), "algorithm"),
-            playouts=_optional_whole(message.get("playouts"), "playouts"),
-        )
-
-
-@dataclass(frozen=True, slots=True)
-class ServerInfo:
-    """What the server said in ``welcome``."""
-
-    protocol: int
-    server: str
-    games: tuple[dict[str, Any], ...]
-    limits: dict[str, Any]
-
-    def game(self, name: str) -> dict[str, Any] | None:
-        return next((game for game in self.games if game["name"] == name), None)
-
-    @property
-    def max_think_s(self) -> float:
-        """The longest think the server allows (``limits.max_movetime_ms``), in seconds."""
-        limit = self.limits.get("max_movetime_ms")
-        if _is_whole(limit) and limit > 0:
-            return float(limit) / 1000
-        return DEFAULT_MAX_THINK_S
-
-    @classmethod
-    def from_message(cls, message: Mapping[str, Any]) -> ServerInfo:
-        """The server in a ``welcome`` message; :class:`ProtocolViolationError` if malformed."""
-        games = message.get("games", [])
-        if not isinstance(games, list):
-            _violation(f"games is {_show(games)}, not a list")
-        for game in games:
-            if not isinstance(game, Mapping) or not isinstance(game.get("name"), str):
-                _violation(f"a game in welcome is {_show(game)}, not a map with a name")
-        return cls(
-            protocol=_whole(_required(message, "protocol", "welcome"), "protocol"),
-            server=_text(message.get("server", ""), "server"),
-            games=tuple(dict(game) for game in games),
-            limits=dict(_map(message.get("limits", {}), "limits")),
-        )
-
-
-def _expect(kind: str, parse: Callable[[Mapping[str, Any]], T]) -> Callable[[Mapping[str, Any]], T]:
-    """A reply parser that first checks the reply's ``type``."""
-
-    def parse_reply(message: Mapping[str, Any]) -> T:
-        if message.get("type") != kind:
-            _violation(f"expected {kind!r}, got a {_show(message.get('type'))} message")
-        return parse(message)
-
-    return parse_reply
-
-
-_parse_state = _expect("state", GameState.from_message)
-
-
-def _trace_from_message(message: Mapping[str, Any]) -> Trace:
-    try:
-        return Trace.from_dict(dict(message))
-    except (KeyError, TypeError, ValueError) as error:
-        _violation(f"malformed trace reply ({type(error).__name__}: {error})")
-
-
-_parse_trace = _expect("trace", _trace_from_message)
-_parse_welcome = _expect("welcome", ServerInfo.from_message)
+_parse_state = _expect("state", GameState.from_wire)
+_parse_trace = _expect("trace", _trace_of)
+_parse_welcome = _expect("welcome", Welcome.from_wire)
 
 
 # ----------------------------------------------------------------------
@@ -707,7 +337,7 @@ class Engine:
         if self._reader is None:
             self._reader = asyncio.create_task(self._read_loop())
         self.server = await self._request(
-            {"type": "hello", "protocol": 1, "client": client_name}, _parse_welcome, timeout
+            Hello(client=client_name).to_wire(), _parse_welcome, timeout
         )
         return self.server
 
@@ -741,26 +371,18 @@ class Engine:
         ``seed`` fixes the server's dice in a game of chance, to replay a game.
         ``timeout`` overrides the engine's ``request_timeout`` for this call.
         """
-        message: dict[str, Any] = {"type": "new_game", "game": game}
-        if seed is not None:
-            message["seed"] = seed
-        if options:
-            message["options"] = dict(options)
-        if position is not None:
-            message["position"] = position
-        if moves:
-            message["moves"] = list(moves)
-        self.state = await self._request(message, _parse_state, timeout)
+        request = NewGame(game, None, dict(options or {}), position, tuple(moves or ()), seed)
+        self.state = await self._request(request.to_wire(), _parse_state, timeout)
         return self.state
 
     async def move(self, move: str, *, timeout: float | None = None) -> GameState:
         """Play ``move`` in the session's game."""
-        self.state = await self._request({"type": "move", "move": move}, _parse_state, timeout)
+        self.state = await self._request(Move(move).to_wire(), _parse_state, timeout)
         return self.state
 
     async def roll(self, *, timeout: float | None = None) -> GameState:
         """Let the server roll the dice at a chance state (games of chance)."""
-        self.state = await self._request({"type": "roll"}, _parse_state, timeout)
+        self.state = await self._request(Roll().to_wire(), _parse_state, timeout)
         return self.state
 
     async def trace(
@@ -784,22 +406,11 @@ class Engine:
         :class:`LimitExceededError`, whose message says how many nodes it
         would take when the server could count them.
         """
-        message: dict[str, Any] = {"type": "trace"}
-        fields = {
-            "algorithm": algorithm,
-            "depth": depth,
-            "max_nodes": max_nodes,
-            "playouts": playouts,
-            "seed": seed,
-        }
-        for key, value in fields.items():
-            if value is not None:
-                message[key] = value
+        request = TraceRequest(None, algorithm, depth, max_nodes, playouts, seed)
         if timeout is None:
-            limits = self.server.limits if self.server is not None else {}
-            server_limit_s = limits.get("max_trace_ms", 10_000) / 1000
-            timeout = max(self.request_timeout, server_limit_s + TRACE_TIMEOUT_MARGIN_S)
-        return await self._request(message, _parse_trace, timeout)
+            limit_ms = self.server.limits.max_trace_ms if self.server is not None else MAX_TRACE_MS
+            timeout = max(self.request_timeout, limit_ms / 1000 + TRACE_TIMEOUT_MARGIN_S)
+        return await self._request(request.to_wire(), _parse_trace, timeout)
 
     async def think(
         self,
@@ -830,13 +441,14 @@ class Engine:
         Raises :class:`OverloadedError` if the server refused the think.
         """
         limits = _limits(movetime, movetime_ms, depth, nodes, clock)
-        think = await self._start_think(limits, self.think_timeout(limits, timeout), algorithm)
+        timeout_s = self.think_timeout(limits_to_wire(limits), timeout)
+        think = await self._start_think(limits, timeout_s, algorithm)
         think.on_info = on_info
         try:
             return await think.bestmove
         except asyncio.CancelledError:
             if not think.finished:  # the caller gave up: free the server's worker
-                self._spawn(self._send_quietly({"type": "stop", "id": think.id}))
+                self._spawn(self._send_quietly(Stop(think.id).to_wire()))
             raise
         finally:
             self._forget_think(think)
@@ -860,13 +472,14 @@ class Engine:
         :data:`THINK_TIMEOUT_MARGIN_S`.
         """
         limits = _limits(movetime, movetime_ms, depth, nodes, clock)
-        return Analysis(self, limits, self.think_timeout(limits, timeout), algorithm)
+        timeout_s = self.think_timeout(limits_to_wire(limits), timeout)
+        return Analysis(self, limits, timeout_s, algorithm)
 
     async def stop(self, *, timeout: float | None = None) -> None:
         """Ask any running think to answer now (no reply of its own)."""
         for think in self._thinks.values():
             self._shorten(think, THINK_TIMEOUT_MARGIN_S)
-        await self._send_within({"type": "stop"}, timeout)
+        await self._send_within(Stop().to_wire(), timeout)
 
     def think_timeout(self, limits: Mapping[str, Any], timeout: float | None = None) -> float:
         """Seconds a think with these protocol ``limits`` may take before it times out.
@@ -894,7 +507,7 @@ class Engine:
     # Plumbing.
 
     async def _start_think(
-        self, limits: dict[str, Any], timeout_s: float, algorithm: str | None = None
+        self, limits: Limits, timeout_s: float, algorithm: str | None = None
     ) -> _Think:
         """Send a think; its timer runs from now (the send included)."""
         think = _Think(next(self._ids), timeout_s)
@@ -902,15 +515,12 @@ class Engine:
         think.timer = asyncio.get_running_loop().call_later(timeout_s, self._think_timed_out, think)
         try:
             async with asyncio.timeout(timeout_s):
-                request: dict[str, Any] = {"type": "think", "id": think.id, "limits": limits}
-                if algorithm is not None:
-                    request["algorithm"] = algorithm
-                await self._send(request)
+                await self._send(Think(limits, think.id, algorithm).to_wire())
         except TimeoutError:
             self._think_timed_out(think)  # the caller finds the error in think.bestmove
         except BaseException as error:
             if isinstance(error, asyncio.CancelledError):  # it may have gone out: stop it
-                self._spawn(self._send_quietly({"type": "stop", "id": think.id}))
+                self._spawn(self._send_quietly(Stop(think.id).to_wire()))
             think.fail(EngineTerminatedError("the think was not sent"))
             self._forget_think(think)
             raise
@@ -925,7 +535,7 @@ class Engine:
             )
         )
         self._thinks.pop(think.id, None)
-        self._spawn(self._send_quietly({"type": "stop", "id": think.id}))
+        self._spawn(self._send_quietly(Stop(think.id).to_wire()))
 
     def _shorten(self, think: _Think, seconds: float) -> None:
         """Let ``think`` wait at most ``seconds`` more (after a ``stop``)."""
@@ -1001,7 +611,7 @@ class Engine:
         try:
             async for frame in self.ws:
                 try:
-                    self._dispatch(decode(frame))
+                    self._dispatch(decode_reply(frame))
                 except ProtocolViolationError as violation:
                     if not self.strict:
                         logger.warning(
@@ -1042,13 +652,13 @@ class Engine:
     def _dispatch(self, message: dict[str, Any]) -> None:
         kind = message.get("type")
         if not isinstance(kind, str):
-            _violation(f"a message without a type: {_show(message)}")
+            raise ProtocolViolation(f"a message without a type: {_show(message)}")
         request_id = message.get("id")
-        think = self._thinks.get(request_id) if _is_whole(request_id) else None
+        think = self._thinks.get(request_id) if _is_id(request_id) else None
         if think is not None:
             self._dispatch_think(think, kind, message)
             return
-        reply = self._replies.get(request_id) if _is_whole(request_id) else None
+        reply = self._replies.get(request_id) if _is_id(request_id) else None
         if reply is not None:
             if reply.future.done():
                 return
@@ -1070,7 +680,7 @@ class Engine:
         if kind == "info":
             if think.finished:
                 return
-            info = Info.from_message(message)  # a violation: strict closes, lenient drops it
+            info = Info.from_wire(message)  # a violation: strict closes, lenient drops it
             think.infos.put_nowait(info)
             if think.on_info is not None:
                 try:
@@ -1079,7 +689,7 @@ class Engine:
                     logger.exception("the on_info callback failed")
         elif kind == "bestmove":
             try:
-                best = BestMove.from_message(message)
+                best = BestMove.from_wire(message)
             except ProtocolViolationError as violation:
                 think.fail(violation)  # this think fails whatever the mode
                 raise
@@ -1087,7 +697,7 @@ class Engine:
         elif kind == "error":
             think.fail(error_from_message(message))
         else:
-            _violation(f"a {_show(kind)} message for think {think.id}")
+            raise ProtocolViolation(f"a {_show(kind)} message for think {think.id}")
 
 
 class Analysis:
@@ -1100,7 +710,7 @@ class Analysis:
     def __init__(
         self,
         engine: Engine,
-        limits: dict[str, Any],
+        limits: Limits,
         timeout_s: float = DEFAULT_MAX_THINK_S + THINK_TIMEOUT_MARGIN_S,
         algorithm: str | None = None,
     ) -> None:
@@ -1158,7 +768,7 @@ class Analysis:
         if self._think is None:
             raise RuntimeError("use the analysis inside 'async with'")
         self._engine._shorten(self._think, THINK_TIMEOUT_MARGIN_S)
-        await self._engine._send_within({"type": "stop", "id": self._think.id}, None)
+        await self._engine._send_within(Stop(self._think.id).to_wire(), None)
 
     async def wait(self) -> BestMove:
         """Wait for the ``bestmove`` (after the limits end or :meth:`stop`).
@@ -1177,22 +787,11 @@ def _limits(
     depth: int | None,
     nodes: int | None,
     clock: Clock | None,
-) -> dict[str, Any]:
-    limits: dict[str, Any] = {}
-    if movetime is not None:
-        limits["movetime_ms"] = max(1, round(movetime * 1000))
-    if movetime_ms is not None:
-        limits["movetime_ms"] = movetime_ms
-    if depth is not None:
-        limits["depth"] = depth
-    if nodes is not None:
-        limits["nodes"] = nodes
-    if clock is not None:
-        clock_map: dict[str, Any] = {"time_ms": clock.time_ms, "inc_ms": clock.inc_ms}
-        if clock.moves_to_go is not None:
-            clock_map["moves_to_go"] = clock.moves_to_go
-        limits["clock"] = clock_map
-    return limits
+) -> Limits:
+    """The think's limits; ``movetime`` (seconds) is rounded to at least 1 ms."""
+    if movetime_ms is None and movetime is not None:
+        movetime_ms = max(1, round(movetime * 1000))
+    return Limits(movetime_ms, depth, nodes, clock)
 
 
 @contextlib.asynccontextmanager

@@ -31,7 +31,7 @@ A scenario is a plain async function; write your own and pass it as
             best = await session.think(movetime_ms=200)
             if best is None:          # lost, or the connection closed
                 return
-            await session.move(best["move"])
+            await session.move(best.move)
 
 A scenario may give a session a :attr:`LoadSession.group` (a name): its
 round trips are then also reported under ``<name>[<group>]`` and its thinks
@@ -72,8 +72,21 @@ from urllib.parse import urlsplit, urlunsplit
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
 
-from clients.client import DEFAULT_URL, BestMove, ProtocolViolationError
-from clients.codec import EncodingName, decode, encode
+from clients.client import DEFAULT_URL
+from engine.search.limits import Limits
+from protocol.codec import EncodingName, decode_reply, encode
+from protocol.errors import ErrorCode, ProtocolViolation
+from protocol.records import (
+    BestMove,
+    ErrorMessage,
+    GameState,
+    Hello,
+    Move,
+    NewGame,
+    Stop,
+    Think,
+    Welcome,
+)
 
 #: Hard bounds on a run, whatever the options say.
 MAX_CONNECTIONS = 5000
@@ -200,8 +213,8 @@ class LoadSession:
         self._running = running
         self._ids = 0
         self.closed = False
-        self.state: dict[str, Any] | None = None
-        self.welcome: dict[str, Any] | None = None
+        self.state: GameState | None = None
+        self.welcome: Welcome | None = None
 
     @property
     def running(self) -> bool:
@@ -210,19 +223,22 @@ class LoadSession:
 
     @property
     def game_over(self) -> bool:
-        return self.state is None or self.state.get("result") is not None
+        return self.state is None or self.state.is_over
 
     @property
     def legal_moves(self) -> list[str]:
-        return list(self.state["legal_moves"]) if self.state is not None else []
+        return list(self.state.legal_moves) if self.state is not None else []
 
     # ------------------------------------------------------------------
     # Requests.
 
     async def hello(self, client: str = "arena-loadtest") -> dict[str, Any] | None:
-        reply = await self.request({"type": "hello", "protocol": 1, "client": client})
+        reply = await self.request(Hello(client=client).to_wire())
         if reply is not None and reply.get("type") == "welcome":
-            self.welcome = reply
+            try:
+                self.welcome = Welcome.from_wire(reply)
+            except ProtocolViolation as violation:
+                self._note_malformed("welcome", violation)
         return reply
 
     async def new_game(
@@ -232,17 +248,11 @@ class LoadSession:
         position: str | None = None,
         moves: list[str] | None = None,
     ) -> dict[str, Any] | None:
-        message: dict[str, Any] = {"type": "new_game", "game": game}
-        if options:
-            message["options"] = dict(options)
-        if position is not None:
-            message["position"] = position
-        if moves:
-            message["moves"] = moves
-        return self._keep_state(await self.request(message))
+        request = NewGame(game, None, dict(options or {}), position, tuple(moves or ()))
+        return self._keep_state(await self.request(request.to_wire()))
 
     async def move(self, move: str) -> dict[str, Any] | None:
-        return self._keep_state(await self.request({"type": "move", "move": move}))
+        return self._keep_state(await self.request(Move(move).to_wire()))
 
     async def random_move(self) -> dict[str, Any] | None:
         """Play a random legal move (from :attr:`rng`)."""
@@ -271,8 +281,8 @@ class LoadSession:
         depth: int | None = None,
         stop_after_ms: float | None = None,
         abort_after_ms: float | None = None,
-    ) -> dict[str, Any] | None:
-        """Think and return the ``bestmove`` (``None`` if lost, rejected or aborted).
+    ) -> BestMove | None:
+        """Think and return the ``bestmove`` (``None`` if lost, rejected, aborted or malformed).
 
         ``stop_after_ms`` sends ``stop`` that long after the think (timing
         stop -> bestmove); ``abort_after_ms`` drops the connection abruptly
@@ -287,16 +297,12 @@ class LoadSession:
         if not await self._wait_for_retry():
             return None
         self.refused = False
-        limits: dict[str, Any] = {}
-        if movetime_ms is not None:
-            limits["movetime_ms"] = movetime_ms
-        if depth is not None:
-            limits["depth"] = depth
+        limits = Limits(movetime_ms=movetime_ms, depth=depth)
         think_id = self._next_id()
         sent = time.monotonic()
         deadline = None if movetime_ms is None else sent + movetime_ms / 1000
         try:
-            await self._send({"type": "think", "id": think_id, "limits": limits})
+            await self._send(Think(limits, think_id).to_wire())
         except SessionClosed:
             return None
         self.recorder.count("thinks_sent", group=self.group)
@@ -322,7 +328,7 @@ class LoadSession:
                             return None
                         stopped_at = now
                         give_up = now + LOST_AFTER_S
-                        await self._send({"type": "stop", "id": think_id})
+                        await self._send(Stop(think_id).to_wire())
                         continue
                     self.recorder.count("lost_answers", group=self.group)
                     return None
@@ -338,8 +344,7 @@ class LoadSession:
                     self._note_think_error(message, now)
                     return None
                 if kind == "bestmove":
-                    self._note_bestmove(message, sent, now, deadline, stopped_at)
-                    return message
+                    return self._note_bestmove(message, sent, now, deadline, stopped_at)
         except SessionClosed:
             if abort_after_ms is None:
                 self.recorder.count("lost_answers", group=self.group)
@@ -359,22 +364,31 @@ class LoadSession:
 
     def _keep_state(self, reply: dict[str, Any] | None) -> dict[str, Any] | None:
         if reply is not None and reply.get("type") == "state":
-            self.state = reply
+            try:
+                self.state = GameState.from_wire(reply)
+            except ProtocolViolation as violation:
+                self._note_malformed("state", violation)
+                self.state = None
         return reply
+
+    def _note_malformed(self, kind: str, violation: ProtocolViolation) -> None:
+        self.recorder.count("malformed_answers")
+        self.recorder.errors[f"malformed_{kind}: {violation.message}"[:120]] += 1
 
     def _note_error(self, reply: Mapping[str, Any]) -> None:
         if reply.get("type") == "error":
             self.recorder.errors[str(reply.get("code"))] += 1
 
     def _note_think_error(self, reply: Mapping[str, Any], now: float) -> None:
-        if reply.get("code") != "overloaded":
+        error = ErrorMessage.from_wire(reply)
+        if error.code != ErrorCode.OVERLOADED:
             self.recorder.count("thinks_rejected", group=self.group)
             self._note_error(reply)
             return
         self.recorder.count("thinks_refused", group=self.group)
         self.refused = True
-        retry = reply.get("retry_after_ms")
-        if not isinstance(retry, int) or isinstance(retry, bool) or retry < 0:
+        retry = error.retry_after_ms
+        if retry is None:
             self.recorder.count("refusals_without_retry_hint")
             retry = DEFAULT_RETRY_AFTER_MS
         self.retry_at = now + min(retry, MAX_RETRY_WAIT_MS) / 1000
@@ -398,7 +412,7 @@ class LoadSession:
         now: float,
         deadline: float | None,
         stopped_at: float | None,
-    ) -> None:
+    ) -> BestMove | None:
         recorder, group = self.recorder, self.group
         recorder.count("thinks_answered", group=group)
         recorder.sample("think_rtt", now - sent, group)
@@ -407,11 +421,10 @@ class LoadSession:
         elif deadline is not None:
             recorder.sample("bestmove_lateness", now - deadline, group)
         try:
-            best = BestMove.from_message(message)
-        except ProtocolViolationError as violation:
-            recorder.count("malformed_answers")
-            recorder.errors[f"malformed_bestmove: {violation.message}"[:120]] += 1
-            return
+            best = BestMove.from_wire(message)
+        except ProtocolViolation as violation:
+            self._note_malformed("bestmove", violation)
+            return None
         recorder.reasons[best.reason] += 1
         if group is not None:
             recorder.groups.setdefault(group, Counter())[f"reason:{best.reason}"] += 1
@@ -420,6 +433,7 @@ class LoadSession:
             recorder.depth0_reasons[best.reason] += 1
         if "queued_ms" in message:
             recorder.sample_ms("think_queued", best.queued_ms, group)
+        return best
 
     async def _send(self, message: dict[str, Any]) -> None:
         if self.closed:
@@ -444,8 +458,8 @@ class LoadSession:
             raise SessionClosed from closed
         self.recorder.count("messages_received")
         try:
-            return decode(frame)
-        except ValueError:
+            return decode_reply(frame)
+        except ProtocolViolation:
             self.recorder.errors["undecodable_frame"] += 1
             return {}
 
@@ -492,7 +506,7 @@ async def mixed(session: LoadSession) -> None:
             best = await session.think(movetime)
         if best is None and session.refused:
             continue  # the next think waits the server's retry_after_ms first
-        if best is None or await session.move(best["move"]) is None:
+        if best is None or await session.move(best.move) is None:
             return
 
 
@@ -512,7 +526,7 @@ async def think(session: LoadSession) -> None:
         best = await session.think(session.movetime_ms)
         if best is None and session.refused:
             continue  # the next think waits the server's retry_after_ms first
-        if best is None or await session.move(best["move"]) is None:
+        if best is None or await session.move(best.move) is None:
             return
 
 

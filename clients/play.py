@@ -25,9 +25,9 @@ from dataclasses import dataclass, field, replace
 from typing import Any, TextIO
 
 from clients.client import BestMove, Engine, EngineError, GameState, Info, connect
-from clients.codec import EncodingName
 from clients.render import View, go_captures, render
 from engine.registry import create_game
+from protocol.codec import EncodingName
 
 InputFunction = Callable[[str], Awaitable[str | None]]
 

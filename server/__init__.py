@@ -2,7 +2,8 @@
 
 Layers, from the wire inwards:
 
-* :mod:`server.protocol` decodes, validates and encodes messages (no I/O);
+* :mod:`protocol` (beside this package, shared with the clients) decodes,
+  validates and encodes messages, one record per message (no I/O);
 * :mod:`server.session` is one connection's game as a state machine (no I/O);
 * :mod:`server.connection` is one WebSocket client's pump: frames in, the
   session's replies out, its think and trace submitted to the pool;

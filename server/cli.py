@@ -19,18 +19,18 @@ import signal
 import socket
 import sys
 
+from protocol.limits import ServerLimits
 from server.app import WS_PATH, ArenaServer
 from server.config import DEFAULT_DRAIN_GRACE_S, ServerConfig
 from server.external import ExternalEngine, check_externals, parse_external
 from server.pool import QUEUE_PER_WORKER
-from server.protocol import ServerLimits
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The ``serve`` options, shared by ``arena serve`` and ``python -m server``.
 
     Their defaults are :class:`~server.config.ServerConfig`'s and its
-    :class:`~server.protocol.ServerLimits`' (one source for each value).
+    :class:`~protocol.limits.ServerLimits`' (one source for each value).
     """
     defaults = ServerConfig()
     limits = defaults.limits

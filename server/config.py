@@ -2,7 +2,7 @@
 
 :mod:`server.cli` builds one from the ``arena serve`` options;
 :class:`~server.app.ArenaServer` runs with one. Its ``limits``
-(:class:`~server.protocol.ServerLimits`) are the one source of every limit
+(:class:`~protocol.limits.ServerLimits`) are the one source of every limit
 the server announces and enforces.
 """
 
@@ -12,9 +12,9 @@ import os
 from dataclasses import dataclass, field
 
 from engine.search.tt import DEFAULT_TT_SLOTS
+from protocol.limits import ServerLimits
 from server.external import ExternalEngine
 from server.pool import PREEMPT_AFTER_S, WORKER_GRACE_S, WORKER_NICE
-from server.protocol import ServerLimits
 
 #: Open connections beyond which new ones are closed at once with 1013
 #: (try again later). Each idle connection costs some tens of kilobytes and
@@ -37,7 +37,7 @@ DEFAULT_DRAIN_NOTICE_S = 1.5
 class ServerConfig:
     """How to run one server: where it listens, its workers, its limits and who may connect.
 
-    ``limits`` is the one :class:`~server.protocol.ServerLimits` the server
+    ``limits`` is the one :class:`~protocol.limits.ServerLimits` the server
     runs with (:class:`~server.app.ArenaServer` fills in the queue bound the
     pool derives from ``workers`` and announces the result in ``welcome``).
     """

@@ -22,27 +22,16 @@ from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 
 from engine.search.results import Info, SearchResult
+from protocol.codec import Encoding, decode, encode, request_id_of
+from protocol.errors import Internal, Overloaded, ProtocolError
+from protocol.limits import ServerLimits
+from protocol.records import ErrorMessage, Hello, Reply, Request, Stop, Think, parse_request
 from server.external import ExternalEngine
 from server.guard import AuthFailures
 from server.jobs import SearchJob, TraceJob
 from server.metrics import ServerMetrics
 from server.outbox import Frame, OnSent, Outbox
 from server.pool import STOP_GRACE_S, QueueFull, Ticket, WorkerPool
-from server.protocol import (
-    Encoding,
-    ErrorCode,
-    Hello,
-    ProtocolError,
-    Request,
-    ServerLimits,
-    Stop,
-    Think,
-    decode,
-    encode,
-    error_message,
-    parse_request,
-    request_id_of,
-)
 from server.session import CLOSE_POLICY_VIOLATION, Reaction, Session
 from server.worker import TraceReply
 
@@ -179,7 +168,7 @@ class ClientConnection:
         request_type = "invalid"
         try:
             encoding, message = decode(frame)
-            request = parse_request(message)
+            request = parse_request(message, self.limits)
             request_type = str(message["type"])
             if request_type == "new_game" or (request_type in ("move", "roll") and self._costly):
                 reaction, frames = await asyncio.get_running_loop().run_in_executor(
@@ -194,14 +183,12 @@ class ClientConnection:
                 return
             self._greeted = self._greeted or request_type != "invalid"
             self.metrics.messages_in.inc(request_type)
-            await self._send(error_message(error), encoding)
+            await self._send(error.to_record(), encoding)
             return
         except Exception:
             logger.exception("conn=%d: internal error handling a request", self.number)
-            internal = ProtocolError(
-                ErrorCode.INTERNAL, "internal server error", request_id_of(message)
-            )
-            await self._send(error_message(internal), encoding)
+            internal = Internal("internal server error", request_id_of(message))
+            await self._send(internal.to_record(), encoding)
             return
         self.metrics.messages_in.inc(request_type)
         if self.session.authenticated:
@@ -225,7 +212,7 @@ class ClientConnection:
         """Handle ``request`` and encode its replies (on the loop, or in the session thread)."""
         started = time.monotonic()
         reaction = self.session.handle(request, received_at)
-        frames = [encode(reply, encoding) for reply in reaction.replies]
+        frames = [encode(reply.to_wire(), encoding) for reply in reaction.replies]
         if not isinstance(request, Hello | Stop | Think):
             self._costly = time.monotonic() - started > OFF_LOOP_AFTER_S
         return reaction, frames
@@ -269,10 +256,8 @@ class ClientConnection:
             self.ticket = self.pool.submit(job, on_info)
         except QueueFull as full:
             self.session.abandon_think()
-            refusal = ProtocolError(
-                ErrorCode.OVERLOADED, str(full), job.think_id, retry_after_ms=full.retry_after_ms
-            )
-            await self._send(error_message(refusal), encoding)
+            refusal = Overloaded(str(full), job.think_id, retry_after_ms=full.retry_after_ms)
+            await self._send(refusal.to_record(), encoding)
             return
         self.thinks += 1
         self.think_task = asyncio.create_task(self._answer(job, self.ticket, encoding))
@@ -312,10 +297,8 @@ class ClientConnection:
             ticket = self.pool.submit_trace(job, encoding)
         except QueueFull as full:
             self.session.finish_trace()
-            refusal = ProtocolError(
-                ErrorCode.OVERLOADED, str(full), job.trace_id, retry_after_ms=full.retry_after_ms
-            )
-            await self._send(error_message(refusal), encoding)
+            refusal = Overloaded(str(full), job.trace_id, retry_after_ms=full.retry_after_ms)
+            await self._send(refusal.to_record(), encoding)
             return
         self.trace_ticket = ticket
         self.trace_task = asyncio.create_task(self._answer_trace(job, ticket))
@@ -382,21 +365,18 @@ class ClientConnection:
     # ------------------------------------------------------------------
     # Outgoing: one writer task keeps replies, progress and answers in order.
 
-    def _count_sent(self, message: dict[str, Any]) -> None:
-        kind = message["type"]
-        self.metrics.messages_out.inc(kind)
-        if kind == "error":
-            self.metrics.errors.inc(message["code"])
+    def _count_sent(self, message: Reply) -> None:
+        self.metrics.messages_out.inc(message.type)
+        if isinstance(message, ErrorMessage):
+            self.metrics.errors.inc(str(message.code))
 
-    async def _send(
-        self, message: dict[str, Any], encoding: Encoding, on_sent: OnSent = None
-    ) -> None:
+    async def _send(self, message: Reply, encoding: Encoding, on_sent: OnSent = None) -> None:
         self._count_sent(message)
-        await self.outbox.put(encode(message, encoding), on_sent)
+        await self.outbox.put(encode(message.to_wire(), encoding), on_sent)
 
-    def _send_nowait(self, message: dict[str, Any], encoding: Encoding) -> None:
-        if self.outbox.offer(encode(message, encoding)):
-            self.metrics.messages_out.inc(message["type"])
+    def _send_nowait(self, message: Reply, encoding: Encoding) -> None:
+        if self.outbox.offer(encode(message.to_wire(), encoding)):
+            self.metrics.messages_out.inc(message.type)
         else:
             self.metrics.info_dropped.inc()
             logger.debug("conn=%d: outbox full, progress report dropped", self.number)

@@ -38,11 +38,6 @@ from dataclasses import dataclass
 from enum import Enum
 from urllib.parse import urlsplit
 
-#: A connection must make its first valid request (when a token is required
-#: of it in ``hello``: that ``hello``) within this long, or it is closed with
-#: 1008. Ten seconds is ample for any client, and stops a crowd of silent
-#: sockets from holding connection slots.
-DEFAULT_HELLO_TIMEOUT_MS = 10_000
 #: Token failures a peer address may make within :data:`AUTH_WINDOW_S`
 #: before its refusals are delayed: enough for a person mistyping a token.
 AUTH_FREE_FAILURES = 5

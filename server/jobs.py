@@ -15,7 +15,7 @@ from typing import Any
 
 from engine.game import Game
 from engine.search.limits import Deadlines, Limits
-from server.protocol import ErrorCode, ProtocolError, RequestId
+from protocol.errors import Internal, LimitExceeded, Overloaded, ProtocolError, RequestId
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,22 +91,18 @@ class TraceJob:
     def unanswered(self, reason: str) -> ProtocolError:
         """The error to send when no worker produced the trace (``reason`` as for a think)."""
         if reason == "overloaded":
-            return ProtocolError(
-                ErrorCode.OVERLOADED,
+            return Overloaded(
                 "the server is overloaded: the trace waited for a search process until its "
                 "time was up; retry later",
                 self.trace_id,
             )
         if reason == "time":
-            return ProtocolError(
-                ErrorCode.LIMIT_EXCEEDED,
+            return LimitExceeded(
                 "the trace did not finish in the time the server gives a trace: "
                 "ask for a smaller depth",
                 self.trace_id,
             )
-        return ProtocolError(
-            ErrorCode.INTERNAL, f"the trace was not finished ({reason})", self.trace_id
-        )
+        return Internal(f"the trace was not finished ({reason})", self.trace_id)
 
 
 #: Anything a session hands the pool.

@@ -54,9 +54,9 @@ from typing import Any, Generic, TypeVar
 from engine.search.limits import Limits
 from engine.search.results import Info, SearchResult
 from engine.search.tt import DEFAULT_TT_SLOTS
+from protocol.codec import Encoding, encode
 from server.external import ExternalEngine
 from server.jobs import Job, SearchJob, TraceJob
-from server.protocol import Encoding, encode, error_message
 from server.worker import StopFlag, TraceReply, TraceTask, WorkerJob, worker_main
 
 logger = logging.getLogger(__name__)
@@ -650,8 +650,8 @@ class WorkerPool:
         if isinstance(job, TraceJob):
             assert ticket.encoding is not None  # submit_trace sets it
             refusal = job.unanswered(reason)
-            frame = encode(error_message(refusal), ticket.encoding)
-            self._set_answer(ticket, TraceReply(frame, refusal.code.value))
+            frame = encode(refusal.to_record().to_wire(), ticket.encoding)
+            self._set_answer(ticket, TraceReply(frame, str(refusal.code)))
             return
         self._set_answer(
             ticket,

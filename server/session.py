@@ -4,8 +4,9 @@
 returns a :class:`Reaction`: the replies to send, and possibly a search to
 start or a request to stop the running one. The asyncio layer carries out
 the reaction and reports the search's end with :meth:`Session.finish_think`.
-Rejected requests raise :class:`~server.protocol.ProtocolError`; the
-session is unchanged by a rejected request.
+Replies are records of :mod:`protocol.records`. Rejected requests raise a
+:class:`~protocol.errors.ProtocolError`; the session is unchanged by a
+rejected request.
 """
 
 from __future__ import annotations
@@ -30,32 +31,48 @@ from engine.search.trace import (
     default_depth,
 )
 from engine.searchers import algorithms, has_chance, resolve_algorithm
-from server import SERVER_NAME, SERVER_VERSION
-from server.external import ExternalEngine, offered_algorithms
-from server.jobs import SearchJob, TraceJob
-from server.protocol import (
+from protocol.errors import (
+    Busy,
+    ChanceState,
+    GameOver,
+    IllegalMove,
+    NoGame,
+    RequestId,
+    from_game_error,
+)
+from protocol.limits import ServerLimits
+from protocol.records import (
+    CHANCE as CHANCE_TO_MOVE,
+)
+from protocol.records import (
     PROTOCOL_VERSION,
-    ErrorCode,
+    BestMove,
+    GameResult,
+    GameState,
     Hello,
     Move,
     NewGame,
-    ProtocolError,
+    Reply,
     Request,
-    RequestId,
     Roll,
-    ServerLimits,
     Stop,
     Think,
     TraceRequest,
-    with_id,
+    Welcome,
 )
+from protocol.records import (
+    Info as InfoMessage,
+)
+from server import SERVER_NAME, SERVER_VERSION
+from server.external import ExternalEngine, offered_algorithms
+from server.jobs import SearchJob, TraceJob
 
 
 @dataclass(slots=True)
 class Reaction:
     """What the I/O layer must do for one request."""
 
-    replies: list[dict[str, Any]] = field(default_factory=list)
+    replies: list[Reply] = field(default_factory=list)
     start: SearchJob | None = None
     trace: TraceJob | None = None
     stop: bool = False
@@ -65,16 +82,6 @@ class Reaction:
 
 #: Close code for a client that must authenticate in ``hello`` and did not.
 CLOSE_POLICY_VIOLATION = 1008
-
-
-def game_error(error: GameError, request_id: RequestId) -> ProtocolError:
-    """The protocol error for an engine :class:`GameError` (codes are shared)."""
-    try:
-        code = ErrorCode(error.code)
-    except ValueError:
-        code = ErrorCode.BAD_MESSAGE
-    legal = getattr(error, "legal_moves", None)
-    return ProtocolError(code, str(error), request_id, legal)
 
 
 class Session:
@@ -125,17 +132,12 @@ class Session:
             matches = request.id is None or request.id == self._think_id
             return Reaction(stop=self._thinking and matches)
         if self._thinking:
-            raise ProtocolError(
-                ErrorCode.BUSY,
+            raise Busy(
                 "a think is running on this connection: wait for its bestmove or send stop",
                 request.id,
             )
         if self._tracing:
-            raise ProtocolError(
-                ErrorCode.BUSY,
-                "a trace is running on this connection: wait for its reply",
-                request.id,
-            )
+            raise Busy("a trace is running on this connection: wait for its reply", request.id)
         if isinstance(request, NewGame):
             return Reaction([self._new_game(request)])
         if isinstance(request, Move):
@@ -162,16 +164,13 @@ class Session:
         self._hello_token = None
         return self.handle(request, 0.0)
 
-    def welcome(self, request_id: RequestId = None) -> dict[str, Any]:
-        return with_id(
-            {
-                "type": "welcome",
-                "protocol": PROTOCOL_VERSION,
-                "server": f"{SERVER_NAME} {SERVER_VERSION} ({ENGINE_BUILD})",
-                "games": self._games(),
-                "limits": self.limits.to_dict(),
-            },
-            request_id,
+    def welcome(self, request_id: RequestId = None) -> Welcome:
+        return Welcome(
+            protocol=PROTOCOL_VERSION,
+            server=f"{SERVER_NAME} {SERVER_VERSION} ({ENGINE_BUILD})",
+            games=tuple(self._games()),
+            limits=self.limits,
+            id=request_id,
         )
 
     def _games(self) -> list[dict[str, Any]]:
@@ -183,7 +182,7 @@ class Session:
             )
         return games
 
-    def _new_game(self, request: NewGame) -> dict[str, Any]:
+    def _new_game(self, request: NewGame) -> GameState:
         try:
             game = create_game(request.game, request.options)
             state = (
@@ -196,7 +195,7 @@ class Session:
             for text in request.moves:
                 state = _play_canonical(game, state, text, history, history_san)
         except GameError as error:
-            raise game_error(error, request.id) from None
+            raise from_game_error(error, request.id) from None
         self.game, self.state, self.history = game, state, history
         self.history_san = history_san
         self._fallback_move = None
@@ -204,30 +203,29 @@ class Session:
         self._dice = random.Random(self.seed)
         return self.state_message(request.id)
 
-    def _move(self, request: Move) -> dict[str, Any]:
+    def _move(self, request: Move) -> GameState:
         game = self._require_game(request.id)
         try:
             self.state = _play_canonical(
                 game, self.state, request.move, self.history, self.history_san
             )
         except GameError as error:
-            raise game_error(error, request.id) from None
+            raise from_game_error(error, request.id) from None
         self._fallback_move = None
         return self.state_message(request.id)
 
-    def _roll(self, request: Roll) -> dict[str, Any]:
+    def _roll(self, request: Roll) -> GameState:
         """Draw the chance outcome with the game's seeded generator and play it."""
         game = self._require_game(request.id)
         state = self.state
         if game.outcome(state) is not None:
-            raise ProtocolError(ErrorCode.GAME_OVER, "the game is over: no roll", request.id)
+            raise GameOver("the game is over: no roll", request.id)
         outcomes = game.chance_outcomes(state)
         if outcomes is None:
-            raise ProtocolError(
-                ErrorCode.ILLEGAL_MOVE,
+            raise IllegalMove(
                 "no roll is due: the player to move must move",
                 request.id,
-                [game.format_move(state, move) for move in game.legal_moves(state)],
+                legal_moves=[game.format_move(state, move) for move in game.legal_moves(state)],
             )
         chosen = draw_outcome(self._dice, outcomes)
         self.history.append(game.format_move(state, chosen))
@@ -238,12 +236,9 @@ class Session:
     def _think(self, request: Think, received_at: float) -> SearchJob:
         game = self._require_game(request.id)
         if game.outcome(self.state) is not None:
-            raise ProtocolError(
-                ErrorCode.GAME_OVER, "the game is over: there is nothing to think about", request.id
-            )
+            raise GameOver("the game is over: there is nothing to think about", request.id)
         if game.to_move(self.state) == CHANCE:
-            raise ProtocolError(
-                ErrorCode.CHANCE_STATE,
+            raise ChanceState(
                 "the dice are to be rolled: send the roll as a move or send roll, then think",
                 request.id,
             )
@@ -268,15 +263,13 @@ class Session:
         try:
             return resolve_algorithm(game, request.algorithm, offered)
         except GameError as error:
-            raise game_error(error, request.id) from None
+            raise from_game_error(error, request.id) from None
 
     def _trace(self, request: TraceRequest, received_at: float) -> TraceJob:
         game = self._require_game(request.id)
         state = self.state
         if game.outcome(state) is not None:
-            raise ProtocolError(
-                ErrorCode.GAME_OVER, "the game is over: there is no search to trace", request.id
-            )
+            raise GameOver("the game is over: there is no search to trace", request.id)
         algorithm = request.algorithm
         if algorithm is None:
             algorithm = EXPECTIMINIMAX if has_chance(game) else ALPHABETA
@@ -287,7 +280,7 @@ class Session:
         try:
             check_request(algorithm, depth, max_nodes, playouts)
         except GameError as error:
-            raise game_error(error, request.id) from None
+            raise from_game_error(error, request.id) from None
         deadlines = Deadlines(received_at, None, received_at + self.limits.max_trace_ms / 1000)
         self._tracing = True
         return TraceJob(
@@ -300,10 +293,10 @@ class Session:
 
     def _require_game(self, request_id: RequestId) -> Game[Any, Any]:
         if self.game is None:
-            raise ProtocolError(ErrorCode.NO_GAME, "no game yet: send new_game first", request_id)
+            raise NoGame("no game yet: send new_game first", request_id)
         return self.game
 
-    def finish_think(self, result: SearchResult, queued_ms: int) -> dict[str, Any]:
+    def finish_think(self, result: SearchResult, queued_ms: int) -> BestMove:
         """The ``bestmove`` for the running think; the session is free again.
 
         ``result.move`` is never ``None`` here: the session only thinks
@@ -312,47 +305,44 @@ class Session:
         think_id = self._think_id
         self._thinking = False
         self._think_id = None
-        message = {
-            "type": "bestmove",
-            "move": result.move,
-            "score": result.score.to_dict(),
-            "depth": result.depth,
-            "seldepth": result.seldepth,
-            "pv": list(result.pv),
-            "nodes": result.nodes,
-            "time_ms": result.time_ms,
-            "queued_ms": queued_ms,
-            "reason": result.reason,
-            "algorithm": self._think_algorithm,
-        }
-        if self._think_algorithm == MCTS:
-            message["playouts"] = result.playouts
-        return with_id(message, think_id)
+        assert result.move is not None  # the session thinks only with a legal move
+        return BestMove(
+            move=result.move,
+            score=result.score,
+            depth=result.depth,
+            seldepth=result.seldepth,
+            pv=tuple(result.pv),
+            nodes=result.nodes,
+            time_ms=result.time_ms,
+            reason=result.reason,
+            queued_ms=queued_ms,
+            algorithm=self._think_algorithm,
+            playouts=result.playouts if self._think_algorithm == MCTS else None,
+            id=think_id,
+        )
 
     def abandon_think(self) -> None:
         """Forget the running think without an answer (its client has gone)."""
         self._thinking = False
         self._think_id = None
 
-    def info_message(self, info: Info) -> dict[str, Any]:
+    def info_message(self, info: Info) -> InfoMessage:
         """The ``info`` message for a progress report of the running think."""
-        message = {
-            "type": "info",
-            "depth": info.depth,
-            "seldepth": info.seldepth,
-            "score": info.score.to_dict(),
-            "pv": list(info.pv),
-            "nodes": info.nodes,
-            "nps": info.nps,
-            "time_ms": info.time_ms,
-            "tt_hit_rate": round(info.tt_hit_rate, 4),
-            "partial": info.partial,
-        }
-        if self._think_algorithm == MCTS:
-            message["playouts"] = info.playouts
-        return with_id(message, self._think_id)
+        return InfoMessage(
+            depth=info.depth,
+            seldepth=info.seldepth,
+            score=info.score,
+            pv=tuple(info.pv),
+            nodes=info.nodes,
+            nps=info.nps,
+            time_ms=info.time_ms,
+            tt_hit_rate=round(info.tt_hit_rate, 4),
+            partial=info.partial,
+            playouts=info.playouts if self._think_algorithm == MCTS else None,
+            id=self._think_id,
+        )
 
-    def state_message(self, request_id: RequestId = None) -> dict[str, Any]:
+    def state_message(self, request_id: RequestId = None) -> GameState:
         """The ``state`` message for the current position."""
         game = self._require_game(request_id)
         state = self.state
@@ -363,35 +353,31 @@ class Session:
             else [game.format_move(state, move) for move in game.legal_moves(state)]
         )
         self._fallback_move = legal[0] if legal else None
-        result = None if outcome is None else {"winner": outcome.winner, "reason": outcome.reason}
+        chance = has_chance(game)
+        result = None
+        if outcome is not None:
+            result = GameResult(outcome.winner, outcome.reason, outcome.points if chance else 1)
         to_move: int | str = game.to_move(state)
-        message: dict[str, Any] = {
-            "type": "state",
-            "game": game.name,
-            "options": _plain(game.options),
-            "position": game.format_position(state),
-            "to_move": to_move,
-            "legal_moves": legal,
-            "history": list(self.history),
-            "result": result,
-        }
-        if self.history_san is not None:
-            message["history_san"] = list(self.history_san)
-        gnubg_id = _gnubg_id_of(game)
-        if gnubg_id is not None:
-            message["gnubg_id"] = gnubg_id(state)
         outcomes = game.chance_outcomes(state) if outcome is None else None
         if outcomes is not None:
-            message["to_move"] = "chance"
-            message["outcomes"] = [
-                {"move": game.format_move(state, roll), "probability": probability}
-                for roll, probability in outcomes
-            ]
-        if has_chance(game):
-            message["seed"] = self.seed
-            if result is not None:
-                result["points"] = outcome.points if outcome is not None else 1
-        return with_id(message, request_id)
+            to_move = CHANCE_TO_MOVE
+        gnubg_id = _gnubg_id_of(game)
+        return GameState(
+            game=game.name,
+            options=_plain(game.options),
+            position=game.format_position(state),
+            to_move=to_move,
+            legal_moves=tuple(legal),
+            history=tuple(self.history),
+            result=result,
+            outcomes=tuple(
+                (game.format_move(state, roll), probability) for roll, probability in outcomes or ()
+            ),
+            seed=self.seed if chance else None,
+            gnubg_id=gnubg_id(state) if gnubg_id is not None else None,
+            history_san=tuple(self.history_san) if self.history_san is not None else None,
+            id=request_id,
+        )
 
 
 def _san_of(game: Game[Any, Any]) -> Callable[[Any, Any], str] | None:

@@ -39,9 +39,10 @@ from engine.search.limits import Deadlines, Limits
 from engine.search.results import Info
 from engine.search.trace import trace
 from engine.searchers import GameSearcher, searcher_for
+from protocol.codec import Encoding, encode
+from protocol.errors import RequestId, from_game_error
+from protocol.records import TraceReply as TraceMessage
 from server.external import ExternalEngine, ProgramSearcher, find_external, program_searcher
-from server.protocol import Encoding, RequestId, encode, error_message, with_id
-from server.session import game_error
 
 #: Searchers kept per worker. Each holds a transposition table of up to
 #: ``tt_slots`` entries (about 30 MB at the default 2**18 when full), so a
@@ -190,10 +191,10 @@ def _trace(job: WorkerJob, task: TraceTask, stop: StopFlag) -> TraceReply:
             task.seed,
         )
     except GameError as error:
-        refusal = game_error(error, task.request_id)
-        return TraceReply(encode(error_message(refusal), task.encoding), refusal.code.value)
-    message = with_id({"type": "trace", **result.to_dict()}, task.request_id)
-    return TraceReply(encode(message, task.encoding), None)
+        refusal = from_game_error(error, task.request_id)
+        return TraceReply(encode(refusal.to_record().to_wire(), task.encoding), str(refusal.code))
+    message = TraceMessage(result, task.request_id)
+    return TraceReply(encode(message.to_wire(), task.encoding), None)
 
 
 def _start_externals(

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import contextlib
 import inspect
+import json
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+import msgpack
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
 
-from clients.codec import decode, encode
+from protocol.codec import decode
 
 Reply = list[dict[str, Any]] | None
 Script = Callable[[dict[str, Any]], Reply | Awaitable[Reply]]
@@ -105,7 +107,7 @@ class FakeServer:
         with contextlib.suppress(ConnectionClosed):
             async for frame in ws:
                 binary = isinstance(frame, bytes)
-                message = decode(frame)
+                _, message = decode(frame)
                 self.received.append(message)
                 if message["type"] == "hello":
                     replies: Reply = [WELCOME]
@@ -115,4 +117,12 @@ class FakeServer:
                 for reply in replies or ():
                     if "id" in message and "id" not in reply:
                         reply = {**reply, "id": message["id"]}
-                    await ws.send(encode(reply, "msgpack" if binary else "json"))
+                    await ws.send(_encode(reply, binary))
+
+
+def _encode(reply: dict[str, Any], binary: bool) -> bytes | str:
+    """A frame as a careless server writes it: NaN and infinities are allowed in JSON."""
+    if binary:
+        frame: bytes = msgpack.packb(reply, use_bin_type=True)
+        return frame
+    return json.dumps(reply, separators=(",", ":"), ensure_ascii=False)

@@ -187,7 +187,7 @@ async def test_bestmove_reports_queued_ms(url: str) -> None:
 async def test_a_full_queue_refuses_thinks_with_overloaded(url: str) -> None:
     async with connect(url) as probe:
         assert probe.server is not None
-        max_queue = probe.server.limits.get("max_queue")
+        max_queue = probe.server.limits.max_queue
     if not isinstance(max_queue, int) or max_queue < 1:
         pytest.skip("this server does not bound its queue of thinks")
     workers = 2  # the shared server's
@@ -288,16 +288,16 @@ def test_missing_required_fields_are_violations() -> None:
         message = good_bestmove()
         del message[key]
         with pytest.raises(ProtocolViolationError, match=key):
-            BestMove.from_message(message)
+            BestMove.from_wire(message)
     for key in ("depth", "score"):
         message = good_info()
         del message[key]
         with pytest.raises(ProtocolViolationError, match=key):
-            Info.from_message(message)
+            Info.from_wire(message)
 
 
 def test_valid_answers_are_read_with_their_new_fields() -> None:
-    best = BestMove.from_message(
+    best = BestMove.from_wire(
         good_bestmove(
             queued_ms=87, reason="overloaded", depth=0, score={"value": -12}, extra="ignored"
         )
@@ -305,10 +305,10 @@ def test_valid_answers_are_read_with_their_new_fields() -> None:
     assert best.queued_ms == 87 and best.overloaded and best.depth == 0
     assert best.score == Score(value=-12)
     old = good_bestmove()  # a server that does not report queued_ms
-    assert BestMove.from_message(old).queued_ms == 0 and not BestMove.from_message(old).overloaded
-    assert BestMove.from_message(good_bestmove(score={"draw": True})).score == Score(draw=True)
-    assert BestMove.from_message(good_bestmove(score={"loss_in": 4})).score == Score(loss_in=4)
-    info = Info.from_message(good_info(tt_hit_rate=1))
+    assert BestMove.from_wire(old).queued_ms == 0 and not BestMove.from_wire(old).overloaded
+    assert BestMove.from_wire(good_bestmove(score={"draw": True})).score == Score(draw=True)
+    assert BestMove.from_wire(good_bestmove(score={"loss_in": 4})).score == Score(loss_in=4)
+    info = Info.from_wire(good_info(tt_hit_rate=1))
     assert info.tt_hit_rate == 1.0 and info.pv == ("1:3",)
 
 
@@ -329,7 +329,7 @@ def test_valid_answers_are_read_with_their_new_fields() -> None:
 )
 def test_malformed_infos_are_violations(patch: dict[str, Any]) -> None:
     with pytest.raises(ProtocolViolationError):
-        Info.from_message(good_info(**patch))
+        Info.from_wire(good_info(**patch))
 
 
 async def test_a_malformed_info_is_dropped_when_lenient_and_fatal_when_strict() -> None:
@@ -582,9 +582,9 @@ def test_state_gnubg_id_is_optional_and_a_string() -> None:
         "history": ["1-2"],
         "result": None,
     }
-    assert GameState.from_message(message).gnubg_id is None
+    assert GameState.from_wire(message).gnubg_id is None
     message["gnubg_id"] = "4HPwATDgc/ABMA:cAkFAAAAAAAE"
-    assert GameState.from_message(message).gnubg_id == "4HPwATDgc/ABMA:cAkFAAAAAAAE"
+    assert GameState.from_wire(message).gnubg_id == "4HPwATDgc/ABMA:cAkFAAAAAAAE"
     message["gnubg_id"] = 5
     with pytest.raises(ProtocolViolationError, match="gnubg_id"):
-        GameState.from_message(message)
+        GameState.from_wire(message)

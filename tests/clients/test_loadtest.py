@@ -79,10 +79,10 @@ async def two_thinks(session: LoadSession) -> None:
     """
     await session.new_game("tictactoe")
     best = await session.think(60)
-    assert best is not None and best["move"] in session.legal_moves
+    assert best is not None and best.move in session.legal_moves
     await session.new_game("connect4")
     stopped = await session.think(None, stop_after_ms=30)
-    assert stopped is not None and stopped["reason"] in ("stopped", "overloaded", "preempted")
+    assert stopped is not None and stopped.reason in ("stopped", "overloaded", "preempted")
 
 
 @pytest.mark.asyncio(loop_scope="module")

@@ -24,9 +24,9 @@ from typing import Any
 import pytest
 
 from engine.games.go import Go
+from protocol.limits import ServerLimits
 from server.app import ArenaServer
 from server.config import ServerConfig
-from server.protocol import ServerLimits
 from tests.server.server_harness import TEST_TT_SLOTS, UNIT
 
 playwright_api = pytest.importorskip(

@@ -8,8 +8,9 @@ from typing import Any
 import pytest
 
 from engine.games.backgammon import Backgammon
+from protocol.errors import ErrorCode, ProtocolError
+from protocol.records import NewGame, Roll, Think, parse_request
 from server.app import ArenaServer
-from server.protocol import ErrorCode, NewGame, ProtocolError, Roll, Think, parse_request
 from server.session import Session, draw_outcome
 from tests.server.server_harness import ENCODINGS, RawClient, raw_client
 

@@ -6,10 +6,10 @@ import argparse
 
 import pytest
 
+from protocol.limits import ServerLimits
 from server.app import ArenaServer
 from server.cli import add_arguments, config_from_args
 from server.config import ServerConfig
-from server.protocol import ServerLimits
 
 
 def parse(*argv: str) -> argparse.Namespace:

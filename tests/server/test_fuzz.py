@@ -34,7 +34,9 @@ from hypothesis import strategies as st
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
-from server.protocol import ErrorCode, ProtocolError, decode, parse_request
+from protocol.codec import decode
+from protocol.errors import ErrorCode, ProtocolError
+from protocol.records import parse_request
 from tests.server.server_harness import UNIT
 
 REPO_ROOT = Path(__file__).resolve().parents[2]

@@ -6,16 +6,17 @@ from typing import Any
 
 import pytest
 
-from server.protocol import Move, NewGame, ProtocolError
+from protocol.errors import ProtocolError
+from protocol.records import Move, NewGame
 from server.session import Session
 
 
 def state_after(game: str, moves: list[str], position: str | None = None) -> dict[str, Any]:
     """The state reply after playing ``moves`` one ``move`` request at a time."""
     session = Session()
-    reply = session.handle(NewGame(game, id=0, position=position), 0.0).replies[0]
+    reply = session.handle(NewGame(game, id=0, position=position), 0.0).replies[0].to_wire()
     for number, text in enumerate(moves, 1):
-        reply = session.handle(Move(text, id=number), 0.0).replies[0]
+        reply = session.handle(Move(text, id=number), 0.0).replies[0].to_wire()
         assert reply["type"] == "state"
     return reply
 
@@ -23,7 +24,10 @@ def state_after(game: str, moves: list[str], position: str | None = None) -> dic
 def state_from_new_game(game: str, moves: list[str], position: str | None = None) -> dict[str, Any]:
     """The state reply to a ``new_game`` given ``moves``."""
     reply: dict[str, Any] = (
-        Session().handle(NewGame(game, id=0, position=position, moves=tuple(moves)), 0.0).replies[0]
+        Session()
+        .handle(NewGame(game, id=0, position=position, moves=tuple(moves)), 0.0)
+        .replies[0]
+        .to_wire()
     )
     return reply
 
@@ -65,9 +69,9 @@ def test_backgammon_moves_and_rolls_are_stored_canonically(play: Any) -> None:
 def test_backgammon_later_roll_low_die_first_is_stored_high_first() -> None:
     session = Session()
     session.handle(NewGame("backgammon", id=0, position="4HPwATDgc/ABMA 0 -"), 0.0)
-    reply = session.handle(Move("3-5", id=1), 0.0).replies[0]
+    reply = session.handle(Move("3-5", id=1), 0.0).replies[0].to_wire()
     assert reply["history"] == ["5-3"]
-    reply = session.handle(Move("13/10 10/5", id=2), 0.0).replies[0]
+    reply = session.handle(Move("13/10 10/5", id=2), 0.0).replies[0].to_wire()
     assert reply["history"] == ["5-3", "13/5"]
 
 
@@ -76,7 +80,7 @@ def test_an_illegal_move_leaves_both_histories_unchanged() -> None:
     session.handle(NewGame("chess", id=0, moves=("e4",)), 0.0)
     with pytest.raises(ProtocolError):
         session.handle(Move("Ke3", id=1), 0.0)
-    reply = session.state_message()
+    reply = session.state_message().to_wire()
     assert reply["history"] == ["e2e4"]
     assert reply["history_san"] == ["e4"]
 

@@ -15,7 +15,7 @@ import time
 from typing import Any
 
 from engine.search.limits import MAX_DEPTH
-from server.protocol import ServerLimits
+from protocol.limits import ServerLimits
 from tests.server.server_harness import UNIT, RawClient, raw_client, running_server
 
 NIM_HUGE = {"heaps": [1000] * 16}

@@ -10,8 +10,9 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosedError, InvalidStatus
 
 import engine
+from protocol.codec import MAX_MESSAGE_BYTES
+from protocol.records import PROTOCOL_VERSION
 from server.app import ArenaServer
-from server.protocol import MAX_MESSAGE_BYTES, PROTOCOL_VERSION
 from server.session import Session
 from tests.server.server_harness import ENCODINGS, UNIT, RawClient, raw_client
 

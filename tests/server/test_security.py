@@ -12,8 +12,8 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.typing import Origin
 
+from protocol.limits import ServerLimits
 from server.guard import AccessPolicy, Admission, AuthFailures
-from server.protocol import ServerLimits
 from tests.server.server_harness import UNIT, RawClient, running_server
 
 

@@ -8,8 +8,9 @@ import pytest
 
 from engine.registry import GAMES
 from engine.search.trace import MAX_TRACE_NODES, MAX_TRACE_PLAYOUTS, MCTS, TRACE_ALGORITHMS
+from protocol.errors import ErrorCode, ProtocolError
+from protocol.records import TraceRequest, parse_request
 from server.app import ArenaServer
-from server.protocol import ErrorCode, ProtocolError, TraceRequest, parse_request
 from server.session import Session
 from tests.server.server_harness import ENCODINGS, UNIT, RawClient, raw_client
 

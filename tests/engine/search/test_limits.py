@@ -74,7 +74,7 @@ def test_every_searcher_obeys_the_one_max_depth() -> None:
     """Seen: expectiminimax capped depth at 64 while the server announced 128."""
     from engine.search import alphabeta as search
     from engine.search import expectimax
-    from server.protocol import ServerLimits
+    from protocol.limits import ServerLimits
 
     assert expectimax.MAX_DEPTH is search.MAX_DEPTH is MAX_DEPTH
     assert ServerLimits().max_depth == MAX_DEPTH

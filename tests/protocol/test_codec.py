@@ -1,4 +1,4 @@
-"""The sans-I/O core: decoding, validation and the session state machine, without sockets."""
+"""The codec and the request records, without sockets: decoding, validation, limits."""
 
 from __future__ import annotations
 
@@ -7,20 +7,11 @@ import json
 import msgpack
 import pytest
 
-from engine.search.limits import Clock, Limits
-from server.protocol import (
-    MAX_DEPTH,
-    MAX_MOVETIME_MS,
-    Encoding,
-    ErrorCode,
-    Move,
-    ProtocolError,
-    Think,
-    decode,
-    encode,
-    parse_request,
-)
-from server.session import Session
+from engine.search.limits import MAX_DEPTH, Clock, Limits
+from protocol.codec import Encoding, decode, decode_reply, encode
+from protocol.errors import ErrorCode, ProtocolError, ProtocolViolation
+from protocol.limits import MAX_MOVETIME_MS, ServerLimits
+from protocol.records import Move, NewGame, Think, TraceRequest, parse_request
 
 
 def test_round_trip_in_both_encodings() -> None:
@@ -82,30 +73,31 @@ def test_ids_are_echoed_only_when_valid() -> None:
         assert error.value.code is ErrorCode.BAD_MESSAGE
 
 
-def test_session_state_machine() -> None:
-    session = Session()
-    reaction = session.handle(parse_request({"type": "new_game", "game": "tictactoe"}), 0.0)
-    assert reaction.replies[0]["legal_moves"][:3] == ["a3", "b3", "c3"]
-    reaction = session.handle(parse_request({"type": "think", "id": 5}), 100.0)
-    assert reaction.start is not None and session.thinking
-    assert reaction.start.deadline == 100.0 + MAX_MOVETIME_MS / 1000
+def test_the_limits_in_force_are_the_limits_enforced() -> None:
+    limits = ServerLimits(max_movetime_ms=2000, max_moves=3, max_position_chars=10)
+    think = parse_request({"type": "think", "limits": {"movetime_ms": 5000}}, limits)
+    assert isinstance(think, Think) and think.limits.movetime_ms == 2000
     with pytest.raises(ProtocolError) as error:
-        session.handle(parse_request({"type": "move", "move": "b2"}), 100.0)
-    assert error.value.code is ErrorCode.BUSY
-    assert session.handle(parse_request({"type": "stop", "id": 4}), 100.0).stop is False
-    assert session.handle(parse_request({"type": "stop"}), 100.0).stop is True
-    session.abandon_think()
-    assert not session.thinking
-    timed = session.handle(parse_request({"type": "think", "limits": {"movetime_ms": 250}}), 7.0)
-    assert timed.start is not None and timed.start.deadline == pytest.approx(7.25)
+        parse_request({"type": "new_game", "game": "nim", "moves": ["1:1"] * 4}, limits)
+    assert error.value.code is ErrorCode.LIMIT_EXCEEDED and "at most 3 moves" in error.value.message
+    with pytest.raises(ProtocolError) as error:
+        parse_request({"type": "new_game", "game": "nim", "position": "x" * 11}, limits)
+    assert error.value.code is ErrorCode.LIMIT_EXCEEDED
+    trace_limits = ServerLimits(max_trace_nodes=100)
+    with pytest.raises(ProtocolError) as error:
+        parse_request({"type": "trace", "max_nodes": 101}, trace_limits)
+    assert error.value.code is ErrorCode.LIMIT_EXCEEDED
+    assert parse_request({"type": "trace", "max_nodes": 100}, trace_limits) == TraceRequest(
+        max_nodes=100
+    )
+    # the defaults are the protocol's constants
+    default = parse_request({"type": "new_game", "game": "nim", "moves": ["1:1"] * 4})
+    assert isinstance(default, NewGame) and len(default.moves) == 4
 
 
-def test_failed_new_game_keeps_the_old_one() -> None:
-    session = Session()
-    session.handle(parse_request({"type": "new_game", "game": "connect4", "moves": ["4"]}), 0.0)
-    with pytest.raises(ProtocolError) as error:
-        session.handle(
-            parse_request({"type": "new_game", "game": "connect4", "moves": ["4", "8"]}), 0.0
-        )
-    assert error.value.code is ErrorCode.ILLEGAL_MOVE
-    assert session.state_message()["history"] == ["4"]
+def test_replies_decode_leniently_but_only_maps() -> None:
+    assert decode_reply('{"a": NaN}')["a"] != 0  # the record that holds it refuses it
+    assert decode_reply(msgpack.packb({"type": "info"})) == {"type": "info"}
+    for frame in (b"\xc1", "[]", "nope", msgpack.packb([1])):
+        with pytest.raises(ProtocolViolation):
+            decode_reply(frame)

@@ -1,0 +1,105 @@
+"""The server writes exactly the bytes it wrote before the protocol package.
+
+Each line of ``wire_golden.jsonl`` is a JSON frame the server sent for ``REQUESTS``
+before its messages were built with :mod:`protocol.records` (recorded from
+the 0.5.0 server's session with the same requests); the session must write
+them again byte for byte, in both encodings' maps.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from engine.search.results import Info, SearchResult, SearchStats
+from engine.search.score import Score
+from protocol.codec import Encoding, decode, encode
+from protocol.errors import ProtocolError
+from protocol.records import parse_request
+from server.session import Session
+
+REQUESTS: list[dict[str, Any]] = [
+    {"type": "move", "move": "1", "id": 2},
+    {"type": "new_game", "game": "connect4", "id": 3, "options": {"width": 7}},
+    {"type": "move", "move": "9", "id": 4},
+    {"type": "move", "move": "4", "id": "m"},
+    {"type": "new_game", "game": "chess", "moves": ["e4", "e5"], "id": 5},
+    {"type": "move", "move": "Nf3"},
+    {"type": "new_game", "game": "backgammon", "seed": 7, "id": 6},
+    {"type": "roll", "id": 7},
+    {"type": "roll", "id": 8},
+    {
+        "type": "new_game",
+        "game": "backgammon",
+        "position": "4HPwATDgc/ABMA 1 5-3",
+        "id": 9,
+        "seed": 5,
+    },
+    {"type": "think", "id": 10},
+    {"type": "new_game", "game": "tree", "id": 11, "seed": 2},
+    {"type": "move", "move": "1", "id": 12},
+    {"type": "move", "move": "1", "id": 13},
+    {"type": "new_game", "game": "nim", "options": {"heaps": [1]}, "id": 14},
+    {"type": "move", "move": "1:1", "id": 15},
+    {"type": "think", "id": 16},
+    {"type": "new_game", "game": "go", "id": 17, "options": {"size": 5}},
+    {"type": "new_game", "game": "nope", "id": 18},
+    {"type": "new_game", "game": "connect4", "options": {"width": 99}, "id": 19},
+    {"type": "new_game", "game": "chess", "position": "garbage", "id": 20},
+    {"type": "think", "limits": {"movetime_ms": 0}, "id": 21},
+    {"type": "think", "limits": {"bogus": 1}, "id": 22},
+    {"type": "hello", "protocol": 2, "id": 23},
+    {"type": "zzz", "id": 24},
+    {"type": "trace", "max_nodes": 10**6, "id": 25},
+    {"type": "new_game", "game": "backgammon", "seed": 3, "id": 26},
+    {"type": "think", "id": 27},
+    {"type": "move", "move": "3-1", "id": 28},
+    {"type": "think", "id": 29, "algorithm": "nope"},
+    {"type": "roll", "id": 30},
+]
+#: The frames, one a line.
+GOLDEN = Path(__file__).with_name("wire_golden.jsonl")
+
+
+def _frames() -> list[str]:
+    frames: list[str] = []
+    session = Session()
+    for request in REQUESTS:
+        try:
+            reaction = session.handle(parse_request(request), 0.0)
+        except ProtocolError as error:
+            frames.append(str(encode(error.to_record().to_wire(), Encoding.JSON)))
+            continue
+        frames.extend(str(encode(reply.to_wire(), Encoding.JSON)) for reply in reaction.replies)
+        if reaction.start is not None:
+            info = Info(3, 5, Score(value=12), ("a", "b"), 100, 7, 14285, 0.123456, True)
+            frames.append(str(encode(session.info_message(info).to_wire(), Encoding.JSON)))
+            result = SearchResult(
+                "a", None, Score(win_in=3), 0, 3, 5, ("a", "b"), 100, 7, "time", SearchStats()
+            )
+            frames.append(str(encode(session.finish_think(result, 4).to_wire(), Encoding.JSON)))
+    mcts = Session()
+    mcts.handle(parse_request({"type": "new_game", "game": "go", "options": {"size": 5}}), 0.0)
+    mcts.handle(parse_request({"type": "think", "algorithm": "mcts", "id": "q"}), 0.0)
+    info = Info(3, 5, Score(draw=True), ("a",), 100, 7, 1, 0.0, False, 55)
+    frames.append(str(encode(mcts.info_message(info).to_wire(), Encoding.JSON)))
+    result = SearchResult(
+        "a", None, Score(value=-3), 0, 3, 5, ("a",), 100, 7, "stopped", SearchStats(), 55
+    )
+    frames.append(str(encode(mcts.finish_think(result, 0).to_wire(), Encoding.JSON)))
+    return frames
+
+
+def test_every_message_is_written_as_before() -> None:
+    expected = GOLDEN.read_text(encoding="utf-8").splitlines()
+    frames = _frames()
+    assert len(frames) == len(expected)
+    for frame, line in zip(frames, expected, strict=True):
+        assert frame == line
+
+
+def test_msgpack_frames_hold_the_same_maps() -> None:
+    for frame in GOLDEN.read_text(encoding="utf-8").splitlines():
+        message = json.loads(frame)
+        assert decode(encode(message, Encoding.MSGPACK)) == (Encoding.MSGPACK, message)
