@@ -32,4 +32,4 @@ def test_the_limit_options_reach_the_one_limits_the_server_runs_with() -> None:
     assert server.limits.max_movetime_ms == 1234
     assert server.limits.hello_timeout_ms == 567
     assert server.limits.max_queue == server.pool.max_queue == 3
-    assert server.limits.to_dict()["max_queue"] == 3
+    assert server.limits.to_wire()["max_queue"] == 3
