@@ -15,6 +15,7 @@ from typing import Any, Final
 
 from engine.search.limits import MAX_DEPTH
 from engine.search.trace import MAX_TRACE_NODES
+from protocol.codec import MAX_MESSAGE_BYTES
 from protocol.errors import ProtocolViolation
 
 #: Longest ``position`` string (a chess FEN is under 100 characters).
@@ -70,7 +71,7 @@ class ServerLimits:
     """Deepest ``depth`` limit (larger is clamped)."""
     max_nodes: int = MAX_NODES
     """Largest ``nodes`` limit (larger is clamped)."""
-    max_message_bytes: int = 64 * 1024
+    max_message_bytes: int = MAX_MESSAGE_BYTES
     """Largest frame; a larger one closes the connection with 1009."""
     max_moves: int = MAX_MOVES
     """Most moves in ``new_game.moves`` (more is ``limit_exceeded``)."""
