@@ -24,7 +24,7 @@ from clients.uci.protocol import (
 )
 from engine.search.limits import Clock, Limits
 from engine.search.score import Score
-from tests.server.server_harness import UNIT
+from tests.timing import UNIT
 
 COMMAND = [sys.executable, "-m", "clients", "uci"]
 STOCKFISH = shutil.which("stockfish") or (
