@@ -1,4 +1,8 @@
-"""Settings for the whole suite."""
+"""Settings for the whole suite.
+
+The suite's time unit (``ARENA_TEST_UNIT``), which every timing bound scales
+from, and the waits on conditions that replace sleeps are in tests/timing.py.
+"""
 
 from __future__ import annotations
 

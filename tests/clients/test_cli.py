@@ -15,13 +15,14 @@ import pytest
 
 from clients.cli import main
 from server import SERVER_VERSION
+from tests.timing import UNIT
 
 ROOT = Path(__file__).resolve().parents[2]
 TOKEN = "s3cret-for-tests"
 
 
 def arena(
-    *args: str, cwd: Path = ROOT, env: dict[str, str] | None = None, timeout: float = 60
+    *args: str, cwd: Path = ROOT, env: dict[str, str] | None = None, timeout: float = 60 * UNIT
 ) -> subprocess.CompletedProcess[str]:
     """``python -P -m clients ARGS`` run to its end, the package importable from anywhere.
 
@@ -90,7 +91,7 @@ def token_server() -> Iterator[str]:
     finally:
         process.send_signal(signal.SIGINT)
         try:
-            process.wait(timeout=30)
+            process.wait(timeout=30 * UNIT)
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()

@@ -6,7 +6,6 @@ import asyncio
 import contextlib
 import math
 import time
-from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -50,6 +49,7 @@ from tests.clients.fake_server import (
     good_info,
     good_state,
 )
+from tests.timing import UNIT, wait_until_async
 
 LIVE = pytest.mark.asyncio(loop_scope="module")  # the shared server lives in the module's loop
 
@@ -70,7 +70,7 @@ async def test_game_and_think(url: str, encoding: str) -> None:
         assert isinstance(best.score, Score)
         assert [info.depth for info in infos if not info.partial] == [1, 2, 3, 4]
         best = await engine.think(movetime=0.1)
-        assert best.reason == "time" and best.time_ms <= 150
+        assert best.reason == "time" and best.time_ms <= 100 + 50 * UNIT
         best = await engine.think(clock=Clock(time_ms=2000, inc_ms=100))
         assert best.move in state.legal_moves
 
@@ -199,12 +199,12 @@ async def test_a_full_queue_refuses_thinks_with_overloaded(url: str) -> None:
             await engine.new_game("connect4")
         # analyses without limits: they hold the workers and the queue until stopped
         thinks = [asyncio.create_task(engine.think()) for engine in engines]
-        done, _ = await asyncio.wait(thinks, timeout=30, return_when=asyncio.FIRST_COMPLETED)
+        done, _ = await asyncio.wait(thinks, timeout=30 * UNIT, return_when=asyncio.FIRST_COMPLETED)
         assert done, "some think was refused at once"
         for engine, think in zip(engines, thinks, strict=True):
             if not think.done():
                 await engine.stop()
-        results = await asyncio.wait_for(asyncio.gather(*thinks, return_exceptions=True), 30)
+        results = await asyncio.wait_for(asyncio.gather(*thinks, return_exceptions=True), 30 * UNIT)
     refused = [result for result in results if isinstance(result, OverloadedError)]
     answered = [result for result in results if isinstance(result, BestMove)]
     assert refused and len(refused) + len(answered) == len(engines), results
@@ -269,16 +269,16 @@ async def test_a_malformed_bestmove_fails_that_think(patch: dict[str, Any], enco
         async with connect(server.url, encoding=encoding, strict=True) as engine:  # type: ignore[arg-type]
             await engine.new_game("nim")
             with pytest.raises(ProtocolViolationError) as raised:
-                await asyncio.wait_for(engine.think(depth=1), 10)
+                await asyncio.wait_for(engine.think(depth=1), 10 * UNIT)
             assert raised.value.code == "protocol_violation"
-            await asyncio.wait_for(_until(lambda: engine.is_closed), 10)
+            await wait_until_async(lambda: engine.is_closed, 10 * UNIT, "the connection to close")
             with pytest.raises(ProtocolViolationError):
                 await engine.move("1:1")
         # lenient: the think fails, the connection goes on
         async with connect(server.url, encoding=encoding) as engine:  # type: ignore[arg-type]
             await engine.new_game("nim")
             with pytest.raises(ProtocolViolationError):
-                await asyncio.wait_for(engine.think(depth=1), 10)
+                await asyncio.wait_for(engine.think(depth=1), 10 * UNIT)
             assert not engine.is_closed
             assert (await engine.move("1:1")).game == "nim"
 
@@ -340,13 +340,13 @@ async def test_a_malformed_info_is_dropped_when_lenient_and_fatal_when_strict() 
         async with connect(server.url) as engine:
             await engine.new_game("nim")
             infos: list[Info] = []
-            best = await asyncio.wait_for(engine.think(depth=2, on_info=infos.append), 10)
+            best = await asyncio.wait_for(engine.think(depth=2, on_info=infos.append), 10 * UNIT)
             assert best.move == "1:3" and [info.depth for info in infos] == [2]
         async with connect(server.url, strict=True) as engine:
             await engine.new_game("nim")
             with pytest.raises(ProtocolViolationError, match="score value"):
-                await asyncio.wait_for(engine.think(depth=2), 10)
-            await asyncio.wait_for(_until(lambda: engine.is_closed), 10)
+                await asyncio.wait_for(engine.think(depth=2), 10 * UNIT)
+            await wait_until_async(lambda: engine.is_closed, 10 * UNIT, "the connection to close")
 
 
 async def test_a_malformed_state_fails_its_request() -> None:
@@ -370,7 +370,9 @@ async def test_an_on_info_callback_that_raises_does_not_break_the_connection() -
     script = answer_thinks_with(good_bestmove(), good_info())
     async with FakeServer(script) as server, connect(server.url) as engine:
         await engine.new_game("nim")
-        assert (await asyncio.wait_for(engine.think(depth=1, on_info=explode), 10)).depth == 1
+        assert (
+            await asyncio.wait_for(engine.think(depth=1, on_info=explode), 10 * UNIT)
+        ).depth == 1
         assert not engine.is_closed
 
 
@@ -428,20 +430,22 @@ async def test_a_refused_think_raises_overloaded_and_the_connection_goes_on() ->
     async with FakeServer(script) as server, connect(server.url) as engine:
         await engine.new_game("nim")
         with pytest.raises(OverloadedError) as raised:
-            await asyncio.wait_for(engine.think(movetime_ms=100), 10)
+            await asyncio.wait_for(engine.think(movetime_ms=100), 10 * UNIT)
         assert raised.value.retry_after_ms == 120 and raised.value.code == "overloaded"
         assert (await engine.move("1:1")).game == "nim"
 
 
 async def test_a_request_times_out_and_its_late_reply_is_ignored() -> None:
     moves = 0
+    caller_gave_up = asyncio.Event()
 
     async def script(message: dict[str, Any]) -> Reply:
         nonlocal moves
         if message["type"] == "move":
             moves += 1
             if moves == 1:
-                await asyncio.sleep(1.0)  # the first reply comes after the caller gave up
+                # the first reply comes only after the caller gave up
+                await asyncio.wait_for(caller_gave_up.wait(), 10 * UNIT)
                 return [good_state(position="late")]
         return [good_state()]
 
@@ -449,10 +453,11 @@ async def test_a_request_times_out_and_its_late_reply_is_ignored() -> None:
         started = time.monotonic()
         with pytest.raises(EngineTimeoutError) as raised:
             await engine.move("1:1")
-        assert 0.25 <= time.monotonic() - started < 5
+        assert 0.25 <= time.monotonic() - started < 5 * UNIT
+        caller_gave_up.set()
         assert raised.value.code == "timeout" and isinstance(raised.value, TimeoutError)
         # the late reply does not answer the next request
-        state = await engine.move("1:2", timeout=10)
+        state = await engine.move("1:2", timeout=10 * UNIT)
         assert state.position == "3 /0" and not engine.is_closed
 
 
@@ -468,7 +473,7 @@ async def test_hello_times_out_on_a_mute_server() -> None:
         with pytest.raises(EngineTimeoutError, match="hello"):
             async with connect(f"ws://127.0.0.1:{port}/ws", request_timeout=0.3):
                 pass
-        assert time.monotonic() - started < 5
+        assert time.monotonic() - started < 5 * UNIT
 
 
 async def test_a_think_times_out_and_is_stopped(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -482,15 +487,15 @@ async def test_a_think_times_out_and_is_stopped(monkeypatch: pytest.MonkeyPatch)
         started = time.monotonic()
         with pytest.raises(EngineTimeoutError, match="think"):
             await engine.think(movetime_ms=100)  # 0.1 s budget + 0.3 s margin
-        assert 0.35 <= time.monotonic() - started < 5
-        await asyncio.wait_for(_until(lambda: bool(server.sent("stop"))), 10)
+        assert 0.35 <= time.monotonic() - started < 5 * UNIT
+        await wait_until_async(lambda: bool(server.sent("stop")), 10 * UNIT, "the stop")
         think_id = server.sent("think")[0]["id"]
         assert server.sent("stop") == [{"type": "stop", "id": think_id}]
         # an explicit timeout wins over the budget
         started = time.monotonic()
         with pytest.raises(EngineTimeoutError):
             await engine.think(movetime_ms=60_000, timeout=0.2)
-        assert time.monotonic() - started < 5
+        assert time.monotonic() - started < 5 * UNIT
         assert (await engine.move("1:1")).game == "nim" and not engine.is_closed
 
 
@@ -520,7 +525,7 @@ async def test_cancelling_a_think_stops_it_on_the_server() -> None:
         await engine.new_game("nim")
         with pytest.raises(TimeoutError):
             await asyncio.wait_for(engine.think(movetime_ms=10_000), 0.2)
-        await asyncio.wait_for(_until(lambda: bool(server.sent("stop"))), 10)
+        await wait_until_async(lambda: bool(server.sent("stop")), 10 * UNIT, "the stop")
         assert server.sent("stop")[0]["id"] == server.sent("think")[0]["id"]
 
 
@@ -533,14 +538,14 @@ async def test_a_closed_connection_fails_every_pending_request_at_once() -> None
     async with FakeServer(script) as server, connect(server.url) as engine:
         await engine.new_game("nim")
         think = asyncio.create_task(engine.think(movetime_ms=60_000))
-        move = asyncio.create_task(engine.move("1:1", timeout=60))
-        await asyncio.wait_for(_until(lambda: len(server.received) >= 4), 10)
+        move = asyncio.create_task(engine.move("1:1", timeout=60 * UNIT))
+        await wait_until_async(lambda: len(server.received) >= 4, 10 * UNIT, "four requests")
         started = time.monotonic()
         await server.connections[0].close()
         for task in (think, move):
             with pytest.raises(EngineTerminatedError):
-                await asyncio.wait_for(task, 10)
-        assert time.monotonic() - started < 5
+                await asyncio.wait_for(task, 10 * UNIT)
+        assert time.monotonic() - started < 5 * UNIT
         assert engine.is_closed
         with pytest.raises(EngineTerminatedError):
             await engine.new_game("nim")
@@ -564,12 +569,8 @@ async def test_an_analysis_whose_stop_is_never_answered_times_out(
                 async for info in analysis:
                     assert info.depth == 1
                     break
+        # Not scaled: 2 s is the wait without the stop (the fake welcome's max_movetime_ms).
         assert time.monotonic() - started < 2, "the stop shortened the wait to the margin"
-
-
-async def _until(condition: Callable[[], bool]) -> None:
-    while not condition():
-        await asyncio.sleep(0.01)
 
 
 def test_state_gnubg_id_is_optional_and_a_string() -> None:

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from clients.play import Notation, play, use_color
+from tests.timing import UNIT
 
 Reader = Callable[[str], Awaitable[str | None]]
 REPO = Path(__file__).resolve().parents[2]
@@ -201,7 +202,7 @@ def test_colours_only_on_a_terminal_without_no_color(monkeypatch: pytest.MonkeyP
 # ----------------------------------------------------------------------
 # A real terminal.
 
-WAIT_S = 60.0
+WAIT_S = 60.0 * UNIT
 
 
 async def _tmux(socket: str, *args: str) -> str:
@@ -213,7 +214,7 @@ async def _tmux(socket: str, *args: str) -> str:
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
     )
-    stdout, _ = await asyncio.wait_for(process.communicate(), 30)
+    stdout, _ = await asyncio.wait_for(process.communicate(), 30 * UNIT)
     return stdout.decode(errors="replace")
 
 

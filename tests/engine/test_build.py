@@ -26,6 +26,7 @@ from engine.search.alphabeta import Searcher
 from engine.search.limits import Limits
 from engine.search.reference import perft
 from engine.searchers import searcher_for
+from tests.timing import UNIT
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -83,7 +84,7 @@ def _run_child(pure: bool, code: str) -> str:
         env=env,
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=300 * UNIT,
         check=True,
     )
     return completed.stdout

@@ -1,14 +1,13 @@
 """Test harness for the server: a real server on a free port and a raw protocol client.
 
-Every timeout is a multiple of :data:`UNIT` (seconds); set ``ARENA_TEST_UNIT``
-to stretch them all on a slow machine.
+Every timeout is a multiple of :data:`UNIT` (seconds, from tests/timing.py); set
+``ARENA_TEST_UNIT`` to stretch them all on a slow machine.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -18,9 +17,8 @@ from websockets.asyncio.client import ClientConnection, connect
 
 from server.app import ArenaServer
 from server.config import ServerConfig
+from tests.timing import UNIT
 
-#: The time unit all test timeouts scale from.
-UNIT = float(os.environ.get("ARENA_TEST_UNIT", "1.0"))
 #: A small transposition table keeps worker start-up and memory low in tests.
 TEST_TT_SLOTS = 1 << 14
 

@@ -11,6 +11,7 @@ from clients.gtp.controller import GtpCommandError, GtpProcess
 from clients.gtp.match import play_game
 from engine.registry import create_game
 from server.frontends.gtp import GtpEngine
+from tests.timing import UNIT
 
 #: Commands the issue names; every one must be listed and known.
 REQUIRED_COMMANDS = [
@@ -139,7 +140,7 @@ def test_arena_gtp_runs_as_a_program_for_controllers() -> None:
         assert arena.send("protocol_version") == "2"
         arena.send("boardsize 9")
         arena.send("clear_board")
-        vertex = arena.send("genmove b", timeout=60)
+        vertex = arena.send("genmove b", timeout=60 * UNIT)
         assert vertex and vertex != "resign"
         assert "X" in arena.send("showboard")
         with pytest.raises(GtpCommandError, match="illegal move"):

@@ -24,7 +24,7 @@ from server.frontends.uci_protocol import (
     UciProtocol,
     score_words,
 )
-from tests.server.server_harness import UNIT
+from tests.timing import UNIT
 
 COMMAND = [sys.executable, "-m", "clients", "uci"]
 STOCKFISH = shutil.which("stockfish") or (

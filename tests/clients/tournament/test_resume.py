@@ -8,8 +8,9 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import time
 from pathlib import Path
+
+from tests.timing import UNIT, wait_until
 
 ROOT = Path(__file__).resolve().parents[3]
 GAMES = 4
@@ -46,7 +47,7 @@ def _finished(db: Path) -> dict[int, str]:
     if not db.exists():
         return {}
     try:
-        with sqlite3.connect(db, timeout=5) as connection:
+        with sqlite3.connect(db, timeout=5 * UNIT) as connection:
             rows = connection.execute("SELECT id, record FROM games WHERE done = 1").fetchall()
     except sqlite3.OperationalError:  # not created yet
         return {}
@@ -74,15 +75,16 @@ def test_resume_after_kill(tmp_path: Path) -> None:
     process = subprocess.Popen(
         _cli(tmp_path), cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
     )
+
+    def a_game_finished() -> bool:
+        assert process.poll() is None, process.stderr.read() if process.stderr else ""
+        return len(_finished(db)) >= 1
+
     try:
-        deadline = time.monotonic() + 60
-        while len(_finished(db)) < 1:
-            assert process.poll() is None, process.stderr.read() if process.stderr else ""
-            assert time.monotonic() < deadline, "no game finished in time"
-            time.sleep(0.05)
+        wait_until(a_game_finished, 60 * UNIT, "the first game to finish")
         servers = _children(process.pid)
         process.send_signal(signal.SIGKILL)
-        process.wait(10)
+        process.wait(10 * UNIT)
     finally:
         if process.poll() is None:
             process.kill()
@@ -90,10 +92,9 @@ def test_resume_after_kill(tmp_path: Path) -> None:
     before = _finished(db)
     assert 1 <= len(before) < GAMES
     # the local server the tournament started goes away with it
-    deadline = time.monotonic() + 15
-    while any(_alive(pid) for pid in servers) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert not any(_alive(pid) for pid in servers)
+    wait_until(
+        lambda: not any(_alive(pid) for pid in servers), 15 * UNIT, "the local server to exit"
+    )
 
     done = subprocess.run(
         _cli(tmp_path, "--resume"),
@@ -101,7 +102,7 @@ def test_resume_after_kill(tmp_path: Path) -> None:
         env=env,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=120 * UNIT,
     )
     assert done.returncode == 0, done.stderr
     assert f"{GAMES} of {GAMES} games played" in done.stdout
@@ -119,7 +120,7 @@ def test_resume_after_kill(tmp_path: Path) -> None:
         env=env,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=60 * UNIT,
     )
     assert again.returncode == 0 and _finished(db) == after
     assert again.stdout.split("Standings")[1] == done.stdout.split("Standings")[1]

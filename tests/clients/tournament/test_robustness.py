@@ -46,12 +46,13 @@ from clients.tournament.validation import strict_loads_constant
 from tests.clients.tournament.faulty_engine import MISSING, FaultyEngine
 from tests.clients.tournament.helpers import TEST_BACKOFF, config, play
 from tests.server.server_harness import running_server
+from tests.timing import UNIT
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 ROOT = Path(__file__).resolve().parents[3]
 #: Generous bounds for a loaded 2-core machine: they only tell "ended" from "hung".
-ENDS_WITHIN_S = 60.0
+ENDS_WITHIN_S = 60.0 * UNIT
 #: The fake engines answer at once; a margin this wide keeps a busy machine from
 #: turning a protocol error into a loss on time, or into a watchdog timeout.
 PATIENT = Timing(margin_ms=5000, grace_ms=5000, move_timeout_ms=30_000)
@@ -101,7 +102,7 @@ async def test_an_engine_that_never_answers_hello_stops_the_start(
         assert mute.hellos == 1
     message = str(raised.value)
     assert message == f"engine 'mute' ({mute.url}) did not answer hello: no welcome within 1500 ms"
-    assert elapsed < 30
+    assert elapsed < 30 * UNIT
     store = Store.open(tmp_path / "t.db")
     try:
         assert store.results() == [] and len(store.pending()) == 2
@@ -118,7 +119,7 @@ async def test_a_pool_waits_for_hello_no_longer_than_the_request_timeout() -> No
         started = time.monotonic()
         with pytest.raises(ConnectError, match="no welcome within 500 ms"):
             await asyncio.wait_for(pool.acquire(), ENDS_WITHIN_S)
-        assert time.monotonic() - started < 30
+        assert time.monotonic() - started < 30 * UNIT
         assert mute.hellos == 2  # both attempts said hello and got nothing
         await pool.close()
 

@@ -20,12 +20,13 @@ from clients.tournament.connections import NEEDS_TOKEN, WRONG_TOKEN, ConnectErro
 from server.app import ArenaServer
 from tests.clients.tournament.helpers import TEST_BACKOFF, config
 from tests.server.server_harness import running_server
+from tests.timing import UNIT
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 ROOT = Path(__file__).resolve().parents[3]
 TOKEN = "tournament-secret-42"
-ENDS_WITHIN_S = 120.0
+ENDS_WITHIN_S = 120.0 * UNIT
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")

@@ -31,6 +31,7 @@ from engine.errors import BadPositionError
 from engine.game import CHANCE
 from engine.games.backgammon import Backgammon, BgState, decode_match_id, encode_match_id
 from tests.engine.games.test_backgammon import random_states
+from tests.timing import UNIT
 
 GAME = Backgammon()
 RECORDER = Path(__file__).with_name("gnubg_record.py")
@@ -64,7 +65,7 @@ def run_gnubg(
         stdin=subprocess.DEVNULL,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=120 * UNIT,
         cwd=tmp_path,
     )
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]

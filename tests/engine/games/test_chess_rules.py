@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pickle
 import random
-from pathlib import Path
 
 import chess
 import pytest
@@ -15,10 +14,10 @@ from engine.games.chess.evaluation import material_scores
 from engine.games.chess.notation import format_fen, format_san, parse_fen
 from engine.games.chess.position import Position, generate, has_legal_move
 from engine.registry import create_game
+from tests.refdata import fact_lines
 
-PERFT_SUITE = (
-    Path(__file__).resolve().parents[3].parent / "shared" / "refdata" / "chess" / ("perftsuite.epd")
-)
+#: The perft suite's positions (kept in tests/facts, source named there).
+PERFT_SUITE_FACTS = "chess_perft_suite.epd"
 
 GAME = Chess()
 
@@ -126,13 +125,13 @@ def test_quick_legal_move_test_and_noisy_generator_agree_with_full_generation() 
 # FEN.
 
 
-@pytest.mark.skipif(not PERFT_SUITE.exists(), reason=f"reference data not found: {PERFT_SUITE}")
 def test_fen_round_trips_on_the_perft_suite() -> None:
-    for line in PERFT_SUITE.read_text().splitlines():
-        if line.strip():
-            fen = line.split(";")[0].strip()
-            # python-chess writes the en passant square only when a capture is legal, as we do.
-            assert format_fen(parse_fen(fen)) == chess.Board(fen).fen()
+    lines = fact_lines(PERFT_SUITE_FACTS)
+    assert lines
+    for line in lines:
+        fen = line.split(";")[0].strip()
+        # python-chess writes the en passant square only when a capture is legal, as we do.
+        assert format_fen(parse_fen(fen)) == chess.Board(fen).fen()
 
 
 def test_fen_round_trips_on_random_playouts() -> None:

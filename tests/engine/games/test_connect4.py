@@ -1,4 +1,9 @@
-"""Connect Four: rules, notation, and exact solves against Pons' benchmark sets."""
+"""Connect Four: rules, notation, and exact solves against Pons' published scores.
+
+The positions with their published scores that every run checks are kept in
+``tests/facts/connect4_pons.txt`` (a few hundred, source named there); the
+full sets in ``../shared/refdata`` are an optional, longer check.
+"""
 
 from __future__ import annotations
 
@@ -9,12 +14,29 @@ from engine.games.connect4 import ConnectFour
 from engine.registry import create_game
 from engine.search.alphabeta import Searcher
 from engine.search.limits import Limits
-from tests.refdata import refdata_file
+from tests.refdata import fact_lines, refdata_file
 
 GAME = ConnectFour()
+#: Positions with their published scores, kept in tests/facts.
+FACTS_FILE = "connect4_pons.txt"
+#: Sets in the facts file, in its order, with how many positions it keeps of each.
+FACT_SETS = {"Test_L3_R1": 150, "Test_L2_R1": 150, "Test_L2_R2": 30, "Test_L1_R1": 70}
+#: Lines in each full set of Pons' (../shared/refdata/connect4).
+FULL_SET_SIZE = 1000
+
+
+def fact_rows(set_name: str) -> list[tuple[str, int]]:
+    """The positions of one of Pons' sets kept in tests/facts, with their published scores."""
+    rows = []
+    for line in fact_lines(FACTS_FILE):
+        name, position, score = line.split()
+        if name == set_name:
+            rows.append((position, int(score)))
+    return rows
 
 
 def load_set(name: str) -> list[tuple[str, int]]:
+    """A full set from ../shared/refdata, or skip (the optional, longer check)."""
     path = refdata_file("connect4", name)
     rows = []
     for line in path.read_text().splitlines():
@@ -37,16 +59,29 @@ def solve_all(rows: list[tuple[str, int]]) -> list[tuple[str, int, int]]:
     return wrong
 
 
-def test_endgame_set_test_l3_r1() -> None:
+def test_the_facts_file_holds_every_set_it_names() -> None:
+    names = [line.split()[0] for line in fact_lines(FACTS_FILE)]
+    assert {name: names.count(name) for name in FACT_SETS} == FACT_SETS
+    assert len(names) == sum(FACT_SETS.values())
+
+
+@pytest.mark.parametrize("set_name", FACT_SETS)
+def test_published_scores_kept_in_tests(set_name: str) -> None:
+    rows = fact_rows(set_name)
+    assert len(rows) == FACT_SETS[set_name]
+    assert solve_all(rows) == []
+
+
+def test_full_endgame_set_test_l3_r1() -> None:
     rows = load_set("Test_L3_R1")
-    assert len(rows) == 1000
+    assert len(rows) == FULL_SET_SIZE
     assert solve_all(rows) == []
 
 
 @pytest.mark.parametrize("part", range(4))
-def test_middlegame_set_test_l2_r1(part: int) -> None:
+def test_full_middlegame_set_test_l2_r1(part: int) -> None:
     rows = load_set("Test_L2_R1")
-    assert len(rows) == 1000
+    assert len(rows) == FULL_SET_SIZE
     assert solve_all(rows[part * 250 : (part + 1) * 250]) == []
 
 
@@ -60,7 +95,7 @@ def test_published_examples() -> None:
 
 def test_best_move_of_a_solve_achieves_the_value() -> None:
     searcher = Searcher(GAME, tt_slots=1 << 18)
-    for position, _ in load_set("Test_L3_R1")[:50]:
+    for position, _ in fact_rows("Test_L3_R1")[:50]:
         state = GAME.parse_position(position)
         result = searcher.solve(state)
         after = searcher.solve(GAME.play(state, result.move_value))

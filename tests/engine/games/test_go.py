@@ -24,6 +24,7 @@ from engine.games.go import NO_MOVE, PASS, RESIGN, Go, GoState
 from engine.registry import create_game
 from engine.search.alphabeta import Searcher
 from engine.search.limits import Limits
+from tests.timing import UNIT
 
 GAME = Go()
 SMALL = Go(size=5)
@@ -666,7 +667,7 @@ def test_final_scores_match_gnugo() -> None:
         input="\n".join(commands) + "\n",
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=60 * UNIT,
         env={**os.environ, "LC_ALL": "C"},
         check=True,
     )

@@ -13,9 +13,10 @@ from engine.search.alphabeta import Searcher, solve, think
 from engine.search.limits import Clock, Limits
 from engine.search.results import Info
 from engine.search.score import WIN, Score
+from tests.timing import UNIT
 
 #: Generous bound for "returns quickly" on a shared, noisy machine.
-SLACK_S = 0.5
+SLACK_S = 0.5 * UNIT
 
 C4 = ConnectFour()
 
@@ -73,11 +74,17 @@ def test_stop_before_the_first_iteration_still_gives_a_legal_move() -> None:
 
 def test_stop_from_another_thread() -> None:
     stop = threading.Event()
-    timer = threading.Timer(0.2, stop.set)
+    stopped_at: list[float] = []
+
+    def stop_now() -> None:
+        stopped_at.append(time.monotonic())
+        stop.set()
+
+    timer = threading.Timer(0.2, stop_now)  # mid-search: an analysis has no end of its own
     timer.start()
-    started = time.monotonic()
     result = think(C4, C4.initial_state(), Limits(), stop=stop)
-    assert time.monotonic() - started < 0.2 + SLACK_S
+    timer.join()
+    assert time.monotonic() - stopped_at[0] < SLACK_S  # answered soon after the stop
     assert result.reason == "stopped"
     assert result.move is not None
 
@@ -91,7 +98,8 @@ def test_tiny_budgets_still_answer() -> None:
 def test_clock_never_overruns_the_time_left() -> None:
     started = time.monotonic()
     result = think(C4, C4.initial_state(), Limits(clock=Clock(time_ms=300, inc_ms=0)))
-    assert time.monotonic() - started < 0.3
+    # The planner allots a small share of the 0.3 s; the rest is room for a busy machine.
+    assert time.monotonic() - started < 0.3 * UNIT
     assert result.move is not None
 
 

@@ -1,0 +1,66 @@
+"""The suite's time unit, and waits on conditions instead of sleeps.
+
+Every timing bound and timeout in the tests is a multiple of :data:`UNIT`
+(seconds). Set ``ARENA_TEST_UNIT`` (e.g. ``ARENA_TEST_UNIT=3``) to stretch
+them all on a slow or busy machine; the default, 1, suits two shared cores.
+
+A test that must wait for something to happen waits for the condition itself
+(:func:`wait_until`, :func:`wait_until_async`), with a bound in units, rather
+than sleeping for a guessed time. How fast something happens is a
+performance target, measured in ``bench/``, not asserted here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import os
+import time
+from collections.abc import Awaitable, Callable
+
+#: Environment variable that scales every timing bound of the suite.
+UNIT_VARIABLE = "ARENA_TEST_UNIT"
+
+
+def _unit() -> float:
+    text = os.environ.get(UNIT_VARIABLE, "1.0")
+    try:
+        unit = float(text)
+    except ValueError:
+        raise ValueError(f"{UNIT_VARIABLE} must be a number of seconds, not {text!r}") from None
+    if not math.isfinite(unit) or unit <= 0:
+        raise ValueError(f"{UNIT_VARIABLE} must be a positive number of seconds, not {text!r}")
+    return unit
+
+
+#: The time unit all test timeouts and timing bounds scale from (seconds).
+UNIT = _unit()
+
+#: How often a wait looks at its condition again (seconds): short beside any
+#: bound in units, long enough not to steal the CPU the awaited work needs.
+POLL_S = 0.02
+
+
+def wait_until(condition: Callable[[], bool], timeout_s: float, what: str) -> None:
+    """Return as soon as ``condition()`` holds; fail naming ``what`` after ``timeout_s``."""
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        if time.monotonic() >= deadline:
+            raise AssertionError(f"timed out after {timeout_s:.1f} s waiting for {what}")
+        time.sleep(POLL_S)
+
+
+async def wait_until_async(
+    condition: Callable[[], bool | Awaitable[bool]], timeout_s: float, what: str
+) -> None:
+    """:func:`wait_until` for a running event loop: other tasks run between looks."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        outcome = condition()
+        if not isinstance(outcome, bool):
+            outcome = await outcome
+        if outcome:
+            return
+        if time.monotonic() >= deadline:
+            raise AssertionError(f"timed out after {timeout_s:.1f} s waiting for {what}")
+        await asyncio.sleep(POLL_S)
