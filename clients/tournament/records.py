@@ -56,7 +56,9 @@ class MoveRecord:
     ``reason`` is why the engine's search ended (``overloaded``: its server
     had no search process free, and the move was not searched) and
     ``queued_ms`` how long the think waited for one, when the engine says.
-    Opening moves have ``book`` set and no engine figures.
+    Opening moves have ``book`` set and no engine figures. In a game of
+    chance the referee's rolls of the dice are moves too, with ``roll`` set
+    and no engine figures (a roll in an opening has ``book`` as well).
     """
 
     move: str
@@ -72,6 +74,8 @@ class MoveRecord:
     queued_ms: int | None = None
     #: Monte Carlo searches: the playouts the engine made (its depth says less).
     playouts: int | None = None
+    #: A roll of the dice (games of chance): the referee's, or the opening's.
+    roll: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,7 +12,9 @@ think of every game in the way its ``fault`` says:
 ``garbage``     sends a frame that is not msgpack
 ``bad_type``    sends a bestmove whose move is not a string
 ``error``       answers the think with an ``internal`` error
-``reject``      (on ``move``, not think) refuses a legal move with ``illegal_move``
+``reject``      (on ``move``, not think) refuses a legal move with ``illegal_move``:
+                the ``reject_from``-th ``move`` of every game (2 by default) and every
+                later one (in backgammon the third is a roll of the referee's dice)
 ``patch``       answers a legal move with the fields of ``patch`` replacing (or,
                 set to :data:`MISSING`, removing) those of a correct ``bestmove``,
                 after sending ``info`` if it is given
@@ -66,6 +68,7 @@ class FaultyEngine:
         patch: dict[str, Any] | None = None,
         info: dict[str, Any] | None = None,
         refuse_after: int | None = None,
+        reject_from: int = 2,
     ) -> None:
         if fault not in FAULTS:
             raise ValueError(f"unknown fault {fault!r}")
@@ -75,6 +78,7 @@ class FaultyEngine:
         self.patch = patch or {}
         self.info = info
         self.refuse_after = refuse_after
+        self.reject_from = reject_from
         self.connections = 0
         #: Every ``hello`` received (a mute engine counts them too).
         self.hellos = 0
@@ -138,7 +142,7 @@ class FaultyEngine:
             session.start(message)
             return [session.state_message(request_id)]
         if kind == "move":
-            if self.fault == "reject" and session.history:
+            if self.fault == "reject" and len(session.history) + 1 >= self.reject_from:
                 return [_error(request_id, "illegal_move", "I do not like that move")]
             try:
                 session.play(message["move"])
@@ -209,13 +213,25 @@ class _Session:
 
     def state_message(self, request_id: Any) -> dict[str, Any]:
         outcome = self.game.outcome(self.state)
+        chances = self.game.chance_outcomes(self.state)
+        extra = (
+            {}
+            if chances is None
+            else {
+                "outcomes": [
+                    {"move": self.game.format_move(self.state, roll), "probability": p}
+                    for roll, p in chances
+                ]
+            }
+        )
         return {
+            **extra,
             "type": "state",
             "id": request_id,
             "game": self.game.name,
             "options": self.game.options,
             "position": self.game.format_position(self.state),
-            "to_move": self.game.to_move(self.state),
+            "to_move": "chance" if chances is not None else self.game.to_move(self.state),
             "legal_moves": self.legal(),
             "history": list(self.history),
             "result": None
