@@ -812,6 +812,7 @@ class Engine:
         algorithm: str | None = None,
         on_info: Callable[[Info], None] | None = None,
         timeout: float | None = None,
+        cleanup: bool = False,
     ) -> BestMove:
         """Search the current position and return the best move.
 
@@ -828,9 +829,13 @@ class Engine:
         take the server's ``max_movetime_ms``. Check ``best.reason``: an
         ``"overloaded"`` answer is a fallback move nobody searched.
         Raises :class:`OverloadedError` if the server refused the think.
+        ``cleanup`` (Go) asks for a move of a clean-up phase: dead stones are
+        to be captured before passing (protocol.md, ``think``).
         """
         limits = _limits(movetime, movetime_ms, depth, nodes, clock)
-        think = await self._start_think(limits, self.think_timeout(limits, timeout), algorithm)
+        think = await self._start_think(
+            limits, self.think_timeout(limits, timeout), algorithm, cleanup
+        )
         think.on_info = on_info
         try:
             return await think.bestmove
@@ -894,7 +899,11 @@ class Engine:
     # Plumbing.
 
     async def _start_think(
-        self, limits: dict[str, Any], timeout_s: float, algorithm: str | None = None
+        self,
+        limits: dict[str, Any],
+        timeout_s: float,
+        algorithm: str | None = None,
+        cleanup: bool = False,
     ) -> _Think:
         """Send a think; its timer runs from now (the send included)."""
         think = _Think(next(self._ids), timeout_s)
@@ -905,6 +914,8 @@ class Engine:
                 request: dict[str, Any] = {"type": "think", "id": think.id, "limits": limits}
                 if algorithm is not None:
                     request["algorithm"] = algorithm
+                if cleanup:
+                    request["cleanup"] = True
                 await self._send(request)
         except TimeoutError:
             self._think_timed_out(think)  # the caller finds the error in think.bestmove

@@ -18,10 +18,12 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from clients.tournament.validation import strict_json
+from engine.game import Game
 from engine.registry import create_game
 
 #: Why games end, by kind: how the result came about (for PGN's Termination tag).
@@ -84,7 +86,11 @@ class GameRecord:
 
     ``winner`` is a player index (0 moved first) or ``None`` for a draw;
     ``kind`` is how it ended (``rules``, ``adjudication`` or a fault) and
-    ``reason`` says it in words, naming the engine at fault.
+    ``reason`` says it in words, naming the engine at fault. ``extra``
+    holds ``dice_seed`` (games of chance: the seed of the referee's dice)
+    and ``cleanup_ply`` (Go: the number of moves before a clean-up phase,
+    whose moves are played from the board after the two passes with the
+    passes forgotten; see :func:`replay`).
     """
 
     game_id: int
@@ -146,6 +152,27 @@ class GameRecord:
 
 # ----------------------------------------------------------------------
 # PGN.
+
+
+def replay(record: GameRecord) -> Iterator[tuple[Game[Any, Any], Any, MoveRecord]]:
+    """Each move of a record with the game and the position it was played in.
+
+    A Go clean-up phase (``extra["cleanup_ply"]``) resumes from the board
+    after the two passes, read back as a position (no passes, a fresh
+    superko history), as the referee and the engines played it.
+    """
+    game = create_game(record.game, record.options)
+    state = (
+        game.initial_state()
+        if record.opening_position is None
+        else game.parse_position(record.opening_position)
+    )
+    cleanup = record.extra.get("cleanup_ply")
+    for index, move in enumerate(record.moves):
+        if index == cleanup:
+            state = game.parse_position(game.format_position(state))
+        yield game, state, move
+        state = game.play_text(state, move.move)
 
 
 def pgn(record: GameRecord) -> str:

@@ -19,6 +19,10 @@ the other, as in duplicate backgammon, and a game played again after
 ``--resume`` gets the dice it had. Engines are asked to ``think`` at
 decision states only, so a fault is always one of the two players'.
 
+Go: a game that two passes end with dead stones still on the board gets
+a clean-up phase before it is counted (:mod:`clients.tournament.go_cleanup`);
+the record's ``extra["cleanup_ply"]`` says where it began.
+
 Nothing an engine sends reaches a record unchecked: the client library
 (strict mode) validates every field of every message, so a ``bestmove``
 whose fields have the wrong types or are not finite fails its think with
@@ -56,6 +60,7 @@ from clients.tournament.clock import (
     watchdog_ms,
 )
 from clients.tournament.config import EngineSpec, TournamentConfig
+from clients.tournament.go_cleanup import GO, ended_by_passes, settled
 from clients.tournament.openings import Opening
 from clients.tournament.records import (
     ADJUDICATION,
@@ -191,6 +196,8 @@ class _Game:
                 self.adjudicator.add_roll()
             else:
                 self.adjudicator.add(0, None)
+        #: Go: where the clean-up phase began (the number of moves before it), if it did.
+        self.cleanup_ply: int | None = None
         self.dice_seed = dice_seed(config.seed, spec.pair)
         self.dice = random.Random(self.dice_seed)
         self.rolled = any(rolls)
@@ -217,9 +224,42 @@ class _Game:
             self.game.format_position(self.state),
             started,
             _now(),
-            {"dice_seed": self.dice_seed} if self.rolled else None,
+            self._extra(),
         )
         return record, healthy
+
+    def _extra(self) -> dict[str, Any]:
+        """The record's ``extra``: the dice's seed, where a clean-up phase began."""
+        extra: dict[str, Any] = {}
+        if self.rolled:
+            extra["dice_seed"] = self.dice_seed
+        if self.cleanup_ply is not None:
+            extra["cleanup_ply"] = self.cleanup_ply
+        return extra
+
+    def _needs_cleanup(self) -> bool:
+        """Go: two passes ended the game with a board that cannot be counted as it stands."""
+        return (
+            self.config.game == GO
+            and self.cleanup_ply is None
+            and ended_by_passes([move.move for move in self.moves])
+            and not settled(self.game.format_position(self.state))
+        )
+
+    async def _start_cleanup(self) -> None:
+        """Resume play from the board after the passes (see :mod:`.go_cleanup`).
+
+        The engines saw the first pass, not the second (the game was over):
+        both get the board as a new game, the same side to move, no passes.
+        """
+        position = self.game.format_position(self.state)
+        self.state = self.game.parse_position(position)
+        self.cleanup_ply = len(self.moves)
+        await self._both(
+            lambda engine: engine.new_game(
+                self.config.game, self.config.options or None, position, None
+            )
+        )
 
     async def _play(self) -> tuple[int | None, str, str]:
         spec, opening = self.spec, self.spec.opening
@@ -233,8 +273,12 @@ class _Game:
         )
         while True:
             outcome = self.game.outcome(self.state)
+            if outcome is not None and self._needs_cleanup():
+                await self._start_cleanup()
+                continue
             if outcome is not None:
-                return outcome.winner, RULES, outcome.reason
+                after = "" if self.cleanup_ply is None else " (counted after a clean-up phase)"
+                return outcome.winner, RULES, outcome.reason + after
             chances = self.game.chance_outcomes(self.state)
             if chances is not None:
                 verdict = await self._roll(chances)
@@ -300,6 +344,7 @@ class _Game:
                 nodes=limits.nodes,
                 clock=limits.clock,
                 algorithm=self.spec.engines[player].algorithm,
+                cleanup=self.cleanup_ply is not None,
             ),
             timeout_ms / 1000,
             "gave no move",

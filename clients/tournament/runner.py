@@ -26,7 +26,7 @@ from clients.tournament.connections import Backoff, ConnectError, EnginePool, pr
 from clients.tournament.display import Progress, report, sprt_text
 from clients.tournament.local import LocalServer, local_workers
 from clients.tournament.openings import Opening, generate_openings, load_openings
-from clients.tournament.records import CONNECTION_FAILED, GameRecord, game_text
+from clients.tournament.records import CONNECTION_FAILED, GameRecord, game_text, replay
 from clients.tournament.referee import GameSpec, Referee
 from clients.tournament.scheduler import ScheduledGame, openings_needed, schedule
 from clients.tournament.standings import pairing_results
@@ -194,17 +194,10 @@ class TournamentRunner:
         for record in self.store.records():
             if not any(move.reason == OVERLOADED for move in record.moves):
                 continue
-            game = create_game(record.game, record.options)
-            state = (
-                game.initial_state()
-                if record.opening_position is None
-                else game.parse_position(record.opening_position)
-            )
-            for move in record.moves:
+            for game, state, move in replay(record):
                 if move.reason == OVERLOADED:
                     name = record.players[game.to_move(state)]
                     counts[name] = counts.get(name, 0) + 1
-                state = game.play_text(state, move.move)
         return counts
 
     # ------------------------------------------------------------------

@@ -19,6 +19,7 @@ think of every game in the way its ``fault`` says:
                 set to :data:`MISSING`, removing) those of a correct ``bestmove``,
                 after sending ``info`` if it is given
 ``mute``        accepts the WebSocket but never answers anything, not even ``hello``
+``pass``        a correct engine that passes whenever it may (Go), on every think
 ``none``        no fault: a weak but correct engine
 
 ``refuse_after=N`` stops listening as soon as it has accepted N connections:
@@ -50,6 +51,7 @@ FAULTS = (
     "reject",
     "patch",
     "mute",
+    "pass",
     "none",
 )
 
@@ -82,6 +84,10 @@ class FaultyEngine:
         self.connections = 0
         #: Every ``hello`` received (a mute engine counts them too).
         self.hellos = 0
+        #: The ``position`` of every ``new_game`` received, in order.
+        self.new_games: list[str | None] = []
+        #: The thinks that carried ``cleanup: true`` (a Go clean-up phase).
+        self.cleanup_thinks = 0
         self._server: Server | None = None
         self._url = ""
 
@@ -139,6 +145,7 @@ class FaultyEngine:
                 }
             ]
         if kind == "new_game":
+            self.new_games.append(message.get("position"))
             session.start(message)
             return [session.state_message(request_id)]
         if kind == "move":
@@ -151,6 +158,9 @@ class FaultyEngine:
             return [session.state_message(request_id)]
         if kind == "think":
             session.thinks += 1
+            self.cleanup_thinks += message.get("cleanup") is True
+            if self.fault == "pass" and "pass" in session.legal():
+                return [{**session.bestmove(request_id), "move": "pass", "pv": ["pass"]}]
             if session.thinks == self.at_think:
                 return await self._misbehave(session, request_id, ws)
             return [session.bestmove(request_id)]
