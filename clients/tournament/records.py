@@ -120,6 +120,9 @@ class GameRecord:
 
     @property
     def result_text(self) -> str:
+        """The result as players of the game write it: ``1-0`` (PGN), Go's ``B+4.5``, ``W+R``."""
+        if self.game == "go":
+            return _sgf_result(self)
         return {None: "1/2-1/2", 0: "1-0", 1: "0-1"}[self.winner]
 
     def to_json(self) -> dict[str, Any]:

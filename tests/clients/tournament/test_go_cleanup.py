@@ -74,6 +74,8 @@ async def test_passes_on_a_board_with_a_dead_stone_start_a_clean_up_phase(
         # stones left after the clean-up count as alive: 5 + 10 for Black, 1 + 7.5 for White
         assert record.winner == 0
         assert record.reason == "black wins by 6.5 (counted after a clean-up phase)"
+        assert record.result_text == "B+6.5"  # as Go players write it (issue 28)
+        assert record.to_json()["result"] == "B+6.5"
         movers = [game.to_move(state) for game, state, _ in replay(record)]
         assert movers == [0, 1, 0, 1]
 
@@ -91,6 +93,7 @@ async def test_a_settled_board_is_counted_at_the_first_two_passes(tmp_path: Path
     assert [move.move for move in record.moves] == ["pass", "pass"]
     assert record.extra == {}
     assert record.reason == "white wins by 7.5"
+    assert record.result_text == "W+7.5"
 
 
 # ----------------------------------------------------------------------------------
@@ -229,6 +232,7 @@ async def test_results_against_gnu_go_are_gnu_gos_own_count(tmp_path: Path) -> N
             assert "resigns" in record.reason, record.reason
             continue
         assert result == gnugo_final_score(record.final_position, 9, 7.5), record
+        assert record.result_text == result
 
 
 @pytest.mark.skipif(GNUGO is None, reason="gnugo is not installed (apt install gnugo)")
