@@ -423,6 +423,7 @@ class Engine:
         algorithm: str | None = None,
         on_info: Callable[[Info], None] | None = None,
         timeout: float | None = None,
+        cleanup: bool = False,
     ) -> BestMove:
         """Search the current position and return the best move.
 
@@ -439,10 +440,12 @@ class Engine:
         take the server's ``max_movetime_ms``. Check ``best.reason``: an
         ``"overloaded"`` answer is a fallback move nobody searched.
         Raises :class:`OverloadedError` if the server refused the think.
+        ``cleanup`` (Go) asks for a move of a clean-up phase: dead stones are
+        to be captured before passing (protocol.md, ``think``).
         """
         limits = _limits(movetime, movetime_ms, depth, nodes, clock)
         timeout_s = self.think_timeout(limits_to_wire(limits), timeout)
-        think = await self._start_think(limits, timeout_s, algorithm)
+        think = await self._start_think(limits, timeout_s, algorithm, cleanup)
         think.on_info = on_info
         try:
             return await think.bestmove
@@ -507,7 +510,11 @@ class Engine:
     # Plumbing.
 
     async def _start_think(
-        self, limits: Limits, timeout_s: float, algorithm: str | None = None
+        self,
+        limits: Limits,
+        timeout_s: float,
+        algorithm: str | None = None,
+        cleanup: bool = False,
     ) -> _Think:
         """Send a think; its timer runs from now (the send included)."""
         think = _Think(next(self._ids), timeout_s)
@@ -515,7 +522,7 @@ class Engine:
         think.timer = asyncio.get_running_loop().call_later(timeout_s, self._think_timed_out, think)
         try:
             async with asyncio.timeout(timeout_s):
-                await self._send(Think(limits, think.id, algorithm).to_wire())
+                await self._send(Think(limits, think.id, algorithm, cleanup).to_wire())
         except TimeoutError:
             self._think_timed_out(think)  # the caller finds the error in think.bestmove
         except BaseException as error:

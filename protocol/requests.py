@@ -246,6 +246,9 @@ class Think:
     algorithm: str | None = None
     """The search to use (``alphabeta``, ``expectiminimax``, ``mcts`` or an external
     engine's name); ``None``: the game's default. Checked against the game by the session."""
+    cleanup: bool = False
+    """Go: a move of a clean-up phase (every dead stone to be captured before the engine
+    passes); written only when true."""
 
     def to_wire(self) -> dict[str, Any]:
         # the id before the limits: as clients have always written a think
@@ -255,6 +258,8 @@ class Think:
         message["limits"] = limits_to_wire(self.limits)
         if self.algorithm is not None:
             message["algorithm"] = self.algorithm
+        if self.cleanup:
+            message["cleanup"] = True
         return message
 
     @classmethod
@@ -262,7 +267,10 @@ class Think:
         request_id = read_request_id(message)
         search_limits = limits_from_wire(message.get("limits"), limits, request_id)
         algorithm = optional_str(message, "algorithm", MAX_ALGORITHM_CHARS, request_id)
-        return cls(search_limits, request_id, algorithm)
+        cleanup = message.get("cleanup", False)
+        if not isinstance(cleanup, bool):
+            raise BadMessage(f"'cleanup' must be true or false, got {cleanup!r:.40}", request_id)
+        return cls(search_limits, request_id, algorithm, cleanup)
 
 
 @dataclass(frozen=True, slots=True)

@@ -41,8 +41,10 @@ class Adjudicator:
 
     def __init__(self, rules: Adjudication) -> None:
         self.rules = rules
-        #: Scores from player 0's point of view, one per move played.
+        #: Scores from player 0's point of view, one per move played (rolls excluded).
         self.white_scores: list[int | None] = []
+        #: Plies played: moves and (games of chance) the rolls of the dice.
+        self.plies = 0
 
     def add(self, mover: int, score: Score | None) -> Verdict | None:
         """Record the score the mover reported for its move; the verdict, if any.
@@ -50,12 +52,21 @@ class Adjudicator:
         ``score`` is from the mover's point of view; ``None`` (a move from an
         opening, or an engine that gave none) breaks every streak.
         """
+        self.plies += 1
         if score is None:
             self.white_scores.append(None)
         else:
             value = score_value(score)
             self.white_scores.append(value if mover == 0 else -value)
         return self._resignation() or self._draw() or self._length()
+
+    def add_roll(self) -> Verdict | None:
+        """Count a roll of the dice: a ply (for the maximum length), but no score.
+
+        Rolls neither break nor extend the engines' streaks of scores.
+        """
+        self.plies += 1
+        return self._length()
 
     def _last(self, plies: int) -> list[int] | None:
         window = self.white_scores[-plies:]
@@ -78,7 +89,7 @@ class Adjudicator:
 
     def _draw(self) -> Verdict | None:
         rules = self.rules
-        if rules.draw_after is None or len(self.white_scores) < rules.draw_after:
+        if rules.draw_after is None or self.plies < rules.draw_after:
             return None
         window = self._last(2 * rules.draw_count)
         if window is not None and all(abs(value) <= rules.draw_score for value in window):
@@ -87,6 +98,6 @@ class Adjudicator:
 
     def _length(self) -> Verdict | None:
         limit = self.rules.max_plies
-        if limit is not None and len(self.white_scores) >= limit:
+        if limit is not None and self.plies >= limit:
             return Verdict(None, f"adjudication: maximum length of {limit} plies")
         return None

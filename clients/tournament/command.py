@@ -5,8 +5,9 @@ the first game; ``--resume`` continues the database's tournament with the
 settings stored in it (only the run options below ``Running`` apply).
 
 Before anything is played (and, for a new tournament, before the database
-is written) every engine must answer ``hello``; if one does not, the
-command prints one line naming it and why, and exits with status 3.
+is written) every engine must answer ``hello`` and the local server (for
+``url=local`` engines) must start; if not, the command prints one line
+naming the engine (or the server) and why, and exits with status 3.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import os
 import signal
 import sqlite3
 import sys
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -42,7 +44,7 @@ from clients.tournament.config import (
     unique_names,
 )
 from clients.tournament.connections import Backoff, PreflightError, preflight
-from clients.tournament.local import LocalServerError
+from clients.tournament.local import LocalServer, LocalServerError
 from clients.tournament.openings import OPENING_FORMATS
 from clients.tournament.records import RECORD_SUFFIXES
 from clients.tournament.runner import (
@@ -50,6 +52,7 @@ from clients.tournament.runner import (
     TournamentAborted,
     TournamentRunner,
     create_tournament,
+    warn_if_pure,
 )
 from clients.tournament.store import Store, StoreError
 from engine.errors import GameError
@@ -229,7 +232,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--local-workers",
         type=int,
         metavar="K",
-        help="search processes of the local server (default: concurrency)",
+        help="search processes of the local server (default: --concurrency + 1: one per "
+        "game and a spare)",
     )
     run.add_argument(
         "--jsonl",
@@ -358,15 +362,18 @@ def config_from_args(args: argparse.Namespace) -> TournamentConfig:
 def run(args: argparse.Namespace) -> int:
     """Create or resume the tournament, play it, print the tables; the exit status."""
     engine_tokens: dict[str, str] = {}
+    store: Store | None = None
     try:
         if args.resume:
             store = Store.open(args.db)
+            config = store.config()
         else:
             config = config_from_args(args)
             engine_tokens = config.tokens()
-            if not Path(args.db).exists():  # else create_tournament says what to do
-                asyncio.run(_preflight_remote(config, args.token))
-            store = create_tournament(args.db, config)
+            if Path(args.db).exists():  # create_tournament says what to do
+                store = create_tournament(args.db, config)
+        if args.local_workers is not None and args.local_workers < 1:
+            raise ConfigError("--local-workers must be at least 1")
     except (ConfigError, StoreError, GameError) as error:
         print(f"arena tournament: {error}", file=sys.stderr)
         return 2
@@ -376,13 +383,10 @@ def run(args: argparse.Namespace) -> int:
     except sqlite3.Error as error:
         print(f"arena tournament: cannot use the database {args.db}: {error}", file=sys.stderr)
         return 2
-    except PreflightError as error:
-        print(f"arena tournament: {error}", file=sys.stderr)
-        return EXIT_PREFLIGHT
     except KeyboardInterrupt:
         return 130
     stem = Path(args.db).with_suffix("")
-    game = store.config().game
+    game = config.game
     settings = RunSettings(
         concurrency=max(1, args.concurrency),
         local_workers=args.local_workers,
@@ -395,23 +399,84 @@ def run(args: argparse.Namespace) -> int:
         token=args.token,
         engine_tokens=engine_tokens,
     )
-    runner = TournamentRunner(store, settings)
+    session = _Session(args, config, settings, store)
     try:
-        text = asyncio.run(_run_until_signalled(runner))
+        text = asyncio.run(_run_until_signalled(session.run))
         status = 0
     except (KeyboardInterrupt, asyncio.CancelledError):
-        text = runner.report() + f"\ninterrupted: resume with --db {args.db} --resume"
+        if session.runner is None:
+            return 130
+        text = session.runner.report() + f"\ninterrupted: resume with --db {args.db} --resume"
         status = 130
-    except (TournamentAborted, LocalServerError) as error:
-        text = runner.report() + f"\naborted: {error}\nresume with --db {args.db} --resume"
+    except TournamentAborted as error:
+        assert session.runner is not None  # only a running tournament aborts
+        text = session.runner.report() + f"\naborted: {error}\nresume with --db {args.db} --resume"
         status = 1
-    except PreflightError as error:
+    except (PreflightError, LocalServerError) as error:
         print(f"arena tournament: {error}", file=sys.stderr)
         return EXIT_PREFLIGHT
+    except _Bad as error:
+        print(f"arena tournament: {error}", file=sys.stderr)
+        return 2
     finally:
-        store.close()
+        if session.store is not None:
+            session.store.close()
     print(text)
     return status
+
+
+class _Bad(Exception):
+    """Bad settings found once the engines answered (e.g. openings): exit status 2."""
+
+
+class _Session:
+    """One run of the command: the local server, the checks, the database and the games.
+
+    A new tournament's database is written only once every engine has
+    answered: the local server (for ``url=local`` engines) is started first,
+    and if it does not start nothing is written and the exit status is 3,
+    as for a remote engine that does not answer ``hello``.
+    """
+
+    def __init__(
+        self,
+        args: argparse.Namespace,
+        config: TournamentConfig,
+        settings: RunSettings,
+        store: Store | None,
+    ) -> None:
+        self.args = args
+        self.config = config
+        self.settings = settings
+        self.store = store
+        self.runner: TournamentRunner | None = None
+
+    async def run(self) -> str:
+        async with contextlib.AsyncExitStack() as stack:
+            local: LocalServer | None = None
+            if any(engine.is_local for engine in self.config.engines) and self._has_work():
+                local = await stack.enter_async_context(LocalServer(self.settings.workers()))
+                warn_if_pure(local)
+            if self.store is None:
+                await _preflight_remote(self.config, self.args.token)
+                self.store = self._create()
+            self.runner = TournamentRunner(self.store, self.settings, local_server=local)
+            return await self.runner.run()
+
+    def _has_work(self) -> bool:
+        """Whether games are to be played (a finished tournament needs no server)."""
+        store = self.store
+        return store is None or (store.status() is None and bool(store.pending()))
+
+    def _create(self) -> Store:
+        try:
+            return create_tournament(self.args.db, self.config)
+        except (ConfigError, StoreError, GameError) as error:
+            raise _Bad(str(error)) from None
+        except OSError as error:
+            raise _Bad(_os_error(error)) from None
+        except sqlite3.Error as error:
+            raise _Bad(f"cannot use the database {self.args.db}: {error}") from None
 
 
 def _os_error(error: OSError) -> str:
@@ -437,7 +502,7 @@ async def _preflight_remote(config: TournamentConfig, token: str | None = None) 
     )
 
 
-async def _run_until_signalled(runner: TournamentRunner) -> str:
+async def _run_until_signalled(run: Callable[[], Awaitable[str]]) -> str:
     """Run; SIGTERM interrupts like Ctrl-C (finished games are kept either way)."""
     task = asyncio.current_task()
     loop = asyncio.get_running_loop()
@@ -445,7 +510,7 @@ async def _run_until_signalled(runner: TournamentRunner) -> str:
         if task is not None:
             loop.add_signal_handler(signal.SIGTERM, task.cancel)
     try:
-        return await runner.run()
+        return await run()
     finally:
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.remove_signal_handler(signal.SIGTERM)

@@ -12,6 +12,19 @@ answered unsearched, ``overloaded``), even while a search the server has
 already answered for (at its deadline) is still finishing. The server
 limits nothing else that a referee does: it has no message-rate limit, and
 the tournament passes it no limit options.
+
+It imports only the packages this tournament runs, whatever the current
+directory holds: a student's ``engine.py``, ``server.py``, ``clients.py``
+or ``protocol.py`` beside their bot once replaced our packages in the
+server (``python -m`` puts the current directory first on ``sys.path``),
+which died, and run from a source tree it loaded the uncompiled sources
+there instead of the compiled install. The server runs with ``-P`` and
+``PYTHONSAFEPATH=1`` (Python 3.11: no current directory or script
+directory on ``sys.path``), which its worker processes and anything else
+it starts inherit, and ``PYTHONPATH`` names the directory this package
+was imported from. When the server runs the pure-Python engine,
+:attr:`LocalServer.engine_note` says why, as the engine decided it in a
+process started the same way (:func:`engine_build`).
 """
 
 from __future__ import annotations
@@ -38,6 +51,8 @@ STARTUP_TIMEOUT_S = 30.0
 HELLO_TIMEOUT_S = 5.0
 #: How long it may take to shut down gracefully before it is killed.
 SHUTDOWN_TIMEOUT_S = 10.0
+#: How long asking a fresh interpreter which engine build it loads may take.
+BUILD_PROBE_TIMEOUT_S = 60.0
 #: ``prctl`` option that sends a signal to a child when its parent dies (linux/prctl.h).
 PR_SET_PDEATHSIG = 1
 
@@ -59,9 +74,13 @@ def local_workers(concurrency: int) -> int:
 
 
 def server_command(port: int, workers: int) -> list[str]:
-    """The command line of the local server: address, port, workers and log level only."""
+    """The command line of the local server: address, port, workers and log level only.
+
+    ``-P``: the current directory is not searched for modules (see the module docstring).
+    """
     return [
         sys.executable,
+        "-P",
         "-m",
         "server",
         "--host",
@@ -82,6 +101,8 @@ class LocalServer:
         self.workers = workers
         self.process: subprocess.Popen[bytes] | None = None
         self.url = ""
+        #: Why the server runs the pure-Python engine; ``None`` when it runs the compiled one.
+        self.engine_note: str | None = None
         # Lives as long as the server: closed in stop(), so no context manager.
         self._log = tempfile.TemporaryFile()  # noqa: SIM115
 
@@ -99,11 +120,7 @@ class LocalServer:
 
     async def start(self) -> None:
         port = _free_port()
-        env = dict(os.environ)
-        env.pop("ARENA_TOKEN", None)  # the local server is open to this machine's referee only
-        env["PYTHONPATH"] = os.pathsep.join(
-            filter(None, [str(_PROJECT_ROOT), env.get("PYTHONPATH")])
-        )
+        env = child_environment()
         self.process = subprocess.Popen(
             server_command(port, self.workers),
             stdin=subprocess.DEVNULL,
@@ -118,17 +135,22 @@ class LocalServer:
             if self.process.poll() is not None:
                 raise LocalServerError(f"the local server exited: {self._log_tail()}")
             try:
-                await asyncio.wait_for(self._hello(), HELLO_TIMEOUT_S)
-                return
+                server = await asyncio.wait_for(self._hello(), HELLO_TIMEOUT_S)
             except Exception:  # refused, or accepted but not serving yet
                 if time.monotonic() > deadline:
                     await self.stop()
                     raise LocalServerError("the local server did not start in time") from None
                 await asyncio.sleep(0.1)
+                continue
+            if server.endswith("(pure)"):  # the welcome's "alphabeta-arena 0.5.0 (pure)"
+                build, note = await asyncio.to_thread(engine_build, env)
+                self.engine_note = note if build == "pure" else "the pure-Python engine"
+            return
 
-    async def _hello(self) -> None:
-        async with connect(self.url, client_name="arena-tournament", open_timeout=2):
-            pass
+    async def _hello(self) -> str:
+        """The server's name and build, as its ``welcome`` gives them."""
+        async with connect(self.url, client_name="arena-tournament", open_timeout=2) as engine:
+            return "" if engine.server is None else engine.server.server
 
     async def stop(self) -> None:
         process, self.process = self.process, None
@@ -145,6 +167,41 @@ class LocalServer:
     def _log_tail(self) -> str:
         self._log.seek(0)
         return self._log.read()[-2000:].decode(errors="replace")
+
+
+def child_environment() -> dict[str, str]:
+    """The environment of the local server (and so of every process it starts)."""
+    env = dict(os.environ)
+    env.pop("ARENA_TOKEN", None)  # the local server is open to this machine's referee only
+    env["PYTHONSAFEPATH"] = "1"  # no current directory on sys.path, in every descendant
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(_PROJECT_ROOT), env.get("PYTHONPATH")]))
+    return env
+
+
+def engine_build(env: dict[str, str]) -> tuple[str, str]:
+    """The engine build (``compiled`` or ``pure``) and why, in a process like the local server's.
+
+    The server's ``welcome`` names the build but not the reason; the engine
+    decides both when it is imported (``engine.build.choose``), so a fresh
+    interpreter started as the server is (same flags, same environment)
+    gives the server's answer.
+    """
+    probe = "import engine; print(engine.ENGINE_BUILD); print(engine.ENGINE_BUILD_NOTE)"
+    try:
+        done = subprocess.run(
+            [sys.executable, "-P", "-c", probe],
+            env=env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=BUILD_PROBE_TIMEOUT_S,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return "pure", f"the pure-Python engine (its reason could not be read: {error})"
+    lines = done.stdout.decode(errors="replace").splitlines()
+    if done.returncode != 0 or len(lines) < 2:
+        return "pure", "the pure-Python engine (its reason could not be read)"
+    return lines[0], lines[1]
 
 
 def _free_port() -> int:

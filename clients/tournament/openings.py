@@ -20,6 +20,13 @@ A file is in one of three formats (``format``, as cutechess-cli's
 ``plies`` (cutechess-cli's ``plies=``) keeps at most that many moves of
 each opening. Generated openings are a few random moves, kept only when a
 shallow search finds the position roughly balanced.
+
+In a game of chance (backgammon) the random plies include the rolls of
+the dice, each drawn with its probability (4 plies: the opening roll, a
+move, a roll, a move), and the balance check is the game's own evaluation
+of the position (:func:`balance_score`): a search of a few plies through
+chance nodes costs tens of seconds a position, and the evaluation of a
+game of chance already estimates the expected result over the dice.
 """
 
 from __future__ import annotations
@@ -31,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.errors import GameError
-from engine.game import Game
+from engine.game import EXPECTIMINIMAX, Game, sample_outcome
 from engine.search.limits import Limits
 from engine.searchers import think
 
@@ -297,20 +304,40 @@ def generate_openings(
             continue
         opening = Opening(None, tuple(moves))
         state, _ = opening.start(game)
-        result = think(game, state, Limits(depth=depth), tt_slots=BALANCE_TT_SLOTS)
-        if result.score.value is not None and abs(result.score.value) <= max_score:
+        score = balance_score(game, state, depth)
+        if score is not None and abs(score) <= max_score:
             found[tuple(moves)] = opening
     return list(found.values())
+
+
+def balance_score(game: Game[Any, Any], state: Any, depth: int) -> int | None:
+    """How far from balanced a position is, in the game's units; ``None`` for a proven result.
+
+    A ``depth``-ply search, except in a game of chance, which is scored by
+    its evaluation (for the player to move, or about to roll at a chance
+    state), see the module docstring.
+    """
+    if game.chance_outcomes(state) is not None or _has_chance(game):
+        return game.evaluate(state)
+    result = think(game, state, Limits(depth=depth), tt_slots=BALANCE_TT_SLOTS)
+    return result.score.value
+
+
+def _has_chance(game: Game[Any, Any]) -> bool:
+    """Whether ``game`` has dice: its default search is the one for games of chance."""
+    return game.default_algorithm == EXPECTIMINIMAX
 
 
 def _random_line(game: Game[Any, Any], plies: int, rng: random.Random) -> list[str] | None:
     state = game.initial_state()
     moves = []
     for _ in range(plies):
+        chances = game.chance_outcomes(state)
         legal = game.legal_moves(state)
         if not legal:
             return None
-        move = rng.choice(legal)
+        # dice fall with their probabilities (a double is half as likely as 6-5)
+        move = sample_outcome(chances, rng) if chances is not None else rng.choice(legal)
         moves.append(game.format_move(state, move))
         state = game.play(state, move)
     return None if game.outcome(state) is not None else moves

@@ -18,10 +18,12 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from clients.tournament.validation import strict_json
+from engine.game import Game
 from engine.registry import create_game
 
 #: Why games end, by kind: how the result came about (for PGN's Termination tag).
@@ -56,7 +58,9 @@ class MoveRecord:
     ``reason`` is why the engine's search ended (``overloaded``: its server
     had no search process free, and the move was not searched) and
     ``queued_ms`` how long the think waited for one, when the engine says.
-    Opening moves have ``book`` set and no engine figures.
+    Opening moves have ``book`` set and no engine figures. In a game of
+    chance the referee's rolls of the dice are moves too, with ``roll`` set
+    and no engine figures (a roll in an opening has ``book`` as well).
     """
 
     move: str
@@ -72,6 +76,8 @@ class MoveRecord:
     queued_ms: int | None = None
     #: Monte Carlo searches: the playouts the engine made (its depth says less).
     playouts: int | None = None
+    #: A roll of the dice (games of chance): the referee's, or the opening's.
+    roll: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,7 +86,11 @@ class GameRecord:
 
     ``winner`` is a player index (0 moved first) or ``None`` for a draw;
     ``kind`` is how it ended (``rules``, ``adjudication`` or a fault) and
-    ``reason`` says it in words, naming the engine at fault.
+    ``reason`` says it in words, naming the engine at fault. ``extra``
+    holds ``dice_seed`` (games of chance: the seed of the referee's dice)
+    and ``cleanup_ply`` (Go: the number of moves before a clean-up phase,
+    whose moves are played from the board after the two passes with the
+    passes forgotten; see :func:`replay`).
     """
 
     game_id: int
@@ -110,6 +120,9 @@ class GameRecord:
 
     @property
     def result_text(self) -> str:
+        """The result as players of the game write it: ``1-0`` (PGN), Go's ``B+4.5``, ``W+R``."""
+        if self.game == "go":
+            return _sgf_result(self)
         return {None: "1/2-1/2", 0: "1-0", 1: "0-1"}[self.winner]
 
     def to_json(self) -> dict[str, Any]:
@@ -142,6 +155,27 @@ class GameRecord:
 
 # ----------------------------------------------------------------------
 # PGN.
+
+
+def replay(record: GameRecord) -> Iterator[tuple[Game[Any, Any], Any, MoveRecord]]:
+    """Each move of a record with the game and the position it was played in.
+
+    A Go clean-up phase (``extra["cleanup_ply"]``) resumes from the board
+    after the two passes, read back as a position (no passes, a fresh
+    superko history), as the referee and the engines played it.
+    """
+    game = create_game(record.game, record.options)
+    state = (
+        game.initial_state()
+        if record.opening_position is None
+        else game.parse_position(record.opening_position)
+    )
+    cleanup = record.extra.get("cleanup_ply")
+    for index, move in enumerate(record.moves):
+        if index == cleanup:
+            state = game.parse_position(game.format_position(state))
+        yield game, state, move
+        state = game.play_text(state, move.move)
 
 
 def pgn(record: GameRecord) -> str:

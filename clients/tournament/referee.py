@@ -7,6 +7,22 @@ Anything an engine does wrong (an illegal move, a late or missing answer,
 a dropped connection, a broken message) loses it the game, with the
 reason recorded. Every wait is bounded, so a game always ends.
 
+Games of chance (backgammon): the referee rolls the dice itself, as
+protocol.md says a referee does. At a chance state it draws a roll with
+the game's probabilities from its own generator, plays it and sends it to
+both engines as a ``move``; the roll is recorded as a move with ``roll``
+set. The generator's seed (:func:`dice_seed`, recorded as the record's
+``extra["dice_seed"]``) depends only on the tournament's ``seed`` and the
+pair of games, so both games of a pair (one opening, colours swapped) get
+the same sequence of rolls: the n-th roll of one game is the n-th roll of
+the other, as in duplicate backgammon, and a game played again after
+``--resume`` gets the dice it had. Engines are asked to ``think`` at
+decision states only, so a fault is always one of the two players'.
+
+Go: a game that two passes end with dead stones still on the board gets
+a clean-up phase before it is counted (:mod:`clients.tournament.go_cleanup`);
+the record's ``extra["cleanup_ply"]`` says where it began.
+
 Nothing an engine sends reaches a record unchecked: the client library
 (strict mode) validates every field of every message, so a ``bestmove``
 whose fields have the wrong types or are not finite fails its think with
@@ -20,6 +36,8 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import hashlib
+import random
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
@@ -33,7 +51,7 @@ from clients.client import (
     EngineTerminatedError,
     ProtocolViolationError,
 )
-from clients.tournament.adjudication import Adjudicator
+from clients.tournament.adjudication import Adjudicator, Verdict
 from clients.tournament.clock import (
     GameClock,
     is_late,
@@ -42,6 +60,7 @@ from clients.tournament.clock import (
     watchdog_ms,
 )
 from clients.tournament.config import EngineSpec, TournamentConfig
+from clients.tournament.go_cleanup import GO, ended_by_passes, settled
 from clients.tournament.openings import Opening
 from clients.tournament.records import (
     ADJUDICATION,
@@ -55,7 +74,7 @@ from clients.tournament.records import (
     MoveRecord,
 )
 from engine.errors import GameError
-from engine.game import Game
+from engine.game import Game, sample_outcome
 from engine.registry import create_game
 
 T = TypeVar("T")
@@ -81,6 +100,32 @@ class Fault(Exception):
         self.player = player
         self.kind = kind
         self.detail = detail
+
+
+#: Bits of a dice seed: below 2**53, so that it is an exact number in any JSON reader.
+DICE_SEED_BITS = 48
+
+
+def dice_seed(seed: int, pair: int) -> int:
+    """The seed of the referee's dice for both games of pair ``pair`` of a tournament.
+
+    A hash, so that neighbouring pairs get unrelated dice; stable across
+    Python versions and processes (``hash()`` of a string is not).
+    """
+    digest = hashlib.sha256(f"arena tournament dice {seed} {pair}".encode()).digest()
+    return int.from_bytes(digest[: DICE_SEED_BITS // 8], "big")
+
+
+def opening_rolls(game: Game[Any, Any], opening: Opening) -> list[bool]:
+    """For each move of ``opening`` (valid: already checked), whether it is a roll of the dice."""
+    state = (
+        game.initial_state() if opening.position is None else game.parse_position(opening.position)
+    )
+    rolls = []
+    for text in opening.moves:
+        rolls.append(game.chance_outcomes(state) is not None)
+        state = game.play_text(state, text)
+    return rolls
 
 
 #: Called after every move with the game and the number of plies played.
@@ -140,10 +185,22 @@ class _Game:
         self.on_move = on_move
         self.game: Game[Any, Any] = create_game(config.game, config.options)
         self.state, self.opening_moves = spec.opening.start(self.game)
-        self.moves: list[MoveRecord] = [MoveRecord(move, book=True) for move in self.opening_moves]
+        rolls = opening_rolls(self.game, Opening(spec.opening.position, tuple(self.opening_moves)))
+        self.moves: list[MoveRecord] = [
+            MoveRecord(move, book=True, roll=roll)
+            for move, roll in zip(self.opening_moves, rolls, strict=True)
+        ]
         self.adjudicator = Adjudicator(config.adjudication)
-        for _ in self.opening_moves:
-            self.adjudicator.add(0, None)
+        for roll in rolls:
+            if roll:
+                self.adjudicator.add_roll()
+            else:
+                self.adjudicator.add(0, None)
+        #: Go: where the clean-up phase began (the number of moves before it), if it did.
+        self.cleanup_ply: int | None = None
+        self.dice_seed = dice_seed(config.seed, spec.pair)
+        self.dice = random.Random(self.dice_seed)
+        self.rolled = any(rolls)
         tc = config.time_control
         self.clock = GameClock(tc.base_ms, tc.inc_ms, tc.moves) if tc.base_ms is not None else None
         self.request_timeout_s = config.timing.request_timeout_ms / 1000
@@ -167,8 +224,42 @@ class _Game:
             self.game.format_position(self.state),
             started,
             _now(),
+            self._extra(),
         )
         return record, healthy
+
+    def _extra(self) -> dict[str, Any]:
+        """The record's ``extra``: the dice's seed, where a clean-up phase began."""
+        extra: dict[str, Any] = {}
+        if self.rolled:
+            extra["dice_seed"] = self.dice_seed
+        if self.cleanup_ply is not None:
+            extra["cleanup_ply"] = self.cleanup_ply
+        return extra
+
+    def _needs_cleanup(self) -> bool:
+        """Go: two passes ended the game with a board that cannot be counted as it stands."""
+        return (
+            self.config.game == GO
+            and self.cleanup_ply is None
+            and ended_by_passes([move.move for move in self.moves])
+            and not settled(self.game.format_position(self.state))
+        )
+
+    async def _start_cleanup(self) -> None:
+        """Resume play from the board after the passes (see :mod:`.go_cleanup`).
+
+        The engines saw the first pass, not the second (the game was over):
+        both get the board as a new game, the same side to move, no passes.
+        """
+        position = self.game.format_position(self.state)
+        self.state = self.game.parse_position(position)
+        self.cleanup_ply = len(self.moves)
+        await self._both(
+            lambda engine: engine.new_game(
+                self.config.game, self.config.options or None, position, None
+            )
+        )
 
     async def _play(self) -> tuple[int | None, str, str]:
         spec, opening = self.spec, self.spec.opening
@@ -182,8 +273,18 @@ class _Game:
         )
         while True:
             outcome = self.game.outcome(self.state)
+            if outcome is not None and self._needs_cleanup():
+                await self._start_cleanup()
+                continue
             if outcome is not None:
-                return outcome.winner, RULES, outcome.reason
+                after = "" if self.cleanup_ply is None else " (counted after a clean-up phase)"
+                return outcome.winner, RULES, outcome.reason + after
+            chances = self.game.chance_outcomes(self.state)
+            if chances is not None:
+                verdict = await self._roll(chances)
+                if verdict is not None:
+                    return verdict.winner, ADJUDICATION, verdict.reason
+                continue
             player = self.game.to_move(self.state)
             best, elapsed_ms = await self._think(player)
             move, text = self._check_move(player, best)
@@ -213,6 +314,20 @@ class _Game:
                     return verdict.winner, ADJUDICATION, verdict.reason
                 await self._both(functools.partial(Engine.move, move=text))
 
+    async def _roll(self, chances: list[tuple[Any, float]]) -> Verdict | None:
+        """Roll the dice, play the roll and tell both engines; an adjudication, if any."""
+        roll = sample_outcome(chances, self.dice)
+        text = self.game.format_move(self.state, roll)
+        self.state = self.game.play(self.state, roll)
+        self.rolled = True
+        self.moves.append(MoveRecord(move=text, roll=True))
+        if self.on_move is not None:
+            self.on_move(self.spec, len(self.moves))
+        verdict = self.adjudicator.add_roll()
+        if self.game.outcome(self.state) is None and verdict is None:
+            await self._both(functools.partial(Engine.move, move=text))
+        return verdict
+
     async def _think(self, player: int) -> tuple[BestMove, float]:
         tc, timing = self.config.time_control, self.config.timing
         clock = None if self.clock is None else self.clock.clock_for(player)
@@ -229,6 +344,7 @@ class _Game:
                 nodes=limits.nodes,
                 clock=limits.clock,
                 algorithm=self.spec.engines[player].algorithm,
+                cleanup=self.cleanup_ply is not None,
             ),
             timeout_ms / 1000,
             "gave no move",
@@ -315,6 +431,7 @@ def _record(
     final_position: str,
     started: str,
     finished: str,
+    extra: dict[str, Any] | None = None,
 ) -> GameRecord:
     return GameRecord(
         game_id=spec.game_id,
@@ -334,6 +451,7 @@ def _record(
         started=started,
         finished=finished,
         tournament=config.name,
+        extra=extra or {},
     )
 
 

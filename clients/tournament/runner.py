@@ -14,6 +14,7 @@ import contextlib
 import os
 import random
 import signal
+import sys
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
@@ -25,7 +26,7 @@ from clients.tournament.connections import Backoff, ConnectError, EnginePool, pr
 from clients.tournament.display import Progress, report, sprt_text
 from clients.tournament.local import LocalServer, local_workers
 from clients.tournament.openings import Opening, generate_openings, load_openings
-from clients.tournament.records import CONNECTION_FAILED, GameRecord, game_text
+from clients.tournament.records import CONNECTION_FAILED, GameRecord, game_text, replay
 from clients.tournament.referee import GameSpec, Referee
 from clients.tournament.scheduler import ScheduledGame, openings_needed, schedule
 from clients.tournament.standings import pairing_results
@@ -87,14 +88,34 @@ class RunSettings:
     #: Remote engines' own tokens by engine name (``token=`` in their specs; not stored).
     engine_tokens: dict[str, str] = field(default_factory=dict, repr=False)
 
+    def workers(self) -> int:
+        """The local server's search processes: ``local_workers``, else one per game and one."""
+        return self.local_workers or local_workers(self.concurrency)
+
+
+def warn_if_pure(server: LocalServer) -> None:
+    """One line on stderr when the local server runs the pure-Python engine, saying why."""
+    if server.engine_note is not None:
+        print(
+            f"arena tournament: the local server runs the pure-Python engine "
+            f"(several times slower): {server.engine_note}",
+            file=sys.stderr,
+        )
+
 
 class TournamentRunner:
     """Plays the pending games of one database."""
 
     def __init__(
-        self, store: Store, settings: RunSettings, progress: Progress | None = None
+        self,
+        store: Store,
+        settings: RunSettings,
+        progress: Progress | None = None,
+        local_server: LocalServer | None = None,
     ) -> None:
+        """``local_server``: one already running for ``url=local`` engines (else one is started)."""
         self.store = store
+        self.local_server = local_server
         self.config = store.config()
         self.settings = settings
         self.openings = store.openings()
@@ -173,17 +194,10 @@ class TournamentRunner:
         for record in self.store.records():
             if not any(move.reason == OVERLOADED for move in record.moves):
                 continue
-            game = create_game(record.game, record.options)
-            state = (
-                game.initial_state()
-                if record.opening_position is None
-                else game.parse_position(record.opening_position)
-            )
-            for move in record.moves:
+            for game, state, move in replay(record):
                 if move.reason == OVERLOADED:
                     name = record.players[game.to_move(state)]
                     counts[name] = counts.get(name, 0) + 1
-                state = game.play_text(state, move.move)
         return counts
 
     # ------------------------------------------------------------------
@@ -316,8 +330,12 @@ class TournamentRunner:
         if not any(engine.url == LOCAL_URL for engine in engines):
             yield [engine.url for engine in engines]
             return
-        workers = self.settings.local_workers or local_workers(self.settings.concurrency)
-        async with LocalServer(workers) as server:
+        if self.local_server is not None:
+            url = self.local_server.url
+            yield [url if engine.url == LOCAL_URL else engine.url for engine in engines]
+            return
+        async with LocalServer(self.settings.workers()) as server:
+            warn_if_pure(server)
             yield [server.url if engine.url == LOCAL_URL else engine.url for engine in engines]
 
     @contextlib.contextmanager

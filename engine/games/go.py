@@ -170,12 +170,16 @@ def komi_option(name: str, value: object) -> int | float:
     """
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise BadOptionsError(f"option {name!r} must be a number, got {value!r}")
-    if not math.isfinite(value) or value * 2 != int(value * 2):
+    if isinstance(value, float) and math.isnan(value):
         raise BadOptionsError(f"option {name!r} must be a multiple of 0.5, got {value!r}")
+    # The range first: doubling a huge float (1e308) overflows to infinity,
+    # which int() cannot convert.
     if not -MAX_KOMI <= value <= MAX_KOMI:
         raise BadOptionsError(
             f"option {name!r} must be between {-MAX_KOMI} and {MAX_KOMI}, got {value}"
         )
+    if value * 2 != int(value * 2):
+        raise BadOptionsError(f"option {name!r} must be a multiple of 0.5, got {value!r}")
     return value
 
 

@@ -12,11 +12,14 @@ think of every game in the way its ``fault`` says:
 ``garbage``     sends a frame that is not msgpack
 ``bad_type``    sends a bestmove whose move is not a string
 ``error``       answers the think with an ``internal`` error
-``reject``      (on ``move``, not think) refuses a legal move with ``illegal_move``
+``reject``      (on ``move``, not think) refuses a legal move with ``illegal_move``:
+                the ``reject_from``-th ``move`` of every game (2 by default) and every
+                later one (in backgammon the third is a roll of the referee's dice)
 ``patch``       answers a legal move with the fields of ``patch`` replacing (or,
                 set to :data:`MISSING`, removing) those of a correct ``bestmove``,
                 after sending ``info`` if it is given
 ``mute``        accepts the WebSocket but never answers anything, not even ``hello``
+``pass``        a correct engine that passes whenever it may (Go), on every think
 ``none``        no fault: a weak but correct engine
 
 ``refuse_after=N`` stops listening as soon as it has accepted N connections:
@@ -48,6 +51,7 @@ FAULTS = (
     "reject",
     "patch",
     "mute",
+    "pass",
     "none",
 )
 
@@ -66,6 +70,7 @@ class FaultyEngine:
         patch: dict[str, Any] | None = None,
         info: dict[str, Any] | None = None,
         refuse_after: int | None = None,
+        reject_from: int = 2,
     ) -> None:
         if fault not in FAULTS:
             raise ValueError(f"unknown fault {fault!r}")
@@ -75,9 +80,14 @@ class FaultyEngine:
         self.patch = patch or {}
         self.info = info
         self.refuse_after = refuse_after
+        self.reject_from = reject_from
         self.connections = 0
         #: Every ``hello`` received (a mute engine counts them too).
         self.hellos = 0
+        #: The ``position`` of every ``new_game`` received, in order.
+        self.new_games: list[str | None] = []
+        #: The thinks that carried ``cleanup: true`` (a Go clean-up phase).
+        self.cleanup_thinks = 0
         self._server: Server | None = None
         self._url = ""
 
@@ -135,10 +145,11 @@ class FaultyEngine:
                 }
             ]
         if kind == "new_game":
+            self.new_games.append(message.get("position"))
             session.start(message)
             return [session.state_message(request_id)]
         if kind == "move":
-            if self.fault == "reject" and session.history:
+            if self.fault == "reject" and len(session.history) + 1 >= self.reject_from:
                 return [_error(request_id, "illegal_move", "I do not like that move")]
             try:
                 session.play(message["move"])
@@ -147,6 +158,9 @@ class FaultyEngine:
             return [session.state_message(request_id)]
         if kind == "think":
             session.thinks += 1
+            self.cleanup_thinks += message.get("cleanup") is True
+            if self.fault == "pass" and "pass" in session.legal():
+                return [{**session.bestmove(request_id), "move": "pass", "pv": ["pass"]}]
             if session.thinks == self.at_think:
                 return await self._misbehave(session, request_id, ws)
             return [session.bestmove(request_id)]
@@ -209,13 +223,25 @@ class _Session:
 
     def state_message(self, request_id: Any) -> dict[str, Any]:
         outcome = self.game.outcome(self.state)
+        chances = self.game.chance_outcomes(self.state)
+        extra = (
+            {}
+            if chances is None
+            else {
+                "outcomes": [
+                    {"move": self.game.format_move(self.state, roll), "probability": p}
+                    for roll, p in chances
+                ]
+            }
+        )
         return {
+            **extra,
             "type": "state",
             "id": request_id,
             "game": self.game.name,
             "options": self.game.options,
             "position": self.game.format_position(self.state),
-            "to_move": self.game.to_move(self.state),
+            "to_move": "chance" if chances is not None else self.game.to_move(self.state),
             "legal_moves": self.legal(),
             "history": list(self.history),
             "result": None

@@ -83,6 +83,12 @@ def test_registered_with_defaults() -> None:
         ({"komi": True}, "number"),
         ({"komi": 151}, "between"),
         ({"komi": float("nan")}, "multiple of 0.5"),
+        # huge numbers: doubling 1e308 overflows to inf, and int(inf) raised
+        # OverflowError (an "internal" error over the protocol) before the range check
+        ({"komi": 1e308}, "between"),
+        ({"komi": -1e308}, "between"),
+        ({"komi": float("inf")}, "between"),
+        ({"komi": 10**400}, "between"),
         ({"handicap": 2}, "no option"),
     ],
 )
