@@ -20,6 +20,7 @@ around the pool:
 from __future__ import annotations
 
 import asyncio
+import codecs
 import contextlib
 import dataclasses
 import os
@@ -48,6 +49,8 @@ FRONTEND_WORKER_NICE: Final = 0
 #: infinite search ends only on ``stop``). Theirs is this far off: a day,
 #: which no analysis a person watches reaches.
 UNTIMED_DUE_S: Final = 24 * 3600.0
+#: The most a front end reads from its input at once (commands are short lines).
+READ_BYTES: Final = 64 * 1024
 #: How often a front end looks whether its worker is ready or free (the
 #: pool's own start-up polls as often).
 POLL_S: Final = 0.01
@@ -159,7 +162,7 @@ async def read_lines(read: TextIO) -> AsyncIterator[str]:
 
     def pump() -> None:
         try:
-            for line in read:
+            for line in _lines(read):
                 deliver(line)
         except (OSError, ValueError):
             pass  # stdin closed under us: the end of input
@@ -169,6 +172,30 @@ async def read_lines(read: TextIO) -> AsyncIterator[str]:
     threading.Thread(target=pump, name="arena-frontend-input", daemon=True).start()
     while (line := await lines.get()) is not None:
         yield line
+
+
+def _lines(read: TextIO) -> Iterator[str]:
+    """The lines of ``read``; from its file descriptor when it has one.
+
+    A thread blocked in a buffered file's read holds the file's lock; if
+    the process exits meanwhile (after ``quit``), closing that file at
+    interpreter shutdown cannot take the lock and aborts. Reading the
+    descriptor itself holds no lock.
+    """
+    try:
+        fd = read.fileno()
+    except (AttributeError, OSError, ValueError):
+        yield from read  # an in-memory file (tests)
+        return
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    pending = ""
+    while chunk := os.read(fd, READ_BYTES):
+        pending += decoder.decode(chunk).replace("\r\n", "\n")
+        *complete, pending = pending.split("\n")
+        yield from (line + "\n" for line in complete)
+    pending += decoder.decode(b"", final=True)
+    if pending:
+        yield pending
 
 
 @contextlib.contextmanager

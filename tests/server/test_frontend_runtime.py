@@ -51,6 +51,25 @@ def test_lines_are_read_to_the_end() -> None:
     assert asyncio.run(read_all()) == ["uci\n", "isready\n", "\n", "quit"]
 
 
+def test_lines_from_a_pipe_are_read_from_its_descriptor() -> None:
+    reading, writing = os.pipe()
+    os.write(writing, "uci\r\nisready\nposition startpos moves e2e4 é\r".encode())
+    os.write(writing, b"\ngo\npartial")
+    os.close(writing)
+
+    async def read_all() -> list[str]:
+        with os.fdopen(reading) as read:
+            return [line async for line in read_lines(read)]
+
+    assert asyncio.run(read_all()) == [
+        "uci\n",
+        "isready\n",
+        "position startpos moves e2e4 é\n",
+        "go\n",
+        "partial",
+    ]
+
+
 def test_stdout_carries_the_protocol_alone(capfd: pytest.CaptureFixture[str]) -> None:
     with protocol_stdout() as out:
         os.write(1, b"noise from a worker or a library\n")  # what a child would inherit
