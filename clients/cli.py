@@ -248,7 +248,8 @@ def configure_gtp(parser: argparse.ArgumentParser) -> None:
 
     parser.description = (
         "Speak the Go Text Protocol (GTP 2) on stdin and stdout, for GoGui, Sabaki, "
-        "GNU Go's twogtp and other controllers; the search runs in this process."
+        "GNU Go's twogtp and other controllers; the search runs in a worker process, "
+        "as the server's do."
     )
     parser.add_argument(
         "--algorithm",
@@ -297,8 +298,8 @@ def configure_uci(parser: argparse.ArgumentParser) -> None:
     parser.description = (
         "Speak the Universal Chess Interface (UCI) on stdin and stdout, for chess GUIs, "
         "cutechess-cli, fastchess and python-chess; the search runs in a worker process, "
-        "so isready and stop are answered while it thinks. Options (Hash, Move Overhead) "
-        "are set with UCI's setoption."
+        "as the server's do, so isready and stop are answered while it thinks. Options "
+        "(Hash, Move Overhead) are set with UCI's setoption."
     )
 
 

@@ -15,6 +15,9 @@ Layers, from the wire inwards:
   (:mod:`server.worker` is the code that runs inside them) and guarantees
   exactly one answer per search, on time.
 
+The same pool serves the engine on stdin and stdout too:
+:mod:`server.frontends` holds ``arena uci`` and ``arena gtp``.
+
 Start it with ``arena serve`` or ``python -m server``.
 """
 

@@ -1,13 +1,18 @@
 """``arena gtp``: the engine as a GTP 2 engine on stdin and stdout.
 
 A controller (GoGui, Sabaki, GNU Go's ``twogtp``, a tournament manager)
-starts ``arena gtp`` as a program and talks to it line by line. The search
-runs in this process, one command at a time, as GTP expects: ``genmove``
-answers when the search has finished.
+starts ``arena gtp`` as a program and talks to it line by line, one command
+at a time, as GTP expects: ``genmove`` answers when the search has finished.
+The search runs on the server's runtime, a one-worker
+:class:`~server.pool.WorkerPool` (:mod:`server.frontends.runtime`), with
+the server's guarantees: an answer by the deadline whatever happens to the
+worker process.
 
 :class:`GtpEngine` is the protocol without input or output: feed it a line
-with :meth:`GtpEngine.execute` and write what it returns. :func:`serve`
-is the loop around it.
+with :meth:`GtpEngine.execute` and write what it returns; a ``genmove``
+returns a :class:`Genmove` to search, whose result
+:meth:`GtpEngine.genmove_answer` turns into the answer. :func:`serve` is the
+loop around it.
 
 Time: without ``time_settings`` every ``genmove`` searches ``movetime_ms``
 (default 1 s). With ``time_settings`` the engine plans each move from the
@@ -22,8 +27,11 @@ the board but forgets the superko history before it.
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
 import math
 import sys
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Final, TextIO
@@ -34,8 +42,9 @@ from engine.games.go import COLUMNS, Go, GoState
 from engine.search.limits import Clock, Limits
 from engine.search.results import SearchResult
 from engine.search.score import Score
-from engine.searchers import GameSearcher, searcher_for
+from engine.searchers import resolve_algorithm
 from server import SERVER_VERSION
+from server.frontends.runtime import FrontendPool, protocol_stdout, read_lines, search_job
 
 #: GTP 2 (the draft every current controller speaks).
 PROTOCOL_VERSION: Final = 2
@@ -59,6 +68,20 @@ COLOUR_LETTERS: Final = ("X", "O")
 
 class GtpError(Exception):
     """A command failed; the message is GTP's error text (``? message``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Genmove:
+    """A ``genmove`` to search: ``state`` (``colour`` to move) within ``limits``.
+
+    ``command_id`` is the command's id, echoed in the answer.
+    """
+
+    command_id: str
+    colour: int
+    state: GoState
+    limits: Limits
+    algorithm: str
 
 
 @dataclass(slots=True)
@@ -115,11 +138,10 @@ class GtpEngine:
         self._size = size
         self._komi = komi
         self.game = _go(size, komi)
-        self._searcher: GameSearcher = searcher_for(self.game, algorithm)
         #: Positions from the start; ``moves[i]`` (colour, vertex) led to ``states[i + 1]``.
         self.states: list[GoState] = [self.game.initial_state()]
         self.moves: list[tuple[int, str]] = []
-        self._commands: dict[str, Callable[[list[str]], str]] = {
+        self._commands: dict[str, Callable[[list[str]], str | Genmove]] = {
             "protocol_version": lambda args: str(PROTOCOL_VERSION),
             "name": lambda args: ENGINE_NAME,
             "version": lambda args: SERVER_VERSION,
@@ -145,8 +167,12 @@ class GtpEngine:
     # ------------------------------------------------------------------
     # The protocol.
 
-    def execute(self, line: str) -> str | None:
-        """The full answer (ending with an empty line) to one command line."""
+    def execute(self, line: str) -> str | Genmove | None:
+        """The full answer (ending with an empty line) to one command line.
+
+        A ``genmove`` that needs a search returns the :class:`Genmove`
+        instead: search it, then answer with :meth:`genmove_answer`.
+        """
         words = _clean(line).split()
         if not words:
             return None
@@ -163,7 +189,18 @@ class GtpEngine:
             result = handler(args)
         except GtpError as error:
             return f"?{command_id} {error}\n\n"
-        return f"={command_id} {result}\n\n" if result else f"={command_id}\n\n"
+        if isinstance(result, Genmove):
+            return dataclasses.replace(result, command_id=command_id)
+        return _success(command_id, result)
+
+    def genmove_answer(self, order: Genmove, result: SearchResult) -> str:
+        """Play the search's move for ``order`` (or resign) and answer the ``genmove``."""
+        if result.move is None or self._should_resign(result):
+            return _success(order.command_id, "resign")
+        state = order.state
+        move = self.game.parse_move(state, result.move)
+        self._push(order.colour, result.move, self.game.play(state, move))
+        return _success(order.command_id, result.move)
 
     def _known_command(self, args: list[str]) -> str:
         return "true" if len(args) == 1 and args[0].lower() in self._commands else "false"
@@ -204,18 +241,15 @@ class GtpEngine:
         self._play_colour(colour, args[1])
         return ""
 
-    def _genmove(self, args: list[str]) -> str:
+    def _genmove(self, args: list[str]) -> str | Genmove:
         if len(args) != 1:
             raise GtpError("syntax error")
         colour = _colour(args[0])
         state = self._with_side_to_move(colour)
         if self.game.outcome(state) is not None:
             return "pass"  # the game is over by our rules: nothing to play
-        result = self._searcher.think(state, self._limits(colour))
-        if result.move is None or self._should_resign(result):
-            return "resign"
-        self._push(colour, result.move, self.game.play(state, result.move_value))
-        return result.move
+        algorithm = resolve_algorithm(self.game, self.algorithm)
+        return Genmove("", colour, state, self._limits(colour), algorithm)
 
     def _undo(self, args: list[str]) -> str:
         if not self.moves:
@@ -260,7 +294,6 @@ class GtpEngine:
 
     def _new_game(self) -> None:
         self.game = _go(self._size, self._komi)
-        self._searcher = searcher_for(self.game, self.algorithm)
         self.states = [self.game.initial_state()]
         self.moves = []
 
@@ -361,14 +394,47 @@ def _exactly(args: list[str], count: int) -> list[str]:
     return args
 
 
-def serve(engine: GtpEngine, read: TextIO = sys.stdin, write: TextIO = sys.stdout) -> int:
-    """Answer commands from ``read`` until ``quit`` or the end of input."""
-    for line in read:
-        answer = engine.execute(line)
-        if answer is None:
-            continue
-        write.write(answer)
-        write.flush()
-        if engine.finished:
-            break
+def _success(command_id: str, result: str) -> str:
+    return f"={command_id} {result}\n\n" if result else f"={command_id}\n\n"
+
+
+def serve(engine: GtpEngine, read: TextIO | None = None, write: TextIO | None = None) -> int:
+    """Answer commands from ``read`` (default stdin) until ``quit`` or the end of input."""
+    if write is not None:
+        return asyncio.run(_serve(engine, read or sys.stdin, write))
+    with protocol_stdout() as out:
+        return asyncio.run(_serve(engine, read or sys.stdin, out))
+
+
+async def _serve(engine: GtpEngine, read: TextIO, write: TextIO) -> int:
+    runtime = FrontendPool()
+    runtime.start()
+    searches = 0
+    try:
+        async for line in read_lines(read):
+            answer = engine.execute(line)
+            if isinstance(answer, Genmove):
+                searches += 1
+                answer = engine.genmove_answer(
+                    answer, await _search(runtime, engine, answer, searches)
+                )
+            if answer is None:
+                continue
+            write.write(answer)
+            write.flush()
+            if engine.finished:
+                break
+    finally:
+        await runtime.close()
     return 0
+
+
+async def _search(
+    runtime: FrontendPool, engine: GtpEngine, order: Genmove, number: int
+) -> SearchResult:
+    """The result of ``order``'s search on the worker (or the pool's answer without it)."""
+    await runtime.wait_idle()
+    job = search_job(
+        number, engine.game, order.state, order.limits, order.algorithm, time.monotonic()
+    )
+    return await runtime.submit(job).answer

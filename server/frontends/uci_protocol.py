@@ -25,7 +25,7 @@ from typing import Any, Final
 from engine.errors import GameError
 from engine.games.chess.game import Chess
 from engine.search.limits import MAX_DEPTH, Clock, Limits
-from engine.search.results import Info, SearchResult
+from engine.search.results import Info
 from engine.search.score import Score
 from engine.search.tt import DEFAULT_TT_SLOTS
 from server import SERVER_VERSION
@@ -299,6 +299,6 @@ def info_line(info: Info) -> str:
     return " ".join(words)
 
 
-def bestmove_line(result: SearchResult) -> str:
+def bestmove_line(move: str | None) -> str:
     """``bestmove <move>``, or ``bestmove (none)`` with no legal move (as Stockfish)."""
-    return f"bestmove {result.move or '(none)'}"
+    return f"bestmove {move or '(none)'}"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import shutil
 import sys
 
@@ -10,7 +11,9 @@ import pytest
 from clients.gtp.controller import GtpCommandError, GtpProcess
 from clients.gtp.match import play_game
 from engine.registry import create_game
-from server.frontends.gtp import GtpEngine
+from engine.search.limits import Limits
+from engine.search.results import SearchResult
+from server.frontends.gtp import Genmove, GtpEngine, serve
 from tests.timing import UNIT
 
 #: Commands the issue names; every one must be listed and known.
@@ -37,14 +40,14 @@ REQUIRED_COMMANDS = [
 def ask(engine: GtpEngine, line: str) -> str:
     """The result of a command that must succeed."""
     answer = engine.execute(line)
-    assert answer is not None and answer.endswith("\n\n"), answer
+    assert isinstance(answer, str) and answer.endswith("\n\n"), answer
     assert answer.startswith("="), answer
     return answer[1:].strip()
 
 
 def refused(engine: GtpEngine, line: str) -> str:
     answer = engine.execute(line)
-    assert answer is not None and answer.startswith("?"), answer
+    assert isinstance(answer, str) and answer.startswith("?"), answer
     return answer[1:].strip()
 
 
@@ -92,20 +95,38 @@ def test_two_moves_of_one_colour_are_accepted_as_for_handicap_stones() -> None:
     ask(engine, "play b G7")
     board = ask(engine, "showboard")
     assert board.count("X") >= 2
-    vertex = ask(engine, "genmove w")
-    assert vertex.upper() not in {"C3", "G7"}
+    order = engine.execute("genmove w")  # white searches the board with both stones on it
+    assert isinstance(order, Genmove) and engine.game.to_move(order.state) == 1
+    legal = {
+        engine.game.format_move(order.state, move) for move in engine.game.legal_moves(order.state)
+    }
+    assert legal.isdisjoint({"C3", "G7"}) and "D4" in legal
 
 
-def test_genmove_plays_a_legal_move_on_the_engines_own_board() -> None:
+def test_genmove_asks_for_a_search_and_plays_its_move() -> None:
     engine = GtpEngine(playouts=200)
     ask(engine, "boardsize 7")
-    ask(engine, "clear_board")
-    vertex = ask(engine, "genmove b")
+    order = engine.execute("7 genmove b")
+    assert isinstance(order, Genmove)
+    assert order.command_id == "7" and order.colour == 0 and order.algorithm == "mcts"
+    assert order.limits == Limits(nodes=200) and engine.moves == []
+    result = SearchResult.unsearched("D4", "time", 0)
+    assert engine.genmove_answer(order, result) == "=7 D4\n\n"
+    assert engine.moves == [(0, "D4")]
+    assert refused(engine, "play w D4") == "illegal move"
+
+
+def test_genmove_plays_a_legal_move_searched_by_the_worker_pool() -> None:
+    commands = "boardsize 7\nclear_board\n1 genmove b\n2 genmove white\nquit\n"
+    engine = GtpEngine(playouts=200)
+    out = io.StringIO()
+    assert serve(engine, io.StringIO(commands), out) == 0
+    answers = out.getvalue().split("\n\n")
+    assert answers[:2] == ["=", "="] and answers[4:] == ["=", ""], answers
+    black, white = answers[2].removeprefix("=1 "), answers[3].removeprefix("=2 ")
     game = create_game("go", {"size": 7, "komi": 7.5})
-    assert game.parse_move(game.initial_state(), vertex) is not None
-    assert engine.moves == [(0, vertex)]
-    reply = ask(engine, "genmove white")
-    assert reply != vertex and len(engine.moves) == 2
+    assert game.parse_move(game.initial_state(), black) is not None
+    assert engine.moves == [(0, black), (1, white)] and white != black
 
 
 def test_final_score_counts_area_with_komi() -> None:

@@ -150,6 +150,9 @@ def test_analysis_streams_info_and_stop_answers_at_once(
 
 
 def test_clock_games_keep_time(engine: chess.engine.SimpleEngine) -> None:
+    # isready first, as a GUI does before a game: the search process restarts
+    # for the fixture's Hash then, before the clock runs (seconds on a loaded machine).
+    engine.ping()
     board = chess.Board()
     left = 2.0
     for _ in range(6):
