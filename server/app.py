@@ -48,17 +48,6 @@ from server.jobs import SearchJob, TraceJob
 from server.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from server.metrics import LoopLagMonitor, ServerMetrics
 from server.outbox import Frame, OnSent, Outbox
-from server.pool import (
-    DELIVERY_MARGIN_S,
-    PREEMPT_AFTER_S,
-    QUEUE_PER_WORKER,
-    STOP_GRACE_S,
-    WORKER_GRACE_S,
-    WORKER_NICE,
-    QueueFull,
-    Ticket,
-    WorkerPool,
-)
 from server.protocol import (
     Encoding,
     ErrorCode,
@@ -74,9 +63,18 @@ from server.protocol import (
     parse_request,
     request_id_of,
 )
+from server.runtime.constants import (
+    DELIVERY_MARGIN_S,
+    PREEMPT_AFTER_S,
+    QUEUE_PER_WORKER,
+    STOP_GRACE_S,
+    WORKER_GRACE_S,
+    WORKER_NICE,
+)
+from server.runtime.pool import QueueFull, Ticket, WorkerPool
+from server.runtime.worker import TraceReply
 from server.session import CLOSE_POLICY_VIOLATION, Reaction, Session
 from server.static import http_response
-from server.worker import TraceReply
 
 logger = logging.getLogger("server")
 

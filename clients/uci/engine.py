@@ -4,7 +4,7 @@ A GUI or a tournament manager (cutechess-cli, fastchess, python-chess's
 ``chess.engine``, Arena, Banksia) starts ``arena uci`` and talks to it line
 by line. UCI asks more of an engine than GTP: ``isready`` and ``stop`` must
 be answered while a search runs. So the search runs in a worker process
-(the server's own, :func:`server.worker.worker_main`) and this process
+(the server's own, :func:`server.runtime.worker.worker_main`) and this process
 only reads and writes lines, on two threads that do no CPU work:
 
 * the main thread reads commands and acts on them through
@@ -34,7 +34,7 @@ from typing import Any, Final, TextIO
 from clients.uci.protocol import Reaction, SearchOrder, UciProtocol, bestmove_line, info_line
 from engine.search.limits import plan_deadlines
 from engine.search.results import Info, SearchResult
-from server.worker import StopFlag, WorkerJob, worker_main
+from server.runtime.worker import StopFlag, WorkerJob, worker_main
 
 #: The search's algorithm: chess's production alpha-beta.
 ALGORITHM: Final = "alphabeta"

@@ -1,0 +1,714 @@
+"""The worker pool's decisions as a sans-I/O state machine: events in, commands out.
+
+:class:`Scheduler` owns the queue, the tickets (one per submitted job) and
+the state of every worker, and guarantees exactly one answer per ticket by
+its deadline, whatever the workers do. It does no I/O, starts no process,
+reads no clock and knows nothing of asyncio: every event carries ``now``
+(``time.monotonic()`` seconds, the engine's clock), and every method
+returns the :data:`Command` list the caller must carry out, in order. The
+asyncio adapter (:mod:`server.runtime.pool`) turns pipes, processes and
+timers into these events and commands; the unit tests
+(``tests/server/test_scheduler.py``) drive it with plain calls.
+
+Events: :meth:`~Scheduler.start`, :meth:`~Scheduler.submit`,
+:meth:`~Scheduler.stop`, :meth:`~Scheduler.cancel`, :meth:`~Scheduler.close`,
+:meth:`~Scheduler.worker_ready`, :meth:`~Scheduler.worker_info`,
+:meth:`~Scheduler.worker_result`, :meth:`~Scheduler.worker_failed`,
+:meth:`~Scheduler.worker_died`, :meth:`~Scheduler.send_failed` and
+:meth:`~Scheduler.timer_fired`. Commands: :class:`Spawn`, :class:`SendJob`,
+:class:`SetStopFlag`, :class:`Kill`, :class:`ExitWorker`, :class:`Deliver`,
+:class:`ReportInfo` and :class:`ArmTimer` (one timer: the next moment
+anything is due).
+
+The guarantees (the figures are in :mod:`server.runtime.constants`):
+
+* the worker is told to finish ``DELIVERY_MARGIN_S`` before the deadline
+  (the adapter ends the job's deadlines early by that much);
+* the guard: if no result has arrived ``GUARD_LEAD_S`` before the
+  deadline (a slow, frozen or dead worker), the ticket is answered from the
+  last progress report (the best move so far) or, if there was none, with
+  the job's ``fallback_move`` at depth 0; the worker is stopped, and killed
+  and replaced if it does not come back within the worker grace;
+* a think that waited in the queue until its budget was (nearly) gone is
+  answered at once with its ``fallback_move`` and reason ``overloaded``: no
+  worker searched it, and the answer says so;
+* ``stop`` sets the worker's stop flag and answers at once from the best
+  move reported so far (what the stopped search would answer); before the
+  first completed depth it waits for the worker's own answer, and if that
+  has not come ``STOP_GRACE_S`` later, answers as above;
+* preemption: a think without a time limit (an analysis) that has run for
+  the preemption delay while other thinks wait for a worker is stopped and
+  answered with reason ``preempted``, so that one analysis cannot keep a
+  worker from everybody else;
+* a worker that dies is replaced, and its think is answered from the best
+  move so far (reason ``worker_lost``); workers that die while starting, a
+  few in a row, are not replaced (a broken installation).
+
+A trace has no best move so far: every fallback of a trace is the error
+:meth:`server.jobs.TraceJob.unanswered` gives.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections import deque
+from collections.abc import Iterator
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
+
+from engine.search.results import Info
+from server.jobs import Job
+from server.protocol import Encoding
+from server.runtime import answers
+from server.runtime.answers import Answer
+from server.runtime.constants import (
+    GUARD_LEAD_S,
+    INITIAL_SERVICE_S,
+    MAX_RETRY_AFTER_MS,
+    MAX_START_FAILURES,
+    MIN_RETRY_AFTER_MS,
+    MIN_WORKER_BUDGET_S,
+    PREEMPT_AFTER_S,
+    QUEUE_PER_WORKER,
+    SERVICE_AVERAGE_WEIGHT,
+    STOP_GRACE_S,
+    WORKER_GRACE_S,
+)
+
+logger = logging.getLogger(__name__)
+
+#: A worker's number (1, 2, ... in order of spawning; never reused).
+WorkerId = int
+#: A ticket's number, chosen by the caller of :meth:`Scheduler.submit`.
+TicketId = int
+
+
+class QueueFull(Exception):
+    """The job was refused: ``max_queue`` jobs already wait for a worker.
+
+    ``retry_after_ms`` estimates when a worker may be free; tell the client.
+    """
+
+    def __init__(self, retry_after_ms: int, max_queue: int) -> None:
+        super().__init__(
+            f"the server is overloaded: {max_queue} thinks already wait for a search process; "
+            f"retry in about {retry_after_ms} ms or use another server"
+        )
+        self.retry_after_ms = retry_after_ms
+
+
+class WorkerState(Enum):
+    """Where a worker is in its life."""
+
+    #: Spawned; importing the engine. Becomes IDLE on ``worker_ready``.
+    STARTING = "starting"
+    #: Waiting for a job.
+    IDLE = "idle"
+    #: Searching a ticket whose answer is still wanted from it.
+    BUSY = "busy"
+    #: Told to stop a search whose answer is no longer wanted; killed if
+    #: it does not answer within the worker grace.
+    DRAINING = "draining"
+    #: Out of service for good (dead, killed, or exited at shutdown).
+    RETIRED = "retired"
+
+
+class TicketState(Enum):
+    """Where a ticket is: waiting, searched, or done."""
+
+    #: In the queue, waiting for a worker.
+    QUEUED = "queued"
+    #: A worker searches it.
+    RUNNING = "running"
+    #: Stopped before any completed depth: the worker's own answer is
+    #: awaited until the stop grace runs out.
+    STOPPING = "stopping"
+    #: Answered (one :class:`Deliver` was issued).
+    ANSWERED = "answered"
+    #: Dropped by its submitter: no answer is wanted.
+    CANCELLED = "cancelled"
+
+
+# ----------------------------------------------------------------------
+# Commands: what the caller must do.
+
+
+@dataclass(frozen=True, slots=True)
+class Spawn:
+    """Start worker process ``worker``; it reports ``worker_ready`` when it can search."""
+
+    worker: WorkerId
+
+
+@dataclass(frozen=True, slots=True)
+class SendJob:
+    """Clear ``worker``'s stop flag and send it ``ticket``'s job, numbered ``seq``.
+
+    If the pipe is broken, report :meth:`Scheduler.send_failed`.
+    """
+
+    worker: WorkerId
+    ticket: TicketId
+    seq: int
+
+
+@dataclass(frozen=True, slots=True)
+class SetStopFlag:
+    """Set ``worker``'s stop flag: its search ends at its next limit check."""
+
+    worker: WorkerId
+
+
+@dataclass(frozen=True, slots=True)
+class Kill:
+    """``worker`` is out of service: close its pipe, kill it if alive, and reap it."""
+
+    worker: WorkerId
+
+
+@dataclass(frozen=True, slots=True)
+class ExitWorker:
+    """Ask ``worker`` to exit after its current job (shutdown); report ``worker_died``."""
+
+    worker: WorkerId
+
+
+@dataclass(frozen=True, slots=True)
+class Deliver:
+    """``ticket``'s one answer; ``queued_ms``: how long it waited for a worker."""
+
+    ticket: TicketId
+    answer: Answer
+    queued_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class ReportInfo:
+    """A progress report of ``ticket``'s search, for its submitter."""
+
+    ticket: TicketId
+    info: Info
+
+
+@dataclass(frozen=True, slots=True)
+class ArmTimer:
+    """Call :meth:`Scheduler.timer_fired` at ``when`` (replacing any earlier timer).
+
+    ``None``: nothing is due; cancel the timer.
+    """
+
+    when: float | None
+
+
+Command = Spawn | SendJob | SetStopFlag | Kill | ExitWorker | Deliver | ReportInfo | ArmTimer
+
+
+# ----------------------------------------------------------------------
+# State.
+
+
+@dataclass(eq=False, slots=True)
+class TicketSlot:
+    """What the scheduler knows of one submitted job."""
+
+    id: TicketId
+    job: Job
+    #: A trace's reply encoding (``None`` for a think).
+    encoding: Encoding | None
+    #: When the guard answers if no result has come.
+    guard_at: float
+    state: TicketState = TicketState.QUEUED
+    worker: WorkerSlot | None = None
+    #: The last progress report with a move: what a fallback answers with.
+    last_info: Info | None = None
+    completed_depth: int = 0
+    #: Set by stop or preemption: the reason the answer will carry.
+    stop_reason: str | None = None
+    #: When the stop grace runs out (a ticket STOPPING).
+    overdue_at: float | None = None
+    dispatched_at: float | None = None
+    #: How long the job waited for a worker (until it was answered, if it never got one).
+    queued_ms: int = 0
+
+    @property
+    def done(self) -> bool:
+        return self.state in (TicketState.ANSWERED, TicketState.CANCELLED)
+
+
+@dataclass(eq=False, slots=True)
+class WorkerSlot:
+    """What the scheduler knows of one worker process."""
+
+    id: WorkerId
+    state: WorkerState = WorkerState.STARTING
+    #: The ticket it searches; kept while DRAINING (its answer may still come).
+    ticket: TicketSlot | None = None
+    #: The number of the last job sent: tells its messages from stale ones.
+    seq: int = 0
+    #: When a DRAINING worker is given up on.
+    grace_at: float | None = None
+
+
+@dataclass(slots=True)
+class _Due:
+    """The earliest timed event: when, and what."""
+
+    when: float
+    kind: str
+    ticket: TicketSlot | None = None
+    worker: WorkerSlot | None = None
+
+
+class Scheduler:
+    """``size`` workers, a bounded FIFO queue of tickets, and the guarantees above."""
+
+    def __init__(
+        self,
+        size: int,
+        *,
+        max_queue: int | None = None,
+        worker_grace_s: float = WORKER_GRACE_S,
+        preempt_after_s: float = PREEMPT_AFTER_S,
+    ) -> None:
+        if size < 1:
+            raise ValueError("a worker pool needs at least one worker")
+        self.size = size
+        self.max_queue = QUEUE_PER_WORKER * size if max_queue is None else max_queue
+        self.worker_grace_s = worker_grace_s
+        self.preempt_after_s = preempt_after_s
+        #: Live workers (not RETIRED), in order of spawning.
+        self._workers: dict[WorkerId, WorkerSlot] = {}
+        #: Tickets not yet done, by id.
+        self._tickets: dict[TicketId, TicketSlot] = {}
+        self._queue: deque[TicketSlot] = deque()
+        self._spawned = 0
+        self._closing = False
+        #: Workers replaced after dying or freezing (not counting start failures).
+        self.replaced = 0
+        #: Workers that died before reporting ready, in a row.
+        self.start_failures = 0
+        self._service_s = INITIAL_SERVICE_S
+        self._armed: float | None = None
+        self._out: list[Command] = []
+
+    # ------------------------------------------------------------------
+    # Queries.
+
+    def workers(self) -> Iterator[WorkerSlot]:
+        """The live workers, oldest first."""
+        return iter(list(self._workers.values()))
+
+    def worker(self, worker: WorkerId) -> WorkerSlot | None:
+        """Live worker ``worker``, or ``None`` once it is retired."""
+        return self._workers.get(worker)
+
+    def ticket(self, ticket: TicketId) -> TicketSlot | None:
+        """Ticket ``ticket`` while it is not done."""
+        return self._tickets.get(ticket)
+
+    @property
+    def idle_workers(self) -> int:
+        return sum(1 for worker in self._workers.values() if worker.state is WorkerState.IDLE)
+
+    @property
+    def starting(self) -> bool:
+        """Whether some worker has not reported ready yet."""
+        return any(w.state is WorkerState.STARTING for w in self._workers.values())
+
+    @property
+    def queued(self) -> int:
+        return len(self._queue)
+
+    @property
+    def closing(self) -> bool:
+        return self._closing
+
+    def retry_after_ms(self) -> int:
+        """When a refused job might find a worker: the queue's length in think times."""
+        waits = (len(self._queue) + 1) / max(1, len(self._workers))
+        estimate = math.ceil(waits * self._service_s * 1000)
+        return max(MIN_RETRY_AFTER_MS, min(MAX_RETRY_AFTER_MS, estimate))
+
+    # ------------------------------------------------------------------
+    # Events from the owner.
+
+    def start(self) -> list[Command]:
+        """Spawn the workers."""
+        for _ in range(self.size):
+            self._spawn()
+        return self._flush()
+
+    def submit(
+        self, ticket: TicketId, job: Job, now: float, encoding: Encoding | None = None
+    ) -> list[Command]:
+        """Queue ``job`` as ``ticket``; it is answered by ``job.deadline`` at the latest.
+
+        Raises :class:`QueueFull` (and changes nothing) when ``max_queue``
+        jobs already wait and no worker is free. ``encoding`` is a trace's
+        reply encoding.
+        """
+        if ticket in self._tickets:
+            raise ValueError(f"ticket {ticket} was already submitted")
+        if not self._closing and len(self._queue) >= self.max_queue and self.idle_workers == 0:
+            raise QueueFull(self.retry_after_ms(), self.max_queue)
+        slot = TicketSlot(ticket, job, encoding, guard_at=job.deadline - GUARD_LEAD_S)
+        self._tickets[ticket] = slot
+        if self._closing:
+            self._answer_unsearched(slot, "stopped", now)
+        elif job.deadline - now < MIN_WORKER_BUDGET_S:
+            self._answer_unsearched(slot, "time", now)  # too short to search, not overloaded
+        else:
+            self._queue.append(slot)
+            self._dispatch(now)
+        return self._flush()
+
+    def stop(self, ticket: TicketId, now: float, reason: str = "stopped") -> list[Command]:
+        """Ask for ``ticket``'s answer now (best move so far); idempotent."""
+        slot = self._tickets.get(ticket)
+        if slot is not None:
+            self._stop(slot, reason, now)
+        return self._flush()
+
+    def cancel(self, ticket: TicketId, now: float) -> list[Command]:
+        """Drop ``ticket``: no answer is wanted, and its worker is told to stop at once."""
+        slot = self._tickets.pop(ticket, None)
+        if slot is not None:
+            if slot.state is TicketState.QUEUED:
+                self._queue.remove(slot)
+            worker = slot.worker
+            if worker is not None and worker.ticket is slot and worker.state is WorkerState.BUSY:
+                self._drain(worker, now)
+            slot.state = TicketState.CANCELLED
+        return self._flush()
+
+    def close(self, now: float) -> list[Command]:
+        """Shut down: answer what is queued, stop the searches, ask every worker to exit.
+
+        The owner reports each worker's exit with :meth:`worker_died`; no
+        worker is replaced from now on.
+        """
+        self._closing = True
+        while self._queue:
+            self._answer_unsearched(self._queue.popleft(), "stopped", now)
+        for worker in self._workers.values():
+            if worker.state in (WorkerState.BUSY, WorkerState.DRAINING):
+                self._emit(SetStopFlag(worker.id))
+            self._emit(ExitWorker(worker.id))
+        return self._flush()
+
+    def timer_fired(self, now: float) -> list[Command]:
+        """Handle everything due at ``now``: guards, stop graces, frozen workers, preemption."""
+        self._armed = None  # the timer is spent, whatever it was armed for
+        while (due := self._next_due()) is not None and due.when <= now:
+            if due.kind == "guard":
+                assert due.ticket is not None
+                self._on_deadline(due.ticket, now)
+            elif due.kind == "overdue":
+                assert due.ticket is not None
+                self._on_stop_overdue(due.ticket, now)
+            elif due.kind == "grace":
+                assert due.worker is not None
+                self._retire(
+                    due.worker, f"no answer {self.worker_grace_s:g} s after being stopped", now
+                )
+            else:
+                self._preempt(now)
+        return self._flush()
+
+    # ------------------------------------------------------------------
+    # Events from workers.
+
+    def worker_ready(self, worker: WorkerId, now: float) -> list[Command]:
+        """``worker`` has started and waits for jobs."""
+        slot = self._workers.get(worker)
+        if slot is not None and slot.state is WorkerState.STARTING:
+            slot.state = WorkerState.IDLE
+            self.start_failures = 0
+            self._dispatch(now)
+        return self._flush()
+
+    def worker_info(self, worker: WorkerId, seq: int, info: Info, now: float) -> list[Command]:
+        """A progress report of ``worker``'s job number ``seq``."""
+        ticket = self._current(worker, seq)
+        if ticket is not None and not ticket.done:
+            if info.pv:  # a report without a move cannot answer for the search
+                ticket.last_info = info
+            if not info.partial:
+                ticket.completed_depth = info.depth
+            self._emit(ReportInfo(ticket.id, info))
+        return self._flush()
+
+    def worker_result(self, worker: WorkerId, seq: int, result: Any, now: float) -> list[Command]:
+        """``worker`` finished job ``seq`` with ``result`` (a SearchResult or a TraceReply)."""
+        ticket = self._finished(worker, seq, now)
+        if ticket is not None and not ticket.done:
+            self._deliver(
+                ticket,
+                answers.from_worker(
+                    ticket.job,
+                    ticket.encoding,
+                    result,
+                    ticket.stop_reason,
+                    ticket.last_info,
+                    ticket.completed_depth,
+                    self._elapsed_ms(ticket, now),
+                ),
+                now,
+            )
+        self._dispatch(now)
+        return self._flush()
+
+    def worker_failed(self, worker: WorkerId, seq: int, why: str, now: float) -> list[Command]:
+        """Job ``seq`` raised in ``worker`` (``why``: the traceback); the worker lives on."""
+        slot = self._workers.get(worker)
+        ticket = self._finished(worker, seq, now)
+        if slot is not None and ticket is not None:
+            logger.error("search failed in worker %d:\n%s", worker, why)
+            if not ticket.done:
+                self._answer_without_worker(ticket, "worker_lost", now)
+        self._dispatch(now)
+        return self._flush()
+
+    def worker_died(self, worker: WorkerId, why: str, now: float) -> list[Command]:
+        """``worker``'s process is gone (end of file on its pipe, or exited at shutdown)."""
+        slot = self._workers.get(worker)
+        if slot is not None:
+            self._retire(slot, why, now)
+        return self._flush()
+
+    def send_failed(self, worker: WorkerId, now: float) -> list[Command]:
+        """Sending a job to ``worker`` failed (a broken pipe): requeue the job, replace it."""
+        slot = self._workers.get(worker)
+        if slot is not None:
+            ticket = slot.ticket
+            if ticket is not None and not ticket.done:
+                slot.ticket = None
+                ticket.worker = None
+                ticket.dispatched_at = None
+                ticket.state = TicketState.QUEUED
+                self._queue.appendleft(ticket)
+            self._retire(slot, "its pipe is broken", now)
+            self._dispatch(now)
+        return self._flush()
+
+    # ------------------------------------------------------------------
+    # Workers.
+
+    def _emit(self, command: Command) -> None:
+        self._out.append(command)
+
+    def _flush(self) -> list[Command]:
+        """The commands of this event, with the timer re-armed if what is due next changed."""
+        due = self._next_due()
+        when = None if due is None else due.when
+        if when != self._armed:
+            self._armed = when
+            self._emit(ArmTimer(when))
+        out, self._out = self._out, []
+        return out
+
+    def _spawn(self) -> None:
+        self._spawned += 1
+        self._workers[self._spawned] = WorkerSlot(self._spawned)
+        self._emit(Spawn(self._spawned))
+
+    def _current(self, worker: WorkerId, seq: int) -> TicketSlot | None:
+        """The ticket job ``seq`` of ``worker`` is for, unless the message is stale."""
+        slot = self._workers.get(worker)
+        if slot is None or seq != slot.seq:
+            return None
+        return slot.ticket
+
+    def _finished(self, worker: WorkerId, seq: int, now: float) -> TicketSlot | None:
+        """``worker`` is done with job ``seq``: it is idle again; its ticket, if current."""
+        ticket = self._current(worker, seq)
+        slot = self._workers.get(worker)
+        if ticket is None or slot is None:
+            return None
+        slot.ticket = None
+        slot.state = WorkerState.IDLE
+        slot.grace_at = None
+        if ticket.dispatched_at is not None:
+            served = now - ticket.dispatched_at
+            self._service_s += SERVICE_AVERAGE_WEIGHT * (served - self._service_s)
+        return ticket
+
+    def _retire(self, worker: WorkerSlot, why: str, now: float) -> None:
+        """Take ``worker`` out of service for good; answer its think; replace it."""
+        if worker.state is WorkerState.RETIRED:
+            return
+        was_starting = worker.state is WorkerState.STARTING
+        worker.state = WorkerState.RETIRED
+        worker.grace_at = None
+        self._workers.pop(worker.id, None)
+        self._emit(Kill(worker.id))
+        ticket = worker.ticket
+        worker.ticket = None
+        if ticket is not None and not ticket.done:
+            self._answer_without_worker(ticket, "worker_lost", now)
+        if self._closing:
+            return
+        if was_starting:
+            self.start_failures += 1
+            if self.start_failures >= MAX_START_FAILURES:
+                logger.error(
+                    "search worker %d died while starting (%s); not replacing it", worker.id, why
+                )
+                return
+        logger.warning("search worker %d replaced: %s", worker.id, why)
+        self.replaced += 1
+        self._spawn()
+
+    def _drain(self, worker: WorkerSlot, now: float) -> None:
+        """Stop ``worker``'s search, whose answer is no longer wanted; give up on it if it hangs."""
+        self._emit(SetStopFlag(worker.id))
+        if worker.state is WorkerState.BUSY:
+            worker.state = WorkerState.DRAINING
+            worker.grace_at = now + self.worker_grace_s
+
+    # ------------------------------------------------------------------
+    # Dispatching.
+
+    def _dispatch(self, now: float) -> None:
+        while self._queue:
+            worker = next((w for w in self._workers.values() if w.state is WorkerState.IDLE), None)
+            if worker is None:
+                return
+            ticket = self._queue.popleft()
+            if ticket.job.deadline - now < MIN_WORKER_BUDGET_S:
+                self._answer_unsearched(ticket, "overloaded", now)
+                continue
+            worker.seq += 1
+            worker.state = WorkerState.BUSY
+            worker.ticket = ticket
+            ticket.worker = worker
+            ticket.state = TicketState.RUNNING
+            ticket.dispatched_at = now
+            ticket.queued_ms = int((now - ticket.job.received_at) * 1000)
+            self._emit(SendJob(worker.id, ticket.id, worker.seq))
+
+    # ------------------------------------------------------------------
+    # Stopping, deadlines and preemption.
+
+    def _stop(self, ticket: TicketSlot, reason: str, now: float) -> None:
+        if ticket.done or ticket.stop_reason is not None:
+            return
+        ticket.stop_reason = reason
+        if ticket.state is TicketState.QUEUED:
+            self._queue.remove(ticket)
+            self._answer_unsearched(ticket, reason, now)
+            return
+        worker = ticket.worker
+        if worker is None or worker.ticket is not ticket:
+            return
+        if ticket.completed_depth > 0 and ticket.last_info is not None:
+            # A stopped search answers with its best move so far, which it
+            # has already reported: answering now saves waiting for its
+            # next limit check. The worker is freed when it stops.
+            self._drain(worker, now)
+            self._answer_without_worker(ticket, reason, now)
+            return
+        self._emit(SetStopFlag(worker.id))  # nothing reported yet: the worker's answer is needed
+        ticket.state = TicketState.STOPPING
+        ticket.overdue_at = now + STOP_GRACE_S
+
+    def _on_deadline(self, ticket: TicketSlot, now: float) -> None:
+        if ticket.state is TicketState.QUEUED:
+            self._queue.remove(ticket)
+            self._answer_unsearched(ticket, "overloaded", now)
+            return
+        worker = ticket.worker
+        if worker is not None and worker.ticket is ticket:
+            self._drain(worker, now)
+        self._answer_without_worker(ticket, ticket.stop_reason or "time", now)
+
+    def _on_stop_overdue(self, ticket: TicketSlot, now: float) -> None:
+        worker = ticket.worker
+        if worker is not None and worker.ticket is ticket:
+            self._drain(worker, now)
+        self._answer_without_worker(ticket, ticket.stop_reason or "stopped", now)
+
+    def _analyses(self) -> list[TicketSlot]:
+        """The untimed thinks searching now (not already being stopped), oldest first."""
+        running = [
+            w.ticket
+            for w in self._workers.values()
+            if w.state is WorkerState.BUSY
+            and w.ticket is not None
+            and w.ticket.state is TicketState.RUNNING
+            and w.ticket.job.untimed
+            and w.ticket.stop_reason is None
+        ]
+        return sorted(running, key=lambda ticket: ticket.dispatched_at or 0.0)
+
+    def _preemption_due(self) -> float | None:
+        """While jobs wait and no worker is idle: when the oldest analysis gives way."""
+        if not self._queue or self.idle_workers > 0:
+            return None
+        analyses = self._analyses()
+        if not analyses:
+            return None
+        return (analyses[0].dispatched_at or 0.0) + self.preempt_after_s
+
+    def _preempt(self, now: float) -> None:
+        oldest = self._analyses()[0]
+        logger.info(
+            "preempting an analysis after %.0f s: %d thinks wait for a worker",
+            now - (oldest.dispatched_at or now),
+            len(self._queue),
+        )
+        self._stop(oldest, "preempted", now)
+
+    def _next_due(self) -> _Due | None:
+        """The earliest of every guard, stop grace, worker grace and the preemption."""
+        due: _Due | None = None
+        for ticket in self._tickets.values():
+            if due is None or ticket.guard_at < due.when:
+                due = _Due(ticket.guard_at, "guard", ticket=ticket)
+            if ticket.overdue_at is not None and ticket.overdue_at < due.when:
+                due = _Due(ticket.overdue_at, "overdue", ticket=ticket)
+        for worker in self._workers.values():
+            if worker.grace_at is not None and (due is None or worker.grace_at < due.when):
+                due = _Due(worker.grace_at, "grace", worker=worker)
+        preemption = self._preemption_due()
+        if preemption is not None and (due is None or preemption < due.when):
+            due = _Due(preemption, "preempt")
+        return due
+
+    # ------------------------------------------------------------------
+    # Answers.
+
+    def _elapsed_ms(self, ticket: TicketSlot, now: float) -> int:
+        return int((now - ticket.job.received_at) * 1000)
+
+    def _deliver(self, ticket: TicketSlot, answer: Answer, now: float) -> None:
+        """Give ``ticket`` its one answer; it leaves the scheduler's books."""
+        if ticket.dispatched_at is None:
+            ticket.queued_ms = self._elapsed_ms(ticket, now)
+        ticket.state = TicketState.ANSWERED
+        ticket.overdue_at = None
+        self._tickets.pop(ticket.id, None)
+        self._emit(Deliver(ticket.id, answer, ticket.queued_ms))
+
+    def _answer_without_worker(self, ticket: TicketSlot, reason: str, now: float) -> None:
+        self._deliver(
+            ticket,
+            answers.without_worker(
+                ticket.job,
+                ticket.encoding,
+                reason,
+                ticket.last_info,
+                ticket.completed_depth,
+                self._elapsed_ms(ticket, now),
+            ),
+            now,
+        )
+
+    def _answer_unsearched(self, ticket: TicketSlot, reason: str, now: float) -> None:
+        self._deliver(
+            ticket,
+            answers.unsearched(ticket.job, ticket.encoding, reason, self._elapsed_ms(ticket, now)),
+            now,
+        )
