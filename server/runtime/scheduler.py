@@ -79,6 +79,11 @@ from server.runtime.constants import (
 
 logger = logging.getLogger(__name__)
 
+#: Where the timer is "armed" once it has fired: unequal to every time and
+#: to ``None`` (NaN equals nothing), so that the next :class:`ArmTimer` is
+#: always sent.
+_SPENT = math.nan
+
 #: A worker's number (1, 2, ... in order of spawning; never reused).
 WorkerId = int
 #: A ticket's number, chosen by the caller of :meth:`Scheduler.submit`.
@@ -400,7 +405,7 @@ class Scheduler:
 
     def timer_fired(self, now: float) -> list[Command]:
         """Handle everything due at ``now``: guards, stop graces, frozen workers, preemption."""
-        self._armed = None  # the timer is spent, whatever it was armed for
+        self._armed = _SPENT  # the timer is spent: say what is due next, even nothing
         while (due := self._next_due()) is not None and due.when <= now:
             if due.kind == "guard":
                 assert due.ticket is not None
