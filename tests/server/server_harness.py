@@ -9,7 +9,8 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-from collections.abc import AsyncIterator
+import time
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -24,6 +25,20 @@ UNIT = float(os.environ.get("ARENA_TEST_UNIT", "1.0"))
 TEST_TT_SLOTS = 1 << 14
 
 ENCODINGS = ("msgpack", "json")
+#: How often :func:`wait_until` looks at its condition.
+POLL_S = 0.01
+
+
+async def wait_until(condition: Callable[[], object], timeout: float = 5 * UNIT) -> None:
+    """Return as soon as ``condition()`` is true; fail if it is not within ``timeout``.
+
+    The way tests wait for the server to reach a state (a worker busy, a
+    session closed) instead of sleeping for a guessed time.
+    """
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "condition not reached in time"
+        await asyncio.sleep(POLL_S)
 
 
 class RawClient:

@@ -109,7 +109,7 @@ async def test_an_analysis_alone_is_not_preempted() -> None:
     ):
         await start(analyst)
         await analyst.send({"type": "think", "id": 1})
-        await asyncio.sleep(0.6)
+        await asyncio.sleep(0.6)  # three preemption delays in which nothing may happen
         await analyst.send({"type": "stop", "id": 1})
         _, best = await analyst.collect(1)
         assert best["reason"] == "stopped"
