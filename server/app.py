@@ -357,7 +357,7 @@ class ClientConnection:
             self._send_nowait(self.session.info_message(info), encoding)
 
         try:
-            self.ticket = self.pool.submit(job, on_info)
+            self.ticket = self.pool.submit(job, on_info, client=self.number)
         except QueueFull as full:
             self.session.abandon_think()
             refusal = ProtocolError(
@@ -400,7 +400,7 @@ class ClientConnection:
 
     async def _start_trace(self, job: TraceJob, encoding: Encoding) -> None:
         try:
-            ticket = self.pool.submit_trace(job, encoding)
+            ticket = self.pool.submit_trace(job, encoding, client=self.number)
         except QueueFull as full:
             self.session.finish_trace()
             refusal = ProtocolError(

@@ -97,6 +97,13 @@ class TraceJob:
                 "time was up; retry later",
                 self.trace_id,
             )
+        if reason == "preempted":
+            return ProtocolError(
+                ErrorCode.OVERLOADED,
+                "the trace was stopped to let waiting searches run (a trace gives way after "
+                "a few seconds while others wait for a search process); retry later",
+                self.trace_id,
+            )
         if reason == "time":
             return ProtocolError(
                 ErrorCode.LIMIT_EXCEEDED,

@@ -60,6 +60,15 @@ QUEUE_PER_WORKER: Final = 4
 #: another think waits for a worker: long enough for any analysis a person
 #: watches to reach a useful depth, short against the 10-minute cap.
 PREEMPT_AFTER_S: Final = 10.0
+#: A trace that has run this long is preempted (answered with the error
+#: ``overloaded``) when another job waits for a worker. A trace has no best
+#: move so far and cannot be stopped by its client, and the protocol lets it
+#: run 10 s (``max_trace_ms``): two clients repeating 10 s traces left every
+#: other think unsearched (issue 26). The largest trace that succeeds
+#: (``max_trace_nodes``, 50,000 nodes) takes about 1 s in the pure-Python
+#: build (a 17,513-node Connect Four trace: 1.2 s on a 2-core machine at
+#: load 8), so 3 s lets every legal trace finish on a loaded server.
+TRACE_PREEMPT_AFTER_S: Final = 3.0
 #: Bounds of the retry hint sent with a refusal (50 ms: about one think's
 #: turn on a loaded server; 30 s: past it a client should go elsewhere),
 #: and the starting guess of how long a think holds a worker (a quarter

@@ -32,7 +32,7 @@ import logging
 import multiprocessing
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
@@ -50,6 +50,7 @@ from server.runtime.constants import (
     MAX_START_FAILURES,
     PREEMPT_AFTER_S,
     START_TIMEOUT_S,
+    TRACE_PREEMPT_AFTER_S,
     WORKER_GRACE_S,
     WORKER_NICE,
 )
@@ -96,9 +97,11 @@ class Ticket(Generic[A]):
         job: Job,
         on_info: Callable[[Info], None] | None,
         encoding: Encoding | None = None,
+        client: Hashable | None = None,
     ) -> None:
         self.job = job
         self.encoding = encoding
+        self.client = client
         self.number = number
         self.answer: asyncio.Future[A] = asyncio.get_running_loop().create_future()
         self.queued_ms = 0
@@ -147,6 +150,7 @@ class WorkerPool:
         max_queue: int | None = None,
         preempt_after_s: float = PREEMPT_AFTER_S,
         externals: tuple[ExternalEngine, ...] = (),
+        trace_preempt_after_s: float = TRACE_PREEMPT_AFTER_S,
     ) -> None:
         """``externals`` are the engine programs the workers run for their games' thinks."""
         self.scheduler = Scheduler(
@@ -154,6 +158,7 @@ class WorkerPool:
             max_queue=max_queue,
             worker_grace_s=worker_grace_s,
             preempt_after_s=preempt_after_s,
+            trace_preempt_after_s=trace_preempt_after_s,
         )
         self.size = size
         self.tt_slots = tt_slots
@@ -240,29 +245,37 @@ class WorkerPool:
     # Submitting, stopping, cancelling.
 
     def submit(
-        self, job: SearchJob, on_info: Callable[[Info], None] | None = None
+        self,
+        job: SearchJob,
+        on_info: Callable[[Info], None] | None = None,
+        client: Hashable | None = None,
     ) -> Ticket[SearchResult]:
         """Queue ``job``; the ticket's answer arrives by ``job.deadline`` at the latest.
 
         Raises :class:`QueueFull` (and queues nothing) when ``max_queue``
         jobs already wait and no worker is free: refuse the think.
+        ``client`` names who asks (a connection) for per-client fairness.
         """
-        ticket: Ticket[SearchResult] = Ticket(self, next(self._numbers), job, on_info)
+        ticket: Ticket[SearchResult] = Ticket(
+            self, next(self._numbers), job, on_info, client=client
+        )
         self._admit(ticket)
         return ticket
 
-    def submit_trace(self, job: TraceJob, encoding: Encoding) -> Ticket[TraceReply]:
+    def submit_trace(
+        self, job: TraceJob, encoding: Encoding, client: Hashable | None = None
+    ) -> Ticket[TraceReply]:
         """Queue a trace; its answer (the reply, encoded) arrives by ``job.deadline``.
 
         Raises :class:`QueueFull` as :meth:`submit` does.
         """
-        ticket: Ticket[TraceReply] = Ticket(self, next(self._numbers), job, None, encoding)
+        ticket: Ticket[TraceReply] = Ticket(self, next(self._numbers), job, None, encoding, client)
         self._admit(ticket)
         return ticket
 
     def _admit(self, ticket: Ticket[Any]) -> None:
         commands = self.scheduler.submit(
-            ticket.number, ticket.job, time.monotonic(), ticket.encoding
+            ticket.number, ticket.job, time.monotonic(), ticket.encoding, ticket.client
         )  # raises QueueFull before anything is recorded
         self._tickets[ticket.number] = ticket
         self._execute(commands)

@@ -37,9 +37,15 @@ The guarantees (the figures are in :mod:`server.runtime.constants`):
   first completed depth it waits for the worker's own answer, and if that
   has not come ``STOP_GRACE_S`` later, answers as above;
 * preemption: a think without a time limit (an analysis) that has run for
-  the preemption delay while other thinks wait for a worker is stopped and
+  the preemption delay while other jobs wait for a worker is stopped and
   answered with reason ``preempted``, so that one analysis cannot keep a
-  worker from everybody else;
+  worker from everybody else; a trace likewise gives way after
+  ``TRACE_PREEMPT_AFTER_S`` (answered with the error ``overloaded``);
+* per-client fairness: each ticket names its client (a connection); a
+  freed worker goes to the oldest waiting job of the client that holds the
+  fewest workers, and a client holding more than its share of the workers
+  (``ceil(size / clients with work)``) while another client waits below
+  its share has its preemptible jobs (analyses, traces) preempted at once;
 * a worker that dies is replaced, and its think is answered from the best
   move so far (reason ``worker_lost``); workers that die while starting, a
   few in a row, are not replaced (a broken installation).
@@ -53,13 +59,13 @@ from __future__ import annotations
 import logging
 import math
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Hashable, Iterator
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
 from engine.search.results import Info
-from server.jobs import Job
+from server.jobs import Job, TraceJob
 from server.protocol import Encoding
 from server.runtime import answers
 from server.runtime.answers import Answer
@@ -74,6 +80,7 @@ from server.runtime.constants import (
     QUEUE_PER_WORKER,
     SERVICE_AVERAGE_WEIGHT,
     STOP_GRACE_S,
+    TRACE_PREEMPT_AFTER_S,
     WORKER_GRACE_S,
 )
 
@@ -222,6 +229,8 @@ class TicketSlot:
     job: Job
     #: A trace's reply encoding (``None`` for a think).
     encoding: Encoding | None
+    #: Who submitted it (a connection), for fairness; ``None``: nobody in particular.
+    client: Hashable | None
     #: When the guard answers if no result has come.
     guard_at: float
     state: TicketState = TicketState.QUEUED
@@ -276,6 +285,7 @@ class Scheduler:
         max_queue: int | None = None,
         worker_grace_s: float = WORKER_GRACE_S,
         preempt_after_s: float = PREEMPT_AFTER_S,
+        trace_preempt_after_s: float = TRACE_PREEMPT_AFTER_S,
     ) -> None:
         if size < 1:
             raise ValueError("a worker pool needs at least one worker")
@@ -283,6 +293,7 @@ class Scheduler:
         self.max_queue = QUEUE_PER_WORKER * size if max_queue is None else max_queue
         self.worker_grace_s = worker_grace_s
         self.preempt_after_s = preempt_after_s
+        self.trace_preempt_after_s = trace_preempt_after_s
         #: Live workers (not RETIRED), in order of spawning.
         self._workers: dict[WorkerId, WorkerSlot] = {}
         #: Tickets not yet done, by id.
@@ -346,19 +357,24 @@ class Scheduler:
         return self._flush()
 
     def submit(
-        self, ticket: TicketId, job: Job, now: float, encoding: Encoding | None = None
+        self,
+        ticket: TicketId,
+        job: Job,
+        now: float,
+        encoding: Encoding | None = None,
+        client: Hashable | None = None,
     ) -> list[Command]:
         """Queue ``job`` as ``ticket``; it is answered by ``job.deadline`` at the latest.
 
         Raises :class:`QueueFull` (and changes nothing) when ``max_queue``
         jobs already wait and no worker is free. ``encoding`` is a trace's
-        reply encoding.
+        reply encoding; ``client`` who asks (a connection), for fairness.
         """
         if ticket in self._tickets:
             raise ValueError(f"ticket {ticket} was already submitted")
         if not self._closing and len(self._queue) >= self.max_queue and self.idle_workers == 0:
             raise QueueFull(self.retry_after_ms(), self.max_queue)
-        slot = TicketSlot(ticket, job, encoding, guard_at=job.deadline - GUARD_LEAD_S)
+        slot = TicketSlot(ticket, job, encoding, client, guard_at=job.deadline - GUARD_LEAD_S)
         self._tickets[ticket] = slot
         if self._closing:
             self._answer_unsearched(slot, "stopped", now)
@@ -419,7 +435,8 @@ class Scheduler:
                     due.worker, f"no answer {self.worker_grace_s:g} s after being stopped", now
                 )
             else:
-                self._preempt(now)
+                assert due.ticket is not None
+                self._preempt(due.ticket, now)
         return self._flush()
 
     # ------------------------------------------------------------------
@@ -581,7 +598,8 @@ class Scheduler:
             worker = next((w for w in self._workers.values() if w.state is WorkerState.IDLE), None)
             if worker is None:
                 return
-            ticket = self._queue.popleft()
+            ticket = self._next_in_queue()
+            self._queue.remove(ticket)
             if ticket.job.deadline - now < MIN_WORKER_BUDGET_S:
                 self._answer_unsearched(ticket, "overloaded", now)
                 continue
@@ -607,6 +625,12 @@ class Scheduler:
             return
         worker = ticket.worker
         if worker is None or worker.ticket is not ticket:
+            return
+        if isinstance(ticket.job, TraceJob):
+            # A trace has nothing to answer with but an error, which needs
+            # no worker: answer now, free the worker when it stops.
+            self._drain(worker, now)
+            self._answer_unsearched(ticket, reason, now)
             return
         if ticket.completed_depth > 0 and ticket.last_info is not None:
             # A stopped search answers with its best move so far, which it
@@ -635,36 +659,79 @@ class Scheduler:
             self._drain(worker, now)
         self._answer_without_worker(ticket, ticket.stop_reason or "stopped", now)
 
-    def _analyses(self) -> list[TicketSlot]:
-        """The untimed thinks searching now (not already being stopped), oldest first."""
-        running = [
+    def _running(self) -> list[TicketSlot]:
+        """The tickets searched now whose answer is still wanted from their worker."""
+        return [
             w.ticket
             for w in self._workers.values()
-            if w.state is WorkerState.BUSY
-            and w.ticket is not None
-            and w.ticket.state is TicketState.RUNNING
-            and w.ticket.job.untimed
-            and w.ticket.stop_reason is None
+            if w.state is WorkerState.BUSY and w.ticket is not None
         ]
-        return sorted(running, key=lambda ticket: ticket.dispatched_at or 0.0)
 
-    def _preemption_due(self) -> float | None:
-        """While jobs wait and no worker is idle: when the oldest analysis gives way."""
+    def _holding(self, client: Hashable | None) -> int:
+        """How many workers ``client`` holds (an anonymous ticket holds none)."""
+        if client is None:
+            return 0
+        return sum(1 for ticket in self._running() if ticket.client == client)
+
+    def _share(self) -> int:
+        """Each client's share of the workers: the pool split among clients with work."""
+        clients: set[Hashable] = set()
+        anonymous = 0
+        for ticket in [*self._running(), *self._queue]:
+            if ticket.client is None:
+                anonymous += 1
+            else:
+                clients.add(ticket.client)
+        return max(1, math.ceil(self.size / max(1, len(clients) + anonymous)))
+
+    def _next_in_queue(self) -> TicketSlot:
+        """The oldest waiting job of the client that holds the fewest workers.
+
+        With one job per client at a time (a connection runs one think or
+        trace) this is the plain first-in first-out order.
+        """
+        return min(self._queue, key=lambda ticket: self._holding(ticket.client))
+
+    def _hold_limit(self, ticket: TicketSlot) -> float | None:
+        """How long ``ticket`` may hold a worker while others wait (``None``: until done)."""
+        if isinstance(ticket.job, TraceJob):
+            return self.trace_preempt_after_s
+        if ticket.job.untimed:
+            return self.preempt_after_s
+        return None
+
+    def _preemption_due(self) -> tuple[float, TicketSlot] | None:
+        """While jobs wait and no worker is idle: when which preemptible job gives way.
+
+        A job of a client over its share gives way at once if a waiting
+        client is below its share; any other after its hold limit.
+        """
         if not self._queue or self.idle_workers > 0:
             return None
-        analyses = self._analyses()
-        if not analyses:
-            return None
-        return (analyses[0].dispatched_at or 0.0) + self.preempt_after_s
+        share = self._share()
+        starved = any(self._holding(ticket.client) < share for ticket in self._queue)
+        due: tuple[float, TicketSlot] | None = None
+        for ticket in self._running():
+            limit = self._hold_limit(ticket)
+            if limit is None or ticket.state is not TicketState.RUNNING:
+                continue
+            if ticket.stop_reason is not None or ticket.dispatched_at is None:
+                continue
+            when = ticket.dispatched_at + limit
+            if starved and ticket.client is not None and self._holding(ticket.client) > share:
+                when = ticket.dispatched_at  # over its share while another waits: now
+            if due is None or when < due[0]:
+                due = (when, ticket)
+        return due
 
-    def _preempt(self, now: float) -> None:
-        oldest = self._analyses()[0]
+    def _preempt(self, ticket: TicketSlot, now: float) -> None:
         logger.info(
-            "preempting an analysis after %.0f s: %d thinks wait for a worker",
-            now - (oldest.dispatched_at or now),
+            "preempting %s after %.1f s: %d jobs wait for a worker",
+            "a trace" if isinstance(ticket.job, TraceJob) else "an analysis",
+            now - (ticket.dispatched_at or now),
             len(self._queue),
         )
-        self._stop(oldest, "preempted", now)
+        self._stop(ticket, "preempted", now)
 
     def _next_due(self) -> _Due | None:
         """The earliest of every guard, stop grace, worker grace and the preemption."""
@@ -678,8 +745,8 @@ class Scheduler:
             if worker.grace_at is not None and (due is None or worker.grace_at < due.when):
                 due = _Due(worker.grace_at, "grace", worker=worker)
         preemption = self._preemption_due()
-        if preemption is not None and (due is None or preemption < due.when):
-            due = _Due(preemption, "preempt")
+        if preemption is not None and (due is None or preemption[0] < due.when):
+            due = _Due(preemption[0], "preempt", ticket=preemption[1])
         return due
 
     # ------------------------------------------------------------------

@@ -597,3 +597,159 @@ def test_every_ticket_gets_exactly_one_answer_by_its_deadline(seed: int) -> None
             continue
         assert len(answers.get(ticket, [])) == 1, f"ticket {ticket}: {answers.get(ticket)}"
         assert answers[ticket][0] <= deadline - GUARD_LEAD_S + 1e-9, f"ticket {ticket} late"
+
+
+# ----------------------------------------------------------------------
+# Per-client fairness (issue 26, item 8).
+
+
+def test_a_trace_gives_way_to_waiting_jobs_after_its_hold_limit() -> None:
+    run = Run(trace_preempt_after_s=3.0)
+    run.submit(1, trace(10.0))
+    run.submit(2, think(8.0, received=T0 + 1))
+    assert run.timer() == T0 + 3.0
+    commands = run.timer_fired(T0 + 3.0)
+    reply = run.answer(1)
+    assert reply.error_code == "overloaded" and SetStopFlag(1) in commands
+    _, message = decode(reply.frame)
+    assert message["code"] == "overloaded" and message["id"] == 7
+    assert run.worker_result(1, 1, TraceReply(b"late", "limit_exceeded"), T0 + 3.01)[0] == (
+        SendJob(1, 2, 2)
+    )
+    assert len(run.delivered(1)) == 1
+
+
+def test_a_trace_alone_runs_to_its_end() -> None:
+    run = Run(trace_preempt_after_s=3.0)
+    run.submit(1, trace(10.0))
+    assert run.timer() == T0 + 10.0 - GUARD_LEAD_S
+    run.worker_result(1, 1, TraceReply(b"trace", None), T0 + 6)
+    assert run.answer(1).error_code is None
+
+
+def test_a_freed_worker_goes_to_the_client_holding_the_fewest() -> None:
+    run = Run(size=2)
+    for ticket in (1, 2, 3):
+        run.take(run.scheduler.submit(ticket, think(5.0), T0, client="greedy"))
+    run.take(run.scheduler.submit(4, think(5.0, received=T0 + 0.1), T0 + 0.1, client="polite"))
+    commands = run.worker_result(1, 1, result(), T0 + 1)
+    assert commands[1] == SendJob(1, 4, 2), "the polite client first, though it came last"
+
+
+def test_a_client_over_its_share_gives_way_at_once_to_one_below_it() -> None:
+    run = Run(size=2)
+    run.take(run.scheduler.submit(1, think(None), T0, client="greedy"))
+    run.take(run.scheduler.submit(2, think(None), T0, client="greedy"))
+    run.worker_info(1, 1, info(5, "3"), T0 + 1)
+    run.take(run.scheduler.submit(3, think(5.0, received=T0 + 2), T0 + 2, client="polite"))
+    assert run.timer() == T0, "due at once (already past)"
+    run.timer_fired(T0 + 2)
+    assert run.answer(1).reason == "preempted" and run.answer(1).move == "3"
+    assert not run.delivered(2), "one preemption is enough: the greedy client is at its share"
+    run.worker_result(1, 1, result(), T0 + 2.01)
+    assert run.sent()[-1] == SendJob(1, 3, 2)
+
+
+def test_a_client_at_its_share_is_not_preempted_early() -> None:
+    run = Run(size=2, preempt_after_s=10.0)
+    run.take(run.scheduler.submit(1, think(None), T0, client="a"))
+    run.take(run.scheduler.submit(2, think(None), T0, client="b"))
+    run.take(run.scheduler.submit(3, think(30.0), T0 + 1, client="c"))
+    assert run.timer() == T0 + 10.0, "share 1 each: only the hold limit applies"
+
+
+@pytest.mark.parametrize("greedy_kind", ["trace", "analysis"])
+def test_greedy_clients_cannot_push_a_polite_one_below_its_service_level(
+    greedy_kind: str,
+) -> None:
+    """Two clients repeat the longest job they may on two workers; a third thinks 5 s moves.
+
+    The stated service level (protocol.md, section 6): a timed think waits
+    for a worker at most the hold limit of the preemptible jobs ahead of it
+    (3 s for a trace, 10 s for an analysis) plus one stop, so a polite think
+    whose budget is longer than that is always searched, never answered
+    ``overloaded``. Simulated for two minutes.
+    """
+    hold = {"trace": 3.0, "analysis": 10.0}[greedy_kind]
+    budget = hold + 2.0
+    scheduler = Scheduler(2, max_queue=8)
+    now = T0
+    timer: float | None = None
+    finishes: list[tuple[float, int, int, Any]] = []  # when, worker, seq, what it answers
+    running: dict[int, tuple[int, Any]] = {}  # worker -> (seq, answer)
+    clients: dict[int, str] = {}
+    submitted: dict[int, float] = {}
+    waits: list[float] = []
+    polite_reasons: list[str] = []
+    numbers = iter(range(1, 10_000))
+
+    def submit(client: str) -> None:
+        ticket = next(numbers)
+        clients[ticket] = client
+        submitted[ticket] = now
+        if client == "polite":
+            job: SearchJob | TraceJob = think(budget, received=now)
+        elif greedy_kind == "trace":
+            job = trace(10.0, received=now)
+        else:
+            job = think(None, received=now)
+        apply(scheduler.submit(ticket, job, now, Encoding.JSON, client))
+
+    pending: list[Command] = []
+
+    def apply(commands: list[Command]) -> None:
+        """Carry out commands in order, those of events they cause after them (as the pool)."""
+        nonlocal timer
+        outer = not pending
+        pending.extend(commands)
+        while outer and pending:
+            command = pending.pop(0)
+            if isinstance(command, ArmTimer):
+                timer = command.when
+            elif isinstance(command, SendJob):
+                slot = scheduler.ticket(command.ticket)
+                assert slot is not None
+                job = slot.job
+                if clients[command.ticket] == "polite":
+                    waits.append(now - submitted[command.ticket])
+                if isinstance(job, TraceJob):
+                    answer: Any = TraceReply(b"trace", "limit_exceeded")
+                    end = job.deadline - 0.015
+                else:
+                    answer = result()
+                    end = job.deadline - 0.015  # a timed think, or an analysis at its cap
+                running[command.worker] = (command.seq, answer)
+                finishes.append((end, command.worker, command.seq, answer))
+            elif isinstance(command, SetStopFlag) and command.worker in running:
+                seq, answer = running[command.worker]
+                finishes.append((now + 0.01, command.worker, seq, answer))  # one limit check
+            elif isinstance(command, Deliver):
+                client = clients[command.ticket]
+                if isinstance(command.answer, SearchResult):
+                    polite_reasons.append(command.answer.reason)
+                submit(client)  # every client asks again at once
+
+    apply(scheduler.start())
+    apply(scheduler.worker_ready(1, now))
+    apply(scheduler.worker_ready(2, now))
+    submit("greedy-1")
+    submit("greedy-2")
+    now += 0.5
+    submit("polite")
+    while now < T0 + 120:
+        finishes.sort()
+        next_finish = finishes[0][0] if finishes else None
+        if timer is not None and (next_finish is None or timer <= next_finish):
+            now = max(now, timer)
+            apply(scheduler.timer_fired(now))
+            continue
+        assert next_finish is not None
+        when, worker, seq, answer = finishes.pop(0)
+        now = max(now, when)
+        if running.get(worker, (None, None))[0] == seq:
+            del running[worker]
+        apply(scheduler.worker_result(worker, seq, answer, now))
+    assert len(polite_reasons) >= 120 / (budget + hold) - 1, "the polite client kept thinking"
+    assert set(polite_reasons) == {"time"}, "every polite think was searched"
+    assert max(waits) <= hold + 0.02, max(waits)
+    assert scheduler.replaced == 0
