@@ -5,6 +5,8 @@
 * :mod:`server.runtime.scheduler` makes every decision (queue, tickets, the
   deadline guard, stop, preemption, fallbacks, worker replacement) as a
   sans-I/O state machine: events in, commands out;
+* :mod:`server.runtime.records` holds what it exchanges with its owner: the
+  commands, the enum states of workers and tickets;
 * :mod:`server.runtime.answers` builds the answers the scheduler gives;
 * :mod:`server.runtime.pool` is the thin asyncio adapter (``WorkerPool``)
   that owns the processes, pipes and the timer;
