@@ -725,7 +725,7 @@ def test_greedy_clients_cannot_push_a_polite_one_below_its_service_level(
                 finishes.append((now + 0.01, command.worker, seq, answer))  # one limit check
             elif isinstance(command, Deliver):
                 client = clients[command.ticket]
-                if isinstance(command.answer, SearchResult):
+                if client == "polite" and isinstance(command.answer, SearchResult):
                     polite_reasons.append(command.answer.reason)
                 submit(client)  # every client asks again at once
 
