@@ -11,9 +11,10 @@ Layers, from the wire inwards:
   ``/healthz``, HAProxy's agent, drain and graceful shutdown;
 * :mod:`server.config` holds its configuration and :mod:`server.cli` the
   ``arena serve`` command line that builds and runs it;
-* :mod:`server.pool` runs searches in worker processes
-  (:mod:`server.worker` is the code that runs inside them) and guarantees
-  exactly one answer per search, on time.
+* :mod:`server.runtime` runs searches in worker processes and guarantees
+  exactly one answer per search, on time: a sans-I/O scheduler makes the
+  decisions, a thin asyncio pool carries them out, and
+  :mod:`server.runtime.worker` is the code inside the processes.
 
 The same pool serves the engine on stdin and stdout too:
 :mod:`server.frontends` holds ``arena uci`` and ``arena gtp``.

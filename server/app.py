@@ -37,7 +37,8 @@ from server.connection import CLOSE_TIMEOUT_S, ClientConnection, peer_address, p
 from server.guard import AccessPolicy, Admission, AuthFailures
 from server.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from server.metrics import LoopLagMonitor, ServerMetrics
-from server.pool import DELIVERY_MARGIN_S, WorkerPool
+from server.runtime.constants import DELIVERY_MARGIN_S
+from server.runtime.pool import WorkerPool
 from server.static import http_response
 
 logger = logging.getLogger("server")

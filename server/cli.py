@@ -23,7 +23,7 @@ from protocol.limits import ServerLimits
 from server.app import WS_PATH, ArenaServer
 from server.config import DEFAULT_DRAIN_GRACE_S, ServerConfig
 from server.external import ExternalEngine, check_externals, parse_external
-from server.pool import QUEUE_PER_WORKER
+from server.runtime.constants import QUEUE_PER_WORKER
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

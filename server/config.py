@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from engine.search.tt import DEFAULT_TT_SLOTS
 from protocol.limits import ServerLimits
 from server.external import ExternalEngine
-from server.pool import PREEMPT_AFTER_S, WORKER_GRACE_S, WORKER_NICE
+from server.runtime.constants import PREEMPT_AFTER_S, WORKER_GRACE_S, WORKER_NICE
 
 #: Open connections beyond which new ones are closed at once with 1013
 #: (try again later). Each idle connection costs some tens of kilobytes and

@@ -31,9 +31,10 @@ from server.guard import AuthFailures
 from server.jobs import SearchJob, TraceJob
 from server.metrics import ServerMetrics
 from server.outbox import Frame, OnSent, Outbox
-from server.pool import STOP_GRACE_S, QueueFull, Ticket, WorkerPool
+from server.runtime.constants import STOP_GRACE_S
+from server.runtime.pool import QueueFull, Ticket, WorkerPool
+from server.runtime.worker import TraceReply
 from server.session import CLOSE_POLICY_VIOLATION, Reaction, Session
-from server.worker import TraceReply
 
 logger = logging.getLogger("server")
 
@@ -253,7 +254,7 @@ class ClientConnection:
             self._send_nowait(self.session.info_message(info), encoding)
 
         try:
-            self.ticket = self.pool.submit(job, on_info)
+            self.ticket = self.pool.submit(job, on_info, client=self.number)
         except QueueFull as full:
             self.session.abandon_think()
             refusal = Overloaded(str(full), job.think_id, retry_after_ms=full.retry_after_ms)
@@ -294,7 +295,7 @@ class ClientConnection:
 
     async def _start_trace(self, job: TraceJob, encoding: Encoding) -> None:
         try:
-            ticket = self.pool.submit_trace(job, encoding)
+            ticket = self.pool.submit_trace(job, encoding, client=self.number)
         except QueueFull as full:
             self.session.finish_trace()
             refusal = Overloaded(str(full), job.trace_id, retry_after_ms=full.retry_after_ms)

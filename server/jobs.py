@@ -96,6 +96,12 @@ class TraceJob:
                 "time was up; retry later",
                 self.trace_id,
             )
+        if reason == "preempted":
+            return Overloaded(
+                "the trace was stopped to let waiting searches run (a trace gives way after "
+                "a few seconds while others wait for a search process); retry later",
+                self.trace_id,
+            )
         if reason == "time":
             return LimitExceeded(
                 "the trace did not finish in the time the server gives a trace: "

@@ -35,7 +35,8 @@ from engine.search.limits import Limits, plan_deadlines
 from engine.search.results import Info, SearchResult
 from engine.search.tt import DEFAULT_TT_SLOTS
 from server.jobs import SearchJob
-from server.pool import DELIVERY_MARGIN_S, START_TIMEOUT_S, Ticket, WorkerPool
+from server.runtime.constants import DELIVERY_MARGIN_S, START_TIMEOUT_S
+from server.runtime.pool import Ticket, WorkerPool
 
 #: One controller, one search at a time: one worker.
 WORKERS: Final = 1

@@ -35,7 +35,7 @@ from server.frontends.uci_protocol import (
     bestmove_line,
     info_line,
 )
-from server.pool import Ticket
+from server.runtime.pool import Ticket
 
 #: The search's algorithm: chess's production alpha-beta.
 ALGORITHM: Final = "alphabeta"

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator
+import time
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -23,6 +24,20 @@ from tests.timing import UNIT
 TEST_TT_SLOTS = 1 << 14
 
 ENCODINGS = ("msgpack", "json")
+#: How often :func:`wait_until` looks at its condition.
+POLL_S = 0.01
+
+
+async def wait_until(condition: Callable[[], object], timeout: float = 5 * UNIT) -> None:
+    """Return as soon as ``condition()`` is true; fail if it is not within ``timeout``.
+
+    The way tests wait for the server to reach a state (a worker busy, a
+    session closed) instead of sleeping for a guessed time.
+    """
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "condition not reached in time"
+        await asyncio.sleep(POLL_S)
 
 
 class RawClient:

@@ -13,7 +13,7 @@ from server.agent import MIN_WEIGHT_PERCENT, Capacity, agent_line
 from server.app import ArenaServer
 from server.cluster import http_status
 from server.connection import DRAIN_QUIET_S
-from tests.server.server_harness import UNIT, raw_client, running_server
+from tests.server.server_harness import UNIT, raw_client, running_server, wait_until
 
 
 async def read_agent(port: int) -> str:
@@ -50,10 +50,10 @@ async def test_drain_reports_down_and_closes_sessions_only_between_thinks() -> N
             for client in (thinking, idle):
                 await client.request({"type": "new_game", "game": "connect4", "id": 0})
             await thinking.send({"type": "think", "id": 1, "limits": {"movetime_ms": 1500}})
-            await asyncio.sleep(0.2)
+            await wait_until(lambda: server.pool.busy_worker_pids())
             started = time.monotonic()
             drain = asyncio.create_task(server.drain())
-            await asyncio.sleep(0.1)
+            await wait_until(lambda: server.draining)
             assert await read_agent(agent_port) == "drain\n"
             assert await health(server) == 503
             # The idle session goes once the proxy has had time to notice.
@@ -83,7 +83,7 @@ async def test_drain_is_bounded_by_its_grace_period() -> None:
     ):
         await client.request({"type": "new_game", "game": "connect4", "id": 0})
         await client.send({"type": "think", "id": 1, "limits": {"movetime_ms": 20_000}})
-        await asyncio.sleep(0.2)
+        await wait_until(lambda: server.pool.busy_worker_pids())
         started = time.monotonic()
         await asyncio.wait_for(server.drain(), 5 * UNIT)
         assert time.monotonic() - started < grace_s + 1.0

@@ -23,7 +23,7 @@ from server.external import (
     parse_external,
     parse_info,
 )
-from tests.server.server_harness import UNIT, raw_client, running_server
+from tests.server.server_harness import UNIT, raw_client, running_server, wait_until
 
 FAKE = Path(__file__).with_name("fake_uci_engine.py")
 STOCKFISH = shutil.which("stockfish") or (
@@ -223,7 +223,7 @@ async def test_a_gtp_engine_is_stopped_by_killing_it() -> None:
     async with running_server(externals=(slow,)) as server, raw_client(server.port) as client:
         reply = await client.request({"type": "new_game", "id": 1, "game": "go"})
         await client.send({"type": "think", "id": 2, "limits": {}, "algorithm": "slow"})
-        await asyncio.sleep(0.2)
+        await wait_until(lambda: server.pool.busy_worker_pids())
         stopped_at = time.monotonic()
         await client.send({"type": "stop", "id": 2})
         _, best = await client.collect(2)

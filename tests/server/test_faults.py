@@ -23,7 +23,7 @@ import msgpack
 
 from server.app import ArenaServer
 from server.connection import OUTBOX_BYTES, OUTBOX_LIMIT
-from tests.server.server_harness import UNIT, RawClient, raw_client, running_server
+from tests.server.server_harness import UNIT, RawClient, raw_client, running_server, wait_until
 
 C4_MOVES = [str(column) for column in range(1, 8)]
 
@@ -42,13 +42,6 @@ def frozen(pid: int) -> Iterator[None]:
     finally:
         if os.path.exists(f"/proc/{pid}"):
             os.kill(pid, signal.SIGCONT)
-
-
-async def wait_until(condition: Any, timeout: float = 5 * UNIT) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, "condition not reached in time"
-        await asyncio.sleep(0.02)
 
 
 async def test_sigkill_before_any_progress_answers_unsearched_at_once() -> None:
@@ -209,7 +202,7 @@ async def test_a_client_that_never_reads_is_bounded_and_harms_no_one() -> None:
                 _, best = await polite.think(2, {"movetime_ms": 200})
                 assert best["reason"] == "time", "the hog's think freed the worker on time"
             read = connection.requests
-            await asyncio.sleep(0.3)
+            await asyncio.sleep(0.3)  # a window in which nothing may happen, not a wait
             assert connection.requests == read, "the server stopped reading the hog"
             assert connection.requests < 6002, "requests left unread in the socket"
         finally:

@@ -18,7 +18,7 @@ from server.frontends.runtime import (
     read_lines,
     search_job,
 )
-from server.pool import DELIVERY_MARGIN_S
+from server.runtime.constants import DELIVERY_MARGIN_S
 
 
 def test_a_timed_search_keeps_its_whole_time_and_is_due_a_delivery_margin_later() -> None:

@@ -13,7 +13,7 @@ import time
 from typing import Any
 
 from server.app import ArenaServer
-from tests.server.server_harness import UNIT, RawClient, raw_client, running_server
+from tests.server.server_harness import UNIT, RawClient, raw_client, running_server, wait_until
 
 C4_MOVES = [str(column) for column in range(1, 8)]
 
@@ -91,7 +91,7 @@ async def test_sigkill_of_a_worker_mid_search() -> None:
         busy = set(server.pool.busy_worker_pids())
         assert len(busy) == 1
         await bystander.send({"type": "think", "id": 7, "limits": {"movetime_ms": 600}})
-        await asyncio.sleep(0.1)
+        await wait_until(lambda: len(server.pool.busy_worker_pids()) == 2)
         os.kill(busy.pop(), signal.SIGKILL)
         more, best = await victim.collect(1, timeout=2 * UNIT)
         assert best["reason"] == "worker_lost"

@@ -10,7 +10,7 @@ import urllib.error
 import urllib.request
 
 from server.metrics import Counter, Histogram, LoopLagMonitor, ServerMetrics
-from tests.server.server_harness import UNIT, raw_client, running_server
+from tests.server.server_harness import UNIT, raw_client, running_server, wait_until
 
 
 def http_get(port: int, path: str, headers: dict[str, str] | None = None) -> tuple[int, str, str]:
@@ -81,7 +81,7 @@ async def test_metrics_and_healthz_endpoints() -> None:
             error = await client.request({"type": "move", "move": "9:9", "id": 3})
             assert error["code"] == "illegal_move"
             await client.think(4, {"movetime_ms": 50})
-            await asyncio.sleep(0.15)  # the loop-lag monitor wakes every 50 ms
+            await wait_until(lambda: server.metrics.loop_lag.count >= 1)  # it wakes every 50 ms
             status, content_type, text = await asyncio.to_thread(http_get, server.port, "/metrics")
         assert status == 200 and content_type.startswith("text/plain; version=0.0.4")
         assert sample(text, "arena_sessions_open") == 1

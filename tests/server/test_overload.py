@@ -16,7 +16,7 @@ from typing import Any
 
 from engine.search.limits import MAX_DEPTH
 from protocol.limits import ServerLimits
-from tests.server.server_harness import UNIT, RawClient, raw_client, running_server
+from tests.server.server_harness import UNIT, RawClient, raw_client, running_server, wait_until
 
 NIM_HUGE = {"heaps": [1000] * 16}
 
@@ -109,7 +109,7 @@ async def test_an_analysis_alone_is_not_preempted() -> None:
     ):
         await start(analyst)
         await analyst.send({"type": "think", "id": 1})
-        await asyncio.sleep(0.6)
+        await asyncio.sleep(0.6)  # three preemption delays in which nothing may happen
         await analyst.send({"type": "stop", "id": 1})
         _, best = await analyst.collect(1)
         assert best["reason"] == "stopped"
@@ -206,3 +206,26 @@ async def test_heavy_requests_do_not_hold_the_loop() -> None:
         # (the server's GIL switch interval), 8.7 ms with it on the loop; 4.6 ms
         # once with two benchmark processes busy on both cores, hence 6 ms.
         assert statistics.median(gaps) <= 0.006 * UNIT, gaps
+
+
+async def test_a_long_trace_gives_way_to_a_waiting_think() -> None:
+    """Seen (issue 26, item 8): a 10 s trace held a worker while others' thinks went unsearched."""
+    async with (
+        running_server(workers=1) as server,
+        raw_client(server.port) as tracer,
+        raw_client(server.port) as bot,
+    ):
+        server.pool.scheduler.trace_preempt_after_s = 0.3  # 3 s by default: shortened here
+        await start(tracer)
+        await start(bot)
+        # Far more than max_nodes: runs until the server's trace time is up.
+        await tracer.send({"type": "trace", "id": "t", "depth": 12, "max_nodes": 50_000})
+        await wait_until(lambda: server.pool.busy_worker_pids())
+        sent = time.monotonic()
+        _, best = await bot.think(2, {"movetime_ms": 3000})
+        assert best["reason"] == "time" and best["depth"] >= 1, "the think was searched"
+        assert best["queued_ms"] / 1000 <= 0.3 + 1 * UNIT
+        assert time.monotonic() - sent <= 3 + 1 * UNIT
+        refusal = await tracer.recv()
+        assert refusal["type"] == "error" and refusal["code"] == "overloaded"
+        assert refusal["id"] == "t" and "retry later" in refusal["message"]

@@ -14,7 +14,7 @@ from websockets.typing import Origin
 
 from protocol.limits import ServerLimits
 from server.guard import AccessPolicy, Admission, AuthFailures
-from tests.server.server_harness import UNIT, RawClient, running_server
+from tests.server.server_harness import UNIT, RawClient, running_server, wait_until
 
 
 async def expect_close(client: RawClient, code: int, timeout: float = 5 * UNIT) -> str:
@@ -206,7 +206,7 @@ async def test_connections_beyond_the_cap_are_closed_with_1013() -> None:
                 assert (await RawClient(ws, "json").request({"type": "hello"}))["type"] == (
                     "welcome"
                 )
-        await asyncio.sleep(0.1)  # the handlers notice the closes
+        await wait_until(lambda: not server.connections)  # the handlers noticed the closes
         async with connect(url(server.port)) as again:
             assert (await RawClient(again, "json").request({"type": "hello"}))["type"] == (
                 "welcome"
@@ -287,7 +287,7 @@ async def test_silent_connections_are_closed_after_the_hello_timeout() -> None:
         bad: dict[str, Any] = await RawClient(garbage, "json").recv()
         assert bad["code"] == "bad_message"
         await expect_close(RawClient(garbage, "json"), 1008)
-        await asyncio.sleep(0.3)
+        await asyncio.sleep(0.3)  # past the talker's hello timeout: a window, not a wait
         assert (await chatty.request({"type": "hello"}))["type"] == "welcome"
 
 

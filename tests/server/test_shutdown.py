@@ -7,13 +7,14 @@ import os
 import re
 import signal
 import sys
+import urllib.request
 from pathlib import Path
 
 import pytest
 from websockets.exceptions import ConnectionClosed
 
 import engine
-from tests.server.server_harness import UNIT, raw_client
+from tests.server.server_harness import POLL_S, UNIT, raw_client
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -31,6 +32,24 @@ def command_of(pid: int) -> str:
         return Path(f"/proc/{pid}/cmdline").read_text().replace("\0", " ")
     except FileNotFoundError:
         return "?"
+
+
+async def wait_for_thinks(port: int, count: int) -> None:
+    """Wait until the server at ``port`` has read ``count`` thinks (its /metrics says so)."""
+    wanted = f'arena_messages_received_total{{type="think"}} {count}'
+    deadline = asyncio.get_running_loop().time() + 10 * UNIT
+    while True:
+        text = await asyncio.to_thread(_metrics, port)
+        if wanted in text.splitlines():
+            return
+        assert asyncio.get_running_loop().time() < deadline, "the thinks were not all read"
+        await asyncio.sleep(POLL_S)
+
+
+def _metrics(port: int) -> str:
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5 * UNIT) as reply:
+        text: str = reply.read().decode()
+        return text
 
 
 def is_running(pid: int) -> bool:
@@ -147,7 +166,7 @@ async def test_sigterm_under_load_answers_every_think() -> None:
         started = [asyncio.Event() for _ in range(24)]
         tasks = [asyncio.create_task(session(n, started[n], go)) for n in range(24)]
         await asyncio.wait_for(asyncio.gather(*(event.wait() for event in started)), 10 * UNIT)
-        await asyncio.sleep(0.2)  # let the server read every think
+        await wait_for_thinks(port, 24)  # the server has read every think
         process.send_signal(signal.SIGTERM)
         go.set()
         codes = await asyncio.wait_for(asyncio.gather(*tasks), 15 * UNIT)
