@@ -1,14 +1,22 @@
-"""External engines behind the server: UCI programs searching in the worker processes.
+"""External engines behind the server: UCI and GTP programs searching in the worker processes.
 
 ``arena serve --external chess=uci:/usr/games/stockfish`` offers Stockfish
 for chess. Each worker process that gets a think for it starts the program
 once and keeps it (:class:`UciSearcher`), so the server holds as many
 engine processes as workers, and everything the pool promises holds for
-them too: ``info`` is streamed (translated to our fields), ``stop`` and the
+them too: ``info`` is streamed (translated to our fields and checked
+against protocol.md: :mod:`server.programs.reports`), ``stop`` and the
 deadline end the search with the engine's best move so far, and an engine
-that crashes, hangs, talks nonsense or answers an illegal move is replaced
-while the think is answered with the best legal move known (reason
-``engine_error``).
+that crashes, hangs, floods, talks nonsense or answers an illegal move is
+replaced while the think is answered with the best legal move known
+(reason ``engine_error``).
+
+A program starts in the background (:meth:`ProgramSearcher.start`): a
+worker is ready at once, and a think waits for the handshake only until its
+own deadline or ``stop``. A program that fails again and again is not
+restarted at every think: after a failure it may restart at once, after
+the next ones only after RESTART_BACKOFF_S, and meanwhile each think is
+answered at once with ``engine_error`` (the reason is logged).
 
 The spec's grammar (:func:`parse_external`)::
 
@@ -21,18 +29,15 @@ Without ``NAME`` the engine becomes the game's default search, offered
 under the program's file name (``stockfish``); with it, it is offered as
 one more algorithm ``NAME`` that a client picks with ``think.algorithm``.
 Options are sent with ``setoption`` after the handshake
-(``uci:stockfish?Skill Level=5&Hash=16``).
+(``uci:stockfish?Skill Level=5&Hash=16``), once checked against the
+options the engine declares (:func:`server.programs.uci.handshake`).
 """
 
 from __future__ import annotations
 
-import contextlib
-import ctypes
 import dataclasses
-import queue
+import logging
 import shlex
-import signal
-import subprocess
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -40,37 +45,79 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from engine.errors import GameError
 from engine.game import Game
 from engine.registry import GAMES, create_game
 from engine.search.budget import StopSignal
 from engine.search.limits import Deadlines, Limits, plan_deadlines
 from engine.search.results import Info, SearchResult
-from engine.search.score import Score
 from engine.searchers import algorithms
+from server.programs import gtp
+from server.programs.process import (
+    POLL_S,
+    LineProcess,
+    ProgramError,
+    has_control_characters,
+)
+from server.programs.reports import PvChecker
+from server.programs.uci import go_command, handshake, parse_info
+
+__all__ = [
+    "ENGINE_ERROR",
+    "ExternalEngine",
+    "ExternalEngineError",
+    "ProgramSearcher",
+    "check_externals",
+    "find_external",
+    "go_command",
+    "offered_algorithms",
+    "parse_external",
+    "parse_info",
+    "probe",
+    "program_searcher",
+]
+
+logger = logging.getLogger(__name__)
 
 #: Protocols an external engine may speak, and the games each can play.
 PROTOCOL_GAMES: Final = {"uci": frozenset({"chess"}), "gtp": frozenset({"go"})}
 #: The handshake (``uci`` ... ``uciok``, ``isready`` ... ``readyok``) of a
-#: starting engine: Stockfish takes milliseconds, a large network some seconds.
+#: starting engine: Stockfish takes milliseconds, a large network some
+#: seconds. It runs in the background: no think waits for it past its own
+#: deadline.
 HANDSHAKE_TIMEOUT_S: Final = 10.0
+#: How long a starting worker waits for its engines' handshakes before it
+#: reports ready: a healthy engine (Stockfish: some 50 ms) is up for the
+#: first think, and a hung one delays the server's start by no more than this.
+STARTUP_WAIT_S: Final = 1.0
 #: After ``stop`` an engine answers within milliseconds; one that has not
-#: after this long is taken for hung and killed. Well under the pool's
-#: WORKER_GRACE_S, so that the worker answers before the pool gives up on it.
+#: after this long is taken for hung and killed (the think is answered
+#: ``engine_error``). Well under the pool's WORKER_GRACE_S, so that the
+#: worker answers before the pool gives up on it. protocol.md names it.
 STOP_GRACE_S: Final = 0.5
-#: How often the wait for the engine's lines looks at the stop flag.
-POLL_S: Final = 0.005
-#: Lines an engine may write between two useful ones before it is taken for
-#: broken (a runaway engine must not keep a worker forever).
+#: A GTP command other than ``genmove`` (the board, the time) answers at
+#: once; one that has not after this long is taken for hung.
+GTP_COMMAND_TIMEOUT_S: Final = 5.0
+#: The longest a ``genmove`` without a deadline may take (the server gives
+#: every think one; this bounds a direct caller's).
+UNTIMED_GENMOVE_S: Final = 600.0
+#: Lines an engine may write during one search that are not part of it
+#: before it is taken for broken (a runaway engine must not keep a worker).
 MAX_GARBAGE_LINES: Final = 10_000
-#: Linux's prctl option that kills a child when its parent dies: an engine
-#: must not outlive a worker the pool killed.
-PR_SET_PDEATHSIG: Final = 1
+#: Seconds before a program that failed n times in a row may start again
+#: (the last figure repeats): one failure restarts it at once (a crash is
+#: not yet a broken engine); an engine that keeps failing costs one
+#: attempt a minute, and the thinks in between are answered at once.
+RESTART_BACKOFF_S: Final = (0.0, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 60.0)
+#: How long a program ended by us may take to exit after ``quit``.
+QUIT_GRACE_S: Final = 0.2
 #: The reason of an answer the engine failed to give.
 ENGINE_ERROR: Final = "engine_error"
+#: The reason of an answer a program gave by itself before any limit: GTP
+#: has no depth or node limit, and GNU Go plays within the time it is given.
+ENGINE_DONE: Final = "engine"
 
 
-class ExternalEngineError(Exception):
+class ExternalEngineError(ProgramError):
     """The engine failed: it would not start, crashed, hung or broke the protocol."""
 
 
@@ -89,6 +136,9 @@ class ExternalEngine:
 
 def parse_external(spec: str) -> ExternalEngine:
     """An :class:`ExternalEngine` from ``--external``'s text; ``ValueError`` says what is wrong."""
+    if has_control_characters(spec):
+        # A newline in an option's value would be a second command to the engine.
+        raise ValueError(f"an engine spec may hold no control character: {spec!r}")
     target, sep, program = spec.partition("=")
     if not sep or not program:
         raise ValueError(f"expected GAME[:NAME]=uci|gtp:COMMAND, got {spec!r}")
@@ -109,7 +159,11 @@ def parse_external(spec: str) -> ExternalEngine:
         option, sep, value = pair.partition("=")
         if not sep or not option.strip():
             raise ValueError(f"an engine option is Option=Value, got {pair!r}")
+        if " value " in f" {option.strip()} ":
+            raise ValueError(f"an option's name may not hold the word 'value': {option!r}")
         options.append((option.strip(), value.strip()))
+    if options and protocol == "gtp":
+        raise ValueError("a gtp engine takes no options (GTP has none): give them as arguments")
     label = name or Path(argv[0]).name
     if label in algorithms(create_game(game)):
         raise ValueError(f"{label!r} is already one of {game}'s own searches: name it otherwise")
@@ -154,119 +208,106 @@ def find_external(
     return None
 
 
-def _load_libc() -> ctypes.CDLL | None:
+def bring_up(engine: ExternalEngine, deadline: float) -> LineProcess:
+    """Start ``engine``'s program and take it through its handshake by ``deadline``."""
+    process = LineProcess(engine.argv, engine.name)
+    shake_hands(engine, process, deadline)
+    return process
+
+
+def shake_hands(engine: ExternalEngine, process: LineProcess, deadline: float) -> None:
+    """Take the program through its protocol's handshake; it is ended if that fails."""
     try:
-        return ctypes.CDLL(None, use_errno=True)
-    except OSError:
-        return None
+        if engine.protocol == "gtp":
+            gtp.required(process, "protocol_version", deadline)
+        else:
+            handshake(process, engine.options, deadline)
+    except (ProgramError, ValueError):
+        process.close(None, 0)
+        raise
 
 
-#: Loaded here, not in the child: between fork and exec the child should
-#: do as little as it can (the worker has reader threads).
-_LIBC: Final = _load_libc()
+def probe(engine: ExternalEngine, timeout_s: float = HANDSHAKE_TIMEOUT_S) -> str | None:
+    """Why ``engine`` cannot be used (it will not start or take its options), ``None`` if it can."""
+    try:
+        process = bring_up(engine, time.monotonic() + timeout_s)
+    except (ProgramError, ValueError) as error:
+        return str(error)
+    process.close("quit", QUIT_GRACE_S)
+    return None
 
 
-def _die_with_parent() -> None:
-    """In the engine's process before it runs: die when the worker dies (Linux)."""
-    if _LIBC is not None:
-        with contextlib.suppress(AttributeError):
-            _LIBC.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+class _Launch:
+    """One start of a program: the process starts now, its handshake runs in the background.
 
+    The process is started by the calling thread (a worker's main thread):
+    PR_SET_PDEATHSIG fires when the *thread* that started a child ends, so
+    a short-lived thread must not start it.
+    """
 
-class _EngineProcess:
-    """A running engine program: lines in, lines out through a reader thread."""
-
-    def __init__(self, argv: tuple[str, ...]) -> None:
+    def __init__(self, engine: ExternalEngine) -> None:
+        self.engine = engine
+        self.done = threading.Event()
+        self.process: LineProcess | None = None
+        self.error: str | None = None
         try:
-            self.process = subprocess.Popen(
-                argv,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL,
-                text=True,
-                bufsize=1,
-                preexec_fn=_die_with_parent,
-            )
-        except OSError as error:
-            raise ExternalEngineError(f"cannot start {argv[0]}: {error}") from None
-        self.lines: queue.Queue[str | None] = queue.Queue()
-        threading.Thread(target=self._read, daemon=True).start()
+            process = LineProcess(engine.argv, engine.name)
+        except ProgramError as error:
+            self.error = str(error)
+            self.done.set()
+            return
+        threading.Thread(
+            target=self._run, args=(process,), daemon=True, name=f"handshake {engine.name}"
+        ).start()
 
-    def _read(self) -> None:
-        assert self.process.stdout is not None
-        with contextlib.suppress(OSError, ValueError):
-            for line in self.process.stdout:
-                self.lines.put(line.strip())
-        self.lines.put(None)  # end of output: the engine is gone
-
-    def send(self, line: str) -> None:
-        assert self.process.stdin is not None
+    def _run(self, process: LineProcess) -> None:
         try:
-            self.process.stdin.write(line + "\n")
-            self.process.stdin.flush()
-        except (OSError, ValueError):
-            raise ExternalEngineError("the engine's input is closed: it has ended") from None
-
-    def next_line(self, timeout: float) -> str:
-        """The next line, ``""`` if none came within ``timeout``; raises at the end of output."""
-        try:
-            line = self.lines.get(timeout=max(0.0, timeout))
-        except queue.Empty:
-            return ""
-        if line is None:
-            self.lines.put(None)  # keep saying so
-            raise ExternalEngineError(f"the engine ended (exit status {self.process.poll()})")
-        return line
-
-    def wait_for(self, expected: str, timeout: float) -> None:
-        deadline = time.monotonic() + timeout
-        while (left := deadline - time.monotonic()) > 0:
-            line = self.next_line(left)
-            if line == expected:
-                return
-        raise ExternalEngineError(f"the engine did not answer {expected} in {timeout:g} s")
-
-    def kill(self) -> None:
-        with contextlib.suppress(OSError):
-            self.process.kill()
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            self.process.wait(1.0)
-        for stream in (self.process.stdin, self.process.stdout):
-            with contextlib.suppress(OSError, ValueError):
-                if stream is not None:
-                    stream.close()
+            shake_hands(self.engine, process, time.monotonic() + HANDSHAKE_TIMEOUT_S)
+            self.process = process
+        except (ProgramError, ValueError) as error:
+            self.error = str(error)
+        finally:
+            self.done.set()
 
 
 class ProgramSearcher:
     """An engine program as a searcher: what UCI and GTP engines share.
 
-    The program starts with :meth:`start` (or at the first think) and stays
-    up; a failed one is killed and started again at the next think.
+    The program starts in the background with :meth:`start` (or at the
+    first think) and stays up; a failed one is killed and started again
+    (at once, or after its backoff: RESTART_BACKOFF_S).
     """
 
     def __init__(self, engine: ExternalEngine, game: Game[Any, Any]) -> None:
         self.engine = engine
         self.game = game
-        self._process: _EngineProcess | None = None
+        self._launch: _Launch | None = None
+        self._failures = 0
+        self._retry_at = 0.0
+        #: Why the engine cannot be used now (it is waiting out its backoff).
+        self.unavailable: str | None = None
 
-    def start(self) -> bool:
-        """Start the program now rather than at the first think; whether it came up."""
-        try:
-            self._ready()
-        except ExternalEngineError:
-            self.close()
-            return False
-        return True
+    def start(self) -> None:
+        """Start the program in the background, unless it runs, starts or waits out a backoff."""
+        launch = self._launch
+        if launch is not None:
+            if not launch.done.is_set():
+                return  # starting
+            if launch.process is not None and launch.process.running():
+                return  # up
+            self._failed(
+                launch.error
+                if launch.process is None
+                else f"the program ended: {launch.process.ended_because()}"
+            )
+        if time.monotonic() < self._retry_at:
+            return
+        self._launch = _Launch(self.engine)
 
-    def _ready(self) -> _EngineProcess:
-        """The running program, started and through its handshake if need be."""
-        if self._process is not None and self._process.process.poll() is None:
-            return self._process
-        self.close()
-        process = _EngineProcess(self.engine.argv)
-        self._process = process
-        self._handshake(process)
-        return process
+    def wait_started(self, deadline: float) -> bool:
+        """Wait until the program is through its handshake (or failed), at most to ``deadline``."""
+        launch = self._launch
+        return launch is None or launch.done.wait(max(0.0, deadline - time.monotonic()))
 
     def think(
         self,
@@ -285,41 +326,93 @@ class ProgramSearcher:
         started = time.monotonic()
         deadlines = deadlines or plan_deadlines(limits, started)
         search = _Search(self.game, state, started)
+        process = self._ready(stop, deadlines)
+        if isinstance(process, _NotReady):
+            if process.stopped:
+                return search.unsearched("stopped")
+            return search.failed(process.why)
+        process.discard_unread()  # what it said while idle (its stray info strings)
         try:
-            return self._think(self._ready(), search, limits, stop, on_info, deadlines)
+            result = self._think(process, search, limits, stop, on_info, deadlines)
         except _Stopped as stopped:
-            self.close()
-            first = self.game.format_move(state, self.game.ordered_moves(state)[0])
-            return SearchResult.unsearched(first, stopped.reason, search.elapsed_ms())
-        except ExternalEngineError as error:
-            self.close()
+            self._restart()  # GTP has no stop: the program was cut off
+            return search.unsearched(stopped.reason)
+        except (ProgramError, ValueError) as error:
+            self._failed(str(error))
             return search.failed(str(error))
+        self._failures = 0
+        self.unavailable = None
+        return result
+
+    def _ready(self, stop: StopSignal | None, deadlines: Deadlines) -> LineProcess | _NotReady:
+        """The program through its handshake, by the think's deadline or stop; else why not."""
+        self.start()
+        launch = self._launch
+        if launch is None:
+            return _NotReady(f"{self.engine.name} is unavailable: {self.unavailable}")
+        while not launch.done.wait(POLL_S):
+            if stop is not None and stop.is_set():
+                return _NotReady("stopped", stopped=True)
+            if deadlines.hard is not None and time.monotonic() >= deadlines.hard:
+                return _NotReady(f"{self.engine.name} was not ready by the deadline (starting)")
+        if launch.process is None or not launch.process.running():
+            self.start()  # records the failure, and restarts now if its backoff allows
+            return _NotReady(f"{self.engine.name} failed to start: {self.unavailable}")
+        return launch.process
+
+    def _failed(self, why: str | None) -> None:
+        """The program failed: end it, log why, and set when it may start again."""
+        self._failures += 1
+        backoff = RESTART_BACKOFF_S[min(self._failures, len(RESTART_BACKOFF_S)) - 1]
+        self._retry_at = time.monotonic() + backoff
+        self.unavailable = why or "it failed"
+        logger.warning(
+            "external engine %s failed (%d in a row): %s; %s",
+            self.engine.name,
+            self._failures,
+            self.unavailable,
+            f"next start in {backoff:g} s" if backoff else "restarting it",
+        )
+        self._end()
+
+    def _restart(self) -> None:
+        """End the program (cut off by stop or time, not failed) and start the next one now."""
+        self._end()
+        self.start()
+
+    def _end(self) -> None:
+        launch, self._launch = self._launch, None
+        if launch is not None and launch.process is not None:
+            launch.process.close("quit", QUIT_GRACE_S)
+        elif launch is not None:
+            # Still starting: its thread ends the program when its handshake
+            # fails; a program that comes up after all is killed by _reap.
+            threading.Thread(target=_reap, args=(launch,), daemon=True).start()
 
     def _think(
         self,
-        process: _EngineProcess,
+        process: LineProcess,
         search: _Search,
         limits: Limits,
         stop: StopSignal | None,
         on_info: Callable[[Info], None] | None,
         deadlines: Deadlines,
     ) -> SearchResult:
-        """The protocol's part of :meth:`think`: raise ExternalEngineError when the engine fails."""
-        raise NotImplementedError
-
-    def _handshake(self, process: _EngineProcess) -> None:
+        """The protocol's part of :meth:`think`: raise ProgramError when the engine fails."""
         raise NotImplementedError
 
     def close(self) -> None:
-        """End the program (a searcher evicted from a worker's cache, or one that failed)."""
-        if self._process is not None:
-            with contextlib.suppress(ExternalEngineError):
-                self._process.send("quit")
-            self._process.kill()
-            self._process = None
+        """End the program (a searcher evicted from a worker's cache, or the worker ending)."""
+        self._end()
 
     def __del__(self) -> None:
         self.close()
+
+
+def _reap(launch: _Launch) -> None:
+    launch.done.wait(HANDSHAKE_TIMEOUT_S * 2)
+    if launch.process is not None:
+        launch.process.close(None, 0)
 
 
 class UciSearcher(ProgramSearcher):
@@ -327,7 +420,7 @@ class UciSearcher(ProgramSearcher):
 
     def _think(
         self,
-        process: _EngineProcess,
+        process: LineProcess,
         search: _Search,
         limits: Limits,
         stop: StopSignal | None,
@@ -339,17 +432,9 @@ class UciSearcher(ProgramSearcher):
         process.send(go_command(limits, deadlines, self.game.to_move(state), search.started))
         return self._follow(process, search, limits, stop, on_info, deadlines)
 
-    def _handshake(self, process: _EngineProcess) -> None:
-        process.send("uci")
-        process.wait_for("uciok", HANDSHAKE_TIMEOUT_S)
-        for option, value in self.engine.options:
-            process.send(f"setoption name {option} value {value}")
-        process.send("isready")
-        process.wait_for("readyok", HANDSHAKE_TIMEOUT_S)
-
     def _follow(
         self,
-        process: _EngineProcess,
+        process: LineProcess,
         search: _Search,
         limits: Limits,
         stop: StopSignal | None,
@@ -370,7 +455,14 @@ class UciSearcher(ProgramSearcher):
                     stopped_at, reason = now, "stopped" if asked else "time"
             elif now - stopped_at > STOP_GRACE_S:
                 raise ExternalEngineError(f"the engine did not answer stop in {STOP_GRACE_S:g} s")
-            line = process.next_line(POLL_S)
+            if stopped_at is not None:
+                wait_until = stopped_at + STOP_GRACE_S
+                line = process.read_line(wait_until)
+            else:
+                wait_until = now + POLL_S * 20
+                if deadlines.hard is not None:
+                    wait_until = min(wait_until, deadlines.hard)
+                line = process.read_line(wait_until, stop)
             if not line:
                 continue
             word = line.split(maxsplit=1)[0]
@@ -397,15 +489,14 @@ class GtpSearcher(ProgramSearcher):
     best move so far, so the think gets the first legal move (depth 0).
     Without the moves before the position the engine does not know the ko
     of the last capture; a move it answers that our rules refuse is an
-    ``engine_error``. GTP reports no depth or score (0 in the answer).
+    ``engine_error``. GTP reports no depth, score or nodes: a move the
+    engine chose by itself is answered with depth 1 (a search stands behind
+    it; how deep is unknown), score 0, nodes 0 and reason ``engine``.
     """
-
-    def _handshake(self, process: _EngineProcess) -> None:
-        _gtp(process, "protocol_version", HANDSHAKE_TIMEOUT_S)
 
     def _think(
         self,
-        process: _EngineProcess,
+        process: LineProcess,
         search: _Search,
         limits: Limits,
         stop: StopSignal | None,
@@ -414,14 +505,27 @@ class GtpSearcher(ProgramSearcher):
     ) -> SearchResult:
         state = search.state
         colour = ("black", "white")[self.game.to_move(state)]
-        for command in self._setup(state):
-            _gtp(process, command, HANDSHAKE_TIMEOUT_S)
+        setup = self._setup(state)
         if deadlines.hard is not None:
             seconds = max(1, int(deadlines.hard - time.monotonic()))
-            _gtp(process, f"time_settings 0 {seconds} 1", HANDSHAKE_TIMEOUT_S)
-            _gtp(process, f"time_left {colour} {seconds} 1", HANDSHAKE_TIMEOUT_S)
-        move = _gtp(process, f"genmove {colour}", None, stop, deadlines.hard)
-        return search.answer(f"bestmove {move}", _limit_reason(limits))
+            setup += [f"time_settings 0 {seconds} 1", f"time_left {colour} {seconds} 1"]
+        for command in setup:
+            answered = gtp.command(process, command, time.monotonic() + GTP_COMMAND_TIMEOUT_S, stop)
+            if answered is None:
+                if stop is not None and stop.is_set():
+                    raise _Stopped("stopped")
+                raise ExternalEngineError(f"the engine did not answer {command.split()[0]}")
+        # A program needs a moment to send the move it settled on at its
+        # deadline: STOP_GRACE_S, as a UCI engine's answer to stop. An
+        # untimed think still has a bound (the server caps every think).
+        if deadlines.hard is not None:
+            deadline = deadlines.hard + STOP_GRACE_S
+        else:
+            deadline = time.monotonic() + UNTIMED_GENMOVE_S
+        move = gtp.command(process, f"genmove {colour}", deadline, stop)
+        if move is not None:
+            return search.chosen(move)
+        raise _Stopped("stopped" if stop is not None and stop.is_set() else "time")
 
     def _setup(self, state: Any) -> list[str]:
         """GTP commands that put ``state``'s board on the engine's."""
@@ -449,6 +553,14 @@ def program_searcher(engine: ExternalEngine, game: Game[Any, Any]) -> ProgramSea
     return GtpSearcher(engine, game) if engine.protocol == "gtp" else UciSearcher(engine, game)
 
 
+@dataclass(frozen=True, slots=True)
+class _NotReady:
+    """Why a think has no program to search with: ``stopped``, or it failed (``why``)."""
+
+    why: str
+    stopped: bool = False
+
+
 class _Stopped(Exception):
     """A GTP command was cut short: ``reason`` is ``stopped`` or ``time``."""
 
@@ -457,48 +569,8 @@ class _Stopped(Exception):
         self.reason = reason
 
 
-def _gtp(
-    process: _EngineProcess,
-    command: str,
-    timeout: float | None,
-    stop: StopSignal | None = None,
-    deadline: float | None = None,
-) -> str:
-    """Send one GTP command; its answer's text, after ``=``.
-
-    ``? error`` raises :class:`ExternalEngineError`; with ``timeout`` the
-    answer must come in that time; ``stop`` set or ``deadline`` passed (plus
-    STOP_GRACE_S, the time a program needs to send its answer) raise
-    :class:`_Stopped`.
-    """
-    process.send(command)
-    started = time.monotonic()
-    answer: list[str] = []
-    while True:
-        now = time.monotonic()
-        if timeout is not None and now - started > timeout:
-            raise ExternalEngineError(f"the engine did not answer {command.split()[0]}")
-        if stop is not None and stop.is_set():
-            raise _Stopped("stopped")
-        if deadline is not None and now > deadline + STOP_GRACE_S:
-            raise _Stopped("time")
-        line = process.next_line(POLL_S)
-        if line:
-            answer.append(line)
-        elif answer:  # the empty line that ends an answer
-            break
-        # next_line gives "" both for an empty line and for no line yet;
-        # an answer is complete once its first line has come and then silence.
-    first = answer[0]
-    if first.startswith("?"):
-        raise ExternalEngineError(f"the engine refused {command!r}: {first[1:].strip()}")
-    if not first.startswith("="):
-        raise ExternalEngineError(f"the engine's answer to {command!r} is not GTP: {first[:60]}")
-    return first[1:].strip()
-
-
 class _Search:
-    """One search's progress as the engine reported it, and its answer."""
+    """One search's progress as the engine reported it (checked), and its answer."""
 
     def __init__(self, game: Game[Any, Any], state: Any, started: float) -> None:
         self.game = game
@@ -506,14 +578,16 @@ class _Search:
         self.started = started
         self.last: Info | None = None
         self.completed_depth = 0
+        self.pvs = PvChecker(game, state)
 
     def elapsed_ms(self) -> int:
         return int((time.monotonic() - self.started) * 1000)
 
     def on_info_line(self, line: str) -> Info | None:
-        """Our :class:`Info` for an ``info`` line with a principal variation, else ``None``."""
-        info = parse_info(line, self.elapsed_ms())
-        if info is None or self._canonical(info.pv[0]) is None:
+        """Our :class:`Info` for an ``info`` line with a legal pv, else ``None``."""
+        parsed = parse_info(line, self.elapsed_ms())
+        info = None if parsed is None else self.pvs.checked(parsed)
+        if info is None:
             return None
         self.last = info
         self.completed_depth = max(self.completed_depth, info.depth)
@@ -522,9 +596,9 @@ class _Search:
     def answer(self, line: str, reason: str) -> SearchResult:
         words = line.split()
         answered = words[1] if len(words) > 1 else ""
-        move = self._canonical(answered)
+        move = self.pvs.canonical(answered)
         if move is None:
-            return self.failed(f"the engine answered {answered or 'nothing'}, not a legal move")
+            return self.failed(f"the engine answered {answered[:20] or 'nothing'}: not legal")
         if self.last is None:
             return SearchResult.unsearched(move, reason, self.elapsed_ms())
         result = SearchResult.from_progress(
@@ -536,93 +610,24 @@ class _Search:
             result = dataclasses.replace(result, move=move, pv=(move,))
         return result
 
+    def chosen(self, answered: str) -> SearchResult:
+        """A GTP engine's move: depth 1 (searched, depth unknown), reason ``engine``."""
+        move = self.pvs.canonical(answered)
+        if move is None:
+            return self.failed(f"the engine answered {answered[:20] or 'nothing'}: not legal")
+        answer = SearchResult.unsearched(move, ENGINE_DONE, self.elapsed_ms())
+        return dataclasses.replace(answer, depth=1, seldepth=1)
+
+    def unsearched(self, reason: str) -> SearchResult:
+        """The first legal move, depth 0: nothing the engine searched stands behind it."""
+        first = self.game.format_move(self.state, self.game.ordered_moves(self.state)[0])
+        return SearchResult.unsearched(first, reason, self.elapsed_ms())
+
     def failed(self, why: str) -> SearchResult:
         """The best legal move known when the engine failed: its last report's, else the first."""
+        logger.info("external engine answer replaced (engine_error): %s", why)
         if self.last is not None:
             return SearchResult.from_progress(
                 self.last, self.completed_depth, ENGINE_ERROR, self.elapsed_ms()
             )
-        first = self.game.format_move(self.state, self.game.ordered_moves(self.state)[0])
-        return SearchResult.unsearched(first, ENGINE_ERROR, self.elapsed_ms())
-
-    def _canonical(self, text: str) -> str | None:
-        """The move in our notation (``D4``, not GTP's ``d4``), or ``None`` if it is not legal."""
-        try:
-            return self.game.format_move(self.state, self.game.parse_move(self.state, text))
-        except (GameError, ValueError):
-            return None
-
-
-def go_command(limits: Limits, deadlines: Deadlines, mover: int, now: float) -> str:
-    """``go`` for our limits: the time to the hard deadline as ``movetime``, depth, nodes.
-
-    The deadline was planned once, by the session, from the think's clock
-    or move time; the engine gets what is left of it rather than the clock,
-    so that it cannot plan past the answer the pool owes the client.
-    """
-    words = ["go"]
-    if deadlines.hard is not None:
-        words += ["movetime", str(max(1, int((deadlines.hard - now) * 1000)))]
-    if limits.depth is not None:
-        words += ["depth", str(limits.depth)]
-    if limits.nodes is not None:
-        words += ["nodes", str(limits.nodes)]
-    if len(words) == 1:
-        words.append("infinite")
-    return " ".join(words)
-
-
-def parse_info(line: str, elapsed_ms: int) -> Info | None:
-    """An ``info`` line with ``depth``, ``score`` and ``pv`` as our :class:`Info`, else ``None``."""
-    words = line.split()
-    fields: dict[str, int] = {}
-    score: Score | None = None
-    pv: tuple[str, ...] = ()
-    index = 1
-    try:
-        while index < len(words):
-            word = words[index]
-            if word == "pv":
-                pv = tuple(words[index + 1 :])
-                break
-            if word == "score":
-                kind, amount = words[index + 1], int(words[index + 2])
-                score = _score(kind, amount)
-                index += 3
-                # "lowerbound" / "upperbound" follow a bound, not a value.
-                while index < len(words) and words[index] in ("lowerbound", "upperbound"):
-                    index += 1
-                continue
-            if word in ("depth", "seldepth", "nodes", "nps", "time", "hashfull"):
-                fields[word] = int(words[index + 1])
-                index += 2
-                continue
-            if word == "string":
-                return None
-            index += 1
-    except (IndexError, ValueError):
-        return None
-    if score is None or not pv or "depth" not in fields:
-        return None
-    return Info(
-        depth=fields["depth"],
-        seldepth=fields.get("seldepth", fields["depth"]),
-        score=score,
-        pv=pv,
-        nodes=fields.get("nodes", 0),
-        time_ms=fields.get("time", elapsed_ms),
-        nps=fields.get("nps", 0),
-        tt_hit_rate=0.0,
-        hashfull=fields.get("hashfull", 0),
-    )
-
-
-def _score(kind: str, amount: int) -> Score:
-    """UCI's ``cp`` or ``mate`` (moves, negative when mated) as our score (plies)."""
-    if kind == "cp":
-        return Score(value=amount)
-    if kind == "mate":
-        if amount > 0:
-            return Score(win_in=2 * amount - 1)
-        return Score(loss_in=-2 * amount)
-    raise ValueError(f"unknown score kind {kind!r}")
+        return self.unsearched(ENGINE_ERROR)

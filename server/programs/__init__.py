@@ -1,0 +1,16 @@
+"""Outside programs the server drives: engines that speak a line protocol on stdin/stdout.
+
+* :mod:`server.programs.process`: the one driver of such a program (start,
+  bounded reads with deadlines, stop, kill, its stderr kept for diagnostics);
+* :mod:`server.programs.uci`, :mod:`server.programs.gtp`: what the UCI and
+  GTP protocols say over that driver (handshakes, commands, answers);
+* :mod:`server.programs.reports`: an outside program's figures checked
+  against protocol.md before they can reach a client;
+* :mod:`server.programs.health`: whether each ``--external`` engine can be
+  used, for ``/healthz`` and ``welcome``;
+* :mod:`server.programs.gtp_match`: a referee for games between two GTP
+  programs (the tests and ``bench/`` use it).
+
+The searchers that put these programs behind ``think`` are in
+:mod:`server.external`.
+"""
