@@ -59,6 +59,7 @@ from server.pool import (
     Ticket,
     WorkerPool,
 )
+from server.programs.health import ProgramHealth
 from server.protocol import (
     Encoding,
     ErrorCode,
@@ -85,6 +86,9 @@ WS_PATH = "/ws"
 #: Plain HTTP endpoints on the same port: Prometheus metrics and a health check.
 METRICS_PATH = "/metrics"
 HEALTH_PATH = "/healthz"
+#: What encoding a message can raise: a number beyond msgpack's 64 bits
+#: (OverflowError), NaN in JSON (ValueError), a value of no wire type (TypeError).
+UNENCODABLE = (OverflowError, ValueError, TypeError)
 #: Frames, and bytes beyond the first frame, queued for one client before
 #: the server stops reading its requests (and drops its progress reports)
 #: until it reads its replies. 256 KiB is a few hundred replies; with
@@ -200,6 +204,7 @@ class ClientConnection:
         hello_token: Callable[[str | None], bool] | None = None,
         auth_failures: AuthFailures | None = None,
         externals: tuple[ExternalEngine, ...] = (),
+        health: ProgramHealth | None = None,
     ) -> None:
         self.ws = ws
         self.pool = pool
@@ -207,7 +212,7 @@ class ClientConnection:
         self.metrics = metrics
         self.limits = limits
         self.executor = executor
-        self.session = Session(limits, hello_token, externals)
+        self.session = Session(limits, hello_token, externals, health)
         self.outbox = Outbox(OUTBOX_LIMIT, OUTBOX_BYTES)
         self.auth_failures = auth_failures
         self.ticket: Ticket[SearchResult] | None = None
@@ -383,7 +388,16 @@ class ClientConnection:
             def on_sent() -> None:
                 self.metrics.lateness.observe(time.monotonic() - job.deadline)
 
-        await self._send(self.session.finish_think(result, ticket.queued_ms), encoding, on_sent)
+        answer = self.session.finish_think(result, ticket.queued_ms)
+        try:
+            frame = encode(answer, encoding)
+        except UNENCODABLE as error:
+            # Exactly one bestmove per think, whatever a searcher returned.
+            logger.error("conn=%d: bestmove cannot be encoded (%s): %r", self.number, error, answer)
+            answer = self.session.fallback_bestmove(answer, job.fallback_move)
+            frame = encode(answer, encoding)
+        self._count_sent(answer)
+        await self.outbox.put(frame, on_sent)
         late_ms = (time.monotonic() - job.deadline) * 1000
         logger.info(
             "think conn=%d game=%s limits=%s move=%s depth=%d nodes=%d reason=%s time_ms=%d "
@@ -488,7 +502,12 @@ class ClientConnection:
         await self.outbox.put(encode(message, encoding), on_sent)
 
     def _send_nowait(self, message: dict[str, Any], encoding: Encoding) -> None:
-        if self.outbox.offer(encode(message, encoding)):
+        try:
+            frame = encode(message, encoding)
+        except UNENCODABLE as error:
+            logger.error("conn=%d: %s cannot be encoded (%s): dropped", self.number, message, error)
+            return
+        if self.outbox.offer(frame):
             self.metrics.messages_out.inc(message["type"])
         else:
             self.metrics.info_dropped.inc()
@@ -521,6 +540,8 @@ class ArenaServer:
             self.config.preempt_after_s,
             self.config.externals,
         )
+        #: Which external engines can be used (probed in the background at start).
+        self.health = ProgramHealth(self.config.externals)
         #: The limits in force, as ``welcome`` announces them.
         self.limits = dataclasses.replace(
             self.config.limits,
@@ -574,6 +595,7 @@ class ArenaServer:
     async def start(self) -> None:
         self._previous_switch_interval = sys.getswitchinterval()
         sys.setswitchinterval(GIL_SWITCH_INTERVAL_S)
+        self.health.start()
         await self.pool.start()
         self._loop_lag.start()
         self._server = await serve(
@@ -676,6 +698,7 @@ class ArenaServer:
             hello_token,
             self.auth_failures,
             self.config.externals,
+            self.health,
         )
         self.connections.add(connection)
         try:
@@ -756,6 +779,8 @@ class ArenaServer:
             "workers": workers,
             "sessions": len(self.connections),
         }
+        if self.health.engines:
+            body["externals"] = self.health.to_dict()
         status = HTTPStatus.OK if healthy else HTTPStatus.SERVICE_UNAVAILABLE
         response = connection.respond(status, json.dumps(body) + "\n")
         del response.headers["Content-Type"]

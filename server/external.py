@@ -104,8 +104,10 @@ UNTIMED_GENMOVE_S: Final = 600.0
 #: before it is taken for broken (a runaway engine must not keep a worker).
 MAX_GARBAGE_LINES: Final = 10_000
 #: Seconds before a program that failed n times in a row may start again
-#: (the last figure repeats): one failure restarts it at once (a crash is
-#: not yet a broken engine); an engine that keeps failing costs one
+#: (the last figure repeats): one failure in a search restarts it at once
+#: (a crash is not yet a broken engine), one at its start (it would not
+#: start, hung or refused its options: the same will happen again) waits
+#: from the second figure on; an engine that keeps failing costs one
 #: attempt a minute, and the thinks in between are answered at once.
 RESTART_BACKOFF_S: Final = (0.0, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 60.0)
 #: How long a program ended by us may take to exit after ``quit``.
@@ -250,6 +252,9 @@ class _Launch:
         self.done = threading.Event()
         self.process: LineProcess | None = None
         self.error: str | None = None
+        #: A think waited for this start until its deadline: later thinks
+        #: do not wait (a hung handshake costs one think, not every think).
+        self.waited_out = False
         try:
             process = LineProcess(engine.argv, engine.name)
         except ProgramError as error:
@@ -295,11 +300,10 @@ class ProgramSearcher:
                 return  # starting
             if launch.process is not None and launch.process.running():
                 return  # up
-            self._failed(
-                launch.error
-                if launch.process is None
-                else f"the program ended: {launch.process.ended_because()}"
-            )
+            if launch.process is None:
+                self._failed(launch.error, at_start=True)
+            else:
+                self._failed(f"the program ended: {launch.process.ended_because()}")
         if time.monotonic() < self._retry_at:
             return
         self._launch = _Launch(self.engine)
@@ -350,20 +354,24 @@ class ProgramSearcher:
         launch = self._launch
         if launch is None:
             return _NotReady(f"{self.engine.name} is unavailable: {self.unavailable}")
-        while not launch.done.wait(POLL_S):
+        while not launch.done.wait(0 if launch.waited_out else POLL_S):
+            if launch.waited_out:
+                return _NotReady(f"{self.engine.name} is still starting")
             if stop is not None and stop.is_set():
                 return _NotReady("stopped", stopped=True)
             if deadlines.hard is not None and time.monotonic() >= deadlines.hard:
+                launch.waited_out = True
                 return _NotReady(f"{self.engine.name} was not ready by the deadline (starting)")
         if launch.process is None or not launch.process.running():
             self.start()  # records the failure, and restarts now if its backoff allows
             return _NotReady(f"{self.engine.name} failed to start: {self.unavailable}")
         return launch.process
 
-    def _failed(self, why: str | None) -> None:
+    def _failed(self, why: str | None, at_start: bool = False) -> None:
         """The program failed: end it, log why, and set when it may start again."""
         self._failures += 1
-        backoff = RESTART_BACKOFF_S[min(self._failures, len(RESTART_BACKOFF_S)) - 1]
+        step = self._failures - 1 + (1 if at_start else 0)
+        backoff = RESTART_BACKOFF_S[min(step, len(RESTART_BACKOFF_S) - 1)]
         self._retry_at = time.monotonic() + backoff
         self.unavailable = why or "it failed"
         logger.warning(

@@ -31,8 +31,9 @@ from engine.search.trace import (
 )
 from engine.searchers import algorithms, has_chance, resolve_algorithm
 from server import SERVER_NAME, SERVER_VERSION
-from server.external import ExternalEngine, offered_algorithms
+from server.external import ENGINE_ERROR, ExternalEngine, offered_algorithms
 from server.jobs import SearchJob, TraceJob
+from server.programs.health import ProgramHealth
 from server.protocol import (
     PROTOCOL_VERSION,
     ErrorCode,
@@ -85,13 +86,16 @@ class Session:
         limits: ServerLimits | None = None,
         hello_token: Callable[[str | None], bool] | None = None,
         externals: tuple[ExternalEngine, ...] = (),
+        health: ProgramHealth | None = None,
     ) -> None:
         """``hello_token``, when given, checks the token this session must send in ``hello``
         before any other request (a browser on a server started with ``--token``).
-        ``externals`` are the engine programs this server offers besides its own searches.
+        ``externals`` are the engine programs this server offers besides its own searches;
+        ``health`` says which of them cannot be used.
         """
         self.limits = limits or ServerLimits()
         self.externals = externals
+        self.health = health
         self._hello_token = hello_token
         self.client = ""
         self.game: Game[Any, Any] | None = None
@@ -181,6 +185,9 @@ class Session:
             entry["algorithms"] = offered_algorithms(
                 entry["name"], entry["algorithms"], self.externals
             )
+            unavailable = {} if self.health is None else self.health.unavailable(entry["name"])
+            if unavailable:
+                entry["unavailable"] = unavailable
         return games
 
     def _new_game(self, request: NewGame) -> dict[str, Any]:
@@ -328,6 +335,25 @@ class Session:
         if self._think_algorithm == MCTS:
             message["playouts"] = result.playouts
         return with_id(message, think_id)
+
+    @staticmethod
+    def fallback_bestmove(answer: dict[str, Any], move: str) -> dict[str, Any]:
+        """``answer`` (a ``bestmove`` that cannot be encoded) as the unsearched ``move``.
+
+        Only the search's figures can be out of reach of an encoding; the
+        id, times and algorithm are the server's own.
+        """
+        return {
+            **answer,
+            "move": move,
+            "score": {"value": 0},
+            "depth": 0,
+            "seldepth": 0,
+            "pv": [move],
+            "nodes": 0,
+            "reason": ENGINE_ERROR,
+            **({"playouts": 0} if "playouts" in answer else {}),
+        }
 
     def abandon_think(self) -> None:
         """Forget the running think without an answer (its client has gone)."""
