@@ -215,6 +215,8 @@ async def test_gnu_go_behind_the_server_plays_and_is_stopped() -> None:
         _, best = await client.think(2, {"movetime_ms": 3000})
         assert best["algorithm"] == "gnugo" and best["move"] in reply["legal_moves"]
         assert best["move"] == best["move"].upper()  # our notation, not GTP's
+        # It answered by itself within its time: a search stands behind the move.
+        assert (best["reason"], best["depth"]) == ("engine", 1), best
 
 
 @pytest.mark.asyncio
