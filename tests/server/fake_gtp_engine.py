@@ -26,9 +26,10 @@ def say(text: str) -> None:
 
 
 def flood() -> None:
+    lines = ("stray output " + "y" * 100 + "\n") * 100
     try:
         while True:
-            say("stray output " + "y" * 100 + "\n")
+            say(lines)
     except (BrokenPipeError, OSError):
         return
 
