@@ -16,7 +16,8 @@ import threading
 from collections.abc import Iterable
 from typing import Final
 
-from server.external import ExternalEngine, probe
+from server.programs.engines import ExternalEngine
+from server.programs.searchers import probe
 
 logger = logging.getLogger(__name__)
 
@@ -41,20 +42,26 @@ class ProgramHealth:
             self.checked.set()
 
     def start(self) -> None:
-        """Probe every engine in the background; returns at once."""
-        if self.engines:
-            threading.Thread(target=self._check_all, daemon=True, name="probe externals").start()
+        """Probe every engine in the background, each in its own thread; returns at once.
 
-    def _check_all(self) -> None:
+        A probe's thread lives until its program has ended (the driver ties
+        the program's life to the thread that started it).
+        """
         for engine in self.engines:
-            why = probe(engine)
-            if why is not None:
-                logger.warning(
-                    "external engine %s for %s is unavailable: %s", engine.name, engine.game, why
-                )
-            with self._lock:
-                self._status[engine.game, engine.name] = OK if why is None else why
-        self.checked.set()
+            threading.Thread(
+                target=self._check, args=(engine,), daemon=True, name=f"probe {engine.name}"
+            ).start()
+
+    def _check(self, engine: ExternalEngine) -> None:
+        why = probe(engine)
+        if why is not None:
+            logger.warning(
+                "external engine %s for %s is unavailable: %s", engine.name, engine.game, why
+            )
+        with self._lock:
+            self._status[engine.game, engine.name] = OK if why is None else why
+            if CHECKING not in self._status.values():
+                self.checked.set()
 
     def unavailable(self, game: str) -> dict[str, str]:
         """``game``'s engines that failed their probe, and why."""
