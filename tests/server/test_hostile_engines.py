@@ -317,3 +317,30 @@ def test_a_gtp_engine_that_answers_by_itself_says_so() -> None:
         illegal.close()
     finally:
         searcher.close()
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("encoding", ["msgpack", "json"])
+async def test_a_think_gets_its_one_bestmove_whatever_the_searcher_returned(
+    encoding: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The guard at encode time: an answer or report no encoding can carry loses nothing."""
+    finish_think, info_message = Session.finish_think, Session.info_message
+
+    def unencodable_answer(self: Session, result: Any, queued_ms: int) -> dict[str, Any]:
+        return {**finish_think(self, result, queued_ms), "nodes": 10**30, "depth": float("nan")}
+
+    def unencodable_info(self: Session, info: Any) -> dict[str, Any]:
+        return {**info_message(self, info), "nodes": 10**30, "nps": float("inf")}
+
+    monkeypatch.setattr(Session, "finish_think", unencodable_answer)
+    monkeypatch.setattr(Session, "info_message", unencodable_info)
+    async with running_server() as server, raw_client(server.port, encoding) as client:
+        reply = await client.request({"type": "new_game", "id": 1, "game": "connect4"})
+        infos, best = await client.think(2, {"depth": 3})
+        assert infos == []  # the reports could not be sent: dropped, not fatal
+        assert best["move"] in reply["legal_moves"] and best["reason"] == "engine_error"
+        assert (best["depth"], best["nodes"], best["pv"]) == (0, 0, [best["move"]])
+        # The session goes on.
+        _, again = await client.think(3, {"depth": 1})
+        assert again["id"] == 3
