@@ -123,7 +123,10 @@ class _Launch:
     def __init__(self, engine: ExternalEngine) -> None:
         self.engine = engine
         self.done = threading.Event()
+        #: The program once through its handshake.
         self.process: LineProcess | None = None
+        #: The program from its start (to end it while it is still starting).
+        self.starting: LineProcess | None = None
         self.error: str | None = None
         #: A think waited for this start until its deadline: later thinks
         #: do not wait (a hung handshake costs one think, not every think).
@@ -134,6 +137,7 @@ class _Launch:
             self.error = str(error)
             self.done.set()
             return
+        self.starting = process
         threading.Thread(
             target=self._run, args=(process,), daemon=True, name=f"handshake {engine.name}"
         ).start()
@@ -265,10 +269,9 @@ class ProgramSearcher:
         launch, self._launch = self._launch, None
         if launch is not None and launch.process is not None:
             launch.process.close("quit", QUIT_GRACE_S)
-        elif launch is not None:
-            # Still starting: its thread ends the program when its handshake
-            # fails; a program that comes up after all is killed by _reap.
-            threading.Thread(target=_reap, args=(launch,), daemon=True).start()
+        elif launch is not None and launch.starting is not None:
+            # Still in its handshake: killed now, its thread sees the end.
+            launch.starting.kill()
 
     def _think(
         self,
@@ -288,12 +291,6 @@ class ProgramSearcher:
 
     def __del__(self) -> None:
         self.close()
-
-
-def _reap(launch: _Launch) -> None:
-    launch.done.wait(HANDSHAKE_TIMEOUT_S * 2)
-    if launch.process is not None:
-        launch.process.close(None, 0)
 
 
 class UciSearcher(ProgramSearcher):
@@ -477,9 +474,7 @@ class _Search:
     def answer(self, line: str, reason: str) -> SearchResult:
         words = line.split()
         answered = words[1] if len(words) > 1 else ""
-        move = self.pvs.canonical(answered)
-        if move is None:
-            return self.failed(f"the engine answered {answered[:20] or 'nothing'}: not legal")
+        move = self._legal(answered)
         if self.last is None:
             return SearchResult.unsearched(move, reason, self.elapsed_ms())
         result = SearchResult.from_progress(
@@ -493,11 +488,16 @@ class _Search:
 
     def chosen(self, answered: str) -> SearchResult:
         """A GTP engine's move: depth 1 (searched, depth unknown), reason ``engine``."""
-        move = self.pvs.canonical(answered)
-        if move is None:
-            return self.failed(f"the engine answered {answered[:20] or 'nothing'}: not legal")
+        move = self._legal(answered)
         answer = SearchResult.unsearched(move, ENGINE_DONE, self.elapsed_ms())
         return dataclasses.replace(answer, depth=1, seldepth=1)
+
+    def _legal(self, answered: str) -> str:
+        """The engine's move in our notation; an illegal one is the engine's failure."""
+        move = self.pvs.canonical(answered)
+        if move is None:
+            raise ExternalEngineError(f"the engine answered {answered[:20] or 'nothing'}, illegal")
+        return move
 
     def unsearched(self, reason: str) -> SearchResult:
         """The first legal move, depth 0: nothing the engine searched stands behind it."""
