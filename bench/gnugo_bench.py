@@ -5,7 +5,7 @@ Run from the repository root::
     python -m bench.gnugo_bench --level 1 --movetime 5000 --games 20
     python -m bench.gnugo_bench --level 10 --movetime 1000 --games 20 --algorithm mcts
 
-Each game is refereed by :func:`clients.gtp.match.play_game` and scored by
+Each game is refereed by :func:`server.programs.gtp_match.play_game` and scored by
 area (Tromp-Taylor), komi 7.5; GNU Go runs with ``--chinese-rules`` (area
 counting) and ``--capture-all-dead`` at the given ``--level``. Our engine never resigns here (a lost
 game is played out), GNU Go resigns by its own judgement when it does.
@@ -24,8 +24,7 @@ import time
 
 from bench.mcts_bench import wilson
 from bench.programs import find_program
-from clients.gtp.controller import GtpProcess
-from clients.gtp.match import play_game
+from server.programs.gtp_match import GtpProgram, play_game
 
 
 def gnugo_path() -> str | None:
@@ -78,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
     started = time.monotonic()
     for number in range(args.games):
         we_are_black = number % 2 == 0
-        with GtpProcess(ours, "arena") as arena, GtpProcess(theirs, "gnugo") as opponent:
+        with GtpProgram(ours, "arena") as arena, GtpProgram(theirs, "gnugo") as opponent:
             black, white = (arena, opponent) if we_are_black else (opponent, arena)
             record = play_game(
                 black,

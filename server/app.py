@@ -37,6 +37,7 @@ from server.connection import CLOSE_TIMEOUT_S, ClientConnection, peer_address, p
 from server.guard import AccessPolicy, Admission, AuthFailures
 from server.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from server.metrics import LoopLagMonitor, ServerMetrics
+from server.programs.health import ProgramHealth
 from server.runtime.constants import DELIVERY_MARGIN_S
 from server.runtime.pool import WorkerPool
 from server.static import http_response
@@ -75,6 +76,8 @@ class ArenaServer:
             self.config.preempt_after_s,
             self.config.externals,
         )
+        #: Which external engines can be used (probed in the background at start).
+        self.health = ProgramHealth(self.config.externals)
         #: The one set of limits in force: the configured ones with what the
         #: pool derived filled in. Every session validates against it,
         #: ``welcome`` announces it and the WebSocket layer caps frames by it.
@@ -130,6 +133,7 @@ class ArenaServer:
     async def start(self) -> None:
         self._previous_switch_interval = sys.getswitchinterval()
         sys.setswitchinterval(GIL_SWITCH_INTERVAL_S)
+        self.health.start()
         await self.pool.start()
         self._loop_lag.start()
         self._server = await serve(
@@ -232,6 +236,7 @@ class ArenaServer:
             hello_token,
             self.auth_failures,
             self.config.externals,
+            self.health,
         )
         self.connections.add(connection)
         try:
@@ -312,6 +317,8 @@ class ArenaServer:
             "workers": workers,
             "sessions": len(self.connections),
         }
+        if self.health.engines:
+            body["externals"] = self.health.to_dict()
         status = HTTPStatus.OK if healthy else HTTPStatus.SERVICE_UNAVAILABLE
         response = connection.respond(status, json.dumps(body) + "\n")
         del response.headers["Content-Type"]

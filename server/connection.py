@@ -3,7 +3,7 @@
 :class:`ClientConnection` reads one frame at a time, hands it to its
 :class:`~server.session.Session`, queues the replies in its
 :class:`~server.outbox.Outbox`, and carries out what the session asks for:
-submit a think or a trace to the :class:`~server.pool.WorkerPool`, stop it,
+submit a think or a trace to the :class:`~server.runtime.pool.WorkerPool`, stop it,
 close the connection. One writer task sends the outbox in order.
 :class:`~server.app.ArenaServer` creates one per accepted connection.
 """
@@ -31,6 +31,7 @@ from server.guard import AuthFailures
 from server.jobs import SearchJob, TraceJob
 from server.metrics import ServerMetrics
 from server.outbox import Frame, OnSent, Outbox
+from server.programs.health import ProgramHealth
 from server.runtime.constants import STOP_GRACE_S
 from server.runtime.pool import QueueFull, Ticket, WorkerPool
 from server.runtime.worker import TraceReply
@@ -38,6 +39,9 @@ from server.session import CLOSE_POLICY_VIOLATION, Reaction, Session
 
 logger = logging.getLogger("server")
 
+#: What encoding a message can raise: a number beyond msgpack's 64 bits
+#: (OverflowError), NaN in JSON (ValueError), a value of no wire type (TypeError).
+UNENCODABLE = (OverflowError, ValueError, TypeError)
 #: Frames, and bytes beyond the first frame, queued for one client before
 #: the server stops reading its requests (and drops its progress reports)
 #: until it reads its replies. 256 KiB is a few hundred replies; with
@@ -97,6 +101,7 @@ class ClientConnection:
         hello_token: Callable[[str | None], bool] | None = None,
         auth_failures: AuthFailures | None = None,
         externals: tuple[ExternalEngine, ...] = (),
+        health: ProgramHealth | None = None,
     ) -> None:
         self.ws = ws
         self.pool = pool
@@ -104,7 +109,7 @@ class ClientConnection:
         self.metrics = metrics
         self.limits = limits
         self.executor = executor
-        self.session = Session(limits, hello_token, externals)
+        self.session = Session(limits, hello_token, externals, health)
         self.outbox = Outbox(OUTBOX_LIMIT, OUTBOX_BYTES)
         self.auth_failures = auth_failures
         self.ticket: Ticket[SearchResult] | None = None
@@ -276,7 +281,16 @@ class ClientConnection:
             def on_sent() -> None:
                 self.metrics.lateness.observe(time.monotonic() - job.deadline)
 
-        await self._send(self.session.finish_think(result, ticket.queued_ms), encoding, on_sent)
+        answer = self.session.finish_think(result, ticket.queued_ms)
+        try:
+            frame = encode(answer.to_wire(), encoding)
+        except UNENCODABLE as error:
+            # Exactly one bestmove per think, whatever a searcher returned.
+            logger.error("conn=%d: bestmove cannot be encoded (%s): %r", self.number, error, answer)
+            answer = self.session.fallback_bestmove(answer, job.fallback_move)
+            frame = encode(answer.to_wire(), encoding)
+        self._count_sent(answer)
+        await self.outbox.put(frame, on_sent)
         late_ms = (time.monotonic() - job.deadline) * 1000
         logger.info(
             "think conn=%d game=%s limits=%s move=%s depth=%d nodes=%d reason=%s time_ms=%d "
@@ -376,7 +390,12 @@ class ClientConnection:
         await self.outbox.put(encode(message.to_wire(), encoding), on_sent)
 
     def _send_nowait(self, message: Reply, encoding: Encoding) -> None:
-        if self.outbox.offer(encode(message.to_wire(), encoding)):
+        try:
+            frame = encode(message.to_wire(), encoding)
+        except UNENCODABLE as error:
+            logger.error("conn=%d: %r cannot be encoded (%s): dropped", self.number, message, error)
+            return
+        if self.outbox.offer(frame):
             self.metrics.messages_out.inc(message.type)
         else:
             self.metrics.info_dropped.inc()

@@ -11,6 +11,7 @@ rejected request.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import secrets
 from collections.abc import Callable
@@ -23,6 +24,7 @@ from engine.game import ALPHABETA, CHANCE, EXPECTIMINIMAX, MCTS, Game
 from engine.registry import create_game, describe_games
 from engine.search.limits import Deadlines, plan_deadlines
 from engine.search.results import Info, SearchResult
+from engine.search.score import Score
 from engine.search.trace import (
     DEFAULT_MAX_NODES,
     DEFAULT_TRACE_PLAYOUTS,
@@ -64,8 +66,9 @@ from protocol.records import (
     Info as InfoMessage,
 )
 from server import SERVER_NAME, SERVER_VERSION
-from server.external import ExternalEngine, offered_algorithms
+from server.external import ENGINE_ERROR, ExternalEngine, offered_algorithms
 from server.jobs import SearchJob, TraceJob
+from server.programs.health import ProgramHealth
 
 
 @dataclass(slots=True)
@@ -92,13 +95,16 @@ class Session:
         limits: ServerLimits | None = None,
         hello_token: Callable[[str | None], bool] | None = None,
         externals: tuple[ExternalEngine, ...] = (),
+        health: ProgramHealth | None = None,
     ) -> None:
         """``hello_token``, when given, checks the token this session must send in ``hello``
         before any other request (a browser on a server started with ``--token``).
-        ``externals`` are the engine programs this server offers besides its own searches.
+        ``externals`` are the engine programs this server offers besides its own searches;
+        ``health`` says which of them cannot be used.
         """
         self.limits = limits or ServerLimits()
         self.externals = externals
+        self.health = health
         self._hello_token = hello_token
         self.client = ""
         self.game: Game[Any, Any] | None = None
@@ -180,6 +186,9 @@ class Session:
             entry["algorithms"] = offered_algorithms(
                 entry["name"], entry["algorithms"], self.externals
             )
+            unavailable = {} if self.health is None else self.health.unavailable(entry["name"])
+            if unavailable:
+                entry["unavailable"] = unavailable
         return games
 
     def _new_game(self, request: NewGame) -> GameState:
@@ -319,6 +328,25 @@ class Session:
             algorithm=self._think_algorithm,
             playouts=result.playouts if self._think_algorithm == MCTS else None,
             id=think_id,
+        )
+
+    @staticmethod
+    def fallback_bestmove(answer: BestMove, move: str) -> BestMove:
+        """``answer`` (a ``bestmove`` that cannot be encoded) as the unsearched ``move``.
+
+        Only the search's figures can be out of reach of an encoding; the
+        id, times and algorithm are the server's own.
+        """
+        return dataclasses.replace(
+            answer,
+            move=move,
+            score=Score(value=0),
+            depth=0,
+            seldepth=0,
+            pv=(move,),
+            nodes=0,
+            reason=ENGINE_ERROR,
+            playouts=None if answer.playouts is None else 0,
         )
 
     def abandon_think(self) -> None:

@@ -26,6 +26,7 @@ import ctypes
 import json
 import os
 import signal
+import time
 import traceback
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -42,7 +43,13 @@ from engine.searchers import GameSearcher, searcher_for
 from protocol.codec import Encoding, encode
 from protocol.errors import RequestId, from_game_error
 from protocol.records import TraceReply as TraceMessage
-from server.external import ExternalEngine, ProgramSearcher, find_external, program_searcher
+from server.external import (
+    STARTUP_WAIT_S,
+    ExternalEngine,
+    ProgramSearcher,
+    find_external,
+    program_searcher,
+)
 
 #: Searchers kept per worker. Each holds a transposition table of up to
 #: ``tt_slots`` entries (about 30 MB at the default 2**18 when full), so a
@@ -200,15 +207,21 @@ def _trace(job: WorkerJob, task: TraceTask, stop: StopFlag) -> TraceReply:
 def _start_externals(
     searchers: OrderedDict[str, GameSearcher], externals: tuple[ExternalEngine, ...]
 ) -> None:
-    """Start the external engines before reporting ready: a first think keeps its whole time.
+    """Start the external engines in the background before reporting ready.
 
-    An engine that will not start is left to the first think, which answers
-    with reason ``engine_error`` (and tries again).
+    Their handshakes get STARTUP_WAIT_S in all, so that a first think keeps
+    its whole time; one that takes longer (or hangs) goes on in the
+    background, and a think waits for it only until its own deadline.
     """
+    started = []
     for external in externals[:MAX_CACHED_SEARCHERS]:
         searcher = program_searcher(external, create_game(external.game))
         searchers[_searcher_key(external.game, {}, external.name)] = searcher
         searcher.start()
+        started.append(searcher)
+    deadline = time.monotonic() + STARTUP_WAIT_S
+    for searcher in started:
+        searcher.wait_started(deadline)
 
 
 def _searcher_key(game: str, options: dict[str, Any], algorithm: str) -> str:

@@ -1,6 +1,7 @@
 """A small UCI engine for the external-engine tests: plays legal moves, or fails on purpose.
 
-``python fake_uci_engine.py MODE``; the modes are how real engines go wrong:
+``python fake_uci_engine.py MODE``; the modes are how real engines go wrong
+(the hostile-program kit of issue 26):
 
 * ``ok``: reports one depth a millisecond and answers at ``movetime``, at
   ``stop`` or after ``depth`` reports;
@@ -8,16 +9,29 @@
 * ``hang``: reports once, then ignores everything, ``stop`` included;
 * ``illegal``: reports a legal line, then answers a move that is not legal;
 * ``garbage``: writes lines UCI does not know and broken ``info`` lines
-  between good ones, then answers properly.
+  between good ones, then answers properly;
+* ``huge``: reports numbers beyond 64 bits (nodes, depth, nps, time, score);
+* ``liar``: reports out-of-range figures (``score cp 1000000000000``,
+  ``nodes -7``, ``seldepth -5``) and a pv legal only in its first move;
+* ``longpv``: reports a pv of 200,000 moves, the first 200 legal;
+* ``flood``: prints ``info string`` lines without end, even while idle;
+* ``nohandshake``: never finishes its handshake (no ``uciok``);
+* ``refuse``: answers every ``setoption`` with an error line.
+
+It declares one option, ``Speed`` (spin 1..9).
 """
 
 from __future__ import annotations
 
+import random
 import select
 import sys
+import threading
 import time
 
 import chess
+
+HUGE = 10**30
 
 
 def say(line: str) -> None:
@@ -30,9 +44,50 @@ def pending_line(timeout: float) -> str | None:
     return sys.stdin.readline() if ready else None
 
 
+def flood() -> None:
+    line = "info string " + "x" * 100 + "\n"
+    try:
+        while True:
+            sys.stdout.write(line * 100)
+            sys.stdout.flush()
+    except (BrokenPipeError, OSError):
+        return
+
+
+def legal_line(board: chess.Board, plies: int) -> list[str]:
+    """A seeded random line of legal moves that ends no game (no repetition, no mate)."""
+    chooser = random.Random(1)
+    play = board.copy()
+    line: list[str] = []
+    while len(line) < plies:
+        moves = sorted(play.legal_moves, key=lambda m: m.uci())
+        chooser.shuffle(moves)
+        for move in moves:
+            play.push(move)
+            if not play.is_game_over(claim_draw=True):
+                line.append(move.uci())
+                break
+            play.pop()
+        else:
+            break
+    return line
+
+
 def search(board: chess.Board, words: list[str], mode: str) -> None:
     move = sorted(board.legal_moves, key=lambda m: m.uci())[0].uci()
-    say(f"info depth 1 seldepth 1 score cp 12 nodes 40 nps 4000 time 1 pv {move}")
+    if mode == "huge":
+        say(
+            f"info depth {HUGE} seldepth {HUGE} score cp {HUGE} nodes {HUGE} nps {HUGE} "
+            f"time {HUGE} hashfull {HUGE} pv {move}"
+        )
+    elif mode == "liar":
+        say(f"info depth 3 seldepth -5 score cp 1000000000000 nodes -7 nps -1 pv {move} zzzz qqqq")
+    elif mode == "longpv":
+        line = legal_line(board, 200)
+        say(f"info depth 4 score cp 5 nodes 400 pv {' '.join(line + ['a1a1'] * 199_800)}")
+        move = line[0]
+    else:
+        say(f"info depth 1 seldepth 1 score cp 12 nodes 40 nps 4000 time 1 pv {move}")
     if mode == "crash":
         sys.exit(3)
     if mode == "hang":
@@ -40,6 +95,9 @@ def search(board: chess.Board, words: list[str], mode: str) -> None:
             time.sleep(1)
     if mode == "illegal":
         say("bestmove a1a1")
+        return
+    if mode in ("huge", "liar", "longpv"):
+        say(f"bestmove {move}")
         return
     movetime = int(words[words.index("movetime") + 1]) / 1000 if "movetime" in words else None
     depth = int(words[words.index("depth") + 1]) if "depth" in words else None
@@ -64,6 +122,8 @@ def search(board: chess.Board, words: list[str], mode: str) -> None:
 def main() -> None:
     mode = sys.argv[1] if len(sys.argv) > 1 else "ok"
     board = chess.Board()
+    if mode == "flood":
+        threading.Thread(target=flood, daemon=True).start()
     for raw in sys.stdin:
         words = raw.split()
         if not words:
@@ -71,7 +131,10 @@ def main() -> None:
         if words[0] == "uci":
             say("id name fake-" + mode)
             say("option name Speed type spin default 1 min 1 max 9")
-            say("uciok")
+            if mode != "nohandshake":
+                say("uciok")
+        elif words[0] == "setoption" and mode == "refuse":
+            say("info string ERROR: option refused")
         elif words[0] == "isready":
             say("readyok")
         elif words[0] == "position" and words[1] == "fen":

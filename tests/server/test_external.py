@@ -138,8 +138,11 @@ async def test_a_failing_engine_still_answers_every_think(mode: str) -> None:
     engines = (fake(mode, default=True),)
     async with running_server(externals=engines) as server, raw_client(server.port) as client:
         await client.request({"type": "new_game", "id": 1, "game": "chess"})
-        for think_id in (2, 3):  # the second think gets a new program
-            _, best = await client.think(think_id, {"movetime_ms": 300})
+        # The second think gets a new program (started in the background as
+        # the first failed): time enough for it to start, it fails at once.
+        movetime_ms = 300 if mode == "garbage" else int(3000 * UNIT)
+        for think_id in (2, 3):
+            _, best = await client.think(think_id, {"movetime_ms": movetime_ms})
             assert chess.Move.from_uci(best["move"]) in chess.Board().legal_moves
             expected = "time" if mode == "garbage" else "engine_error"
             assert best["reason"] == expected, best
@@ -212,6 +215,8 @@ async def test_gnu_go_behind_the_server_plays_and_is_stopped() -> None:
         _, best = await client.think(2, {"movetime_ms": 3000})
         assert best["algorithm"] == "gnugo" and best["move"] in reply["legal_moves"]
         assert best["move"] == best["move"].upper()  # our notation, not GTP's
+        # It answered by itself within its time: a search stands behind the move.
+        assert (best["reason"], best["depth"]) == ("engine", 1), best
 
 
 @pytest.mark.asyncio

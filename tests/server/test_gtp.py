@@ -3,18 +3,11 @@
 from __future__ import annotations
 
 import io
-import shutil
-import sys
 
-import pytest
-
-from clients.gtp.controller import GtpCommandError, GtpProcess
-from clients.gtp.match import play_game
 from engine.registry import create_game
 from engine.search.limits import Limits
 from engine.search.results import SearchResult
 from server.frontends.gtp import Genmove, GtpEngine, serve
-from tests.timing import UNIT
 
 #: Commands the issue names; every one must be listed and known.
 REQUIRED_COMMANDS = [
@@ -154,33 +147,3 @@ def test_time_settings_and_time_left_drive_the_search_clock() -> None:
     assert engine._limits(0).movetime_ms == engine.movetime_ms
     assert refused(engine, "time_settings 1 2") == "syntax error"
 
-
-def test_arena_gtp_runs_as_a_program_for_controllers() -> None:
-    command = [sys.executable, "-m", "clients", "gtp", "--playouts", "100"]
-    with GtpProcess(command, "arena") as arena:
-        assert arena.send("protocol_version") == "2"
-        arena.send("boardsize 9")
-        arena.send("clear_board")
-        vertex = arena.send("genmove b", timeout=60 * UNIT)
-        assert vertex and vertex != "resign"
-        assert "X" in arena.send("showboard")
-        with pytest.raises(GtpCommandError, match="illegal move"):
-            arena.send(f"play w {vertex}")
-
-
-@pytest.mark.skipif(shutil.which("gnugo") is None, reason="GNU Go (gnugo) is not installed")
-def test_a_match_against_gnu_go_is_played_to_the_end_by_both_rules() -> None:
-    """A small GTP referee plays arena gtp against gnugo --mode gtp on 7x7."""
-    ours = [sys.executable, "-m", "clients", "gtp", "--playouts", "300", "--resign-below", "0"]
-    theirs = ["gnugo", "--mode", "gtp", "--level", "1", "--chinese-rules", "--capture-all-dead"]
-    with GtpProcess(ours, "arena") as arena, GtpProcess(theirs, "gnugo") as gnugo:
-        record = play_game(gnugo, arena, size=7, komi=7.5, max_moves=150)
-    assert record.reason, record
-    assert "refused" not in record.reason and "forfeits" not in record.reason, record
-    assert set(record.engine_scores) == {"arena", "gnugo"}
-    ours_count = record.engine_scores["arena"]
-    assert ours_count == "0" or ours_count[:2] in {"B+", "W+"}, record
-    game = create_game("go", {"size": 7, "komi": 7.5})
-    state = game.initial_state()
-    for move in record.moves:
-        state = game.play(state, game.parse_move(state, move))

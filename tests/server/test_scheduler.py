@@ -14,12 +14,12 @@ import random
 from typing import Any
 
 import pytest
-from protocol.codec import Encoding, decode
 
 from engine.registry import create_game
 from engine.search.limits import Deadlines, Limits
 from engine.search.results import Info, SearchResult
 from engine.search.score import Score
+from protocol.codec import Encoding, decode
 from server.jobs import SearchJob, TraceJob
 from server.runtime.constants import (
     GUARD_LEAD_S,

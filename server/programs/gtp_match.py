@@ -1,25 +1,80 @@
-"""A referee for games between two GTP engines, judged by our rules.
+"""A referee for games between two GTP programs, judged by our rules.
 
-:func:`play_game` sets both engines up (board size, komi, an empty board),
-asks the side to move for ``genmove``, checks the answer against
-:class:`engine.games.go.Go` (an illegal move loses), passes it to the other
-engine with ``play`` and goes on until a resignation, two passes in a row
-or the move cap. A finished game is scored by area (Tromp-Taylor) as the
-game itself scores it; each engine's own ``final_score`` is recorded
-beside it, since engines that remove dead stones by judgement (GNU Go)
-may count differently.
+:class:`GtpProgram` drives one program (GNU Go, or ``arena gtp`` itself)
+through :class:`~server.programs.process.LineProcess`, one method call per
+command, every command with a timeout. :func:`play_game` sets both engines
+up (board size, komi, an empty board), asks the side to move for
+``genmove``, checks the answer against :class:`engine.games.go.Go` (an
+illegal move loses), passes it to the other engine with ``play`` and goes
+on until a resignation, two passes in a row or the move cap. A finished
+game is scored by area (Tromp-Taylor) as the game itself scores it; each
+engine's own ``final_score`` is recorded beside it, since engines that
+remove dead stones by judgement (GNU Go) may count differently.
+
+The tests of ``arena gtp`` and ``bench/gnugo_bench.py`` use it. It lives
+with the server because it drives outside programs with the server's one
+driver; ``clients/`` keeps no process driver of its own.
 """
 
 from __future__ import annotations
 
+import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from types import TracebackType
+from typing import Any, Final
 
-from clients.gtp.controller import GtpCommandError, GtpProcess
 from engine.errors import GameError
 from engine.games.go import Go
+from server.programs import gtp
+from server.programs.process import LineProcess, ProgramError
 
-COLOUR_NAMES = ("black", "white")
+#: Seconds a command may take when the caller gives no timeout; ``genmove``
+#: callers pass their own.
+DEFAULT_TIMEOUT_S: Final = 30.0
+#: Seconds allowed for ``quit`` before the process is killed.
+QUIT_TIMEOUT_S: Final = 3.0
+COLOUR_NAMES: Final = ("black", "white")
+
+
+class GtpCommandError(Exception):
+    """A command failed: an error answer (``?``), a timeout or an exited program."""
+
+
+class GtpProgram:
+    """A running GTP program; :meth:`send` one command at a time. A context manager."""
+
+    def __init__(self, command: Sequence[str], name: str | None = None) -> None:
+        try:
+            self._process = LineProcess(command, name)
+        except ProgramError as error:
+            raise GtpCommandError(str(error)) from None
+        self.name = self._process.name
+
+    def send(self, command: str, timeout: float = DEFAULT_TIMEOUT_S) -> str:
+        """The answer to ``command`` (without the ``=``); raises :class:`GtpCommandError`."""
+        try:
+            answer = gtp.command(self._process, command, time.monotonic() + timeout)
+        except (ProgramError, ValueError) as error:
+            raise GtpCommandError(str(error)) from None
+        if answer is None:
+            raise GtpCommandError(f"{self.name} did not answer {command!r} within {timeout:g} s")
+        return answer
+
+    def close(self) -> None:
+        """Send ``quit`` and end the program (killed if it does not exit in time)."""
+        self._process.close("quit", QUIT_TIMEOUT_S)
+
+    def __enter__(self) -> GtpProgram:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
 
 
 @dataclass(slots=True)
@@ -38,8 +93,8 @@ class GameRecord:
 
 
 def play_game(
-    black: GtpProcess,
-    white: GtpProcess,
+    black: GtpProgram,
+    white: GtpProgram,
     size: int = 9,
     komi: float = 7.5,
     max_moves: int | None = None,

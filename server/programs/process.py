@@ -1,0 +1,272 @@
+"""The one driver of an outside program that speaks a line protocol (UCI, GTP, JSON lines).
+
+:class:`LineProcess` starts the program, writes it one line at a time and
+reads its lines through a reader thread, so that every read has a deadline
+(a pipe's ``readline`` has none) and can look at a stop flag. Everything an
+outside program can do to its driver is bounded:
+
+* a line longer than :data:`MAX_LINE_BYTES` is cut there (the rest of it is
+  read and dropped, never held);
+* output nobody reads (an engine printing ``info string`` while idle) is
+  held up to :data:`MAX_UNREAD_BYTES`; beyond that the program is taken
+  for a flood, killed, and the reason is logged and kept in :attr:`failure`;
+* its stderr is not lost, and not held whole: the last
+  :data:`STDERR_TAIL_BYTES` are kept for the message that says why it failed;
+* it dies with the process that drives it (Linux ``PR_SET_PDEATHSIG``: as
+  that follows the *thread* that started it, start it from a thread that
+  lives as long as the program should, such as the main thread), and
+  :meth:`kill` ends its whole process group (a wrapper script's children too).
+
+Lines sent to the program may hold no control character: a newline inside
+a value would be a second command (``ValueError``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import logging
+import os
+import signal
+import subprocess
+import threading
+import time
+from collections import deque
+from collections.abc import Sequence
+from typing import IO, Final
+
+from engine.search.budget import StopSignal
+
+logger = logging.getLogger(__name__)
+
+#: Longest line kept, in bytes. UCI's longest useful line is an ``info``
+#: with a principal variation: at most MAX_PV_MOVES (128) moves of at most
+#: 5 characters, under 1 KiB, plus its figures; 16 KiB leaves room for any
+#: engine's strings, and bounds what a line without an end can cost.
+MAX_LINE_BYTES: Final = 16 * 1024
+#: Output held unread before the program counts as flooding. Stockfish
+#: writes a few kilobytes per think, all read as it comes; 1 MiB is
+#: hundreds of thinks' worth, and what an idle worker may hold per program.
+MAX_UNREAD_BYTES: Final = 1024 * 1024
+#: What a held line costs besides its characters (its str object and deque
+#: slot, about 60 bytes in CPython): empty lines count against the bound too.
+LINE_OVERHEAD_BYTES: Final = 64
+#: The end of the program's stderr kept for diagnostics (a crash's message).
+STDERR_TAIL_BYTES: Final = 4096
+#: How long a killed program is waited for (SIGKILL cannot be ignored: a
+#: process ends within milliseconds unless it is stuck in the kernel).
+KILL_WAIT_S: Final = 1.0
+#: How often a wait for a line looks at the stop flag.
+POLL_S: Final = 0.005
+#: Linux's prctl option that kills a child when its parent dies: a program
+#: must not outlive the worker that drives it.
+PR_SET_PDEATHSIG: Final = 1
+
+
+class ProgramError(Exception):
+    """The program failed: it would not start, ended, flooded, or broke its protocol."""
+
+
+def _load_libc() -> ctypes.CDLL | None:
+    try:
+        return ctypes.CDLL(None, use_errno=True)
+    except OSError:
+        return None
+
+
+#: Loaded here, not in the child: between fork and exec the child should
+#: do as little as it can (the driver runs reader threads).
+_LIBC: Final = _load_libc()
+
+
+def _die_with_parent() -> None:
+    """In the program's process before it runs: die when the driving process dies (Linux)."""
+    if _LIBC is not None:
+        with contextlib.suppress(AttributeError):
+            _LIBC.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+def has_control_characters(text: str) -> bool:
+    """Whether ``text`` holds a character a line protocol cannot carry (C0, DEL, C1)."""
+    return any(ord(char) < 32 or 127 <= ord(char) < 160 for char in text)
+
+
+class LineProcess:
+    """A running program: :meth:`send` a line, :meth:`read_line` one by a deadline."""
+
+    def __init__(self, argv: Sequence[str], name: str | None = None) -> None:
+        self.argv = tuple(argv)
+        self.name = name or os.path.basename(self.argv[0])
+        try:
+            self._process = subprocess.Popen(
+                self.argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                preexec_fn=_die_with_parent,
+                # Its own process group, so that kill() reaches what it started.
+                start_new_session=True,
+            )
+        except (OSError, ValueError) as error:
+            raise ProgramError(f"cannot start {self.name}: {error}") from None
+        assert self._process.stdin is not None
+        assert self._process.stdout is not None and self._process.stderr is not None
+        self._stdin: IO[bytes] = self._process.stdin
+        self._lines: deque[str] = deque()
+        self._unread_bytes = 0
+        self._ended = False
+        self._changed = threading.Condition()
+        self._stderr_tail = bytearray()
+        #: Why the driver ended the program (a flood), ``None`` otherwise.
+        self.failure: str | None = None
+        stdout, stderr = self._process.stdout, self._process.stderr
+        threading.Thread(target=self._pump_stdout, args=(stdout,), daemon=True).start()
+        threading.Thread(target=self._pump_stderr, args=(stderr,), daemon=True).start()
+
+    @property
+    def pid(self) -> int:
+        return self._process.pid
+
+    def running(self) -> bool:
+        """Whether the program still runs and its output has not ended."""
+        return self._process.poll() is None and not self._ended
+
+    # ------------------------------------------------------------------
+    # Writing and reading.
+
+    def send(self, line: str) -> None:
+        """Write ``line`` and its end; :class:`ProgramError` if the program has ended."""
+        if has_control_characters(line):
+            raise ValueError(f"a line for {self.name} may hold no control character: {line!r}")
+        try:
+            self._stdin.write(line.encode() + b"\n")
+            self._stdin.flush()
+        except (OSError, ValueError):
+            raise ProgramError(f"{self.name} has ended: {self.ended_because()}") from None
+
+    def read_line(self, deadline: float, stop: StopSignal | None = None) -> str | None:
+        """The next line (stripped; ``""`` for an empty one), or ``None`` at ``deadline`` or stop.
+
+        ``deadline`` is a ``time.monotonic()`` time. Raises
+        :class:`ProgramError` once the program's output has ended and
+        every line before the end has been read.
+        """
+        with self._changed:
+            while True:
+                if self._lines:
+                    line = self._lines.popleft()
+                    self._unread_bytes -= len(line) + LINE_OVERHEAD_BYTES
+                    return line
+                if self._ended:
+                    raise ProgramError(f"{self.name} ended: {self.ended_because()}")
+                if stop is not None and stop.is_set():
+                    return None
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return None
+                # Without a stop flag nothing but a line or the end can end
+                # the wait early; with one, look at it every POLL_S.
+                self._changed.wait(left if stop is None else min(left, POLL_S))
+
+    def discard_unread(self) -> int:
+        """Drop the lines read but not yet taken (between two searches); how many."""
+        with self._changed:
+            count = len(self._lines)
+            self._lines.clear()
+            self._unread_bytes = 0
+            return count
+
+    def stderr_tail(self) -> str:
+        """The last of what the program wrote to stderr (at most STDERR_TAIL_BYTES)."""
+        return self._stderr_tail.decode(errors="replace").strip()
+
+    def ended_because(self) -> str:
+        """Why the program is gone, in words: the flood, its exit status, its last stderr."""
+        if self.failure is not None:
+            return self.failure
+        status = self._process.poll()
+        if status is None:
+            # The output has ended first: the exit status follows at once.
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                status = self._process.wait(POLL_S * 10)
+        words = "still running" if status is None else f"exit status {status}"
+        if status is not None and status < 0:
+            with contextlib.suppress(ValueError):
+                words = f"killed by {signal.Signals(-status).name}"
+        tail = self.stderr_tail()
+        if tail:
+            words += f"; stderr: {tail[-300:]}"
+        return words
+
+    # ------------------------------------------------------------------
+    # Ending it.
+
+    def kill(self) -> None:
+        """End the program and what it started at once (SIGKILL to its process group)."""
+        with contextlib.suppress(OSError):
+            os.killpg(self._process.pid, signal.SIGKILL)
+        with contextlib.suppress(OSError):
+            self._process.kill()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self._process.wait(KILL_WAIT_S)
+        with contextlib.suppress(OSError, ValueError):
+            self._stdin.close()
+
+    def close(self, command: str | None, grace_s: float) -> None:
+        """Ask the program to end with ``command`` (``quit``), killing it after ``grace_s``."""
+        if self._process.poll() is None and command is not None:
+            with contextlib.suppress(ProgramError, ValueError):
+                self.send(command)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self._process.wait(grace_s)
+        self.kill()
+
+    # ------------------------------------------------------------------
+    # The reader threads.
+
+    def _pump_stdout(self, stream: IO[bytes]) -> None:
+        try:
+            while True:
+                raw = stream.readline(MAX_LINE_BYTES)
+                if not raw:
+                    break
+                if len(raw) >= MAX_LINE_BYTES and not raw.endswith(b"\n"):
+                    _skip_rest_of_line(stream)
+                line = raw.decode(errors="replace").strip()
+                with self._changed:
+                    cost = len(line) + LINE_OVERHEAD_BYTES
+                    if self._unread_bytes + cost > MAX_UNREAD_BYTES:
+                        self.failure = (
+                            f"flooded its output: more than {MAX_UNREAD_BYTES} bytes unread"
+                        )
+                        break
+                    self._lines.append(line)
+                    self._unread_bytes += cost
+                    self._changed.notify_all()
+        except (OSError, ValueError):
+            pass  # the pipe was closed under us: the program is being ended
+        finally:
+            with self._changed:
+                self._ended = True
+                self._changed.notify_all()
+            if self.failure is not None:
+                logger.warning("%s (pid %d) %s: killed", self.name, self.pid, self.failure)
+                self.kill()
+            with contextlib.suppress(OSError):
+                stream.close()
+
+    def _pump_stderr(self, stream: IO[bytes]) -> None:
+        with contextlib.suppress(OSError, ValueError):
+            while chunk := stream.read1(STDERR_TAIL_BYTES):  # type: ignore[attr-defined]
+                self._stderr_tail += chunk
+                del self._stderr_tail[:-STDERR_TAIL_BYTES]
+        with contextlib.suppress(OSError):
+            stream.close()
+
+
+def _skip_rest_of_line(stream: IO[bytes]) -> None:
+    """Read and drop what is left of an over-long line, up to and with its end."""
+    while True:
+        rest = stream.readline(MAX_LINE_BYTES)
+        if not rest or rest.endswith(b"\n"):
+            return

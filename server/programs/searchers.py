@@ -1,0 +1,514 @@
+"""External engines as searchers: UCI and GTP programs searching in the worker processes.
+
+Each worker process that gets a think for an engine starts the program
+once and keeps it (:class:`UciSearcher`, :class:`GtpSearcher`), so the
+server holds as many engine processes as workers, and everything the pool
+promises holds for them too: ``info`` is streamed (translated to our
+fields and checked against protocol.md: :mod:`server.programs.reports`),
+``stop`` and the deadline end the search with the engine's best move so
+far, and an engine that crashes, hangs, floods, talks nonsense or answers
+an illegal move is replaced while the think is answered with the best
+legal move known (reason ``engine_error``).
+
+A program starts in the background (:meth:`ProgramSearcher.start`): a
+worker is ready at once, and a think waits for the handshake only until its
+own deadline or ``stop`` (and only the first think of a start waits). A
+program that fails again and again is not restarted at every think: it
+restarts after RESTART_BACKOFF_S, and meanwhile each think is answered at
+once with ``engine_error`` (the reason is logged).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Final
+
+from engine.game import Game
+from engine.search.budget import StopSignal
+from engine.search.limits import Deadlines, Limits, plan_deadlines
+from engine.search.results import Info, SearchResult
+from server.programs import gtp
+from server.programs.engines import ExternalEngine
+from server.programs.process import POLL_S, LineProcess, ProgramError
+from server.programs.reports import PvChecker
+from server.programs.uci import go_command, handshake, parse_info
+
+logger = logging.getLogger(__name__)
+
+#: The handshake (``uci`` ... ``uciok``, ``isready`` ... ``readyok``) of a
+#: starting engine: Stockfish takes milliseconds, a large network some
+#: seconds. It runs in the background: no think waits for it past its own
+#: deadline.
+HANDSHAKE_TIMEOUT_S: Final = 10.0
+#: How long a starting worker waits for its engines' handshakes before it
+#: reports ready: a healthy engine (Stockfish: some 50 ms) is up for the
+#: first think, and a hung one delays the server's start by no more than this.
+STARTUP_WAIT_S: Final = 1.0
+#: After ``stop`` an engine answers within milliseconds; one that has not
+#: after this long is taken for hung and killed (the think is answered
+#: ``engine_error``). Well under the pool's WORKER_GRACE_S, so that the
+#: worker answers before the pool gives up on it. protocol.md names it.
+STOP_GRACE_S: Final = 0.5
+#: A GTP command other than ``genmove`` (the board, the time) answers at
+#: once; one that has not after this long is taken for hung.
+GTP_COMMAND_TIMEOUT_S: Final = 5.0
+#: The longest a ``genmove`` without a deadline may take (the server gives
+#: every think one; this bounds a direct caller's).
+UNTIMED_GENMOVE_S: Final = 600.0
+#: Lines an engine may write during one search that are not part of it
+#: before it is taken for broken (a runaway engine must not keep a worker).
+MAX_GARBAGE_LINES: Final = 10_000
+#: Seconds before a program that failed n times in a row may start again
+#: (the last figure repeats): one failure in a search restarts it at once
+#: (a crash is not yet a broken engine), one at its start (it would not
+#: start, hung or refused its options: the same will happen again) waits
+#: from the second figure on; an engine that keeps failing costs one
+#: attempt a minute, and the thinks in between are answered at once.
+RESTART_BACKOFF_S: Final = (0.0, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 60.0)
+#: How long a program ended by us may take to exit after ``quit``.
+QUIT_GRACE_S: Final = 0.2
+#: The reason of an answer the engine failed to give.
+ENGINE_ERROR: Final = "engine_error"
+#: The reason of an answer a program gave by itself before any limit: GTP
+#: has no depth or node limit, and GNU Go plays within the time it is given.
+ENGINE_DONE: Final = "engine"
+
+
+class ExternalEngineError(ProgramError):
+    """The engine failed: it would not start, crashed, hung or broke the protocol."""
+
+
+def bring_up(engine: ExternalEngine, deadline: float) -> LineProcess:
+    """Start ``engine``'s program and take it through its handshake by ``deadline``."""
+    process = LineProcess(engine.argv, engine.name)
+    shake_hands(engine, process, deadline)
+    return process
+
+
+def shake_hands(engine: ExternalEngine, process: LineProcess, deadline: float) -> None:
+    """Take the program through its protocol's handshake; it is ended if that fails."""
+    try:
+        if engine.protocol == "gtp":
+            gtp.required(process, "protocol_version", deadline)
+        else:
+            handshake(process, engine.options, deadline)
+    except (ProgramError, ValueError):
+        process.close(None, 0)
+        raise
+
+
+def probe(engine: ExternalEngine, timeout_s: float = HANDSHAKE_TIMEOUT_S) -> str | None:
+    """Why ``engine`` cannot be used (it will not start or take its options), ``None`` if it can."""
+    try:
+        process = bring_up(engine, time.monotonic() + timeout_s)
+    except (ProgramError, ValueError) as error:
+        return str(error)
+    process.close("quit", QUIT_GRACE_S)
+    return None
+
+
+class _Launch:
+    """One start of a program: the process starts now, its handshake runs in the background.
+
+    The process is started by the calling thread (a worker's main thread):
+    PR_SET_PDEATHSIG fires when the *thread* that started a child ends, so
+    a short-lived thread must not start it.
+    """
+
+    def __init__(self, engine: ExternalEngine) -> None:
+        self.engine = engine
+        self.done = threading.Event()
+        #: The program once through its handshake.
+        self.process: LineProcess | None = None
+        #: The program from its start (to end it while it is still starting).
+        self.starting: LineProcess | None = None
+        self.error: str | None = None
+        #: A think waited for this start until its deadline: later thinks
+        #: do not wait (a hung handshake costs one think, not every think).
+        self.waited_out = False
+        try:
+            process = LineProcess(engine.argv, engine.name)
+        except ProgramError as error:
+            self.error = str(error)
+            self.done.set()
+            return
+        self.starting = process
+        threading.Thread(
+            target=self._run, args=(process,), daemon=True, name=f"handshake {engine.name}"
+        ).start()
+
+    def _run(self, process: LineProcess) -> None:
+        try:
+            shake_hands(self.engine, process, time.monotonic() + HANDSHAKE_TIMEOUT_S)
+            self.process = process
+        except (ProgramError, ValueError) as error:
+            self.error = str(error)
+        finally:
+            self.done.set()
+
+
+class ProgramSearcher:
+    """An engine program as a searcher: what UCI and GTP engines share.
+
+    The program starts in the background with :meth:`start` (or at the
+    first think) and stays up; a failed one is killed and started again
+    (at once, or after its backoff: RESTART_BACKOFF_S).
+    """
+
+    def __init__(self, engine: ExternalEngine, game: Game[Any, Any]) -> None:
+        self.engine = engine
+        self.game = game
+        self._launch: _Launch | None = None
+        self._failures = 0
+        self._retry_at = 0.0
+        #: Why the engine cannot be used now (it is waiting out its backoff).
+        self.unavailable: str | None = None
+
+    def start(self) -> None:
+        """Start the program in the background, unless it runs, starts or waits out a backoff."""
+        launch = self._launch
+        if launch is not None:
+            if not launch.done.is_set():
+                return  # starting
+            if launch.process is not None and launch.process.running():
+                return  # up
+            if launch.process is None:
+                self._failed(launch.error, at_start=True)
+            else:
+                self._failed(f"the program ended: {launch.process.ended_because()}")
+        if time.monotonic() < self._retry_at:
+            return
+        self._launch = _Launch(self.engine)
+
+    def wait_started(self, deadline: float) -> bool:
+        """Wait until the program is through its handshake (or failed), at most to ``deadline``."""
+        launch = self._launch
+        return launch is None or launch.done.wait(max(0.0, deadline - time.monotonic()))
+
+    def think(
+        self,
+        state: Any,
+        limits: Limits | None = None,
+        stop: StopSignal | None = None,
+        on_info: Callable[[Info], None] | None = None,
+        deadlines: Deadlines | None = None,
+    ) -> SearchResult:
+        """Search ``state`` with the program; the contract of our own searchers.
+
+        The session never asks for a think in a finished game: there is a
+        legal move to fall back on.
+        """
+        limits = limits or Limits()
+        started = time.monotonic()
+        deadlines = deadlines or plan_deadlines(limits, started)
+        search = _Search(self.game, state, started)
+        process = self._ready(stop, deadlines)
+        if isinstance(process, _NotReady):
+            if process.stopped:
+                return search.unsearched("stopped")
+            return search.failed(process.why)
+        process.discard_unread()  # what it said while idle (its stray info strings)
+        try:
+            result = self._think(process, search, limits, stop, on_info, deadlines)
+        except _Stopped as stopped:
+            self._restart()  # GTP has no stop: the program was cut off
+            return search.unsearched(stopped.reason)
+        except (ProgramError, ValueError) as error:
+            self._failed(str(error))
+            return search.failed(str(error))
+        self._failures = 0
+        self.unavailable = None
+        return result
+
+    def _ready(self, stop: StopSignal | None, deadlines: Deadlines) -> LineProcess | _NotReady:
+        """The program through its handshake, by the think's deadline or stop; else why not."""
+        self.start()
+        launch = self._launch
+        if launch is None:
+            return _NotReady(f"{self.engine.name} is unavailable: {self.unavailable}")
+        while not launch.done.wait(0 if launch.waited_out else POLL_S):
+            if launch.waited_out:
+                return _NotReady(f"{self.engine.name} is still starting")
+            if stop is not None and stop.is_set():
+                return _NotReady("stopped", stopped=True)
+            if deadlines.hard is not None and time.monotonic() >= deadlines.hard:
+                launch.waited_out = True
+                return _NotReady(f"{self.engine.name} was not ready by the deadline (starting)")
+        if launch.process is None or not launch.process.running():
+            self.start()  # records the failure, and restarts now if its backoff allows
+            return _NotReady(f"{self.engine.name} failed to start: {self.unavailable}")
+        return launch.process
+
+    def _failed(self, why: str | None, at_start: bool = False) -> None:
+        """The program failed: end it, log why, and set when it may start again."""
+        self._failures += 1
+        step = self._failures - 1 + (1 if at_start else 0)
+        backoff = RESTART_BACKOFF_S[min(step, len(RESTART_BACKOFF_S) - 1)]
+        self._retry_at = time.monotonic() + backoff
+        self.unavailable = why or "it failed"
+        logger.warning(
+            "external engine %s failed (%d in a row): %s; %s",
+            self.engine.name,
+            self._failures,
+            self.unavailable,
+            f"next start in {backoff:g} s" if backoff else "restarting it",
+        )
+        self._end()
+
+    def _restart(self) -> None:
+        """End the program (cut off by stop or time, not failed) and start the next one now."""
+        self._end()
+        self.start()
+
+    def _end(self) -> None:
+        launch, self._launch = self._launch, None
+        if launch is not None and launch.process is not None:
+            launch.process.close("quit", QUIT_GRACE_S)
+        elif launch is not None and launch.starting is not None:
+            # Still in its handshake: killed now, its thread sees the end.
+            launch.starting.kill()
+
+    def _think(
+        self,
+        process: LineProcess,
+        search: _Search,
+        limits: Limits,
+        stop: StopSignal | None,
+        on_info: Callable[[Info], None] | None,
+        deadlines: Deadlines,
+    ) -> SearchResult:
+        """The protocol's part of :meth:`think`: raise ProgramError when the engine fails."""
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """End the program (a searcher evicted from a worker's cache, or the worker ending)."""
+        self._end()
+
+    def __del__(self) -> None:
+        self.close()
+
+
+class UciSearcher(ProgramSearcher):
+    """A UCI engine as a searcher: :meth:`think` with the contract of our own searchers."""
+
+    def _think(
+        self,
+        process: LineProcess,
+        search: _Search,
+        limits: Limits,
+        stop: StopSignal | None,
+        on_info: Callable[[Info], None] | None,
+        deadlines: Deadlines,
+    ) -> SearchResult:
+        state = search.state
+        process.send(f"position fen {self.game.format_position(state)}")
+        process.send(go_command(limits, deadlines, self.game.to_move(state), search.started))
+        return self._follow(process, search, limits, stop, on_info, deadlines)
+
+    def _follow(
+        self,
+        process: LineProcess,
+        search: _Search,
+        limits: Limits,
+        stop: StopSignal | None,
+        on_info: Callable[[Info], None] | None,
+        deadlines: Deadlines,
+    ) -> SearchResult:
+        """Read the search's lines until ``bestmove``; stop it at the deadline or on request."""
+        stopped_at: float | None = None
+        reason = _limit_reason(limits)
+        garbage = 0
+        while True:
+            now = time.monotonic()
+            if stopped_at is None:
+                asked = stop is not None and stop.is_set()
+                overdue = deadlines.hard is not None and now >= deadlines.hard
+                if asked or overdue:
+                    process.send("stop")
+                    stopped_at, reason = now, "stopped" if asked else "time"
+            elif now - stopped_at > STOP_GRACE_S:
+                raise ExternalEngineError(f"the engine did not answer stop in {STOP_GRACE_S:g} s")
+            if stopped_at is not None:
+                wait_until = stopped_at + STOP_GRACE_S
+                line = process.read_line(wait_until)
+            else:
+                wait_until = now + POLL_S * 20
+                if deadlines.hard is not None:
+                    wait_until = min(wait_until, deadlines.hard)
+                line = process.read_line(wait_until, stop)
+            if not line:
+                continue
+            word = line.split(maxsplit=1)[0]
+            if word == "info":
+                info = search.on_info_line(line)
+                if info is not None and on_info is not None:
+                    on_info(info)
+            elif word == "bestmove":
+                return search.answer(line, reason)
+            else:
+                garbage += 1
+                if garbage > MAX_GARBAGE_LINES:
+                    raise ExternalEngineError("the engine writes lines UCI does not know")
+
+
+class GtpSearcher(ProgramSearcher):
+    """A GTP engine (GNU Go) as a searcher.
+
+    GTP has no position command and no stop: each think sends the board
+    (``boardsize``, ``komi``, ``clear_board``, then the stones as ``play``
+    commands: placing the stones of a legal position captures nothing),
+    the time to the deadline (``time_settings``/``time_left``, seconds),
+    and ``genmove``. A ``stop`` or an overrun kills the program: there is no
+    best move so far, so the think gets the first legal move (depth 0).
+    Without the moves before the position the engine does not know the ko
+    of the last capture; a move it answers that our rules refuse is an
+    ``engine_error``. GTP reports no depth, score or nodes: a move the
+    engine chose by itself is answered with depth 1 (a search stands behind
+    it; how deep is unknown), score 0, nodes 0 and reason ``engine``.
+    """
+
+    def _think(
+        self,
+        process: LineProcess,
+        search: _Search,
+        limits: Limits,
+        stop: StopSignal | None,
+        on_info: Callable[[Info], None] | None,
+        deadlines: Deadlines,
+    ) -> SearchResult:
+        state = search.state
+        colour = ("black", "white")[self.game.to_move(state)]
+        setup = self._setup(state)
+        if deadlines.hard is not None:
+            seconds = max(1, int(deadlines.hard - time.monotonic()))
+            setup += [f"time_settings 0 {seconds} 1", f"time_left {colour} {seconds} 1"]
+        for command in setup:
+            answered = gtp.command(process, command, time.monotonic() + GTP_COMMAND_TIMEOUT_S, stop)
+            if answered is None:
+                if stop is not None and stop.is_set():
+                    raise _Stopped("stopped")
+                raise ExternalEngineError(f"the engine did not answer {command.split()[0]}")
+        # A program needs a moment to send the move it settled on at its
+        # deadline: STOP_GRACE_S, as a UCI engine's answer to stop. An
+        # untimed think still has a bound (the server caps every think).
+        if deadlines.hard is not None:
+            deadline = deadlines.hard + STOP_GRACE_S
+        else:
+            deadline = time.monotonic() + UNTIMED_GENMOVE_S
+        move = gtp.command(process, f"genmove {colour}", deadline, stop)
+        if move is not None:
+            return search.chosen(move)
+        raise _Stopped("stopped" if stop is not None and stop.is_set() else "time")
+
+    def _setup(self, state: Any) -> list[str]:
+        """GTP commands that put ``state``'s board on the engine's."""
+        game = self.game
+        commands = [
+            f"boardsize {game.options['size']}",
+            "clear_board",
+            f"komi {game.options['komi']}",
+        ]
+        for point in getattr(game, "points", ()):
+            stone = state.board[point]
+            if stone:
+                colour = "black" if stone == 1 else "white"
+                commands.append(f"play {colour} {game.format_move(state, point)}")
+        return commands
+
+
+def _limit_reason(limits: Limits) -> str:
+    """Why a search that ended by itself ended: its depth, its nodes, else its time."""
+    return "depth" if limits.depth else "nodes" if limits.nodes else "time"
+
+
+def program_searcher(engine: ExternalEngine, game: Game[Any, Any]) -> ProgramSearcher:
+    """The searcher that drives ``engine`` by its protocol."""
+    return GtpSearcher(engine, game) if engine.protocol == "gtp" else UciSearcher(engine, game)
+
+
+@dataclass(frozen=True, slots=True)
+class _NotReady:
+    """Why a think has no program to search with: ``stopped``, or it failed (``why``)."""
+
+    why: str
+    stopped: bool = False
+
+
+class _Stopped(Exception):
+    """A GTP command was cut short: ``reason`` is ``stopped`` or ``time``."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class _Search:
+    """One search's progress as the engine reported it (checked), and its answer."""
+
+    def __init__(self, game: Game[Any, Any], state: Any, started: float) -> None:
+        self.game = game
+        self.state = state
+        self.started = started
+        self.last: Info | None = None
+        self.completed_depth = 0
+        self.pvs = PvChecker(game, state)
+
+    def elapsed_ms(self) -> int:
+        return int((time.monotonic() - self.started) * 1000)
+
+    def on_info_line(self, line: str) -> Info | None:
+        """Our :class:`Info` for an ``info`` line with a legal pv, else ``None``."""
+        parsed = parse_info(line, self.elapsed_ms())
+        info = None if parsed is None else self.pvs.checked(parsed)
+        if info is None:
+            return None
+        self.last = info
+        self.completed_depth = max(self.completed_depth, info.depth)
+        return info
+
+    def answer(self, line: str, reason: str) -> SearchResult:
+        words = line.split()
+        answered = words[1] if len(words) > 1 else ""
+        move = self._legal(answered)
+        if self.last is None:
+            return SearchResult.unsearched(move, reason, self.elapsed_ms())
+        result = SearchResult.from_progress(
+            self.last, self.completed_depth, reason, self.elapsed_ms()
+        )
+        if move != self.last.pv[0]:
+            # The engine played another move than its line (a weakened
+            # Stockfish does): the search's depth and score, that move.
+            result = dataclasses.replace(result, move=move, pv=(move,))
+        return result
+
+    def chosen(self, answered: str) -> SearchResult:
+        """A GTP engine's move: depth 1 (searched, depth unknown), reason ``engine``."""
+        move = self._legal(answered)
+        answer = SearchResult.unsearched(move, ENGINE_DONE, self.elapsed_ms())
+        return dataclasses.replace(answer, depth=1, seldepth=1)
+
+    def _legal(self, answered: str) -> str:
+        """The engine's move in our notation; an illegal one is the engine's failure."""
+        move = self.pvs.canonical(answered)
+        if move is None:
+            raise ExternalEngineError(f"the engine answered {answered[:20] or 'nothing'}, illegal")
+        return move
+
+    def unsearched(self, reason: str) -> SearchResult:
+        """The first legal move, depth 0: nothing the engine searched stands behind it."""
+        first = self.game.format_move(self.state, self.game.ordered_moves(self.state)[0])
+        return SearchResult.unsearched(first, reason, self.elapsed_ms())
+
+    def failed(self, why: str) -> SearchResult:
+        """The best legal move known when the engine failed: its last report's, else the first."""
+        logger.info("external engine answer replaced (engine_error): %s", why)
+        if self.last is not None:
+            return SearchResult.from_progress(
+                self.last, self.completed_depth, ENGINE_ERROR, self.elapsed_ms()
+            )
+        return self.unsearched(ENGINE_ERROR)

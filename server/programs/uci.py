@@ -1,0 +1,207 @@
+"""What the Universal Chess Interface says over a :class:`~server.programs.process.LineProcess`.
+
+The handshake (:func:`handshake`: ``uci`` ... ``uciok``, the options, then
+``isready`` ... ``readyok``) checks every ``--external`` option against the
+options the engine declares (name, type, range) before it is sent, and takes
+an error line between ``setoption`` and ``readyok`` (Stockfish's ``No such
+option``) as a refusal: an engine that would run with options it did not
+take is not used. :func:`go_command` and :func:`parse_info` translate a
+think's limits and the engine's reports; the figures pass
+:mod:`server.programs.reports` first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Final
+
+from engine.search.limits import Deadlines, Limits
+from engine.search.results import Info
+from engine.search.score import Score
+from server.programs.process import LineProcess, ProgramError
+from server.programs.reports import checked_counters, checked_score
+
+#: Lines an engine may write during its handshake before it is taken for
+#: broken (Stockfish writes about 25: its name, authors and options).
+MAX_HANDSHAKE_LINES: Final = 1000
+#: Words that make a line between ``setoption`` and ``readyok`` a refusal.
+#: Stockfish says ``No such option: X``; others print ``info string
+#: ERROR ...``, ``Unknown option`` or ``invalid value``.
+REFUSAL_WORDS: Final = ("no such option", "error", "unknown", "invalid", "illegal")
+
+
+@dataclass(frozen=True, slots=True)
+class UciOption:
+    """An option as the engine declared it (``option name ... type ...``)."""
+
+    name: str
+    kind: str
+    minimum: int | None = None
+    maximum: int | None = None
+    choices: tuple[str, ...] = ()
+
+
+def parse_option(line: str) -> UciOption | None:
+    """The option of an ``option name N type T [default D] [min a] [max b] [var v]...`` line."""
+    words = line.split()
+    keys = ("name", "type", "default", "min", "max", "var")
+    fields: dict[str, list[str]] = {}
+    choices: list[str] = []
+    key: str | None = None
+    for word in words[1:]:
+        if word in keys and (key != "name" or word == "type"):
+            key = word
+            if key == "var":
+                choices.append("")
+            fields.setdefault(key, [])
+        elif key == "var":
+            choices[-1] = f"{choices[-1]} {word}".strip()
+        elif key is not None:
+            fields[key].append(word)
+    name, kind = " ".join(fields.get("name", [])), " ".join(fields.get("type", []))
+    if not name or not kind:
+        return None
+    try:
+        low = int(fields["min"][0]) if fields.get("min") else None
+        high = int(fields["max"][0]) if fields.get("max") else None
+    except ValueError:
+        low = high = None
+    return UciOption(name, kind, low, high, tuple(choices))
+
+
+def option_problem(option: UciOption, value: str) -> str | None:
+    """Why ``value`` does not suit ``option`` as declared, else ``None``."""
+    if option.kind == "spin":
+        try:
+            number = int(value)
+        except ValueError:
+            return f"{option.name} takes a whole number, not {value!r}"
+        low = option.minimum if option.minimum is not None else number
+        high = option.maximum if option.maximum is not None else number
+        if not low <= number <= high:
+            return f"{option.name} takes {low}..{high}, not {number}"
+    elif option.kind == "check" and value.lower() not in ("true", "false"):
+        return f"{option.name} takes true or false, not {value!r}"
+    elif option.kind == "combo" and value.lower() not in (c.lower() for c in option.choices):
+        return f"{option.name} takes one of {', '.join(option.choices)}, not {value!r}"
+    return None
+
+
+def handshake(
+    process: LineProcess, options: Sequence[tuple[str, str]], deadline: float
+) -> dict[str, UciOption]:
+    """Bring the engine up with ``options``; its declared options. ProgramError says what failed."""
+    process.send("uci")
+    declared: dict[str, UciOption] = {}
+    for _ in range(MAX_HANDSHAKE_LINES):
+        line = _line_by(process, deadline, "uciok")
+        if line == "uciok":
+            break
+        if line.startswith("option "):
+            option = parse_option(line)
+            if option is not None:
+                declared[option.name.lower()] = option  # UCI names ignore case
+    else:
+        raise ProgramError(f"{process.name} wrote {MAX_HANDSHAKE_LINES} lines without uciok")
+    for name, value in options:
+        option = declared.get(name.lower())
+        if option is None:
+            known = ", ".join(sorted(o.name for o in declared.values())) or "none"
+            raise ProgramError(f"{process.name} has no option {name!r} (it declares: {known})")
+        problem = option_problem(option, value)
+        if problem is not None:
+            raise ProgramError(f"option {problem}")
+        process.send(
+            f"setoption name {option.name}" + ("" if option.kind == "button" else f" value {value}")
+        )
+    process.send("isready")
+    for _ in range(MAX_HANDSHAKE_LINES):
+        line = _line_by(process, deadline, "readyok")
+        if line == "readyok":
+            return declared
+        if options and any(word in line.lower() for word in REFUSAL_WORDS):
+            raise ProgramError(f"{process.name} refused its options: {line[:200]}")
+    raise ProgramError(f"{process.name} wrote {MAX_HANDSHAKE_LINES} lines without readyok")
+
+
+def _line_by(process: LineProcess, deadline: float, awaited: str) -> str:
+    line = process.read_line(deadline)
+    if line is None:
+        raise ProgramError(f"{process.name} did not answer {awaited} in time")
+    return line
+
+
+def go_command(limits: Limits, deadlines: Deadlines, mover: int, now: float) -> str:
+    """``go`` for our limits: the time to the hard deadline as ``movetime``, depth, nodes.
+
+    The deadline was planned once, by the session, from the think's clock
+    or move time; the engine gets what is left of it rather than the clock,
+    so that it cannot plan past the answer the pool owes the client.
+    """
+    words = ["go"]
+    if deadlines.hard is not None:
+        words += ["movetime", str(max(1, int((deadlines.hard - now) * 1000)))]
+    if limits.depth is not None:
+        words += ["depth", str(limits.depth)]
+    if limits.nodes is not None:
+        words += ["nodes", str(limits.nodes)]
+    if len(words) == 1:
+        words.append("infinite")
+    return " ".join(words)
+
+
+def parse_info(line: str, elapsed_ms: int) -> Info | None:
+    """An ``info`` line with ``depth``, ``score`` and ``pv`` as our :class:`Info`, else ``None``.
+
+    Its figures are within protocol.md's bounds (:mod:`server.programs.reports`);
+    its pv is the engine's, still to be checked against the position.
+    """
+    words = line.split()
+    fields: dict[str, int] = {}
+    score: Score | None = None
+    pv: tuple[str, ...] = ()
+    index = 1
+    try:
+        while index < len(words):
+            word = words[index]
+            if word == "pv":
+                pv = tuple(words[index + 1 :])
+                break
+            if word == "score":
+                score = checked_score(words[index + 1], int(words[index + 2]))
+                index += 3
+                # "lowerbound" / "upperbound" follow a bound, not a value.
+                while index < len(words) and words[index] in ("lowerbound", "upperbound"):
+                    index += 1
+                continue
+            if word in ("depth", "seldepth", "nodes", "nps", "time", "hashfull"):
+                fields[word] = int(words[index + 1])
+                index += 2
+                continue
+            if word == "string":
+                return None
+            index += 1
+    except (IndexError, ValueError):
+        return None
+    if score is None or not pv or "depth" not in fields:
+        return None
+    counters = checked_counters(
+        fields["depth"],
+        fields.get("seldepth", fields["depth"]),
+        fields.get("nodes", 0),
+        fields.get("nps", 0),
+        fields.get("time", elapsed_ms),
+        fields.get("hashfull", 0),
+    )
+    return Info(
+        depth=counters["depth"],
+        seldepth=counters["seldepth"],
+        score=score,
+        pv=pv,
+        nodes=counters["nodes"],
+        time_ms=counters["time_ms"],
+        nps=counters["nps"],
+        tt_hit_rate=0.0,
+        hashfull=counters["hashfull"],
+    )

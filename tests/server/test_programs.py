@@ -1,0 +1,140 @@
+"""The one line-protocol driver (server.programs.process) and the UCI handshake's checks."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from server.external import ExternalEngine, parse_external, probe
+from server.programs.process import MAX_LINE_BYTES, LineProcess, ProgramError
+from server.programs.uci import option_problem, parse_option
+from tests.server.server_harness import UNIT
+
+STOCKFISH = shutil.which("stockfish") or (
+    "/usr/games/stockfish" if Path("/usr/games/stockfish").exists() else None
+)
+ECHO = (
+    "import sys\n"
+    "sys.stderr.write('warming up\\n'); sys.stderr.flush()\n"
+    "for line in sys.stdin:\n"
+    "    if line.strip() == 'quit': break\n"
+    "    if line.strip() == 'silence': continue\n"
+    "    print('echo ' + line.strip(), flush=True)\n"
+)
+
+
+def echo() -> LineProcess:
+    return LineProcess([sys.executable, "-c", ECHO], "echo")
+
+
+def test_every_read_has_a_deadline_and_looks_at_the_stop_flag() -> None:
+    process = echo()
+    try:
+        process.send("hello")
+        assert process.read_line(time.monotonic() + 5 * UNIT) == "echo hello"
+        process.send("silence")
+        asked = time.monotonic()
+        assert process.read_line(asked + 0.1) is None
+        assert 0.1 <= time.monotonic() - asked < 0.1 + 1 * UNIT
+        stop = threading.Event()
+        threading.Timer(0.05, stop.set).start()
+        asked = time.monotonic()
+        assert process.read_line(asked + 10 * UNIT, stop) is None
+        assert time.monotonic() - asked < 1 * UNIT
+    finally:
+        process.close("quit", 1 * UNIT)
+    assert not process.running()
+
+
+def test_a_line_with_a_control_character_is_never_sent() -> None:
+    process = echo()
+    try:
+        for line in ("setoption name Hash value 16\nquit", "a\rb", "x\x00", "y\x85"):
+            with pytest.raises(ValueError, match="control character"):
+                process.send(line)
+        process.send("still here")
+        assert process.read_line(time.monotonic() + 5 * UNIT) == "echo still here"
+    finally:
+        process.close("quit", 1 * UNIT)
+
+
+def test_the_end_of_a_program_says_why_with_its_stderr() -> None:
+    crash = "import sys\nsys.stderr.write('boom: out of memory\\n')\nsys.exit(7)"
+    process = LineProcess([sys.executable, "-c", crash], "crasher")
+    with pytest.raises(ProgramError, match=r"exit status 7.*boom: out of memory"):
+        process.read_line(time.monotonic() + 5 * UNIT)
+    with pytest.raises(ProgramError):
+        process.send("anything")
+    with pytest.raises(ProgramError, match="cannot start"):
+        LineProcess(["/nonexistent/program"])
+
+
+def test_kill_ends_what_the_program_started() -> None:
+    """A wrapper script's child dies with it (the process group is killed)."""
+    wrapper = LineProcess(["/bin/sh", "-c", "sleep 600 & echo $!; wait"], "wrapper")
+    child = wrapper.read_line(time.monotonic() + 5 * UNIT)
+    assert child is not None and child.isdigit()
+    wrapper.kill()
+    deadline = time.monotonic() + 5 * UNIT
+    while Path(f"/proc/{child}").exists() and _state(int(child)) != "Z":
+        assert time.monotonic() < deadline, "the wrapper's child outlived it"
+        time.sleep(0.01)
+
+
+def _state(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return "Z"
+
+
+def test_over_long_lines_are_cut() -> None:
+    assert MAX_LINE_BYTES >= 4096
+    long_line = "import sys\nprint('x' * 100_000)\nprint('next')\nsys.stdout.flush()"
+    process = LineProcess([sys.executable, "-c", long_line], "long")
+    line = process.read_line(time.monotonic() + 5 * UNIT)
+    assert line is not None and len(line) == MAX_LINE_BYTES
+    assert process.read_line(time.monotonic() + 5 * UNIT) == "next"
+    process.close(None, 0)
+
+
+def test_uci_options_are_read_and_checked_as_declared() -> None:
+    spin = parse_option("option name Skill Level type spin default 20 min 0 max 20")
+    assert spin is not None and (spin.name, spin.kind, spin.minimum, spin.maximum) == (
+        "Skill Level",
+        "spin",
+        0,
+        20,
+    )
+    assert option_problem(spin, "5") is None
+    assert option_problem(spin, "abc") is not None and option_problem(spin, "21") is not None
+    combo = parse_option("option name Style type combo default Normal var Solid var Risky Play")
+    assert combo is not None and combo.choices == ("Solid", "Risky Play")
+    assert option_problem(combo, "risky play") is None and option_problem(combo, "x")
+    check = parse_option("option name Ponder type check default false")
+    assert check is not None and option_problem(check, "maybe") is not None
+    assert parse_option("option name") is None
+
+
+@pytest.mark.skipif(STOCKFISH is None, reason="stockfish is not installed (apt install stockfish)")
+@pytest.mark.parametrize(
+    ("options", "why"),
+    [
+        ("?Hash=16&Threads=1&Skill Level=5", None),
+        ("?Threads=abc", "Threads takes a whole number"),
+        ("?Hash=99999999999", "Hash takes 1.."),
+        ("?Foo=1", "has no option 'Foo'"),
+    ],
+)
+def test_stockfish_options_are_checked_before_it_serves(options: str, why: str | None) -> None:
+    engine: ExternalEngine = parse_external(f"chess:sf=uci:{STOCKFISH}{options}")
+    reason = probe(engine, timeout_s=10 * UNIT)
+    if why is None:
+        assert reason is None
+    else:
+        assert reason is not None and why in reason, reason
