@@ -20,10 +20,10 @@ from typing import Any
 import chess
 import msgpack
 import pytest
-from server.protocol import Encoding, encode
 
 from engine.game import EVAL_LIMIT
 from engine.registry import create_game
+from protocol.codec import Encoding, encode
 from server.app import UNENCODABLE
 from server.external import (
     STARTUP_WAIT_S,
