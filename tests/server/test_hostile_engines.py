@@ -24,7 +24,7 @@ import pytest
 from engine.game import EVAL_LIMIT
 from engine.registry import create_game
 from protocol.codec import Encoding, encode
-from server.app import UNENCODABLE
+from server.connection import UNENCODABLE
 from server.external import (
     STARTUP_WAIT_S,
     STOP_GRACE_S,
