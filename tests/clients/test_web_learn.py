@@ -452,3 +452,50 @@ def test_proven_results_read_as_wins_in_plies(page: Page, learn_server: ServerTh
     win = page.locator('#learn-tree .tree-node[data-path="a3"]')
     assert win.locator(".tree-value").text_content() == "+W1"
     assert "MAX wins in 1 ply" in str(win.get_attribute("aria-label"))
+
+
+def test_classroom_mode_shows_nothing_that_has_not_happened(
+    page: Page, learn_server: ServerThread
+) -> None:
+    open_learn(page, learn_server.port, "?example=notes-alphabeta&classroom=1")
+    expect(page.locator("#step-counter")).to_have_text("step 1 of 22")
+    assert page.is_checked("#classroom")
+    # No answers on screen: no values on the leaves, no pruned marks, no
+    # future rows, no summary, no note naming the pruned leaves.
+    values = page.locator("#learn-tree .tree-value").all_text_contents()
+    assert len(values) == 11 and set(values) == {""}
+    assert page.locator("#learn-tree .tree-ghost.pruned, #learn-tree .tree-cut").count() == 0
+    ghosts = page.locator("#learn-tree .tree-ghost")
+    expect(ghosts).to_have_count(2)
+    assert all(ghosts.nth(i).get_attribute("data-state") == "unseen" for i in range(2))
+    tree_text = "".join(page.locator("#learn-tree svg text").all_text_contents())
+    assert "4" not in tree_text and "6" not in tree_text and "pruned" not in tree_text
+    assert "4 and 6" not in page.inner_text("#example-note")
+    expect(page.locator("#learn-steps tbody tr:visible")).to_have_count(1)
+    assert page.inner_text("#s-value") == "?" and page.inner_text("#s-best") == "?"
+    assert page.is_hidden("#compare-grid") and page.is_visible("#compare-withheld")
+    # Step by step the table grows one row at a time; the cut appears at step 13.
+    page.locator("#learn-tree").focus()
+    for number in range(2, 14):
+        page.keyboard.press("ArrowRight")
+        expect(page.locator("#learn-steps tbody tr:visible")).to_have_count(number)
+        if number == 12:
+            assert page.locator("#learn-tree .tree-ghost.pruned").count() == 0
+    expect(page.locator("#learn-tree .tree-ghost.pruned")).to_have_count(2)
+    values = page.locator("#learn-tree .tree-ghost.pruned .tree-value").all_text_contents()
+    assert values == ["4", "6"]
+    assert "pruned" in page.inner_text("#step-text")
+    # At the end everything is there, the note and the side by side too.
+    page.keyboard.press("End")
+    assert page.inner_text("#s-value") == "3" and page.inner_text("#s-best") == "1"
+    assert "4 and 6" in page.inner_text("#example-note")
+    expect(page.locator("#compare-grid")).to_be_visible()
+    # The switch: off shows the whole search at once and leaves the address.
+    page.click("#classroom")
+    assert "classroom" not in page.url
+    page.keyboard.press("Home")
+    expect(page.locator("#learn-steps tbody tr:visible")).to_have_count(22)
+    assert page.inner_text("#s-value") == "3"
+    page.click("#classroom")
+    assert "classroom=1" in page.url
+    expect(page.locator("#step-counter")).to_have_text("step 1 of 22")

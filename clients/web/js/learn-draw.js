@@ -32,7 +32,7 @@ const HALO = "#ffcc33";
 // options: {compact (no alpha and beta), label (for screen readers),
 // onToggle(node), onShowAll(node)}.
 export function drawTree(container, trace, lay, index, options = {}) {
-  const { compact = false, onToggle = null, onShowAll = null } = options;
+  const { compact = false, onToggle = null, onShowAll = null, classroom = false } = options;
   container.replaceChildren();
   const svg = el("svg", {
     xmlns: "http://www.w3.org/2000/svg",
@@ -65,7 +65,7 @@ export function drawTree(container, trace, lay, index, options = {}) {
   const hidden = (item) => trace.mcts && (item.type === "node" ? item.node : item.parent).enterIndex > index;
   for (const { parentItem, childItem } of lay.edges) {
     if (hidden(childItem)) continue;
-    edgeLayer.append(drawEdge(trace, parentItem, childItem, index, onPath, finished));
+    edgeLayer.append(drawEdge(trace, parentItem, childItem, index, onPath, finished, classroom));
   }
   if (currentItem && !compact) {
     nodeLayer.append(el("circle", {
@@ -76,14 +76,14 @@ export function drawTree(container, trace, lay, index, options = {}) {
   for (const item of lay.items) {
     if (hidden(item)) continue;
     if (item.type === "node") nodeLayer.append(drawNode(trace, item, index, item === currentItem, compact, onToggle));
-    else if (item.type === "ghost") nodeLayer.append(drawGhost(trace, item, index, compact));
+    else if (item.type === "ghost") nodeLayer.append(drawGhost(trace, item, index, compact, classroom));
     else nodeLayer.append(drawMore(item, onShowAll));
   }
   container.append(svg);
   return svg;
 }
 
-function drawEdge(trace, parentItem, childItem, index, onPath, finished) {
+function drawEdge(trace, parentItem, childItem, index, onPath, finished, classroom) {
   const x1 = parentItem.x;
   const y1 = parentItem.y + R;
   const x2 = childItem.x;
@@ -93,6 +93,12 @@ function drawEdge(trace, parentItem, childItem, index, onPath, finished) {
     const ghost = childItem.ghost;
     const cut = trace.view(ghost.cutAt, index).state === "done";
     const top = parentItem.type !== "ghost";
+    if (classroom && !cut) {
+      // Not pruned yet: drawn as any edge not searched yet.
+      group.append(el("line", { x1, y1, x2, y2, stroke: EDGE, "stroke-width": 1.5, "stroke-opacity": 0.3 }));
+      group.append(edgeLabel(x1, y1, x2, y2, ghost.probability !== null ? `p ${formatValue(ghost.probability)}` : ghost.move, GHOST.ink));
+      return group;
+    }
     group.append(el("line", { x1, y1, x2, y2, stroke: cut ? "#bbbbbb" : EDGE, "stroke-width": 1.5, "stroke-dasharray": "5 4", "stroke-opacity": cut ? 1 : 0.35 }));
     if (cut && top) group.append(cutMark(x1, y1, x2, y2));
     group.append(edgeLabel(x1, y1, x2, y2, ghost.probability !== null ? `p ${formatValue(ghost.probability)}` : ghost.move, GHOST.ink));
@@ -268,9 +274,24 @@ function mctsParts(trace, node) {
   ];
 }
 
-function drawGhost(trace, item, index, compact) {
+// In classroom mode a node alpha-beta will prune looks, until the cut
+// happens, like any node the search has not reached yet: an empty outline.
+function drawUnseenGhost(item) {
+  const { ghost, x, y } = item;
+  const group = el("g", { class: "tree-ghost", "data-path": ghost.path, "data-move": ghost.move, "data-state": "unseen", opacity: 0.35 });
+  const isLeaf = ghost.value !== null;
+  const colours = isLeaf ? COLOURS.leaf : COLOURS[ghost.player] || COLOURS.chance;
+  group.append(shape(isLeaf ? "leaf" : ghost.player, ghost.player, x, y, { fill: "#ffffff", stroke: colours.stroke, "stroke-width": 1.6 }));
+  const label = `${isLeaf ? "leaf" : playerName(ghost.player)} node ${ghost.path}; not visited yet`;
+  group.append(el("title", {}, label));
+  group.setAttribute("aria-label", label);
+  return group;
+}
+
+function drawGhost(trace, item, index, compact, classroom = false) {
   const { ghost, x, y } = item;
   const cut = trace.view(ghost.cutAt, index).state === "done";
+  if (classroom && !cut) return drawUnseenGhost(item);
   const top = ghost.parent === ghost.cutAt;
   const group = el("g", {
     class: `tree-ghost${cut ? (top ? " pruned" : " pruned-below") : ""}`,

@@ -11,6 +11,7 @@ import { EXAMPLES, example } from "./learn-examples.js";
 import { Trace, branchingFactor, formatValue, formatWinsVisits, playerName } from "./learn-model.js";
 import { COMPACT, initialExpansion, layout } from "./learn-layout.js";
 import { drawTree, pngBlob, svgDocument } from "./learn-draw.js";
+import { applyStatic, onLanguageChange, t, wireLanguageMenu } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -52,6 +53,8 @@ const app = {
   tableStart: 0,
   tableEnd: 0,
   compared: null, // the spec the side-by-side was made for
+  // Classroom mode: nothing the search has not done yet is shown (see render).
+  classroom: false,
 };
 
 // ---------------------------------------------------------------------------
@@ -157,6 +160,8 @@ function applyExample(entry) {
   if (entry.playouts) $("learn-playouts").value = entry.playouts;
   if (entry.seed !== undefined) $("learn-seed").value = entry.seed;
   algorithmChosen();
+  app.example = entry;
+  app.note = "";
   $("example-note").textContent = entry.note;
   for (const button of $("examples").querySelectorAll("button")) {
     button.setAttribute("aria-pressed", String(button.dataset.example === entry.key));
@@ -178,7 +183,9 @@ function applyUrl(params) {
       $("learn-position").value = params.get("position") || "";
       $("learn-moves").value = params.get("moves") || "";
       $("learn-options").value = params.get("options") || "";
-      $("example-note").textContent = game === TREE ? "" : "The position from the Play page. Real games branch fast: keep the depth small (2 or 3).";
+      app.example = null;
+      app.note = game === TREE ? "" : "The position from the Play page. Real games branch fast: keep the depth small (2 or 3).";
+      $("example-note").textContent = app.note;
     }
   }
   const algorithm = params.get("algorithm");
@@ -190,6 +197,8 @@ function applyUrl(params) {
     if (value !== null) $(`learn-${name}`).value = value;
   }
   algorithmChosen();
+  const classroom = params.get("classroom");
+  setClassroom(classroom === "1" || classroom === "true" || classroom === "on", false);
 }
 
 function readSpec() {
@@ -302,7 +311,7 @@ async function drawSearch() {
 function showTrace(trace, spec) {
   app.trace = trace;
   app.spec = spec;
-  app.index = trace.lastIndex;
+  app.index = app.classroom ? 0 : trace.lastIndex;
   const start = initialExpansion(trace);
   app.expanded = start.expanded;
   app.collapsed = start.collapsed;
@@ -312,18 +321,9 @@ function showTrace(trace, spec) {
     ? `${name}, ${trace.playouts} playouts, seed ${spec.seed ?? 1}, tree height ${trace.reply.depth}`
     : `${name}${trace.reply.depth ? `, depth ${trace.reply.depth}` : ""}`;
   // MCTS's value is MAX's win rate at the root, its leaves the playouts.
-  $("s-value").textContent = trace.mcts ? trace.value.toFixed(2) : formatValue(trace.value);
-  $("s-value").title = trace.mcts ? `MAX's wins / visits at the root: ${formatWinsVisits(trace.root)}` : "";
-  $("s-visited-label").textContent = trace.mcts ? "nodes in the tree" : "nodes visited";
-  $("s-leaves-label").textContent = trace.mcts ? "playouts" : "leaves evaluated";
   $("legend-minimax").hidden = trace.mcts;
   $("legend-mcts").hidden = !trace.mcts;
   $("steps-subtitle").textContent = trace.mcts ? "one node per playout" : "α β as the search goes";
-  $("s-best").textContent = trace.bestMove ?? "–";
-  $("s-visited").textContent = String(trace.visited);
-  $("s-leaves").textContent = String(trace.leaves);
-  const ebf = trace.effectiveBranching;
-  $("s-ebf").textContent = ebf === null ? "–" : ebf.toFixed(2);
   app.tableStart = 0;
   app.tableEnd = 0;
   $("learn-steps").classList.toggle("no-windows", !trace.hasWindows && !trace.mcts);
@@ -356,6 +356,7 @@ function render(follow = true) {
     : `Search tree of ${trace.algorithm}: value ${formatValue(trace.value)}, ${trace.visited} nodes visited, ${trace.leaves} leaves evaluated`;
   drawTree($("learn-tree"), trace, app.layout, app.index, {
     label,
+    classroom: app.classroom,
     onToggle: toggleNode,
     onShowAll: (node) => {
       app.showAll.add(node);
@@ -369,12 +370,79 @@ function render(follow = true) {
     ? `playout ${event.step} of ${trace.playouts}`
     : `step ${app.index + 1} of ${trace.events.length}`;
   $("step-text").textContent = describeEvent(trace, event);
+  renderSummary();
+  renderWithheld();
   renderTable(follow);
   updateButtons();
   if (follow) {
     const halo = $("learn-tree").querySelector(".tree-current-halo");
     if (halo) halo.scrollIntoView({ block: "nearest", inline: "nearest" });
   }
+}
+
+// The summary: the search's results, or in classroom mode before the last
+// step, the counts so far and "?" for what is still to be found.
+function renderSummary() {
+  const trace = app.trace;
+  const withheld = app.classroom && app.index < trace.lastIndex;
+  const unknown = (id) => {
+    $(id).textContent = t("classroom.unknown");
+    $(id).title = t("classroom.unknown.title");
+  };
+  if (withheld) {
+    unknown("s-value");
+    unknown("s-best");
+    unknown("s-ebf");
+    let visited = 0;
+    let leaves = 0;
+    for (const event of trace.events.slice(0, app.index + 1)) {
+      if (event.kind === "exit") continue;
+      visited += 1;
+      if (trace.mcts ? false : event.node.children.length === 0) leaves += 1;
+    }
+    if (trace.mcts) leaves = trace.events[app.index].step;
+    $("s-visited").textContent = String(visited);
+    $("s-leaves").textContent = String(leaves);
+  } else {
+    $("s-value").textContent = trace.mcts ? trace.value.toFixed(2) : formatValue(trace.value);
+    $("s-value").title = trace.mcts ? `MAX's wins / visits at the root: ${formatWinsVisits(trace.root)}` : "";
+    $("s-best").textContent = trace.bestMove ?? "–";
+    $("s-best").title = "";
+    $("s-visited").textContent = String(trace.visited);
+    $("s-leaves").textContent = String(trace.leaves);
+    const ebf = trace.effectiveBranching;
+    $("s-ebf").textContent = ebf === null ? "–" : ebf.toFixed(2);
+    $("s-ebf").title = "";
+  }
+  $("s-visited-label").textContent = withheld && !trace.mcts ? t("summary.visited.sofar") : trace.mcts ? "nodes in the tree" : "nodes visited";
+  $("s-leaves-label").textContent = withheld && !trace.mcts ? t("summary.leaves.sofar") : trace.mcts ? "playouts" : "leaves evaluated";
+}
+
+// In classroom mode the example's note (it tells the answer) and the side
+// by side wait for the last step.
+function renderWithheld() {
+  const trace = app.trace;
+  const withheld = app.classroom && trace && app.index < trace.lastIndex;
+  const entry = app.example;
+  $("example-note").textContent = entry ? (withheld ? entry.intro || t("classroom.intro") : entry.note) : app.note || "";
+  $("compare-withheld").hidden = !withheld;
+  $("compare-grid").hidden = withheld;
+  $("compare-table").hidden = withheld;
+}
+
+function setClassroom(on, restart = true) {
+  app.classroom = on;
+  $("classroom").checked = on;
+  document.body.classList.toggle("classroom", on);
+  const url = new URL(window.location.href);
+  if (on) url.searchParams.set("classroom", "1");
+  else url.searchParams.delete("classroom");
+  window.history.replaceState(null, "", url);
+  if (!app.trace) return;
+  stopPlaying();
+  if (on && restart) app.index = 0;
+  relayout();
+  render(true);
 }
 
 function toggleNode(node) {
@@ -447,6 +515,7 @@ function renderTable(follow) {
     const index = Number(row.dataset.index);
     row.classList.toggle("current", index === app.index);
     row.classList.toggle("future", index > app.index);
+    row.hidden = app.classroom && index > app.index;
     if (index === app.index) row.setAttribute("aria-current", "step");
     else row.removeAttribute("aria-current");
   }
@@ -709,6 +778,8 @@ function wire() {
   $("learn-game").addEventListener("change", () => {
     gameChosen();
     $("learn-position").value = "";
+    app.example = null;
+    app.note = "";
     $("example-note").textContent = "";
   });
   $("learn-form").addEventListener("submit", (event) => {
@@ -739,6 +810,11 @@ function wire() {
   });
   $("s-ebf-label").title = EBF_HELP;
   $("compare-ebf-label").title = EBF_HELP;
+  $("classroom").addEventListener("change", () => setClassroom($("classroom").checked));
+  wireLanguageMenu($("lang"));
+  onLanguageChange(() => {
+    if (app.trace) render(false);
+  });
   document.addEventListener("keydown", onKey);
 }
 
@@ -756,6 +832,7 @@ function onKey(event) {
 // For a check by hand in the console: the effective branching factor.
 export { branchingFactor };
 
+applyStatic();
 wire();
 updateButtons();
 connect(true);
