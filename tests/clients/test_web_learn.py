@@ -499,3 +499,56 @@ def test_classroom_mode_shows_nothing_that_has_not_happened(
     page.click("#classroom")
     assert "classroom=1" in page.url
     expect(page.locator("#step-counter")).to_have_text("step 1 of 22")
+
+
+def code_lines(page: Page) -> list[str]:
+    return [
+        str(line.get_attribute("data-line"))
+        for line in page.locator("#learn-code .code-line.current").all()
+    ]
+
+
+def local_variables(page: Page) -> dict[str, str]:
+    names = page.locator("#learn-locals .var").all()
+    return {
+        str(var.get_attribute("data-name")): str(var.inner_text()).split(" = ", 1)[1]
+        for var in names
+    }
+
+
+def test_the_pseudocode_follows_each_step(page: Page, learn_server: ServerThread) -> None:
+    open_learn(page, learn_server.port, "?example=notes-alphabeta&classroom=1&lang=en")
+    assert "ALPHA-BETA-SEARCH" in page.inner_text("#learn-code")
+    expected = {
+        1: (["ab.search.call"], {"α": NEG, "β": POS}),
+        2: (["min.init"], {"s": "1", "v": POS, "α": NEG, "β": POS}),
+        3: (["max.terminal"], {"s": "1·1"}),
+        4: (["ab.min.update", "ab.min.beta"], {"s": "1", "a": "1", "v": "3", "β": "3"}),
+        9: (["ab.max.update", "ab.max.alpha"], {"s": "root", "a": "1", "v": "3", "α": "3"}),
+        # MIN node 2 holds MAX to 2 while MAX is sure of 3: v ≤ α, it returns at once.
+        12: (["ab.min.update", "ab.min.cut"], {"s": "2", "a": "1", "v": "2", "α": "3", "β": POS}),
+        22: (["ab.search.return"], {"v": "3", "a": "1"}),
+    }
+    page.locator("#learn-tree").focus()
+    for number in range(1, 23):
+        if number > 1:
+            page.keyboard.press("ArrowRight")
+        expect(page.locator("#step-counter")).to_have_text(f"step {number} of 22")
+        assert len(code_lines(page)) >= 1
+        if number in expected:
+            lines, variables = expected[number]
+            assert code_lines(page) == lines, number
+            shown = local_variables(page)
+            assert {name: shown.get(name) for name in variables} == variables, number
+    assert page.locator("#learn-code .code-line.cut").count() == 0
+    # Minimax has its own program, the notes' VALOR-MINIMAX in Portuguese.
+    open_learn(page, learn_server.port, "?example=notes&lang=pt", visited=13)
+    assert "DECISÃO-MINIMAX" in page.inner_text("#learn-code")
+    assert "VALOR-MINIMAX" in page.inner_text("#code-caption")
+    assert code_lines(page) == ["mm.decision.return"]
+    open_learn(page, learn_server.port, "?example=chance&lang=en", visited=15)
+    assert "EXPECTIMINIMAX" in page.inner_text("#learn-code")
+    page.locator("#learn-tree").focus()
+    page.keyboard.press("Home")
+    page.keyboard.press("ArrowRight")
+    assert code_lines(page) == ["em.chance"]

@@ -11,6 +11,7 @@ import { EXAMPLES, example } from "./learn-examples.js";
 import { Trace, branchingFactor, formatValue, formatWinsVisits, playerName } from "./learn-model.js";
 import { COMPACT, initialExpansion, layout } from "./learn-layout.js";
 import { drawTree, pngBlob, svgDocument } from "./learn-draw.js";
+import { locate, programFor } from "./learn-code.js";
 import { applyStatic, onLanguageChange, t, wireLanguageMenu } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
@@ -372,6 +373,7 @@ function render(follow = true) {
   $("step-text").textContent = describeEvent(trace, event);
   renderSummary();
   renderWithheld();
+  renderCode();
   renderTable(follow);
   updateButtons();
   if (follow) {
@@ -416,6 +418,51 @@ function renderSummary() {
   }
   $("s-visited-label").textContent = withheld && !trace.mcts ? t("summary.visited.sofar") : trace.mcts ? "nodes in the tree" : "nodes visited";
   $("s-leaves-label").textContent = withheld && !trace.mcts ? t("summary.leaves.sofar") : trace.mcts ? "playouts" : "leaves evaluated";
+}
+
+// The pseudocode of the search beside the tree, the line the current step
+// executes highlighted, and the local variables there.
+function renderCode() {
+  const trace = app.trace;
+  const program = programFor(trace.algorithm);
+  const box = $("learn-code");
+  if (box.dataset.program !== program.name || box.dataset.lang !== document.documentElement.lang) {
+    box.replaceChildren(...program.lines.map((key) => {
+      const line = document.createElement("span");
+      line.className = `code-line${/head|decision$|search$/.test(key) ? " head" : ""}`;
+      line.dataset.line = key;
+      line.textContent = key ? t(`code.${key}`) : " ";
+      return line;
+    }));
+    box.dataset.program = program.name;
+    box.dataset.lang = document.documentElement.lang;
+  }
+  const captions = {
+    minimax: ["code.caption.minimax"],
+    alphabeta: ["code.caption.alphabeta"],
+    alphabeta_ordered: ["code.caption.alphabeta", "code.caption.ordered"],
+    negamax: ["code.caption.negamax", "code.caption.alphabeta"],
+    expectiminimax: ["code.caption.expectiminimax"],
+    mcts: ["code.caption.mcts"],
+  }[trace.algorithm] || [];
+  $("code-caption").textContent = captions.map((key) => t(key)).join(" ");
+  const at = locate(trace, app.index, app.phase ?? null);
+  for (const line of box.children) {
+    const current = at.lines.includes(line.dataset.line);
+    line.classList.toggle("current", current);
+    line.classList.toggle("cut", current && /\.cut$/.test(line.dataset.line));
+    if (current) line.setAttribute("aria-current", "step");
+    else line.removeAttribute("aria-current");
+  }
+  $("learn-locals").replaceChildren(...at.locals.map(([name, value]) => {
+    const item = document.createElement("span");
+    item.className = "var";
+    item.dataset.name = name;
+    const label = document.createElement("b");
+    label.textContent = name;
+    item.append(label, ` = ${value}`);
+    return item;
+  }));
 }
 
 // In classroom mode the example's note (it tells the answer) and the side
