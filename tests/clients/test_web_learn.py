@@ -457,7 +457,7 @@ def test_proven_results_read_as_wins_in_plies(page: Page, learn_server: ServerTh
 def test_classroom_mode_shows_nothing_that_has_not_happened(
     page: Page, learn_server: ServerThread
 ) -> None:
-    open_learn(page, learn_server.port, "?example=notes-alphabeta&classroom=1")
+    open_learn(page, learn_server.port, "?example=notes-alphabeta&classroom=1&ask=")
     expect(page.locator("#step-counter")).to_have_text("step 1 of 22")
     assert page.is_checked("#classroom")
     # No answers on screen: no values on the leaves, no pruned marks, no
@@ -517,7 +517,7 @@ def local_variables(page: Page) -> dict[str, str]:
 
 
 def test_the_pseudocode_follows_each_step(page: Page, learn_server: ServerThread) -> None:
-    open_learn(page, learn_server.port, "?example=notes-alphabeta&classroom=1&lang=en")
+    open_learn(page, learn_server.port, "?example=notes-alphabeta&classroom=1&ask=&lang=en")
     assert "ALPHA-BETA-SEARCH" in page.inner_text("#learn-code")
     expected = {
         1: (["ab.search.call"], {"α": NEG, "β": POS}),
@@ -552,3 +552,87 @@ def test_the_pseudocode_follows_each_step(page: Page, learn_server: ServerThread
     page.keyboard.press("Home")
     page.keyboard.press("ArrowRight")
     assert code_lines(page) == ["em.chance"]
+
+
+def test_predict_the_pruned_leaves_then_the_search_checks(
+    page: Page, learn_server: ServerThread
+) -> None:
+    open_learn(page, learn_server.port, "?lang=en")
+    page.click('button[data-example="notes-alphabeta"]')
+    # An exercise turns classroom mode on and asks before the first step.
+    expect(page.locator("#classroom")).to_be_checked()
+    expect(page.locator("#predict")).to_be_visible()
+    expect(page.locator("#predict-question")).to_contain_text("never look at")
+    assert "Russell & Norvig, figure 5.5" in page.inner_text("#example-source")
+    # The leaves show the exercise's utilities (grey), the same for all nine.
+    givens = page.locator("#learn-tree .tree-given").all_text_contents()
+    assert sorted(givens, key=int) == sorted(["3", "12", "8", "2", "4", "6", "14", "5", "2"], key=int)
+    # Forward waits for an answer.
+    page.locator("#learn-tree").focus()
+    page.keyboard.press("ArrowRight")
+    expect(page.locator("#step-counter")).to_have_text("step 1 of 22")
+    expect(page.locator("#predict-result")).to_contain_text("Answer the question")
+    # The student clicks 2·2 and 3·3 (one right, one wrong), then Check.
+    page.click('#learn-tree .pickable[data-path="2·2"]')
+    page.click('#learn-tree .pickable[data-path="3·3"]')
+    expect(page.locator("#predict-input .selection")).to_contain_text("2 leaves clicked")
+    page.click("#predict-check")
+    result = page.locator("#predict-result")
+    expect(result).to_have_class("wrong")
+    text = result.inner_text()
+    assert "Never looked at: 2·2, 2·3." in text and "Missed: 2·3." in text
+    assert "Evaluated after all: 3·3." in text and "≤ α = 3" in text
+    marks = {
+        str(g.get_attribute("data-path")): str(g.get_attribute("data-pick"))
+        for g in page.locator("#learn-tree .pickable").all()
+        if g.get_attribute("data-pick")
+    }
+    assert marks == {"2·2": "right", "2·3": "missed", "3·3": "wrong"}
+    # The next question at the same step: the move MAX picks.
+    page.keyboard.press("ArrowRight")
+    expect(page.locator("#predict-question")).to_contain_text("Which move will MAX pick")
+    page.click('#predict-input button[data-answer="1"]')
+    expect(result).to_have_class("right")
+    assert "largest of its moves' values (1: 3, 2: 2, 3: 2)" in result.inner_text()
+    # Then the search runs up to MIN node 2, where it asks for its value.
+    page.keyboard.press("End")
+    expect(page.locator("#step-counter")).to_have_text("step 10 of 22")
+    expect(page.locator("#predict-question")).to_contain_text("What value will 2 return")
+    page.fill("#predict-value", "4")
+    page.click("#predict-check")
+    expect(result).to_have_class("wrong")
+    assert "min(2) = 2" in result.inner_text() and "moves 2, 3 were pruned" in result.inner_text()
+    page.keyboard.press("End")
+    expect(page.locator("#step-counter")).to_have_text("step 22 of 22")
+    # Classroom off: no questions, the whole search at once.
+    page.click("#classroom")
+    expect(page.locator("#predict")).to_be_hidden()
+
+
+def test_a_teacher_shares_an_exercise_by_its_address(
+    page: Page, learn_server: ServerThread
+) -> None:
+    open_learn(page, learn_server.port, "?lang=en")
+    page.fill("#learn-position", "[[1,-1],[0,0]]")
+    page.select_option("#learn-algorithm", "minimax")
+    page.fill("#learn-ask", "winner,value:1")
+    page.click("#learn-draw")
+    expect(page.locator("#s-value")).to_have_text("0")
+    page.click("#share-link")
+    link = page.input_value("#share-url")
+    assert "classroom=1" in link and "ask=winner%2Cvalue%3A1" in link and "position=" in link
+    # A student opens it: the tree, the search and the questions come with it.
+    page.goto(link)
+    page.wait_for_selector("#learn-tree svg .tree-node")
+    expect(page.locator("#predict-question")).to_contain_text("who wins")
+    page.click('#predict-input button[data-answer="1"]')
+    result = page.locator("#predict-result")
+    expect(result).to_have_class("wrong")
+    assert "a draw: the root's value is 0" in result.inner_text()
+    # The notes' "who wins?" exercise ships with the page, in Portuguese too.
+    open_learn(page, learn_server.port, "?example=who-wins&classroom=1&lang=pt")
+    expect(page.locator("#predict-question")).to_contain_text("quem vencerá o jogo")
+    assert "quem vencerá o jogo?" in page.inner_text("#example-source")
+    page.click('#predict-input button[data-answer="1"]')
+    expect(result).to_have_class("right")
+    assert "MAX vence: o valor da raiz é 1" in result.inner_text()

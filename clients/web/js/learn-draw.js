@@ -30,9 +30,12 @@ const HALO = "#ffcc33";
 
 // Draws into `container`; returns the <svg>. `index` is the step shown.
 // options: {compact (no alpha and beta), label (for screen readers),
-// onToggle(node), onShowAll(node)}.
+// onToggle(node), onShowAll(node), classroom (nothing to come shown),
+// givens (a typed tree's leaf utilities shown, grey, on leaves not reached:
+// the exercise's data while a question is asked), pick ({candidates,
+// selected, marks, onPick(path)}: leaves a student clicks to answer)}.
 export function drawTree(container, trace, lay, index, options = {}) {
-  const { compact = false, onToggle = null, onShowAll = null, classroom = false } = options;
+  const { compact = false, onToggle = null, onShowAll = null, classroom = false, givens = false, pick = null } = options;
   container.replaceChildren();
   const svg = el("svg", {
     xmlns: "http://www.w3.org/2000/svg",
@@ -75,9 +78,15 @@ export function drawTree(container, trace, lay, index, options = {}) {
   }
   for (const item of lay.items) {
     if (hidden(item)) continue;
-    if (item.type === "node") nodeLayer.append(drawNode(trace, item, index, item === currentItem, compact, onToggle));
-    else if (item.type === "ghost") nodeLayer.append(drawGhost(trace, item, index, compact, classroom));
-    else nodeLayer.append(drawMore(item, onShowAll));
+    let group;
+    if (item.type === "node") group = drawNode(trace, item, index, item === currentItem, compact, onToggle, givens);
+    else if (item.type === "ghost") group = drawGhost(trace, item, index, compact, classroom, givens);
+    if (group) {
+      if (pick) makePickable(group, item, pick);
+      nodeLayer.append(group);
+      continue;
+    }
+    nodeLayer.append(drawMore(item, onShowAll));
   }
   container.append(svg);
   return svg;
@@ -165,7 +174,43 @@ function shape(kind, player, x, y, style, compact = false, half = compact ? 15 :
   return el("circle", { cx: x, cy: y, r: R - 1, ...style });
 }
 
-function drawNode(trace, item, index, isCurrent, compact, onToggle) {
+// A leaf a student may click to answer a question: a button, ringed when
+// chosen; after the check, ringed green (right), orange (missed) or red (wrong).
+const PICK = { selected: "#1f5fa8", right: "#2e7d32", missed: "#e08a00", wrong: "#c62828" };
+function makePickable(group, item, pick) {
+  const path = item.type === "node" ? item.node.path : item.ghost.path;
+  if (!pick.candidates.has(path)) return;
+  const mark = pick.marks ? pick.marks.get(path) : pick.selected.has(path) ? "selected" : null;
+  if (mark) {
+    group.insertBefore(el("rect", {
+      x: item.x - 25, y: item.y - 19, width: 50, height: 38, rx: 8, fill: "none", stroke: PICK[mark], "stroke-width": 4,
+      "stroke-dasharray": mark === "missed" ? "6 4" : null, class: `tree-pick ${mark}`,
+    }), group.firstChild);
+    group.setAttribute("opacity", 1);
+  }
+  group.classList.add("pickable");
+  group.dataset.pick = mark || "";
+  if (pick.marks) return;
+  group.setAttribute("tabindex", "0");
+  group.setAttribute("role", "button");
+  group.setAttribute("aria-pressed", String(pick.selected.has(path)));
+  group.setAttribute("cursor", "pointer");
+  group.addEventListener("click", () => pick.onPick(path));
+  group.addEventListener("keydown", (event) => {
+    if (event.key === "Enter" || event.key === " ") {
+      event.preventDefault();
+      event.stopPropagation();
+      pick.onPick(path);
+    }
+  });
+}
+
+// The utility of a leaf not reached yet, as the exercise states it.
+function givenText(x, y, value) {
+  return el("text", { x, y: y + 4.5, "text-anchor": "middle", "font-size": 12, "font-style": "italic", fill: "#777777", class: "tree-given" }, formatValue(value));
+}
+
+function drawNode(trace, item, index, isCurrent, compact, onToggle, givens = false) {
   const { node, x, y } = item;
   const view = trace.view(node, index);
   const leaf = node.kind === "terminal";
@@ -201,7 +246,11 @@ function drawNode(trace, item, index, isCurrent, compact, onToggle) {
   }
   const half = leaf && !compact ? Math.max(18, valueText.length * 3.9 + 6) : undefined;
   group.append(shape(leaf ? "leaf" : node.player, node.player, x, y, style, compact, half));
-  if (leaf) {
+  if (leaf && unseen && givens && node.value !== null) {
+    group.append(el("text", { x, y: y + 4.5, "text-anchor": "middle", "font-size": 13, "font-weight": "bold", fill: INK, class: "tree-value" }, ""));
+    group.append(givenText(x, y, node.value));
+    group.setAttribute("opacity", 0.8);
+  } else if (leaf) {
     group.append(el("text", { x, y: y + 4.5, "text-anchor": "middle", "font-size": 13, "font-weight": "bold", fill: INK, class: "tree-value" }, valueText));
   } else if (trace.mcts) {
     group.append(mctsLabel(item, valueText));
@@ -276,22 +325,26 @@ function mctsParts(trace, node) {
 
 // In classroom mode a node alpha-beta will prune looks, until the cut
 // happens, like any node the search has not reached yet: an empty outline.
-function drawUnseenGhost(item) {
+function drawUnseenGhost(item, givens = false) {
   const { ghost, x, y } = item;
   const group = el("g", { class: "tree-ghost", "data-path": ghost.path, "data-move": ghost.move, "data-state": "unseen", opacity: 0.35 });
   const isLeaf = ghost.value !== null;
   const colours = isLeaf ? COLOURS.leaf : COLOURS[ghost.player] || COLOURS.chance;
   group.append(shape(isLeaf ? "leaf" : ghost.player, ghost.player, x, y, { fill: "#ffffff", stroke: colours.stroke, "stroke-width": 1.6 }));
+  if (isLeaf && givens) {
+    group.append(givenText(x, y, ghost.value));
+    group.setAttribute("opacity", 0.8);
+  }
   const label = `${isLeaf ? "leaf" : playerName(ghost.player)} node ${ghost.path}; not visited yet`;
   group.append(el("title", {}, label));
   group.setAttribute("aria-label", label);
   return group;
 }
 
-function drawGhost(trace, item, index, compact, classroom = false) {
+function drawGhost(trace, item, index, compact, classroom = false, givens = false) {
   const { ghost, x, y } = item;
   const cut = trace.view(ghost.cutAt, index).state === "done";
-  if (classroom && !cut) return drawUnseenGhost(item);
+  if (classroom && !cut) return drawUnseenGhost(item, givens);
   const top = ghost.parent === ghost.cutAt;
   const group = el("g", {
     class: `tree-ghost${cut ? (top ? " pruned" : " pruned-below") : ""}`,

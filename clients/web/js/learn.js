@@ -12,6 +12,7 @@ import { Trace, branchingFactor, formatValue, formatWinsVisits, playerName } fro
 import { COMPACT, initialExpansion, layout } from "./learn-layout.js";
 import { drawTree, pngBlob, svgDocument } from "./learn-draw.js";
 import { locate, programFor } from "./learn-code.js";
+import { applies, askedAt, candidateLeaves, check, formatQuestions, parseQuestions, prompt } from "./learn-predict.js";
 import { applyStatic, onLanguageChange, t, wireLanguageMenu } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
@@ -56,6 +57,13 @@ const app = {
   compared: null, // the spec the side-by-side was made for
   // Classroom mode: nothing the search has not done yet is shown (see render).
   classroom: false,
+  // Predict, then reveal: [{question, index (the step it is asked at), done, result}].
+  questions: [],
+  reveal: null, // the question just answered: its result is shown until the next step
+  blocked: null, // the question the student tried to step past
+  picked: new Set(), // leaves clicked for a prune question
+  example: null,
+  note: "",
 };
 
 // ---------------------------------------------------------------------------
@@ -158,12 +166,12 @@ function applyExample(entry) {
   $("learn-options").value = "";
   $("learn-algorithm").value = entry.algorithm;
   $("learn-depth").value = entry.depth;
+  $("learn-ask").value = entry.ask || "";
   if (entry.playouts) $("learn-playouts").value = entry.playouts;
   if (entry.seed !== undefined) $("learn-seed").value = entry.seed;
   algorithmChosen();
   app.example = entry;
   app.note = "";
-  $("example-note").textContent = entry.note;
   for (const button of $("examples").querySelectorAll("button")) {
     button.setAttribute("aria-pressed", String(button.dataset.example === entry.key));
   }
@@ -198,6 +206,11 @@ function applyUrl(params) {
     if (value !== null) $(`learn-${name}`).value = value;
   }
   algorithmChosen();
+  const ask = params.get("ask");
+  if (ask !== null) {
+    $("learn-ask").value = ask;
+    if (!chosen || game) app.example = { key: "custom", ask, custom: true, title: params.get("title") || "" };
+  }
   const classroom = params.get("classroom");
   setClassroom(classroom === "1" || classroom === "true" || classroom === "on", false);
 }
@@ -225,6 +238,7 @@ function readSpec() {
   spec.playouts = playouts === "" ? null : Number(playouts);
   const seed = $("learn-seed").value.trim();
   spec.seed = seed === "" ? null : Number(seed);
+  spec.ask = $("learn-ask").value.trim();
   return spec;
 }
 
@@ -317,6 +331,7 @@ function showTrace(trace, spec) {
   app.expanded = start.expanded;
   app.collapsed = start.collapsed;
   app.showAll = new Set();
+  setQuestions(trace, spec);
   const name = ALGORITHMS.find(([key]) => key === trace.algorithm)?.[1] || trace.algorithm;
   $("learn-title").textContent = trace.mcts
     ? `${name}, ${trace.playouts} playouts, seed ${spec.seed ?? 1}, tree height ${trace.reply.depth}`
@@ -355,9 +370,23 @@ function render(follow = true) {
   const label = trace.mcts
     ? `Monte Carlo search tree: ${trace.visited} nodes after ${trace.playouts} playouts, MAX's win rate ${trace.value.toFixed(2)} at the root`
     : `Search tree of ${trace.algorithm}: value ${formatValue(trace.value)}, ${trace.visited} nodes visited, ${trace.leaves} leaves evaluated`;
+  const asking = currentQuestion();
+  const answered = answeredHere();
+  const pickQuestion = asking?.question.kind === "prune" ? asking : answered?.question.kind === "prune" ? answered : null;
   drawTree($("learn-tree"), trace, app.layout, app.index, {
     label,
     classroom: app.classroom,
+    givens: Boolean(asking || answered) && app.spec?.game === TREE,
+    pick: pickQuestion ? {
+      candidates: new Set(candidateLeaves(trace, pickQuestion.question.path)),
+      selected: app.picked,
+      marks: pickQuestion.done && pickQuestion.result ? pickQuestion.result.marks : null,
+      onPick: (path) => {
+        if (app.picked.has(path)) app.picked.delete(path);
+        else app.picked.add(path);
+        render(false);
+      },
+    } : null,
     onToggle: toggleNode,
     onShowAll: (node) => {
       app.showAll.add(node);
@@ -374,6 +403,7 @@ function render(follow = true) {
   renderSummary();
   renderWithheld();
   renderCode();
+  renderPredict();
   renderTable(follow);
   updateButtons();
   if (follow) {
@@ -471,7 +501,11 @@ function renderWithheld() {
   const trace = app.trace;
   const withheld = app.classroom && trace && app.index < trace.lastIndex;
   const entry = app.example;
-  $("example-note").textContent = entry ? (withheld ? entry.intro || t("classroom.intro") : entry.note) : app.note || "";
+  let note = app.note || "";
+  if (entry && entry.custom) note = entry.title || t("ex.custom.intro");
+  else if (entry) note = withheld ? t(`ex.${entry.key}.intro`) : t(`ex.${entry.key}.note`);
+  $("example-note").textContent = note;
+  $("example-source").textContent = entry && !entry.custom ? t(`ex.${entry.key}.source`) : "";
   $("compare-withheld").hidden = !withheld;
   $("compare-grid").hidden = withheld;
   $("compare-table").hidden = withheld;
@@ -490,6 +524,171 @@ function setClassroom(on, restart = true) {
   if (on && restart) app.index = 0;
   relayout();
   render(true);
+}
+
+// ---------------------------------------------------------------------------
+// Predict, then reveal.
+
+function setQuestions(trace, spec) {
+  const typedTree = spec.game === TREE;
+  app.questions = parseQuestions(spec.ask)
+    .filter((question) => applies(trace, question, typedTree))
+    .map((question) => ({ question, index: askedAt(trace, question), done: false, result: null }))
+    .filter((entry) => entry.index !== null)
+    .sort((a, b) => a.index - b.index);
+  app.picked = new Set();
+  app.reveal = null;
+  app.blocked = null;
+}
+
+// The question asked at the step shown, if any (classroom mode only).
+function currentQuestion() {
+  if (!app.classroom || !app.trace || app.reveal) return null;
+  return app.questions.find((q) => !q.done && q.index === app.index) || null;
+}
+
+// The question answered last at the step shown (its result stays there).
+function answeredHere() {
+  if (!app.classroom || !app.trace || !app.reveal) return null;
+  return app.reveal.index === app.index ? app.reveal : null;
+}
+
+function button(text, onClick, className = "") {
+  const element = document.createElement("button");
+  element.type = "button";
+  element.textContent = text;
+  if (className) element.className = className;
+  element.addEventListener("click", onClick);
+  return element;
+}
+
+function answer(entry, given) {
+  const result = check(app.trace, entry.question, given);
+  if (result.invalid) {
+    $("predict-result").textContent = result.text;
+    $("predict-result").className = "wrong";
+    return;
+  }
+  entry.done = true;
+  entry.result = result;
+  app.reveal = entry;
+  render(false);
+}
+
+function renderPredict() {
+  const box = $("predict");
+  const asking = currentQuestion();
+  const answered = asking ? null : answeredHere();
+  const entry = asking || answered;
+  $("predict-off").hidden = app.classroom || app.questions.length === 0;
+  box.hidden = !entry;
+  if (!entry) return;
+  const { question } = entry;
+  $("predict-question").textContent = prompt(question);
+  const input = $("predict-input");
+  const result = $("predict-result");
+  if (answered) {
+    input.replaceChildren();
+    if (answered.result) {
+      result.textContent = answered.result.text;
+      result.className = answered.result.correct ? "right" : "wrong";
+    } else {
+      result.textContent = t("predict.skipped");
+      result.className = "";
+    }
+    return;
+  }
+  if (app.blocked === entry) {
+    result.textContent = t("predict.blocked");
+    result.className = "blocked";
+  } else {
+    result.textContent = "";
+    result.className = "";
+  }
+  const skip = button(t("predict.skip"), () => {
+    entry.done = true;
+    render(false);
+  }, "small");
+  skip.id = "predict-skip";
+  const trace = app.trace;
+  if (question.kind === "value") {
+    const field = document.createElement("input");
+    field.id = "predict-value";
+    field.inputMode = "decimal";
+    field.autocomplete = "off";
+    field.setAttribute("aria-label", t("predict.answer"));
+    const go = button(t("predict.check"), () => answer(entry, field.value));
+    go.id = "predict-check";
+    field.addEventListener("keydown", (event) => {
+      if (event.key === "Enter") {
+        event.preventDefault();
+        answer(entry, field.value);
+      }
+    });
+    input.replaceChildren(field, go, skip);
+  } else if (question.kind === "move") {
+    const moves = trace.root.children.map((child) => {
+      const choice = button(child.move, () => answer(entry, child.move), "predict-choice");
+      choice.dataset.answer = child.move;
+      return choice;
+    });
+    input.replaceChildren(...moves, skip);
+  } else if (question.kind === "winner") {
+    const choices = [[1, "predict.winner.max"], [0, "predict.winner.draw"], [-1, "predict.winner.min"]].map(([value, key]) => {
+      const choice = button(t(key), () => answer(entry, value), "predict-choice");
+      choice.dataset.answer = String(value);
+      return choice;
+    });
+    input.replaceChildren(...choices, skip);
+  } else {
+    const picked = [...app.picked];
+    const selection = document.createElement("span");
+    selection.className = "selection";
+    selection.textContent = t("predict.selected", { count: picked.length, leaves: picked.join(", ") });
+    const go = button(t("predict.check"), () => answer(entry, new Set(app.picked)));
+    go.id = "predict-check";
+    input.replaceChildren(selection, go, skip);
+  }
+}
+
+// An address that opens this exercise (tree, search, questions) in
+// classroom mode, shown to copy (and copied where the browser lets it).
+async function shareLink() {
+  let spec;
+  try {
+    spec = readSpec();
+  } catch (error) {
+    say(error.message, "error");
+    return;
+  }
+  const url = new URL(window.location.href);
+  url.search = "";
+  const params = url.searchParams;
+  const entry = app.example;
+  const sameAsExample = entry && !entry.custom && spec.game === (entry.game || TREE) && spec.position === entry.position &&
+    spec.algorithm === entry.algorithm && String(spec.depth ?? "") === String(entry.depth) && spec.ask === (entry.ask || "");
+  if (sameAsExample) params.set("example", entry.key);
+  else {
+    params.set("game", spec.game);
+    if (spec.position) params.set("position", spec.position);
+    if (spec.moves.length > 0) params.set("moves", spec.moves.join(" "));
+    if (Object.keys(spec.options).length > 0) params.set("options", JSON.stringify(spec.options));
+    params.set("algorithm", spec.algorithm);
+    if (spec.depth !== null) params.set("depth", String(spec.depth));
+    if (spec.ask) params.set("ask", formatQuestions(parseQuestions(spec.ask)));
+  }
+  params.set("classroom", "1");
+  params.set("lang", document.documentElement.lang);
+  const field = $("share-url");
+  field.hidden = false;
+  field.value = url.toString();
+  field.select();
+  try {
+    await navigator.clipboard.writeText(field.value);
+    say(t("share.copied"), "hint");
+  } catch {
+    // no clipboard here (an address that is not secure): the field is selected to copy
+  }
 }
 
 function toggleNode(node) {
@@ -609,7 +808,30 @@ function tableRow(trace, event) {
 
 function goTo(index) {
   if (!app.trace) return;
-  const clamped = Math.max(0, Math.min(app.trace.lastIndex, index));
+  let clamped = Math.max(0, Math.min(app.trace.lastIndex, index));
+  // Forward, the search waits at a question not yet answered.
+  if (clamped > app.index && app.classroom) {
+    // An answer just checked stays until the next key; then the next
+    // question of the same step, if any.
+    if (app.reveal) {
+      app.reveal = null;
+      if (currentQuestion()) {
+        render(false);
+        return;
+      }
+    }
+    const waiting = app.questions.find((q) => !q.done && q.index >= app.index && q.index < clamped);
+    if (waiting) {
+      if (waiting.index === app.index) {
+        stopPlaying();
+        app.blocked = waiting;
+        render(false);
+        return;
+      }
+      clamped = waiting.index;
+    }
+  }
+  app.reveal = null;
   if (clamped === app.index) return;
   app.index = clamped;
   if (app.trace.mcts) {
@@ -645,6 +867,10 @@ function togglePlay() {
       return;
     }
     goTo(app.index + 1);
+    if (currentQuestion()) {
+      stopPlaying();
+      return;
+    }
     app.playing = setTimeout(tick, Number($("step-speed").value));
   };
   app.playing = setTimeout(tick, Number($("step-speed").value));
@@ -807,15 +1033,28 @@ function setStatus(text, kind) {
   status.className = `status ${kind}`;
 }
 
+function exampleLabel(button, entry) {
+  button.textContent = t(`ex.${entry.key}.title`);
+  if (entry.ask) {
+    const mark = document.createElement("span");
+    mark.className = "exercise-mark";
+    mark.textContent = t("ex.exercise.mark");
+    mark.title = t("ex.exercise.title");
+    button.append(mark);
+  }
+}
+
 function wire() {
   for (const entry of EXAMPLES) {
     const button = document.createElement("button");
     button.type = "button";
-    button.textContent = entry.title;
     button.dataset.example = entry.key;
+    exampleLabel(button, entry);
     button.setAttribute("aria-pressed", "false");
     button.addEventListener("click", () => {
       applyExample(entry);
+      // An exercise asks its questions in classroom mode.
+      if (entry.ask && !app.classroom) setClassroom(true, false);
       drawSearch();
     });
     $("examples").append(button);
@@ -860,8 +1099,10 @@ function wire() {
   $("classroom").addEventListener("change", () => setClassroom($("classroom").checked));
   wireLanguageMenu($("lang"));
   onLanguageChange(() => {
+    for (const button of $("examples").querySelectorAll("button")) exampleLabel(button, example(button.dataset.example));
     if (app.trace) render(false);
   });
+  $("share-link").addEventListener("click", shareLink);
   document.addEventListener("keydown", onKey);
 }
 
