@@ -334,26 +334,43 @@ def test_mcts_draws_the_tree_it_grew_and_replays_its_growth(
     assert int(page.inner_text("#s-visited")) == 201  # the root and one node per playout
     assert page.locator('#learn-tree .tree-node[data-kind="playout"]').count() > 0
     assert page.locator("#learn-tree .tree-edge.principal").count() >= 2
-    assert "final" in page.inner_text("#legend-mcts") and page.is_hidden("#legend-minimax")
-    # The step table lists the playouts, not alpha and beta.
+    assert "as of the playout shown" in page.inner_text("#legend-mcts")
+    assert page.is_hidden("#legend-minimax")
+    # The step table lists the playouts: the path's end, the result, the root's count.
     header = page.locator("#learn-steps thead th").all_inner_texts()
-    assert "wins/visits" in header and "\u03b1" not in header
-    first = step_rows(page)[0]
-    assert first[:3] == ("0", "\u25b2 root", "inner") and first[3].endswith("/200")
-    # Step 5: the root and the nodes the first five playouts added.
+    assert "result" in header and "\u03b1" not in header
+    first, second = step_rows(page)[:2]
+    assert first == ("0", "\u25b2 root", "", "0/0")
+    assert second[0] == "1" and second[3] in ("0/1", "0.5/1", "1/1")
+    # Step 5: the root and the nodes the first five playouts added, with
+    # the statistics of those five playouts (not the final ones).
     page.locator("#learn-tree").focus()
     page.keyboard.press("Home")
     expect(page.locator("#step-counter")).to_have_text("playout 0 of 200")
+    assert root.locator(".tree-value").text_content() == "0/0"
     for _ in range(5):
         page.keyboard.press("ArrowRight")
     expect(page.locator("#step-counter")).to_have_text("playout 5 of 200")
     expect(page.locator("#learn-tree .tree-node")).to_have_count(6)
+    assert re.fullmatch(r"\d(\.5)?/5", str(root.locator(".tree-value").text_content()))
     assert current_row(page)[0] == "5"
     current = page.locator("#learn-tree .tree-node.current")
-    assert f"Playout 5 added \u25bc {current.get_attribute('data-path')}" in page.inner_text(
-        "#step-text"
-    )
-    assert "final" in page.inner_text("#step-text")
+    path = str(current.get_attribute("data-path"))
+    text = page.inner_text("#step-text")
+    assert "Selection" in text and "Expansion: it adds" in text and path in text
+    assert "Back-propagation" in text
+    # Expansion ringed, the result shown, the path's statistics in orange.
+    expect(page.locator("#learn-tree .tree-expanded")).to_have_count(1)
+    result = str(page.locator("#learn-tree .tree-playout-result").text_content())
+    assert result in ("MAX wins (1)", "MAX loses (0)", "a draw (\u00bd)")
+    assert page.locator("#learn-tree .tree-value.backed-up").count() == 2  # root and the new node
+    assert current.locator(".tree-value").text_content() in ("0/1", "0.5/1", "1/1")
+    # The pseudocode: one playout, its four steps.
+    assert "MONTE-CARLO-TREE-SEARCH" in page.inner_text("#learn-code")
+    assert len(page.locator("#learn-code .code-line.current").all()) == 4
+    # The root's visits grow one a playout.
+    page.keyboard.press("ArrowRight")
+    assert str(root.locator(".tree-value").text_content()).endswith("/6")
     # The request carries the playouts: fewer of them, a smaller root.
     page.fill("#learn-playouts", "30")
     page.click("#learn-draw")
@@ -636,3 +653,56 @@ def test_a_teacher_shares_an_exercise_by_its_address(
     page.click('#predict-input button[data-answer="1"]')
     expect(result).to_have_class("right")
     assert "MAX vence: o valor da raiz é 1" in result.inner_text()
+
+
+#: JavaScript: the page's visible texts and labels that are an English
+#: table entry with another Portuguese one (so: left untranslated).
+UNTRANSLATED_JS = """async () => {
+  const { STRINGS } = await import('/js/strings.js');
+  const english = new Set();
+  for (const [key, text] of Object.entries(STRINGS.en)) {
+    if (typeof text === 'string' && text !== STRINGS.pt[key] && /[a-z]{3}/.test(text)) english.add(text.trim());
+  }
+  const found = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const text = node.textContent.trim();
+    const box = node.parentElement;
+    if (text && english.has(text) && box && box.getClientRects().length > 0) found.push(text);
+  }
+  for (const element of document.querySelectorAll('[title], [aria-label], [placeholder]')) {
+    for (const name of ['title', 'aria-label', 'placeholder']) {
+      const text = (element.getAttribute(name) || '').trim();
+      if (english.has(text)) found.push(`${name}: ${text}`);
+    }
+  }
+  return found;
+}"""
+
+
+def test_the_learn_page_in_portuguese_and_its_switch(page: Page, learn_server: ServerThread) -> None:
+    open_learn(page, learn_server.port, "?example=notes-alphabeta&lang=pt", visited=11)
+    assert page.evaluate("document.documentElement.lang") == "pt"
+    assert page.inner_text("h1") == "alphabeta-arena · Aprender"
+    expect(page.locator("#step-counter")).to_have_text("passo 22 de 22")
+    assert "poda alfa-beta" in page.inner_text("#learn-algorithm")
+    assert "VALOR-MIN" in page.inner_text("#learn-code")
+    assert page.evaluate(UNTRANSLATED_JS) == []
+    # Stepping to the cut: the notes' words.
+    page.locator("#learn-tree").focus()
+    page.keyboard.press("Home")
+    for _ in range(12):
+        page.keyboard.press("ArrowRight")
+    assert "corte" in page.inner_text("#step-text")
+    assert page.evaluate(UNTRANSLATED_JS) == []
+    # The switch: English at once, kept for the next visit.
+    page.select_option("#lang", "en")
+    expect(page.locator("#step-counter")).to_have_text("step 13 of 22")
+    assert page.inner_text("h1") == "alphabeta-arena · Learn"
+    assert "ALPHA-BETA-SEARCH" in page.inner_text("#learn-code")
+    assert "moves 2, 3 are pruned" in page.inner_text("#step-text")
+    page.select_option("#lang", "pt")
+    open_learn(page, learn_server.port, "?example=mcts")
+    expect(page.locator("#step-counter")).to_have_text("simulação 200 de 200")
+    assert page.evaluate(UNTRANSLATED_JS) == []
+    page.select_option("#lang", "en")  # the other tests read English

@@ -5,6 +5,7 @@
 // a step of the search executes, with the local variables there.
 
 import { formatValue, formatWinsVisits } from "./learn-model.js";
+import { t } from "./i18n.js";
 
 // The programs, as line keys; "" is a blank line. Indentation is part of
 // the text. A line's key names what it does, so that a step can point at it.
@@ -118,15 +119,16 @@ function locateExpecti(trace, event, index) {
 
 function locateMcts(trace, event, phase) {
   const node = event.node;
-  if (node === trace.root) return { lines: ["mcts.tree"], locals: [["tree", "root"]] };
-  const locals = [["leaf", node.parent === trace.root ? "root" : node.parent.path], ["child", node.path]];
+  const name = (key) => t(`code.var.${key}`);
+  if (node === trace.root) return { lines: ["mcts.tree"], locals: [[name("tree"), "root"]] };
+  const locals = [[name("leaf"), node.parent === trace.root ? "root" : node.parent.path], [name("child"), node.path]];
   const lines = {
     select: ["mcts.select"],
     expand: ["mcts.expand"],
     simulate: ["mcts.simulate"],
     backprop: ["mcts.backprop"],
   }[phase] || ["mcts.select", "mcts.expand", "mcts.simulate", "mcts.backprop"];
-  if (event.result !== undefined && event.result !== null) locals.push(["result", formatValue(event.result)]);
-  if (phase === "backprop" || phase === null) locals.push(["root", formatWinsVisits(trace.root)]);
+  if (event.result !== undefined && event.result !== null) locals.push([name("result"), formatValue(event.result)]);
+  if (trace.log) locals.push(["root", formatWinsVisits(trace.root, trace.statsAt(event.index).get(trace.root))]);
   return { lines, locals };
 }

@@ -9,6 +9,7 @@
 
 import { el } from "./svg.js";
 import { describeValue, formatValue, formatWinsVisits, playerName } from "./learn-model.js";
+import { t } from "./i18n.js";
 
 const R = 15; // half the size of a node's shape
 const FONT = "DejaVu Sans, Segoe UI, Arial, sans-serif";
@@ -45,7 +46,7 @@ export function drawTree(container, trace, lay, index, options = {}) {
     class: "tree-svg",
     // A picture, except where its nodes are buttons (collapse and expand).
     role: onToggle ? "group" : "img",
-    "aria-label": options.label || "search tree",
+    "aria-label": options.label || t("learn.tree"),
     "font-family": FONT,
   });
   svg.append(el("rect", { x: 0, y: 0, width: lay.width, height: lay.height, fill: "#ffffff", class: "tree-background" }));
@@ -66,9 +67,11 @@ export function drawTree(container, trace, lay, index, options = {}) {
 
   // MCTS grows its tree: a node not added yet is not drawn at all.
   const hidden = (item) => trace.mcts && (item.type === "node" ? item.node : item.parent).enterIndex > index;
+  // MCTS: every node's wins/visits as of this playout.
+  const stats = trace.mcts ? trace.statsAt(index) : null;
   for (const { parentItem, childItem } of lay.edges) {
     if (hidden(childItem)) continue;
-    edgeLayer.append(drawEdge(trace, parentItem, childItem, index, onPath, finished, classroom));
+    edgeLayer.append(drawEdge(trace, parentItem, childItem, index, onPath, finished, classroom, stats));
   }
   if (currentItem && !compact) {
     nodeLayer.append(el("circle", {
@@ -79,7 +82,7 @@ export function drawTree(container, trace, lay, index, options = {}) {
   for (const item of lay.items) {
     if (hidden(item)) continue;
     let group;
-    if (item.type === "node") group = drawNode(trace, item, index, item === currentItem, compact, onToggle, givens);
+    if (item.type === "node") group = drawNode(trace, item, index, item === currentItem, compact, onToggle, givens, stats, !finished && onPath.has(item.node));
     else if (item.type === "ghost") group = drawGhost(trace, item, index, compact, classroom, givens);
     if (group) {
       if (pick) makePickable(group, item, pick);
@@ -88,11 +91,17 @@ export function drawTree(container, trace, lay, index, options = {}) {
     }
     nodeLayer.append(drawMore(item, onShowAll));
   }
+  if (trace.mcts && current && current.result !== null && current.result !== undefined && currentItem && !compact && !finished) {
+    // The ring goes under the nodes (their labels stay readable), the result over them.
+    const [ring, result] = playoutMarks(current, currentItem);
+    if (ring) nodeLayer.insertBefore(ring, nodeLayer.querySelector(".tree-node, .tree-ghost, .tree-more"));
+    nodeLayer.append(result);
+  }
   container.append(svg);
   return svg;
 }
 
-function drawEdge(trace, parentItem, childItem, index, onPath, finished, classroom) {
+function drawEdge(trace, parentItem, childItem, index, onPath, finished, classroom, stats = null) {
   const x1 = parentItem.x;
   const y1 = parentItem.y + R;
   const x2 = childItem.x;
@@ -123,7 +132,8 @@ function drawEdge(trace, parentItem, childItem, index, onPath, finished, classro
   const principal = finished && trace.principal.has(child);
   if (principal) group.setAttribute("class", "tree-edge principal");
   // MCTS: as thick as the share of all playouts that went through the child.
-  const width = trace.mcts && trace.root.visits > 0 ? 1.2 + 5 * Math.sqrt((child.visits ?? 0) / trace.root.visits) : 1.5;
+  const rootVisits = stats ? stats.get(trace.root).visits : 0;
+  const width = trace.mcts && rootVisits > 0 ? 1.2 + 5 * Math.sqrt((stats.get(child)?.visits ?? 0) / rootVisits) : 1.5;
   group.append(el("line", {
     x1, y1, x2, y2,
     stroke: hot ? PATH_EDGE : principal ? PRINCIPAL_EDGE : EDGE,
@@ -210,7 +220,7 @@ function givenText(x, y, value) {
   return el("text", { x, y: y + 4.5, "text-anchor": "middle", "font-size": 12, "font-style": "italic", fill: "#777777", class: "tree-given" }, formatValue(value));
 }
 
-function drawNode(trace, item, index, isCurrent, compact, onToggle, givens = false) {
+function drawNode(trace, item, index, isCurrent, compact, onToggle, givens = false, stats = null, onPath = false) {
   const { node, x, y } = item;
   const view = trace.view(node, index);
   const leaf = node.kind === "terminal";
@@ -235,7 +245,7 @@ function drawNode(trace, item, index, isCurrent, compact, onToggle, givens = fal
   // The value: the final one, or the bound so far (≥ 3 under MAX, ≤ 3 under
   // MIN); for MCTS its final wins/visits.
   let valueText = "";
-  if (trace.mcts) valueText = formatWinsVisits(node);
+  if (trace.mcts) valueText = formatWinsVisits(node, stats ? stats.get(node) : null);
   else if (view.state === "done") valueText = formatValue(view.value);
   else if (view.state === "open" && view.partial !== null) {
     valueText = node.player === "max" ? `≥${formatValue(view.partial)}` : node.player === "min" ? `≤${formatValue(view.partial)}` : `Σ${formatValue(view.partial)}`;
@@ -253,7 +263,7 @@ function drawNode(trace, item, index, isCurrent, compact, onToggle, givens = fal
   } else if (leaf) {
     group.append(el("text", { x, y: y + 4.5, "text-anchor": "middle", "font-size": 13, "font-weight": "bold", fill: INK, class: "tree-value" }, valueText));
   } else if (trace.mcts) {
-    group.append(mctsLabel(item, valueText));
+    group.append(mctsLabel(item, valueText, onPath));
   } else if (item.open) {
     group.append(el("text", { x: x - R - 11, y: y + 5, "text-anchor": "end", "font-size": 13, "font-weight": "bold", fill: INK, class: "tree-value" }, valueText));
   } else {
@@ -269,24 +279,24 @@ function drawNode(trace, item, index, isCurrent, compact, onToggle, givens = fal
   }
   if (item.hidden > 0) {
     const below = y + (leaf ? 25 : R + 28) + lines.length * 12;
-    group.append(el("text", { x, y: below, "text-anchor": "middle", "font-size": 11, fill: "#1f5fa8", "text-decoration": "underline", class: "tree-more-count" }, `+${item.hidden} more`));
+    group.append(el("text", { x, y: below, "text-anchor": "middle", "font-size": 11, fill: "#1f5fa8", "text-decoration": "underline", class: "tree-more-count" }, t("tree.more", { count: item.hidden })));
   }
-  if (node.kind === "cutoff") group.append(el("text", { x: x + R - 2, y: y - R + 2, "font-size": 9, fill: MUTED, class: "tree-eval-mark" }, "eval"));
+  if (node.kind === "cutoff") group.append(el("text", { x: x + R - 2, y: y - R + 2, "font-size": 9, fill: MUTED, class: "tree-eval-mark" }, t("tree.eval")));
 
-  const parts = [`${leaf ? "leaf" : playerName(node.player)} node ${node.path}`];
-  if (trace.mcts) parts.push(...mctsParts(trace, node));
-  else if (view.state === "unseen") parts.push("not visited yet");
-  else if (view.state === "open") parts.push(view.partial !== null ? `searching, value so far ${describeValue(view.partial)}` : "searching");
-  else parts.push(`value ${describeValue(view.value)}`);
-  if (node.kind === "cutoff") parts.push("evaluated at the depth limit");
-  if (view.alpha !== null && trace.hasWindows) parts.push(`alpha ${describeValue(view.alpha)}, beta ${describeValue(view.beta)}`);
-  if (item.hidden > 0) parts.push(`${item.hidden} nodes below hidden`);
-  if (node.prunedAfter.length > 0 && view.state === "done") parts.push(`cut off: moves ${node.prunedAfter.join(", ")} never searched`);
+  const parts = [t("aria.node", { who: leaf ? t("node.leaf") : playerName(node.player), path: node.path })];
+  if (trace.mcts) parts.push(...mctsParts(trace, node, stats ? stats.get(node) : null));
+  else if (view.state === "unseen") parts.push(t("aria.unseen"));
+  else if (view.state === "open") parts.push(view.partial !== null ? t("aria.searching.sofar", { value: describeValue(view.partial) }) : t("aria.searching"));
+  else parts.push(t("aria.value", { value: describeValue(view.value) }));
+  if (node.kind === "cutoff") parts.push(t("aria.cutoff"));
+  if (view.alpha !== null && trace.hasWindows) parts.push(t("aria.window", { alpha: describeValue(view.alpha), beta: describeValue(view.beta) }));
+  if (item.hidden > 0) parts.push(t("aria.hidden", { count: item.hidden }));
+  if (node.prunedAfter.length > 0 && view.state === "done") parts.push(t("aria.cut", { moves: node.prunedAfter.join(", ") }));
   group.append(el("title", {}, parts.join("; ")));
   if (onToggle && (item.hidden > 0 || (item.open && node !== trace.root))) {
     group.setAttribute("tabindex", "0");
     group.setAttribute("role", "button");
-    group.setAttribute("aria-label", `${parts.join("; ")}. ${item.open ? "Collapse" : "Expand"}`);
+    group.setAttribute("aria-label", `${parts.join("; ")}. ${t(item.open ? "aria.collapse" : "aria.expand")}`);
     group.setAttribute("cursor", "pointer");
     group.addEventListener("click", () => onToggle(node));
     group.addEventListener("keydown", (event) => {
@@ -300,25 +310,42 @@ function drawNode(trace, item, index, isCurrent, compact, onToggle, givens = fal
   return group;
 }
 
+// A playout's expansion and result: a green ring on the node it added and
+// the result of its simulation beside the path's last node.
+function playoutMarks(event, item) {
+  const group = el("g", { class: "tree-playout" });
+  const ring = event.added
+    ? el("circle", { cx: item.x, cy: item.y, r: R + 13, fill: "none", stroke: "#2e7d32", "stroke-width": 3, "stroke-dasharray": "5 3", class: "tree-expanded" })
+    : null;
+  const result = event.result;
+  const key = result >= 1 ? "mcts.result.win" : result <= 0 ? "mcts.result.loss" : result === 0.5 ? "mcts.result.draw" : "mcts.result.value";
+  group.append(el("text", {
+    x: item.x + R + 16, y: item.y + 26, "text-anchor": "start", "font-size": 12, "font-weight": "bold",
+    fill: result > 0.5 ? "#1f5fa8" : result < 0.5 ? "#b3261e" : INK, stroke: "#ffffff", "stroke-width": 3, "paint-order": "stroke",
+    class: "tree-playout-result",
+  }, t(key, { value: formatValue(result) })));
+  return [ring, group];
+}
+
 // wins/visits is wider than a utility: it goes above an open node (beside
 // it, it would run into the next node of the row), below a closed one,
 // smaller when long so that neighbours' labels stay apart; a white outline
 // keeps it readable where an edge runs under it.
-function mctsLabel(item, text) {
+function mctsLabel(item, text, backedUp = false) {
   const { x, y } = item;
   const size = item.node.parent ? Math.max(9, Math.min(13, 58 / (text.length * 0.62))) : 13; // the root has no neighbours
   return el("text", {
     x, y: item.open ? y - R - 6 : y + R + 15, "text-anchor": "middle", "font-size": Number(size.toFixed(1)), "font-weight": "bold",
-    fill: INK, stroke: "#ffffff", "stroke-width": 3, "paint-order": "stroke", class: "tree-value",
+    fill: backedUp ? "#b35f00" : INK, stroke: "#ffffff", "stroke-width": 3, "paint-order": "stroke", class: `tree-value${backedUp ? " backed-up" : ""}`,
   }, text);
 }
 
 // What an MCTS node says to a screen reader and in its tooltip.
-function mctsParts(trace, node) {
-  const kind = { playout: "a playout node (no children yet)", terminal: "the game is over" }[node.kind];
+function mctsParts(trace, node, stats) {
+  const kind = { playout: t("aria.mcts.playout"), terminal: t("aria.mcts.terminal") }[node.kind];
   return [
-    node === trace.root ? "the root" : `added by playout ${node.order}`,
-    `MAX won ${formatWinsVisits(node).replace("/", " of ")} visits (final, after all playouts)`,
+    node === trace.root ? t("node.root") : t("aria.mcts.added", { playout: node.order }),
+    t("aria.mcts.stats", { stats: formatWinsVisits(node, stats).replace("/", ` ${t("aria.of")} `) }),
     ...(kind ? [kind] : []),
   ];
 }
@@ -335,7 +362,7 @@ function drawUnseenGhost(item, givens = false) {
     group.append(givenText(x, y, ghost.value));
     group.setAttribute("opacity", 0.8);
   }
-  const label = `${isLeaf ? "leaf" : playerName(ghost.player)} node ${ghost.path}; not visited yet`;
+  const label = `${t("aria.node", { who: isLeaf ? t("node.leaf") : playerName(ghost.player), path: ghost.path })}; ${t("aria.unseen")}`;
   group.append(el("title", {}, label));
   group.setAttribute("aria-label", label);
   return group;
@@ -358,13 +385,13 @@ function drawGhost(trace, item, index, compact, classroom = false, givens = fals
   if (isLeaf) {
     group.append(el("text", { x, y: y + 4.5, "text-anchor": "middle", "font-size": 13, fill: GHOST.ink, class: "tree-value" }, formatValue(ghost.value)));
   } else if (ghost.hidden && !compact && !item.open) {
-    group.append(el("text", { x, y: y + R + 15, "text-anchor": "middle", "font-size": 10.5, fill: GHOST.ink }, `${ghost.hidden} ${ghost.hidden === 1 ? "leaf" : "leaves"}`));
+    group.append(el("text", { x, y: y + R + 15, "text-anchor": "middle", "font-size": 10.5, fill: GHOST.ink }, t("tree.leaves", { count: ghost.hidden })));
   }
   if (cut && top) {
     const below = item.open ? { x: x + R + 6, y: y + 4, "text-anchor": "start" } : { x, y: y + (isLeaf ? 25 : R + 28), "text-anchor": "middle" };
-    group.append(el("text", { ...below, "font-size": 10, fill: CUT, class: "tree-pruned-label" }, "pruned"));
+    group.append(el("text", { ...below, "font-size": 10, fill: CUT, class: "tree-pruned-label" }, t("tree.pruned")));
   }
-  const label = `${ghost.path}: ${cut ? "pruned, never searched" : "not searched yet"}${isLeaf ? ` (utility ${formatValue(ghost.value)})` : ""}`;
+  const label = `${ghost.path}: ${t(cut ? "aria.pruned" : "aria.unseen")}${isLeaf ? ` (${t("aria.utility", { value: formatValue(ghost.value) })})` : ""}`;
   group.append(el("title", {}, label));
   group.setAttribute("aria-label", label);
   return group;
@@ -374,8 +401,8 @@ function drawMore(item, onShowAll) {
   const { x, y } = item;
   const group = el("g", { class: "tree-more", "data-parent": item.parent.path });
   group.append(el("rect", { x: x - 26, y: y - 12, width: 52, height: 24, rx: 12, fill: "#eef3fb", stroke: "#1f5fa8", "stroke-width": 1.2 }));
-  group.append(el("text", { x, y: y + 4, "text-anchor": "middle", "font-size": 11, fill: "#1f5fa8" }, `+${item.count} more`));
-  const label = `${item.count} more moves under ${item.parent.path} (${item.nodes} nodes searched). Show them`;
+  group.append(el("text", { x, y: y + 4, "text-anchor": "middle", "font-size": 11, fill: "#1f5fa8" }, t("tree.more", { count: item.count })));
+  const label = t("aria.more", { count: item.count, path: item.parent.path, nodes: item.nodes });
   group.append(el("title", {}, label));
   if (onShowAll) {
     group.setAttribute("tabindex", "0");
@@ -422,6 +449,6 @@ export async function pngBlob(svg, scale = 2) {
   context.fillRect(0, 0, canvas.width, canvas.height);
   context.drawImage(image, 0, 0, canvas.width, canvas.height);
   return new Promise((resolve, reject) => {
-    canvas.toBlob((blob) => (blob ? resolve(blob) : reject(new Error("the browser could not make the PNG"))), "image/png");
+    canvas.toBlob((blob) => (blob ? resolve(blob) : reject(new Error(t("error.png")))), "image/png");
   });
 }

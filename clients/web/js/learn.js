@@ -19,26 +19,17 @@ const $ = (id) => document.getElementById(id);
 
 const TREE = "tree";
 const TOKEN_KEY = "arena-token";
-const ALGORITHMS = [
-  ["minimax", "minimax"],
-  ["alphabeta", "alpha-beta"],
-  ["alphabeta_ordered", "alpha-beta, ordered moves"],
-  ["negamax", "negamax (alpha-beta)"],
-  ["expectiminimax", "expectiminimax (chance nodes)"],
-  ["mcts", "Monte Carlo tree search"],
-];
+// The searches a trace can run (their names: strings.js, "alg.<name>").
+const ALGORITHMS = ["minimax", "alphabeta", "alphabeta_ordered", "negamax", "expectiminimax", "mcts"];
+const algorithmName = (name) => (ALGORITHMS.includes(name) ? t(`alg.${name}`) : name);
 const MCTS = "mcts";
 // The step table's columns: the search's events, or MCTS's playouts.
-const COLUMNS = ["step", "event", "node", "α", "β", "value"];
-const MCTS_COLUMNS = ["step", "node added", "kind", "wins/visits", "value"];
+const COLUMNS = ["col.step", "col.event", "col.node", "col.alpha", "col.beta", "col.value"];
+const MCTS_COLUMNS = ["col.playout", "col.added", "col.result", "col.root.stats"];
 const COMPARED = ["minimax", "alphabeta", "alphabeta_ordered"];
 const DEFAULT_EXAMPLE = "notes-alphabeta";
 // Rows of the step table drawn at once around the current step.
 const TABLE_WINDOW = 400;
-const EBF_HELP =
-  "Effective branching factor b*: the branching factor a uniform tree of the same depth d would need to hold as many " +
-  "nodes as the search visited, i.e. N = b* + b*² + … + b*^d with N the nodes visited below the root, solved numerically. " +
-  "Minimax on a full tree gives its true branching factor; good move ordering brings alpha-beta's towards its square root.";
 
 const app = {
   conn: null,
@@ -86,18 +77,18 @@ async function connect(first) {
   conn.onClose = (event) => {
     if (app.conn === conn) app.conn = null;
     if (event.code === 1008) {
-      setStatus("token needed", "bad");
-      say("The server needs its token: enter it on the Play page (it is kept for this tab), then come back.", "error");
+      setStatus(t("status.token"), "bad");
+      say(t("learn.token"), "error");
       return;
     }
-    setStatus(`reconnecting in ${(reconnectDelay / 1000).toFixed(1)} s`, "bad");
+    setStatus(t("status.reconnecting", { seconds: (reconnectDelay / 1000).toFixed(1) }), "bad");
     setTimeout(() => connect(false), reconnectDelay);
     reconnectDelay = Math.min(reconnectDelay * 2, 15000);
   };
   try {
     await conn.open();
   } catch {
-    setStatus(`no server; retrying in ${(reconnectDelay / 1000).toFixed(1)} s`, "bad");
+    setStatus(t("status.noserver", { seconds: (reconnectDelay / 1000).toFixed(1) }), "bad");
     setTimeout(() => connect(first), reconnectDelay);
     reconnectDelay = Math.min(reconnectDelay * 2, 15000);
     return;
@@ -129,25 +120,24 @@ async function connect(first) {
 function fillGames() {
   const menu = $("learn-game");
   const previous = menu.value;
-  const games = app.games.some((g) => g.name === TREE) ? app.games : [{ name: TREE, title: "Game tree (textbook)" }, ...app.games];
-  menu.replaceChildren(...games.map((g) => new Option(g.name === TREE ? "Game tree (textbook notation)" : g.title || g.name, g.name)));
+  const games = app.games.some((g) => g.name === TREE) ? app.games : [{ name: TREE }, ...app.games];
+  menu.replaceChildren(...games.map((g) => new Option(g.name === TREE ? t("learn.game.tree") : g.title || g.name, g.name)));
   menu.value = previous && games.some((g) => g.name === previous) ? previous : TREE;
   gameChosen();
 }
 
 function fillAlgorithms() {
-  $("learn-algorithm").replaceChildren(...ALGORITHMS.map(([name, label]) => new Option(label, name)));
-  $("learn-algorithm").value = "alphabeta";
+  const previous = $("learn-algorithm").value || "alphabeta";
+  $("learn-algorithm").replaceChildren(...ALGORITHMS.map((name) => new Option(algorithmName(name), name)));
+  $("learn-algorithm").value = previous;
 }
 
 function gameChosen() {
   const tree = $("learn-game").value === TREE;
   $("learn-moves-label").hidden = tree;
   $("learn-options-label").hidden = tree;
-  $("learn-depth").placeholder = tree ? "whole tree" : "2";
-  $("position-help").textContent = tree
-    ? 'Nested lists of leaf utilities, MAX to move at the root, MIN and MAX alternating: [[3,12,8],[2,4,6]]. A chance node: {"p":[0.5,0.5],"c":[…,…]}. An evaluation for depth cut-offs: {"v":5,"c":[…]}.'
-    : "The game's position notation (empty: its start), then moves in its notation.";
+  $("learn-depth").placeholder = tree ? t("learn.depth.whole") : "2";
+  $("position-help").textContent = t(tree ? "learn.position.help.tree" : "learn.position.help.game");
 }
 
 // MCTS runs playouts, not plies: its fields replace the depth.
@@ -185,7 +175,7 @@ function applyUrl(params) {
   if (chosen) applyExample(chosen);
   if (game) {
     if (![...$("learn-game").options].some((option) => option.value === game)) {
-      say(`This server has no game ${game}.`, "error");
+      say(t("learn.nogame", { game }), "error");
     } else {
       $("learn-game").value = game;
       gameChosen();
@@ -193,12 +183,12 @@ function applyUrl(params) {
       $("learn-moves").value = params.get("moves") || "";
       $("learn-options").value = params.get("options") || "";
       app.example = null;
-      app.note = game === TREE ? "" : "The position from the Play page. Real games branch fast: keep the depth small (2 or 3).";
-      $("example-note").textContent = app.note;
+      app.note = game === TREE ? "" : "learn.from.play";
+      $("example-note").textContent = app.note ? t(app.note) : "";
     }
   }
   const algorithm = params.get("algorithm");
-  if (algorithm && ALGORITHMS.some(([name]) => name === algorithm)) $("learn-algorithm").value = algorithm;
+  if (algorithm && ALGORITHMS.includes(algorithm)) $("learn-algorithm").value = algorithm;
   const depth = params.get("depth");
   if (depth !== null) $("learn-depth").value = depth;
   for (const name of ["playouts", "seed"]) {
@@ -225,7 +215,7 @@ function readSpec() {
       try {
         spec.options = JSON.parse(options);
       } catch {
-        throw new Error(`The options are not JSON: ${options}`);
+        throw new Error(t("learn.options.bad", { options }));
       }
     }
   }
@@ -295,7 +285,7 @@ async function drawSearch() {
   stopPlaying();
   app.busy = true;
   updateButtons();
-  say("Searching…", "hint");
+  say(t("learn.searching"), "hint");
   try {
     await startPosition(spec);
     const reply = await requestTrace(spec, spec.algorithm);
@@ -332,22 +322,15 @@ function showTrace(trace, spec) {
   app.collapsed = start.collapsed;
   app.showAll = new Set();
   setQuestions(trace, spec);
-  const name = ALGORITHMS.find(([key]) => key === trace.algorithm)?.[1] || trace.algorithm;
-  $("learn-title").textContent = trace.mcts
-    ? `${name}, ${trace.playouts} playouts, seed ${spec.seed ?? 1}, tree height ${trace.reply.depth}`
-    : `${name}${trace.reply.depth ? `, depth ${trace.reply.depth}` : ""}`;
+  renderTitle();
   // MCTS's value is MAX's win rate at the root, its leaves the playouts.
   $("legend-minimax").hidden = trace.mcts;
   $("legend-mcts").hidden = !trace.mcts;
-  $("steps-subtitle").textContent = trace.mcts ? "one node per playout" : "α β as the search goes";
+
   app.tableStart = 0;
   app.tableEnd = 0;
   $("learn-steps").classList.toggle("no-windows", !trace.hasWindows && !trace.mcts);
-  $("learn-steps").tHead.rows[0].replaceChildren(...(trace.mcts ? MCTS_COLUMNS : COLUMNS).map((text) => {
-    const th = document.createElement("th");
-    th.textContent = text;
-    return th;
-  }));
+
   relayout();
   render(false);
   // A wide tree opens with its root in view.
@@ -364,12 +347,28 @@ function relayout() {
   app.layout = layout(trace, app.expanded, app.showAll, { visible });
 }
 
+// The texts that depend on the trace and the language only.
+function renderTitle() {
+  const trace = app.trace;
+  const spec = app.spec;
+  const name = algorithmName(trace.algorithm);
+  $("learn-title").textContent = trace.mcts
+    ? t("title.mcts", { name, playouts: trace.playouts, seed: spec.seed ?? 1, height: trace.reply.depth })
+    : trace.reply.depth ? t("title.depth", { name, depth: trace.reply.depth }) : name;
+  $("steps-subtitle").textContent = t(trace.mcts ? "steps.subtitle.mcts" : "steps.subtitle");
+  $("learn-steps").tHead.rows[0].replaceChildren(...(trace.mcts ? MCTS_COLUMNS : COLUMNS).map((key) => {
+    const th = document.createElement("th");
+    th.textContent = t(key);
+    return th;
+  }));
+}
+
 function render(follow = true) {
   const trace = app.trace;
   if (!trace) return;
   const label = trace.mcts
-    ? `Monte Carlo search tree: ${trace.visited} nodes after ${trace.playouts} playouts, MAX's win rate ${trace.value.toFixed(2)} at the root`
-    : `Search tree of ${trace.algorithm}: value ${formatValue(trace.value)}, ${trace.visited} nodes visited, ${trace.leaves} leaves evaluated`;
+    ? t("aria.tree.mcts", { visited: trace.visited, playouts: trace.playouts, rate: trace.value.toFixed(2) })
+    : t("aria.tree", { name: algorithmName(trace.algorithm), value: formatValue(trace.value), visited: trace.visited, leaves: trace.leaves });
   const asking = currentQuestion();
   const answered = answeredHere();
   const pickQuestion = asking?.question.kind === "prune" ? asking : answered?.question.kind === "prune" ? answered : null;
@@ -397,8 +396,8 @@ function render(follow = true) {
   const event = trace.events[app.index];
   // MCTS counts its steps as playouts: step k is the tree after k of them.
   $("step-counter").textContent = trace.mcts
-    ? `playout ${event.step} of ${trace.playouts}`
-    : `step ${app.index + 1} of ${trace.events.length}`;
+    ? t("counter.playout", { step: event.step, total: trace.playouts })
+    : t("counter.step", { step: app.index + 1, total: trace.events.length });
   $("step-text").textContent = describeEvent(trace, event);
   renderSummary();
   renderWithheld();
@@ -437,7 +436,7 @@ function renderSummary() {
     $("s-leaves").textContent = String(leaves);
   } else {
     $("s-value").textContent = trace.mcts ? trace.value.toFixed(2) : formatValue(trace.value);
-    $("s-value").title = trace.mcts ? `MAX's wins / visits at the root: ${formatWinsVisits(trace.root)}` : "";
+    $("s-value").title = trace.mcts ? t("summary.mcts.value", { stats: formatWinsVisits(trace.root) }) : "";
     $("s-best").textContent = trace.bestMove ?? "–";
     $("s-best").title = "";
     $("s-visited").textContent = String(trace.visited);
@@ -446,8 +445,8 @@ function renderSummary() {
     $("s-ebf").textContent = ebf === null ? "–" : ebf.toFixed(2);
     $("s-ebf").title = "";
   }
-  $("s-visited-label").textContent = withheld && !trace.mcts ? t("summary.visited.sofar") : trace.mcts ? "nodes in the tree" : "nodes visited";
-  $("s-leaves-label").textContent = withheld && !trace.mcts ? t("summary.leaves.sofar") : trace.mcts ? "playouts" : "leaves evaluated";
+  $("s-visited-label").textContent = t(withheld && !trace.mcts ? "summary.visited.sofar" : trace.mcts ? "summary.tree.nodes" : "summary.visited");
+  $("s-leaves-label").textContent = t(withheld && !trace.mcts ? "summary.leaves.sofar" : trace.mcts ? "summary.playouts" : "summary.leaves");
 }
 
 // The pseudocode of the search beside the tree, the line the current step
@@ -501,7 +500,7 @@ function renderWithheld() {
   const trace = app.trace;
   const withheld = app.classroom && trace && app.index < trace.lastIndex;
   const entry = app.example;
-  let note = app.note || "";
+  let note = app.note ? t(app.note) : "";
   if (entry && entry.custom) note = entry.title || t("ex.custom.intro");
   else if (entry) note = withheld ? t(`ex.${entry.key}.intro`) : t(`ex.${entry.key}.note`);
   $("example-note").textContent = note;
@@ -707,45 +706,58 @@ function describeEvent(trace, event) {
   if (!event) return "";
   if (trace.mcts) return describePlayout(trace, event);
   const node = event.node;
-  const who = node.kind === "terminal" ? "leaf" : `${playerName(node.player)} node`;
-  const where = node === trace.root ? "the root" : `${who} ${node.path}`;
+  const who = node.kind === "terminal" ? t("node.leaf") : t("node.of", { who: playerName(node.player) });
+  const where = node === trace.root ? t("node.root") : `${who} ${node.path}`;
   if (event.kind === "enter") {
-    let text = `Enters ${where}`;
-    if (node.alphaIn !== null && trace.hasWindows) text += ` with α ${formatValue(node.alphaIn)}, β ${formatValue(node.betaIn)}`;
-    return `${text}.`;
+    if (node.alphaIn !== null && trace.hasWindows) {
+      return t("event.enter.window", { where, alpha: formatValue(node.alphaIn), beta: formatValue(node.betaIn) });
+    }
+    return t("event.enter", { where });
   }
-  let text = `${where.charAt(0).toUpperCase()}${where.slice(1)} returns ${formatValue(node.value)}`;
-  if (node.kind === "cutoff") text += " (its evaluation: the depth limit)";
-  if (node.moverValue !== null && trace.algorithm === "negamax") text += ` (negamax returns ${formatValue(node.moverValue)} for the side to move)`;
+  let text = t("event.return", { where: `${where.charAt(0).toUpperCase()}${where.slice(1)}`, value: formatValue(node.value) });
+  if (node.kind === "cutoff") text += ` ${t("event.return.eval")}`;
+  if (node.moverValue !== null && trace.algorithm === "negamax") text += ` ${t("event.return.negamax", { value: formatValue(node.moverValue) })}`;
   if (node.prunedAfter.length > 0) {
-    const why = node.player === "min"
-      ? `β ${formatValue(node.betaOut)} ≤ α ${formatValue(node.alphaOut)}: MAX has something better elsewhere`
-      : `α ${formatValue(node.alphaOut)} ≥ β ${formatValue(node.betaOut)}: MIN has something better elsewhere`;
-    text += `; ${why}, so ${node.prunedAfter.length === 1 ? "move" : "moves"} ${node.prunedAfter.join(", ")} ${node.prunedAfter.length === 1 ? "is" : "are"} pruned`;
+    const values = { alpha: formatValue(node.alphaOut), beta: formatValue(node.betaOut), moves: node.prunedAfter.join(", "), count: node.prunedAfter.length };
+    text += `; ${t(node.player === "min" ? "event.cut.min" : "event.cut.max", values)}`;
   }
-  if (node === trace.root) text += `; best move ${trace.bestMove ?? "–"}`;
+  if (node === trace.root) text += `; ${t("event.best", { move: trace.bestMove ?? "–" })}`;
   return `${text}.`;
 }
 
-// Playout k's four phases as the page shows them: the highlighted path is
-// where selection went, the node it adds is the expansion, and a
-// simulation from there was backed up the path. The statistics are the
-// final ones (the trace keeps only the final tree).
+// Playout k's four phases, from the trace's playout log: selection (the
+// highlighted path), expansion (the node it added, ringed), simulation
+// (its result) and back-propagation (the path's statistics, counted again).
 function describePlayout(trace, event) {
   const node = event.node;
-  const final = "the statistics shown are the final ones (the trace keeps only the final tree)";
-  if (node === trace.root) {
-    return `The root: the tree starts as the position alone, and each playout adds one node. Wins/visits are MAX's; ${final}.`;
+  if (event.step === 0) return t("mcts.step.root");
+  const result = resultText(event.result);
+  let text;
+  if (event.result === undefined || event.result === null) {
+    text = t("mcts.step.nolog", { playout: event.step, node: `${symbol(node)} ${node.path}` });
+  } else {
+    const line = trace.lineage(node).map((at) => (at === trace.root ? t("node.root") : at.move)).join(" → ");
+    const phases = [
+      t("mcts.step.select", { playout: event.step, line }),
+      event.added ? t("mcts.step.expand", { node: `${symbol(node)} ${node.path}` }) : t("mcts.step.noexpand"),
+      t(node.kind === "terminal" ? "mcts.step.terminal" : "mcts.step.simulate", { result }),
+      t("mcts.step.backprop", { count: trace.lineage(node).length, value: formatValue(event.result) }),
+    ];
+    text = phases.join(" ");
   }
-  const path = node.parent === trace.root ? "at the root" : `down the highlighted path to ${node.parent.path}`;
-  const simulation = node.kind === "terminal" ? "the game is over there: that result is the simulation's" : "a random simulation played on from it";
-  let text = `Playout ${event.step} added ${symbol(node)} ${node.path}. Selection (UCB) went ${path}; expansion added the node; ${simulation}; backpropagation counted the result on the path. Its ${formatWinsVisits(node)} is final: ${final}.`;
   if (event.index === trace.lastIndex) {
     const asked = app.spec?.playouts ?? 100;
-    if (trace.playouts < asked) text += ` The solver proved the root's value after ${trace.playouts} of the ${asked} playouts asked for.`;
-    text += ` The move to play: ${trace.bestMove ?? "–"}.`;
+    if (trace.playouts < asked) text += ` ${t("mcts.step.solver", { playouts: trace.playouts, asked })}`;
+    text += ` ${t("mcts.step.move", { move: trace.bestMove ?? "–" })}`;
   }
   return text;
+}
+
+// A playout's result for MAX in words.
+function resultText(result) {
+  if (result === null || result === undefined) return "";
+  const key = result >= 1 ? "mcts.result.win" : result <= 0 ? "mcts.result.loss" : result === 0.5 ? "mcts.result.draw" : "mcts.result.value";
+  return t(key, { value: formatValue(result) });
 }
 
 function renderTable(follow) {
@@ -768,11 +780,14 @@ function renderTable(follow) {
   if (follow) body.querySelector("tr.current")?.scrollIntoView({ block: "nearest" });
 }
 
-// A row of the playouts: the node it added (its moves from the root), its
-// kind in the final tree, its final statistics.
+// A row of the playouts: the path's last node (added by the playout, or
+// reached again), the playout's result, the root's wins/visits after it.
 function mctsCells(trace, event) {
   const node = event.node;
-  return [String(event.step), `${symbol(node)} ${node.path}`, node.kind, formatWinsVisits(node), formatValue(node.value)];
+  if (event.step === 0) return ["0", `${symbol(node)} ${node.path}`, "", "0/0"];
+  if (event.result === undefined || event.result === null) return [String(event.step), `${symbol(node)} ${node.path}`, "", formatWinsVisits(node)];
+  const where = `${symbol(node)} ${node.path}${event.added ? "" : ` (${t("mcts.revisit")})`}`;
+  return [String(event.step), where, resultText(event.result), formatWinsVisits(trace.root, trace.statsAt(event.index).get(trace.root))];
 }
 
 function tableRow(trace, event) {
@@ -784,13 +799,13 @@ function tableRow(trace, event) {
   let value = "";
   if (!enter) {
     value = formatValue(node.value);
-    if (node.kind === "cutoff") value += " (eval)";
-    if (node.moverValue !== null && trace.algorithm === "negamax") value += ` (mover ${formatValue(node.moverValue)})`;
+    if (node.kind === "cutoff") value += ` (${t("tree.eval")})`;
+    if (node.moverValue !== null && trace.algorithm === "negamax") value += ` (${t("row.mover", { value: formatValue(node.moverValue) })})`;
     if (node.prunedAfter.length > 0) value += ` ✂ ${node.prunedAfter.join(",")}`;
   }
   const cells = trace.mcts ? mctsCells(trace, event) : [
     String(event.index + 1),
-    enter ? "enter" : "return",
+    t(enter ? "row.enter" : "row.return"),
     `${symbol(node)} ${node.path}`,
     trace.hasWindows ? formatValue(enter ? node.alphaIn : node.alphaOut) : "",
     trace.hasWindows ? formatValue(enter ? node.betaIn : node.betaOut) : "",
@@ -874,15 +889,15 @@ function togglePlay() {
     app.playing = setTimeout(tick, Number($("step-speed").value));
   };
   app.playing = setTimeout(tick, Number($("step-speed").value));
-  $("step-play").textContent = "Pause";
-  $("step-play").setAttribute("aria-label", "Pause");
+  $("step-play").textContent = t("steps.pause");
+  $("step-play").setAttribute("aria-label", t("steps.pause"));
 }
 
 function stopPlaying() {
   if (app.playing !== null) clearTimeout(app.playing);
   app.playing = null;
-  $("step-play").textContent = "Play";
-  $("step-play").setAttribute("aria-label", "Play");
+  $("step-play").textContent = t("steps.play");
+  $("step-play").setAttribute("aria-label", t("steps.play"));
 }
 
 // ---------------------------------------------------------------------------
@@ -916,7 +931,7 @@ async function compare() {
   // expectiminimax); not MCTS, whose win rates do not compare with utilities.
   const searches = COMPARED.includes(spec.algorithm) || spec.algorithm === MCTS ? COMPARED : [...COMPARED, spec.algorithm];
   for (const algorithm of searches) {
-    const label = ALGORITHMS.find(([key]) => key === algorithm)[1];
+    const label = algorithmName(algorithm);
     const row = document.createElement("tr");
     row.dataset.algorithm = algorithm;
     const figure = document.createElement("figure");
@@ -952,7 +967,7 @@ async function compare() {
     grid.style.gridTemplateColumns = `repeat(auto-fit, minmax(min(100%, ${Math.ceil(widest) + 12}px), 1fr))`;
     drawTree(drawing, trace, lay, trace.lastIndex, {
       compact: true,
-      label: `${label}: ${trace.visited} nodes visited, ${trace.leaves} leaves evaluated`,
+      label: t("aria.compare", { name: label, visited: trace.visited, leaves: trace.leaves }),
     });
   }
   app.compared = spec;
@@ -1001,7 +1016,7 @@ async function exportPng() {
   try {
     download(await pngBlob(svg), exportName("png"));
   } catch (error) {
-    say(`No PNG: ${error.message}`, "error");
+    say(t("error.nopng", { message: error.message }), "error");
   }
 }
 
@@ -1094,11 +1109,14 @@ function wire() {
     relayout();
     render(false);
   });
-  $("s-ebf-label").title = EBF_HELP;
-  $("compare-ebf-label").title = EBF_HELP;
   $("classroom").addEventListener("change", () => setClassroom($("classroom").checked));
   wireLanguageMenu($("lang"));
   onLanguageChange(() => {
+    fillAlgorithms();
+    if (app.games.length > 0) fillGames();
+    stopPlaying();
+    if (app.trace) renderTitle();
+    if (app.compared) app.compared = null; // the side by side is drawn again in the new language
     for (const button of $("examples").querySelectorAll("button")) exampleLabel(button, example(button.dataset.example));
     if (app.trace) render(false);
   });
@@ -1122,5 +1140,6 @@ export { branchingFactor };
 
 applyStatic();
 wire();
+stopPlaying();
 updateButtons();
 connect(true);
