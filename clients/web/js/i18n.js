@@ -47,6 +47,16 @@ export function has(key) {
   return key in STRINGS[current] || key in STRINGS.en;
 }
 
+// A player's name for display: "White", "Player 0" for games that number
+// their players, in the page's language where the tables name the player.
+export function playerTitle(name) {
+  const text = String(name);
+  if (/^\d+$/.test(text)) return t("play.player", { number: text });
+  const key = `player.${text.toLowerCase()}`;
+  if (has(key)) return t(key);
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
 // Fills the static texts under `root` from the tables.
 export function applyStatic(root = document) {
   document.documentElement.lang = current;

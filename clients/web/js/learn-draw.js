@@ -424,6 +424,12 @@ function drawMore(item, onShowAll) {
 // The drawing as a standalone SVG document (its styles are all inline).
 export function svgDocument(svg) {
   const copy = svg.cloneNode(true);
+  // The natural size (the page may show it zoomed).
+  const [, , width, height] = (copy.getAttribute("viewBox") || "").split(/\s+/).map(Number);
+  if (width > 0 && height > 0) {
+    copy.setAttribute("width", width);
+    copy.setAttribute("height", height);
+  }
   copy.setAttribute("xmlns", "http://www.w3.org/2000/svg");
   for (const node of copy.querySelectorAll("[tabindex]")) {
     node.removeAttribute("tabindex");
@@ -436,8 +442,7 @@ export function svgDocument(svg) {
 // The drawing as PNG (a Blob), rendered through an image and a canvas at `scale`.
 export async function pngBlob(svg, scale = 2) {
   const text = svgDocument(svg);
-  const width = Number(svg.getAttribute("width"));
-  const height = Number(svg.getAttribute("height"));
+  const [, , width, height] = svg.getAttribute("viewBox").split(/\s+/).map(Number);
   const image = new Image();
   image.src = `data:image/svg+xml;charset=utf-8,${encodeURIComponent(text)}`;
   await image.decode();

@@ -223,11 +223,13 @@ export class Trace {
     return line;
   }
 
-  // Effective branching factor (see branchingFactor).
-  // (None for MCTS: its tree grows unevenly, towards the promising moves.)
+  // Effective branching factor (see branchingFactor) of the visited tree:
+  // its nodes below the root over its levels (a chance event is a level,
+  // as it is a row of the drawing; without chance nodes, levels = plies).
+  // None for MCTS: its tree grows unevenly, towards the promising moves.
   get effectiveBranching() {
     if (this.mcts) return null;
-    return branchingFactor(this.visited - 1, this.depth);
+    return branchingFactor(this.nodes.length - 1, this.levels);
   }
 }
 

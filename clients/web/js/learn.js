@@ -28,6 +28,15 @@ const COLUMNS = ["col.step", "col.event", "col.node", "col.alpha", "col.beta", "
 const MCTS_COLUMNS = ["col.playout", "col.added", "col.result", "col.root.stats"];
 const COMPARED = ["minimax", "alphabeta", "alphabeta_ordered"];
 const DEFAULT_EXAMPLE = "notes-alphabeta";
+// Zoom: "fit" scales the drawing to the panel, between these bounds (below
+// the smallest the labels are too small to read: the panel scrolls).
+const FIT_MIN = 0.6;
+const FIT_MAX = 1.8;
+const ZOOM_STEP = 1.25;
+const ZOOM_MIN = 0.2;
+const ZOOM_MAX = 4;
+// The most nodes "Expand all" draws: past it a drawing is unreadable and slow.
+const DRAW_LIMIT = 3000;
 // Rows of the step table drawn at once around the current step.
 const TABLE_WINDOW = 400;
 
@@ -48,6 +57,7 @@ const app = {
   compared: null, // the spec the side-by-side was made for
   // Classroom mode: nothing the search has not done yet is shown (see render).
   classroom: false,
+  zoom: "fit", // or a scale
   // Predict, then reveal: [{question, index (the step it is asked at), done, result}].
   questions: [],
   reveal: null, // the question just answered: its result is shown until the next step
@@ -292,7 +302,7 @@ async function drawSearch() {
     showTrace(new Trace(reply, parsedTree(spec)), spec);
     say("");
   } catch (error) {
-    say(error.message, "error");
+    say(errorText(error, spec), "error");
     app.busy = false;
     updateButtons();
     if (app.again) {
@@ -393,6 +403,7 @@ function render(follow = true) {
       render(false);
     },
   });
+  applyZoom();
   const event = trace.events[app.index];
   // MCTS counts its steps as playouts: step k is the tree after k of them.
   $("step-counter").textContent = trace.mcts
@@ -437,8 +448,9 @@ function renderSummary() {
   } else {
     $("s-value").textContent = trace.mcts ? trace.value.toFixed(2) : formatValue(trace.value);
     $("s-value").title = trace.mcts ? t("summary.mcts.value", { stats: formatWinsVisits(trace.root) }) : "";
-    $("s-best").textContent = trace.bestMove ?? "–";
-    $("s-best").title = "";
+    const best = bestMoveText(trace);
+    $("s-best").textContent = best.text;
+    $("s-best").title = best.title;
     $("s-visited").textContent = String(trace.visited);
     $("s-leaves").textContent = String(trace.leaves);
     const ebf = trace.effectiveBranching;
@@ -492,6 +504,17 @@ function renderCode() {
     item.append(label, ` = ${value}`);
     return item;
   }));
+}
+
+// The best move as the summary says it: the trace's, else (a chance node at
+// the root: no move before the dice) what decides, never a bare dash when
+// the tree has moves.
+function bestMoveText(trace) {
+  if (trace.bestMove !== null && trace.bestMove !== undefined) return { text: trace.bestMove, title: "" };
+  if (trace.root.player === "chance" && trace.root.children.length > 0) return { text: t("summary.best.roll"), title: t("summary.best.roll.title") };
+  if (trace.root.children.length === 0) return { text: t("summary.best.none"), title: t("summary.best.none.title") };
+  const principal = trace.root.children.find((child) => trace.principal.has(child));
+  return { text: principal ? principal.move : "–", title: "" };
 }
 
 // In classroom mode the example's note (it tells the answer) and the side
@@ -688,6 +711,88 @@ async function shareLink() {
   } catch {
     // no clipboard here (an address that is not secure): the field is selected to copy
   }
+}
+
+// ---------------------------------------------------------------------------
+// Zoom and pan: the drawing keeps its coordinates (and its export its
+// natural size); only its size on the page changes.
+
+function fitScale() {
+  const box = $("learn-tree");
+  const width = Math.max(100, box.clientWidth - 8);
+  const height = Math.max(200, window.innerHeight * 0.7 - 8);
+  const scale = Math.min(width / app.layout.width, height / app.layout.height);
+  return Math.max(FIT_MIN, Math.min(FIT_MAX, scale));
+}
+
+function currentScale() {
+  return app.zoom === "fit" ? fitScale() : app.zoom;
+}
+
+function applyZoom() {
+  const svg = $("learn-tree").querySelector("svg");
+  if (!svg || !app.layout) return;
+  const scale = currentScale();
+  svg.setAttribute("width", (app.layout.width * scale).toFixed(1));
+  svg.setAttribute("height", (app.layout.height * scale).toFixed(1));
+  svg.dataset.scale = scale.toFixed(3);
+  $("zoom-level").textContent = `${Math.round(scale * 100)}%${app.zoom === "fit" ? ` (${t("view.fit").toLowerCase()})` : ""}`;
+}
+
+function zoomBy(factor) {
+  if (!app.layout) return;
+  app.zoom = Math.max(ZOOM_MIN, Math.min(ZOOM_MAX, currentScale() * factor));
+  applyZoom();
+}
+
+function zoomTo(mode) {
+  app.zoom = mode;
+  applyZoom();
+}
+
+// Drag the drawing to pan it (where the drag does not start on a node
+// that is a button); Ctrl and the wheel zoom.
+function wirePan() {
+  const box = $("learn-tree");
+  let drag = null;
+  box.addEventListener("pointerdown", (event) => {
+    if (event.button !== 0 || event.target.closest?.("[role=button]")) return;
+    drag = { x: event.clientX, y: event.clientY, left: box.scrollLeft, top: box.scrollTop, moved: false, id: event.pointerId };
+  });
+  box.addEventListener("pointermove", (event) => {
+    if (!drag || event.pointerId !== drag.id) return;
+    const dx = event.clientX - drag.x;
+    const dy = event.clientY - drag.y;
+    if (!drag.moved && Math.hypot(dx, dy) < 4) return;
+    if (!drag.moved) {
+      drag.moved = true;
+      box.setPointerCapture(event.pointerId);
+      box.classList.add("panning");
+    }
+    box.scrollLeft = drag.left - dx;
+    box.scrollTop = drag.top - dy;
+  });
+  const end = () => {
+    drag = null;
+    box.classList.remove("panning");
+  };
+  box.addEventListener("pointerup", end);
+  box.addEventListener("pointercancel", end);
+  box.addEventListener("wheel", (event) => {
+    if (!event.ctrlKey) return;
+    event.preventDefault();
+    zoomBy(event.deltaY < 0 ? ZOOM_STEP : 1 / ZOOM_STEP);
+  }, { passive: false });
+  window.addEventListener("resize", () => {
+    if (app.zoom === "fit") applyZoom();
+  });
+}
+
+// A server error as the page says it: a tree too big to draw gets advice.
+function errorText(error, spec) {
+  if (error.code !== "limit_exceeded") return error.message;
+  if (spec.algorithm === MCTS) return t("limit.mcts", { message: error.message });
+  return t(spec.algorithm === "alphabeta_ordered" ? "limit.trace.ordered" : "limit.trace", { message: error.message });
 }
 
 function toggleNode(node) {
@@ -955,7 +1060,7 @@ async function compare() {
     row.append(
       cell(label, "algorithm"),
       cell(formatValue(trace.value), "value"),
-      cell(trace.bestMove ?? "–", "best"),
+      cell(bestMoveText(trace).text, "best"),
       cell(String(trace.visited), "visited"),
       cell(String(trace.leaves), "leaves"),
       cell(ebf === null ? "–" : ebf.toFixed(2), "ebf"),
@@ -1097,6 +1202,10 @@ function wire() {
   $("export-png").addEventListener("click", exportPng);
   $("expand-all").addEventListener("click", () => {
     if (!app.trace) return;
+    if (app.trace.nodes.length > DRAW_LIMIT) {
+      say(t("limit.draw", { nodes: app.trace.nodes.length, limit: DRAW_LIMIT }), "error");
+      return;
+    }
     app.expanded = new Set(app.trace.nodes);
     app.showAll = new Set(app.trace.nodes);
     relayout();
@@ -1121,6 +1230,11 @@ function wire() {
     if (app.trace) render(false);
   });
   $("share-link").addEventListener("click", shareLink);
+  $("zoom-in").addEventListener("click", () => zoomBy(ZOOM_STEP));
+  $("zoom-out").addEventListener("click", () => zoomBy(1 / ZOOM_STEP));
+  $("zoom-fit").addEventListener("click", () => zoomTo("fit"));
+  $("zoom-reset").addEventListener("click", () => zoomTo(1));
+  wirePan();
   document.addEventListener("keydown", onKey);
 }
 
@@ -1132,6 +1246,11 @@ function onKey(event) {
     Home: () => step(-Infinity),
     End: () => step(Infinity),
     p: () => togglePlay(),
+    "+": () => zoomBy(ZOOM_STEP),
+    "=": () => zoomBy(ZOOM_STEP),
+    "-": () => zoomBy(1 / ZOOM_STEP),
+    0: () => zoomTo("fit"),
+    1: () => zoomTo(1),
   });
 }
 
