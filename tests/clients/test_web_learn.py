@@ -413,52 +413,97 @@ def test_mcts_solver_and_errors(page: Page, learn_server: ServerThread) -> None:
 def test_documentation_screenshots(page: Page, learn_server: ServerThread) -> None:
     target = Path(os.environ["ARENA_GUI_SCREENSHOTS"])
     target.mkdir(parents=True, exist_ok=True)
-    page.set_viewport_size({"width": 1400, "height": 900})
     port = learn_server.port
+    projector = {"width": 1920, "height": 1080}
+    phone = {"width": 390, "height": 844}
 
-    def shot(name: str, selector: str = "main") -> None:
+    def shot(name: str, selector: str | None = None) -> None:
         page.mouse.move(0, 0)
         page.evaluate("document.activeElement && document.activeElement.blur()")  # no focus ring
-        page.locator(selector).screenshot(path=str(target / f"learn-{name}.png"))
+        path = str(target / f"learn-{name}.png")
+        if selector is None:
+            page.screenshot(path=path)  # the viewport, as the class sees it
+        else:
+            page.locator(selector).screenshot(path=path)
 
-    open_learn(page, port, "?example=notes", visited=13)
+    def steps(count: int) -> None:
+        page.locator("#learn-tree").focus()
+        for _ in range(count):
+            page.keyboard.press("ArrowRight")
+
+    # The drawings of the walk-through (docs/learn.md), at a projector's size.
+    page.set_viewport_size(projector)
+    open_learn(page, port, "?example=notes&lang=en", visited=13)
     shot("minimax", "#learn-tree-panel")
-    open_learn(page, port, "?example=notes-alphabeta", visited=11)
+    open_learn(page, port, "?example=notes-alphabeta&lang=en", visited=11)
     page.locator("#learn-tree").focus()
     page.keyboard.press("Home")
-    for _ in range(12):
-        page.keyboard.press("ArrowRight")
+    steps(12)
     expect(page.locator("#step-counter")).to_have_text("step 13 of 22")
-    page.set_viewport_size({"width": 1400, "height": 1100})
-    shot("alphabeta-step")
+    shot("alphabeta-step", "#learn-tree-panel")
     page.keyboard.press("End")
     shot("alphabeta", "#learn-tree-panel")
-    open_learn(page, port, "?example=good-order", visited=20)
+    open_learn(page, port, "?example=good-order&lang=en", visited=20)
     expect(page.locator(".compare-tree svg")).to_have_count(3)
     shot("ordering", "#learn-compare")
-    open_learn(page, port, "?example=bad-order", visited=40)
+    open_learn(page, port, "?example=bad-order&lang=en", visited=40)
     expect(page.locator(".compare-tree svg")).to_have_count(3)
     shot("ordering-bad", "#learn-compare")
-    open_learn(page, port, "?example=cutoff")
+    open_learn(page, port, "?example=cutoff&lang=en")
     shot("cutoff", "#learn-tree-panel")
-    open_learn(page, port, "?example=chance", visited=15)
+    open_learn(page, port, "?example=chance&lang=en", visited=15)
     shot("chance", "#learn-tree-panel")
-    page.set_viewport_size({"width": 2000, "height": 1000})  # a wide tree: a wide window
-    open_learn(page, port, "?game=tictactoe&algorithm=alphabeta&depth=3")
+    open_learn(page, port, "?game=tictactoe&algorithm=alphabeta&depth=3&lang=en")
     shot("large", "#learn-tree-panel")
-    open_learn(page, port, "?example=mcts")  # wide too: the most visited line, opened
+    open_learn(page, port, "?game=connect4&depth=2&lang=en")
+    shot("connect4", "#learn-tree-panel")
+    open_learn(page, port, "?example=mcts&lang=en")
     expect(page.locator("#s-leaves")).to_have_text("200")
     shot("mcts", "#learn-tree-panel")
-    page.set_viewport_size({"width": 1400, "height": 1000})
     page.locator("#learn-tree").focus()
     page.keyboard.press("Home")
-    for _ in range(12):
-        page.keyboard.press("ArrowRight")
+    steps(12)
     expect(page.locator("#step-counter")).to_have_text("playout 12 of 200")
     shot("mcts-step", "#learn-tree-panel")
-    open_learn(page, port, "?game=tree&position=[[1,1],[1,-1],[-1,-1]]&algorithm=mcts")
+    open_learn(page, port, "?game=tree&position=[[1,1],[1,-1],[-1,-1]]&algorithm=mcts&lang=en")
     expect(page.locator("#step-text")).to_contain_text("solver proved")
     shot("mcts-solver", "#learn-tree-panel")
+
+    # The lecture, whole screens: projector and phone, English and Portuguese.
+    for lang, size, label in (
+        ("en", projector, "projector"),
+        ("pt", projector, "projector"),
+        ("en", phone, "phone"),
+        ("pt", phone, "phone"),
+    ):
+        page.set_viewport_size(size)
+        # Predict: the student clicks the leaves alpha-beta will skip, then checks.
+        open_learn(page, port, f"?example=notes-alphabeta&classroom=1&lang={lang}")
+        expect(page.locator("#predict")).to_be_visible()
+        shot(f"{label}-predict-{lang}")
+        page.click('#learn-tree .pickable[data-path="2·2"]')
+        page.click('#learn-tree .pickable[data-path="2·3"]')
+        page.click("#predict-check")
+        expect(page.locator("#predict-result")).to_have_class("right")
+        shot(f"{label}-checked-{lang}")
+        # The cut, the pseudocode's line beside it.
+        steps(1)
+        page.click('#predict-input button[data-answer="1"]')
+        steps(1)
+        steps(9)
+        page.fill("#predict-value", "2")
+        page.click("#predict-check")
+        steps(2)
+        expect(page.locator("#step-counter")).to_contain_text("12")
+        shot(f"{label}-cut-{lang}")
+        # MCTS growing: playout 12.
+        open_learn(page, port, f"?example=mcts&lang={lang}")
+        page.locator("#learn-tree").focus()
+        page.keyboard.press("Home")
+        steps(12)
+        shot(f"{label}-mcts-{lang}")
+    page.set_viewport_size({"width": 1400, "height": 1000})
+    page.goto(f"http://127.0.0.1:{port}/?lang=en")  # the next test's language
 
 
 def test_proven_results_read_as_wins_in_plies(page: Page, learn_server: ServerThread) -> None:
@@ -706,3 +751,59 @@ def test_the_learn_page_in_portuguese_and_its_switch(page: Page, learn_server: S
     expect(page.locator("#step-counter")).to_have_text("simulação 200 de 200")
     assert page.evaluate(UNTRANSLATED_JS) == []
     page.select_option("#lang", "en")  # the other tests read English
+
+
+#: JavaScript: pairs of move labels whose boxes overlap (drawn ones only).
+OVERLAPPING_LABELS_JS = """() => {
+  const boxes = [...document.querySelectorAll('#learn-tree text.tree-move')]
+    .filter((t) => t.getAttribute('display') !== 'none' && t.textContent)
+    .map((t) => [t.textContent, t.getBBox()]);
+  const clash = [];
+  boxes.forEach(([a, p], i) => boxes.slice(i + 1).forEach(([b, q]) => {
+    if (p.x < q.x + q.width && q.x < p.x + p.width && p.y < q.y + q.height && q.y < p.y + p.height) clash.push([a, b]);
+  }));
+  return clash;
+}"""
+
+
+def test_big_trees_stay_readable(page: Page, learn_server: ServerThread) -> None:
+    page.set_viewport_size({"width": 1920, "height": 1080})
+    # Connect Four at depth 2: too wide to read whole, it opens on the principal line, fitted.
+    open_learn(page, learn_server.port, "?game=connect4&depth=2&lang=en")
+    box = page.locator("#learn-tree")
+    svg = page.locator("#learn-tree svg")
+    assert float(str(svg.get_attribute("width"))) <= box.evaluate("b => b.clientWidth")
+    assert float(str(svg.get_attribute("data-scale"))) >= 0.6
+    assert page.locator("#learn-tree .tree-more-count").count() >= 3
+    assert page.evaluate(OVERLAPPING_LABELS_JS) == []
+    expect(page.locator("#zoom-level")).to_contain_text("(fit)")
+    # Zoom in and out, back to fit; the export keeps the natural size.
+    width = float(str(svg.get_attribute("width")))
+    page.click("#zoom-in")
+    assert float(str(svg.get_attribute("width"))) == pytest.approx(width * 1.25, rel=0.01)
+    page.click("#zoom-reset")
+    expect(page.locator("#zoom-level")).to_have_text("100%")
+    page.locator("#learn-tree").focus()
+    page.keyboard.press("0")
+    expect(page.locator("#zoom-level")).to_contain_text("(fit)")
+    # Expanded whole, the move labels still never overlap.
+    page.click("#expand-all")
+    assert page.evaluate(OVERLAPPING_LABELS_JS) == []
+    # Backgammon before the roll: expectiminimax (the page picks it), a
+    # best move said, b* over the visited tree's two levels (rolls, moves).
+    open_learn(page, learn_server.port, "?game=backgammon&depth=1&lang=en")
+    expect(page.locator("#s-visited")).to_have_text("411")
+    assert page.input_value("#learn-algorithm") == "expectiminimax"
+    assert page.inner_text("#s-best") == "after the roll"
+    assert "expectiminimax" in page.inner_text("#example-note")
+    assert float(page.inner_text("#s-ebf")) == pytest.approx(19.75, abs=0.01)  # b + b^2 = 410
+    assert "best move –" not in page.inner_text("#step-text")
+    assert page.evaluate(OVERLAPPING_LABELS_JS) == []
+    # Too big to draw: the server's count and what to do about it.
+    page.fill("#learn-max-nodes", "100")
+    page.click("#learn-draw")
+    message = page.locator("#learn-message")
+    expect(message).to_have_class("error")
+    expect(message).to_contain_text("Too big to draw")
+    expect(message).to_contain_text("Lower the depth")
+    page.set_viewport_size({"width": 1400, "height": 1000})

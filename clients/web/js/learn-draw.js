@@ -98,6 +98,7 @@ export function drawTree(container, trace, lay, index, options = {}) {
     nodeLayer.append(result);
   }
   container.append(svg);
+  declutter(svg);
   return svg;
 }
 
@@ -147,16 +148,82 @@ function drawEdge(trace, parentItem, childItem, index, onPath, finished, classro
 
 // The move beside its edge, near the child.
 function edgeLabel(x1, y1, x2, y2, text, colour) {
-  const t = 0.62;
-  const x = x1 + (x2 - x1) * t;
-  const y = y1 + (y2 - y1) * t;
   const side = x2 < x1 ? -1 : 1;
-  return el("text", {
-    x: x + (x2 === x1 ? 5 : side * 5), y: y + 3,
+  const label = el("text", {
     "text-anchor": x2 === x1 ? "start" : side < 0 ? "end" : "start",
-    "font-size": 11, fill: colour, stroke: "#ffffff", "stroke-width": 3, "paint-order": "stroke",
-    class: "tree-move",
+    "font-size": LABEL_SIZES[0], fill: colour, stroke: "#ffffff", "stroke-width": 3, "paint-order": "stroke",
+    class: "tree-move", "data-edge": `${x1} ${y1} ${x2} ${y2}`,
   }, String(text ?? ""));
+  placeLabel(label, LABEL_SPOTS[0]);
+  return label;
+}
+
+// Where along its edge a move's label may go (from the parent, 0, to the
+// child, 1), in the order tried, and the sizes tried.
+const LABEL_SPOTS = [0.62, 0.76, 0.48, 0.86, 0.36];
+const LABEL_SIZES = [11, 9.5];
+
+function placeLabel(label, along) {
+  const [x1, y1, x2, y2] = label.dataset.edge.split(" ").map(Number);
+  const side = x2 < x1 ? -1 : 1;
+  label.setAttribute("x", x1 + (x2 - x1) * along + (x2 === x1 ? 5 : side * 5));
+  label.setAttribute("y", y1 + (y2 - y1) * along + 3);
+}
+
+// Labels never overlap: each move label is moved along its edge, then made
+// smaller, until it is clear of the nodes, the other texts and the labels
+// placed before it; one that finds no room is left out of the picture
+// (its edge keeps the move in its tooltip). Needs the drawing on the page
+// (it measures); a hidden one is left as it is.
+function declutter(svg) {
+  const CELL = 64;
+  const grid = new Map();
+  const cells = (box) => {
+    const keys = [];
+    for (let cx = Math.floor(box.x / CELL); cx <= Math.floor((box.x + box.width) / CELL); cx++) {
+      for (let cy = Math.floor(box.y / CELL); cy <= Math.floor((box.y + box.height) / CELL); cy++) keys.push(`${cx},${cy}`);
+    }
+    return keys;
+  };
+  const add = (box) => {
+    for (const key of cells(box)) {
+      if (!grid.has(key)) grid.set(key, []);
+      grid.get(key).push(box);
+    }
+  };
+  const clear = (box) => cells(box).every((key) => (grid.get(key) || []).every((o) =>
+    box.x >= o.x + o.width || o.x >= box.x + box.width || box.y >= o.y + o.height || o.y >= box.y + box.height));
+  const fixed = svg.querySelectorAll(".tree-nodes text:not(.tree-move), .tree-nodes polygon, .tree-nodes rect:not(.tree-pick), .tree-nodes circle:not(.tree-current-halo):not(.tree-expanded)");
+  for (const item of fixed) {
+    const box = item.getBBox();
+    if (box.width > 0) add({ x: box.x - 1, y: box.y - 1, width: box.width + 2, height: box.height + 2 });
+  }
+  for (const label of svg.querySelectorAll("text.tree-move")) {
+    if (!label.textContent) continue;
+    let placed = false;
+    for (const size of LABEL_SIZES) {
+      label.setAttribute("font-size", size);
+      for (const along of LABEL_SPOTS) {
+        placeLabel(label, along);
+        const measured = label.getBBox();
+        if (measured.width === 0) return; // not rendered (a hidden panel): nothing to measure
+        const box = { x: measured.x - 2, y: measured.y - 1, width: measured.width + 4, height: measured.height + 2 };
+        if (clear(box)) {
+          add(box);
+          placed = true;
+          break;
+        }
+      }
+      if (placed) break;
+    }
+    if (!placed) {
+      placeLabel(label, LABEL_SPOTS[0]);
+      label.setAttribute("font-size", LABEL_SIZES[0]);
+      label.setAttribute("display", "none");
+      label.classList.add("tree-move-hidden");
+      label.parentNode.append(el("title", {}, label.textContent));
+    }
+  }
 }
 
 // Two short strokes across an edge, near its parent: the cut.

@@ -13,7 +13,7 @@ import { COMPACT, initialExpansion, layout } from "./learn-layout.js";
 import { drawTree, pngBlob, svgDocument } from "./learn-draw.js";
 import { locate, programFor } from "./learn-code.js";
 import { applies, askedAt, candidateLeaves, check, formatQuestions, parseQuestions, prompt } from "./learn-predict.js";
-import { applyStatic, onLanguageChange, t, wireLanguageMenu } from "./i18n.js";
+import { applyStatic, has, onLanguageChange, t, wireLanguageMenu } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -35,6 +35,9 @@ const FIT_MAX = 1.8;
 const ZOOM_STEP = 1.25;
 const ZOOM_MIN = 0.2;
 const ZOOM_MAX = 4;
+// A tree of more drawn items than this that does not fit the panel at the
+// smallest fit opens on its principal line (a textbook tree always opens whole).
+const WIDE_TREE_ITEMS = 40;
 // The most nodes "Expand all" draws: past it a drawing is unreadable and slow.
 const DRAW_LIMIT = 3000;
 // Rows of the step table drawn at once around the current step.
@@ -131,7 +134,8 @@ function fillGames() {
   const menu = $("learn-game");
   const previous = menu.value;
   const games = app.games.some((g) => g.name === TREE) ? app.games : [{ name: TREE }, ...app.games];
-  menu.replaceChildren(...games.map((g) => new Option(g.name === TREE ? t("learn.game.tree") : g.title || g.name, g.name)));
+  const title = (g) => (g.name === TREE ? t("learn.game.tree") : has(`game.${g.name}`) ? t(`game.${g.name}`) : g.title || g.name);
+  menu.replaceChildren(...games.map((g) => new Option(title(g), g.name)));
   menu.value = previous && games.some((g) => g.name === previous) ? previous : TREE;
   gameChosen();
 }
@@ -198,7 +202,11 @@ function applyUrl(params) {
     }
   }
   const algorithm = params.get("algorithm");
-  if (algorithm && ALGORITHMS.includes(algorithm)) $("learn-algorithm").value = algorithm;
+  app.algorithmNamed = Boolean(chosen) && !game;
+  if (algorithm && ALGORITHMS.includes(algorithm)) {
+    $("learn-algorithm").value = algorithm;
+    app.algorithmNamed = true;
+  }
   const depth = params.get("depth");
   if (depth !== null) $("learn-depth").value = depth;
   for (const name of ["playouts", "seed"]) {
@@ -297,7 +305,15 @@ async function drawSearch() {
   updateButtons();
   say(t("learn.searching"), "hint");
   try {
-    await startPosition(spec);
+    const state = await startPosition(spec);
+    // Dice at the root and no search named: the one with chance nodes (the
+    // server's own default), rather than an error.
+    if (state.to_move === "chance" && !app.algorithmNamed && !["expectiminimax", MCTS].includes(spec.algorithm)) {
+      spec.algorithm = "expectiminimax";
+      $("learn-algorithm").value = spec.algorithm;
+      algorithmChosen();
+      app.note = "learn.chance.switch";
+    }
     const reply = await requestTrace(spec, spec.algorithm);
     showTrace(new Trace(reply, parsedTree(spec)), spec);
     say("");
@@ -342,6 +358,12 @@ function showTrace(trace, spec) {
   $("learn-steps").classList.toggle("no-windows", !trace.hasWindows && !trace.mcts);
 
   relayout();
+  // A tree too wide to read in the panel even fitted opens on its principal line.
+  if (!app.collapsed && app.layout.items.length > WIDE_TREE_ITEMS && app.layout.width * FIT_MIN > $("learn-tree").clientWidth) {
+    app.expanded = new Set(trace.principal);
+    app.collapsed = true;
+    relayout();
+  }
   render(false);
   // A wide tree opens with its root in view.
   const root = $("learn-tree").querySelector('.tree-node[data-path="root"]');
@@ -826,7 +848,7 @@ function describeEvent(trace, event) {
     const values = { alpha: formatValue(node.alphaOut), beta: formatValue(node.betaOut), moves: node.prunedAfter.join(", "), count: node.prunedAfter.length };
     text += `; ${t(node.player === "min" ? "event.cut.min" : "event.cut.max", values)}`;
   }
-  if (node === trace.root) text += `; ${t("event.best", { move: trace.bestMove ?? "–" })}`;
+  if (node === trace.root) text += `; ${t("event.best", { move: bestMoveText(trace).text })}`;
   return `${text}.`;
 }
 
@@ -1173,6 +1195,7 @@ function wire() {
     button.setAttribute("aria-pressed", "false");
     button.addEventListener("click", () => {
       applyExample(entry);
+      app.algorithmNamed = true;
       // An exercise asks its questions in classroom mode.
       if (entry.ask && !app.classroom) setClassroom(true, false);
       drawSearch();
@@ -1180,7 +1203,10 @@ function wire() {
     $("examples").append(button);
   }
   fillAlgorithms();
-  $("learn-algorithm").addEventListener("change", algorithmChosen);
+  $("learn-algorithm").addEventListener("change", () => {
+    app.algorithmNamed = true;
+    algorithmChosen();
+  });
   $("learn-game").addEventListener("change", () => {
     gameChosen();
     $("learn-position").value = "";
