@@ -17,7 +17,8 @@ LANGUAGES = ("en", "pt")
 #: A key at the start of a table line: `  "key": ...`.
 KEY = re.compile(r'^\s*"([^"]+)":', re.MULTILINE)
 #: Keys the scripts look up with a literal: t("key" or t(cond ? "a" : "b").
-USED = re.compile(r'\bt\(\s*"([^"]+)"|\?\s*"([a-z]+(?:\.[a-z0-9_-]+)+)"\s*:\s*"([a-z]+(?:\.[a-z0-9_-]+)+)"')
+DOTTED = r'"([a-z]+(?:\.[a-z0-9_-]+)+)"'
+USED = re.compile(rf'\bt\(\s*"([^"]+)"|\?\s*{DOTTED}\s*:\s*{DOTTED}')
 DATA = re.compile(r'data-i18n(?:-[a-z-]+)?="([^"]+)"')
 
 

@@ -12,6 +12,8 @@ import { describeValue, formatValue, formatWinsVisits, playerName } from "./lear
 import { t } from "./i18n.js";
 
 const R = 15; // half the size of a node's shape
+// Where the text under a leaf starts: clear of the current step's halo.
+const LEAF_BELOW = 32;
 const FONT = "DejaVu Sans, Segoe UI, Arial, sans-serif";
 
 const COLOURS = {
@@ -340,12 +342,12 @@ function drawNode(trace, item, index, isCurrent, compact, onToggle, givens = fal
     const block = el("text", { "font-size": 10.5, fill: MUTED, class: "tree-window" });
     lines.forEach((line, i) => {
       if (item.open) block.append(el("tspan", { x: x + R + 11, y: y - 2 + i * 12, "text-anchor": "start" }, line));
-      else block.append(el("tspan", { x, y: y + (leaf ? 25 : R + 28) + i * 12, "text-anchor": "middle" }, line));
+      else block.append(el("tspan", { x, y: y + (leaf ? LEAF_BELOW : R + 28) + i * 12, "text-anchor": "middle" }, line));
     });
     group.append(block);
   }
   if (item.hidden > 0) {
-    const below = y + (leaf ? 25 : R + 28) + lines.length * 12;
+    const below = y + (leaf ? LEAF_BELOW : R + 28) + lines.length * 12;
     group.append(el("text", { x, y: below, "text-anchor": "middle", "font-size": 11, fill: "#1f5fa8", "text-decoration": "underline", class: "tree-more-count" }, t("tree.more", { count: item.hidden })));
   }
   if (node.kind === "cutoff") group.append(el("text", { x: x + R - 2, y: y - R + 2, "font-size": 9, fill: MUTED, class: "tree-eval-mark" }, t("tree.eval")));
@@ -402,7 +404,7 @@ function mctsLabel(item, text, backedUp = false) {
   const { x, y } = item;
   const size = item.node.parent ? Math.max(9, Math.min(13, 58 / (text.length * 0.62))) : 13; // the root has no neighbours
   return el("text", {
-    x, y: item.open ? y - R - 6 : y + R + 15, "text-anchor": "middle", "font-size": Number(size.toFixed(1)), "font-weight": "bold",
+    x, y: item.open ? y - R - 6 : y + R + 24, "text-anchor": "middle", "font-size": Number(size.toFixed(1)), "font-weight": "bold",
     fill: backedUp ? "#b35f00" : INK, stroke: "#ffffff", "stroke-width": 3, "paint-order": "stroke", class: `tree-value${backedUp ? " backed-up" : ""}`,
   }, text);
 }
