@@ -465,11 +465,17 @@ def test_narrow_screen_has_no_horizontal_scroll(browser: Any, gui_server: Server
     try:
         page.set_viewport_size({"width": 380, "height": 800})
         page.set_default_timeout(WAIT_MS)
-        page.goto(f"http://127.0.0.1:{gui_server.port}/?game=chess")
+        page.goto(f"http://127.0.0.1:{gui_server.port}/?game=chess&side=both&lang=pt")
         page.wait_for_selector(".board-svg")
         assert page.evaluate("document.documentElement.scrollWidth") <= 380
         board = page.locator(".board-svg").bounding_box()
         assert board is not None and board["width"] > 250
+        # The engine's lines (a table, longer words in Portuguese) scroll in their panel.
+        page.click("#analyse")
+        expect(page.locator("#info-lines tbody tr").nth(1)).to_be_visible()
+        page.click("#stop")
+        expect(page.locator("#stop")).to_be_disabled()
+        assert page.evaluate("document.documentElement.scrollWidth") <= 380
     finally:
         page.close()
 

@@ -506,6 +506,26 @@ def test_documentation_screenshots(page: Page, learn_server: ServerThread) -> No
         page.keyboard.press("Home")
         steps(12)
         shot(f"{label}-mcts-{lang}")
+    # The Play page in both languages: a game of chess after 1. e4, analysed.
+    for lang, size, label in (
+        ("en", projector, "projector"),
+        ("pt", projector, "projector"),
+        ("en", phone, "phone"),
+        ("pt", phone, "phone"),
+    ):
+        page.set_viewport_size(size)
+        page.goto(f"http://127.0.0.1:{port}/?game=chess&side=both&lang={lang}")
+        page.wait_for_selector(".board-svg")
+        page.click('g[data-square="e2"]')
+        page.click('g[data-square="e4"]')
+        expect(page.locator("#moves .ply")).to_have_count(1)
+        page.click("#analyse")
+        expect(page.locator("#info-lines tbody tr").first).to_be_visible()
+        page.click("#stop")
+        expect(page.locator("#stop")).to_be_disabled()
+        page.mouse.move(0, 0)
+        page.evaluate("document.activeElement && document.activeElement.blur()")
+        page.screenshot(path=str(target / f"play-{label}-{lang}.png"))
     page.set_viewport_size({"width": 1400, "height": 1000})
     page.goto(f"http://127.0.0.1:{port}/?lang=en")  # the next test's language
 

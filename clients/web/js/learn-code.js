@@ -35,6 +35,9 @@ export function programFor(algorithm) {
   return { name: "alphabeta", lines: ALPHABETA };
 }
 
+// A node's path as the locals show it (the root in the page's language).
+const at = (node) => (node.parent ? node.path : t("path.root"));
+
 // The function a node's call runs: MAX-VALUE where MAX moves, MIN-VALUE where MIN does.
 function side(node) {
   return node.player === "min" ? "min" : "max";
@@ -57,7 +60,7 @@ export function locate(trace, index, phase = null) {
   };
   if (event.kind === "enter") {
     if (node === trace.root) {
-      locals.push(["s", "root"]);
+      locals.push(["s", t("path.root")]);
       window(node.alphaIn, node.betaIn);
       return { lines: [program === "minimax" ? "mm.decision.return" : "ab.search.call"], locals };
     }
@@ -83,7 +86,7 @@ export function locate(trace, index, phase = null) {
   }
   const view = trace.view(parent, index);
   const cuts = parent.prunedAfter.length > 0 && parent.children[parent.children.length - 1] === node;
-  locals.push(["s", parent === trace.root ? "root" : parent.path], ["a", node.move]);
+  locals.push(["s", at(parent)], ["a", node.move]);
   locals.push(["v", formatValue(view.partial ?? node.value)]);
   if (windows && view.alpha !== null) {
     // A cut returns before the window changes: the window before this child's value.
@@ -100,18 +103,18 @@ function locateExpecti(trace, event, index) {
   const node = event.node;
   const locals = [];
   if (event.kind === "enter") {
-    locals.push(["s", node === trace.root ? "root" : node.path]);
+    locals.push(["s", at(node)]);
     if (node.kind === "terminal") return { lines: ["em.terminal"], locals };
     if (node.kind === "cutoff") return { lines: ["em.cutoff"], locals };
     return { lines: [node.player === "chance" ? "em.chance" : `em.${side(node)}`], locals };
   }
   const parent = node.parent;
   if (!parent) {
-    locals.push(["s", "root"], ["v", formatValue(node.value)]);
+    locals.push(["s", t("path.root")], ["v", formatValue(node.value)]);
     return { lines: [node.player === "chance" ? "em.chance" : `em.${side(node)}`], locals };
   }
   const view = trace.view(parent, index);
-  locals.push(["s", parent === trace.root ? "root" : parent.path], [parent.player === "chance" ? "r" : "a", node.move]);
+  locals.push(["s", at(parent)], [parent.player === "chance" ? "r" : "a", node.move]);
   if (parent.player === "chance" && node.probability !== null) locals.push(["P(r)", formatValue(node.probability)]);
   locals.push(["v", formatValue(view.partial ?? node.value)]);
   return { lines: [parent.player === "chance" ? "em.chance" : `em.${side(parent)}`], locals };
@@ -120,8 +123,8 @@ function locateExpecti(trace, event, index) {
 function locateMcts(trace, event, phase) {
   const node = event.node;
   const name = (key) => t(`code.var.${key}`);
-  if (node === trace.root) return { lines: ["mcts.tree"], locals: [[name("tree"), "root"]] };
-  const locals = [[name("leaf"), node.parent === trace.root ? "root" : node.parent.path], [name("child"), node.path]];
+  if (node === trace.root) return { lines: ["mcts.tree"], locals: [[name("tree"), t("path.root")]] };
+  const locals = [[name("leaf"), at(node.parent)], [name("child"), node.path]];
   const lines = {
     select: ["mcts.select"],
     expand: ["mcts.expand"],
@@ -129,6 +132,6 @@ function locateMcts(trace, event, phase) {
     backprop: ["mcts.backprop"],
   }[phase] || ["mcts.select", "mcts.expand", "mcts.simulate", "mcts.backprop"];
   if (event.result !== undefined && event.result !== null) locals.push([name("result"), formatValue(event.result)]);
-  if (trace.log) locals.push(["root", formatWinsVisits(trace.root, trace.statsAt(event.index).get(trace.root))]);
+  if (trace.log) locals.push([t("path.root"), formatWinsVisits(trace.root, trace.statsAt(event.index).get(trace.root))]);
   return { lines, locals };
 }

@@ -459,12 +459,17 @@ function renderSummary() {
     unknown("s-ebf");
     let visited = 0;
     let leaves = 0;
-    for (const event of trace.events.slice(0, app.index + 1)) {
-      if (event.kind === "exit") continue;
-      visited += 1;
-      if (trace.mcts ? false : event.node.children.length === 0) leaves += 1;
+    if (trace.mcts) {
+      // The tree as grown so far, and the playouts made.
+      visited = trace.nodes.filter((node) => node.enterIndex <= app.index).length;
+      leaves = trace.events[app.index].step;
+    } else {
+      for (const event of trace.events.slice(0, app.index + 1)) {
+        if (event.kind === "exit") continue;
+        visited += 1;
+        if (event.node.children.length === 0) leaves += 1;
+      }
     }
-    if (trace.mcts) leaves = trace.events[app.index].step;
     $("s-visited").textContent = String(visited);
     $("s-leaves").textContent = String(leaves);
   } else {
@@ -824,6 +829,11 @@ function toggleNode(node) {
   render(false);
 }
 
+// A node's path as the page shows it: "2·1", the root in the page's language.
+function shownPath(node) {
+  return node.parent ? node.path : t("path.root");
+}
+
 function symbol(node) {
   if (node.kind === "terminal") return "▭";
   return { max: "▲", min: "▼", chance: "○" }[node.player] || "";
@@ -861,12 +871,12 @@ function describePlayout(trace, event) {
   const result = resultText(event.result);
   let text;
   if (event.result === undefined || event.result === null) {
-    text = t("mcts.step.nolog", { playout: event.step, node: `${symbol(node)} ${node.path}` });
+    text = t("mcts.step.nolog", { playout: event.step, node: `${symbol(node)} ${shownPath(node)}` });
   } else {
     const line = trace.lineage(node).map((at) => (at === trace.root ? t("node.root") : at.move)).join(" → ");
     const phases = [
       t("mcts.step.select", { playout: event.step, line }),
-      event.added ? t("mcts.step.expand", { node: `${symbol(node)} ${node.path}` }) : t("mcts.step.noexpand"),
+      event.added ? t("mcts.step.expand", { node: `${symbol(node)} ${shownPath(node)}` }) : t("mcts.step.noexpand"),
       t(node.kind === "terminal" ? "mcts.step.terminal" : "mcts.step.simulate", { result }),
       t("mcts.step.backprop", { count: trace.lineage(node).length, value: formatValue(event.result) }),
     ];
@@ -911,9 +921,9 @@ function renderTable(follow) {
 // reached again), the playout's result, the root's wins/visits after it.
 function mctsCells(trace, event) {
   const node = event.node;
-  if (event.step === 0) return ["0", `${symbol(node)} ${node.path}`, "", "0/0"];
-  if (event.result === undefined || event.result === null) return [String(event.step), `${symbol(node)} ${node.path}`, "", formatWinsVisits(node)];
-  const where = `${symbol(node)} ${node.path}${event.added ? "" : ` (${t("mcts.revisit")})`}`;
+  if (event.step === 0) return ["0", `${symbol(node)} ${shownPath(node)}`, "", "0/0"];
+  if (event.result === undefined || event.result === null) return [String(event.step), `${symbol(node)} ${shownPath(node)}`, "", formatWinsVisits(node)];
+  const where = `${symbol(node)} ${shownPath(node)}${event.added ? "" : ` (${t("mcts.revisit")})`}`;
   return [String(event.step), where, resultText(event.result), formatWinsVisits(trace.root, trace.statsAt(event.index).get(trace.root))];
 }
 
@@ -933,7 +943,7 @@ function tableRow(trace, event) {
   const cells = trace.mcts ? mctsCells(trace, event) : [
     String(event.index + 1),
     t(enter ? "row.enter" : "row.return"),
-    `${symbol(node)} ${node.path}`,
+    `${symbol(node)} ${shownPath(node)}`,
     trace.hasWindows ? formatValue(enter ? node.alphaIn : node.alphaOut) : "",
     trace.hasWindows ? formatValue(enter ? node.betaIn : node.betaOut) : "",
     value,
@@ -1251,7 +1261,8 @@ function wire() {
     if (app.games.length > 0) fillGames();
     stopPlaying();
     if (app.trace) renderTitle();
-    if (app.compared) app.compared = null; // the side by side is drawn again in the new language
+    // The side by side, drawn again in the new language.
+    if (app.compared && !app.busy) compare();
     for (const button of $("examples").querySelectorAll("button")) exampleLabel(button, example(button.dataset.example));
     if (app.trace) render(false);
   });
