@@ -1212,11 +1212,37 @@ def run_checks(report: Mapping[str, Any], config: LoadConfig) -> list[dict[str, 
             f"{thinks['malformed']} bestmoves broke the protocol",
         )
     )
+    by_name: dict[str, list[dict[str, Any]]] = {}
     for threshold in config.checked_thresholds():
         check = threshold_check(report, threshold)
         if check is not None:
-            checks.append(check)
+            by_name.setdefault(check["check"], []).append(check)
+    checks.extend(_merge_levels(group) for group in by_name.values())
     return checks
+
+
+def _merge_levels(group: list[dict[str, Any]]) -> dict[str, Any]:
+    """One check per metric: the worst level crossed, every limit in the detail.
+
+    A metric with a ``degraded`` and a ``fail`` limit (the defaults) is one
+    line: ``67.14% of ... (degraded above 5.00%, fails above 25.00%)``.
+    """
+    if len(group) == 1:
+        return group[0]
+    crossed = [check for check in group if not check["ok"]]
+    worst = next((c for c in crossed if c["level"] == "fail"), crossed[0] if crossed else None)
+    figure = group[0]["detail"].rpartition(" (limit ")[0] or group[0]["detail"]
+    limits = []
+    for check in sorted(group, key=lambda check: check["level"] == "fail"):
+        limit = check["detail"].rpartition(" (limit ")[2].rstrip(")")
+        word = "fails" if check["level"] == "fail" else "degraded"
+        limits.append(f"{word} beyond {limit}")
+    return {
+        "check": group[0]["check"],
+        "ok": worst is None,
+        "detail": f"{figure} ({', '.join(limits)})",
+        "level": worst["level"] if worst is not None else "fail",
+    }
 
 
 def threshold_check(report: Mapping[str, Any], threshold: Threshold) -> dict[str, Any] | None:
