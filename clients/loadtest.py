@@ -1,26 +1,35 @@
-"""Load testing: many scripted clients against one server, with latency figures and a report.
+"""Load testing: many scripted clients against one server, with latency figures and a verdict.
 
-``arena loadtest`` opens ``connections`` WebSocket connections, ramped up
-over ``ramp_s`` seconds; each runs a *scenario* over and over until the run
-ends (after ``duration_s``, or once ``iterations`` scenario runs have
-started, whichever comes first), and the whole run stops by itself. The
-tester then prints and (optionally) writes a JSON report: connect time,
-request round trips, think -> first ``info``, ``bestmove`` lateness against
-the think's deadline, stop -> ``bestmove``, the time each think waited in
-the server's queue (``queued_ms``), each as p50/p95/p99/max in
+``arena loadtest`` runs a *scenario* on WebSocket connections in one of two
+models (:mod:`clients.load_config`): *closed* (``connections`` sessions,
+each running the scenario over and over, their number following stages:
+by default a ramp over ``ramp_s`` and a hold until ``duration_s``) or
+*arrival-rate* (scenario runs started ``rate`` times a second on a pool of
+connections; a run due while every pooled connection is busy is dropped
+and counted). The run stops by itself at the stages' end or once
+``iterations`` runs have started. The tester then prints and (optionally)
+writes a JSON report: connect time, request round trips, think -> first
+``info``, ``bestmove`` lateness against the think's deadline, stop ->
+``bestmove``, the time each think waited in the server's queue
+(``queued_ms``), each as count/min/avg/med/p90/p95/p99/max in
 milliseconds; thinks per second, answers by ``reason`` (the share answered
 ``overloaded``: no search process got to them), the depths reached, thinks
 refused at once (``overloaded`` errors, after which the session waits the
 server's ``retry_after_ms``), other errors by code, and lost answers (a
 think that never got its ``bestmove``). When the server's ``/metrics`` is
 reachable, the report adds the server's own view of the run (event-loop
-lag, bestmove lateness and queue waits, from the histogram deltas).
+lag, bestmove lateness and queue waits, from the histogram deltas). With
+``--out`` it also writes a time series, one row per interval
+(:func:`series_row`).
 
 Every run ends with its checks: no answer lost, no connection failed, no
-malformed answer, and the thresholds of :class:`LoadConfig`
-(``--max-overloaded``, ``--max-refused``, ``--max-late-p99-ms``). The report
-lists each check; ``arena loadtest`` exits with 1 when one fails
-(:func:`exit_status`).
+malformed answer (each fails the run), and the thresholds
+(:class:`~clients.load_config.Threshold`): by default a run with more than
+25% of its answers unsearched or half its thinks refused FAILS, one with
+more than 5% (10% refused) is DEGRADED; ``--max-overloaded``,
+``--max-refused``, ``--max-late-p99-ms`` and a ``--config`` file set
+others. ``arena loadtest`` exits with 0 (passed), 1 (failed), 3 (degraded)
+(:func:`exit_status`), 2 for bad options.
 
 A scenario is a plain async function; write your own and pass it as
 ``--scenario package.module:function``::
