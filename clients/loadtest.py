@@ -1696,9 +1696,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--quiet", "-q", action="store_true", help="no live progress line")
     checks = parser.add_argument_group(
         "thresholds",
-        "by default a run FAILS (exit status 1) when more than 25%% of its answers were "
-        "unsearched ('overloaded') or 50%% of its thinks were refused, and is DEGRADED "
-        "(exit status 3) above 5%% and 10%%; an option here replaces its metric's defaults. "
+        "by default a run FAILS (exit status 1) when more than 25% of its answers were "
+        "unsearched ('overloaded') or 50% of its thinks were refused, and is DEGRADED "
+        "(exit status 3) above 5% and 10%; an option here replaces its metric's defaults. "
         "Any metric and statistic can be limited in a --config file. Lost answers, failed "
         "connections and malformed answers always fail the run",
     )
