@@ -1732,22 +1732,16 @@ def settings_from_args(args: argparse.Namespace) -> dict[str, Any]:
     settings = dict(OPTION_DEFAULTS)
     settings["thresholds"] = None
     settings["degraded"] = None
-    if getattr(args, "config", None):
-        settings.update(read_config_file(args.config))
+    from_file = read_config_file(args.config) if getattr(args, "config", None) else {}
+    settings.update(from_file)
     for key in OPTION_DEFAULTS:
         value = getattr(args, key, None)
         if value is not None:
             settings[key] = value
     if settings["rate"] is not None and getattr(args, "mode", None) is None:
-        # --rate means the open model, unless a mode is given on the command line
-        settings["mode"] = settings.get("mode") if "mode" in file_keys(args) else "arrival-rate"
+        # a rate means the open model, unless the config file names a mode
+        settings["mode"] = from_file.get("mode", "arrival-rate")
     return settings
-
-
-def file_keys(args: argparse.Namespace) -> set[str]:
-    """The settings the config file names (none without ``--config``)."""
-    path = getattr(args, "config", None)
-    return set(read_config_file(path)) if path else set()
 
 
 def config_from_settings(settings: Mapping[str, Any], token: str | None) -> LoadConfig:
