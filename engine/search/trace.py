@@ -52,9 +52,9 @@ from typing import Any, Final
 from engine.errors import GameError, GameOverError, UnknownAlgorithmError
 from engine.game import CHANCE, Game
 from engine.games.tree import TreeGame
-from engine.search.budget import StopSignal
 from engine.search.mcts import UNPROVEN, MctsSearcher, tree_size
 from engine.search.mcts import Node as MctsNode
+from engine.search.request import StopSignal
 from engine.search.score import WIN
 
 MINIMAX: Final = "minimax"
