@@ -43,8 +43,8 @@ from typing import Any, Final
 from engine.errors import GameError
 from engine.game import Game
 from engine.registry import GAMES, create_game
-from engine.search.budget import StopSignal
-from engine.search.limits import Deadlines, Limits, plan_deadlines
+from engine.search.limits import Deadlines, Limits
+from engine.search.request import SearchRequest, StopSignal
 from engine.search.results import Info, SearchResult
 from engine.search.score import Score
 from engine.searchers import algorithms
@@ -268,25 +268,20 @@ class ProgramSearcher:
         self._handshake(process)
         return process
 
-    def think(
-        self,
-        state: Any,
-        limits: Limits | None = None,
-        stop: StopSignal | None = None,
-        on_info: Callable[[Info], None] | None = None,
-        deadlines: Deadlines | None = None,
-    ) -> SearchResult:
-        """Search ``state`` with the program; the contract of our own searchers.
+    def think(self, request: SearchRequest) -> SearchResult:
+        """Search ``request.state`` with the program; the contract of our own searchers.
 
         The session never asks for a think in a finished game: there is a
         legal move to fall back on.
         """
-        limits = limits or Limits()
+        state = request.state
         started = time.monotonic()
-        deadlines = deadlines or plan_deadlines(limits, started)
+        deadlines = request.planned()
         search = _Search(self.game, state, started)
         try:
-            return self._think(self._ready(), search, limits, stop, on_info, deadlines)
+            return self._think(
+                self._ready(), search, request.limits, request.stop, request.on_info, deadlines
+            )
         except _Stopped as stopped:
             self.close()
             first = self.game.format_move(state, self.game.ordered_moves(state)[0])
@@ -533,7 +528,8 @@ class _Search:
         if move != self.last.pv[0]:
             # The engine played another move than its line (a weakened
             # Stockfish does): the search's depth and score, that move.
-            result = dataclasses.replace(result, move=move, pv=(move,))
+            info = dataclasses.replace(result.info, pv=(move,))
+            result = dataclasses.replace(result, move=move, info=info)
         return result
 
     def failed(self, why: str) -> SearchResult:

@@ -625,7 +625,12 @@ class WorkerPool:
         if ticket.stop_reason is not None and reason in ("time", "stopped"):
             reason = ticket.stop_reason
         self._set_answer(
-            ticket, dataclasses.replace(result, time_ms=self._elapsed_ms(ticket), reason=reason)
+            ticket,
+            dataclasses.replace(
+                result,
+                reason=reason,
+                info=dataclasses.replace(result.info, time_ms=self._elapsed_ms(ticket)),
+            ),
         )
 
     def _answer_without_worker(self, ticket: Ticket[Any], reason: str) -> None:

@@ -315,18 +315,18 @@ class Session:
         message = {
             "type": "bestmove",
             "move": result.move,
-            "score": result.score.to_dict(),
-            "depth": result.depth,
-            "seldepth": result.seldepth,
-            "pv": list(result.pv),
-            "nodes": result.nodes,
-            "time_ms": result.time_ms,
+            "score": result.info.score.to_dict(),
+            "depth": result.info.depth,
+            "seldepth": result.info.seldepth,
+            "pv": list(result.info.pv),
+            "nodes": result.info.nodes,
+            "time_ms": result.info.time_ms,
             "queued_ms": queued_ms,
             "reason": result.reason,
             "algorithm": self._think_algorithm,
         }
         if self._think_algorithm == MCTS:
-            message["playouts"] = result.playouts
+            message["playouts"] = result.info.playouts
         return with_id(message, think_id)
 
     def abandon_think(self) -> None:

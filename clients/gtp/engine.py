@@ -32,6 +32,7 @@ from engine.errors import GameError
 from engine.game import win_odds
 from engine.games.go import COLUMNS, Go, GoState
 from engine.search.limits import Clock, Limits
+from engine.search.request import SearchRequest
 from engine.search.results import SearchResult
 from engine.search.score import Score
 from engine.searchers import GameSearcher, searcher_for
@@ -211,7 +212,7 @@ class GtpEngine:
         state = self._with_side_to_move(colour)
         if self.game.outcome(state) is not None:
             return "pass"  # the game is over by our rules: nothing to play
-        result = self._searcher.think(state, self._limits(colour))
+        result = self._searcher.think(SearchRequest(state, self._limits(colour)))
         if result.move is None or self._should_resign(result):
             return "resign"
         self._push(colour, result.move, self.game.play(state, result.move_value))
@@ -297,7 +298,7 @@ class GtpEngine:
         played = len(self.states) - 1
         if played < RESIGN_AFTER_SHARE * self._size * self._size:
             return False
-        return win_chance(result.score, self.game.win_odds_scale) < self.resign_below
+        return win_chance(result.info.score, self.game.win_odds_scale) < self.resign_below
 
 
 def _go(size: int, komi: float) -> Go:

@@ -33,6 +33,7 @@ from typing import Any
 from engine.errors import GameError
 from engine.game import Game
 from engine.search.limits import Limits
+from engine.search.request import SearchRequest
 from engine.searchers import think
 
 #: Transposition-table slots for the balance check: the searches are shallow.
@@ -297,8 +298,8 @@ def generate_openings(
             continue
         opening = Opening(None, tuple(moves))
         state, _ = opening.start(game)
-        result = think(game, state, Limits(depth=depth), tt_slots=BALANCE_TT_SLOTS)
-        if result.score.value is not None and abs(result.score.value) <= max_score:
+        result = think(game, SearchRequest(state, Limits(depth=depth)), tt_slots=BALANCE_TT_SLOTS)
+        if result.info.score.value is not None and abs(result.info.score.value) <= max_score:
             found[tuple(moves)] = opening
     return list(found.values())
 
