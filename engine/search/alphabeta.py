@@ -38,8 +38,10 @@ from typing import Any, Final, final
 from engine.game import Game
 from engine.search.budget import BudgetedSearch
 from engine.search.limits import MAX_DEPTH, Limits
+from engine.search.ordering import pick_moves
 from engine.search.results import Info, SearchResult, SearchStats
 from engine.search.score import WIN, WIN_THRESHOLD, Score, is_decisive
+from engine.search.threats import ThreatCuts, has_threat_hooks
 from engine.search.tt import DEFAULT_TT_SLOTS, EXACT, LOWER, UPPER, TranspositionTable
 
 #: Aspiration windows start at this depth; shallower iterations are cheap
@@ -54,10 +56,6 @@ LMR_MIN_DEPTH: Final = 3
 #: tried (the classic R = 2 of Donninger's null-move paper).
 NULL_MOVE_REDUCTION: Final = 2
 NULL_MOVE_MIN_DEPTH: Final = 3
-#: The game's dynamic ordering (:meth:`Game.sort_moves`) is used from this
-#: remaining depth on: below it the children are leaves, and evaluating a
-#: leaf costs less than sorting it (Connect Four: 2 threat scans vs 7).
-SORT_MIN_DEPTH: Final = 2
 #: Killer moves kept per ply.
 KILLERS_PER_PLY: Final = 2
 
@@ -90,8 +88,7 @@ class Searcher(BudgetedSearch):
         # A move never credited reads 0 (defaultdict): the sort below can
         # then use the table's own look-up as its key, with no key function.
         self.history: list[defaultdict[Hashable, int]] = [defaultdict(int), defaultdict(int)]
-        self._has_win_hook = type(game).winning_move is not Game.winning_move
-        self._has_safe_hook = type(game).safe_moves is not Game.safe_moves
+        self._threats = ThreatCuts(game) if has_threat_hooks(game) else None
         self._has_quiescence = type(game).noisy_moves is not Game.noisy_moves
         self._has_null_move = type(game).null_move is not Game.null_move
         self._has_check_hook = type(game).in_check is not Game.in_check
@@ -109,9 +106,8 @@ class Searcher(BudgetedSearch):
         self.stats = SearchStats()
         self.killers: list[list[Hashable]] = [[] for _ in range(MAX_DEPTH + 64)]
         self.pv_table: list[list[Hashable]] = [[] for _ in range(MAX_DEPTH + 64)]
-        # Per ply: was this node reached by a move from safe_moves (so the
-        # side to move has no immediate win)? Set by the parent.
-        self._reached_safely = [False] * (MAX_DEPTH + 64)
+        if self._threats is not None:
+            self._threats.reset()
         self._iter_best: _RootBest | None = None
         # The answer so far: the last completed iteration's best move, its
         # value, and whether that value is proven.
@@ -225,7 +221,8 @@ class Searcher(BudgetedSearch):
         best_value = -INFINITY
         best_move: Hashable = root_moves[0]
         horizon_before = self.horizon
-        self._reached_safely[1] = False
+        if self._threats is not None:
+            self._threats.reached_safely[1] = False
         for index, move in enumerate(root_moves):
             child = game.play(state, move)
             searched_as_pv = index == 0 and beta - alpha > 1
@@ -256,6 +253,15 @@ class Searcher(BudgetedSearch):
     # The node search.
 
     def _negamax(self, state: Any, depth: int, alpha: int, beta: int, ply: int, is_pv: bool) -> int:
+        """The value of ``state`` for its mover, fail-soft within (alpha, beta).
+
+        Russell & Norvig's ALPHA-BETA-SEARCH (figure 5.7) in negamax form:
+        its TERMINAL-TEST and UTILITY are steps 2 and 3 (with a depth
+        cutoff, as in their section 5.4), its loop over ACTIONS is step 9
+        with "if v >= beta then return v" as the cutoff, and "alpha <-
+        MAX(alpha, v)" where a move beats alpha. The other steps order,
+        prune or extend the search to make it cheaper or sharper.
+        """
         game = self.game
 
         # Step 1. Count the node; check limits every CHECK_INTERVAL nodes.
@@ -315,35 +321,18 @@ class Searcher(BudgetedSearch):
                         self.horizon += 1
                     return value
 
-        # Step 6. An immediate win needs no search (the game says so
-        # cheaply); without one, the best left is a win two plies on. A
-        # node reached by a safe move cannot have one, so it skips the test.
-        if self._has_win_hook:
-            if not self._reached_safely[ply]:
-                winning = game.winning_move(state)
-                if winning is not None:
-                    if is_pv:
-                        self.pv_table[ply] = [winning]
-                    return WIN - ply - 1
-            if beta > WIN - ply - 2:
-                beta = WIN - ply - 2
-                if alpha >= beta:
-                    return beta
-
-        # Step 6a. Moves that hand the opponent an immediate win can be
-        # skipped when two plies remain to see it; with none left the node
-        # is lost in two, and with some left it cannot be lost before four.
+        # Step 6. Threats (games that name immediate wins and safe moves:
+        # Connect Four): an immediate win ends the node, moves that hand the
+        # opponent one are skipped (engine.search.threats).
         moves: list[Hashable] | None = None
-        if self._has_safe_hook and depth >= 2:
-            moves = game.safe_moves(state)
-            if moves is not None:
-                if not moves:
-                    return ply + 2 - WIN
-                if alpha < ply + 4 - WIN:
-                    alpha = ply + 4 - WIN
-                    if alpha >= beta:
-                        return alpha
-        self._reached_safely[ply + 1] = False
+        threats = self._threats
+        if threats is not None:
+            decided = threats.cut(state, depth, alpha, beta, ply)
+            if decided is not None:
+                if is_pv and threats.winning is not None:
+                    self.pv_table[ply] = [threats.winning]
+                return decided
+            alpha, beta, moves = threats.alpha, threats.beta, threats.safe
 
         # Step 7. Check extension, and null-move pruning when not in check.
         in_check = self._has_check_hook and game.in_check(state)
@@ -364,59 +353,36 @@ class Searcher(BudgetedSearch):
                     self.horizon += 1  # a null-move cutoff is never a proof
                     return beta if value >= WIN_THRESHOLD else value
 
-        # Step 8. Order the moves: table move, killers, then history over
-        # the game's own ordering (the sort is stable). Games whose own
-        # ordering is stronger turn killers and history off.
-        # Safe moves come unsorted: when the table offers a move, it is
-        # tried first and the costly sort is done only if it does not cut.
-        sort_after_first = False
+        # Step 8. Order the moves, lazily: the table's move first, then
+        # captures and killers, then the rest (engine.search.ordering).
         if moves is None:
             moves = game.ordered_moves(state)
-        else:
-            self._reached_safely[ply + 1] = True
-        if depth >= SORT_MIN_DEPTH and len(moves) > 1:
-            if tt_move is not None and tt_move in moves:
-                sort_after_first = True
-            else:
-                moves = game.sort_moves(state, moves)
+        elif threats is not None:
+            threats.reached_safely[ply + 1] = True
         side = game.to_move(state)
-        if self._reorder and len(moves) > 1:
-            history = self.history[side]
-            # Games that tell noisy moves apart (chess captures) list them
-            # first; killers and history reorder only the quiet moves after.
-            first_quiet = 0
-            if self._has_quiet_hook:
-                while first_quiet < len(moves) and not game.is_quiet(state, moves[first_quiet]):
-                    first_quiet += 1
-            if history:
-                if first_quiet == 0:
-                    moves.sort(key=history.__getitem__, reverse=True)
-                else:
-                    tail = moves[first_quiet:]
-                    tail.sort(key=history.__getitem__, reverse=True)
-                    moves[first_quiet:] = tail
-            for killer in self.killers[ply]:
-                if killer in moves and killer != tt_move:
-                    moves.remove(killer)
-                    moves.insert(first_quiet, killer)
-        if tt_move is not None and len(moves) > 1 and tt_move in moves:
-            moves.remove(tt_move)
-            moves.insert(0, tt_move)
+        reorder = self._reorder
+        picker = pick_moves(
+            game,
+            state,
+            moves,
+            tt_move,
+            depth,
+            self.killers[ply] if reorder else None,
+            self.history[side] if reorder else None,
+            self._has_quiet_hook,
+        )
 
         # Step 9. Search the moves: the first with the full window, the rest
         # with a null window (PVS), re-searched only when they beat alpha.
         alpha_before = alpha
         horizon_before = self.horizon
         best_value = -INFINITY
-        best_move: Hashable = moves[0]
+        best_move: Hashable = None  # the first move sets it: every value beats -INFINITY
         reduce_late = self._reductions and depth >= LMR_MIN_DEPTH and not in_check
         leaf_children = depth == 1 and not self._has_quiescence
         if leaf_children and ply + 1 > self.seldepth:
             self.seldepth = ply + 1
-        for index, move in enumerate(moves):
-            if index == 1 and sort_after_first:
-                moves[1:] = game.sort_moves(state, moves[1:])
-                move = moves[1]
+        for index, move in enumerate(picker):
             child = game.play(state, move)
             searched_as_pv = is_pv and index == 0
             if leaf_children:
