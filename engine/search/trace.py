@@ -54,9 +54,9 @@ from typing import Any, Final
 from engine.errors import GameError, GameOverError, UnknownAlgorithmError
 from engine.game import CHANCE, Game
 from engine.games.tree import TreeGame
-from engine.search.budget import StopSignal
 from engine.search.mcts import UNPROVEN, MctsSearcher, tree_size
 from engine.search.mcts import Node as MctsNode
+from engine.search.request import StopSignal
 from engine.search.score import WIN
 
 MINIMAX: Final = "minimax"
@@ -482,7 +482,7 @@ def _grow_logged(
         if deadline is not None and time.monotonic() >= deadline:
             break
         before = root.reward
-        searcher._iterate(root)
+        searcher._playout(root)
         searcher.playouts += 1
         log.append((last_of_path(), root.reward - before))
     return root, searcher._best_index(root) if root.expanded else 0, log

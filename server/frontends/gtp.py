@@ -330,7 +330,7 @@ class GtpEngine:
         played = len(self.states) - 1
         if played < RESIGN_AFTER_SHARE * self._size * self._size:
             return False
-        return win_chance(result.score, self.game.win_odds_scale) < self.resign_below
+        return win_chance(result.info.score, self.game.win_odds_scale) < self.resign_below
 
 
 def _go(size: int, komi: float) -> Go:

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from engine.game import Game
-from engine.search.budget import StopSignal
+from engine.search.request import StopSignal
 from engine.search.limits import Deadlines, Limits, plan_deadlines
 from engine.search.results import Info, SearchResult
 from server.programs import gtp
@@ -483,14 +483,15 @@ class _Search:
         if move != self.last.pv[0]:
             # The engine played another move than its line (a weakened
             # Stockfish does): the search's depth and score, that move.
-            result = dataclasses.replace(result, move=move, pv=(move,))
+            info = dataclasses.replace(result.info, pv=(move,))
+            result = dataclasses.replace(result, move=move, info=info)
         return result
 
     def chosen(self, answered: str) -> SearchResult:
         """A GTP engine's move: depth 1 (searched, depth unknown), reason ``engine``."""
         move = self._legal(answered)
         answer = SearchResult.unsearched(move, ENGINE_DONE, self.elapsed_ms())
-        return dataclasses.replace(answer, depth=1, seldepth=1)
+        return dataclasses.replace(answer, info=dataclasses.replace(answer.info, depth=1, seldepth=1))
 
     def _legal(self, answered: str) -> str:
         """The engine's move in our notation; an illegal one is the engine's failure."""

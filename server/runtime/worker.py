@@ -37,6 +37,7 @@ from typing import Any
 from engine.errors import GameError
 from engine.registry import create_game
 from engine.search.limits import Deadlines, Limits
+from engine.search.request import SearchRequest
 from engine.search.results import Info
 from engine.search.trace import trace
 from engine.searchers import GameSearcher, searcher_for
@@ -173,7 +174,7 @@ def _run(
             conn.send(("done", seq, _trace(job, job.trace, stop)))
             return
         searcher = _searcher(searchers, job, tt_slots, externals)
-        result = searcher.think(job.state, job.limits, stop, report, job.deadlines)
+        result = searcher.think(SearchRequest(job.state, job.limits, job.deadlines, stop, report))
     except (BrokenPipeError, ConnectionResetError):
         raise
     except Exception:

@@ -313,7 +313,7 @@ def test_a_gtp_engine_that_answers_by_itself_says_so() -> None:
         game = searcher.game
         result = searcher.think(game.initial_state())
         assert result.move == "pass"
-        assert result.reason == "engine" and result.depth == 1  # not 0: it searched
+        assert result.reason == "engine" and result.info.depth == 1  # not 0: it searched
         illegal = program_searcher(gtp("illegal"), game)
         answer = illegal.think(game.initial_state())
         assert answer.reason == "engine_error" and answer.depth == 0

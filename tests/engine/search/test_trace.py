@@ -15,6 +15,7 @@ from engine.registry import create_game
 from engine.search import reference
 from engine.search.limits import Limits
 from engine.search.mcts import MctsSearcher
+from engine.search.request import SearchRequest
 from engine.search.trace import (
     ALPHABETA,
     ALPHABETA_ORDERED,
@@ -338,7 +339,9 @@ def test_mcts_trace_is_the_tree_of_the_engine_that_plays() -> None:
     game = create_game("connect4")
     for state in random_positions(game, 11, 4, 6):
         result = trace(game, state, MCTS, 1, playouts=300, seed=5)
-        played = MctsSearcher(game, seed=5, reuse=False).think(state, Limits(nodes=300))
+        played = MctsSearcher(game, seed=5, reuse=False).think(
+            SearchRequest(state, Limits(nodes=300))
+        )
         assert result.best_move == played.move
         assert result.to_dict() == trace(game, state, MCTS, 1, playouts=300, seed=5).to_dict()
 
