@@ -24,6 +24,7 @@ import pytest
 
 from engine.game import EVAL_LIMIT
 from engine.registry import create_game
+from engine.search.request import SearchRequest
 from engine.search.score import Score
 from protocol.codec import Encoding, encode
 from protocol.records import BestMove
@@ -311,12 +312,12 @@ def test_a_gtp_engine_that_answers_by_itself_says_so() -> None:
     try:
         searcher.start()
         game = searcher.game
-        result = searcher.think(game.initial_state())
+        result = searcher.think(SearchRequest(game.initial_state()))
         assert result.move == "pass"
         assert result.reason == "engine" and result.info.depth == 1  # not 0: it searched
         illegal = program_searcher(gtp("illegal"), game)
-        answer = illegal.think(game.initial_state())
-        assert answer.reason == "engine_error" and answer.depth == 0
+        answer = illegal.think(SearchRequest(game.initial_state()))
+        assert answer.reason == "engine_error" and answer.info.depth == 0
         illegal.close()
     finally:
         searcher.close()
