@@ -38,7 +38,7 @@ from typing import Any, Final, final
 from engine.game import Game
 from engine.search.budget import BudgetedSearch
 from engine.search.limits import MAX_DEPTH, Limits
-from engine.search.ordering import pick_moves
+from engine.search.ordering import pick_moves, sort_rest
 from engine.search.results import Info, SearchResult, SearchStats
 from engine.search.score import WIN, WIN_THRESHOLD, Score, is_decisive
 from engine.search.threats import ThreatCuts, has_threat_hooks
@@ -361,7 +361,7 @@ class Searcher(BudgetedSearch):
             threats.reached_safely[ply + 1] = True
         side = game.to_move(state)
         reorder = self._reorder
-        picker = pick_moves(
+        moves, sort_later = pick_moves(
             game,
             state,
             moves,
@@ -382,7 +382,10 @@ class Searcher(BudgetedSearch):
         leaf_children = depth == 1 and not self._has_quiescence
         if leaf_children and ply + 1 > self.seldepth:
             self.seldepth = ply + 1
-        for index, move in enumerate(picker):
+        for index in range(len(moves)):
+            if index == 1 and sort_later:
+                sort_rest(game, state, moves)  # the table's move did not cut
+            move = moves[index]
             child = game.play(state, move)
             searched_as_pv = is_pv and index == 0
             if leaf_children:

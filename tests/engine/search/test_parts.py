@@ -13,7 +13,7 @@ from engine.search.alphabeta import Searcher
 from engine.search.expectimax import ExpectimaxSearcher
 from engine.search.limits import Limits
 from engine.search.mcts import MctsSearcher
-from engine.search.ordering import SORT_MIN_DEPTH, pick_moves
+from engine.search.ordering import SORT_MIN_DEPTH, pick_moves, sort_rest
 from engine.search.request import SearchRequest
 from engine.search.score import WIN
 from engine.search.threats import ThreatCuts, has_threat_hooks
@@ -48,9 +48,12 @@ def test_the_picker_tries_the_table_move_first_and_sorts_the_rest_only_if_asked(
     counting = Counting()
     moves = counting.ordered_moves(state)
     tt_move = moves[-1]
-    picker = pick_moves(counting, state, list(moves), tt_move, SORT_MIN_DEPTH, None, None, False)
-    assert next(picker) == tt_move and sorts == []
-    rest = list(picker)
+    order, later = pick_moves(
+        counting, state, list(moves), tt_move, SORT_MIN_DEPTH, None, None, False
+    )
+    assert order[0] == tt_move and later and sorts == []
+    sort_rest(counting, state, order)
+    rest = order[1:]
     assert sorts == [len(moves) - 1]
     assert sorted([tt_move, *rest]) == sorted(moves)
     assert rest == game.sort_moves(state, [move for move in moves if move != tt_move])
@@ -65,7 +68,8 @@ def test_the_picker_puts_killers_after_the_noisy_moves_and_history_over_the_quie
     noisy = [move for move in moves if not game.is_quiet(state, move)]
     killer, favourite = quiet[-1], quiet[-2]
     history: defaultdict[Hashable, int] = defaultdict(int, {favourite: 100})
-    order = list(pick_moves(game, state, list(moves), None, 1, [killer], history, True))
+    order, later = pick_moves(game, state, list(moves), None, 1, [killer], history, True)
+    assert not later
     assert order[: len(noisy)] == noisy
     assert order[len(noisy)] == killer and order[len(noisy) + 1] == favourite
     assert sorted(order) == sorted(moves)
