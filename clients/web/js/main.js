@@ -533,8 +533,8 @@ async function loadPgn(text) {
   $("side").value = "both";
   readSides();
   if (await startGame({ game: "chess", options: {}, position: game.position, moves: game.moves }, false)) {
+    await reviewGame(); // the review's steps clear the message line: say it after
     say(t("play.pgn.loaded", { count: game.moves.length }), "hint");
-    await reviewGame();
   }
 }
 
