@@ -370,7 +370,7 @@ def test_a_gnubg_id_pasted_into_the_position_box_loads_that_position(
 def test_analyse_shows_a_proven_win_without_playing(page: Page, gui_server: ServerThread) -> None:
     open_game(page, gui_server.port, "nim", side="both")
     page.click("#analyse")
-    expect(page.locator("#t-score")).to_have_text(re.compile(r"^win in \d+ pl"))
+    expect(page.locator("#t-score")).to_have_text(re.compile(r"^First wins in \d+ pl"))
     if page.is_enabled("#stop"):  # proven results end the search; stop it if it goes on
         page.click("#stop")
     expect(page.locator("#think-status")).to_have_text(re.compile("^best"))
