@@ -826,7 +826,12 @@ function clearThinkPanel() {
 
 // A report (an info, or with `final` the bestmove) in the summary and as the
 // table's top row: the summary always repeats the top row's numbers.
-function showInfo(info, think, final = false) {
+function showInfo(report, think, final = false) {
+  // The bestmove carries no rate of its own: it repeats the last info's (its
+  // time also counts the wait for the deadline, so nodes over time would
+  // understate the search's speed).
+  const info = final ? { ...report, nps: think.lastNps } : report;
+  if (!final && typeof info.nps === "number") think.lastNps = info.nps;
   showSummary(info, think);
   showPv(info.pv, think);
   const row = document.createElement("tr");

@@ -80,13 +80,11 @@ export function formatCount(n) {
   return String(n);
 }
 
-// Nodes per second of a report (info or bestmove), from one rule for the
-// summary and the table: the server's nps where it sent one, else nodes over
-// time; none at all for a report under MIN_RATE_MS.
+// Nodes per second of a report, by one rule for the summary and the table:
+// the server's nps; none for a report without one or under MIN_RATE_MS.
 export function formatRate(report) {
-  if (!(report.time_ms >= MIN_RATE_MS)) return "–";
-  const nps = report.nps ?? Math.round((report.nodes * 1000) / report.time_ms);
-  return formatCount(nps);
+  if (!(report.time_ms >= MIN_RATE_MS) || typeof report.nps !== "number") return "–";
+  return formatCount(report.nps);
 }
 
 // A search's time, the same in the summary and the table.
