@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import os
+import random
 import re
 import shutil
 import threading
@@ -23,6 +24,7 @@ from typing import Any
 
 import pytest
 
+from engine.games.chess.game import Chess
 from engine.games.go import Go
 from protocol.limits import ServerLimits
 from server.app import ArenaServer
@@ -1064,3 +1066,53 @@ def test_the_result_does_not_move_the_board(page: Page, gui_server: ServerThread
         page.click(f'g[data-move="{cell}"]')
     expect(page.locator("#result")).to_be_visible()
     assert page.locator("#board").bounding_box() == before
+
+
+#: Start positions for the SAN check: the usual start, and positions full of
+#: castling, en passant, promotions, pins and checks (the perft test positions).
+SAN_STARTS = [
+    None,
+    "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+    "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+    "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
+]
+
+
+def test_the_pages_san_agrees_with_the_engines(page: Page, gui_server: ServerThread) -> None:
+    """js/san.js (the PVs' SAN) writes every move of random games as the engine does."""
+    game = Chess()
+    rng = random.Random(28)
+    cases: list[tuple[str, list[str], list[str]]] = []
+    for start in SAN_STARTS * 5:
+        state = game.initial_state() if start is None else game.parse_position(start)
+        fen = game.format_position(state)
+        uci: list[str] = []
+        san: list[str] = []
+        for _ in range(60):
+            if game.outcome(state) is not None:
+                break
+            move = rng.choice(game.legal_moves(state))
+            uci.append(game.format_move(state, move))
+            san.append(game.format_san(state, move))
+            state = game.play(state, move)
+        cases.append((fen, uci, san))
+    page.goto(f"http://127.0.0.1:{gui_server.port}/?game=chess")
+    page.wait_for_selector("#connection.good")
+    got = page.evaluate(
+        """async (cases) => {
+            const { uciToSan } = await import("./js/san.js");
+            return cases.map(([fen, uci]) => uciToSan(fen, uci));
+        }""",
+        [[fen, uci] for fen, uci, _ in cases],
+    )
+    assert sum(len(san) for _, _, san in cases) > 1000
+    for (fen, _, san), mine in zip(cases, got, strict=True):
+        assert mine == san, fen
+    # A move that is not legal there gives no SAN (the page then shows the UCI).
+    assert (
+        page.evaluate(
+            """async () => (await import("./js/san.js")).uciToSan(
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", ["e2e5"])"""
+        )
+        is None
+    )
