@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import os
+import random
 import re
 import shutil
 import threading
@@ -23,6 +24,7 @@ from typing import Any
 
 import pytest
 
+from engine.games.chess.game import Chess
 from engine.games.go import Go
 from protocol.limits import ServerLimits
 from server.app import ArenaServer
@@ -370,7 +372,7 @@ def test_a_gnubg_id_pasted_into_the_position_box_loads_that_position(
 def test_analyse_shows_a_proven_win_without_playing(page: Page, gui_server: ServerThread) -> None:
     open_game(page, gui_server.port, "nim", side="both")
     page.click("#analyse")
-    expect(page.locator("#t-score")).to_have_text(re.compile(r"^win in \d+ pl"))
+    expect(page.locator("#t-score")).to_have_text(re.compile(r"^First wins in \d+ pl"))
     if page.is_enabled("#stop"):  # proven results end the search; stop it if it goes on
         page.click("#stop")
     expect(page.locator("#think-status")).to_have_text(re.compile("^best"))
@@ -598,9 +600,10 @@ def test_notes_go_with_their_position(page: Page, gui_server: ServerThread) -> N
 def test_names_and_graph_point_of_view(page: Page, gui_server: ServerThread) -> None:
     open_game(page, gui_server.port, "connect4")
     assert page.locator("#side option").first.inner_text().startswith("Red")
-    expect(page.locator("#graph-pov")).to_have_text(re.compile(r"^Red's view"))
+    pov = re.compile(r"^Every score is from Red's point of view, in points")
+    expect(page.locator("#score-pov")).to_have_text(pov)
     page.select_option("#side", "1")
-    expect(page.locator("#graph-pov")).to_have_text(re.compile(r"^Red's view"))
+    expect(page.locator("#score-pov")).to_have_text(pov)
 
 
 def test_move_list_steps_through_the_game_and_plays_on(
@@ -947,3 +950,169 @@ def test_go_engine_search_menu_and_playouts(page: Page, gui_server: ServerThread
     expect(page.locator("#t-depth-label")).to_have_text("depth")
     page.click("#stop")
     expect(page.locator("#stop")).to_be_disabled()
+
+
+#: Any UCI move (a PV that is not SAN has one).
+UCI_MOVE = re.compile(r"\b[a-h][1-8][a-h][1-8][qrbn]?\b")
+
+
+def test_chess_scores_are_whites_in_pawns_with_san_pvs_and_one_rate(
+    page: Page, gui_server: ServerThread
+) -> None:
+    # Black to move and a pawn down (White's 1.e4 d5 2.exd5): from White's point of view the
+    # score is positive although the engine searches for Black.
+    open_game(page, gui_server.port, "chess", side="both", times=("0.3", "0.3"))
+    load_position(page, "rnbqkbnr/ppp1pppp/8/3P4/8/8/PPPP1PPP/RNBQKBNR b KQkq - 0 2")
+    expect(page.locator("#score-pov")).to_have_text(
+        "Every score is from White's point of view, in pawns: + is good for White."
+    )
+    page.click("#go")
+    wait_for_plies(page, 1)
+    expect(page.locator("#stop")).to_be_disabled()
+    top = page.locator("#info-lines tbody tr").first.locator("td").all_inner_texts()
+    # The summary repeats the table's top row (the bestmove): one source for each number.
+    assert page.inner_text("#t-score") == top[1]
+    assert page.inner_text("#t-nodes") == top[2]
+    assert page.inner_text("#t-nps") == top[3]
+    assert page.inner_text("#t-time") == top[4]
+    assert re.fullmatch(r"[+-]?\d+\.\d\d", top[1]) and float(top[1]) > 0, top
+    pv = page.inner_text("#pv")
+    assert pv.startswith("PV: ") and not UCI_MOVE.search(pv), pv
+    assert moves(page)[0] == pv.removeprefix("PV: ").split()[0]  # the same SAN as the list
+    for row in page.locator("#info-lines tbody tr").all():
+        cells = row.locator("td").all_inner_texts()
+        assert not UCI_MOVE.search(cells[5]), cells
+        if cells[4].endswith(" ms") and int(cells[4].split()[0]) < 10:
+            assert cells[3] == "\u2013", cells  # an en dash: no rate from a few milliseconds
+    # The graph's scale is labelled in pawns, left of the plot.
+    labels = page.locator("#graph text.graph-label").all_text_contents()
+    assert labels[1] == "0.00" and re.fullmatch(r"\+\d+\.\d\d", labels[0]), labels
+
+
+def test_go_scores_are_in_points(page: Page, gui_server: ServerThread) -> None:
+    open_game(page, gui_server.port, "go", side="both")
+    expect(page.locator("#score-pov")).to_contain_text("Black's point of view, in points:")
+    page.click("#go")
+    wait_for_plies(page, 1)
+    expect(page.locator("#t-score")).to_have_text(re.compile(r"^[+-]?\d+\.\d$"))
+
+
+#: A short game with a blunder (3...Nf6?? allows 4.Qxf7#), as a chess site exports it.
+SCHOLARS_MATE_PGN = """[Event "Casual game"]
+[Site "?"]
+[White "A"]
+[Black "B"]
+[Result "1-0"]
+
+1. e4 e5 2. Qh5 Nc6 3. Bc4 {Threatening mate.} Nf6 $4 (3... g6 4. Qf3) 4. Qxf7# 1-0
+"""
+
+
+def test_a_pasted_pgn_is_loaded_reviewed_and_its_blunder_marked(
+    page: Page, gui_server: ServerThread
+) -> None:
+    open_game(page, gui_server.port, "chess", side="0", times=("0.2", "0.2"))
+    expect(page.locator("#pgn-hint")).to_be_visible()
+    page.fill("#position", SCHOLARS_MATE_PGN)
+    page.click("#load-position")
+    wait_for_plies(page, 7)
+    assert page.input_value("#side") == "both"  # the engine plays no move on the game
+    expect(page.locator("#think-status")).to_have_text("review done", timeout=WAIT_MS * 6)
+    listed = moves(page)
+    plain = ["e4", "e5", "Qh5", "Nc6", "Bc4", "Nf6", "Qxf7#"]
+    assert [move.rstrip("?!") for move in listed] == plain
+    assert listed[5] == "Nf6??"  # from +0.x to mate in one: a blunder
+    expect(page.locator(".ply .mark.blunder")).to_have_count(1)
+    expect(page.locator("#result")).to_contain_text("White wins")
+    with page.expect_download() as info:
+        page.click("#download-moves")
+    record = Path(info.value.path()).read_text()
+    assert "3. Bc4 Nf6?? 4. Qxf7# 1-0" in record
+    expect(page.locator("#message")).to_have_text(re.compile("^PGN loaded: 7 moves"))
+    # A PGN with no moves is refused with a message.
+    page.fill("#position", '[Event "nothing"]\n\n*')
+    page.click("#load-position")
+    expect(page.locator("#message")).to_have_text("No moves found in the pasted PGN.")
+
+
+def test_the_address_takes_game_options_and_the_tree_is_explained(
+    page: Page, gui_server: ServerThread
+) -> None:
+    page.goto(f"http://127.0.0.1:{gui_server.port}/?game=go&size=13&komi=6.5&side=both")
+    page.wait_for_selector(".board-svg")
+    assert page.input_value('#options input[name="size"]') == "13"
+    assert page.input_value('#options input[name="komi"]') == "6.5"
+    expect(page.locator("#position")).to_have_value(re.compile(r"^(?:[^/]+/){12}[^/]+ "))
+    expect(page.locator("#game-note")).to_be_hidden()
+    # The Learn page's form: options as JSON, and a start with moves.
+    page.goto(
+        f"http://127.0.0.1:{gui_server.port}/?game=connect4&side=both"
+        '&options={"width":5,"height":4}&moves=3 3'
+    )
+    page.wait_for_selector(".board-svg")
+    assert page.input_value('#options input[name="width"]') == "5"
+    expect(page.locator(".c4-column")).to_have_count(5)
+    assert wait_for_plies(page, 2) == ["3", "3"]
+    page.goto(f"http://127.0.0.1:{gui_server.port}/?game=tree")
+    page.wait_for_selector("#connection.good")
+    expect(page.locator("#game-note")).to_be_visible()
+    expect(page.locator("#game-note")).to_contain_text("Not a board game")
+
+
+def test_the_result_does_not_move_the_board(page: Page, gui_server: ServerThread) -> None:
+    open_game(page, gui_server.port, "tictactoe", side="both")
+    before = page.locator("#board").bounding_box()
+    for cell in ["a1", "b1", "a2", "b2", "a3"]:
+        page.click(f'g[data-move="{cell}"]')
+    expect(page.locator("#result")).to_be_visible()
+    assert page.locator("#board").bounding_box() == before
+
+
+#: Start positions for the SAN check: the usual start, and positions full of
+#: castling, en passant, promotions, pins and checks (the perft test positions).
+SAN_STARTS = [
+    None,
+    "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+    "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+    "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
+]
+
+
+def test_the_pages_san_agrees_with_the_engines(page: Page, gui_server: ServerThread) -> None:
+    """js/san.js (the PVs' SAN) writes every move of random games as the engine does."""
+    game = Chess()
+    rng = random.Random(28)
+    cases: list[tuple[str, list[str], list[str]]] = []
+    for start in SAN_STARTS * 5:
+        state = game.initial_state() if start is None else game.parse_position(start)
+        fen = game.format_position(state)
+        uci: list[str] = []
+        san: list[str] = []
+        for _ in range(60):
+            if game.outcome(state) is not None:
+                break
+            move = rng.choice(game.legal_moves(state))
+            uci.append(game.format_move(state, move))
+            san.append(game.format_san(state, move))
+            state = game.play(state, move)
+        cases.append((fen, uci, san))
+    page.goto(f"http://127.0.0.1:{gui_server.port}/?game=chess")
+    page.wait_for_selector("#connection.good")
+    got = page.evaluate(
+        """async (cases) => {
+            const { uciToSan } = await import("./js/san.js");
+            return cases.map(([fen, uci]) => uciToSan(fen, uci));
+        }""",
+        [[fen, uci] for fen, uci, _ in cases],
+    )
+    assert sum(len(san) for _, _, san in cases) > 1000
+    for (fen, _, san), mine in zip(cases, got, strict=True):
+        assert mine == san, fen
+    # A move that is not legal there gives no SAN (the page then shows the UCI).
+    assert (
+        page.evaluate(
+            """async () => (await import("./js/san.js")).uciToSan(
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", ["e2e5"])"""
+        )
+        is None
+    )

@@ -9,6 +9,9 @@ import { t } from "./i18n.js";
 const WIDTH = 400;
 const HEIGHT = 140;
 const PAD = 6;
+// The scale's labels have a column of their own at the left, so that the
+// proven-result squares on the top and bottom edges never cover them.
+const LABEL_WIDTH = 46;
 // Smallest half-range of the vertical axis, so that a game of small scores
 // does not blow tiny differences up into wild swings.
 const MIN_RANGE = 10;
@@ -27,15 +30,15 @@ export function drawGraph(container, points, plies, formatValue = String, curren
   const finite = points.filter((p) => Number.isFinite(p.value)).map((p) => Math.abs(p.value));
   const range = Math.max(MIN_RANGE, ...finite) * 1.1;
   const lastPly = Math.max(plies, 1, ...points.map((p) => p.ply));
-  const x = (ply) => PAD + (ply / lastPly) * (WIDTH - 2 * PAD);
+  const x = (ply) => LABEL_WIDTH + PAD + (ply / lastPly) * (WIDTH - LABEL_WIDTH - 2 * PAD);
   const y = (value) => {
     const clipped = Math.max(-1, Math.min(1, value / range));
     return HEIGHT / 2 - clipped * (HEIGHT / 2 - PAD);
   };
-  svg.append(el("rect", { x: 0, y: 0, width: WIDTH, height: HEIGHT / 2, class: "graph-ahead" }));
-  svg.append(el("line", { x1: 0, x2: WIDTH, y1: HEIGHT / 2, y2: HEIGHT / 2, class: "graph-axis" }));
-  svg.append(el("text", { x: WIDTH - PAD, y: 14, class: "graph-label", "text-anchor": "end" }, formatValue(Math.round(range))));
-  svg.append(el("text", { x: WIDTH - PAD, y: HEIGHT - 4, class: "graph-label", "text-anchor": "end" }, formatValue(-Math.round(range))));
+  svg.append(el("rect", { x: LABEL_WIDTH, y: 0, width: WIDTH - LABEL_WIDTH, height: HEIGHT / 2, class: "graph-ahead" }));
+  svg.append(el("line", { x1: LABEL_WIDTH, x2: WIDTH, y1: HEIGHT / 2, y2: HEIGHT / 2, class: "graph-axis" }));
+  const label = (value, y) => el("text", { x: LABEL_WIDTH - 4, y, class: "graph-label", "text-anchor": "end" }, formatValue(value));
+  svg.append(label(Math.round(range), 14), label(0, HEIGHT / 2 + 4), label(-Math.round(range), HEIGHT - 4));
   if (current !== null) {
     svg.append(el("line", { x1: x(current), x2: x(current), y1: 0, y2: HEIGHT, class: "graph-current" }));
   }
@@ -44,7 +47,7 @@ export function drawGraph(container, points, plies, formatValue = String, curren
     svg.addEventListener("click", (event) => {
       const box = svg.getBoundingClientRect();
       const at = ((event.clientX - box.left) / box.width) * WIDTH;
-      onPly(Math.max(0, Math.min(lastPly, Math.round(((at - PAD) / (WIDTH - 2 * PAD)) * lastPly))));
+      onPly(Math.max(0, Math.min(lastPly, Math.round(((at - LABEL_WIDTH - PAD) / (WIDTH - LABEL_WIDTH - 2 * PAD)) * lastPly))));
     });
   }
   const sorted = [...points].sort((a, b) => a.ply - b.ply);

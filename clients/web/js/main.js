@@ -5,7 +5,10 @@
 import { Connection, serverUrl } from "./connection.js";
 import { keyBelongsElsewhere, runShortcut } from "./keys.js";
 import { drawGraph } from "./graph.js";
-import { formatCount, formatScore, scoreNumber } from "./score.js";
+import { firstPlayerNumber, formatCount, formatRate, formatScore, formatTime, formatValue, unitName } from "./score.js";
+import { uciToSan } from "./san.js";
+import { looksLikePgn, parsePgn } from "./pgn.js";
+import { moveMark } from "./annotate.js";
 import { applyStatic, has, onLanguageChange, playerTitle, t, wireLanguageMenu } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
@@ -36,6 +39,7 @@ const app = {
   pendingPly: null, // the ply a click or arrow key is taking the board to
   analysing: false, // analysis follows the position until Stop
   analysedKey: null, // the position the last analysis started on
+  reviewing: false, // a review is scoring every position of the line
 };
 
 // ---------------------------------------------------------------------------
@@ -106,8 +110,9 @@ async function connect() {
   app.limits = welcome.limits;
   if (first || !app.start) {
     fillGameMenu();
-    applyUrlSettings(new URLSearchParams(window.location.search));
-    await newGameFromForm();
+    const params = new URLSearchParams(window.location.search);
+    applyUrlSettings(params);
+    await startFromUrl(params);
     return;
   }
   // Reconnected: the same game, the same line, the same position shown.
@@ -148,6 +153,47 @@ function applyUrlSettings(params) {
   }
   const algorithm = params.get("algorithm");
   if (algorithm && [...$("algorithm").options].some((option) => option.value === algorithm)) $("algorithm").value = algorithm;
+  applyUrlOptions(params);
+}
+
+// The game's options from the address, each as its own parameter
+// (?game=go&size=19&komi=6.5) or all together as the Learn page writes them
+// (options={"size":19}); a parameter the game has no option for is ignored,
+// and the server checks the values as it checks the form's.
+function applyUrlOptions(params) {
+  let given = {};
+  const json = params.get("options");
+  if (json) {
+    try {
+      const parsed = JSON.parse(json);
+      if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) given = parsed;
+      else throw new Error("not an object");
+    } catch {
+      say(t("play.url.options.bad", { options: json }), "error");
+    }
+  }
+  for (const input of $("options").querySelectorAll("input")) {
+    const value = params.has(input.name) ? params.get(input.name) : given[input.name];
+    if (value === undefined || value === null) continue;
+    if (input.dataset.kind === "boolean") input.checked = value === true || /^(1|true|yes|on)$/i.test(String(value));
+    else input.value = Array.isArray(value) ? value.join(" ") : String(value);
+  }
+}
+
+// The first game: the form's, from the address's start position and moves
+// if it has them (?game=chess&position=<FEN>&moves=e2e4 e7e5, as the Learn
+// page's link to this page writes them).
+async function startFromUrl(params) {
+  const position = params.get("position");
+  const moves = (params.get("moves") || "").split(/[\s,]+/).filter(Boolean);
+  if (!position && moves.length === 0) {
+    await newGameFromForm();
+    return;
+  }
+  const info = currentGameInfo();
+  if (!(await startGame({ game: info.name, options: readOptions(), position: position || null, moves }, false))) {
+    await newGameFromForm(); // the server said why; the usual start instead
+  }
 }
 
 function fillGameMenu() {
@@ -165,6 +211,11 @@ function currentGameInfo() {
 function gameChosen() {
   const info = currentGameInfo();
   buildOptions(info);
+  // A word on games that are not what their name suggests (the exercise tree).
+  const note = `game.note.${info.name}`;
+  $("game-note").hidden = !has(note);
+  $("game-note").textContent = has(note) ? t(note) : "";
+  $("pgn-hint").hidden = info.name !== "chess";
   const side = $("side");
   const previous = side.value || "0";
   side.replaceChildren(
@@ -359,7 +410,7 @@ function positionKey(state) {
 
 function scheduleEngine() {
   const state = app.state;
-  if (!state || state.result || app.think) return;
+  if (!state || state.result || app.think || app.reviewing) return;
   if (browsing()) {
     // Stepping through the game: the engine does not play, analysis follows.
     if (app.analysing && state.to_move !== CHANCE && app.analysedKey !== positionKey(state)) startThink("analyse");
@@ -460,9 +511,99 @@ async function takeBack() {
 async function loadPosition() {
   const info = currentGameInfo();
   const position = $("position").value.trim();
+  if (info.name === "chess" && looksLikePgn(position)) {
+    await loadPgn(position);
+    return;
+  }
   if (await startGame({ game: info.name, options: readOptions(), position, moves: [] }, false)) {
     say(t("play.loaded"), "hint");
   }
+}
+
+// A pasted PGN: the game is loaded with both sides to the human (the engine
+// plays no move on it), shown at its last position, and reviewed.
+async function loadPgn(text) {
+  let game;
+  try {
+    game = parsePgn(text);
+  } catch {
+    say(t("play.pgn.bad"), "error");
+    return;
+  }
+  $("side").value = "both";
+  readSides();
+  if (await startGame({ game: "chess", options: {}, position: game.position, moves: game.moves }, false)) {
+    await reviewGame(); // the review's steps clear the message line: say it after
+    say(t("play.pgn.loaded", { count: game.moves.length }), "hint");
+  }
+}
+
+// Scores every position of the listed line that has no engine score yet,
+// one think each (the engine time of the side to move there), so that the
+// graph and the move marks cover the whole game; Stop ends it. The board
+// steps through the game as it goes and comes back to where it was.
+async function reviewGame() {
+  if (!app.state || !app.conn || app.reviewing) return;
+  app.analysing = false;
+  await cancelThink();
+  app.reviewing = true;
+  const back = app.state.history.length;
+  const end = app.line.length;
+  let finished = true;
+  try {
+    for (let ply = 0; ply <= end; ply++) {
+      if (!app.reviewing) {
+        finished = false;
+        break;
+      }
+      if (app.evals[ply]) continue;
+      await goToPly(ply);
+      const state = app.state;
+      if (!app.reviewing || !app.conn || state.history.length !== ply) {
+        finished = false;
+        break;
+      }
+      if (state.result || state.to_move === CHANCE) continue;
+      clearThinkPanel();
+      const { id, done } = app.conn.think({ movetime_ms: movetimeMs(state.to_move) }, (info) => {
+        if (app.think && app.think.id === id) showInfo(info, app.think);
+      }, chosenAlgorithm());
+      const think = { id, purpose: "review", generation: app.generation, ply, toMove: state.to_move, position: state.position, game: state.game, done };
+      app.think = think;
+      $("think-status").textContent = t("play.reviewing", { ply, plies: end });
+      updateButtons();
+      let best;
+      try {
+        best = await done;
+      } catch (error) {
+        if (app.conn) say(error.message, "error");
+        finished = false;
+        break;
+      } finally {
+        if (app.think === think) app.think = null;
+      }
+      if (think.generation !== app.generation) {
+        finished = false;
+        break;
+      }
+      app.evals[ply] = { score: best.score, toMove: think.toMove };
+      showInfo(best, think, true);
+      render();
+    }
+  } finally {
+    app.reviewing = false;
+  }
+  $("think-status").textContent = t(finished ? "play.reviewed" : "play.review.stopped");
+  if (finished && app.state && app.state.history.length !== back) await goToPly(back);
+  else updateButtons();
+}
+
+// The mark of the move that made ply `ply` (1 = the first move), or null:
+// chess only, from the engine's scores of the positions either side of it.
+function markOf(ply) {
+  if (!app.start || app.start.game !== "chess") return null;
+  const before = app.evals[ply - 1];
+  return before ? moveMark(before, app.evals[ply], before.toMove) : null;
 }
 
 // ---------------------------------------------------------------------------
@@ -474,9 +615,9 @@ function startThink(purpose) {
   const limits = purpose === "play" ? { movetime_ms: movetimeMs(state.to_move) } : {};
   clearThinkPanel();
   const { id, done } = app.conn.think(limits, (info) => {
-    if (app.think && app.think.id === id) showInfo(info);
+    if (app.think && app.think.id === id) showInfo(info, app.think);
   }, chosenAlgorithm());
-  const think = { id, purpose, generation: app.generation, ply: state.history.length, toMove: state.to_move, done };
+  const think = { id, purpose, generation: app.generation, ply: state.history.length, toMove: state.to_move, position: state.position, game: state.game, done };
   app.think = think;
   if (purpose === "analyse") {
     app.analysing = true;
@@ -512,10 +653,9 @@ function retryLater(think, retryAfterMs) {
 async function finishThink(think, best) {
   if (app.think === think) app.think = null;
   const current = think.generation === app.generation;
-  $("think-status").textContent = t("play.best", { move: best.move, reason: best.reason });
+  $("think-status").textContent = t("play.best", { move: movesText(think, [best.move]), reason: best.reason });
   if (best.reason === "overloaded") say(t("play.overloaded"), "error");
-  showSummary(best);
-  showPv(best.pv);
+  showInfo(best, think, true);
   if (current) app.evals[think.ply] = { score: best.score, toMove: think.toMove };
   render();
   if (!current) return;
@@ -538,6 +678,7 @@ async function cancelThink() {
 
 function stopThink() {
   app.analysing = false;
+  app.reviewing = false;
   if (app.think) app.conn.stop(app.think.id);
 }
 
@@ -594,6 +735,14 @@ function renderMoves(state) {
       span.textContent = move;
       span.dataset.ply = String(after);
       span.title = t("play.show.after", { move });
+      const mark = markOf(after);
+      if (mark) {
+        const sign = document.createElement("span");
+        sign.className = `mark ${mark.kind}`;
+        sign.textContent = mark.symbol;
+        span.append(sign);
+        span.title += ` — ${t(`play.mark.${mark.kind}`, { lost: Math.round(mark.lost * 100) })}`;
+      }
       span.addEventListener("click", () => goToPly(after));
       if (after === current) currentSpan = span;
       item.append(span, " ");
@@ -630,18 +779,15 @@ function renderResult(state, info) {
 // The graph is always from the first player's point of view (up is good
 // for them), in the game's unit.
 function renderGraph(state) {
-  const pov = 0;
-  const info0 = gameInfo(state.game);
-  const unit = info0.eval_unit ? `, ${info0.eval_unit}` : "";
-  $("graph-pov").textContent = `${t("play.view", { name: title(info0.players[pov]) })}${unit}`;
+  const info = gameInfo(state.game);
+  const unit = unitName(info.eval_unit);
+  $("score-pov").textContent = t(unit ? "play.scores.pov.unit" : "play.scores.pov", { name: title(info.players[0]), unit });
   const points = [];
   app.evals.forEach((entry, ply) => {
     if (!entry || ply > app.line.length) return;
-    const value = scoreNumber(entry.score);
-    points.push({ ply, value: entry.toMove === pov ? value : -value });
+    points.push({ ply, value: firstPlayerNumber(entry.score, entry.toMove) });
   });
-  const info = gameInfo(state.game);
-  drawGraph($("graph"), points, Math.max(app.line.length, state.history.length), (value) => formatScore({ value }, info.name, info.eval_unit),
+  drawGraph($("graph"), points, Math.max(app.line.length, state.history.length), (value) => formatValue(value, info.eval_unit),
     browsing() ? state.history.length : null, (ply) => goToPly(Math.min(ply, app.line.length)));
 }
 
@@ -659,7 +805,8 @@ function updateButtons() {
   const state = app.state;
   const ready = Boolean(app.conn && app.conn.isOpen && state);
   const thinking = Boolean(app.think);
-  $("stop").disabled = !thinking;
+  $("stop").disabled = !thinking && !app.reviewing;
+  $("review").disabled = !ready || thinking || app.reviewing || app.line.length === 0;
   const decision = Boolean(state && !state.result && state.to_move !== CHANCE);
   $("analyse").disabled = !ready || thinking || !decision;
   $("go").disabled = !ready || thinking || !decision;
@@ -673,23 +820,35 @@ function clearThinkPanel() {
   $("t-depth-label").textContent = t("play.depth");
   $("info-lines").tHead.rows[0].cells[0].textContent = t("play.depth");
   $("pv").textContent = "";
+  $("t-score").classList.remove("proven-win", "proven-loss", "proven-draw");
   $("think-status").textContent = "";
 }
 
-function showInfo(info) {
-  showSummary(info);
-  showPv(info.pv);
+// A report (an info, or with `final` the bestmove) in the summary and as the
+// table's top row: the summary always repeats the top row's numbers.
+function showInfo(report, think, final = false) {
+  // The bestmove carries no rate of its own: it repeats the last info's (its
+  // time also counts the wait for the deadline, so nodes over time would
+  // understate the search's speed).
+  const info = final ? { ...report, nps: think.lastNps } : report;
+  if (!final && typeof info.nps === "number") think.lastNps = info.nps;
+  showSummary(info, think);
+  showPv(info.pv, think);
   const row = document.createElement("tr");
   if (info.partial) row.className = "partial";
+  if (final) {
+    row.className = "final";
+    row.title = t("play.best.row");
+  }
   const searched = "playouts" in info && info.playouts !== null ? formatCount(info.playouts) : String(info.depth);
   $("info-lines").tHead.rows[0].cells[0].textContent = t("playouts" in info && info.playouts !== null ? "summary.playouts" : "play.depth");
   const cells = [
     info.partial ? `${searched}*` : searched,
-    scoreText(info.score),
+    scoreText(info.score, think),
     formatCount(info.nodes),
-    formatCount(info.nps),
-    String(info.time_ms),
-    info.pv.join(" "),
+    formatRate(info),
+    formatTime(info.time_ms),
+    movesText(think, info.pv),
   ];
   for (const text of cells) {
     const cell = document.createElement("td");
@@ -702,28 +861,41 @@ function showInfo(info) {
 }
 
 // Monte Carlo searches report playouts, which say more than their depth.
-function showSummary(report) {
+function showSummary(report, think) {
   const monteCarlo = report.playouts !== undefined && report.playouts !== null;
   $("t-depth-label").textContent = t(monteCarlo ? "summary.playouts" : "play.depth");
   if (monteCarlo) $("t-depth").textContent = formatCount(report.playouts);
   else $("t-depth").textContent = report.seldepth > report.depth ? `${report.depth}/${report.seldepth}` : String(report.depth);
-  $("t-score").textContent = scoreText(report.score);
-  $("t-score").classList.toggle("proven-win", "win_in" in report.score);
-  $("t-score").classList.toggle("proven-loss", "loss_in" in report.score);
+  $("t-score").textContent = scoreText(report.score, think);
+  // Coloured for the first player: green when the proven result is theirs.
+  const first = report.score && ("win_in" in report.score || "loss_in" in report.score)
+    ? ("win_in" in report.score) === (think.toMove === 0) : null;
+  $("t-score").classList.toggle("proven-win", first === true);
+  $("t-score").classList.toggle("proven-loss", first === false);
   $("t-score").classList.toggle("proven-draw", "draw" in report.score);
   $("t-nodes").textContent = formatCount(report.nodes);
-  const nps = report.nps ?? (report.time_ms > 0 ? Math.round(report.nodes * 1000 / report.time_ms) : 0);
-  $("t-nps").textContent = formatCount(nps);
-  $("t-time").textContent = `${(report.time_ms / 1000).toFixed(2)} s`;
+  $("t-nps").textContent = formatRate(report);
+  $("t-time").textContent = formatTime(report.time_ms);
 }
 
-function showPv(pv) {
-  $("pv").textContent = pv.length ? t("play.pv.line", { line: pv.join(" ") }) : "";
+function showPv(pv, think) {
+  $("pv").textContent = pv.length ? t("play.pv.line", { line: movesText(think, pv) }) : "";
 }
 
-function scoreText(score) {
-  const info = gameInfo(app.state.game);
-  return formatScore(score, info.name, info.eval_unit);
+// A score of the searched position, from the first player's point of view.
+function scoreText(score, think) {
+  const info = gameInfo(think.game);
+  return formatScore(score, think.toMove, info.name, info.eval_unit, info.players.map(title));
+}
+
+// Moves from the searched position as the move list writes them: SAN in
+// chess (the server's pv is UCI), the game's notation elsewhere.
+function movesText(think, moves) {
+  if (think.game === "chess") {
+    const san = uciToSan(think.position, moves);
+    if (san) return san.join(" ");
+  }
+  return moves.join(" ");
 }
 
 // ---------------------------------------------------------------------------
@@ -761,7 +933,8 @@ function gameRecord() {
     san.forEach((move, i) => {
       if (white) words.push(`${number}.`);
       else if (i === 0) words.push(`${number}...`);
-      words.push(move);
+      const mark = markOf(i + 1);
+      words.push(mark ? `${move}${mark.symbol}` : move);
       if (!white) number++;
       white = !white;
     });
@@ -946,6 +1119,14 @@ function wire() {
   });
   $("copy-moves").addEventListener("click", () => app.state && copyText(gameRecord().text, gameRecord().what));
   $("download-moves").addEventListener("click", downloadRecord);
+  $("review").addEventListener("click", reviewGame);
+  $("position").addEventListener("keydown", (event) => {
+    // One line's Enter loads, as in a text box; Shift+Enter breaks the line of a pasted PGN.
+    if (event.key === "Enter" && !event.shiftKey) {
+      event.preventDefault();
+      $("position-form").requestSubmit();
+    }
+  });
   $("moves-start").addEventListener("click", () => goToPly(0));
   $("moves-back").addEventListener("click", () => stepPly(-1));
   $("moves-forward").addEventListener("click", () => stepPly(1));

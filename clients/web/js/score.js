@@ -1,35 +1,65 @@
-// Scores (protocol.md section 3) as text and as numbers for the graph.
+// Scores (protocol.md section 3) as text and as numbers for the graph, and
+// the engine's counters as text. The server sends every score from the side
+// to move's point of view; the page shows all of them from the first
+// player's (White's in chess, Red's in Connect Four), so that a number means
+// the same in the summary, the table, the graph and the move annotations.
 
 import { t } from "./i18n.js";
 
-// Text for a score from the side to move's point of view.
-// `unit` is the game's eval_unit: centipawn games are shown in pawns.
-export function formatScore(score, gameName, unit = "") {
+// Reports over less time than this give no rate: 30 nodes in 2 ms is not
+// "15000 nodes/s" (the server's own nps is as noisy there).
+export const MIN_RATE_MS = 10;
+
+// What the server's eval_unit is shown as: chess centipawns as pawns, Go's
+// tenths of a point as points, backgammon's thousandths as expected points;
+// any other unit as the server names it.
+function scale(unit = "") {
+  if (/centipawn/.test(unit)) return { divide: 100, digits: 2, key: "unit.pawns" };
+  if (/x 1000|× 1000/.test(unit)) return { divide: 1000, digits: 3, key: "unit.expected" };
+  if (/^tenths of a point/.test(unit)) return { divide: 10, digits: 1, key: "unit.points" };
+  return { divide: 1, digits: 0, key: null };
+}
+
+// The unit's name as the page shows it (the server's name when it is not rescaled).
+export function unitName(unit = "") {
+  const { key } = scale(unit);
+  return key ? t(key) : unit;
+}
+
+// A heuristic value (already from the first player's view) in the shown unit, signed.
+export function formatValue(value, unit = "") {
+  const { divide, digits } = scale(unit);
+  return signed((value / divide).toFixed(digits));
+}
+
+// The score of a position whose side to move is `toMove`, from the first
+// player's point of view. `names` are the players' display names; chess
+// says mates in moves, other games wins in plies.
+export function formatScore(score, toMove, gameName, unit, names) {
   if (!score) return "";
-  if ("win_in" in score) return gameName === "chess" ? t("score.mate", { moves: Math.ceil(score.win_in / 2) }) : t("score.win", { plies: plies(score.win_in) });
-  if ("loss_in" in score) return gameName === "chess" ? t("score.mated", { moves: Math.ceil(score.loss_in / 2) }) : t("score.loss", { plies: plies(score.loss_in) });
   if ("draw" in score) return t("score.draw");
-  const value = score.value;
-  if (/centipawn/.test(unit)) return signed((value / 100).toFixed(2));
-  if (/x 1000|× 1000/.test(unit)) return signed((value / 1000).toFixed(3));
-  if (/^tenths of a point/.test(unit)) return signed((value / 10).toFixed(1)); // Go: points
-  return signed(String(value));
+  if ("win_in" in score || "loss_in" in score) {
+    const win = "win_in" in score;
+    const plies = win ? score.win_in : score.loss_in;
+    const winner = win === (toMove === 0) ? 0 : 1;
+    const name = names[winner];
+    if (gameName === "chess") return t("score.mates", { name, moves: Math.ceil(plies / 2) });
+    return t("score.wins", { name, plies: t("score.plies", { count: plies }) });
+  }
+  return formatValue(toMove === 0 ? score.value : -score.value, unit);
 }
 
 export function isProven(score) {
   return Boolean(score) && !("value" in score);
 }
 
-function plies(n) {
-  return t("score.plies", { count: n });
-}
-
 function signed(text) {
   return text.startsWith("-") || /^0(\.0+)?$/.test(text) ? text : `+${text}`;
 }
 
-// The score as a number for plotting: heuristic values as they are, proven
-// results as +/-Infinity (the graph pins them to its edges) and draws as 0.
+// The score as a number for plotting, from the side to move's view:
+// heuristic values as they are, proven results as +/-Infinity (the graph
+// pins them to its edges) and draws as 0.
 export function scoreNumber(score) {
   if ("win_in" in score) return Infinity;
   if ("loss_in" in score) return -Infinity;
@@ -37,9 +67,27 @@ export function scoreNumber(score) {
   return score.value;
 }
 
+// The same from the first player's view.
+export function firstPlayerNumber(score, toMove) {
+  const value = scoreNumber(score);
+  return toMove === 0 ? value : -value;
+}
+
 export function formatCount(n) {
   if (n >= 1e9) return `${(n / 1e9).toFixed(2)}G`;
   if (n >= 1e6) return `${(n / 1e6).toFixed(2)}M`;
   if (n >= 1e4) return `${(n / 1e3).toFixed(1)}k`;
   return String(n);
+}
+
+// Nodes per second of a report, by one rule for the summary and the table:
+// the server's nps; none for a report without one or under MIN_RATE_MS.
+export function formatRate(report) {
+  if (!(report.time_ms >= MIN_RATE_MS) || typeof report.nps !== "number") return "–";
+  return formatCount(report.nps);
+}
+
+// A search's time, the same in the summary and the table.
+export function formatTime(ms) {
+  return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(2)} s`;
 }
