@@ -66,6 +66,31 @@ def log_path(name: str) -> str:
     return os.path.abspath(os.path.join(directory, f"{safe or 'bot'}.log"))
 
 
+def environment() -> dict[str, str]:
+    """A bot's environment: the server's, without PYTHONSAFEPATH.
+
+    A server started by ``arena tournament`` sets PYTHONSAFEPATH (its own
+    imports must not find a student's ``engine.py``); a student's Python
+    bot must still import the modules beside it.
+    """
+    env = dict(os.environ)
+    env.pop("PYTHONSAFEPATH", None)
+    return env
+
+
+def default_name(argv: tuple[str, ...]) -> str:
+    """The name of a bot given without one: its file's stem (``python3 ana.py``: ``ana``).
+
+    The last argument naming an existing file (before a ``:``, as in
+    ``mybot.py:choose``), else the program's own name.
+    """
+    for argument in reversed(argv[1:]):
+        path = argument.partition(":")[0]
+        if path and os.path.isfile(path):
+            return os.path.splitext(os.path.basename(path))[0]
+    return os.path.basename(argv[0])
+
+
 def user_tasks(uid: int) -> int:
     """How many tasks (threads) ``uid`` runs now, as RLIMIT_NPROC counts them."""
     count = 0

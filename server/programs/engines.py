@@ -85,7 +85,7 @@ def parse_external(spec: str) -> ExternalEngine:
         options.append((option.strip(), value.strip()))
     if options and protocol == "gtp":
         raise ValueError("a gtp engine takes no options (GTP has none): give them as arguments")
-    label = name or Path(argv[0]).name
+    label = name or (bots.default_name(argv) if protocol == "cmd" else Path(argv[0]).name)
     if label in algorithms(create_game(game)):
         raise ValueError(f"{label!r} is already one of {game}'s own searches: name it otherwise")
     log = bots.log_path(label) if protocol == "cmd" else None

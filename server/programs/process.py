@@ -102,13 +102,15 @@ class LineProcess:
         setup: Callable[[], None] | None = None,
         log_path: str | None = None,
         log_max_bytes: int = 0,
+        env: dict[str, str] | None = None,
     ) -> None:
         """Start ``argv``.
 
         ``setup`` runs in the program's process before it starts (resource
         limits); with ``log_path`` its stderr is also appended to that file
         (at most ``log_max_bytes`` of it per start), and :meth:`note` adds
-        the driver's own lines there (why an answer was refused).
+        the driver's own lines there (why an answer was refused). ``env``
+        replaces the environment it inherits.
         """
         self.argv = tuple(argv)
         self.name = name or os.path.basename(self.argv[0])
@@ -134,6 +136,7 @@ class LineProcess:
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 preexec_fn=before_exec,
+                env=env,
                 # Its own process group, so that kill() reaches what it started.
                 start_new_session=True,
             )

@@ -71,6 +71,11 @@ MAX_GARBAGE_LINES: Final = 10_000
 #: from the second figure on; an engine that keeps failing costs one
 #: attempt a minute, and the thinks in between are answered at once.
 RESTART_BACKOFF_S: Final = (0.0, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 60.0)
+#: How long before a think's hard deadline a ``cmd:`` bot's time ends: the
+#: searcher then has this long to answer engine_error for a silent bot (a
+#: note in its log, the fallback move) before the pool's guard answers
+#: from nothing (GUARD_LEAD_S after the worker's deadline, 8 ms).
+BOT_ANSWER_LEAD_S: Final = 0.02
 #: How long a program ended by us may take to exit after ``quit``.
 QUIT_GRACE_S: Final = 0.2
 #: The reason of an answer the engine failed to give.
@@ -94,6 +99,7 @@ def start_program(engine: ExternalEngine) -> LineProcess:
         setup=bots.limit_resources(),
         log_path=engine.log_path,
         log_max_bytes=bots.BOT_LOG_MAX_BYTES,
+        env=bots.environment(),
     )
 
 
@@ -441,8 +447,8 @@ class GtpSearcher(ProgramSearcher):
 class CmdSearcher(ProgramSearcher):
     """A ``cmd:`` bot (docs/bots.md) as a searcher: one JSON request line, one JSON answer line.
 
-    The bot has until the think's hard deadline (and STOP_GRACE_S for the
-    pipe) to answer; a bot that has not, or that is stopped, is ended and
+    The bot has until the think's hard deadline to answer (its budget is
+    the time to it); a bot that has not, or that is stopped, is ended and
     started again (a late answer must not be read as the next one's). Lines
     that are not JSON objects are the bot's chatter: kept in its log and
     skipped. An answer that is no JSON answer or holds an illegal move is
@@ -469,8 +475,12 @@ class CmdSearcher(ProgramSearcher):
         self._requests += 1
         now = time.monotonic()
         if deadlines.hard is not None:
-            budget_ms: int | None = max(0, int((deadlines.hard - now) * 1000))
-            deadline = deadlines.hard + STOP_GRACE_S
+            # The budget is the whole time: answered at the hard deadline
+            # (the worker's, a delivery margin before the think's), the
+            # think gets this searcher's engine_error before the pool's
+            # guard answers it from nothing.
+            deadline = deadlines.hard - BOT_ANSWER_LEAD_S
+            budget_ms: int | None = max(0, int((deadline - now) * 1000))
         else:
             budget_ms, deadline = None, now + UNTIMED_GENMOVE_S
         process.send(bots.request(self.game, state, self._line, limits, budget_ms, self._requests))
@@ -482,7 +492,7 @@ class CmdSearcher(ProgramSearcher):
                 process.note(f"request {self._requests}: the bot ended: {error}")
                 raise
             if line is None:
-                if stop is not None and stop.is_set():
+                if stop is not None and stop.is_set() and time.monotonic() < deadline:
                     process.note(f"request {self._requests}: stopped by the client")
                     raise _Stopped("stopped")
                 why = f"no answer within its budget of {budget_ms} ms"
@@ -535,12 +545,18 @@ class CmdSearcher(ProgramSearcher):
         return SearchResult.from_progress(info, depth, ENGINE_DONE, search.elapsed_ms())
 
     def _end(self) -> None:
-        launch = self._launch
-        if launch is not None and launch.process is not None:
-            # A bot is not told to quit (its protocol has no such line): the
-            # end of its stdin is its signal, and the kill follows.
-            launch.process.close(None, 0)
-        super()._end()
+        """End the bot in the background: the think it failed is answered first.
+
+        A bot has no quit line: it is killed (its whole process group). The
+        kill waits for the process to go, which must not delay the
+        ``engine_error`` answer past the pool's guard.
+        """
+        launch, self._launch = self._launch, None
+        if launch is None:
+            return
+        process = launch.process or launch.starting
+        if process is not None:
+            threading.Thread(target=process.kill, daemon=True, name="end bot").start()
 
 
 def _limit_reason(limits: Limits) -> str:
