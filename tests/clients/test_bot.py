@@ -121,8 +121,11 @@ def test_a_students_engine_py_beside_the_bot_does_not_replace_ours(tmp_path: Pat
     assert json.loads(done.stdout) == {"move": "1", "depth": 1}
 
 
-def test_arena_bot_versus_plays_a_match(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_arena_bot_versus_plays_a_match(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     (tmp_path / "mybot.py").write_text(FUNCTION_BOT)
+    monkeypatch.chdir(tmp_path)  # its log: bot-logs/mybot.log here
     status = main(
         [
             "bot",
@@ -138,6 +141,7 @@ def test_arena_bot_versus_plays_a_match(tmp_path: Path, capsys: pytest.CaptureFi
     out = capsys.readouterr().out
     assert status == 0, out
     assert "2 of 2 games played" in out and "mybot" in out
+    assert (tmp_path / "bot-logs" / "mybot.log").exists()
 
 
 def _free_port() -> int:
