@@ -11,6 +11,7 @@ yardstick.
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
 import shutil
@@ -76,3 +77,61 @@ def reference_engines(text: str) -> list[EngineSpec]:
             raise ConfigError(f"--reference: {part!r} is not a depth (1, 2, ...)")
         engines.append(parse_engine(f"name=reference d{part},url=local,depth={part}"))
     return engines
+
+
+#: Lines of each bot's log quoted in the summary after a tournament.
+SUMMARY_LOG_LINES: Final = 3
+#: The marks of the server's own notes in a bot's log (docs/bots.md, "The log").
+_NOTE_MARK: Final = "[arena "
+_FAILURE_WORDS: Final = ("refused", "no answer", "ended:", "cannot start")
+
+
+def bot_log_path(name: str) -> Path:
+    """Where the local server writes the log of the bot whose algorithm is ``name``.
+
+    The server's rule (docs/bots.md, "The log"): ``$ARENA_BOT_LOGS/NAME.log``,
+    else ``bot-logs/NAME.log`` in the directory it runs in, which is ours.
+    """
+    directory = os.environ.get("ARENA_BOT_LOGS") or "bot-logs"
+    safe = "".join(char if char.isalnum() or char in "-_." else "_" for char in name)
+    return Path(directory) / f"{safe or 'bot'}.log"
+
+
+def bot_summary(engines: list[EngineSpec], jsonl_path: Path | None) -> str:
+    """For each ``cmd`` bot: moves answered ``engine_error`` and why, from its log.
+
+    Empty when the tournament has no bots. Read after the games: a summary
+    a teacher can show, pointing each student at their log.
+    """
+    bots = [engine for engine in engines if engine.command is not None and engine.proto == "cmd"]
+    if not bots:
+        return ""
+    failed = dict.fromkeys((engine.name for engine in bots), 0)
+    try:
+        lines = [] if jsonl_path is None else jsonl_path.read_text(errors="replace").splitlines()
+    except OSError:
+        lines = []
+    for line in lines:
+        try:
+            record = json.loads(line)
+            players = record["players"]
+            for index, move in enumerate(record["moves"]):
+                player = players[index % 2] if not move.get("roll") else None
+                if player in failed and move.get("reason") == "engine_error":
+                    failed[player] += 1
+        except (ValueError, KeyError, TypeError, IndexError):
+            continue
+    out = ["Bots (moves a bot failed to answer were played for it: reason engine_error)"]
+    for engine in bots:
+        path = bot_log_path(engine.algorithm or engine.name)
+        out.append(f"{engine.name}: {failed[engine.name]} moves engine_error; log {path}")
+        try:
+            notes = [
+                line.strip()
+                for line in path.read_text(errors="replace").splitlines()
+                if line.startswith(_NOTE_MARK) and any(word in line for word in _FAILURE_WORDS)
+            ]
+        except OSError:
+            notes = []
+        out += [f"    {note[:200]}" for note in notes[-SUMMARY_LOG_LINES:]]
+    return "\n".join(out)

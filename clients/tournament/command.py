@@ -24,7 +24,12 @@ from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from pathlib import Path
 
-from clients.tournament.bots import DEFAULT_REFERENCE_DEPTHS, folder_engines, reference_engines
+from clients.tournament.bots import (
+    DEFAULT_REFERENCE_DEPTHS,
+    bot_summary,
+    folder_engines,
+    reference_engines,
+)
 from clients.tournament.config import (
     DEFAULT_GRACE_MS,
     DEFAULT_MARGIN_MS,
@@ -428,6 +433,8 @@ def run(args: argparse.Namespace) -> int:
     session = _Session(args, config, settings, store)
     try:
         text = asyncio.run(_run_until_signalled(session.run))
+        summary = bot_summary(list(config.engines), settings.jsonl_path)
+        text = f"{text}\n\n{summary}" if summary else text
         status = 0
     except (KeyboardInterrupt, asyncio.CancelledError):
         if session.runner is None:

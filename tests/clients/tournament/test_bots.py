@@ -130,6 +130,10 @@ def test_a_class_tournament_of_bots_runs_whatever_they_do(
     # Each move answered engine_error; on a loaded machine the pool's guard
     # may answer one first (reason time): the move is lost either way.
     assert "engine_error" in garbage_reasons and garbage_reasons <= {"engine_error", "time"}
+    # The summary after the tables points each student at their log.
+    summary = out.split("Bots (moves a bot failed")[1]
+    assert "garbage: " in summary and "bot-logs/garbage.log" in summary
+    assert "no answer within its budget" in summary and "ana: " in summary
     log = (tmp_path / "bot-logs" / "garbage.log").read_text()
     assert "no answer within its budget" in log and "lines that are no answer" in log
     assert sys.executable in (tmp_path / "bot-logs" / "lib.log").read_text()
