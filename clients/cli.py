@@ -211,6 +211,96 @@ def run_tournament(args: argparse.Namespace) -> int:
 
 
 # ----------------------------------------------------------------------
+# arena bot
+
+
+def configure_bot(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "target",
+        metavar="FILE.py[:NAME]",
+        help="the bot: a function (position in, move out; clients.bot), a Bot class, or the "
+        "function marked @bot / named choose when NAME is left out",
+    )
+    parser.add_argument(
+        "--game",
+        default="connect4",
+        metavar="GAME",
+        help=f"one of {', '.join(game_names())} (default connect4)",
+    )
+    where = parser.add_mutually_exclusive_group(required=True)
+    where.add_argument(
+        "--port",
+        type=int,
+        metavar="PORT",
+        help="serve the bot as an engine server on PORT (protocol.md): the game's default search",
+    )
+    where.add_argument(
+        "--versus",
+        metavar="ENGINE",
+        help="play a match against ENGINE, a tournament engine spec (e.g. local:depth=4)",
+    )
+    parser.add_argument(
+        "--host", default="127.0.0.1", metavar="HOST", help="with --port: address to bind"
+    )
+    parser.add_argument(
+        "--games", type=positive_int, default=2, metavar="N", help="with --versus (default 2)"
+    )
+    parser.add_argument(
+        "--movetime",
+        type=positive_int,
+        default=1000,
+        metavar="MS",
+        help="with --versus: time per move (default 1000)",
+    )
+
+
+def run_bot(args: argparse.Namespace) -> int:
+    import shlex
+    from pathlib import Path
+
+    path = Path(args.target.partition(":")[0])
+    if not path.is_file():
+        print(f"arena bot: no bot file {str(path)!r}", file=sys.stderr)
+        return 2
+    target = str(path.resolve()) + (
+        ":" + args.target.partition(":")[2] if ":" in args.target else ""
+    )
+    command = shlex.join([sys.executable, "-P", "-m", "clients.bot", target])
+    if args.port is not None:
+        from server.cli import add_arguments, run_from_args
+
+        parser = ArenaParser(prog="arena bot")
+        add_arguments(parser)
+        spec = f"{args.game}=cmd:{command}"
+        serve = ["--host", args.host, "--port", str(args.port), "--external", spec]
+        return run_from_args(parser.parse_args(serve), prog="arena bot")
+    import tempfile
+
+    from clients.tournament.command import configure, run
+
+    if "," in command:
+        print("arena bot: the bot's path may hold no comma", file=sys.stderr)
+        return 2
+    parser = ArenaParser(prog="arena bot")
+    configure(parser)
+    match = [
+        "--game",
+        args.game,
+        "--engine",
+        f"name={path.stem},cmd={command}",
+        "--engine",
+        args.versus,
+        "--games",
+        str(args.games),
+        "--movetime",
+        str(args.movetime),
+    ]
+    with tempfile.TemporaryDirectory(prefix="arena-bot-") as records:
+        match += ["--db", str(Path(records) / "match.db")]
+        return run(parser.parse_args(match))
+
+
+# ----------------------------------------------------------------------
 # arena loadtest
 
 
@@ -324,6 +414,12 @@ COMMANDS: tuple[Command, ...] = (
         "run a tournament between engine servers",
         configure_tournament,
         run_tournament,
+    ),
+    Command(
+        "bot",
+        "serve a Python function as an engine, or play it against one (docs/bots.md)",
+        configure_bot,
+        run_bot,
     ),
     Command("gtp", "be a Go engine for GTP controllers (stdin/stdout)", configure_gtp, run_gtp),
     Command("uci", "be a chess engine for UCI GUIs (stdin/stdout)", configure_uci, run_uci),

@@ -41,9 +41,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--external",
         action="append",
         default=[],
-        metavar="GAME[:NAME]=uci|gtp:COMMAND[?Option=Value&...]",
+        metavar="GAME[:NAME]=uci|gtp|cmd:COMMAND[?Option=Value&...]",
         help="offer an external engine program for a game (repeatable): a UCI engine for "
-        "chess, a GTP engine for go. Without NAME it becomes the game's default search under "
+        "chess, a GTP engine for go, a cmd bot (docs/bots.md: one JSON line in, one out) for "
+        "any game, e.g. 'connect4:ana=cmd:python3 ana.py' (its log: bot-logs/ana.log, or "
+        "$ARENA_BOT_LOGS). Without NAME it becomes the game's default search under "
         "the program's name, with NAME one more algorithm a think can ask for; UCI options "
         "go to setoption, e.g. chess:sf5=uci:/usr/games/stockfish?Skill Level=5, "
         "'go=gtp:/usr/games/gnugo --mode gtp --level 5'",

@@ -25,6 +25,12 @@ from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from pathlib import Path
 
+from clients.tournament.bots import (
+    DEFAULT_REFERENCE_DEPTHS,
+    bot_summary,
+    folder_engines,
+    reference_engines,
+)
 from clients.tournament.config import (
     DEFAULT_GRACE_MS,
     DEFAULT_MARGIN_MS,
@@ -42,6 +48,7 @@ from clients.tournament.config import (
     parse_pairs,
     parse_resign_rule,
     parse_sprt,
+    program_game,
     unique_names,
 )
 from clients.tournament.connections import Backoff, PreflightError, preflight
@@ -74,8 +81,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "         algorithm= alphabeta, expectiminimax or mcts (default: the game's own)\n"
         "         token= (no commas) is that server's secret; --token is every other remote\n"
         "         engine's; tokens are not stored: give --token again with --resume\n"
+        "         --engine 'name=ana,cmd=python3 ana.py,game=connect4'  a program the local\n"
+        "         server runs: a cmd bot (docs/bots.md), or proto=uci|gtp with option.X=V\n"
+        "         --bots DIR  every bot in DIR (.py, .js, executables), named after its file,\n"
+        "         plus reference engines (--reference DEPTHS, default 2,4; none for none)\n"
         "example: arena tournament --game connect4 --engine local:depth=3 "
-        "--engine local:depth=6 --tc 5+0.05 --games 20 --concurrency 2"
+        "--engine local:depth=6 --tc 5+0.05 --games 20 --concurrency 2\n"
+        "         arena tournament --game connect4 --bots class/ --movetime 500"
     )
     what = parser.add_argument_group("Tournament (ignored with --resume)")
     from clients.cli import game_names
@@ -99,6 +111,17 @@ def configure(parser: argparse.ArgumentParser) -> None:
         default=[],
         metavar="SPEC",
         help="an engine (at least two); see below",
+    )
+    what.add_argument(
+        "--bots",
+        metavar="DIR",
+        help="every bot in DIR is an entrant (docs/bots.md), with reference engines",
+    )
+    what.add_argument(
+        "--reference",
+        default=",".join(str(depth) for depth in DEFAULT_REFERENCE_DEPTHS),
+        metavar="DEPTHS",
+        help="with --bots: our engine at these depths joins (default %(default)s; none: none)",
     )
     what.add_argument(
         "--games",
@@ -330,9 +353,17 @@ def config_from_args(args: argparse.Namespace) -> TournamentConfig:
         adjudication = replace(adjudication, **parse_draw_rule(args.draw))
     if args.resign:
         adjudication = replace(adjudication, **parse_resign_rule(args.resign))
+    engines = []
+    for text in args.engine:
+        named = program_game(text)
+        if named is not None and named != args.game:
+            raise ConfigError(f"engine {text!r} plays {named}, the tournament {args.game}")
+        engines.append(parse_engine(text))
+    if args.bots is not None:
+        engines += folder_engines(args.bots) + reference_engines(args.reference)
     config = TournamentConfig(
         game=args.game,
-        engines=tuple(unique_names([parse_engine(text) for text in args.engine])),
+        engines=tuple(unique_names(engines)),
         time_control=TimeControl(
             base_ms=base_ms if args.tc is not None else None,
             inc_ms=inc_ms,
@@ -408,6 +439,8 @@ def run(args: argparse.Namespace) -> int:
     session = _Session(args, settings, store, created)
     try:
         text = asyncio.run(_run_until_signalled(session.run))
+        summary = bot_summary(list(config.engines), settings.jsonl_path)
+        text = f"{text}\n\n{summary}" if summary else text
         status = 0
     except (KeyboardInterrupt, asyncio.CancelledError):
         if session.runner is None:
@@ -454,7 +487,8 @@ class _Session:
             local: LocalServer | None = None
             if any(engine.is_local for engine in config.engines) and _has_work(store):
                 try:
-                    local = await stack.enter_async_context(LocalServer(self.settings.workers()))
+                    server = LocalServer(self.settings.workers(), config.externals())
+                    local = await stack.enter_async_context(server)
                 except LocalServerError:
                     self._discard()
                     raise

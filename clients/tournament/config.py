@@ -60,10 +60,28 @@ class EngineSpec:
     algorithm: str | None = None
     #: The server's shared secret (``arena serve --token``); never stored or shown.
     token: str | None = field(default=None, repr=False, compare=False)
+    #: A program the local server runs as this engine (``cmd="python3 ana.py"``):
+    #: its command line, its protocol (``cmd`` bot, ``uci``, ``gtp``) and UCI options.
+    command: str | None = None
+    proto: str = "cmd"
+    engine_options: tuple[tuple[str, str], ...] = ()
+
+    def __post_init__(self) -> None:
+        # A configuration read back from JSON has lists where tuples were.
+        pairs = tuple((str(key), str(value)) for key, value in self.engine_options)
+        object.__setattr__(self, "engine_options", pairs)
 
     @property
     def is_local(self) -> bool:
         return self.url == LOCAL_URL
+
+    def external_spec(self, game: str) -> str | None:
+        """The local server's ``--external`` spec for a program engine, ``None`` for others."""
+        if self.command is None:
+            return None
+        query = "&".join(f"{key}={value}" for key, value in self.engine_options)
+        spec = f"{game}:{self.algorithm}={self.proto}:{self.command}"
+        return f"{spec}?{query}" if query else spec
 
     @property
     def urls(self) -> tuple[str, ...]:
@@ -76,7 +94,22 @@ def split_urls(url: str) -> tuple[str, ...]:
     return tuple(part.strip() for part in url.split(URL_SEPARATOR))
 
 
-_ENGINE_KEYS = ("name", "url", "depth", "nodes", "movetime", "algorithm", "token")
+_ENGINE_KEYS = (
+    "name",
+    "url",
+    "depth",
+    "nodes",
+    "movetime",
+    "algorithm",
+    "token",
+    "cmd",
+    "proto",
+    "game",
+)
+#: The protocols of a program the local server runs for the tournament.
+PROGRAM_PROTOCOLS = ("cmd", "uci", "gtp")
+#: What an engine's program's name becomes: the name a think asks for (ALGORITHM_NAME).
+_UNSAFE_NAME = re.compile(r"[^A-Za-z0-9_.+-]")
 #: The searches a server may offer (protocol.md, think).
 ALGORITHMS = ("alphabeta", "expectiminimax", "mcts")
 #: What a search's name may look like (a remote server's external engine: sf1350, lc0.v31).
@@ -99,8 +132,21 @@ def parse_engine(text: str) -> EngineSpec:
     if body.startswith(LOCAL_URL + ":") or body == LOCAL_URL:
         values["url"] = LOCAL_URL
         body = body[len(LOCAL_URL) + 1 :]
-    for key, value in parse_pairs(body, _ENGINE_KEYS).items():
+    # option.X=V pairs (a UCI program's options) before the known keys.
+    options: list[tuple[str, str]] = []
+    rest = []
+    for item in body.split(","):
+        key, sep, value = item.partition("=")
+        if key.strip().startswith("option.") and sep:
+            options.append((key.strip()[len("option.") :], value.strip()))
+        else:
+            rest.append(item)
+    for key, value in parse_pairs(",".join(rest), _ENGINE_KEYS).items():
         values[key] = value
+    if "cmd" in values:
+        return _program_engine(text, values, tuple(options))
+    if options or "proto" in values or "game" in values:
+        raise ConfigError(f"engine {text!r}: proto, game and option.X go with cmd=COMMAND")
     url = values.get("url", LOCAL_URL)
     parts = split_urls(url)
     if url != LOCAL_URL and not all(part.startswith(("ws://", "wss://")) for part in parts):
@@ -130,6 +176,46 @@ def parse_engine(text: str) -> EngineSpec:
     if not spec.name:
         spec = replace(spec, name=_default_name(spec))
     return spec
+
+
+def _program_engine(
+    text: str, values: dict[str, str], options: tuple[tuple[str, str], ...]
+) -> EngineSpec:
+    """An engine the local server runs from its command line (``cmd=``, cutechess-cli's form)."""
+    command = values["cmd"].strip().strip("\"'")
+    if not command:
+        raise ConfigError(f"engine {text!r}: cmd is empty")
+    if values.get("url", LOCAL_URL) != LOCAL_URL or "algorithm" in values or "token" in values:
+        raise ConfigError(f"engine {text!r}: a cmd= engine runs locally: no url, algorithm, token")
+    proto = values.get("proto", "cmd")
+    if proto not in PROGRAM_PROTOCOLS:
+        raise ConfigError(f"engine {text!r}: proto must be one of {', '.join(PROGRAM_PROTOCOLS)}")
+    if options and proto != "uci":
+        raise ConfigError(f"engine {text!r}: option.X=... is for proto=uci engines")
+    name = values.get("name") or command.split()[-1].rsplit("/", 1)[-1].rsplit(".", 1)[0]
+    algorithm = (_UNSAFE_NAME.sub("_", name) or "bot")[:64]
+    if algorithm in ALGORITHMS:
+        algorithm += "_bot"  # the server's own searches keep their names
+    return EngineSpec(
+        name=name,
+        url=LOCAL_URL,
+        depth=_positive(values, "depth"),
+        nodes=_positive(values, "nodes"),
+        movetime_ms=_positive(values, "movetime"),
+        algorithm=algorithm,
+        command=command,
+        proto=proto,
+        engine_options=options,
+    )
+
+
+def program_game(text: str) -> str | None:
+    """The ``game=`` an engine spec names, if any (checked against the tournament's)."""
+    for item in text.split(","):
+        key, sep, value = item.partition("=")
+        if key.strip() == "game" and sep:
+            return value.strip()
+    return None
 
 
 def _default_name(spec: EngineSpec) -> str:
@@ -353,6 +439,9 @@ class TournamentConfig:
             raise ConfigError("a tournament needs at least two engines")
         if len({engine.name for engine in self.engines}) != len(self.engines):
             raise ConfigError("engine names must be unique")
+        programs = [engine.algorithm for engine in self.engines if engine.command is not None]
+        if len(set(programs)) != len(programs):
+            raise ConfigError("two cmd= engines would have the same name: give each a name=")
         if self.games_per_pair < 1:
             raise ConfigError("games per pairing must be at least 1")
         tc = self.time_control
@@ -371,6 +460,11 @@ class TournamentConfig:
     def tokens(self) -> dict[str, str]:
         """The engines' own tokens by engine name (those given with ``token=``)."""
         return {engine.name: engine.token for engine in self.engines if engine.token}
+
+    def externals(self) -> tuple[str, ...]:
+        """The ``--external`` specs of the programs the local server runs (``cmd=`` engines)."""
+        specs = (engine.external_spec(self.game) for engine in self.engines)
+        return tuple(spec for spec in specs if spec is not None)
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> TournamentConfig:

@@ -73,11 +73,14 @@ def local_workers(concurrency: int) -> int:
     return max(1, concurrency) + 1
 
 
-def server_command(port: int, workers: int) -> list[str]:
-    """The command line of the local server: address, port, workers and log level only.
+def server_command(port: int, workers: int, externals: tuple[str, ...] = ()) -> list[str]:
+    """The command line of the local server: address, port, workers, log level, programs.
 
-    ``-P``: the current directory is not searched for modules (see the module docstring).
+    ``-P``: the current directory is not searched for modules (see the module
+    docstring). ``externals`` are ``--external`` specs: the tournament's
+    ``cmd=`` engines and ``--bots`` (docs/bots.md).
     """
+    programs = [argument for spec in externals for argument in ("--external", spec)]
     return [
         sys.executable,
         "-P",
@@ -91,14 +94,16 @@ def server_command(port: int, workers: int) -> list[str]:
         str(workers),
         "--log-level",
         "warning",
+        *programs,
     ]
 
 
 class LocalServer:
     """``async with LocalServer(workers=2) as server: server.url``."""
 
-    def __init__(self, workers: int = 1) -> None:
+    def __init__(self, workers: int = 1, externals: tuple[str, ...] = ()) -> None:
         self.workers = workers
+        self.externals = externals
         self.process: subprocess.Popen[bytes] | None = None
         self.url = ""
         #: Why the server runs the pure-Python engine; ``None`` when it runs the compiled one.
@@ -122,7 +127,7 @@ class LocalServer:
         port = _free_port()
         env = child_environment()
         self.process = subprocess.Popen(
-            server_command(port, self.workers),
+            server_command(port, self.workers, self.externals),
             stdin=subprocess.DEVNULL,
             stdout=self._log,
             stderr=self._log,

@@ -334,7 +334,7 @@ class TournamentRunner:
             url = self.local_server.url
             yield [url if engine.url == LOCAL_URL else engine.url for engine in engines]
             return
-        async with LocalServer(self.settings.workers()) as server:
+        async with LocalServer(self.settings.workers(), self.config.externals()) as server:
             warn_if_pure(server)
             yield [server.url if engine.url == LOCAL_URL else engine.url for engine in engines]
 

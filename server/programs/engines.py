@@ -2,10 +2,12 @@
 
 The spec's grammar (:func:`parse_external`)::
 
-    GAME[:NAME]=uci|gtp:COMMAND [ARGS...][?Option=Value[&Option=Value...]]
+    GAME[:NAME]=uci|gtp|cmd:COMMAND [ARGS...][?Option=Value[&Option=Value...]]
 
 ``uci`` engines play chess, ``gtp`` engines Go
-(``go=gtp:/usr/games/gnugo --mode gtp``). Without ``NAME`` the engine
+(``go=gtp:/usr/games/gnugo --mode gtp``), ``cmd`` bots any game
+(``connect4:ana=cmd:python3 ana.py``: the JSON-lines protocol of
+docs/bots.md; the whole rest is the command, no options). Without ``NAME`` the engine
 becomes the game's default search, offered under the program's file name
 (``stockfish``); with it, it is offered as one more algorithm ``NAME``
 that a client picks with ``think.algorithm``. Options are sent with
@@ -25,10 +27,15 @@ from typing import Final
 
 from engine.registry import GAMES, create_game
 from engine.searchers import algorithms
+from server.programs import bots
 from server.programs.process import has_control_characters
 
 #: Protocols an external engine may speak, and the games each can play.
-PROTOCOL_GAMES: Final = {"uci": frozenset({"chess"}), "gtp": frozenset({"go"})}
+PROTOCOL_GAMES: Final = {
+    "uci": frozenset({"chess"}),
+    "gtp": frozenset({"go"}),
+    "cmd": frozenset(GAMES),
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +49,8 @@ class ExternalEngine:
     options: tuple[tuple[str, str], ...] = ()
     #: The game's default search (no name was given in the spec).
     default: bool = True
+    #: A ``cmd:`` bot's log file (its stderr, and why answers were refused).
+    log_path: str | None = None
 
 
 def parse_external(spec: str) -> ExternalEngine:
@@ -51,7 +60,7 @@ def parse_external(spec: str) -> ExternalEngine:
         raise ValueError(f"an engine spec may hold no control character: {spec!r}")
     target, sep, program = spec.partition("=")
     if not sep or not program:
-        raise ValueError(f"expected GAME[:NAME]=uci|gtp:COMMAND, got {spec!r}")
+        raise ValueError(f"expected GAME[:NAME]=uci|gtp|cmd:COMMAND, got {spec!r}")
     game, _, name = target.partition(":")
     if game not in GAMES:
         raise ValueError(f"unknown game {game!r}: one of {', '.join(sorted(GAMES))}")
@@ -60,7 +69,9 @@ def parse_external(spec: str) -> ExternalEngine:
         raise ValueError(f"the engine's protocol must be one of {', '.join(PROTOCOL_GAMES)}")
     if game not in PROTOCOL_GAMES[protocol]:
         raise ValueError(f"a {protocol} engine plays {', '.join(PROTOCOL_GAMES[protocol])}")
-    command, _, query = command.partition("?")
+    query = ""
+    if protocol != "cmd":
+        command, _, query = command.partition("?")
     argv = tuple(shlex.split(command))
     if not argv:
         raise ValueError(f"no command to start in {spec!r}")
@@ -74,10 +85,11 @@ def parse_external(spec: str) -> ExternalEngine:
         options.append((option.strip(), value.strip()))
     if options and protocol == "gtp":
         raise ValueError("a gtp engine takes no options (GTP has none): give them as arguments")
-    label = name or Path(argv[0]).name
+    label = name or (bots.default_name(argv) if protocol == "cmd" else Path(argv[0]).name)
     if label in algorithms(create_game(game)):
         raise ValueError(f"{label!r} is already one of {game}'s own searches: name it otherwise")
-    return ExternalEngine(game, label, protocol, argv, tuple(options), default=not name)
+    log = bots.log_path(label) if protocol == "cmd" else None
+    return ExternalEngine(game, label, protocol, argv, tuple(options), not name, log)
 
 
 def check_externals(engines: Iterable[ExternalEngine]) -> tuple[ExternalEngine, ...]:

@@ -32,7 +32,7 @@ import subprocess
 import threading
 import time
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import IO, Final
 
 from engine.search.request import StopSignal
@@ -94,21 +94,57 @@ def has_control_characters(text: str) -> bool:
 class LineProcess:
     """A running program: :meth:`send` a line, :meth:`read_line` one by a deadline."""
 
-    def __init__(self, argv: Sequence[str], name: str | None = None) -> None:
+    def __init__(
+        self,
+        argv: Sequence[str],
+        name: str | None = None,
+        *,
+        setup: Callable[[], None] | None = None,
+        log_path: str | None = None,
+        log_max_bytes: int = 0,
+        env: dict[str, str] | None = None,
+    ) -> None:
+        """Start ``argv``.
+
+        ``setup`` runs in the program's process before it starts (resource
+        limits); with ``log_path`` its stderr is also appended to that file
+        (at most ``log_max_bytes`` of it per start), and :meth:`note` adds
+        the driver's own lines there (why an answer was refused). ``env``
+        replaces the environment it inherits.
+        """
         self.argv = tuple(argv)
         self.name = name or os.path.basename(self.argv[0])
+        self._log: IO[bytes] | None = None
+        self._log_left = log_max_bytes
+        self._log_lock = threading.Lock()
+        if log_path is not None:
+            try:
+                os.makedirs(os.path.dirname(log_path) or ".", exist_ok=True)
+                self._log = open(log_path, "ab")  # noqa: SIM115 - closed by the stderr reader
+            except OSError as error:
+                logger.warning("no log file for %s: %s", self.name, error)
+
+        def before_exec() -> None:
+            _die_with_parent()
+            if setup is not None:
+                setup()
+
         try:
             self._process = subprocess.Popen(
                 self.argv,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
-                preexec_fn=_die_with_parent,
+                preexec_fn=before_exec,
+                env=env,
                 # Its own process group, so that kill() reaches what it started.
                 start_new_session=True,
             )
         except (OSError, ValueError) as error:
+            self.note(f"cannot start {' '.join(self.argv)}: {error}")
+            self._close_log()
             raise ProgramError(f"cannot start {self.name}: {error}") from None
+        self.note(f"started {' '.join(self.argv)} (pid {self._process.pid})")
         assert self._process.stdin is not None
         assert self._process.stdout is not None and self._process.stderr is not None
         self._stdin: IO[bytes] = self._process.stdin
@@ -176,9 +212,51 @@ class LineProcess:
             self._unread_bytes = 0
             return count
 
+    def note(self, text: str) -> None:
+        """Add a line of the driver's own to the program's log file (if it has one)."""
+        stamp = time.strftime("%H:%M:%S")
+        self._write_log(f"[arena {stamp}] {text}\n".encode(errors="replace"), own=True)
+
+    def _write_log(self, data: bytes, own: bool = False) -> None:
+        with self._log_lock:
+            log = self._log
+            if log is None:
+                return
+            try:
+                if own:
+                    log.write(data)
+                elif self._log_left > 0:
+                    log.write(data[: self._log_left])
+                    self._log_left -= len(data)
+                    if self._log_left <= 0:
+                        log.write(b"\n[arena] the rest of this program's stderr is not kept\n")
+                log.flush()
+            except (OSError, ValueError):
+                self._log = None
+
+    def _close_log(self) -> None:
+        with self._log_lock:
+            log, self._log = self._log, None
+        if log is not None:
+            with contextlib.suppress(OSError):
+                log.close()
+
     def stderr_tail(self) -> str:
         """The last of what the program wrote to stderr (at most STDERR_TAIL_BYTES)."""
         return self._stderr_tail.decode(errors="replace").strip()
+
+    def ended_because_briefly(self) -> str:
+        """Its exit status in words, without its stderr (which its log already holds)."""
+        status = self._process.poll()
+        if status is None:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                status = self._process.wait(POLL_S * 10)
+        if status is None:
+            return "still running"
+        if status < 0:
+            with contextlib.suppress(ValueError):
+                return f"killed by {signal.Signals(-status).name}"
+        return f"exit status {status}"
 
     def ended_because(self) -> str:
         """Why the program is gone, in words: the flood, its exit status, its last stderr."""
@@ -260,6 +338,9 @@ class LineProcess:
             while chunk := stream.read1(STDERR_TAIL_BYTES):  # type: ignore[attr-defined]
                 self._stderr_tail += chunk
                 del self._stderr_tail[:-STDERR_TAIL_BYTES]
+                self._write_log(chunk)
+        self.note(f"the program's stderr has ended ({self.ended_because_briefly()})")
+        self._close_log()
         with contextlib.suppress(OSError):
             stream.close()
 

@@ -32,7 +32,8 @@ from engine.game import Game
 from engine.search.limits import Deadlines, Limits
 from engine.search.request import SearchRequest, StopSignal
 from engine.search.results import Info, SearchResult
-from server.programs import gtp
+from engine.search.score import Score
+from server.programs import bots, gtp
 from server.programs.engines import ExternalEngine
 from server.programs.process import POLL_S, LineProcess, ProgramError
 from server.programs.reports import PvChecker
@@ -70,6 +71,11 @@ MAX_GARBAGE_LINES: Final = 10_000
 #: from the second figure on; an engine that keeps failing costs one
 #: attempt a minute, and the thinks in between are answered at once.
 RESTART_BACKOFF_S: Final = (0.0, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 60.0)
+#: How long before a think's hard deadline a ``cmd:`` bot's time ends: the
+#: searcher then has this long to answer engine_error for a silent bot (a
+#: note in its log, the fallback move) before the pool's guard answers
+#: from nothing (GUARD_LEAD_S after the worker's deadline, 8 ms).
+BOT_ANSWER_LEAD_S: Final = 0.02
 #: How long a program ended by us may take to exit after ``quit``.
 QUIT_GRACE_S: Final = 0.2
 #: The reason of an answer the engine failed to give.
@@ -83,9 +89,23 @@ class ExternalEngineError(ProgramError):
     """The engine failed: it would not start, crashed, hung or broke the protocol."""
 
 
+def start_program(engine: ExternalEngine) -> LineProcess:
+    """Start ``engine``'s program: a ``cmd:`` bot under its resource limits, with its log file."""
+    if engine.protocol != "cmd":
+        return LineProcess(engine.argv, engine.name)
+    return LineProcess(
+        engine.argv,
+        engine.name,
+        setup=bots.limit_resources(),
+        log_path=engine.log_path,
+        log_max_bytes=bots.BOT_LOG_MAX_BYTES,
+        env=bots.environment(),
+    )
+
+
 def bring_up(engine: ExternalEngine, deadline: float) -> LineProcess:
     """Start ``engine``'s program and take it through its handshake by ``deadline``."""
-    process = LineProcess(engine.argv, engine.name)
+    process = start_program(engine)
     shake_hands(engine, process, deadline)
     return process
 
@@ -95,6 +115,8 @@ def shake_hands(engine: ExternalEngine, process: LineProcess, deadline: float) -
     try:
         if engine.protocol == "gtp":
             gtp.required(process, "protocol_version", deadline)
+        elif engine.protocol == "cmd":
+            pass  # a bot has no handshake: it reads its first request when it comes
         else:
             handshake(process, engine.options, deadline)
     except (ProgramError, ValueError):
@@ -108,7 +130,8 @@ def probe(engine: ExternalEngine, timeout_s: float = HANDSHAKE_TIMEOUT_S) -> str
         process = bring_up(engine, time.monotonic() + timeout_s)
     except (ProgramError, ValueError) as error:
         return str(error)
-    process.close("quit", QUIT_GRACE_S)
+    # A bot has no quit line: it is ended (the end of its stdin first).
+    process.close(None if engine.protocol == "cmd" else "quit", QUIT_GRACE_S)
     return None
 
 
@@ -132,7 +155,7 @@ class _Launch:
         #: do not wait (a hung handshake costs one think, not every think).
         self.waited_out = False
         try:
-            process = LineProcess(engine.argv, engine.name)
+            process = start_program(engine)
         except ProgramError as error:
             self.error = str(error)
             self.done.set()
@@ -414,6 +437,121 @@ class GtpSearcher(ProgramSearcher):
         return commands
 
 
+class CmdSearcher(ProgramSearcher):
+    """A ``cmd:`` bot (docs/bots.md) as a searcher: one JSON request line, one JSON answer line.
+
+    The bot has until the think's hard deadline to answer (its budget is
+    the time to it); a bot that has not, or that is stopped, is ended and
+    started again (a late answer must not be read as the next one's). Lines
+    that are not JSON objects are the bot's chatter: kept in its log and
+    skipped. An answer that is no JSON answer or holds an illegal move is
+    refused (``engine_error``, the bot restarted). Its ``score``, ``depth``
+    and ``pv`` become one ``info``; its ``comment`` goes to its log.
+    """
+
+    def __init__(self, engine: ExternalEngine, game: Game[Any, Any]) -> None:
+        super().__init__(engine, game)
+        self._line = bots.MoveLine(game)
+        self._requests = 0
+
+    def _think(
+        self,
+        process: LineProcess,
+        search: _Search,
+        limits: Limits,
+        stop: StopSignal | None,
+        on_info: Callable[[Info], None] | None,
+        deadlines: Deadlines,
+    ) -> SearchResult:
+        state = search.state
+        self._line.at(state)
+        self._requests += 1
+        now = time.monotonic()
+        if deadlines.hard is not None:
+            # The budget is the whole time: answered at the hard deadline
+            # (the worker's, a delivery margin before the think's), the
+            # think gets this searcher's engine_error before the pool's
+            # guard answers it from nothing.
+            deadline = deadlines.hard - BOT_ANSWER_LEAD_S
+            budget_ms: int | None = max(0, int((deadline - now) * 1000))
+        else:
+            budget_ms, deadline = None, now + UNTIMED_GENMOVE_S
+        process.send(bots.request(self.game, state, self._line, limits, budget_ms, self._requests))
+        chatter = 0
+        while True:
+            try:
+                line = process.read_line(deadline, stop)
+            except ProgramError as error:
+                process.note(f"request {self._requests}: the bot ended: {error}")
+                raise
+            if line is None:
+                if stop is not None and stop.is_set() and time.monotonic() < deadline:
+                    process.note(f"request {self._requests}: stopped by the client")
+                    raise _Stopped("stopped")
+                why = f"no answer within its budget of {budget_ms} ms"
+                if chatter:
+                    why += f" (it wrote {chatter} lines that are no answer)"
+                process.note(f"request {self._requests}: {why}: answered engine_error")
+                raise ExternalEngineError(why)
+            if not bots.is_answer(line):
+                chatter += 1
+                if chatter > MAX_GARBAGE_LINES:
+                    raise ExternalEngineError("the bot writes lines that are no answer")
+                continue
+            try:
+                answer = bots.parse_answer(line)
+                result = self._result(search, answer, on_info)
+            except (bots.BotAnswerError, ExternalEngineError) as error:
+                process.note(f"request {self._requests}: answer refused: {error}")
+                raise
+            if answer.comment:
+                process.note(f"request {self._requests}: comment: {answer.comment}")
+            self._line.answered(state, result.move or answer.move)
+            return result
+
+    def _result(
+        self,
+        search: _Search,
+        answer: bots.BotAnswer,
+        on_info: Callable[[Info], None] | None,
+    ) -> SearchResult:
+        move = search._legal(answer.move)
+        if answer.score is None and answer.depth is None and not answer.pv:
+            return search.chosen(move)
+        pv = search.pvs.legal_prefix(answer.pv)
+        if not pv or pv[0] != move:
+            pv = (move,)
+        depth = answer.depth if answer.depth is not None else 1
+        info = Info(
+            depth=depth,
+            seldepth=depth,
+            score=answer.score or Score(value=0),
+            pv=pv,
+            nodes=0,
+            time_ms=search.elapsed_ms(),
+            nps=0,
+            tt_hit_rate=0.0,
+        )
+        if on_info is not None:
+            on_info(info)
+        search.last = info
+        return SearchResult.from_progress(info, depth, ENGINE_DONE, search.elapsed_ms())
+
+    def _end(self) -> None:
+        """End the bot in the background: the think it failed is answered first.
+
+        A bot has no quit line: it is killed (its whole process group). The
+        kill waits for the process to go, which must not delay the
+        ``engine_error`` answer past the pool's guard.
+        """
+        launch, self._launch = self._launch, None
+        if launch is None:
+            return
+        process = launch.process or launch.starting
+        if process is not None:
+            threading.Thread(target=process.kill, daemon=True, name="end bot").start()
+
+
 def _limit_reason(limits: Limits) -> str:
     """Why a search that ended by itself ended: its depth, its nodes, else its time."""
     return "depth" if limits.depth else "nodes" if limits.nodes else "time"
@@ -421,6 +559,8 @@ def _limit_reason(limits: Limits) -> str:
 
 def program_searcher(engine: ExternalEngine, game: Game[Any, Any]) -> ProgramSearcher:
     """The searcher that drives ``engine`` by its protocol."""
+    if engine.protocol == "cmd":
+        return CmdSearcher(engine, game)
     return GtpSearcher(engine, game) if engine.protocol == "gtp" else UciSearcher(engine, game)
 
 

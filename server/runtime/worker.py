@@ -56,6 +56,11 @@ from server.external import (
 #: ``tt_slots`` entries (about 30 MB at the default 2**18 when full), so a
 #: handful bounds memory while covering a server that runs a few games.
 MAX_CACHED_SEARCHERS = 4
+#: Engine programs kept running per worker, besides those searchers: a
+#: program holds no table here, and one ended is started cold at its next
+#: think (node takes some 200 ms: its move's budget), so a tournament's
+#: bots are not evicted by one another. A class of 60 fits.
+MAX_CACHED_PROGRAMS = 64
 
 
 class StopFlag:
@@ -215,9 +220,11 @@ def _start_externals(
     background, and a think waits for it only until its own deadline.
     """
     started = []
-    for external in externals[:MAX_CACHED_SEARCHERS]:
-        searcher = program_searcher(external, create_game(external.game))
-        searchers[_searcher_key(external.game, {}, external.name)] = searcher
+    for external in externals[:MAX_CACHED_PROGRAMS]:
+        game = create_game(external.game)
+        searcher = program_searcher(external, game)
+        # Keyed as a think for the game's default options will look for it.
+        searchers[_searcher_key(external.game, dict(game.options), external.name)] = searcher
         searcher.start()
         started.append(searcher)
     deadline = time.monotonic() + STARTUP_WAIT_S
@@ -245,11 +252,18 @@ def _searcher(
         else:
             searcher = searcher_for(game, job.algorithm, tt_slots)
         searchers[key] = searcher
-        while len(searchers) > MAX_CACHED_SEARCHERS:
-            _close(searchers.popitem(last=False)[1])
+        _evict(searchers)
     else:
         searchers.move_to_end(key)
     return searcher
+
+
+def _evict(searchers: OrderedDict[str, GameSearcher]) -> None:
+    """End the least recently used searchers beyond the caps (programs and others apart)."""
+    for is_program, cap in ((False, MAX_CACHED_SEARCHERS), (True, MAX_CACHED_PROGRAMS)):
+        keys = [k for k, v in searchers.items() if isinstance(v, ProgramSearcher) == is_program]
+        for key in keys[: max(0, len(keys) - cap)]:
+            _close(searchers.pop(key))
 
 
 def _close(searcher: GameSearcher) -> None:

@@ -55,7 +55,7 @@ def test_a_local_server_that_does_not_start_writes_nothing_and_exits_3(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     failing = [sys.executable, "-c", "import sys; sys.exit('no server today')"]
-    monkeypatch.setattr(local, "server_command", lambda port, workers: failing)
+    monkeypatch.setattr(local, "server_command", lambda port, workers, externals=(): failing)
     status = main(_tournament(tmp_path))
     err = capsys.readouterr().err
     assert status == EXIT_PREFLIGHT, err

@@ -1,0 +1,223 @@
+"""A Python function as a bot: position in, move out; the game's rules come from :mod:`engine`.
+
+A student writes::
+
+    from clients.bot import Answer, Decision
+
+    def choose(decision: Decision) -> str:
+        # decision.game and decision.state are the engine's own: use its
+        # rules (legal_moves, play, outcome) for a search of your own.
+        return decision.legal[0]
+
+and runs it with ``arena bot mybot.py:choose --game connect4 --port 9000``
+(an engine server others can play against) or ``arena bot mybot.py:choose
+--game connect4 --versus local:depth=4`` (a match against our engine).
+Underneath, the function is a ``cmd:`` bot (docs/bots.md):
+``python -P -m clients.bot mybot.py:choose`` reads the JSON requests,
+calls the function, and writes its answers. :class:`Bot` is the same for a
+class with state (a ``choose`` method); :func:`bot` marks the function to
+use when the file is named without one (``arena bot mybot.py``).
+
+The file is imported by its path under a name of its own, and its
+directory comes *after* the installed packages on ``sys.path``: a student's
+``engine.py`` or ``clients.py`` beside the bot can be imported by the bot
+but cannot replace ours.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any, Final
+
+from engine.game import Game
+from engine.registry import create_game
+
+#: The attribute :func:`bot` sets on the function it marks.
+MARK: Final = "__arena_bot__"
+
+
+@dataclass(frozen=True)
+class Decision:
+    """One decision to make: the request of docs/bots.md, with the engine's game and state."""
+
+    #: The game's rules (engine.game.Game): legal_moves, play, outcome, format_move ...
+    game: Game[Any, Any]
+    #: The position in the engine's form (``game.play(state, move)`` ...).
+    state: Any
+    #: The position in the game's notation.
+    position: str
+    #: Every legal move, in the game's notation: answer one of them.
+    legal: list[str]
+    #: 0 or 1: the player to move.
+    to_move: int
+    #: The moves played from ``start`` to ``position`` (may be empty).
+    moves: list[str] = field(default_factory=list)
+    start: str | None = None
+    options: dict[str, Any] = field(default_factory=dict)
+    #: The time for this move (milliseconds), ``None`` without a limit.
+    budget_ms: int | None = None
+    #: The time on this player's clock, or ``budget_ms``.
+    time_left_ms: int | None = None
+    #: When the request arrived (``time.monotonic()``): see :meth:`time_left`.
+    received: float = 0.0
+
+    def time_left(self) -> float | None:
+        """Seconds left for this move, counting from when the request arrived."""
+        if self.budget_ms is None:
+            return None
+        return self.budget_ms / 1000 - (time.monotonic() - self.received)
+
+    def parse(self, move: str) -> Any:
+        """A legal move in the game's notation as the engine's move."""
+        return self.game.parse_move(self.state, move)
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A move and what the bot wants to say about it (docs/bots.md, "The answer")."""
+
+    move: str
+    score: int | None = None
+    depth: int | None = None
+    pv: list[str] | None = None
+    comment: str | None = None
+
+    def to_line(self) -> str:
+        body: dict[str, Any] = {"move": self.move}
+        for key in ("score", "depth", "pv", "comment"):
+            value = getattr(self, key)
+            if value is not None:
+                body[key] = value
+        return json.dumps(body)
+
+
+Choose = Callable[[Decision], "str | Answer"]
+
+
+class Bot:
+    """A bot with state: subclass it and write :meth:`choose`; one instance plays every move."""
+
+    def choose(self, decision: Decision) -> str | Answer:
+        raise NotImplementedError("write choose(self, decision) in your Bot")
+
+    def __call__(self, decision: Decision) -> str | Answer:
+        return self.choose(decision)
+
+
+def bot(function: Choose) -> Choose:
+    """Mark ``function`` as the file's bot (``arena bot mybot.py`` finds it)."""
+    setattr(function, MARK, True)
+    return function
+
+
+class BotLoadError(Exception):
+    """The bot file or its function cannot be loaded; the message says which."""
+
+
+def load(target: str) -> Choose:
+    """The bot named by ``FILE.py[:NAME]``: a function, a :class:`Bot` subclass or instance.
+
+    Without ``NAME``: the function marked with :func:`bot`, else the one
+    named ``choose``, else the one :class:`Bot` subclass.
+    """
+    path_text, _, name = target.partition(":")
+    path = Path(path_text).resolve()
+    if not path.is_file():
+        raise BotLoadError(f"no bot file {path_text!r}")
+    # Its own directory last: its helpers import, our packages stay ours.
+    if str(path.parent) not in sys.path:
+        sys.path.append(str(path.parent))
+    spec = importlib.util.spec_from_file_location(f"arena_bot_{path.stem}", path)
+    if spec is None or spec.loader is None:
+        raise BotLoadError(f"{path_text!r} is not a Python file")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    found = getattr(module, name, None) if name else _default(module)
+    if found is None:
+        raise BotLoadError(f"{path.name} has no {name or 'choose function or Bot class'}")
+    if isinstance(found, type) and issubclass(found, Bot):
+        found = found()
+    if not callable(found):
+        raise BotLoadError(f"{path.name}:{name} is not a function")
+    chosen: Choose = found
+    return chosen
+
+
+def _default(module: Any) -> Any:
+    values = list(vars(module).values())
+    marked = [value for value in values if callable(value) and getattr(value, MARK, False)]
+    if marked:
+        return marked[0]
+    if callable(getattr(module, "choose", None)):
+        return module.choose
+    classes = [
+        value
+        for value in values
+        if isinstance(value, type) and issubclass(value, Bot) and value is not Bot
+    ]
+    return classes[0] if len(classes) == 1 else None
+
+
+def decision(request: dict[str, Any], games: dict[str, Game[Any, Any]]) -> Decision:
+    """The :class:`Decision` for a request line (its game built once per name and options)."""
+    options = request.get("options") or {}
+    key = json.dumps([request["game"], options], sort_keys=True)
+    game = games.get(key)
+    if game is None:
+        game = games[key] = create_game(request["game"], options)
+    return Decision(
+        game=game,
+        state=game.parse_position(request["position"]),
+        position=request["position"],
+        legal=list(request["legal"]),
+        to_move=request["to_move"],
+        moves=list(request.get("moves") or []),
+        start=request.get("start"),
+        options=dict(options),
+        budget_ms=request.get("budget_ms"),
+        time_left_ms=request.get("time_left_ms"),
+        received=time.monotonic(),
+    )
+
+
+def serve_lines(choose: Choose, lines: IO[str], out: IO[str]) -> None:
+    """Answer each request line of ``lines`` with ``choose``'s move on ``out``."""
+    games: dict[str, Game[Any, Any]] = {}
+    for line in lines:
+        if not line.strip():
+            continue
+        chosen = choose(decision(json.loads(line), games))
+        answer = chosen if isinstance(chosen, Answer) else Answer(str(chosen))
+        out.write(answer.to_line() + "\n")
+        out.flush()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -P -m clients.bot FILE.py[:NAME]``: the bot as a ``cmd:`` program."""
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) != 1:
+        print("usage: python -P -m clients.bot FILE.py[:NAME]", file=sys.stderr)
+        return 2
+    try:
+        choose = load(args[0])
+    except BotLoadError as error:
+        print(f"clients.bot: {error}", file=sys.stderr)
+        return 2
+    serve_lines(choose, sys.stdin, sys.stdout)
+    return 0
+
+
+if __name__ == "__main__":
+    # Run as ``-m clients.bot`` this module is ``__main__``; the student's
+    # file imports ``clients.bot``, a second copy whose Answer is another
+    # class. Serve from that one, so that both sides share one Answer.
+    from clients.bot import main as serve
+
+    raise SystemExit(serve())

@@ -1,0 +1,137 @@
+"""``arena tournament --bots DIR``: every bot in a folder an entrant, run by the local server.
+
+Each file in the folder (not hidden, not a text file) is one entrant named
+after it (``ana.py`` plays as ``ana``), started as a ``cmd:`` bot
+(docs/bots.md): a ``.py`` file with Python (``python -P -m clients.bot`` for
+one written with :mod:`clients.bot`, which holds a function, not a loop),
+a ``.js`` file with node, any other executable file as it is. Reference
+engines (our own search at a few depths) join them so that a class has a
+yardstick.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import sys
+from pathlib import Path
+from typing import Final
+
+from clients.tournament.config import ConfigError, EngineSpec, parse_engine
+
+#: Files in a bots folder that are not bots.
+NOT_BOTS: Final = frozenset({".md", ".txt", ".log", ".json", ".csv", ".pyc", ".db", ".html"})
+#: The depths of the reference engines a ``--bots`` tournament adds by default:
+#: a shallow one any working bot should beat, and one that takes some beating.
+DEFAULT_REFERENCE_DEPTHS: Final = (2, 4)
+#: What marks a Python file written with clients.bot (a function, no loop of its own).
+_BOT_LIBRARY_MARKS: Final = ("from clients.bot import", "import clients.bot")
+
+
+def bot_command(path: Path) -> str | None:
+    """The command line that runs the bot in ``path``; ``None`` if the file is no bot."""
+    if path.name.startswith((".", "_")) or not path.is_file() or path.suffix in NOT_BOTS:
+        return None
+    if path.suffix == ".py":
+        text = path.read_text(errors="replace")
+        if any(mark in text for mark in _BOT_LIBRARY_MARKS):
+            return shlex.join([sys.executable, "-P", "-m", "clients.bot", str(path)])
+        return shlex.join([sys.executable, str(path)])
+    if path.suffix == ".js":
+        node = shutil.which("node")
+        if node is None:
+            raise ConfigError(f"{path.name} needs node, which is not installed")
+        return shlex.join([node, str(path)])
+    if os.access(path, os.X_OK):
+        return shlex.join([str(path)])
+    return None
+
+
+def folder_engines(folder: str) -> list[EngineSpec]:
+    """One engine per bot in ``folder``, named after its file, in name order."""
+    root = Path(folder)
+    if not root.is_dir():
+        raise ConfigError(f"--bots {folder}: no such folder")
+    engines = []
+    for path in sorted(root.iterdir()):
+        command = bot_command(path.resolve())
+        if command is None:
+            continue
+        if "," in command:
+            raise ConfigError(f"{path.name}: a bot's path may hold no comma")
+        engines.append(parse_engine(f"name={path.stem},cmd={command}"))
+    if not engines:
+        raise ConfigError(f"--bots {folder}: no bot in it (.py, .js or an executable file)")
+    return engines
+
+
+def reference_engines(text: str) -> list[EngineSpec]:
+    """The reference engines ``--reference 2,4`` asks for (``none``: none)."""
+    if text.strip() == "none":
+        return []
+    engines = []
+    for part in filter(None, (piece.strip() for piece in text.split(","))):
+        if not part.isdigit() or int(part) < 1:
+            raise ConfigError(f"--reference: {part!r} is not a depth (1, 2, ...)")
+        engines.append(parse_engine(f"name=reference d{part},url=local,depth={part}"))
+    return engines
+
+
+#: Lines of each bot's log quoted in the summary after a tournament.
+SUMMARY_LOG_LINES: Final = 3
+#: The marks of the server's own notes in a bot's log (docs/bots.md, "The log").
+_NOTE_MARK: Final = "[arena "
+_FAILURE_WORDS: Final = ("refused", "no answer", "ended:", "cannot start")
+
+
+def bot_log_path(name: str) -> Path:
+    """Where the local server writes the log of the bot whose algorithm is ``name``.
+
+    The server's rule (docs/bots.md, "The log"): ``$ARENA_BOT_LOGS/NAME.log``,
+    else ``bot-logs/NAME.log`` in the directory it runs in, which is ours.
+    """
+    directory = os.environ.get("ARENA_BOT_LOGS") or "bot-logs"
+    safe = "".join(char if char.isalnum() or char in "-_." else "_" for char in name)
+    return Path(directory) / f"{safe or 'bot'}.log"
+
+
+def bot_summary(engines: list[EngineSpec], jsonl_path: Path | None) -> str:
+    """For each ``cmd`` bot: moves answered ``engine_error`` and why, from its log.
+
+    Empty when the tournament has no bots. Read after the games: a summary
+    a teacher can show, pointing each student at their log.
+    """
+    bots = [engine for engine in engines if engine.command is not None and engine.proto == "cmd"]
+    if not bots:
+        return ""
+    failed = dict.fromkeys((engine.name for engine in bots), 0)
+    try:
+        lines = [] if jsonl_path is None else jsonl_path.read_text(errors="replace").splitlines()
+    except OSError:
+        lines = []
+    for line in lines:
+        try:
+            record = json.loads(line)
+            players = record["players"]
+            for index, move in enumerate(record["moves"]):
+                player = players[index % 2] if not move.get("roll") else None
+                if player in failed and move.get("reason") == "engine_error":
+                    failed[player] += 1
+        except (ValueError, KeyError, TypeError, IndexError):
+            continue
+    out = ["Bots (moves a bot failed to answer were played for it: reason engine_error)"]
+    for engine in bots:
+        path = bot_log_path(engine.algorithm or engine.name)
+        out.append(f"{engine.name}: {failed[engine.name]} moves engine_error; log {path}")
+        try:
+            notes = [
+                line.strip()
+                for line in path.read_text(errors="replace").splitlines()
+                if line.startswith(_NOTE_MARK) and any(word in line for word in _FAILURE_WORDS)
+            ]
+        except OSError:
+            notes = []
+        out += [f"    {note[:200]}" for note in notes[-SUMMARY_LOG_LINES:]]
+    return "\n".join(out)

@@ -1,0 +1,183 @@
+"""A Python function as a bot (issue 31, item 2): ``clients.bot`` and ``arena bot``."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from clients.bot import Answer, BotLoadError, load, serve_lines
+from clients.cli import main
+from clients.client import connect
+from engine.registry import create_game
+from tests.timing import UNIT
+
+FUNCTION_BOT = """
+from clients.bot import Answer, Decision
+
+
+def choose(decision: Decision) -> Answer:
+    game, state = decision.game, decision.state
+    for move in game.legal_moves(state):  # a win if there is one
+        outcome = game.outcome(game.play(state, move))
+        if outcome is not None and outcome.winner == decision.to_move:
+            return Answer(game.format_move(state, move), score=1000, comment="win")
+    return Answer(decision.legal[0], depth=1)
+"""
+
+CLASS_BOT = """
+from clients.bot import Bot
+
+
+class Counter(Bot):
+    def __init__(self):
+        self.calls = 0
+
+    def choose(self, decision):
+        self.calls += 1
+        return decision.legal[self.calls % len(decision.legal)]
+"""
+
+MARKED_BOT = """
+from clients.bot import bot
+
+
+def helper(decision):
+    return "no"
+
+
+@bot
+def mine(decision):
+    return decision.legal[-1]
+"""
+
+
+def request(game_name: str, position: str | None = None) -> str:
+    game = create_game(game_name)
+    state = game.initial_state() if position is None else game.parse_position(position)
+    legal = [game.format_move(state, move) for move in game.legal_moves(state)]
+    body = {
+        "request": 1,
+        "game": game_name,
+        "options": dict(game.options),
+        "position": game.format_position(state),
+        "start": game.format_position(state),
+        "moves": [],
+        "legal": legal,
+        "to_move": game.to_move(state),
+        "player": game.players[game.to_move(state)],
+        "time_left_ms": 1000,
+        "budget_ms": 1000,
+    }
+    return json.dumps(body) + "\n"
+
+
+def answers(choose: object, *lines: str) -> list[dict[str, object]]:
+    out = io.StringIO()
+    serve_lines(choose, io.StringIO("".join(lines)), out)  # type: ignore[arg-type]
+    return [json.loads(line) for line in out.getvalue().splitlines()]
+
+
+def test_a_function_a_bot_class_and_a_marked_function_are_bots(tmp_path: Path) -> None:
+    for name, text in (("f.py", FUNCTION_BOT), ("c.py", CLASS_BOT), ("m.py", MARKED_BOT)):
+        (tmp_path / name).write_text(text)
+    # Connect Four: first has three in column 1, a win at 1.
+    assert answers(load(f"{tmp_path}/f.py:choose"), request("connect4", "121212")) == [
+        {"move": "1", "score": 1000, "comment": "win"}
+    ]
+    assert answers(load(f"{tmp_path}/f.py"), request("nim")) == [{"move": "1:1", "depth": 1}]
+    counter = load(f"{tmp_path}/c.py")
+    assert [a["move"] for a in answers(counter, request("nim"), request("nim"))] == ["1:2", "1:3"]
+    assert answers(load(f"{tmp_path}/m.py"), request("tictactoe")) == [{"move": "c1"}]
+    with pytest.raises(BotLoadError):
+        load(f"{tmp_path}/f.py:nothing")
+    with pytest.raises(BotLoadError):
+        load(f"{tmp_path}/missing.py")
+    assert Answer("4", pv=["4", "3"]).to_line() == '{"move": "4", "pv": ["4", "3"]}'
+
+
+def test_a_students_engine_py_beside_the_bot_does_not_replace_ours(tmp_path: Path) -> None:
+    (tmp_path / "mybot.py").write_text(FUNCTION_BOT)
+    for name in ("engine.py", "clients.py", "server.py", "protocol.py"):
+        (tmp_path / name).write_text("raise SystemExit('a student file was imported')\n")
+    done = subprocess.run(
+        [sys.executable, "-P", "-m", "clients.bot", "mybot.py"],
+        input=request("connect4"),
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=30 * UNIT,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == {"move": "1", "depth": 1}
+
+
+def test_arena_bot_versus_plays_a_match(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "mybot.py").write_text(FUNCTION_BOT)
+    monkeypatch.chdir(tmp_path)  # its log: bot-logs/mybot.log here
+    status = main(
+        [
+            "bot",
+            f"{tmp_path}/mybot.py:choose",
+            "--game",
+            "tictactoe",
+            "--versus",
+            "local:depth=2",
+            "--movetime",
+            "300",
+        ]
+    )
+    out = capsys.readouterr().out
+    assert status == 0, out
+    assert "2 of 2 games played" in out and "mybot" in out
+    assert (tmp_path / "bot-logs" / "mybot.log").exists()
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+@pytest.mark.asyncio
+async def test_arena_bot_port_serves_the_function_as_an_engine_server(tmp_path: Path) -> None:
+    (tmp_path / "mybot.py").write_text(FUNCTION_BOT)
+    port = _free_port()
+    env = dict(os.environ, ARENA_BOT_LOGS=str(tmp_path / "logs"))
+    server = subprocess.Popen(
+        [sys.executable, "-m", "clients", "bot", "mybot.py:choose", "--port", str(port)],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        url = f"ws://127.0.0.1:{port}/ws"
+        deadline = asyncio.get_running_loop().time() + 30 * UNIT
+        while True:
+            try:
+                async with connect(url) as engine:
+                    await engine.new_game("connect4", moves=["1", "2", "1", "2", "1", "2"])
+                    best = await engine.think(movetime_ms=int(1000 * UNIT))
+                    break
+            except OSError:
+                if asyncio.get_running_loop().time() > deadline:
+                    raise
+                await asyncio.sleep(0.1)
+        assert (best.move, best.reason) == ("1", "engine")
+        assert "mybot" in (tmp_path / "logs" / "mybot.log").read_text()
+    finally:
+        server.send_signal(signal.SIGTERM)
+        server.wait(30 * UNIT)

@@ -1,0 +1,139 @@
+"""Bots in a tournament (issue 31, item 3 first half): ``--bots DIR``, ``cmd=`` engines.
+
+Each bot in a folder is one entrant named after its file, run by the local
+server as a ``cmd:`` bot (docs/bots.md), with reference engines; a hostile
+bot loses its moves (``engine_error`` in the record, its log says why) and
+never stalls the tournament. The local server imports our packages, not a
+student's ``engine.py`` beside the bots.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import stat
+import sys
+from pathlib import Path
+
+import pytest
+
+from clients.cli import main
+from clients.tournament.bots import bot_command, folder_engines, reference_engines
+from clients.tournament.config import ConfigError, parse_engine
+
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "bots"
+GARBAGE_BOT = "import sys\nfor line in sys.stdin:\n    print('thinking...', flush=True)\n"
+LIBRARY_BOT = (
+    "from clients.bot import Decision\n\n\n"
+    "def choose(decision: Decision) -> str:\n"
+    "    return decision.legal[-1]\n"
+)
+
+
+def test_a_cmd_engine_is_a_program_the_local_server_runs() -> None:
+    spec = parse_engine("name=ana,cmd=python3 ana.py,game=connect4")
+    assert spec.is_local and spec.command == "python3 ana.py" and spec.proto == "cmd"
+    assert spec.external_spec("connect4") == "connect4:ana=cmd:python3 ana.py"
+    # cutechess-cli's quotes, a name from the file, a UCI program and its options.
+    spec = parse_engine('cmd="python3 /bots/bob.py"')
+    assert (spec.name, spec.algorithm, spec.command) == ("bob", "bob", "python3 /bots/bob.py")
+    spec = parse_engine("name=sf,cmd=/usr/games/stockfish,proto=uci,option.Skill Level=3")
+    assert spec.external_spec("chess") == "chess:sf=uci:/usr/games/stockfish?Skill Level=3"
+    # A name the server's own searches use, or one no think could ask for, is changed.
+    assert parse_engine("name=mcts,cmd=./x").algorithm == "mcts_bot"
+    assert parse_engine("name=my bot,cmd=./x").algorithm == "my_bot"
+    for bad in (
+        "cmd=./x,proto=xboard",
+        "cmd=./x,option.Hash=16",
+        "cmd=./x,url=ws://h/ws",
+        "local:depth=2,proto=uci",
+        "cmd=",
+    ):
+        with pytest.raises(ConfigError):
+            parse_engine(bad)
+
+
+def test_a_bots_folder_makes_one_entrant_per_bot(tmp_path: Path) -> None:
+    (tmp_path / "ana.py").write_text(GARBAGE_BOT)
+    (tmp_path / "lib.py").write_text(LIBRARY_BOT)
+    (tmp_path / "bob.js").write_text("// a bot\n")
+    (tmp_path / "README.md").write_text("not a bot\n")
+    (tmp_path / ".hidden.py").write_text("")
+    (tmp_path / "notes").write_text("not executable\n")
+    binary = tmp_path / "cbot"
+    binary.write_text("#!/bin/sh\n")
+    binary.chmod(binary.stat().st_mode | stat.S_IXUSR)
+    if shutil.which("node") is None:
+        (tmp_path / "bob.js").unlink()
+    engines = folder_engines(str(tmp_path))
+    names = [engine.name for engine in engines]
+    assert names == sorted(["ana", "cbot", "lib"] + (["bob"] if shutil.which("node") else []))
+    commands = {engine.name: engine.command or "" for engine in engines}
+    assert commands["ana"].endswith("ana.py") and "clients.bot" not in commands["ana"]
+    assert "-P -m clients.bot" in commands["lib"]
+    assert bot_command(tmp_path / "README.md") is None
+    assert [e.name for e in reference_engines("1,3")] == ["reference d1", "reference d3"]
+    assert reference_engines("none") == []
+    with pytest.raises(ConfigError):
+        folder_engines(str(tmp_path / "nowhere"))
+
+
+def test_a_class_tournament_of_bots_runs_whatever_they_do(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bots = tmp_path / "class"
+    bots.mkdir()
+    shutil.copy(EXAMPLES / "connect4.py", bots / "ana.py")
+    (bots / "garbage.py").write_text(GARBAGE_BOT)
+    (bots / "lib.py").write_text(LIBRARY_BOT)
+    # A student's files named like our packages, where the tournament runs.
+    for name in ("engine.py", "server.py", "clients.py", "protocol.py"):
+        (tmp_path / name).write_text("raise SystemExit('a student file was imported')\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("ARENA_BOT_LOGS", raising=False)
+    status = main(
+        [
+            "tournament",
+            "--game",
+            "connect4",
+            "--bots",
+            str(bots),
+            "--reference",
+            "1",
+            "--movetime",
+            "150",
+            "--games",
+            "2",
+            "--concurrency",
+            "2",
+            "--db",
+            str(tmp_path / "class.db"),
+            "--quiet",
+        ]
+    )
+    out = capsys.readouterr().out
+    assert status == 0, out
+    assert "12 of 12 games played" in out
+    records = [json.loads(line) for line in (tmp_path / "class.jsonl").read_text().splitlines()]
+    assert {name for record in records for name in record["players"]} == {
+        "ana",
+        "garbage",
+        "lib",
+        "reference d1",
+    }
+    garbage_reasons = set()
+    for record in records:
+        for index, move in enumerate(record["moves"]):
+            player = record["players"][index % 2]
+            if player == "garbage" and not move.get("book"):
+                garbage_reasons.add(move.get("reason"))
+    # Each move answered engine_error; on a loaded machine the pool's guard
+    # may answer one first (reason time): the move is lost either way.
+    assert "engine_error" in garbage_reasons and garbage_reasons <= {"engine_error", "time"}
+    # The summary after the tables points each student at their log.
+    summary = out.split("Bots (moves a bot failed")[1]
+    assert "garbage: " in summary and "bot-logs/garbage.log" in summary
+    assert "no answer within its budget" in summary and "ana: " in summary
+    log = (tmp_path / "bot-logs" / "garbage.log").read_text()
+    assert "no answer within its budget" in log and "lines that are no answer" in log
+    assert sys.executable in (tmp_path / "bot-logs" / "lib.log").read_text()

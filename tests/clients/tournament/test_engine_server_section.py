@@ -1,0 +1,65 @@
+"""protocol.md section 11 is enough to write an engine server a tournament plays (issue 31, 5).
+
+minimal_engine_server.py was written from that section alone; here it
+plays a tournament against our engine and loses no game by a fault.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from clients.cli import main
+from tests.timing import UNIT
+
+SERVER = Path(__file__).with_name("minimal_engine_server.py")
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def test_a_server_written_from_section_11_plays_a_tournament(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    port = _free_port()
+    server = subprocess.Popen(
+        [sys.executable, str(SERVER), str(port)], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert server.stdout is not None and server.stdout.readline().strip() == "ready"
+        status = main(
+            [
+                "tournament",
+                "--game",
+                "tictactoe",
+                "--engine",
+                f"name=mini,url=ws://127.0.0.1:{port}/ws",
+                "--engine",
+                "local:depth=1",
+                "--movetime",
+                str(int(200 * UNIT)),
+                "--games",
+                "4",
+                "--db",
+                str(tmp_path / "t.db"),
+                "--quiet",
+            ]
+        )
+    finally:
+        server.terminate()
+        server.wait(10 * UNIT)
+    out = capsys.readouterr().out
+    assert status == 0, out
+    assert "4 of 4 games played" in out
+    records = [json.loads(line) for line in (tmp_path / "t.jsonl").read_text().splitlines()]
+    assert len(records) == 4
+    assert all(record["kind"] == "rules" for record in records), records

@@ -1,0 +1,74 @@
+"""A ``cmd:`` bot (docs/bots.md) that misbehaves on request: ``fake_cmd_bot.py MODE``.
+
+Modes: ``good`` (the first legal move, with a score, a pv and a comment),
+``plain`` (only the move), ``garbage`` (lines that are no answer, never a
+move), ``badjson`` (a line that looks like JSON and is not), ``nothing``
+(reads, never answers), ``two`` (two answers per request), ``crash`` (a
+message on stderr, exit 3), ``fork`` (starts children that sleep, their
+pids on stderr, then answers), ``alloc`` (allocates without bound),
+``sleep`` (answers long after its budget), ``early`` (writes to stdout
+before it is asked), ``illegal`` (answers a move that is not legal),
+``nomove`` (an answer without a move).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+
+
+def answer(body: dict[str, object]) -> None:
+    sys.stdout.write(json.dumps(body) + "\n")
+    sys.stdout.flush()
+
+
+def main() -> None:
+    mode = sys.argv[1]
+    if mode == "early":
+        print("hello, I am starting", flush=True)
+        print("[1, 2, 3]", flush=True)
+    for line in sys.stdin:
+        request = json.loads(line)
+        move = request["legal"][0]
+        print(f"request {request['request']}: {len(request['legal'])} moves", file=sys.stderr)
+        if mode == "good":
+            answer({"move": move, "score": 7, "depth": 2, "pv": [move], "comment": "first legal"})
+        elif mode in ("plain", "early"):
+            answer({"move": move})
+        elif mode == "garbage":
+            for _ in range(5):
+                print("thinking very hard", flush=True)
+        elif mode == "badjson":
+            print("{move: " + move, flush=True)
+        elif mode == "nothing":
+            pass
+        elif mode == "two":
+            sys.stdout.write(json.dumps({"move": move}) + "\n" + json.dumps({"move": move}) + "\n")
+            sys.stdout.flush()
+        elif mode == "crash":
+            print("Traceback: something broke", file=sys.stderr, flush=True)
+            sys.exit(3)
+        elif mode == "fork":
+            for _ in range(3):
+                pid = os.fork()
+                if pid == 0:
+                    time.sleep(1000)
+                    os._exit(0)
+                print(f"child {pid}", file=sys.stderr, flush=True)
+            answer({"move": move})
+        elif mode == "alloc":
+            hoard = []
+            while True:
+                hoard.append(bytes(64 * 1024 * 1024))
+        elif mode == "sleep":
+            time.sleep(1000)
+        elif mode == "illegal":
+            answer({"move": "not-a-move"})
+        elif mode == "nomove":
+            answer({"score": 3})
+
+
+if __name__ == "__main__":
+    main()

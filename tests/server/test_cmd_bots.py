@@ -1,0 +1,331 @@
+"""``cmd:`` bots (issue 31, item 1): any program speaking docs/bots.md's JSON lines is an engine.
+
+A bot plays every game; whatever a hostile one does (garbage, silence, two
+answers, a crash, forks, unbounded memory, sleeping past its time, output
+before it is asked), each think gets one legal move by its deadline, the
+reason is ``engine_error`` where the bot failed, the bot is replaced, and
+its log file says why.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from engine.registry import GAMES, create_game
+from engine.search.limits import Limits
+from server.external import ExternalEngine, parse_external, program_searcher
+from server.programs import bots
+from server.programs.searchers import CmdSearcher
+from tests.server.server_harness import UNIT, raw_client, running_server
+from tests.timing import wait_until
+
+HERE = Path(__file__).parent
+FAKE_BOT = HERE / "fake_cmd_bot.py"
+#: The games a bot is tried on: every game but the exercise tree (a search
+#: teaching aid with no players' moves to choose between... it has some,
+#: but no notation a bot would learn).
+BOT_GAMES = sorted(set(GAMES) - {"tree"})
+
+
+def bot(mode: str, game: str, tmp_path: Path) -> ExternalEngine:
+    argv = (sys.executable, str(FAKE_BOT), mode)
+    log = str(tmp_path / f"{mode}.log")
+    return ExternalEngine(game, mode, "cmd", argv, (), True, log)
+
+
+def decision_state(game_name: str) -> tuple[Any, Any]:
+    """The game and its first position where a player decides (after the opening roll)."""
+    game = create_game(game_name)
+    state = game.initial_state()
+    outcomes = game.chance_outcomes(state)
+    if outcomes is not None:
+        state = game.play(state, outcomes[0][0])
+    return game, state
+
+
+def legal(game: Any, state: Any) -> set[str]:
+    return {game.format_move(state, move) for move in game.legal_moves(state)}
+
+
+def think(searcher: CmdSearcher, state: Any, movetime_ms: int) -> Any:
+    return searcher.think(state, Limits(movetime_ms=movetime_ms))
+
+
+def read_log(engine: ExternalEngine) -> str:
+    assert engine.log_path is not None
+    return Path(engine.log_path).read_text(errors="replace")
+
+
+# ----------------------------------------------------------------------
+# The spec.
+
+
+def test_a_cmd_spec_names_a_bot_for_any_game(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ARENA_BOT_LOGS", "/tmp/some-logs")
+    for game in BOT_GAMES:
+        engine = parse_external(f"{game}:ana=cmd:python3 ana.py --fast")
+        assert engine.protocol == "cmd" and engine.argv == ("python3", "ana.py", "--fast")
+        assert engine.name == "ana" and not engine.default
+        assert engine.log_path == "/tmp/some-logs/ana.log"
+    # A bot's command is the whole rest: a ? is no option list.
+    assert parse_external("nim=cmd:./bot?x").argv == ("./bot?x",)
+    assert parse_external("nim=cmd:./bot").name == "bot"
+
+
+# ----------------------------------------------------------------------
+# Every game.
+
+
+@pytest.mark.parametrize("game_name", BOT_GAMES)
+def test_a_bot_plays_every_game(game_name: str, tmp_path: Path) -> None:
+    engine = bot("good", game_name, tmp_path)
+    game, state = decision_state(game_name)
+    searcher = program_searcher(engine, game)
+    assert isinstance(searcher, CmdSearcher)
+    try:
+        result = think(searcher, state, int(2000 * UNIT))
+    finally:
+        searcher.close()
+    assert result.reason == "engine", result
+    assert result.move in legal(game, state)
+    assert result.depth == 2 and result.score.value == 7 and result.pv == (result.move,)
+    # Its stderr, and our notes.
+    wait_until(lambda: "moves" in read_log(engine), 5 * UNIT, "the bot's stderr in its log")
+    assert "comment: first legal" in read_log(engine)
+
+
+def test_the_request_holds_what_docs_bots_md_promises() -> None:
+    game, state = decision_state("connect4")
+    line = bots.MoveLine(game)
+    line.at(state)
+    body = json.loads(bots.request(game, state, line, Limits(movetime_ms=500), 480, 1))
+    assert body == {
+        "request": 1,
+        "game": "connect4",
+        "options": dict(game.options),
+        "position": game.format_position(state),
+        "start": game.format_position(state),
+        "moves": [],
+        "legal": [game.format_move(state, m) for m in game.legal_moves(state)],
+        "to_move": 0,
+        "player": game.players[0],
+        "time_left_ms": 480,
+        "budget_ms": 480,
+    }
+
+
+@pytest.mark.parametrize("game_name", ["connect4", "othello", "chess", "backgammon"])
+def test_the_moves_so_far_follow_the_bots_own_game(game_name: str) -> None:
+    game, state = decision_state(game_name)
+    line = bots.MoveLine(game)
+    line.at(state)
+    start = line.start
+    mine = game.format_move(state, game.legal_moves(state)[0])
+    line.answered(state, mine)
+    after = game.play_text(state, mine)
+    outcomes = game.chance_outcomes(after)
+    if outcomes is not None:
+        after = game.play(after, outcomes[0][0])
+        reply = None
+    else:
+        reply = game.format_move(after, game.legal_moves(after)[-1])
+        after = game.play_text(after, reply)
+    line.at(after)
+    if reply is None:  # dice between the moves: the line starts again
+        assert line.moves == () and line.start == game.format_position(after)
+    else:
+        assert line.start == start and line.moves == (mine, reply)
+    # A position from elsewhere starts the line again.
+    line.at(game.initial_state())
+    assert line.moves == ()
+
+
+# ----------------------------------------------------------------------
+# Hostile bots.
+
+FAILING = {
+    "garbage": "no answer within its budget",
+    "badjson": "not JSON",
+    "nothing": "no answer within its budget",
+    "crash": "exit status 3",
+    "alloc": "MemoryError",
+    "sleep": "no answer within its budget",
+    "illegal": "illegal",
+    "nomove": 'no "move"',
+}
+
+
+@pytest.mark.parametrize("mode", sorted(FAILING))
+def test_a_failing_bot_gets_engine_error_a_legal_move_and_a_log_that_says_why(
+    mode: str, tmp_path: Path
+) -> None:
+    engine = bot(mode, "connect4", tmp_path)
+    game, state = decision_state("connect4")
+    searcher = program_searcher(engine, game)
+    assert isinstance(searcher, CmdSearcher)
+    movetime_ms = int(300 * UNIT)
+    try:
+        asked = time.monotonic()
+        result = think(searcher, state, movetime_ms)
+        took = time.monotonic() - asked
+    finally:
+        searcher.close()
+    assert result.reason == "engine_error", result
+    assert result.move in legal(game, state) and result.depth == 0
+    # Within its time and the grace a pipe gets, whatever the bot does.
+    assert took < movetime_ms / 1000 + 2 * UNIT
+    wait_until(lambda: FAILING[mode] in read_log(engine), 5 * UNIT, "the reason in the log")
+    if mode == "crash":
+        assert "Traceback: something broke" in read_log(engine)
+
+
+def test_a_failed_bot_is_replaced(tmp_path: Path) -> None:
+    engine = bot("sleep", "connect4", tmp_path)
+    game, state = decision_state("connect4")
+    searcher = program_searcher(engine, game)
+    assert isinstance(searcher, CmdSearcher)
+    try:
+        think(searcher, state, int(200 * UNIT))
+        first = searcher._launch
+        assert first is None or first.process is None or not first.process.running()
+        wait_until_started = time.monotonic() + 5 * UNIT
+        result = think(searcher, state, int(200 * UNIT))  # a new program (after its backoff)
+        assert result.reason == "engine_error" and time.monotonic() < wait_until_started
+    finally:
+        searcher.close()
+    assert read_log(engine).count("started ") >= 2
+
+
+@pytest.mark.parametrize("mode", ["two", "early"])
+def test_extra_output_is_not_taken_for_a_later_answer(mode: str, tmp_path: Path) -> None:
+    engine = bot(mode, "connect4", tmp_path)
+    game, state = decision_state("connect4")
+    searcher = program_searcher(engine, game)
+    try:
+        for _ in range(3):
+            result = think(searcher, state, int(1000 * UNIT))
+            assert result.reason == "engine", result
+            assert result.move in legal(game, state)
+            state = game.play_text(state, result.move)
+            state = game.play(state, game.legal_moves(state)[-1])
+    finally:
+        searcher.close()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def test_a_bots_children_end_with_it(tmp_path: Path) -> None:
+    engine = bot("fork", "nim", tmp_path)
+    game, state = decision_state("nim")
+    searcher = program_searcher(engine, game)
+    try:
+        result = think(searcher, state, int(1000 * UNIT))
+        assert result.reason == "engine"
+
+        def children() -> list[int]:
+            lines = read_log(engine).splitlines()
+            return [int(line.split()[1]) for line in lines if line.startswith("child ")]
+
+        wait_until(lambda: len(children()) == 3, 5 * UNIT, "the children in the log")
+        assert all(_alive(pid) for pid in children())
+    finally:
+        searcher.close()
+    wait_until(lambda: not any(_alive(pid) for pid in children()), 5 * UNIT, "no child left")
+
+
+@pytest.mark.skipif(os.getuid() == 0, reason="the kernel applies no RLIMIT_NPROC to root")
+def test_a_bot_may_start_only_a_few_tasks() -> None:
+    script = (
+        "import os\n"
+        "n = 0\n"
+        "try:\n"
+        "    for _ in range(500):\n"
+        "        if os.fork() == 0:\n"
+        "            import time; time.sleep(30); os._exit(0)\n"
+        "        n += 1\n"
+        "except OSError:\n"
+        "    pass\n"
+        "print(n)\n"
+        "os.killpg(0, 9)\n"
+    )
+    from server.programs.process import LineProcess
+
+    process = LineProcess([sys.executable, "-c", script], setup=bots.limit_resources())
+    try:
+        line = process.read_line(time.monotonic() + 10 * UNIT)
+        assert line is not None and int(line) <= bots.BOT_EXTRA_TASKS
+    finally:
+        process.kill()
+
+
+def test_a_bot_runs_under_its_resource_limits(tmp_path: Path) -> None:
+    from server.programs.process import LineProcess
+
+    script = (
+        "import resource\n"
+        "print([resource.getrlimit(r)[0] for r in (resource.RLIMIT_CPU, "
+        "resource.RLIMIT_DATA, resource.RLIMIT_NOFILE, resource.RLIMIT_CORE)])\n"
+    )
+    process = LineProcess([sys.executable, "-c", script], setup=bots.limit_resources())
+    try:
+        line = process.read_line(time.monotonic() + 10 * UNIT)
+    finally:
+        process.kill()
+    assert line is not None
+    assert json.loads(line) == [bots.BOT_CPU_SECONDS, bots.BOT_MEMORY_BYTES, bots.BOT_OPEN_FILES, 0]
+
+
+# ----------------------------------------------------------------------
+# Through the server.
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("mode", ["good", "crash", "nothing", "garbage"])
+async def test_a_bot_behind_the_server_answers_thinks(mode: str, tmp_path: Path) -> None:
+    # A silent bot's think is answered engine_error by its searcher, before
+    # the pool's guard would answer it from nothing.
+    engine = bot(mode, "connect4", tmp_path)
+    async with running_server(externals=(engine,)) as server, raw_client(server.port) as client:
+        await client.request({"type": "new_game", "id": 1, "game": "connect4"})
+        for think_id in (2, 3):
+            _, best = await client.think(think_id, {"movetime_ms": int(500 * UNIT)})
+            assert best["reason"] == ("engine" if mode == "good" else "engine_error"), best
+            assert best["move"] in set("1234567")
+
+
+@pytest.mark.asyncio
+async def test_a_workers_bots_stay_up_between_thinks(tmp_path: Path) -> None:
+    """Regression: a worker started its programs under a key no think used (the game's
+    options left out), and kept at most four searchers: a fifth bot ended another,
+    which then started cold (node: some 200 ms) at its next think and missed its time.
+    """
+    argv = (sys.executable, str(FAKE_BOT), "plain")
+    engines = tuple(
+        ExternalEngine("connect4", f"bot{n}", "cmd", argv, (), False, str(tmp_path / f"{n}.log"))
+        for n in range(6)
+    )
+    async with running_server(externals=engines) as server, raw_client(server.port) as client:
+        await client.request({"type": "new_game", "id": 1, "game": "connect4"})
+        think_id = 2
+        for _ in range(2):
+            for engine in engines:
+                limits = {"movetime_ms": int(1000 * UNIT)}
+                _, best = await client.think(think_id, limits, algorithm=engine.name)
+                think_id += 1
+                assert best["reason"] == "engine", best
+    for engine in engines:
+        # Once for the health probe, once in the worker: never again.
+        assert read_log(engine).count("] started ") == 2, read_log(engine)
