@@ -1028,6 +1028,7 @@ def test_a_pasted_pgn_is_loaded_reviewed_and_its_blunder_marked(
         page.click("#download-moves")
     record = Path(info.value.path()).read_text()
     assert "3. Bc4 Nf6?? 4. Qxf7# 1-0" in record
+    assert '[Event "Casual game"]' in record and '[White "A"]' in record and '[Black "B"]' in record
     expect(page.locator("#message")).to_have_text(re.compile("^PGN loaded: 7 moves"))
     # A PGN with no moves is refused with a message.
     page.fill("#position", '[Event "nothing"]\n\n*')

@@ -350,7 +350,7 @@ async function startGame(spec, keepEvals, accept = null) {
   }
   if (accept && !accept(state)) return "skipped";
   if (!spec.browse) {
-    app.start = { game: state.game, options: state.options, position: message.position ?? null };
+    app.start = { game: state.game, options: state.options, position: message.position ?? null, tags: spec.tags ?? null };
     app.evals = keepEvals ? app.evals.slice(0, state.history.length + 1) : [];
     app.line = [];
     app.lineSan = [];
@@ -532,7 +532,8 @@ async function loadPgn(text) {
   }
   $("side").value = "both";
   readSides();
-  if (await startGame({ game: "chess", options: {}, position: game.position, moves: game.moves }, false)) {
+  // tags: the export keeps the game's names, event and date.
+  if (await startGame({ game: "chess", options: {}, position: game.position, moves: game.moves, tags: game.tags }, false)) {
     await reviewGame(); // the review's steps clear the message line: say it after
     say(t("play.pgn.loaded", { count: game.moves.length }), "hint");
   }
@@ -919,9 +920,11 @@ function gameRecord() {
   const date = new Date();
   const day = `${date.getFullYear()}.${String(date.getMonth() + 1).padStart(2, "0")}.${String(date.getDate()).padStart(2, "0")}`;
   if (state.game === "chess") {
+    const given = app.start.tags || {};
     const tags = [
-      ["Event", "alphabeta-arena game"], ["Site", "alphabeta-arena web GUI"], ["Date", day], ["Round", "-"],
-      ["White", sideName(0)], ["Black", sideName(1)], ["Result", resultText(result)],
+      ["Event", given.Event ?? "alphabeta-arena game"], ["Site", given.Site ?? "alphabeta-arena web GUI"],
+      ["Date", given.Date ?? day], ["Round", given.Round ?? "-"],
+      ["White", given.White ?? sideName(0)], ["Black", given.Black ?? sideName(1)], ["Result", resultText(result)],
     ];
     if (app.start.position) tags.push(["SetUp", "1"], ["FEN", app.start.position]);
     if (result && result.reason) tags.push(["Termination", result.reason]);
