@@ -75,18 +75,16 @@ def _frames() -> list[str]:
         if reaction.start is not None:
             info = Info(3, 5, Score(value=12), ("a", "b"), 100, 7, 14285, 0.123456, True)
             frames.append(str(encode(session.info_message(info).to_wire(), Encoding.JSON)))
-            result = SearchResult(
-                "a", None, Score(win_in=3), 0, 3, 5, ("a", "b"), 100, 7, "time", SearchStats()
-            )
+            last = Info(3, 5, Score(win_in=3), ("a", "b"), 100, 7, 0, 0.0)
+            result = SearchResult("a", "time", last, SearchStats())
             frames.append(str(encode(session.finish_think(result, 4).to_wire(), Encoding.JSON)))
     mcts = Session()
     mcts.handle(parse_request({"type": "new_game", "game": "go", "options": {"size": 5}}), 0.0)
     mcts.handle(parse_request({"type": "think", "algorithm": "mcts", "id": "q"}), 0.0)
     info = Info(3, 5, Score(draw=True), ("a",), 100, 7, 1, 0.0, False, 55)
     frames.append(str(encode(mcts.info_message(info).to_wire(), Encoding.JSON)))
-    result = SearchResult(
-        "a", None, Score(value=-3), 0, 3, 5, ("a",), 100, 7, "stopped", SearchStats(), 55
-    )
+    last = Info(3, 5, Score(value=-3), ("a",), 100, 7, 0, 0.0, False, 55)
+    result = SearchResult("a", "stopped", last, SearchStats())
     frames.append(str(encode(mcts.finish_think(result, 0).to_wire(), Encoding.JSON)))
     return frames
 

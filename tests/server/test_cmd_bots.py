@@ -20,6 +20,7 @@ import pytest
 
 from engine.registry import GAMES, create_game
 from engine.search.limits import Limits
+from engine.search.request import SearchRequest
 from server.external import ExternalEngine, parse_external, program_searcher
 from server.programs import bots
 from server.programs.searchers import CmdSearcher
@@ -55,7 +56,7 @@ def legal(game: Any, state: Any) -> set[str]:
 
 
 def think(searcher: CmdSearcher, state: Any, movetime_ms: int) -> Any:
-    return searcher.think(state, Limits(movetime_ms=movetime_ms))
+    return searcher.think(SearchRequest(state, Limits(movetime_ms=movetime_ms)))
 
 
 def read_log(engine: ExternalEngine) -> str:
@@ -95,7 +96,8 @@ def test_a_bot_plays_every_game(game_name: str, tmp_path: Path) -> None:
         searcher.close()
     assert result.reason == "engine", result
     assert result.move in legal(game, state)
-    assert result.depth == 2 and result.score.value == 7 and result.pv == (result.move,)
+    info = result.info
+    assert info.depth == 2 and info.score.value == 7 and info.pv == (result.move,)
     # Its stderr, and our notes.
     wait_until(lambda: "moves" in read_log(engine), 5 * UNIT, "the bot's stderr in its log")
     assert "comment: first legal" in read_log(engine)
@@ -178,7 +180,7 @@ def test_a_failing_bot_gets_engine_error_a_legal_move_and_a_log_that_says_why(
     finally:
         searcher.close()
     assert result.reason == "engine_error", result
-    assert result.move in legal(game, state) and result.depth == 0
+    assert result.move in legal(game, state) and result.info.depth == 0
     # Within its time and the grace a pipe gets, whatever the bot does.
     assert took < movetime_ms / 1000 + 2 * UNIT
     wait_until(lambda: FAILING[mode] in read_log(engine), 5 * UNIT, "the reason in the log")

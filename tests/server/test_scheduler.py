@@ -88,9 +88,9 @@ def info(depth: int, move: str = "4", partial: bool = False) -> Info:
 
 
 def result(move: str = "4", depth: int = 9, reason: str = "time") -> SearchResult:
-    return dataclasses.replace(
-        SearchResult.unsearched(move, reason, 0), depth=depth, nodes=1234, pv=(move,)
-    )
+    answer = SearchResult.unsearched(move, reason, 0)
+    searched = dataclasses.replace(answer.info, depth=depth, nodes=1234, pv=(move,))
+    return dataclasses.replace(answer, info=searched)
 
 
 class Run:
@@ -168,8 +168,8 @@ def test_the_result_before_the_deadline_is_the_answer_with_the_time_waited() -> 
     run.worker_info(1, 1, info(1), T0 + 0.1)
     commands = run.worker_result(1, 1, result(depth=7), T0 + 0.985)
     (delivery,) = only(commands, Deliver)
-    assert delivery.answer.move == "4" and delivery.answer.depth == 7
-    assert 984 <= delivery.answer.time_ms <= 985 and delivery.answer.reason == "time"
+    assert delivery.answer.move == "4" and delivery.answer.info.depth == 7
+    assert 984 <= delivery.answer.info.time_ms <= 985 and delivery.answer.reason == "time"
     assert delivery.queued_ms == 0
     assert commands[-1] == ArmTimer(None), "nothing left to guard"
     assert run.worker_state(1) is WorkerState.IDLE
@@ -198,7 +198,7 @@ def test_a_budget_too_short_to_search_is_answered_at_once_with_reason_time() -> 
     run = Run()
     commands = run.submit(1, think(0.010))
     (delivery,) = only(commands, Deliver)
-    assert delivery.answer.move == FALLBACK and delivery.answer.depth == 0
+    assert delivery.answer.move == FALLBACK and delivery.answer.info.depth == 0
     assert delivery.answer.reason == "time" and not only(commands, SendJob)
 
 
@@ -215,8 +215,8 @@ def test_deadline_before_result_answers_from_the_last_report_and_stops_the_worke
     assert run.timer() == guard
     commands = run.timer_fired(guard)
     (delivery,) = only(commands, Deliver)
-    assert delivery.answer.move == "6" and delivery.answer.depth == 3, "partial: depth 3 done"
-    assert delivery.answer.reason == "time" and 991 <= delivery.answer.time_ms <= 992
+    assert delivery.answer.move == "6" and delivery.answer.info.depth == 3, "partial: depth 3 done"
+    assert delivery.answer.reason == "time" and 991 <= delivery.answer.info.time_ms <= 992
     assert SetStopFlag(1) in commands and run.worker_state(1) is WorkerState.DRAINING
     assert run.timer() == guard + run.scheduler.worker_grace_s, "the frozen-worker grace"
 
@@ -229,7 +229,7 @@ def test_a_result_after_the_deadline_is_dropped_and_frees_the_worker() -> None:
     commands = run.worker_result(1, 1, result("7"), T0 + 1.2)
     assert not only(commands, Deliver), "one answer per think"
     assert commands[0] == SendJob(1, 2, 2), "the worker takes the next think"
-    assert run.answer(1).move == FALLBACK and run.answer(1).depth == 0
+    assert run.answer(1).move == FALLBACK and run.answer(1).info.depth == 0
 
 
 def test_a_guard_that_fires_early_is_rearmed_not_lost() -> None:
@@ -258,7 +258,7 @@ def test_a_think_that_waited_until_its_budget_was_gone_is_answered_overloaded() 
     commands = run.timer_fired(T0 + 0.3 - GUARD_LEAD_S)
     (delivery,) = only(commands, Deliver)
     assert delivery.ticket == 2 and delivery.answer.reason == "overloaded"
-    assert delivery.answer.depth == 0 and 291 <= delivery.queued_ms <= 292
+    assert delivery.answer.info.depth == 0 and 291 <= delivery.queued_ms <= 292
     assert run.scheduler.queued == 0
 
 
@@ -291,7 +291,7 @@ def test_worker_death_before_any_progress_answers_with_the_fallback() -> None:
     run = Run()
     run.submit(1, think(5.0))
     run.worker_died(1, "killed", T0 + 0.2)
-    assert run.answer(1).move == FALLBACK and run.answer(1).depth == 0
+    assert run.answer(1).move == FALLBACK and run.answer(1).info.depth == 0
     assert run.answer(1).reason == "worker_lost"
 
 
@@ -342,7 +342,7 @@ def test_stop_while_queued_answers_unsearched_and_nothing_is_sent() -> None:
     run.submit(1, think(None))
     run.submit(2, think(5.0))
     commands = run.stop(2, T0 + 0.1)
-    assert run.answer(2).reason == "stopped" and run.answer(2).depth == 0
+    assert run.answer(2).reason == "stopped" and run.answer(2).info.depth == 0
     assert not only(commands, SendJob) and run.scheduler.queued == 0
     run.stop(1, T0 + 0.2)
     assert not any(s.ticket == 2 for s in run.sent())
