@@ -23,21 +23,24 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import dataclasses
 import json
 import os
 import signal
 import time
 import traceback
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from multiprocessing.context import SpawnContext
 from typing import Any
 
 from engine.errors import GameError
+from engine.games.go import Go, cleanup_move
 from engine.registry import create_game
 from engine.search.limits import Deadlines, Limits
-from engine.search.results import Info
+from engine.search.results import Info, SearchResult
 from engine.search.trace import trace
 from engine.searchers import GameSearcher, searcher_for
 from protocol.codec import Encoding, encode
@@ -55,6 +58,9 @@ from server.external import (
 #: ``tt_slots`` entries (about 30 MB at the default 2**18 when full), so a
 #: handful bounds memory while covering a server that runs a few games.
 MAX_CACHED_SEARCHERS = 4
+#: The game with a clean-up phase, and its pass (protocol.md, ``think.cleanup``).
+GO = "go"
+PASS_TEXT = "pass"
 
 
 class StopFlag:
@@ -108,7 +114,8 @@ class WorkerJob:
 
     ``deadlines`` are the search's own: the think's, ended early by the
     pool's delivery margin. ``trace`` makes the job a trace instead of a
-    think (``limits`` is then unused).
+    think (``limits`` is then unused). ``cleanup`` (Go) asks for a move of
+    a clean-up phase (:func:`_think`).
     """
 
     seq: int
@@ -119,6 +126,7 @@ class WorkerJob:
     deadlines: Deadlines
     algorithm: str
     trace: TraceTask | None = None
+    cleanup: bool = False
 
 
 def worker_main(
@@ -173,13 +181,38 @@ def _run(
             conn.send(("done", seq, _trace(job, job.trace, stop)))
             return
         searcher = _searcher(searchers, job, tt_slots, externals)
-        result = searcher.think(job.state, job.limits, stop, report, job.deadlines)
+        result = _think(searcher, job, stop, report)
     except (BrokenPipeError, ConnectionResetError):
         raise
     except Exception:
         conn.send(("failed", seq, traceback.format_exc()))
         return
     conn.send(("done", seq, result))
+
+
+def _think(
+    searcher: GameSearcher, job: WorkerJob, stop: StopFlag, report: Callable[[Info], None]
+) -> SearchResult:
+    """The searcher's answer to ``job``; in a Go clean-up phase, no pass before the dead are taken.
+
+    An external GTP engine is asked its own clean-up command; our search
+    scores the board as it stands, so a winning side may pass with the
+    opponent's dead stones still in its area: the clean-up phase then
+    plays the move that captures them (:func:`engine.games.go.cleanup_move`).
+    """
+    if isinstance(searcher, ProgramSearcher):
+        return searcher.think(
+            job.state, job.limits, stop, report, job.deadlines, cleanup=job.cleanup
+        )
+    result = searcher.think(job.state, job.limits, stop, report, job.deadlines)
+    if job.cleanup and job.game == GO and result.move == PASS_TEXT:
+        game = create_game(job.game, job.options)
+        if isinstance(game, Go):
+            move = cleanup_move(game, job.state)
+            if move is not None:
+                text = game.format_move(job.state, move)
+                return dataclasses.replace(result, move=text, move_value=move, pv=(text,))
+    return result
 
 
 def _trace(job: WorkerJob, task: TraceTask, stop: StopFlag) -> TraceReply:

@@ -20,7 +20,16 @@ import pytest
 
 from engine.errors import BadOptionsError, BadPositionError, GameOverError, IllegalMoveError
 from engine.game import EVAL_LIMIT, MCTS
-from engine.games.go import NO_MOVE, PASS, RESIGN, Go, GoState
+from engine.games.go import (
+    NO_MOVE,
+    PASS,
+    RESIGN,
+    Go,
+    GoState,
+    cleanup_move,
+    dead_stones,
+    ownership,
+)
 from engine.registry import create_game
 from engine.search.alphabeta import Searcher
 from engine.search.limits import Limits
@@ -695,3 +704,42 @@ def test_result_text_is_the_area_count_in_go_notation() -> None:
     game = Go(size=5, komi=0.5)
     state = game.play(game.initial_state(), game.parse_move(game.initial_state(), "C3"))
     assert game.result_text(state) == "B+24.5"  # one black stone owns the empty board
+
+
+# ----------------------------------------------------------------------
+# Dead stones and the clean-up phase's move (issue 30).
+
+#: Black's wall on E, White's on F, a dead White stone at B5 in Black's area.
+DEAD_IN_BLACKS_AREA = "/".join(["....XO..."] * 4 + [".O..XO..."] + ["....XO..."] * 4)
+
+
+def test_a_stone_inside_living_walls_is_dead_and_the_walls_are_not() -> None:
+    state = GAME.parse_position(DEAD_IN_BLACKS_AREA + " X")
+    assert [GAME.format_move(state, p) for p in dead_stones(GAME, state)] == ["B5"]
+    owned = dict(zip(GAME.points, ownership(GAME, state), strict=True))
+    assert owned[GAME.point("E1") or 0] > 0.5 and owned[GAME.point("F9") or 0] < -0.5
+    assert all(-1 <= share <= 1 for share in owned.values())
+    # a lone stone in a corner, two stones against it
+    corner = position("O.X..", "..X..", "XX...", ".....", ".....")
+    assert [SMALL.format_move(corner, p) for p in dead_stones(SMALL, corner)] == ["A5"]
+    # a wall facing a wall of the same length: both alive
+    walls = position("..XO.", "..XO.", "..XO.", "..XO.", "..XO.")
+    assert dead_stones(SMALL, walls) == []
+
+
+def test_the_clean_up_move_takes_the_dead_stone_off_then_there_is_none() -> None:
+    state = GAME.parse_position(DEAD_IN_BLACKS_AREA + " X")
+    moves: list[str] = []
+    for _ in range(6):
+        move = cleanup_move(GAME, state)
+        if move is None:
+            break
+        moves.append(GAME.format_move(state, move))
+        state = GAME.play(GAME.play(state, move), PASS)  # White lets it happen
+    assert 1 <= len(moves) <= 4 and set(moves) <= {"A5", "C5", "B4", "B6"}, moves
+    rows = GAME.format_position(state).split()[0].split("/")
+    assert all("O" not in row[:4] for row in rows), rows  # B5 is off the board
+    # White has no dead Black stone to take: nothing to clean up
+    white = GAME.parse_position(DEAD_IN_BLACKS_AREA + " O")
+    assert cleanup_move(GAME, white) is None
+    assert cleanup_move(GAME, GAME.initial_state()) is None

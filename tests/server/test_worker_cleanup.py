@@ -1,0 +1,62 @@
+"""A think of a Go clean-up phase in a worker: our search does not pass over dead stones.
+
+Issue 30: a winning side's search may pass with the opponent's dead stones
+still in its area (the board's count would then take them as alive); in a
+clean-up phase (``think.cleanup``) the worker plays the capture instead.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import multiprocessing
+from collections.abc import Callable
+from typing import Any
+
+from engine.games.go import Go
+from engine.search.budget import StopSignal
+from engine.search.limits import Deadlines, Limits
+from engine.search.results import Info, SearchResult
+from engine.searchers import searcher_for
+from server.runtime.worker import StopFlag, WorkerJob, _think
+
+GAME = Go()
+#: Black's wall on E, White's on F, a dead White stone at B5 in Black's area.
+DEAD_IN_BLACKS_AREA = "/".join(["....XO..."] * 4 + [".O..XO..."] + ["....XO..."] * 4) + " X"
+
+
+class PassingSearcher:
+    """Our Monte Carlo search whose answer is always a pass (a winner content to stop)."""
+
+    def think(
+        self,
+        state: Any,
+        limits: Limits | None = None,
+        stop: StopSignal | None = None,
+        on_info: Callable[[Info], None] | None = None,
+        deadlines: Deadlines | None = None,
+    ) -> SearchResult:
+        result = searcher_for(GAME, "mcts").think(state, Limits(nodes=50), stop, on_info)
+        return dataclasses.replace(result, move="pass", move_value=0, pv=("pass",))
+
+
+def job(cleanup: bool) -> WorkerJob:
+    state = GAME.parse_position(DEAD_IN_BLACKS_AREA)
+    return WorkerJob(
+        1,
+        "go",
+        dict(GAME.options),
+        state,
+        Limits(),
+        Deadlines(0.0, None, None),
+        "mcts",
+        None,
+        cleanup,
+    )
+
+
+def test_a_clean_up_think_captures_instead_of_passing() -> None:
+    stop = StopFlag(multiprocessing.get_context("spawn"))
+    assert _think(PassingSearcher(), job(False), stop, lambda info: None).move == "pass"
+    result = _think(PassingSearcher(), job(True), stop, lambda info: None)
+    assert result.move in ("A5", "C5", "B4", "B6"), result
+    assert result.pv == (result.move,)
