@@ -1375,3 +1375,60 @@ def cleanup_move(game: Go, state: GoState) -> int | None:
                 if freedom >= 2 and (best is None or info.liberties[s] < best[0]):
                     best = (info.liberties[s], n)
     return None if best is None else best[1]
+
+
+def gaining_move(game: Go, state: GoState) -> int | None:
+    """A move that still gains on the board's count, for a search that would pass; else ``None``.
+
+    Under area counting a pass gives away what a move could still take:
+    the opponent's dead stones (:func:`cleanup_move`), then a neutral point
+    (an empty point of a region that borders both colours) that the mover
+    can fill keeping two liberties. ``None`` when passing loses nothing.
+    """
+    move = cleanup_move(game, state)
+    if move is not None:
+        return move
+    if game._over(state):
+        return None
+    board = state.board
+    stride = game.stride
+    info = _Analysis(board, game.points, stride)
+    legal = set(game._point_moves(state, info))
+    me = state.player + 1
+    for p in game.points:
+        if p not in legal:
+            continue
+        near = 0
+        for n in (p - 1, p + 1, p - stride, p + stride):
+            v = board[n]
+            if v in (BLACK, WHITE):
+                near |= v
+        if near != BLACK | WHITE:
+            continue  # a neutral point touches both colours
+        after = game.play(state, p)
+        mine = _Analysis(after.board, game.points, stride)
+        if after.board[p] == me and mine.liberties[mine.label[p]] >= 2:
+            return p
+    return None
+
+
+#: Resign when the search gives the side to move less than this chance of
+#: winning (protocol.md, ``bestmove``): 5%, the level at which Monte Carlo
+#: programs commonly resign, low enough that a light-playout search's
+#: noise (a few percent at a thousand playouts) does not cross it.
+RESIGN_BELOW: Final = 0.05
+#: No resignation before this share of the board's points has been played
+#: (plies since the game's start, or stones on the board, whichever is
+#: more): early win rates are noisy.
+RESIGN_AFTER_SHARE: Final = 0.4
+#: No resignation on a search of fewer playouts than this: the win rate
+#: must have stayed low over that many games played out.
+RESIGN_MIN_PLAYOUTS: Final = 500
+
+
+def should_resign(game: Go, state: GoState, win_chance: float, playouts: int) -> bool:
+    """Whether a search that gives the side to move ``win_chance`` after ``playouts`` resigns."""
+    if win_chance >= RESIGN_BELOW or playouts < RESIGN_MIN_PLAYOUTS:
+        return False
+    stones = sum(1 for p in game.points if state.board[p] != EMPTY)
+    return max(state.ply, stones) >= RESIGN_AFTER_SHARE * game.size * game.size

@@ -62,6 +62,8 @@ DEFAULT_RESIGN_BELOW: Final = 0.05
 #: early win rates from few playouts are noisy.
 RESIGN_AFTER_SHARE: Final = 0.4
 
+#: A search's resignation (protocol.md, bestmove), and GTP's.
+RESIGN_MOVE: Final = "resign"
 COLOURS: Final = {"b": 0, "black": 0, "w": 1, "white": 1}
 COLOUR_LETTERS: Final = ("X", "O")
 
@@ -197,10 +199,17 @@ class GtpEngine:
         """Play the search's move for ``order`` (or resign) and answer the ``genmove``."""
         if result.move is None or self._should_resign(result):
             return _success(order.command_id, "resign")
+        played = result.move
+        if played == RESIGN_MOVE:
+            # The search resigned (protocol.md, bestmove); with resigning off
+            # the best move it found is played: the first of its line.
+            if self.resign_below > 0:
+                return _success(order.command_id, RESIGN_MOVE)
+            played = result.pv[0] if result.pv and result.pv[0] != RESIGN_MOVE else "pass"
         state = order.state
-        move = self.game.parse_move(state, result.move)
-        self._push(order.colour, result.move, self.game.play(state, move))
-        return _success(order.command_id, result.move)
+        move = self.game.parse_move(state, played)
+        self._push(order.colour, played, self.game.play(state, move))
+        return _success(order.command_id, played)
 
     def _known_command(self, args: list[str]) -> str:
         return "true" if len(args) == 1 and args[0].lower() in self._commands else "false"

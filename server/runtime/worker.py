@@ -37,10 +37,12 @@ from multiprocessing.context import SpawnContext
 from typing import Any
 
 from engine.errors import GameError
-from engine.games.go import Go, cleanup_move
+from engine.game import MCTS, win_odds
+from engine.games.go import RESIGN, Go, GoState, gaining_move, should_resign
 from engine.registry import create_game
 from engine.search.limits import Deadlines, Limits
 from engine.search.results import Info, SearchResult
+from engine.search.score import Score
 from engine.search.trace import trace
 from engine.searchers import GameSearcher, searcher_for
 from protocol.codec import Encoding, encode
@@ -61,6 +63,7 @@ MAX_CACHED_SEARCHERS = 4
 #: The game with a clean-up phase, and its pass (protocol.md, ``think.cleanup``).
 GO = "go"
 PASS_TEXT = "pass"
+RESIGN_TEXT = "resign"
 
 
 class StopFlag:
@@ -193,26 +196,54 @@ def _run(
 def _think(
     searcher: GameSearcher, job: WorkerJob, stop: StopFlag, report: Callable[[Info], None]
 ) -> SearchResult:
-    """The searcher's answer to ``job``; in a Go clean-up phase, no pass before the dead are taken.
+    """The searcher's answer to ``job``, with Go's end of game rules for our own search.
 
-    An external GTP engine is asked its own clean-up command; our search
-    scores the board as it stands, so a winning side may pass with the
-    opponent's dead stones still in its area: the clean-up phase then
-    plays the move that captures them (:func:`engine.games.go.cleanup_move`).
+    An external GTP engine is asked its own clean-up command in a clean-up
+    phase. Our search scores the board as it stands, so a side already
+    winning may pass with points still to take (the opponent's dead
+    stones, neutral points): it plays them instead
+    (:func:`engine.games.go.gaining_move`); and a side whose win rate has
+    fallen below the threshold resigns (:func:`engine.games.go.should_resign`).
     """
     if isinstance(searcher, ProgramSearcher):
         return searcher.think(
             job.state, job.limits, stop, report, job.deadlines, cleanup=job.cleanup
         )
     result = searcher.think(job.state, job.limits, stop, report, job.deadlines)
-    if job.cleanup and job.game == GO and result.move == PASS_TEXT:
+    if job.game == GO and job.algorithm == MCTS:
         game = create_game(job.game, job.options)
         if isinstance(game, Go):
-            move = cleanup_move(game, job.state)
-            if move is not None:
-                text = game.format_move(job.state, move)
-                return dataclasses.replace(result, move=text, move_value=move, pv=(text,))
+            return go_answer(game, job.state, result)
     return result
+
+
+def go_answer(game: Go, state: GoState, result: SearchResult) -> SearchResult:
+    """Our Go search's answer after Go's end-of-game rules (:func:`_think`).
+
+    A resignation keeps the search's principal variation: its first move
+    is the best move found (protocol.md, ``bestmove``).
+    """
+    if result.move is None or result.reason in ("stopped", "only_move"):
+        return result
+    if should_resign(game, state, win_chance(result.score, game.win_odds_scale), result.playouts):
+        return dataclasses.replace(result, move=RESIGN_TEXT, move_value=RESIGN)
+    if result.move == PASS_TEXT:
+        move = gaining_move(game, state)
+        if move is not None:
+            text = game.format_move(state, move)
+            return dataclasses.replace(result, move=text, move_value=move, pv=(text,))
+    return result
+
+
+def win_chance(score: Score, win_odds_scale: int) -> float:
+    """The side to move's chance of winning that a search's score stands for."""
+    if score.win_in is not None:
+        return 1.0
+    if score.loss_in is not None:
+        return 0.0
+    if score.draw:
+        return 0.5
+    return win_odds(score.value or 0, win_odds_scale)
 
 
 def _trace(job: WorkerJob, task: TraceTask, stop: StopFlag) -> TraceReply:

@@ -1,4 +1,4 @@
-"""A think of a Go clean-up phase in a worker: our search does not pass over dead stones.
+"""Go's end of game in a worker: no pass over points still to take, resignation when lost.
 
 Issue 30: a winning side's search may pass with the opponent's dead stones
 still in its area (the board's count would then take them as alive); in a
@@ -12,12 +12,13 @@ import multiprocessing
 from collections.abc import Callable
 from typing import Any
 
-from engine.games.go import Go
+from engine.games.go import RESIGN_MIN_PLAYOUTS, Go
 from engine.search.budget import StopSignal
 from engine.search.limits import Deadlines, Limits
 from engine.search.results import Info, SearchResult
+from engine.search.score import Score
 from engine.searchers import searcher_for
-from server.runtime.worker import StopFlag, WorkerJob, _think
+from server.runtime.worker import StopFlag, WorkerJob, _think, go_answer
 
 GAME = Go()
 #: Black's wall on E, White's on F, a dead White stone at B5 in Black's area.
@@ -56,7 +57,21 @@ def job(cleanup: bool) -> WorkerJob:
 
 def test_a_clean_up_think_captures_instead_of_passing() -> None:
     stop = StopFlag(multiprocessing.get_context("spawn"))
-    assert _think(PassingSearcher(), job(False), stop, lambda info: None).move == "pass"
-    result = _think(PassingSearcher(), job(True), stop, lambda info: None)
-    assert result.move in ("A5", "C5", "B4", "B6"), result
-    assert result.pv == (result.move,)
+    for cleanup in (False, True):  # never a pass while a capture gains
+        result = _think(PassingSearcher(), job(cleanup), stop, lambda info: None)
+        assert result.move in ("A5", "C5", "B4", "B6"), result
+        assert result.pv == (result.move,)
+
+
+def test_a_lost_go_position_is_resigned_keeping_the_best_line() -> None:
+    lost = GAME.parse_position("/".join(["X.XXXOO.O"] * 9) + " X")  # past the opening
+    searched = searcher_for(GAME, "mcts").think(lost, Limits(nodes=20))
+    hopeless = dataclasses.replace(
+        searched, score=Score(value=-1000), playouts=RESIGN_MIN_PLAYOUTS, reason="time"
+    )
+    answer = go_answer(GAME, lost, hopeless)
+    assert answer.move == "resign" and answer.pv == searched.pv
+    few = dataclasses.replace(hopeless, playouts=RESIGN_MIN_PLAYOUTS - 1)
+    assert go_answer(GAME, lost, few).move == searched.move
+    hopeful = dataclasses.replace(hopeless, score=Score(value=0))
+    assert go_answer(GAME, lost, hopeful).move == searched.move

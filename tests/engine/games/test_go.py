@@ -24,11 +24,15 @@ from engine.games.go import (
     NO_MOVE,
     PASS,
     RESIGN,
+    RESIGN_BELOW,
+    RESIGN_MIN_PLAYOUTS,
     Go,
     GoState,
     cleanup_move,
     dead_stones,
+    gaining_move,
     ownership,
+    should_resign,
 )
 from engine.registry import create_game
 from engine.search.alphabeta import Searcher
@@ -743,3 +747,20 @@ def test_the_clean_up_move_takes_the_dead_stone_off_then_there_is_none() -> None
     white = GAME.parse_position(DEAD_IN_BLACKS_AREA + " O")
     assert cleanup_move(GAME, white) is None
     assert cleanup_move(GAME, GAME.initial_state()) is None
+
+
+def test_a_pass_that_gives_away_a_neutral_point_is_not_taken() -> None:
+    # two living walls with a neutral point between them (C3): filling it gains a point
+    dame = position("XX.OO", "XX.OO", "XXXOO", "XX.OO", "XX.OO", side="X")
+    move = gaining_move(SMALL, dame)
+    assert move is not None and SMALL.format_move(dame, move) in ("C5", "C4", "C2", "C1")
+    settled = position("X.XO.", "X.XO.", "X.XO.", "X.XO.", "X.XO.", side="X")
+    assert gaining_move(SMALL, settled) is None
+
+
+def test_resignation_needs_a_low_win_rate_over_enough_playouts_past_the_opening() -> None:
+    busy = GAME.parse_position("/".join(["X.XXXOO.O"] * 9) + " X")  # 63 stones of 81
+    assert should_resign(GAME, busy, 0.01, RESIGN_MIN_PLAYOUTS)
+    assert not should_resign(GAME, busy, RESIGN_BELOW, RESIGN_MIN_PLAYOUTS)
+    assert not should_resign(GAME, busy, 0.01, RESIGN_MIN_PLAYOUTS - 1)
+    assert not should_resign(GAME, GAME.initial_state(), 0.0, 10 * RESIGN_MIN_PLAYOUTS)
