@@ -1432,3 +1432,11 @@ def should_resign(game: Go, state: GoState, win_chance: float, playouts: int) ->
         return False
     stones = sum(1 for p in game.points if state.board[p] != EMPTY)
     return max(state.ply, stones) >= RESIGN_AFTER_SHARE * game.size * game.size
+
+
+def sgf_main_line(text: str) -> list[list[tuple[str, list[str]]]]:
+    """The nodes of an SGF game's main line, each a list of (property, values).
+
+    Raises :class:`~engine.errors.BadPositionError` for text that is not SGF.
+    """
+    return _sgf_main_line(text)
