@@ -96,6 +96,20 @@ async def test_a_settled_board_is_counted_at_the_first_two_passes(tmp_path: Path
     assert record.result_text == "W+7.5"
 
 
+@pytest.mark.asyncio
+async def test_a_resigning_bestmove_ends_the_game_for_the_other_side(tmp_path: Path) -> None:
+    async with FaultyEngine("resign") as a, FaultyEngine("none") as b:
+        tournament = dataclasses.replace(
+            config([EngineSpec("a", a.url), EngineSpec("b", b.url)], game="go", games=1),
+            options={"size": 5},
+        )
+        _, records = await play(tmp_path, tournament)
+    (record,) = records
+    assert record.moves[-1].move == "resign" and len(record.moves) == 3
+    assert record.winner == 1 and record.reason == "black resigns"
+    assert record.result_text == "W+R"
+
+
 # ----------------------------------------------------------------------------------
 # Against real GNU Go, behind our server as the README shows.
 
