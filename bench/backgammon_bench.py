@@ -40,6 +40,7 @@ from engine.games.backgammon import Action, Backgammon, BgState, HandBackgammon
 from engine.search.expectimax import ExpectimaxSearcher
 from engine.search.limits import Limits
 from engine.search.reference import expectiminimax
+from engine.search.request import SearchRequest
 
 #: Fixed positions (Position ID, player on roll, dice): the start with two
 #: opening rolls, middle games from seeded random play, a bear-off.
@@ -109,7 +110,7 @@ def prune_table(depth: int) -> None:
             searcher.use_star1, searcher.use_star2 = star1, star2
             game.created = 0
             started = time.perf_counter()
-            result = searcher.think(state, Limits(depth=depth))
+            result = searcher.think(SearchRequest(state, Limits(depth=depth)))
             elapsed = time.perf_counter() - started
             assert result.value == expected, (name, star1, star2, result.value, expected)
             counts.append(game.created + 1)
@@ -137,8 +138,9 @@ def speed_table() -> None:
     print("|---|---|---|---|---|")
     for name, state in fixed_positions(game).items():
         searcher = ExpectimaxSearcher(game)
-        result = searcher.think(state, Limits(movetime_ms=1000))
-        print(f"| {name} | {result.depth} | {result.nodes} | {result.nps} | {result.reason} |")
+        result = searcher.think(SearchRequest(state, Limits(movetime_ms=1000)))
+        info = result.info
+        print(f"| {name} | {info.depth} | {info.nodes} | {info.nps} | {result.reason} |")
 
 
 Player = Callable[[Backgammon, BgState, random.Random], Action]
@@ -149,7 +151,9 @@ def engine_player(movetime_ms: int) -> Player:
 
     def choose(game: Backgammon, state: BgState, rng: random.Random) -> Action:
         searcher = searchers.setdefault(id(game), ExpectimaxSearcher(game, 1 << 16))
-        move: Action = searcher.think(state, Limits(movetime_ms=movetime_ms)).move_value
+        move: Action = searcher.think(
+            SearchRequest(state, Limits(movetime_ms=movetime_ms))
+        ).move_value
         return move
 
     return choose
@@ -157,7 +161,9 @@ def engine_player(movetime_ms: int) -> Player:
 
 def greedy_player(game: Backgammon, state: BgState, rng: random.Random) -> Action:
     """One ply: the move whose position scores best before the opponent's roll."""
-    move: Action = ExpectimaxSearcher(game, 1 << 10).think(state, Limits(depth=1)).move_value
+    move: Action = (
+        ExpectimaxSearcher(game, 1 << 10).think(SearchRequest(state, Limits(depth=1))).move_value
+    )
     return move
 
 
@@ -238,9 +244,9 @@ def _versus_game(seed: int, learned_side: int) -> tuple[int, list[int], list[int
         _, searcher = _VERSUS[side]
 
         def choose(game: Backgammon, state: BgState, rng: random.Random) -> Action:
-            result = searcher.think(state, _VERSUS_LIMITS[0])
+            result = searcher.think(SearchRequest(state, _VERSUS_LIMITS[0]))
             if len(game.legal_moves(state)) > 1:
-                depths[side].append(result.depth)
+                depths[side].append(result.info.depth)
             move: Action = result.move_value
             return move
 

@@ -37,6 +37,7 @@ from engine.games.chess.notation import format_uci
 from engine.games.chess.position import Position, perft, play
 from engine.search.alphabeta import Searcher
 from engine.search.limits import Limits, plan_deadlines
+from engine.search.request import SearchRequest
 
 REFDATA = Path(__file__).resolve().parents[1].parent / "shared" / "refdata" / "chess"
 
@@ -167,8 +168,10 @@ def sunfish_think(history_fens: list[str], seconds: float) -> EngineAnswer:
 def ours_think(searcher: Searcher, state: Position, seconds: float) -> EngineAnswer:
     start = time.monotonic()
     limits = Limits(movetime_ms=int(seconds * 1000))
-    result = searcher.think(state, limits, deadlines=plan_deadlines(limits, start))
-    return EngineAnswer(result.move or "", result.nodes, time.monotonic() - start, result.depth)
+    result = searcher.think(SearchRequest(state, limits, deadlines=plan_deadlines(limits, start)))
+    return EngineAnswer(
+        result.move or "", result.info.nodes, time.monotonic() - start, result.info.depth
+    )
 
 
 # ----------------------------------------------------------------------

@@ -57,6 +57,7 @@ SOLVE_CAP_S = 20.0
 def _searches(quick: bool) -> Iterator[dict[str, Any]]:
     from engine.registry import create_game
     from engine.search.limits import Limits
+    from engine.search.request import SearchRequest
     from engine.searchers import searcher_for
 
     for name, options, position, depth, repetitions in SEARCHES:
@@ -68,15 +69,15 @@ def _searches(quick: bool) -> Iterator[dict[str, Any]]:
         for _ in range(repetitions):
             searcher = searcher_for(game, tt_slots=1 << 20)
             started = time.process_time()
-            result = searcher.think(state, Limits(depth=depth))
+            result = searcher.think(SearchRequest(state, Limits(depth=depth)))
             seconds += time.process_time() - started
-            nodes += result.nodes
+            nodes += result.info.nodes
         yield {
             "kind": "search",
             "label": f"{name} depth {depth}" + (f" x{repetitions}" if repetitions > 1 else ""),
             "nodes": nodes,
             "seconds": seconds,
-            "answer": [result.move, str(result.score), result.depth, result.nodes],
+            "answer": [result.move, str(result.info.score), result.info.depth, result.info.nodes],
         }
 
 
@@ -101,7 +102,7 @@ def _perfts(quick: bool) -> Iterator[dict[str, Any]]:
 
 def _solves(quick: bool) -> Iterator[dict[str, Any]]:
     from engine.games.connect4 import ConnectFour
-    from engine.search.alphabeta import Searcher
+    from engine.search.solver import ExactSolver
 
     game = ConnectFour()
     sets = (("Test_L2_R1", 100 if quick else None), ("Test_L2_R2", 20 if quick else 100))
@@ -111,7 +112,7 @@ def _solves(quick: bool) -> Iterator[dict[str, Any]]:
             continue
         rows = [line.split() for line in path.read_text().splitlines() if line.strip()]
         rows = rows[:limit] if limit else rows
-        searcher = Searcher(game, tt_slots=1 << 20)
+        solver = ExactSolver(game, tt_slots=1 << 20)
         times: list[float] = []
         # Per position: its node count when solved exactly, None when the
         # cap stopped it (the two builds are compared where both finished).
@@ -120,14 +121,16 @@ def _solves(quick: bool) -> Iterator[dict[str, Any]]:
         for position, expected in rows:
             state = game.parse_position(position)
             started = time.process_time()
-            result = searcher.solve(state, deadline=time.monotonic() + SOLVE_CAP_S)
+            result = solver.solve(state, deadline=time.monotonic() + SOLVE_CAP_S)
             times.append(time.process_time() - started)
-            nodes += result.nodes
+            nodes += result.info.nodes
             if result.reason != "proven":
                 solved.append(None)
                 continue
-            solved.append(result.nodes)
-            if game.pons_score(state, result.score.win_in, result.score.loss_in) != int(expected):
+            solved.append(result.info.nodes)
+            if game.pons_score(state, result.info.score.win_in, result.info.score.loss_in) != int(
+                expected
+            ):
                 wrong += 1
         yield {
             "kind": "solve",

@@ -22,6 +22,8 @@ from engine.game import Game
 from engine.registry import create_game
 from engine.search.alphabeta import Searcher
 from engine.search.limits import Limits
+from engine.search.request import SearchRequest
+from engine.search.solver import ExactSolver
 
 REFDATA = Path(__file__).resolve().parent.parent.parent / "shared" / "refdata"
 
@@ -39,18 +41,18 @@ SEARCH_CASES: list[tuple[str, str, dict[str, Any], str | None, int]] = [
 def search_row(label: str, game: Game[Any, Any], state: Any, depth: int) -> dict[str, Any]:
     searcher = Searcher(game, tt_slots=1 << 20)
     started = time.process_time()
-    result = searcher.think(state, Limits(depth=depth))
+    result = searcher.think(SearchRequest(state, Limits(depth=depth)))
     elapsed = time.process_time() - started
     return {
         "label": label,
-        "depth": result.depth,
-        "nodes": result.nodes,
+        "depth": result.info.depth,
+        "nodes": result.info.nodes,
         "seconds": elapsed,
-        "nps": result.nodes / elapsed if elapsed else 0.0,
+        "nps": result.info.nodes / elapsed if elapsed else 0.0,
         "fmc": result.stats.first_move_cutoff_rate,
         "ebf": result.stats.effective_branching_factor,
         "move": result.move,
-        "score": str(result.score),
+        "score": str(result.info.score),
     }
 
 
@@ -141,18 +143,20 @@ def solve_set(name: str, limit: int | None, seconds: float | None = None) -> Non
     rows = [line.split() for line in path.read_text().splitlines() if line.strip()]
     rows = rows[:limit] if limit else rows
     game = create_game("connect4")
-    searcher = Searcher(game, tt_slots=1 << 20)
+    solver = ExactSolver(game, tt_slots=1 << 20)
     times, wrong, nodes, unfinished = [], 0, 0, 0
     for position, expected in rows:
         state = game.parse_position(position)
         started = time.process_time()
         deadline = None if seconds is None else time.monotonic() + seconds
-        result = searcher.solve(state, deadline=deadline)
+        result = solver.solve(state, deadline=deadline)
         times.append(time.process_time() - started)
-        nodes += result.nodes
+        nodes += result.info.nodes
         if result.reason != "proven":
             unfinished += 1  # counted as not exact, at its capped time
-        elif game.pons_score(state, result.score.win_in, result.score.loss_in) != int(expected):
+        elif game.pons_score(state, result.info.score.win_in, result.info.score.loss_in) != int(
+            expected
+        ):
             wrong += 1
     times.sort()
     total = sum(times)

@@ -58,6 +58,7 @@ from engine.games.backgammon import (
 )
 from engine.search.expectimax import ExpectimaxSearcher
 from engine.search.limits import Limits
+from engine.search.request import SearchRequest
 
 #: Seconds to wait for gnubg's answer (0-ply takes milliseconds).
 ANSWER_TIMEOUT = 120.0
@@ -231,11 +232,11 @@ def play_game(pair_seed: int, engine_side: int) -> GameRecord:
             move = ()  # no checker can move: nobody is asked
         elif state.turn == engine_side:
             started = time.perf_counter()
-            result = searcher.think(state, limits)
+            result = searcher.think(SearchRequest(state, limits))
             elapsed = (time.perf_counter() - started) * 1000
             move = result.move_value
             if len(legal) > 1:
-                record.depths.append(result.depth)
+                record.depths.append(result.info.depth)
                 record.times_ms.append(elapsed)
         else:
             move = gnubg.move(game, state)

@@ -242,6 +242,7 @@ async def overload_phase(
         duration_s=duration_s,
         scenario="think",
         movetime_ms=movetime_ms,
+        thresholds=(),  # overloaded on purpose: the phase's own targets judge it
     )
     load_before = load_average()
     report = await LoadRun(config, progress=sys.stderr).run()
@@ -308,6 +309,7 @@ async def fairness_phase(
         duration_s=duration_s,
         scenario="fairness",
         movetime_ms=movetime_ms,
+        thresholds=(),  # the abusive sessions are refused on purpose: the targets judge it
     )
     load_before = load_average()
     report = await LoadRun(config, fairness_scenario(abusers), progress=sys.stderr).run()

@@ -70,6 +70,7 @@ from engine.registry import GAMES, create_game
 from engine.search.alphabeta import Searcher
 from engine.search.limits import Limits
 from engine.search.mcts import RAVE_EQUIVALENCE, MctsSearcher
+from engine.search.request import SearchRequest
 
 #: A player: given the state, its move.
 Player = Callable[[Any], Any]
@@ -103,7 +104,7 @@ def mcts_player(
         searcher = MctsSearcher(game, seed, rave, exploration, rave_equivalence)
 
         def play(state: Any) -> Any:
-            return searcher.think(state, limits).move_value
+            return searcher.think(SearchRequest(state, limits)).move_value
 
         return play
 
@@ -115,7 +116,7 @@ def alphabeta_player(limits: Limits) -> PlayerFactory:
         searcher = Searcher(game, 1 << 18)
 
         def play(state: Any) -> Any:
-            return searcher.think(state, limits).move_value
+            return searcher.think(SearchRequest(state, limits)).move_value
 
         return play
 
@@ -207,12 +208,12 @@ def section_playouts(args: argparse.Namespace) -> None:
         while game.chance_outcomes(start) is not None:
             start = game.play(start, game.legal_moves(start)[0])
         searched = MctsSearcher(game, seed=1).think(
-            start, Limits(movetime_ms=int(1000 * args.seconds))
+            SearchRequest(start, Limits(movetime_ms=int(1000 * args.seconds)))
         )
         print(
             f"| {name} | {game.playout_limit} | {len(times) / total:,.0f} | "
             f"{1000 * total / len(times):.2f} | {1000 * max(times):.1f} | "
-            f"{searched.playouts * 1000 / max(1, searched.time_ms):,.0f} |"
+            f"{searched.info.playouts * 1000 / max(1, searched.info.time_ms):,.0f} |"
         )
 
 
@@ -311,7 +312,7 @@ def section_hints(args: argparse.Namespace) -> None:
         searcher = MctsSearcher(blind, seed=seed)
 
         def play(state: Any) -> Any:
-            return searcher.think(state, limits).move_value
+            return searcher.think(SearchRequest(state, limits)).move_value
 
         return play
 

@@ -37,6 +37,7 @@ from engine.games.othello import Othello
 from engine.search.alphabeta import Searcher
 from engine.search.limits import Limits
 from engine.search.reference import perft
+from engine.search.request import SearchRequest
 
 #: Published perft counts from the start position (Othello: Aart Bik,
 #: "Reversi perft"; checkers: OEIS A133046). Depths 1-10.
@@ -81,11 +82,13 @@ def bench_perft(max_depth: int) -> None:
 
 def bench_search(seconds: float) -> None:
     for game in games():
-        result = Searcher(game).think(game.initial_state(), Limits(movetime_ms=int(seconds * 1000)))
+        result = Searcher(game).think(
+            SearchRequest(game.initial_state(), Limits(movetime_ms=int(seconds * 1000)))
+        )
         print(
-            f"{game.name:9} {seconds:.1f} s from the start: depth {result.depth}, "
-            f"{result.nodes} nodes, {result.nps} nodes/s, best {result.move} "
-            f"score {result.score}, pv {' '.join(result.pv)}"
+            f"{game.name:9} {seconds:.1f} s from the start: depth {result.info.depth}, "
+            f"{result.info.nodes} nodes, {result.info.nps} nodes/s, best {result.move} "
+            f"score {result.info.score}, pv {' '.join(result.info.pv)}"
         )
 
 
@@ -101,9 +104,9 @@ def bench_random(games_per_game: int, movetime_ms: int, seed: int) -> None:
             state: Any = game.initial_state()
             while game.outcome(state) is None:
                 if game.to_move(state) == engine_side:
-                    result = searcher.think(state, Limits(movetime_ms=movetime_ms))
-                    nodes += result.nodes
-                    elapsed += result.time_ms
+                    result = searcher.think(SearchRequest(state, Limits(movetime_ms=movetime_ms)))
+                    nodes += result.info.nodes
+                    elapsed += result.info.time_ms
                     move = result.move_value
                 else:
                     move = rng.choice(game.legal_moves(state))
@@ -151,12 +154,15 @@ def bench_endgame(empties_list: list[int], positions: int, seed: int, limit_s: f
         for _ in range(positions):
             state = endgame_position(game, empties, rng)
             start = time.monotonic()
-            result = Searcher(game).think(state, Limits(movetime_ms=int(limit_s * 1000)))
+            result = Searcher(game).think(
+                SearchRequest(state, Limits(movetime_ms=int(limit_s * 1000)))
+            )
             times.append(time.monotonic() - start)
             proven += result.reason == "proven"
             print(
-                f"  {empties} empties: {result.reason} {result.score} depth {result.depth} "
-                f"{result.nodes} nodes {times[-1]:.2f} s  {game.format_position(state)}"
+                f"  {empties} empties: {result.reason} {result.info.score} "
+                f"depth {result.info.depth} {result.info.nodes} nodes {times[-1]:.2f} s  "
+                f"{game.format_position(state)}"
             )
         print(
             f"othello   {empties} empties: {proven}/{positions} proven within {limit_s:.0f} s, "

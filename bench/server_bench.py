@@ -38,6 +38,7 @@ from clients.client import connect  # noqa: E402
 from engine.registry import create_game  # noqa: E402
 from engine.search.alphabeta import Searcher  # noqa: E402
 from engine.search.limits import Limits  # noqa: E402
+from engine.search.request import SearchRequest  # noqa: E402
 from engine.search.tt import DEFAULT_TT_SLOTS  # noqa: E402
 
 SEED = 20240601
@@ -135,9 +136,9 @@ async def bench_overhead(url: str, positions: list[str], depth: int) -> None:
             remote = (time.perf_counter() - sent) * 1000
             state = game.parse_position(position)
             started = time.perf_counter()
-            result = searcher.think(state, Limits(depth=depth))
+            result = searcher.think(SearchRequest(state, Limits(depth=depth)))
             local = (time.perf_counter() - started) * 1000
-            if result.nodes != best.nodes:
+            if result.info.nodes != best.nodes:
                 mismatched += 1
             differences.append(remote - local)
     print(f"(a) overhead, depth {depth}, server - in-process [ms]: {summary(differences)}")

@@ -1,7 +1,10 @@
 """Clients of the engine server: the asyncio client library and the ``arena`` command.
 
 The library lives in :mod:`clients.client`; the names most programs need
-are re-exported here::
+are re-exported here, every exception the library raises among them
+(:class:`EngineError` is the base of all of them; one subclass per
+protocol error code, plus :class:`EngineTerminatedError`,
+:class:`EngineTimeoutError` and :class:`ProtocolViolationError`)::
 
     from clients import connect
 
@@ -12,34 +15,60 @@ are re-exported here::
 
 from clients.client import (
     Analysis,
+    BadMessageError,
+    BadOptionsError,
+    BadPositionError,
     BestMove,
+    BusyError,
+    ChanceStateError,
     Engine,
     EngineError,
     EngineTerminatedError,
     EngineTimeoutError,
+    GameOverError,
     GameResult,
     GameState,
     IllegalMoveError,
     Info,
+    InternalError,
+    LimitExceededError,
+    NoGameError,
     OverloadedError,
     ProtocolViolationError,
     ServerInfo,
+    UnknownAlgorithmError,
+    UnknownGameError,
+    UnknownTypeError,
+    UnsupportedProtocolError,
     connect,
 )
 
 __all__ = [
     "Analysis",
+    "BadMessageError",
+    "BadOptionsError",
+    "BadPositionError",
     "BestMove",
+    "BusyError",
+    "ChanceStateError",
     "Engine",
     "EngineError",
     "EngineTerminatedError",
     "EngineTimeoutError",
+    "GameOverError",
     "GameResult",
     "GameState",
     "IllegalMoveError",
     "Info",
+    "InternalError",
+    "LimitExceededError",
+    "NoGameError",
     "OverloadedError",
     "ProtocolViolationError",
     "ServerInfo",
+    "UnknownAlgorithmError",
+    "UnknownGameError",
+    "UnknownTypeError",
+    "UnsupportedProtocolError",
     "connect",
 ]

@@ -126,10 +126,11 @@ def configure_play(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--algorithm",
-        choices=("alphabeta", "expectiminimax", "mcts"),
         default=None,
-        help="the engine's search (default: the game's own; the server's welcome lists "
-        "what each game offers)",
+        metavar="NAME",
+        help="the engine's search: any the server's welcome lists for the game "
+        "(alphabeta, expectiminimax, mcts, or an external program such as sf5; "
+        "default: the game's own)",
     )
     parser.add_argument(
         "--pgn", metavar="FILE", help="append each chess game played to FILE as PGN"

@@ -1,26 +1,35 @@
-"""Load testing: many scripted clients against one server, with latency figures and a report.
+"""Load testing: many scripted clients against one server, with latency figures and a verdict.
 
-``arena loadtest`` opens ``connections`` WebSocket connections, ramped up
-over ``ramp_s`` seconds; each runs a *scenario* over and over until the run
-ends (after ``duration_s``, or once ``iterations`` scenario runs have
-started, whichever comes first), and the whole run stops by itself. The
-tester then prints and (optionally) writes a JSON report: connect time,
-request round trips, think -> first ``info``, ``bestmove`` lateness against
-the think's deadline, stop -> ``bestmove``, the time each think waited in
-the server's queue (``queued_ms``), each as p50/p95/p99/max in
+``arena loadtest`` runs a *scenario* on WebSocket connections in one of two
+models (:mod:`clients.load_config`): *closed* (``connections`` sessions,
+each running the scenario over and over, their number following stages:
+by default a ramp over ``ramp_s`` and a hold until ``duration_s``) or
+*arrival-rate* (scenario runs started ``rate`` times a second on a pool of
+connections; a run due while every pooled connection is busy is dropped
+and counted). The run stops by itself at the stages' end or once
+``iterations`` runs have started. The tester then prints and (optionally)
+writes a JSON report: connect time, request round trips, think -> first
+``info``, ``bestmove`` lateness against the think's deadline, stop ->
+``bestmove``, the time each think waited in the server's queue
+(``queued_ms``), each as count/min/avg/med/p90/p95/p99/max in
 milliseconds; thinks per second, answers by ``reason`` (the share answered
 ``overloaded``: no search process got to them), the depths reached, thinks
 refused at once (``overloaded`` errors, after which the session waits the
 server's ``retry_after_ms``), other errors by code, and lost answers (a
 think that never got its ``bestmove``). When the server's ``/metrics`` is
 reachable, the report adds the server's own view of the run (event-loop
-lag, bestmove lateness and queue waits, from the histogram deltas).
+lag, bestmove lateness and queue waits, from the histogram deltas). With
+``--out`` it also writes a time series, one row per interval
+(:func:`series_row`).
 
 Every run ends with its checks: no answer lost, no connection failed, no
-malformed answer, and the thresholds of :class:`LoadConfig`
-(``--max-overloaded``, ``--max-refused``, ``--max-late-p99-ms``). The report
-lists each check; ``arena loadtest`` exits with 1 when one fails
-(:func:`exit_status`).
+malformed answer (each fails the run), and the thresholds
+(:class:`~clients.load_config.Threshold`): by default a run with more than
+25% of its answers unsearched or half its thinks refused FAILS, one with
+more than 5% (10% refused) is DEGRADED; ``--max-overloaded``,
+``--max-refused``, ``--max-late-p99-ms`` and a ``--config`` file set
+others. ``arena loadtest`` exits with 0 (passed), 1 (failed), 3 (degraded)
+(:func:`exit_status`), 2 for bad options.
 
 A scenario is a plain async function; write your own and pass it as
 ``--scenario package.module:function``::
@@ -52,6 +61,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import csv
 import importlib
 import ipaddress
 import json
@@ -73,6 +83,21 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
 
 from clients.client import DEFAULT_URL
+from clients.load_config import (
+    DEFAULT_THRESHOLDS,
+    MAX_RATE,
+    MODES,
+    SHARE_METRICS,
+    Mode,
+    Stage,
+    Threshold,
+    check_stages,
+    merge_thresholds,
+    parse_stage,
+    read_config_file,
+    target_at,
+    thresholds_from_tables,
+)
 from engine.search.limits import Limits
 from protocol.codec import EncodingName, decode_reply, encode
 from protocol.errors import ErrorCode, ProtocolViolation
@@ -100,8 +125,10 @@ REPLY_TIMEOUT_S = 10.0
 WIND_DOWN_S = 5.0
 #: Pause before a connection retries after failing to connect.
 RECONNECT_PAUSE_S = 0.5
-#: Percentiles in the report.
+#: Percentiles of the server's histograms in the report.
 PERCENTILES = (50, 95, 99)
+#: Percentiles of the tester's own latency summaries (with min, avg and max).
+SUMMARY_PERCENTILES = (50, 90, 95, 99)
 #: After an ``overloaded`` refusal without a usable ``retry_after_ms``, the
 #: session waits this long before its next think; and never longer than
 #: :data:`MAX_RETRY_WAIT_MS`, whatever the server says.
@@ -111,7 +138,12 @@ MAX_RETRY_WAIT_MS = 30_000
 EXIT_OK = 0
 EXIT_CHECK_FAILED = 1
 EXIT_USAGE = 2
+EXIT_DEGRADED = 3
 EXIT_INTERRUPTED = 130
+#: How often the run's controller looks at the clock to follow its stages.
+TICK_S = 0.01
+#: The time series' default interval (``--interval``).
+DEFAULT_INTERVAL_S = 1.0
 
 Scenario = Callable[["LoadSession"], Awaitable[None]]
 
@@ -152,16 +184,28 @@ class Recorder:
 
 
 def percentiles(values: list[float]) -> dict[str, float]:
-    """count, p50/p95/p99 (nearest rank), max and mean of ``values``."""
+    """The summary of ``values`` the report gives for every latency.
+
+    ``count``, ``min``, ``avg``, ``med``, ``p90``, ``p95``, ``p99`` and
+    ``max`` (the figures k6 prints), percentiles by nearest rank; ``p50``
+    and ``mean`` repeat ``med`` and ``avg`` under the names earlier reports
+    used, so that scripts reading them keep working.
+    """
     if not values:
         return {"count": 0}
     ordered = sorted(values)
-    summary: dict[str, float] = {"count": len(ordered)}
-    for percent in PERCENTILES:
-        rank = max(1, math.ceil(percent / 100 * len(ordered)))
-        summary[f"p{percent}"] = round(ordered[rank - 1], 2)
+    summary: dict[str, float] = {"count": len(ordered), "min": round(ordered[0], 2)}
+    mean = round(sum(ordered) / len(ordered), 2)
+    summary["avg"] = mean
+    ranked = {
+        percent: round(ordered[max(1, math.ceil(percent / 100 * len(ordered))) - 1], 2)
+        for percent in SUMMARY_PERCENTILES
+    }
+    summary["med"] = ranked[50]
+    for percent in SUMMARY_PERCENTILES:
+        summary[f"p{percent}"] = ranked[percent]
     summary["max"] = round(ordered[-1], 2)
-    summary["mean"] = round(sum(ordered) / len(ordered), 2)
+    summary["mean"] = mean
     return summary
 
 
@@ -530,13 +574,31 @@ async def think(session: LoadSession) -> None:
             return
 
 
+async def single(session: LoadSession) -> None:
+    """One think of ``--movetime`` ms on a fresh Connect Four position: the unit for ``--rate``.
+
+    New game, two random moves, one think (sent again after the server's
+    ``retry_after_ms`` if refused, while the run lasts): in the arrival-rate
+    mode each arrival is then exactly one think.
+    """
+    if await session.new_game("connect4") is None:
+        return
+    for _ in range(2):
+        if await session.random_move() is None:
+            return
+    while True:
+        best = await session.think(session.movetime_ms)
+        if best is not None or not session.refused or not session.running:
+            return
+
+
 async def idle(session: LoadSession) -> None:
     """Say hello, then hold the connection open, doing nothing, until the run ends."""
     while session.running:
         await asyncio.sleep(0.2)
 
 
-SCENARIOS: dict[str, Scenario] = {"mixed": mixed, "think": think, "idle": idle}
+SCENARIOS: dict[str, Scenario] = {"mixed": mixed, "think": think, "single": single, "idle": idle}
 
 
 def _import_from_cwd(module_name: str) -> Any:
@@ -588,13 +650,23 @@ def load_scenario(name: str) -> Scenario:
 
 @dataclass(frozen=True, slots=True)
 class LoadConfig:
-    """What to run, and the thresholds that make the run fail.
+    """What to run, and the thresholds that fail the run or mark it degraded.
 
-    ``max_overloaded``: the largest share (0..1) of answered thinks that may
-    be answered ``overloaded``; ``max_refused``: the largest share of thinks
-    sent that may be refused with an ``overloaded`` error;
-    ``max_late_p99_ms``: the largest allowed p99 of ``bestmove`` lateness
-    against the deadline, as this tester measures it. ``None``: no check.
+    ``mode`` is ``closed`` (``connections`` sessions, each running the
+    scenario over and over) or ``arrival-rate`` (scenario runs started
+    ``rate`` times a second on a pool of at most ``connections``).
+    ``stages`` (:class:`~clients.load_config.Stage`) make the target move
+    over the run; without them a closed run ramps up to ``connections`` over
+    ``ramp_s`` and holds until ``duration_s``, and an arrival-rate run holds
+    ``rate`` for ``duration_s``.
+
+    ``thresholds`` (default :data:`~clients.load_config.DEFAULT_THRESHOLDS`)
+    are checked at the end. ``max_overloaded``: the largest share (0..1) of
+    answered thinks that may be answered ``overloaded``; ``max_refused``: the
+    largest share of thinks sent that may be refused with an ``overloaded``
+    error; ``max_late_p99_ms``: the largest allowed p99 of ``bestmove``
+    lateness against the deadline, as this tester measures it. Each, when
+    given, replaces every threshold on its metric.
     """
 
     url: str
@@ -611,19 +683,78 @@ class LoadConfig:
     max_overloaded: float | None = None
     max_refused: float | None = None
     max_late_p99_ms: float | None = None
+    mode: Mode = "closed"
+    #: Scenario runs started per second (arrival-rate mode without stages).
+    rate: float | None = None
+    stages: tuple[Stage, ...] = ()
+    thresholds: tuple[Threshold, ...] = DEFAULT_THRESHOLDS
+    #: Seconds between two rows of the time series.
+    interval_s: float = DEFAULT_INTERVAL_S
+
+    def plan(self) -> tuple[Stage, ...]:
+        """The stages the run follows (derived from the options when none are given)."""
+        if self.stages:
+            return self.stages
+        if self.mode == "arrival-rate":
+            return (Stage(0.0, self.rate or 0.0), Stage(self.duration_s, self.rate or 0.0))
+        ramp = min(self.ramp_s, self.duration_s)
+        return (
+            Stage(ramp, float(self.connections)),
+            Stage(self.duration_s - ramp, float(self.connections)),
+        )
+
+    @property
+    def total_s(self) -> float:
+        """How long the run starts scenario runs."""
+        return sum(stage.duration_s for stage in self.plan())
+
+    def sessions(self) -> int:
+        """The most connections the run opens."""
+        if self.mode == "closed":
+            return math.ceil(max((stage.target for stage in self.plan()), default=0.0))
+        return self.connections
+
+    def checked_thresholds(self) -> tuple[Threshold, ...]:
+        """:attr:`thresholds` with the ``max_*`` options in place of their metrics' own."""
+        named: dict[str, list[Threshold]] = {}
+        if self.max_overloaded is not None:
+            named["overloaded_share"] = [Threshold("overloaded_share", "<=", self.max_overloaded)]
+        if self.max_refused is not None:
+            named["refused_share"] = [Threshold("refused_share", "<=", self.max_refused)]
+        if self.max_late_p99_ms is not None:
+            named["bestmove_lateness"] = [
+                Threshold("bestmove_lateness", "<=", self.max_late_p99_ms, "p99")
+            ]
+        return merge_thresholds(self.thresholds, named)
 
     def check(self) -> None:
         """Raise ``ValueError`` unless the run is bounded and aimed at loopback."""
         if not 1 <= self.connections <= MAX_CONNECTIONS:
             raise ValueError(f"connections must be 1..{MAX_CONNECTIONS}")
-        if not 0 < self.duration_s <= MAX_DURATION_S:
-            raise ValueError(f"duration must be in (0, {MAX_DURATION_S:g}] seconds")
-        if self.ramp_s < 0 or self.ramp_s > self.duration_s:
-            raise ValueError("ramp-up must be between 0 and the duration")
+        if self.mode not in MODES:
+            raise ValueError(f"mode must be one of {', '.join(MODES)}")
+        if not self.stages:
+            if not 0 < self.duration_s <= MAX_DURATION_S:
+                raise ValueError(f"duration must be in (0, {MAX_DURATION_S:g}] seconds")
+            if self.mode == "closed" and (self.ramp_s < 0 or self.ramp_s > self.duration_s):
+                raise ValueError("ramp-up must be between 0 and the duration")
+        if self.mode == "arrival-rate":
+            if not self.stages and (self.rate is None or not 0 < self.rate <= MAX_RATE):
+                raise ValueError(
+                    f"the arrival-rate mode needs --rate (runs per second, at most {MAX_RATE:g}) "
+                    "or stages"
+                )
+            check_stages(self.stages, MAX_RATE, "runs per second")
+        else:
+            check_stages(self.stages, MAX_CONNECTIONS, "connections")
+        if self.stages and not 0 < self.total_s <= MAX_DURATION_S:
+            raise ValueError(f"the stages must last (0, {MAX_DURATION_S:g}] seconds in all")
         if self.iterations is not None and self.iterations < 1:
             raise ValueError("iterations must be at least 1")
         if self.movetime_ms < 1:
             raise ValueError("movetime must be at least 1 ms")
+        if not 0.05 <= self.interval_s <= 60:
+            raise ValueError("the time series' interval must be 0.05..60 seconds")
         for name in ("max_overloaded", "max_refused"):
             share = getattr(self, name)
             if share is not None and not 0 <= share <= 1:
@@ -662,7 +793,11 @@ def require_loopback(url: str) -> None:
 
 
 class LoadRun:
-    """One bounded run; :meth:`run` returns the report as a JSON-ready map."""
+    """One bounded run; :meth:`run` returns the report as a JSON-ready map.
+
+    While it runs, :attr:`series` gets one row per ``interval_s`` (see
+    :func:`series_row`), for ``--out``.
+    """
 
     def __init__(
         self, config: LoadConfig, scenario: Scenario | None = None, progress: TextIO | None = None
@@ -672,11 +807,17 @@ class LoadRun:
         self.scenario = scenario or load_scenario(config.scenario)
         self.progress = progress
         self.recorder = Recorder()
+        self.plan = config.plan()
         self.started = 0.0
         self.ends_at = 0.0
         self.iterations_started = 0
         self.connected = 0
+        #: Where the stages are now: connections (closed) or runs per second.
+        self.target = 0.0
+        self.series: list[dict[str, Any]] = []
         self._stopping = False
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._last_row: dict[str, Any] = {}
 
     def running(self) -> bool:
         if self._stopping or time.monotonic() >= self.ends_at:
@@ -688,77 +829,186 @@ class LoadRun:
         config = self.config
         before = await scrape_metrics(config.url, config.token)
         self.started = time.monotonic()
-        self.ends_at = self.started + config.duration_s
-        clients = [asyncio.create_task(self._client(index)) for index in range(config.connections)]
-        reporter = asyncio.create_task(self._report_progress()) if self.progress else None
+        self.ends_at = self.started + config.total_s
+        self._last_row = self._totals()
+        ticker = asyncio.create_task(self._tick())
         try:
-            _, pending = await asyncio.wait(clients, timeout=config.duration_s + WIND_DOWN_S)
+            if config.mode == "closed":
+                await self._closed_model()
+            else:
+                await self._open_model()
+            if self._tasks:
+                _, pending = await asyncio.wait(self._tasks, timeout=WIND_DOWN_S)
+            else:
+                pending = set()
             self._stopping = True
             for task in pending:
                 task.cancel()
             await asyncio.gather(*pending, return_exceptions=True)
             self.recorder.count("clients_cancelled_at_wind_down", len(pending))
         finally:
-            if reporter is not None:
-                reporter.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await reporter
+            self._stopping = True
+            ticker.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await ticker
+            self._add_row()
             if self.progress:
                 self._print_progress(final=True)
         elapsed = time.monotonic() - self.started
         after = await scrape_metrics(config.url, config.token)
         return self._report(elapsed, before, after)
 
-    async def _client(self, index: int) -> None:
-        config = self.config
-        await asyncio.sleep(index * config.ramp_s / config.connections)
-        rng = random.Random(config.seed * 100_003 + index)
-        headers = {"Authorization": f"Bearer {config.token}"} if config.token else {}
+    def _spawn(self, work: Awaitable[None]) -> asyncio.Task[None]:
+        task: asyncio.Task[None] = asyncio.ensure_future(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    def _follow_stages(self) -> float:
+        self.target = target_at(self.plan, time.monotonic() - self.started)
+        return self.target
+
+    async def _closed_model(self) -> None:
+        """Keep connection ``i`` running its scenario while ``i`` is below the stages' target."""
+        clients: dict[int, asyncio.Task[None]] = {}
         while self.running():
-            opened = time.monotonic()
-            try:
-                ws = await connect(
-                    config.url,
-                    compression=None,
-                    additional_headers=headers,
-                    open_timeout=REPLY_TIMEOUT_S,
-                    max_size=1 << 20,
-                )
-            except (OSError, InvalidHandshake, TimeoutError) as error:
-                status = error.response.status_code if isinstance(error, InvalidStatus) else None
-                self.recorder.closes[f"connect_failed_{status or type(error).__name__}"] += 1
+            target = self._follow_stages()
+            for index in range(min(math.ceil(target), MAX_CONNECTIONS)):
+                task = clients.get(index)
+                if task is None or task.done():
+                    clients[index] = self._spawn(self._client(index))
+            await asyncio.sleep(TICK_S)
+
+    async def _open_model(self) -> None:
+        """Start scenario runs at the stages' rate on pooled connections; drop what cannot start."""
+        idle: list[LoadSession] = []
+        opened = 0
+        due = 0.0
+        last = time.monotonic()
+        while self.running():
+            now = time.monotonic()
+            rate = self._follow_stages()
+            due += rate * (now - last)
+            last = now
+            while due >= 1 and self.running():
+                due -= 1
+                self.recorder.count("iterations_due")
+                if idle:
+                    self._spawn(self._pooled_run(idle.pop(), idle))
+                elif opened < self.config.connections:
+                    self._spawn(self._open_and_run(opened, idle))
+                    opened += 1
+                else:
+                    self.recorder.count("iterations_dropped")
+            await asyncio.sleep(TICK_S)
+        for session in idle:
+            await self._close(session)
+
+    async def _open_and_run(self, index: int, idle: list[LoadSession]) -> None:
+        session = await self._open(index, random.Random(self.config.seed * 100_003 + index))
+        if session is None:
+            self.recorder.count("iterations_failed")
+            return
+        await self._pooled_run(session, idle)
+
+    async def _pooled_run(self, session: LoadSession, idle: list[LoadSession]) -> None:
+        try:
+            self.iterations_started += 1
+            await self.scenario(session)
+        finally:
+            if session.closed or not self.running():
+                await self._close(session)
+            else:
+                idle.append(session)
+
+    async def _open(self, index: int, rng: random.Random) -> LoadSession | None:
+        """A connected session that said hello, or ``None`` (the failure counted)."""
+        config = self.config
+        headers = {"Authorization": f"Bearer {config.token}"} if config.token else {}
+        opened = time.monotonic()
+        try:
+            ws = await connect(
+                config.url,
+                compression=None,
+                additional_headers=headers,
+                open_timeout=REPLY_TIMEOUT_S,
+                max_size=1 << 20,
+            )
+        except (OSError, InvalidHandshake, TimeoutError) as error:
+            status = error.response.status_code if isinstance(error, InvalidStatus) else None
+            self.recorder.closes[f"connect_failed_{status or type(error).__name__}"] += 1
+            return None
+        self.recorder.sample("connect", time.monotonic() - opened)
+        self.connected += 1
+        if config.mode == "closed":
+
+            def running() -> bool:
+                return self.running() and index < self.target
+
+        else:
+            running = self.running
+        session = LoadSession(
+            ws, self.recorder, config.encoding, rng, running, config.movetime_ms, index=index
+        )
+        session.run_ends_at = self.ends_at
+        if await session.hello() is None:
+            await self._close(session)
+            return None
+        return session
+
+    async def _close(self, session: LoadSession) -> None:
+        self.connected -= 1
+        if not session.closed:
+            session.closed = True
+            with contextlib.suppress(Exception):
+                await session.ws.close()
+        else:
+            session.ws.transport.abort()
+
+    async def _client(self, index: int) -> None:
+        """Closed model: connection ``index`` runs the scenario until the run or its stage ends."""
+        rng = random.Random(self.config.seed * 100_003 + index)
+        while self.running() and index < self.target:
+            session = await self._open(index, rng)
+            if session is None:
                 await asyncio.sleep(RECONNECT_PAUSE_S)
                 continue
-            self.recorder.sample("connect", time.monotonic() - opened)
-            self.connected += 1
-            session = LoadSession(
-                ws,
-                self.recorder,
-                config.encoding,
-                rng,
-                self.running,
-                config.movetime_ms,
-                index=index,
-            )
-            session.run_ends_at = self.ends_at
             try:
-                if await session.hello() is None:
-                    continue
-                while self.running() and not session.closed:
+                while session.running:
                     self.iterations_started += 1
                     await self.scenario(session)
             finally:
-                self.connected -= 1
-                if not session.closed:
-                    with contextlib.suppress(Exception):
-                        await ws.close()
-                else:
-                    ws.transport.abort()
+                await self._close(session)
 
-    async def _report_progress(self) -> None:
+    async def _tick(self) -> None:
+        """Every ``interval_s``: a row of the time series, and the progress line."""
+        since_progress = 0.0
         while True:
-            await asyncio.sleep(1.0)
-            self._print_progress()
+            await asyncio.sleep(self.config.interval_s)
+            self._add_row()
+            since_progress += self.config.interval_s
+            if self.progress and since_progress >= 1.0:
+                since_progress = 0.0
+                self._print_progress()
+
+    def _totals(self) -> dict[str, Any]:
+        counts = self.recorder.counts
+        return {
+            "iterations": self.iterations_started,
+            "thinks_sent": counts["thinks_sent"],
+            "thinks_answered": counts["thinks_answered"],
+            "overloaded": self.recorder.reasons["overloaded"],
+            "refused": counts["thinks_refused"],
+            "lost": counts["lost_answers"] + counts["lost_replies"],
+            "errors": sum(self.recorder.errors.values()),
+            "dropped": counts["iterations_dropped"],
+            "samples": {name: len(values) for name, values in self.recorder.samples.items()},
+        }
+
+    def _add_row(self) -> None:
+        totals = self._totals()
+        self.series.append(series_row(self, self._last_row, totals))
+        self._last_row = totals
 
     def _print_progress(self, final: bool = False) -> None:
         assert self.progress is not None
@@ -766,8 +1016,14 @@ class LoadRun:
         elapsed = max(1e-9, time.monotonic() - self.started)
         late = self.recorder.samples.get("bestmove_lateness", [])
         late_p99 = percentiles(late[-2000:]).get("p99", float("nan"))
+        target = (
+            f"conns {self.connected:>4}/{math.ceil(self.target)}"
+            if self.config.mode == "closed"
+            else f"rate {self.target:6.1f}/s conns {self.connected:>4} "
+            f"dropped {counts['iterations_dropped']}"
+        )
         line = (
-            f"[{elapsed:6.1f}s] conns {self.connected:>4}/{self.config.connections} "
+            f"[{elapsed:6.1f}s] {target} "
             f"thinks {counts['thinks_answered']:>6} ({counts['thinks_answered'] / elapsed:6.1f}/s) "
             f"overloaded {self.recorder.reasons['overloaded']} "
             f"refused {counts['thinks_refused']} lost {counts['lost_answers']} "
@@ -814,11 +1070,93 @@ class LoadRun:
                 name: percentiles(values) for name, values in sorted(recorder.samples.items())
             },
         }
+        if self.config.mode == "arrival-rate":
+            due, dropped = counts["iterations_due"], counts["iterations_dropped"]
+            report["arrivals"] = {
+                "due": due,
+                "started": self.iterations_started,
+                "dropped": dropped,
+                "failed_to_connect": counts["iterations_failed"],
+                "dropped_share": round(dropped / due, 5) if due else 0.0,
+            }
+        report["plan"] = [asdict(stage) for stage in self.plan]
         if before is not None and after is not None:
             report["server"] = server_view(before, after)
         report["checks"] = run_checks(report, self.config)
-        report["passed"] = all(check["ok"] for check in report["checks"])
+        report["status"] = run_status(report["checks"])
+        report["passed"] = report["status"] == "passed"
         return report
+
+
+def run_status(checks: list[dict[str, Any]]) -> str:
+    """``failed`` if a fail-level check failed, ``degraded`` if only degraded-level ones did,
+    else ``passed``."""
+    crossed = {check.get("level", "fail") for check in checks if not check["ok"]}
+    if "fail" in crossed:
+        return "failed"
+    return "degraded" if crossed else "passed"
+
+
+def series_row(run: LoadRun, before: Mapping[str, Any], after: Mapping[str, Any]) -> dict[str, Any]:
+    """One row of the time series: the interval's counts and latencies, and where the stages are.
+
+    ``t_s`` is the row's end (seconds into the run); counts are over the
+    interval; ``*_p50``/``*_p95``/``*_p99`` (ms) summarise the interval's
+    samples only (empty when it had none).
+    """
+    row: dict[str, Any] = {
+        "t_s": round(time.monotonic() - run.started, 3),
+        "target": round(run.target, 3),
+        "connections": run.connected,
+    }
+    for key in (
+        "iterations",
+        "thinks_sent",
+        "thinks_answered",
+        "overloaded",
+        "refused",
+        "lost",
+        "errors",
+        "dropped",
+    ):
+        row[key] = after[key] - before.get(key, 0)
+    for name in SERIES_LATENCIES:
+        values = run.recorder.samples.get(name, [])
+        start = before.get("samples", {}).get(name, 0)
+        summary = percentiles(values[start : after["samples"].get(name, 0)])
+        for stat in ("p50", "p95", "p99"):
+            row[f"{name}_{stat}"] = summary.get(stat, "")
+    return row
+
+
+#: Latencies the time series summarises per interval.
+SERIES_LATENCIES = ("think_rtt", "bestmove_lateness")
+SERIES_FORMATS = ("csv", "json")
+
+
+def series_target(out: str) -> tuple[str, str]:
+    """``(format, path)`` of ``--out``: ``csv=FILE`` / ``json=FILE`` (as k6 writes it), or a
+    path ending ``.csv`` or ``.json``; ``ValueError`` otherwise."""
+    kind, sep, path = out.partition("=")
+    if sep and kind in SERIES_FORMATS and path:
+        return kind, path
+    for kind in SERIES_FORMATS:
+        if out.endswith(f".{kind}"):
+            return kind, out
+    raise ValueError(f"--out {out!r}: write csv=FILE, json=FILE, or a .csv or .json path")
+
+
+def write_series(rows: list[dict[str, Any]], out: str, interval_s: float) -> None:
+    """Write the time series to ``out`` (see :func:`series_target`)."""
+    kind, path = series_target(out)
+    with open(path, "w", encoding="utf-8", newline="") as file:
+        if kind == "json":
+            json.dump({"interval_s": interval_s, "rows": rows}, file, indent=1)
+            file.write("\n")
+            return
+        writer = csv.DictWriter(file, fieldnames=list(rows[0]) if rows else ["t_s"])
+        writer.writeheader()
+        writer.writerows(rows)
 
 
 def thinks_summary(
@@ -847,8 +1185,8 @@ def thinks_summary(
 # Pass or fail.
 
 
-def _check(name: str, ok: bool, detail: str) -> dict[str, Any]:
-    return {"check": name, "ok": ok, "detail": detail}
+def _check(name: str, ok: bool, detail: str, level: str = "fail") -> dict[str, Any]:
+    return {"check": name, "ok": ok, "detail": detail, "level": level}
 
 
 def run_checks(report: Mapping[str, Any], config: LoadConfig) -> list[dict[str, Any]]:
@@ -883,51 +1221,88 @@ def run_checks(report: Mapping[str, Any], config: LoadConfig) -> list[dict[str, 
             f"{thinks['malformed']} bestmoves broke the protocol",
         )
     )
-    if config.max_overloaded is not None:
-        share = thinks["overloaded_share"]
-        checks.append(
-            _check(
-                "overloaded answers",
-                share <= config.max_overloaded,
-                f"{share:.2%} of {thinks['answered']} answered thinks were answered overloaded "
-                f"(limit {config.max_overloaded:.2%})",
-            )
-        )
-    if config.max_refused is not None:
-        share = thinks["refused_share"]
-        checks.append(
-            _check(
-                "refused thinks",
-                share <= config.max_refused,
-                f"{share:.2%} of {thinks['sent']} thinks sent were refused as overloaded "
-                f"(limit {config.max_refused:.2%})",
-            )
-        )
-    if config.max_late_p99_ms is not None:
-        late = report["latency_ms"].get("bestmove_lateness", {"count": 0})
-        if not late.get("count"):
-            checks.append(
-                _check(
-                    "bestmove lateness p99",
-                    False,
-                    "no timed think was answered, so lateness could not be measured",
-                )
-            )
-        else:
-            checks.append(
-                _check(
-                    "bestmove lateness p99",
-                    late["p99"] <= config.max_late_p99_ms,
-                    f"p99 {late['p99']:.1f} ms after the deadline over {late['count']} timed "
-                    f"thinks (limit {config.max_late_p99_ms:g} ms)",
-                )
-            )
+    by_name: dict[str, list[dict[str, Any]]] = {}
+    for threshold in config.checked_thresholds():
+        check = threshold_check(report, threshold)
+        if check is not None:
+            by_name.setdefault(check["check"], []).append(check)
+    checks.extend(_merge_levels(group) for group in by_name.values())
     return checks
 
 
+def _merge_levels(group: list[dict[str, Any]]) -> dict[str, Any]:
+    """One check per metric: the worst level crossed, every limit in the detail.
+
+    A metric with a ``degraded`` and a ``fail`` limit (the defaults) is one
+    line: ``67.14% of ... (degraded above 5.00%, fails above 25.00%)``.
+    """
+    if len(group) == 1:
+        return group[0]
+    crossed = [check for check in group if not check["ok"]]
+    worst = next((c for c in crossed if c["level"] == "fail"), crossed[0] if crossed else None)
+    figure = group[0]["detail"].rpartition(" (limit ")[0] or group[0]["detail"]
+    limits = []
+    for check in sorted(group, key=lambda check: check["level"] == "fail"):
+        limit = check["detail"].rpartition(" (limit ")[2].rstrip(")")
+        word = "fails" if check["level"] == "fail" else "degraded"
+        limits.append(f"{word} beyond {limit}")
+    return {
+        "check": group[0]["check"],
+        "ok": worst is None,
+        "detail": f"{figure} ({', '.join(limits)})",
+        "level": worst["level"] if worst is not None else "fail",
+    }
+
+
+def threshold_check(report: Mapping[str, Any], threshold: Threshold) -> dict[str, Any] | None:
+    """The check of one threshold against the report (``None``: not measured in this mode)."""
+    level = threshold.level
+    if threshold.stat is None:
+        section, key = SHARE_METRICS[threshold.metric]
+        figures = report.get(section)
+        if figures is None:
+            return None  # dropped runs exist in the arrival-rate mode only
+        share = figures[key]
+        if threshold.metric == "overloaded_share":
+            detail = (
+                f"{share:.2%} of {figures['answered']} answered thinks were answered overloaded"
+            )
+        elif threshold.metric == "refused_share":
+            detail = f"{share:.2%} of {figures['sent']} thinks sent were refused as overloaded"
+        else:
+            detail = f"{share:.2%} of {figures['due']} scenario runs due were dropped"
+        limit = f"{threshold.limit:.2%}"
+        if threshold.op != "<=":
+            limit = f"{threshold.op} {limit}"
+        return _check(threshold.name, threshold.holds(share), f"{detail} (limit {limit})", level)
+    summary = report["latency_ms"].get(threshold.metric, {"count": 0})
+    if threshold.stat != "count" and not summary.get("count"):
+        what = (
+            "no timed think was answered, so lateness could not be measured"
+            if threshold.metric == "bestmove_lateness"
+            else f"no {threshold.metric} sample, so it could not be measured"
+        )
+        return _check(threshold.name, False, what, level)
+    value = float(summary.get(threshold.stat, 0))
+    if threshold.metric == "bestmove_lateness" and threshold.stat != "count":
+        detail = (
+            f"{threshold.stat} {value:.1f} ms after the deadline over {summary['count']} timed "
+            "thinks"
+        )
+    elif threshold.stat == "count":
+        detail = f"{value:g} samples"
+    else:
+        detail = f"{threshold.stat} {value:.1f} ms over {summary['count']} samples"
+    limit_text = f"{threshold.limit:g}" + ("" if threshold.stat == "count" else " ms")
+    if threshold.op != "<=":
+        limit_text = f"{threshold.op} {limit_text}"
+    return _check(threshold.name, threshold.holds(value), f"{detail} (limit {limit_text})", level)
+
+
 def exit_status(report: Mapping[str, Any]) -> int:
-    """``arena loadtest``'s exit status: 0 if every check passed, else 1."""
-    return EXIT_OK if report.get("passed") else EXIT_CHECK_FAILED
+    """``arena loadtest``'s exit status: 0 passed, 3 degraded, 1 failed (see docs/load.md)."""
+    status = report.get("status") or ("passed" if report.get("passed") else "failed")
+    return {"passed": EXIT_OK, "degraded": EXIT_DEGRADED}.get(status, EXIT_CHECK_FAILED)
 
 
 # ----------------------------------------------------------------------
@@ -1082,13 +1457,22 @@ def format_report(report: Mapping[str, Any]) -> str:
         f"thinks sent ({thinks['refused_share']:.2%}); sessions waited the server's "
         f"retry_after_ms before thinking again ({thinks['retry_waits']} waits)",
         f"other errors: {_counts(report['errors'])}; connections: {_counts(report['connections'])}",
-        f"{'latency (ms)':<24}{'count':>8}{'p50':>9}{'p95':>9}{'p99':>9}{'max':>9}",
     ]
+    arrivals = report.get("arrivals")
+    if arrivals:
+        lines.append(
+            f"arrival rate: {arrivals['started']} scenario runs started of {arrivals['due']} due; "
+            f"{arrivals['dropped']} dropped ({arrivals['dropped_share']:.2%}: every pooled "
+            f"connection was busy), {arrivals['failed_to_connect']} failed to connect"
+        )
+    lines.append(
+        f"{'latency (ms)':<24}{'count':>8}" + "".join(f"{stat:>9}" for stat in TABLE_STATS)
+    )
     for name, summary in report["latency_ms"].items():
         if summary.get("count"):
             lines.append(
                 f"{name:<24}{summary['count']:>8}"
-                + "".join(f"{summary[key]:>9.1f}" for key in ("p50", "p95", "p99", "max"))
+                + "".join(f"{summary.get(stat, math.nan):>9.1f}" for stat in TABLE_STATS)
             )
     for group, summary in report.get("groups", {}).items():
         lines.append(
@@ -1114,16 +1498,30 @@ def format_report(report: Mapping[str, Any]) -> str:
             f"{_share(late.get('within_10ms_share'))}, lateness p99 <= {late['p99_le_ms']} ms"
             f"; answers by reason {_counts(server.get('bestmoves', {}))}"
         )
-    failed = [check for check in report.get("checks", ()) if not check["ok"]]
-    for check in report.get("checks", ()):
-        lines.append(f"{'ok' if check['ok'] else 'FAILED':<7} {check['check']}: {check['detail']}")
+    checks = report.get("checks", ())
+    for check in checks:
+        verdict = "ok" if check["ok"] else CROSSED[check.get("level", "fail")]
+        lines.append(f"{verdict:<7} {check['check']}: {check['detail']}")
     if "passed" in report:
-        lines.append(
-            "PASSED"
-            if report["passed"]
-            else f"FAILED: {len(failed)} check{'s' if len(failed) != 1 else ''} failed"
-        )
+        status = report.get("status") or ("passed" if report["passed"] else "failed")
+        failed = [c for c in checks if not c["ok"] and c.get("level", "fail") == "fail"]
+        degraded = [c for c in checks if not c["ok"] and c.get("level") == "degraded"]
+        if status == "passed":
+            lines.append("PASSED")
+        elif status == "degraded":
+            lines.append(
+                f"DEGRADED: {len(degraded)} threshold{'s' if len(degraded) != 1 else ''} "
+                f"crossed (exit status {EXIT_DEGRADED})"
+            )
+        else:
+            lines.append(f"FAILED: {len(failed)} check{'s' if len(failed) != 1 else ''} failed")
     return "\n".join(lines)
+
+
+#: The latency table's columns.
+TABLE_STATS = ("min", "avg", "med", "p90", "p95", "p99", "max")
+#: How a crossed check is printed, by its level.
+CROSSED = {"fail": "FAILED", "degraded": "DEGRADED"}
 
 
 def _counts(counts: Mapping[str, Any], sep: str = " ") -> str:
@@ -1152,23 +1550,65 @@ def _share_argument(text: str) -> float:
         raise argparse.ArgumentTypeError(str(error)) from None
 
 
+def _stage_argument(text: str) -> Stage:
+    try:
+        return parse_stage(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+#: Defaults of the options a config file may also set (the command line wins
+#: over the file, the file over these).
+OPTION_DEFAULTS: dict[str, Any] = {
+    "url": DEFAULT_URL,
+    "connections": 10,
+    "ramp": 1.0,
+    "duration": 10.0,
+    "iterations": None,
+    "scenario": "mixed",
+    "movetime": 100,
+    "json": False,
+    "seed": 1,
+    "mode": "closed",
+    "rate": None,
+    "stages": [],
+    "out": None,
+    "report": None,
+    "interval": DEFAULT_INTERVAL_S,
+    "max_overloaded": None,
+    "max_refused": None,
+    "max_late_p99_ms": None,
+}
+
+
 def configure(parser: argparse.ArgumentParser) -> None:
-    """Add ``arena loadtest``'s options to ``parser``."""
+    """Add ``arena loadtest``'s options to ``parser``.
+
+    Options a config file may set default to ``None`` here, so that
+    :func:`settings_from_args` can tell a given option from an absent one.
+    """
     parser.add_argument(
-        "--url", default=DEFAULT_URL, help=f"server URL, loopback only (default {DEFAULT_URL})"
+        "--config",
+        metavar="FILE",
+        help="read options, stages and thresholds from a TOML or JSON file "
+        "(options given here win over it); see docs/load.md",
+    )
+    parser.add_argument(
+        "--url", default=None, help=f"server URL, loopback only (default {DEFAULT_URL})"
     )
     parser.add_argument(
         "--connections",
         "-c",
         type=int,
-        default=10,
+        default=None,
         metavar="N",
-        help=f"concurrent connections (default 10, at most {MAX_CONNECTIONS})",
+        help="concurrent connections; in the arrival-rate mode the most that may be open "
+        f"(default 10, at most {MAX_CONNECTIONS})",
     )
     parser.add_argument(
         "--ramp",
         type=float,
-        default=1.0,
+        default=None,
         metavar="SECONDS",
         help="open the connections evenly over this long (default 1)",
     )
@@ -1176,9 +1616,34 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--duration",
         "-d",
         type=float,
-        default=10.0,
+        default=None,
         metavar="SECONDS",
-        help="stop starting scenario runs after this long (default 10)",
+        help="stop starting scenario runs after this long (default 10; with --stage: their sum)",
+    )
+    parser.add_argument(
+        "--stage",
+        "-s",
+        dest="stages",
+        action="append",
+        type=_stage_argument,
+        default=None,
+        metavar="DURATION:TARGET",
+        help="a stage: move the target (connections, or runs per second with --rate) "
+        "linearly to TARGET over DURATION (10s:20); repeat for ramp up, hold, ramp down",
+    )
+    parser.add_argument(
+        "--rate",
+        type=float,
+        default=None,
+        metavar="PER_S",
+        help="arrival-rate (open model) mode: start this many scenario runs a second "
+        "whatever the server's speed, on at most --connections connections",
+    )
+    parser.add_argument(
+        "--mode",
+        choices=MODES,
+        default=None,
+        help="closed (default; arrival-rate when --rate is given)",
     )
     parser.add_argument(
         "--iterations",
@@ -1190,7 +1655,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--scenario",
-        default="mixed",
+        default=None,
         metavar="SCENARIO",
         help=f"{', '.join(SCENARIOS)}, or module:function, the module "
         "looked up in the current directory too (default mixed)",
@@ -1198,24 +1663,44 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--movetime",
         type=int,
-        default=100,
+        default=None,
         metavar="MS",
-        help="think budget of the 'think' scenario (default 100)",
+        help="think budget of the 'think' and 'single' scenarios (default 100)",
     )
-    parser.add_argument("--json", action="store_true", help="speak JSON instead of msgpack")
+    parser.add_argument(
+        "--json", action="store_true", default=None, help="speak JSON instead of msgpack"
+    )
     parser.add_argument(
         "--token",
         default=os.environ.get("ARENA_TOKEN") or None,
         metavar="TOKEN",
         help="the server's shared secret (default: $ARENA_TOKEN; none: no token)",
     )
-    parser.add_argument("--seed", type=int, default=1, metavar="N", help="random seed (default 1)")
+    parser.add_argument(
+        "--seed", type=int, default=None, metavar="N", help="random seed (default 1)"
+    )
     parser.add_argument("--report", metavar="FILE", help="write the JSON report here")
+    parser.add_argument(
+        "--out",
+        metavar="FILE",
+        help="write a time series, one row per --interval: csv=FILE, json=FILE, "
+        "or a .csv or .json path",
+    )
+    parser.add_argument(
+        "--interval",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help=f"the time series' interval (default {DEFAULT_INTERVAL_S:g})",
+    )
     parser.add_argument("--quiet", "-q", action="store_true", help="no live progress line")
     checks = parser.add_argument_group(
         "thresholds",
-        "the run fails (exit status 1) when one is crossed, as it does when "
-        "an answer is lost, a connection fails or an answer is malformed",
+        "by default a run FAILS (exit status 1) when more than 25% of its answers were "
+        "unsearched ('overloaded') or 50% of its thinks were refused, and is DEGRADED "
+        "(exit status 3) above 5% and 10%; an option here replaces its metric's defaults. "
+        "Any metric and statistic can be limited in a --config file. Lost answers, failed "
+        "connections and malformed answers always fail the run",
     )
     checks.add_argument(
         "--max-overloaded",
@@ -1227,7 +1712,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--max-refused",
         type=_share_argument,
         metavar="SHARE",
-        help="largest share of thinks refused at once with an 'overloaded' error (5%% or 0.05)",
+        help="largest share of thinks sent that may be refused at once with an "
+        "'overloaded' error (5%% or 0.05)",
     )
     checks.add_argument(
         "--max-late-p99-ms",
@@ -1238,35 +1724,83 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def settings_from_args(args: argparse.Namespace) -> dict[str, Any]:
+    """The run's settings: the defaults, then the config file's, then the command line's.
+
+    ``ValueError`` for an unreadable or unknown config file or setting.
+    """
+    settings = dict(OPTION_DEFAULTS)
+    settings["thresholds"] = None
+    settings["degraded"] = None
+    from_file = read_config_file(args.config) if getattr(args, "config", None) else {}
+    settings.update(from_file)
+    for key in OPTION_DEFAULTS:
+        value = getattr(args, key, None)
+        if value is not None:
+            settings[key] = value
+    if settings["rate"] is not None and getattr(args, "mode", None) is None:
+        # a rate means the open model, unless the config file names a mode
+        settings["mode"] = from_file.get("mode", "arrival-rate")
+    return settings
+
+
+def config_from_settings(settings: Mapping[str, Any], token: str | None) -> LoadConfig:
+    """A :class:`LoadConfig` from :func:`settings_from_args`' map (``ValueError`` if bad)."""
+    named = thresholds_from_tables(settings.get("thresholds"), settings.get("degraded"))
+    shares = {}
+    for key in ("max_overloaded", "max_refused"):
+        value = settings.get(key)
+        shares[key] = parse_share(value) if isinstance(value, str) else value
+    stages = tuple(settings.get("stages") or ())
+    mode: Mode = "arrival-rate" if settings.get("mode") == "arrival-rate" else "closed"
+    connections = settings["connections"]
+    if mode == "closed" and stages:  # the stages' targets are the connections
+        connections = max(1, math.ceil(max(stage.target for stage in stages)))
+    try:
+        return LoadConfig(
+            url=settings["url"],
+            connections=int(connections),
+            ramp_s=float(settings["ramp"]),
+            duration_s=float(settings["duration"]),
+            iterations=settings["iterations"],
+            scenario=str(settings["scenario"]),
+            movetime_ms=int(settings["movetime"]),
+            encoding="json" if settings["json"] else "msgpack",
+            token=token,
+            seed=int(settings["seed"]),
+            max_overloaded=shares["max_overloaded"],
+            max_refused=shares["max_refused"],
+            max_late_p99_ms=settings["max_late_p99_ms"],
+            mode=mode,
+            rate=None if settings["rate"] is None else float(settings["rate"]),
+            stages=stages,
+            thresholds=merge_thresholds(DEFAULT_THRESHOLDS, named),
+            interval_s=float(settings["interval"]),
+        )
+    except (TypeError, KeyError) as error:
+        raise ValueError(f"a setting has the wrong type: {error}") from None
+
+
 def config_from_args(args: argparse.Namespace) -> LoadConfig:
-    return LoadConfig(
-        url=args.url,
-        connections=args.connections,
-        ramp_s=args.ramp,
-        duration_s=args.duration,
-        iterations=args.iterations,
-        scenario=args.scenario,
-        movetime_ms=args.movetime,
-        encoding="json" if args.json else "msgpack",
-        token=args.token,
-        seed=args.seed,
-        max_overloaded=args.max_overloaded,
-        max_refused=args.max_refused,
-        max_late_p99_ms=args.max_late_p99_ms,
-    )
+    settings = settings_from_args(args)
+    return config_from_settings(settings, args.token)
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run ``arena loadtest``; the exit status (0 passed, 1 a check failed, 2 bad options)."""
-    config = config_from_args(args)
+    """Run ``arena loadtest``; the exit status (0 passed, 1 failed, 2 bad options, 3 degraded)."""
     try:
+        settings = settings_from_args(args)
+        config = config_from_settings(settings, args.token)
         config.check()
-        scenario = load_scenario(args.scenario)
+        if settings["out"]:
+            series_target(settings["out"])
+        scenario = load_scenario(config.scenario)
     except (ValueError, ImportError) as error:
         print(f"arena loadtest: {error}", file=sys.stderr)
         return EXIT_USAGE
+    load = LoadRun(config, scenario, progress=None if args.quiet else sys.stderr)
     try:
-        report = run_load(config, scenario, progress=None if args.quiet else sys.stderr)
+        report = asyncio.run(load.run())
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
     print(format_report(report))
@@ -1281,8 +1815,10 @@ def run(args: argparse.Namespace) -> int:
             ),
             file=sys.stderr,
         )
-    if args.report:
-        with open(args.report, "w", encoding="utf-8") as file:
+    if settings["report"]:
+        with open(settings["report"], "w", encoding="utf-8") as file:
             json.dump(report, file, indent=2)
             file.write("\n")
+    if settings["out"]:
+        write_series(load.series, settings["out"], config.interval_s)
     return exit_status(report)

@@ -19,13 +19,25 @@ from __future__ import annotations
 import asyncio
 import datetime
 import os
+import re
 import sys
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, TextIO
 
-from clients.client import BestMove, Engine, EngineError, GameState, Info, connect
-from clients.render import View, go_captures, render
+from clients.client import (
+    BestMove,
+    Engine,
+    EngineError,
+    GameState,
+    Info,
+    UnknownAlgorithmError,
+    connect,
+)
+from clients.render import BG_NAMES, C4_NAMES, View, go_captures, render
+from engine.errors import GameError
+from engine.games.go import COLUMNS as GO_COLUMNS
+from engine.games.go import EMPTY as GO_EMPTY
 from engine.registry import create_game
 from protocol.codec import EncodingName
 
@@ -42,6 +54,9 @@ OVERLOADED_RETRY_MS = 1000
 DEFAULT_MOVETIME_MS = 1000
 #: How many plies of the move list are shown above the board.
 SHOWN_PLIES = 16
+#: Games whose board turns round to put the person's side at the bottom when
+#: they play second, as the web GUI does (clients/web/js/main.js, boardView).
+TURNED_FOR_SECOND_PLAYER = ("chess", "checkers", "backgammon")
 
 COMMANDS_HELP = """\
 commands:
@@ -360,8 +375,12 @@ class Session:
                 if error.code != "illegal_move":
                     self.say(error.message)
                     continue
+                why = ""
+                if self.game == "go":
+                    reason = explain_go_move(self.options, self.position, state.history, text)
+                    why = f": {reason}" if reason else ""
                 self.say(
-                    f"{text.strip()!r} is not a legal move; "
+                    f"{text.strip()!r} is not a legal move{why}; "
                     f"type a move like {self.example(state)}, or help"
                 )
 
@@ -419,6 +438,8 @@ async def play(
     each finished (or left) chess game is appended to.
     """
     async with connect(url, encoding=encoding, client_name="arena play", token=token) as engine:
+        if algorithm is not None:
+            check_algorithm(engine, game, algorithm)
         session = Session(
             engine,
             game,
@@ -431,7 +452,7 @@ async def play(
             out,
             pgn,
             View(
-                flip=game == "chess" and human == 1,
+                flip=game in TURNED_FOR_SECOND_PLAYER and human == 1,
                 color=use_color(out) if color is None else color,
             ),
             _player_names(engine, game),
@@ -456,9 +477,8 @@ async def play(
                 dice = state.history[-1]
                 if opening and game == "backgammon":
                     first, _, second = dice.partition("-")
-                    session.say(
-                        f"opening roll: X (player 0) throws {first}, O (player 1) throws {second}"
-                    )
+                    white, black = session.players[:2]
+                    session.say(f"opening roll: {white} throws {first}, {black} throws {second}")
                 else:
                     session.say(f"dice: {dice}")
                 continue
@@ -494,12 +514,68 @@ def _show_progress(info: Info, pv: list[str], out: TextIO) -> None:
 
 
 def _player_names(engine: Engine, game: str) -> list[str]:
+    """The players as the web GUI names them, with the board's mark where it draws X and O."""
     if game == "backgammon":
-        return ["X player 0", "O player 1"]
+        return [f"X {BG_NAMES[0]}", f"O {BG_NAMES[1]}"]
     if game == "connect4":
-        return ["X first", "O second"]
+        return [f"X {C4_NAMES[0]}", f"O {C4_NAMES[1]}"]
     description = engine.server.game(game) if engine.server else None
     return list(description["players"]) if description else ["player 0", "player 1"]
+
+
+def check_algorithm(engine: Engine, game: str, algorithm: str) -> None:
+    """Refuse, before the game starts, a search the server does not offer for ``game``.
+
+    Any name the server's ``welcome`` lists is accepted (an external
+    program such as ``sf5`` too); ``UnknownAlgorithmError`` names the others.
+    """
+    description = engine.server.game(game) if engine.server else None
+    offered = list(description.get("algorithms") or ()) if description else []
+    if offered and algorithm not in offered:
+        raise UnknownAlgorithmError(
+            f"the server offers {game} with {', '.join(offered)}, not {algorithm!r}"
+        )
+
+
+def explain_go_move(
+    options: Mapping[str, Any] | None, start: str | None, history: tuple[str, ...], text: str
+) -> str | None:
+    """Why a Go move the server refused is illegal, in words; ``None`` if it cannot say.
+
+    Off the board, the missing column I (GTP skips it), an occupied point,
+    suicide, or a repeated whole-board position (ko, positional superko):
+    worked out from the game's own rules, replaying the moves from ``start``.
+    """
+    word = text.strip().upper()
+    match = re.fullmatch(r"([A-Z])(\d{1,2})", word)
+    if match is None:
+        return "a point is a column letter and a row number, like D4 (or pass)"
+    try:
+        game: Any = create_game("go", options)
+        size: int = game.size
+        columns = GO_COLUMNS[:size]
+        letter, row = match.group(1), int(match.group(2))
+        if letter == "I":
+            return "there is no column I: Go boards skip the letter, so H is followed by J"
+        if letter not in columns or not 1 <= row <= size:
+            return (
+                f"{word} is off the {size}x{size} board "
+                f"(columns {columns[0]}-{columns[-1]} without I, rows 1-{size})"
+            )
+        state = game.parse_position(start) if start else game.initial_state()
+        for move in history:
+            state = game.play(state, game.parse_move(state, move))
+        point = game.point(word)
+        if point is None:
+            return None
+        if state.board[point] != GO_EMPTY:
+            return f"{word} is occupied"
+        after = game.play(state, point)
+    except (GameError, ValueError):
+        return None
+    if after.board_key in state.history:
+        return f"{word} would repeat an earlier whole-board position (ko, positional superko)"
+    return f"{word} would be suicide: the stone would leave its own string without a liberty"
 
 
 def _go_view(view: View, state: GameState, start: str | None) -> View:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from engine.errors import BadPositionError
@@ -98,18 +98,74 @@ def render_nim(position: str, options: Mapping[str, Any], view: View) -> str:
     return "\n".join(lines)
 
 
-def render_connect4(position: str, options: Mapping[str, Any], view: View) -> str:
-    width = int(options.get("width", 7))
-    height = int(options.get("height", 6))
+#: Connect Four's players as the web GUI names and colours them (X red, O yellow).
+C4_NAMES = ("Red", "Yellow")
+C4_O_STYLE = "1;33"  # yellow
+#: Cells in a row that win Connect Four.
+C4_LINE = 4
+
+
+def connect4_columns(position: str, width: int) -> list[list[str]]:
+    """The discs of each column from the bottom, ``X`` (first player) or ``O``."""
     columns: list[list[str]] = [[] for _ in range(width)]
     for ply, char in enumerate(position):
         columns[int(char) - 1].append("X" if ply % 2 == 0 else "O")
-    styles = {"X": X_STYLE, "O": O_STYLE, ".": DIM}
+    return columns
+
+
+def connect4_winning_cells(columns: list[list[str]], height: int) -> set[tuple[int, int]]:
+    """Every (column, row) in a line of four or more of one colour (empty: no line)."""
+    width = len(columns)
+
+    def at(column: int, row: int) -> str | None:
+        if 0 <= column < width and 0 <= row < len(columns[column]):
+            return columns[column][row]
+        return None
+
+    cells: set[tuple[int, int]] = set()
+    for column in range(width):
+        for row in range(len(columns[column])):
+            disc = at(column, row)
+            for dc, dr in ((1, 0), (0, 1), (1, 1), (1, -1)):
+                line = [(column + dc * step, row + dr * step) for step in range(C4_LINE)]
+                if all(at(c, r) == disc for c, r in line):
+                    cells.update(line)
+    return cells
+
+
+def render_connect4(position: str, options: Mapping[str, Any], view: View) -> str:
+    """The board, column numbers under it; a finished four in a row is marked
+    (brackets in plain text, highlighted in colour) and named under the board."""
+    width = int(options.get("width", 7))
+    height = int(options.get("height", 6))
+    columns = connect4_columns(position, width)
+    winning = connect4_winning_cells(columns, height)
+    styles = {"X": X_STYLE, "O": C4_O_STYLE, ".": DIM}
     lines = []
     for row in range(height - 1, -1, -1):
         cells = [column[row] if row < len(column) else "." for column in columns]
-        lines.append("| " + " ".join(style(cell, styles[cell], view) for cell in cells) + " |")
+        won = [(column, row) in winning for column in range(width)]
+        # A separator slot before each cell and one after the last: a bracket
+        # where a marked run starts or ends, so the columns stay in place.
+        slots = [
+            "["
+            if column < width and won[column] and (column == 0 or not won[column - 1])
+            else "]"
+            if column > 0 and won[column - 1] and (column == width or not won[column])
+            else " "
+            for column in range(width + 1)
+        ]
+        text = "|"
+        for column, cell in enumerate(cells):
+            sgr = f"{LAST_SQUARE};{styles[cell]}" if won[column] else styles[cell]
+            text += slots[column] + style(cell, sgr, view)
+        text += slots[width]
+        lines.append(text + "|")
     lines.append("  " + " ".join(str(column + 1) for column in range(width)))
+    if winning:
+        disc = columns[min(winning)[0]][min(winning)[1]]
+        name = C4_NAMES[0 if disc == "X" else 1]
+        lines.append(f"four in a row: {name} ({disc}), marked [ ]")
     return "\n".join(lines)
 
 
@@ -223,7 +279,11 @@ def _checkers_pieces(position: str) -> tuple[str, dict[int, str]]:
 
 
 def render_checkers(position: str, options: Mapping[str, Any], view: View) -> str:
+    """English checkers, Black (the first player) at the bottom, square 1 bottom right, as
+    the web GUI draws it; ``view.flip``: White at the bottom (the printed diagrams' way)."""
     turn, pieces = _checkers_pieces(position)
+    # CHECKERS_SQUARES puts square 1 in the top row: turned round unless flipped.
+    grid_view = replace(view, flip=not view.flip)
     at = {square: number for number, square in CHECKERS_SQUARES.items()}
     last = [int(n) for n in re.findall(r"\d+", view.last_move or "") if 1 <= int(n) <= 32]
     marked = {CHECKERS_SQUARES[number] for number in last}
@@ -241,7 +301,7 @@ def render_checkers(position: str, options: Mapping[str, Any], view: View) -> st
         numbers = sorted(n for n, (_, r) in CHECKERS_SQUARES.items() if r == row)
         return f"  {numbers[0]:>2}-{numbers[-1]:<2}"
 
-    lines = _grid(cells, marked, view, lambda row: f" {8 - row}", side=side)
+    lines = _grid(cells, marked, grid_view, lambda row: f" {8 - row}", side=side)
     black = sum(1 for piece in pieces.values() if piece in "bB")
     white = len(pieces) - black
     lines.append(f"b/B black {black}, w/W white {white} (B, W kings; numbers: squares 1-32)")
@@ -292,6 +352,8 @@ def _othello_squares(move: str | None) -> list[tuple[int, int]]:
 # Backgammon.
 
 BG_MARKS = ("X", "O")
+#: The players' names, as the web GUI shows them (clients/web/js/main.js, COLOUR_NAMES).
+BG_NAMES = ("White", "Black")
 BG_STACK = 5  # checkers drawn per point before a count
 
 
@@ -366,17 +428,17 @@ def render_backgammon(position: str, options: Mapping[str, Any], view: View) -> 
         off = 15 - sum(board)
         where = "home bottom right" if player == bottom else "home top right"
         lines.append(
-            f"{mark(player)} player {player} ({where}): pips {pips}, bar {board[24]}, off {off}"
+            f"{mark(player)} {BG_NAMES[player]} ({where}): pips {pips}, bar {board[24]}, off {off}"
         )
     done = [player for player in (0, 1) if not any(boards[player])]
     if done:
-        lines.append(f"{mark(done[0])} player {done[0]} has borne off every checker")
+        lines.append(f"{mark(done[0])} {BG_NAMES[done[0]]} has borne off every checker")
     elif turn is None:
         lines.append("opening roll: each player throws one die")
     elif dice == "-":
-        lines.append(f"{mark(turn)} player {turn} to roll")
+        lines.append(f"{mark(turn)} {BG_NAMES[turn]} to roll")
     else:
-        lines.append(f"{mark(turn)} player {turn} to play {dice}")
+        lines.append(f"{mark(turn)} {BG_NAMES[turn]} to play {dice}")
     return "\n".join(lines)
 
 

@@ -1,7 +1,8 @@
 """One entry point to search any game: a searcher by game and algorithm.
 
-Three searches answer the same ``think(state, limits, stop, on_info,
-deadlines) -> SearchResult``:
+Three searches answer the same ``think(request) -> SearchResult`` for one
+:class:`~engine.search.request.SearchRequest`, on the driver they share
+(:class:`engine.search.budget.BudgetedSearch`):
 
 * ``alphabeta`` (:class:`engine.search.alphabeta.Searcher`): alpha-beta for
   deterministic games;
@@ -19,31 +20,23 @@ they hold.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any, Protocol
 
 from engine.errors import UnknownAlgorithmError
 from engine.game import ALPHABETA, EXPECTIMINIMAX, MCTS, Game
 from engine.search.alphabeta import Searcher
-from engine.search.budget import StopSignal
 from engine.search.expectimax import ExpectimaxSearcher
-from engine.search.limits import Deadlines, Limits
 from engine.search.mcts import MctsSearcher
-from engine.search.results import Info, SearchResult
+from engine.search.request import SearchRequest
+from engine.search.results import SearchResult
 from engine.search.tt import DEFAULT_TT_SLOTS
 
 
 class GameSearcher(Protocol):
-    """What every searcher offers."""
+    """What every searcher offers: one search per request."""
 
-    def think(
-        self,
-        state: Any,
-        limits: Limits | None = None,
-        stop: StopSignal | None = None,
-        on_info: Callable[[Info], None] | None = None,
-        deadlines: Deadlines | None = None,
-    ) -> SearchResult: ...
+    def think(self, request: SearchRequest) -> SearchResult: ...
 
 
 def has_chance(game: Game[Any, Any]) -> bool:
@@ -105,12 +98,13 @@ def searcher_for(
 
 def think(
     game: Game[Any, Any],
-    state: Any,
-    limits: Limits | None = None,
-    stop: StopSignal | None = None,
-    on_info: Callable[[Info], None] | None = None,
+    request: SearchRequest,
     tt_slots: int = DEFAULT_TT_SLOTS,
     algorithm: str | None = None,
 ) -> SearchResult:
-    """Search ``state`` once with a fresh searcher for ``game`` and ``algorithm``."""
-    return searcher_for(game, algorithm, tt_slots).think(state, limits, stop, on_info)
+    """Run ``request`` once with a fresh searcher for ``game`` and ``algorithm``.
+
+    Convenient for scripts and tests; keep a searcher (:func:`searcher_for`)
+    instead when searching many positions of one game.
+    """
+    return searcher_for(game, algorithm, tt_slots).think(request)

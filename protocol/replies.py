@@ -327,7 +327,8 @@ class BestMove:
     """Milliseconds from when the server read the think."""
     reason: str
     """Why the search ended: ``depth``, ``nodes``, ``time``, ``stopped``, ``proven``,
-    ``only_move``, ``overloaded``, ``preempted``, ``worker_lost`` or ``engine_error``."""
+    ``only_move``, ``overloaded``, ``preempted``, ``worker_lost``, ``engine_error`` or ``engine``
+    (an outside GTP engine answered by itself)."""
     queued_ms: int = 0
     """How long the think waited for a search process (0 from servers that do not say)."""
     algorithm: str = ""

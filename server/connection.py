@@ -299,10 +299,10 @@ class ClientConnection:
             job.game.name,
             _format_limits(job),
             result.move,
-            result.depth,
-            result.nodes,
+            result.info.depth,
+            result.info.nodes,
             result.reason,
-            result.time_ms,
+            result.info.time_ms,
             ticket.queued_ms,
             -late_ms,
         )

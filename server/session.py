@@ -324,16 +324,16 @@ class Session:
         assert result.move is not None  # the session thinks only with a legal move
         return BestMove(
             move=result.move,
-            score=result.score,
-            depth=result.depth,
-            seldepth=result.seldepth,
-            pv=tuple(result.pv),
-            nodes=result.nodes,
-            time_ms=result.time_ms,
+            score=result.info.score,
+            depth=result.info.depth,
+            seldepth=result.info.seldepth,
+            pv=tuple(result.info.pv),
+            nodes=result.info.nodes,
+            time_ms=result.info.time_ms,
             reason=result.reason,
             queued_ms=queued_ms,
             algorithm=self._think_algorithm,
-            playouts=result.playouts if self._think_algorithm == MCTS else None,
+            playouts=result.info.playouts if self._think_algorithm == MCTS else None,
             id=think_id,
         )
 

@@ -5,9 +5,10 @@ the first game; ``--resume`` continues the database's tournament with the
 settings stored in it (only the run options below ``Running`` apply).
 
 Before anything is played (and, for a new tournament, before the database
-is written) every engine must answer ``hello`` and the local server (for
-``url=local`` engines) must start; if not, the command prints one line
-naming the engine (or the server) and why, and exits with status 3.
+is written) every engine must answer ``hello``; if one does not, the
+command prints one line naming it and why, and exits with status 3. So
+does a local server (for ``url=local`` engines) that does not start, and
+a database this run created is then removed: nothing is left behind.
 """
 
 from __future__ import annotations
@@ -362,18 +363,20 @@ def config_from_args(args: argparse.Namespace) -> TournamentConfig:
 def run(args: argparse.Namespace) -> int:
     """Create or resume the tournament, play it, print the tables; the exit status."""
     engine_tokens: dict[str, str] = {}
-    store: Store | None = None
+    created = False
     try:
+        if args.local_workers is not None and args.local_workers < 1:
+            raise ConfigError("--local-workers must be at least 1")
         if args.resume:
             store = Store.open(args.db)
             config = store.config()
         else:
             config = config_from_args(args)
             engine_tokens = config.tokens()
-            if Path(args.db).exists():  # create_tournament says what to do
-                store = create_tournament(args.db, config)
-        if args.local_workers is not None and args.local_workers < 1:
-            raise ConfigError("--local-workers must be at least 1")
+            if not Path(args.db).exists():  # else create_tournament says what to do
+                asyncio.run(_preflight_remote(config, args.token))
+                created = True
+            store = create_tournament(args.db, config)
     except (ConfigError, StoreError, GameError) as error:
         print(f"arena tournament: {error}", file=sys.stderr)
         return 2
@@ -383,6 +386,9 @@ def run(args: argparse.Namespace) -> int:
     except sqlite3.Error as error:
         print(f"arena tournament: cannot use the database {args.db}: {error}", file=sys.stderr)
         return 2
+    except PreflightError as error:
+        print(f"arena tournament: {error}", file=sys.stderr)
+        return EXIT_PREFLIGHT
     except KeyboardInterrupt:
         return 130
     stem = Path(args.db).with_suffix("")
@@ -399,7 +405,7 @@ def run(args: argparse.Namespace) -> int:
         token=args.token,
         engine_tokens=engine_tokens,
     )
-    session = _Session(args, config, settings, store)
+    session = _Session(args, settings, store, created)
     try:
         text = asyncio.run(_run_until_signalled(session.run))
         status = 0
@@ -415,9 +421,6 @@ def run(args: argparse.Namespace) -> int:
     except (PreflightError, LocalServerError) as error:
         print(f"arena tournament: {error}", file=sys.stderr)
         return EXIT_PREFLIGHT
-    except _Bad as error:
-        print(f"arena tournament: {error}", file=sys.stderr)
-        return 2
     finally:
         if session.store is not None:
             session.store.close()
@@ -425,58 +428,54 @@ def run(args: argparse.Namespace) -> int:
     return status
 
 
-class _Bad(Exception):
-    """Bad settings found once the engines answered (e.g. openings): exit status 2."""
-
-
 class _Session:
-    """One run of the command: the local server, the checks, the database and the games.
+    """One run of the command: the local server, then the games.
 
-    A new tournament's database is written only once every engine has
-    answered: the local server (for ``url=local`` engines) is started first,
-    and if it does not start nothing is written and the exit status is 3,
-    as for a remote engine that does not answer ``hello``.
+    If the local server (for ``url=local`` engines) does not start, nothing
+    is played and a database this run created is removed again: the exit
+    status is 3 and nothing is left, as for a remote engine that does not
+    answer ``hello`` (checked before the database is written).
     """
 
     def __init__(
-        self,
-        args: argparse.Namespace,
-        config: TournamentConfig,
-        settings: RunSettings,
-        store: Store | None,
+        self, args: argparse.Namespace, settings: RunSettings, store: Store, created: bool
     ) -> None:
         self.args = args
-        self.config = config
         self.settings = settings
-        self.store = store
+        self.store: Store | None = store
+        self.created = created
         self.runner: TournamentRunner | None = None
 
     async def run(self) -> str:
+        store = self.store
+        assert store is not None  # set until a failed start discards it
+        config = store.config()
         async with contextlib.AsyncExitStack() as stack:
             local: LocalServer | None = None
-            if any(engine.is_local for engine in self.config.engines) and self._has_work():
-                local = await stack.enter_async_context(LocalServer(self.settings.workers()))
+            if any(engine.is_local for engine in config.engines) and _has_work(store):
+                try:
+                    local = await stack.enter_async_context(LocalServer(self.settings.workers()))
+                except LocalServerError:
+                    self._discard()
+                    raise
                 warn_if_pure(local)
-            if self.store is None:
-                await _preflight_remote(self.config, self.args.token)
-                self.store = self._create()
-            self.runner = TournamentRunner(self.store, self.settings, local_server=local)
+            self.runner = TournamentRunner(store, self.settings, local_server=local)
             return await self.runner.run()
 
-    def _has_work(self) -> bool:
-        """Whether games are to be played (a finished tournament needs no server)."""
-        store = self.store
-        return store is None or (store.status() is None and bool(store.pending()))
+    def _discard(self) -> None:
+        """Remove the database this run created (nothing was played)."""
+        if not self.created or self.store is None:
+            return
+        self.store.close()
+        self.store = None
+        database = Path(self.args.db)
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            database.with_name(database.name + suffix).unlink(missing_ok=True)
 
-    def _create(self) -> Store:
-        try:
-            return create_tournament(self.args.db, self.config)
-        except (ConfigError, StoreError, GameError) as error:
-            raise _Bad(str(error)) from None
-        except OSError as error:
-            raise _Bad(_os_error(error)) from None
-        except sqlite3.Error as error:
-            raise _Bad(f"cannot use the database {self.args.db}: {error}") from None
+
+def _has_work(store: Store) -> bool:
+    """Whether games are to be played (a finished tournament needs no server)."""
+    return store.status() is None and bool(store.pending())
 
 
 def _os_error(error: OSError) -> str:

@@ -5,7 +5,10 @@ alive (the engine's Tromp-Taylor rules). That is only right once the dead
 stones are off the board: GNU Go, for one, passes with its opponent's dead
 stones still inside its area, and counting them alive gave the game to the
 wrong engine. So when two passes end a game whose board is not
-:func:`settled` the referee plays a clean-up phase, once, as KGS does:
+:func:`settled` (or the game's length bound, 2 x size² plies, cuts it
+short on such a board: an engine that plays on inside its opponent's area
+had its stones there counted alive) the referee plays a clean-up phase,
+once, as KGS does:
 play resumes from that board (the engines get it as a ``new_game``, and
 each ``think`` carries ``cleanup: true``) until two passes in a row end it
 again, and then the board is counted as it stands: stones left on the
@@ -24,15 +27,11 @@ from __future__ import annotations
 
 #: The game whose games end in a count of the board.
 GO = "go"
-#: A pass in the game's canonical notation.
+#: A pass and a resignation in the game's canonical notation.
 PASS = "pass"
+RESIGN = "resign"
 #: The points of a Go position (``engine/games/go.py``: rows ``/``, then the side to move).
 EMPTY, BLACK, WHITE = ".", "X", "O"
-
-
-def ended_by_passes(moves: list[str]) -> bool:
-    """Whether the last two moves (canonical notation) are passes."""
-    return len(moves) >= 2 and moves[-1] == PASS and moves[-2] == PASS
 
 
 def unsettled_points(position: str) -> int:

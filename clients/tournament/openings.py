@@ -40,6 +40,7 @@ from typing import Any
 from engine.errors import GameError
 from engine.game import EXPECTIMINIMAX, Game, sample_outcome
 from engine.search.limits import Limits
+from engine.search.request import SearchRequest
 from engine.searchers import think
 
 #: Transposition-table slots for the balance check: the searches are shallow.
@@ -319,8 +320,8 @@ def balance_score(game: Game[Any, Any], state: Any, depth: int) -> int | None:
     """
     if game.chance_outcomes(state) is not None or _has_chance(game):
         return game.evaluate(state)
-    result = think(game, state, Limits(depth=depth), tt_slots=BALANCE_TT_SLOTS)
-    return result.score.value
+    result = think(game, SearchRequest(state, Limits(depth=depth)), tt_slots=BALANCE_TT_SLOTS)
+    return result.info.score.value
 
 
 def _has_chance(game: Game[Any, Any]) -> bool:

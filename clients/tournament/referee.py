@@ -19,7 +19,7 @@ the other, as in duplicate backgammon, and a game played again after
 ``--resume`` gets the dice it had. Engines are asked to ``think`` at
 decision states only, so a fault is always one of the two players'.
 
-Go: a game that two passes end with dead stones still on the board gets
+Go: a game that two passes (or the length bound) end with dead stones still on the board gets
 a clean-up phase before it is counted (:mod:`clients.tournament.go_cleanup`);
 the record's ``extra["cleanup_ply"]`` says where it began.
 
@@ -60,7 +60,7 @@ from clients.tournament.clock import (
     watchdog_ms,
 )
 from clients.tournament.config import EngineSpec, TournamentConfig
-from clients.tournament.go_cleanup import GO, ended_by_passes, settled
+from clients.tournament.go_cleanup import GO, RESIGN, settled
 from clients.tournament.openings import Opening
 from clients.tournament.records import (
     ADJUDICATION,
@@ -238,19 +238,22 @@ class _Game:
         return extra
 
     def _needs_cleanup(self) -> bool:
-        """Go: two passes ended the game with a board that cannot be counted as it stands."""
+        """Go: two passes (or the game's length bound) ended the game on a board
+        that cannot be counted as it stands; not after a resignation."""
         return (
             self.config.game == GO
             and self.cleanup_ply is None
-            and ended_by_passes([move.move for move in self.moves])
+            and bool(self.moves)
+            and self.moves[-1].move != RESIGN
             and not settled(self.game.format_position(self.state))
         )
 
     async def _start_cleanup(self) -> None:
         """Resume play from the board after the passes (see :mod:`.go_cleanup`).
 
-        The engines saw the first pass, not the second (the game was over):
-        both get the board as a new game, the same side to move, no passes.
+        The engines saw the first pass, not the second (the game was over),
+        or every move up to the length bound: both get the board as a new
+        game, the same side to move, no passes, the ply count from zero.
         """
         position = self.game.format_position(self.state)
         self.state = self.game.parse_position(position)

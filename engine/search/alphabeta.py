@@ -1,13 +1,14 @@
 """The production search: iterative-deepening negamax alpha-beta.
 
-:func:`think` is the entry point for one search; a :class:`Searcher` keeps
-its transposition table and move-ordering tables between searches of the
-same game, which is what a worker process holds on to.
+A :class:`Searcher` keeps its transposition table and move-ordering tables
+between searches of the same game, which is what a worker process holds on
+to; :func:`engine.searchers.think` runs one search with a fresh one.
 
 The search is divided as Stockfish divides its own:
 
-* :meth:`Searcher.think` owns the iterative-deepening loop, the deadlines and
-  the reporting;
+* :meth:`~engine.search.budget.BudgetedSearch.think`, shared by every
+  searcher, owns the iterative-deepening loop, the deadlines and the
+  reporting; :meth:`Searcher._iterate` is one of its iterations;
 * :meth:`Searcher._aspiration` searches one depth inside an aspiration window
   and widens it on failure;
 * :meth:`Searcher._root` searches the root moves and remembers the best one
@@ -15,40 +16,34 @@ The search is divided as Stockfish divides its own:
 * :meth:`Searcher._negamax` is the node search, in numbered steps;
 * :meth:`Searcher._quiesce` resolves captures at the horizon for games that
   name them;
-* :meth:`Searcher.solve` finds exact values by null-window bisection over
-  the possible results, as Pons' Connect Four solver does.
+* :class:`engine.search.solver.ExactSolver` finds exact values by
+  null-window bisection over the possible results, as Pons' Connect Four
+  solver does.
 
-Limits are checked every :data:`CHECK_INTERVAL` nodes; the stop signal is
-anything with ``is_set()``. An aborted search raises :class:`SearchAborted`
-internally and answers with the best move of the last completed iteration
-(or a better move proven in the unfinished one), and always with a legal
-move when one exists. Nothing here prints: progress goes to the ``on_info``
-callback.
+Limits are checked every :data:`~engine.search.budget.CHECK_INTERVAL`
+nodes; the stop signal is anything with ``is_set()``. An aborted search
+raises :class:`~engine.search.budget.SearchAborted` internally and answers
+with the best move of the last completed iteration (or a better move proven
+in the unfinished one), and always with a legal move when one exists.
+Nothing here prints: progress goes to the request's ``on_info`` callback.
 """
 
 from __future__ import annotations
 
-import time
-from bisect import bisect_left, bisect_right
 from collections import defaultdict
-from collections.abc import Callable, Hashable
+from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Any, Final, final
 
 from engine.game import Game
-from engine.search.budget import BudgetedSearch, SearchAborted, StopSignal
-from engine.search.limits import MAX_DEPTH, Deadlines, Limits
+from engine.search.budget import BudgetedSearch
+from engine.search.limits import MAX_DEPTH, Limits
+from engine.search.ordering import pick_moves
 from engine.search.results import Info, SearchResult, SearchStats
 from engine.search.score import WIN, WIN_THRESHOLD, Score, is_decisive
+from engine.search.threats import ThreatCuts, has_threat_hooks
 from engine.search.tt import DEFAULT_TT_SLOTS, EXACT, LOWER, UPPER, TranspositionTable
 
-#: Nodes between two checks of the clock and the stop signal. The pure
-#: engine searches about 70k-400k nodes/s and the compiled one 120k-1.4M
-#: (``python -m bench.compiled_bench``; chess to tic-tac-toe), so 256 nodes
-#: take at most about 4 ms: inside the server's 15 ms delivery margin. The
-#: check itself (a clock read and a flag read, well under a microsecond)
-#: costs under 0.5% of the nodes' time even in the compiled engine.
-CHECK_INTERVAL: Final = 256
 #: Aspiration windows start at this depth; shallower iterations are cheap
 #: and their scores swing too much to centre a window on.
 ASPIRATION_MIN_DEPTH: Final = 4
@@ -61,10 +56,6 @@ LMR_MIN_DEPTH: Final = 3
 #: tried (the classic R = 2 of Donninger's null-move paper).
 NULL_MOVE_REDUCTION: Final = 2
 NULL_MOVE_MIN_DEPTH: Final = 3
-#: The game's dynamic ordering (:meth:`Game.sort_moves`) is used from this
-#: remaining depth on: below it the children are leaves, and evaluating a
-#: leaf costs less than sorting it (Connect Four: 2 threat scans vs 7).
-SORT_MIN_DEPTH: Final = 2
 #: Killer moves kept per ply.
 KILLERS_PER_PLY: Final = 2
 
@@ -85,23 +76,19 @@ class Searcher(BudgetedSearch):
     Create one per game (with fixed options) and call :meth:`think` for
     each position; the transposition table carries over, so analysing
     successive positions of one game gets faster. Not thread-safe: one
-    search at a time.
+    search at a time. The iterative deepening is
+    :class:`~engine.search.budget.BudgetedSearch`'s; this class supplies
+    one iteration (:meth:`_iterate`) and the node search.
     """
-
-    check_interval = CHECK_INTERVAL
 
     def __init__(self, game: Game[Any, Any], tt_slots: int = DEFAULT_TT_SLOTS) -> None:
         self.game = game
         self.tt = TranspositionTable(tt_slots)
-        # The node search indexes the table's list directly (hot path).
-        self._slots = self.tt.slots
-        self._tt_size = self.tt.size
         # History heuristic: cutoff credit per move, one table per side.
         # A move never credited reads 0 (defaultdict): the sort below can
         # then use the table's own look-up as its key, with no key function.
         self.history: list[defaultdict[Hashable, int]] = [defaultdict(int), defaultdict(int)]
-        self._has_win_hook = type(game).winning_move is not Game.winning_move
-        self._has_safe_hook = type(game).safe_moves is not Game.safe_moves
+        self._threats = ThreatCuts(game) if has_threat_hooks(game) else None
         self._has_quiescence = type(game).noisy_moves is not Game.noisy_moves
         self._has_null_move = type(game).null_move is not Game.null_move
         self._has_check_hook = type(game).in_check is not Game.in_check
@@ -119,179 +106,82 @@ class Searcher(BudgetedSearch):
         self.stats = SearchStats()
         self.killers: list[list[Hashable]] = [[] for _ in range(MAX_DEPTH + 64)]
         self.pv_table: list[list[Hashable]] = [[] for _ in range(MAX_DEPTH + 64)]
-        # Per ply: was this node reached by a move from safe_moves (so the
-        # side to move has no immediate win)? Set by the parent.
-        self._reached_safely = [False] * (MAX_DEPTH + 64)
+        if self._threats is not None:
+            self._threats.reset()
         self._iter_best: _RootBest | None = None
-        self._on_info: Callable[[Info], None] | None = None
+        # The answer so far: the last completed iteration's best move, its
+        # value, and whether that value is proven.
+        self._best = _RootBest(None, 0, [])
+        self._value = 0
+        self._proven = False
 
     # ------------------------------------------------------------------
-    # Iterative deepening.
+    # One iteration of the driver (BudgetedSearch.think).
 
-    def think(
-        self,
-        state: Any,
-        limits: Limits | None = None,
-        stop: StopSignal | None = None,
-        on_info: Callable[[Info], None] | None = None,
-        deadlines: Deadlines | None = None,
-    ) -> SearchResult:
-        """Search ``state`` within ``limits`` and return the best move found.
+    def _table(self) -> TranspositionTable:
+        return self.tt
 
-        ``deadlines`` are the planned start and deadlines (default: planned
-        from ``limits`` starting now); a caller that queued the request plans
-        them when it read it, so the wait is charged to the search, and may
-        end them earlier (the server keeps a delivery margin). ``on_info`` is
-        called after every completed iteration and when the best move changes
-        inside one. The node search recurses once per ply, and
-        :data:`~engine.search.limits.MAX_DEPTH` keeps it far below CPython's
-        recursion limit.
-        """
-        limits = limits or Limits()
-        self._reset_counters()
-        soft = self._begin(limits, stop, deadlines)
-        self._on_info = on_info
+    def _prepare(self) -> None:
         self._age_history()
 
-        game = self.game
-        outcome = game.outcome(state)
-        root_moves = self._root_moves(state) if outcome is None else []
-        if not root_moves:
-            final = 0
-            if outcome is not None and outcome.winner is not None:
-                final = WIN if outcome.winner == game.to_move(state) else -WIN
-            return self._result(state, None, final, 0, [], "no_moves", proven=True)
+    def _root_moves(self, state: Any) -> list[Hashable]:
+        """The root's moves in the game's full (static, then dynamic) order."""
+        moves = self.game.ordered_moves(state)
+        return self.game.sort_moves(state, moves) if len(moves) > 1 else moves
+
+    def _begin_search(self, state: Any, root_moves: list[Hashable]) -> SearchResult | None:
+        self._best = _RootBest(self._fallback_move(state, root_moves), 0, [])
+        return None
+
+    def _max_depth(self, state: Any, limits: Limits) -> int:
+        """The limit's depth; without one, no deeper than the game can last."""
         max_depth = MAX_DEPTH if limits.depth is None else max(1, min(limits.depth, MAX_DEPTH))
-        remaining = game.max_remaining_plies(state)
+        remaining = self.game.max_remaining_plies(state)
         if remaining is not None and limits.depth is None:
             max_depth = min(max_depth, max(1, remaining))
+        return max_depth
 
-        best = _RootBest(self._fallback_move(state, root_moves), 0, [])
-        completed = 0
-        value = 0
-        reason = "depth"
-        proven = False
-        try:
-            for depth in range(1, max_depth + 1):
-                if depth > 1 and self._should_stop_early(soft):
-                    reason = "stopped" if self._stop_requested() else "time"
-                    break
-                nodes_before = self.nodes
-                horizon_before = self.horizon
-                self._forget_iteration_best()
-                value = self._aspiration(state, depth, value, root_moves, best)
-                completed = depth
-                best = self._iter_best or best
-                self._order_root(root_moves, best.move)
-                self.stats.nodes_per_depth.append(self.nodes - nodes_before)
-                proven = self.horizon == horizon_before or (
-                    is_decisive(value) and WIN - abs(value) <= depth
-                )
-                self._report(state, depth, best, partial=False, proven=proven)
-                if proven:
-                    reason = "proven"
-                    break
-                if len(root_moves) == 1 and (soft is not None or self._stop is not None):
-                    reason = "only_move"
-                    break
-        except SearchAborted as aborted:
-            reason = str(aborted)
-            partial = self._iter_best
-            if partial is not None and (completed == 0 or partial.move != best.move):
-                best = partial
-                value = partial.value
-            proven = False
-        if completed == max_depth and reason == "depth" and limits.depth is None:
-            reason = "proven" if proven else "depth"
-        return self._result(state, best.move, value, completed, best.pv, reason, proven)
+    def _iterate(self, state: Any, depth: int, root_moves: list[Hashable]) -> bool:
+        """Search one depth; proven when no leaf was heuristic or a mate is within it."""
+        nodes_before = self.nodes
+        horizon_before = self.horizon
+        self._forget_iteration_best()
+        value = self._aspiration(state, depth, self._value, root_moves)
+        self._value = value
+        best = self._iter_best or self._best
+        self._best = best
+        self._order_root(root_moves, best.move)
+        self.stats.nodes_per_depth.append(self.nodes - nodes_before)
+        self._proven = self.horizon == horizon_before or (
+            is_decisive(value) and WIN - abs(value) <= depth
+        )
+        return self._proven
 
-    def solve(
-        self,
-        state: Any,
-        stop: StopSignal | None = None,
-        deadline: float | None = None,
-        node_limit: int | None = None,
+    def _progress(self, state: Any, depth: int) -> Info:
+        return self._report(state, depth, self._best, False, self._proven)
+
+    def _adopt_partial(self, completed: int) -> None:
+        # The first root move searched is the last iteration's best; a
+        # partial best that differs has beaten it at the deeper depth.
+        partial = self._iter_best
+        if partial is not None and (completed == 0 or partial.move != self._best.move):
+            self._best = partial
+            self._value = partial.value
+        self._proven = False
+
+    def _conclude(
+        self, state: Any, limits: Limits, completed: int, max_depth: int, reason: str
     ) -> SearchResult:
-        """The exact value of ``state`` by null-window bisection (MTD(f)-style).
-
-        Every search goes to the end of the game (the game's
-        :meth:`~engine.game.Game.max_remaining_plies` bounds it), so no leaf
-        is scored heuristically; each null-window search asks "is the value
-        at least ``t``?" and halves the set of values still possible. The
-        possible values are: a loss in ``n`` plies, a draw, a win in ``n``
-        plies. Probes test the outcome class first (win? draw or better?),
-        then the distance, as Pons' Connect Four solver does.
-
-        Ends with reason ``proven``, or ``stopped``/``time``/``nodes`` if a
-        limit ends it first (the result is then the best move known, with a
-        heuristic score of 0).
-        """
-        game = self.game
-        self._reset_counters()
-        self._begin(Limits(nodes=node_limit), stop, Deadlines(time.monotonic(), None, deadline))
-        outcome = game.outcome(state)
-        root_moves = self._root_moves(state) if outcome is None else []
-        if not root_moves:
-            final = 0
-            if outcome is not None and outcome.winner is not None:
-                final = WIN if outcome.winner == game.to_move(state) else -WIN
-            return self._result(state, None, final, 0, [], "no_moves", proven=True)
-        remaining = game.max_remaining_plies(state)
-        depth = MAX_DEPTH if remaining is None else min(MAX_DEPTH, max(1, remaining))
-        candidates = self._solver_values(depth)
-        zero = candidates.index(0)
-        low, high = 0, len(candidates) - 1
-        proof: _RootBest | None = None
-        try:
-            while low < high:
-                if low < zero + 1 <= high:
-                    probe = zero + 1  # is it a win at all?
-                elif low < zero <= high:
-                    probe = zero  # is it at least a draw?
-                else:
-                    probe = (low + high + 1) // 2
-                threshold = candidates[probe]
-                self._forget_iteration_best()
-                value = self._root(state, depth, threshold - 1, threshold, root_moves)
-                if value >= threshold:
-                    low = min(bisect_left(candidates, value, low, high + 1), high)
-                    proof = self._iter_best
-                    if proof is not None:
-                        self._order_root(root_moves, proof.move)
-                else:
-                    high = max(bisect_right(candidates, value, low, high + 1) - 1, low)
-        except SearchAborted as aborted:
-            move = self._fallback_move(state, root_moves)
-            return self._result(state, move, 0, 0, [move], str(aborted), proven=False)
-        # The move whose fail-high raised the lower bound last achieves the
-        # value; if none did, every move is lost as fast as possible.
-        move = proof.move if proof is not None else root_moves[0]
-        pv = proof.pv if proof is not None else [move]
-        return self._result(state, move, candidates[low], depth, pv, "proven", proven=True)
-
-    def _solver_values(self, depth: int) -> list[int]:
-        """Every value a game of at most ``depth`` more plies can have, ascending.
-
-        When only the player who just moved can win, the side to move wins
-        only at odd plies and loses only at even ones, which halves the set.
-        """
-        if self.game.only_mover_wins:
-            losses = range(2, depth + 1, 2)
-            wins = range(1, depth + 1, 2)
-        else:
-            losses = wins = range(1, depth + 1)
-        return sorted([ply - WIN for ply in losses] + [0] + [WIN - ply for ply in wins])
+        if completed == max_depth and reason == "depth" and limits.depth is None:
+            reason = "proven" if self._proven else "depth"  # the game's end was in reach
+        best = self._best
+        return self._result(state, best.move, self._value, completed, best.pv, reason, self._proven)
 
     def _forget_iteration_best(self) -> None:
         # A method rather than an inline assignment: after ``self._iter_best
         # = None`` mypy would take the attribute to stay None across the
         # search call that sets it, and mypyc compiles in that type check.
         self._iter_best = None
-
-    def _root_moves(self, state: Any) -> list[Hashable]:
-        """The root's moves in the game's full (static, then dynamic) order."""
-        moves = self.game.ordered_moves(state)
-        return self.game.sort_moves(state, moves) if len(moves) > 1 else moves
 
     def _order_root(self, root_moves: list[Hashable], best_move: Hashable) -> None:
         root_moves.remove(best_move)
@@ -305,9 +195,7 @@ class Searcher(BudgetedSearch):
             for side in self.history
         ]
 
-    def _aspiration(
-        self, state: Any, depth: int, previous: int, root_moves: list[Hashable], best: _RootBest
-    ) -> int:
+    def _aspiration(self, state: Any, depth: int, previous: int, root_moves: list[Hashable]) -> int:
         """Search one depth, first in a window around the previous score."""
         window = self.game.aspiration_window
         if window <= 0 or depth < ASPIRATION_MIN_DEPTH or is_decisive(previous):
@@ -333,7 +221,8 @@ class Searcher(BudgetedSearch):
         best_value = -INFINITY
         best_move: Hashable = root_moves[0]
         horizon_before = self.horizon
-        self._reached_safely[1] = False
+        if self._threats is not None:
+            self._threats.reached_safely[1] = False
         for index, move in enumerate(root_moves):
             child = game.play(state, move)
             searched_as_pv = index == 0 and beta - alpha > 1
@@ -351,19 +240,28 @@ class Searcher(BudgetedSearch):
                     alpha = value
                     pv = [move, *self.pv_table[1]] if searched_as_pv else [move]
                     self._iter_best = _RootBest(move, value, pv)
-                    if index > 0 and depth > 1:
-                        self._report(state, depth, self._iter_best, partial=True, proven=False)
+                    if index > 0 and depth > 1 and self._on_info is not None:
+                        self._on_info(self._report(state, depth, self._iter_best, True, False))
                     if value >= beta:
                         break
         flag = LOWER if best_value >= beta else (EXACT if self._iter_best else UPPER)
         proven = self.horizon == horizon_before
-        self._store(game.key(state), depth, flag, best_value, best_move, proven, 0)
+        self.tt.store(game.key(state), depth, flag, best_value, best_move, proven)
         return best_value
 
     # ------------------------------------------------------------------
     # The node search.
 
     def _negamax(self, state: Any, depth: int, alpha: int, beta: int, ply: int, is_pv: bool) -> int:
+        """The value of ``state`` for its mover, fail-soft within (alpha, beta).
+
+        Russell & Norvig's ALPHA-BETA-SEARCH (figure 5.7) in negamax form:
+        its TERMINAL-TEST and UTILITY are steps 2 and 3 (with a depth
+        cutoff, as in their section 5.4), its loop over ACTIONS is step 9
+        with "if v >= beta then return v" as the cutoff, and "alpha <-
+        MAX(alpha, v)" where a move beats alpha. The other steps order,
+        prune or extend the search to make it cheaper or sharper.
+        """
         game = self.game
 
         # Step 1. Count the node; check limits every CHECK_INTERVAL nodes.
@@ -401,10 +299,10 @@ class Searcher(BudgetedSearch):
         # Step 5. Transposition table: a cutoff at non-PV nodes, a move to
         # try first everywhere.
         key = game.key(state)
-        entry = self._slots[key % self._tt_size]
+        entry = self.tt.probe(key)
         tt_move: Hashable = None
         self.tt_probes += 1
-        if entry is not None and entry[0] == key:
+        if entry is not None:
             self.tt_hits += 1
             tt_move = entry[4]
             if not is_pv and entry[1] >= depth:
@@ -423,35 +321,18 @@ class Searcher(BudgetedSearch):
                         self.horizon += 1
                     return value
 
-        # Step 6. An immediate win needs no search (the game says so
-        # cheaply); without one, the best left is a win two plies on. A
-        # node reached by a safe move cannot have one, so it skips the test.
-        if self._has_win_hook:
-            if not self._reached_safely[ply]:
-                winning = game.winning_move(state)
-                if winning is not None:
-                    if is_pv:
-                        self.pv_table[ply] = [winning]
-                    return WIN - ply - 1
-            if beta > WIN - ply - 2:
-                beta = WIN - ply - 2
-                if alpha >= beta:
-                    return beta
-
-        # Step 6a. Moves that hand the opponent an immediate win can be
-        # skipped when two plies remain to see it; with none left the node
-        # is lost in two, and with some left it cannot be lost before four.
+        # Step 6. Threats (games that name immediate wins and safe moves:
+        # Connect Four): an immediate win ends the node, moves that hand the
+        # opponent one are skipped (engine.search.threats).
         moves: list[Hashable] | None = None
-        if self._has_safe_hook and depth >= 2:
-            moves = game.safe_moves(state)
-            if moves is not None:
-                if not moves:
-                    return ply + 2 - WIN
-                if alpha < ply + 4 - WIN:
-                    alpha = ply + 4 - WIN
-                    if alpha >= beta:
-                        return alpha
-        self._reached_safely[ply + 1] = False
+        threats = self._threats
+        if threats is not None:
+            decided = threats.cut(state, depth, alpha, beta, ply)
+            if decided is not None:
+                if is_pv and threats.winning is not None:
+                    self.pv_table[ply] = [threats.winning]
+                return decided
+            alpha, beta, moves = threats.alpha, threats.beta, threats.safe
 
         # Step 7. Check extension, and null-move pruning when not in check.
         in_check = self._has_check_hook and game.in_check(state)
@@ -472,59 +353,36 @@ class Searcher(BudgetedSearch):
                     self.horizon += 1  # a null-move cutoff is never a proof
                     return beta if value >= WIN_THRESHOLD else value
 
-        # Step 8. Order the moves: table move, killers, then history over
-        # the game's own ordering (the sort is stable). Games whose own
-        # ordering is stronger turn killers and history off.
-        # Safe moves come unsorted: when the table offers a move, it is
-        # tried first and the costly sort is done only if it does not cut.
-        sort_after_first = False
+        # Step 8. Order the moves, lazily: the table's move first, then
+        # captures and killers, then the rest (engine.search.ordering).
         if moves is None:
             moves = game.ordered_moves(state)
-        else:
-            self._reached_safely[ply + 1] = True
-        if depth >= SORT_MIN_DEPTH and len(moves) > 1:
-            if tt_move is not None and tt_move in moves:
-                sort_after_first = True
-            else:
-                moves = game.sort_moves(state, moves)
+        elif threats is not None:
+            threats.reached_safely[ply + 1] = True
         side = game.to_move(state)
-        if self._reorder and len(moves) > 1:
-            history = self.history[side]
-            # Games that tell noisy moves apart (chess captures) list them
-            # first; killers and history reorder only the quiet moves after.
-            first_quiet = 0
-            if self._has_quiet_hook:
-                while first_quiet < len(moves) and not game.is_quiet(state, moves[first_quiet]):
-                    first_quiet += 1
-            if history:
-                if first_quiet == 0:
-                    moves.sort(key=history.__getitem__, reverse=True)
-                else:
-                    tail = moves[first_quiet:]
-                    tail.sort(key=history.__getitem__, reverse=True)
-                    moves[first_quiet:] = tail
-            for killer in self.killers[ply]:
-                if killer in moves and killer != tt_move:
-                    moves.remove(killer)
-                    moves.insert(first_quiet, killer)
-        if tt_move is not None and len(moves) > 1 and tt_move in moves:
-            moves.remove(tt_move)
-            moves.insert(0, tt_move)
+        reorder = self._reorder
+        picker = pick_moves(
+            game,
+            state,
+            moves,
+            tt_move,
+            depth,
+            self.killers[ply] if reorder else None,
+            self.history[side] if reorder else None,
+            self._has_quiet_hook,
+        )
 
         # Step 9. Search the moves: the first with the full window, the rest
         # with a null window (PVS), re-searched only when they beat alpha.
         alpha_before = alpha
         horizon_before = self.horizon
         best_value = -INFINITY
-        best_move: Hashable = moves[0]
+        best_move: Hashable = None  # the first move sets it: every value beats -INFINITY
         reduce_late = self._reductions and depth >= LMR_MIN_DEPTH and not in_check
         leaf_children = depth == 1 and not self._has_quiescence
         if leaf_children and ply + 1 > self.seldepth:
             self.seldepth = ply + 1
-        for index, move in enumerate(moves):
-            if index == 1 and sort_after_first:
-                moves[1:] = game.sort_moves(state, moves[1:])
-                move = moves[1]
+        for index, move in enumerate(picker):
             child = game.play(state, move)
             searched_as_pv = is_pv and index == 0
             if leaf_children:
@@ -575,7 +433,7 @@ class Searcher(BudgetedSearch):
             flag = EXACT
         else:
             flag = UPPER
-        self._store(key, depth, flag, best_value, best_move, self.horizon == horizon_before, ply)
+        self.tt.store(key, depth, flag, best_value, best_move, self.horizon == horizon_before, ply)
         return best_value
 
     def _quiesce(self, state: Any, alpha: int, beta: int, ply: int) -> int:
@@ -643,31 +501,13 @@ class Searcher(BudgetedSearch):
         history = self.history[side]
         history[move] += depth * depth
 
-    def _store(
-        self,
-        key: int,
-        depth: int,
-        flag: int,
-        value: int,
-        move: Hashable,
-        proven: bool,
-        ply: int,
-    ) -> None:
-        # Decisive scores are stored relative to this node, so a hit at
-        # another ply reads the right distance.
-        if value >= WIN_THRESHOLD:
-            value += ply
-        elif value <= -WIN_THRESHOLD:
-            value -= ply
-        self._slots[key % self._tt_size] = (key, depth, flag, value, move, proven)
-
     # ------------------------------------------------------------------
     # Reporting.
 
-    def _report(self, state: Any, depth: int, best: _RootBest, partial: bool, proven: bool) -> None:
-        if self._on_info is not None:
-            pv = tuple(self._format_pv(state, best.pv))
-            self._emit_info(depth, Score.from_search(best.value, proven), pv, partial)
+    def _report(self, state: Any, depth: int, best: _RootBest, partial: bool, proven: bool) -> Info:
+        pv = tuple(self._format_pv(state, best.pv))
+        score = Score.from_search(best.value, proven)
+        return self._info(depth, score, pv, partial, self._elapsed_ms())
 
     def _format_pv(self, state: Any, pv: list[Hashable]) -> list[str]:
         """Format the principal variation, cut at the first move that is not legal.
@@ -699,29 +539,3 @@ class Searcher(BudgetedSearch):
         pv_text = tuple(self._format_pv(state, pv))
         score = Score.from_search(value, proven)
         return self._answer(state, move, score, value, depth, pv_text, reason)
-
-
-def think(
-    game: Game[Any, Any],
-    state: Any,
-    limits: Limits | None = None,
-    stop: StopSignal | None = None,
-    on_info: Callable[[Info], None] | None = None,
-    tt_slots: int = DEFAULT_TT_SLOTS,
-) -> SearchResult:
-    """Search ``state`` once with a fresh :class:`Searcher`.
-
-    Convenient for scripts and tests; keep a :class:`Searcher` instead when
-    searching many positions of one game.
-    """
-    return Searcher(game, tt_slots).think(state, limits, stop, on_info)
-
-
-def solve(
-    game: Game[Any, Any],
-    state: Any,
-    stop: StopSignal | None = None,
-    tt_slots: int = DEFAULT_TT_SLOTS,
-) -> SearchResult:
-    """The exact value and a best move of ``state`` with a fresh :class:`Searcher`."""
-    return Searcher(game, tt_slots).solve(state, stop)

@@ -1,9 +1,10 @@
 """The production search for games of chance: iterative-deepening expectiminimax.
 
-:class:`ExpectimaxSearcher` answers the same :meth:`think` contract as
-:class:`engine.search.alphabeta.Searcher` (limits, stop signal, progress reports,
-best move so far, :class:`~engine.search.results.SearchResult`) for games whose
-states include chance states (:meth:`engine.game.Game.chance_outcomes`).
+:class:`ExpectimaxSearcher` runs the driver every searcher shares
+(:meth:`engine.search.budget.BudgetedSearch.think`: limits, stop signal,
+progress reports, best move so far) for games whose states include chance
+states (:meth:`engine.game.Game.chance_outcomes`); it supplies one
+iteration, :meth:`ExpectimaxSearcher._iterate`.
 :func:`engine.searchers.searcher_for` picks the right searcher for a game.
 
 The tree has three kinds of node (Michie 1966; Russell & Norvig, section
@@ -50,22 +51,17 @@ and pruning never changes the result.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Hashable
+from collections.abc import Hashable
 from fractions import Fraction
 from typing import Any, Final, final
 
-from engine.game import CHANCE, Game
-from engine.search.budget import BudgetedSearch, SearchAborted, StopSignal
-from engine.search.limits import MAX_DEPTH, Deadlines, Limits
+from engine.game import CHANCE, Game, Outcome
+from engine.search.budget import BudgetedSearch
+from engine.search.limits import Limits
 from engine.search.results import Info, SearchResult, SearchStats
 from engine.search.score import Score
 from engine.search.tt import DEFAULT_TT_SLOTS, EXACT, LOWER, UPPER, TranspositionTable
 
-#: Nodes between two checks of the clock and the stop signal. A backgammon
-#: node costs 25 us (an evaluation) to 1 ms (a move generation for a
-#: double), so 256 nodes are a few milliseconds: fine-grained enough for
-#: 100 ms moves, and the check is a clock read.
-CHECK_INTERVAL: Final = 256
 #: Largest denominator of a probability (the reference uses the same), so
 #: floats such as 1/36 become exact integer weights.
 PROBABILITY_DENOMINATOR_LIMIT: Final = 10**6
@@ -86,13 +82,9 @@ class ExpectimaxSearcher(BudgetedSearch):
     thread-safe.
     """
 
-    check_interval = CHECK_INTERVAL
-
     def __init__(self, game: Game[Any, Any], tt_slots: int = DEFAULT_TT_SLOTS) -> None:
         self.game = game
         self.tt = TranspositionTable(tt_slots)
-        self._slots = self.tt.slots
-        self._tt_size = self.tt.size
         self._scale = game.utility_scale
         self._bound = game.value_bound
         # Integer weights per tuple of probabilities (a game returns few distinct ones).
@@ -107,75 +99,59 @@ class ExpectimaxSearcher(BudgetedSearch):
         self.horizon = 0  # heuristic leaves; unchanged over a subtree = exact
         self.tt_probes = 0
         self.tt_hits = 0
-        self.probes = 0
-        self.chance_cutoffs = 0
         self.stats = SearchStats()
-        self._on_info: Callable[[Info], None] | None = None
+        self._iter_best: tuple[Hashable, int] | None = None
+        # The answer so far: the last completed iteration's best move and value.
+        self._best_move: Hashable = None
+        self._value = 0
 
     # ------------------------------------------------------------------
-    # Iterative deepening.
+    # One iteration of the driver (BudgetedSearch.think).
 
-    def think(
-        self,
-        state: Any,
-        limits: Limits | None = None,
-        stop: StopSignal | None = None,
-        on_info: Callable[[Info], None] | None = None,
-        deadlines: Deadlines | None = None,
+    def _table(self) -> TranspositionTable:
+        return self.tt
+
+    def _terminal_value(self, state: Any, outcome: Outcome | None) -> int:
+        """A finished game's points on the evaluation's scale (never ``WIN``: see the module)."""
+        if outcome is None or outcome.winner is None:
+            return 0
+        points = outcome.points * self._scale
+        return points if outcome.winner == self.game.to_move(state) else -points
+
+    def _score_of(self, value: int, proven: bool) -> Score:
+        # Expected points are never a proven win: always a value.
+        return Score(value=value)
+
+    def _begin_search(self, state: Any, root_moves: list[Hashable]) -> SearchResult | None:
+        self._best_move = self._fallback_move(state, root_moves)
+        return None
+
+    def _iterate(self, state: Any, depth: int, root_moves: list[Hashable]) -> bool:
+        """Search one depth; proven when every line ended within it."""
+        nodes_before = self.nodes
+        horizon_before = self.horizon
+        self._iter_best = None
+        self._value = self._root(state, depth, root_moves)
+        self._best_move = root_moves[0]
+        self.stats.nodes_per_depth.append(self.nodes - nodes_before)
+        return self.horizon == horizon_before
+
+    def _progress(self, state: Any, depth: int) -> Info:
+        return self._report(state, depth, self._best_move, self._value, False)
+
+    def _adopt_partial(self, completed: int) -> None:
+        # The first root move searched is the previous best; a partial
+        # best that differs has beaten it at the deeper depth.
+        partial = self._iter_best
+        if partial is not None and (completed == 0 or partial[0] != self._best_move):
+            self._best_move, self._value = partial
+
+    def _conclude(
+        self, state: Any, limits: Limits, completed: int, max_depth: int, reason: str
     ) -> SearchResult:
-        """Search the decision state ``state`` within ``limits``; same contract as Searcher.think.
-
-        Raises ``ValueError`` at a chance state: roll the dice first.
-        """
-        game = self.game
-        limits = limits or Limits()
-        self._reset_counters()
-        soft = self._begin(limits, stop, deadlines)
-        self._on_info = on_info
-
-        outcome = game.outcome(state)
-        if outcome is None and game.to_move(state) == CHANCE:
-            raise ValueError("think() needs a decision state: the dice are still to be rolled")
-        root_moves = game.ordered_moves(state) if outcome is None else []
-        if not root_moves:
-            final = 0
-            if outcome is not None and outcome.winner is not None:
-                points = outcome.points * self._scale
-                final = points if outcome.winner == game.to_move(state) else -points
-            return self._result(state, None, final, 0, "no_moves")
-        max_depth = MAX_DEPTH if limits.depth is None else max(1, min(limits.depth, MAX_DEPTH))
-
-        best_move: Hashable = self._fallback_move(state, root_moves)
-        value = 0
-        completed = 0
-        reason = "depth"
-        try:
-            for depth in range(1, max_depth + 1):
-                if depth > 1 and self._should_stop_early(soft):
-                    reason = "stopped" if self._stop_requested() else "time"
-                    break
-                nodes_before = self.nodes
-                horizon_before = self.horizon
-                self._iter_best: tuple[Hashable, int] | None = None
-                value = self._root(state, depth, root_moves)
-                completed = depth
-                best_move = root_moves[0]
-                self.stats.nodes_per_depth.append(self.nodes - nodes_before)
-                self._report(state, depth, best_move, value, partial=False)
-                if self.horizon == horizon_before:
-                    reason = "proven"  # every line ended within the depth
-                    break
-                if len(root_moves) == 1 and (soft is not None or self._stop is not None):
-                    reason = "only_move"
-                    break
-        except SearchAborted as aborted:
-            reason = str(aborted)
-            partial = self._iter_best
-            # The first root move searched is the previous best; a partial
-            # best that differs has beaten it at the deeper depth.
-            if partial is not None and (completed == 0 or partial[0] != best_move):
-                best_move, value = partial
-        return self._result(state, best_move, value, completed, reason)
+        move, value = self._best_move, self._value
+        pv = (self.game.format_move(state, move),)
+        return self._answer(state, move, Score(value=value), value, completed, pv, reason)
 
     def _root(self, state: Any, depth: int, root_moves: list[Hashable]) -> int:
         """Search every root move with an open window; keep the best first in ``root_moves``."""
@@ -196,11 +172,11 @@ class ExpectimaxSearcher(BudgetedSearch):
                 best_value, best_index = value, index
                 alpha = max(alpha, value)
                 self._iter_best = (move, value)
-                if index > 0 and depth > 1:
-                    self._report(state, depth, move, value, partial=True)
+                if index > 0 and depth > 1 and self._on_info is not None:
+                    self._on_info(self._report(state, depth, move, value, True))
         best = root_moves.pop(best_index)
         root_moves.insert(0, best)
-        self._store(game.key(state), depth, EXACT, best_value, best)
+        self.tt.store(game.key(state), depth, EXACT, best_value, best, False)
         return best_value
 
     # ------------------------------------------------------------------
@@ -243,10 +219,10 @@ class ExpectimaxSearcher(BudgetedSearch):
             return game.evaluate(state)
 
         key = game.key(state)
-        entry = self._slots[key % self._tt_size]
+        entry = self.tt.probe(key)
         tt_move: Hashable = None
         self.tt_probes += 1
-        if entry is not None and entry[0] == key:
+        if entry is not None:
             self.tt_hits += 1
             tt_move = entry[4]
             if entry[1] >= depth:
@@ -264,12 +240,12 @@ class ExpectimaxSearcher(BudgetedSearch):
         horizon_before = self.horizon
         if outcomes is not None:
             value, flag = self._chance(state, outcomes, depth, alpha, beta, ply)
-            self._store(key, depth, flag, value, None, self.horizon == horizon_before)
+            self.tt.store(key, depth, flag, value, None, self.horizon == horizon_before)
             return value
 
         if depth == 1:
             value, move = self._frontier(state, ply)
-            self._store(key, depth, EXACT, value, move, self.horizon == horizon_before)
+            self.tt.store(key, depth, EXACT, value, move, self.horizon == horizon_before)
             return value
         if moves is None:
             moves = game.ordered_moves(state)
@@ -300,7 +276,7 @@ class ExpectimaxSearcher(BudgetedSearch):
             flag = EXACT
         else:
             flag = UPPER
-        self._store(key, depth, flag, best_value, best_move, self.horizon == horizon_before)
+        self.tt.store(key, depth, flag, best_value, best_move, self.horizon == horizon_before)
         return best_value
 
     def _frontier(self, state: Any, ply: int) -> tuple[int, Hashable]:
@@ -415,7 +391,6 @@ class ExpectimaxSearcher(BudgetedSearch):
                     lower_sum += weight * (probe - lower[index])
                     lower[index] = probe
                     if lower_sum >= beta * total:
-                        self.chance_cutoffs += 1
                         return _round_div(lower_sum, total), LOWER
 
         searched = 0  # sum of weight * value over the outcomes searched
@@ -430,10 +405,8 @@ class ExpectimaxSearcher(BudgetedSearch):
                 child_alpha = (alpha * total - searched - rest_upper) // weight
                 child_beta = -((searched + rest_lower - beta * total) // weight)
                 if child_alpha >= bound:
-                    self.chance_cutoffs += 1
                     return _round_div(searched + weight * bound + rest_upper, total), UPPER
                 if child_beta <= lower[index]:
-                    self.chance_cutoffs += 1
                     return _round_div(searched + weight * lower[index] + rest_lower, total), LOWER
                 window_alpha = max(child_alpha, -bound - 1)
                 window_beta = min(child_beta, bound + 1)
@@ -448,10 +421,8 @@ class ExpectimaxSearcher(BudgetedSearch):
                 value = -self._search(child, depth, -window_beta, -window_alpha, ply + 1)
             if star1:
                 if value <= child_alpha:
-                    self.chance_cutoffs += 1
                     return _round_div(searched + weight * value + rest_upper, total), UPPER
                 if value >= child_beta:
-                    self.chance_cutoffs += 1
                     return _round_div(searched + weight * value + rest_lower, total), LOWER
             searched += weight * value
         # Every outcome came back inside its window, so exact: the value is
@@ -468,16 +439,15 @@ class ExpectimaxSearcher(BudgetedSearch):
         answers without a search.
         """
         game = self.game
-        self.probes += 1
         if depth == 1:
             # One move from the horizon the whole node is one batch of
             # evaluations: search it in full, an exact value (and table entry).
             bound = self._bound + 1
             return self._search(child, depth, -bound, bound, ply), None
         key = game.key(child)
-        entry = self._slots[key % self._tt_size]
+        entry = self.tt.probe(key)
         first: Hashable = None
-        if entry is not None and entry[0] == key:
+        if entry is not None:
             if entry[1] >= depth and entry[2] in (EXACT, LOWER):
                 return int(entry[3]), None
             first = entry[4]
@@ -509,24 +479,6 @@ class ExpectimaxSearcher(BudgetedSearch):
     # ------------------------------------------------------------------
     # Helpers.
 
-    def _store(
-        self,
-        key: int,
-        depth: int,
-        flag: int,
-        value: int,
-        move: Hashable,
-        proven: bool = False,
-    ) -> None:
-        self._slots[key % self._tt_size] = (key, depth, flag, value, move, proven)
-
-    def _report(self, state: Any, depth: int, move: Hashable, value: int, partial: bool) -> None:
+    def _report(self, state: Any, depth: int, move: Hashable, value: int, partial: bool) -> Info:
         pv = (self.game.format_move(state, move),)
-        self._emit_info(depth, Score(value=value), pv, partial)
-
-    def _result(
-        self, state: Any, move: Hashable, value: int, depth: int, reason: str
-    ) -> SearchResult:
-        pv = (self.game.format_move(state, move),) if move is not None else ()
-        # Expected points are never a proven win: always a value.
-        return self._answer(state, move, Score(value=value), value, depth, pv, reason)
+        return self._info(depth, Score(value=value), pv, partial, self._elapsed_ms())

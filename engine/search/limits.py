@@ -73,18 +73,28 @@ class Deadlines:
     """When a search started and when it must end, in ``time.monotonic()`` seconds.
 
     ``soft``: start no new iteration after it; ``hard``: abort at once.
-    ``None`` means no time limit. ``soft`` is never after ``hard``.
+    ``allotment``: the end of the time allotted to the move, where a search
+    with no iterations to finish (Monte Carlo) stops; ``None`` with a hard
+    deadline means the hard deadline is the allotment (see :meth:`allotted`).
+    ``None`` means no time limit. ``soft`` and ``allotment`` are never after
+    ``hard``.
     """
 
     start: float
     soft: float | None
     hard: float | None
+    allotment: float | None = None
+
+    def allotted(self) -> float | None:
+        """When the allotment ends: :attr:`allotment`, else the hard deadline."""
+        return self.hard if self.allotment is None else self.allotment
 
     def capped(self, latest: float) -> Deadlines:
         """These deadlines, ending by ``latest`` at the latest."""
         hard = latest if self.hard is None else min(self.hard, latest)
         soft = None if self.soft is None else min(self.soft, hard)
-        return Deadlines(self.start, soft, hard)
+        allotment = None if self.allotment is None else min(self.allotment, hard)
+        return Deadlines(self.start, soft, hard, allotment)
 
     def __reduce__(self) -> tuple[type[Any], tuple[object, ...]]:
         return reduce_record(self)
@@ -95,28 +105,34 @@ def plan_deadlines(limits: Limits, start: float) -> Deadlines:
 
     A fixed move time gives one deadline used for both: the search uses the
     whole time and answers with the best move found. A clock gives an
-    allotment (time left over the moves to go, plus most of the increment).
+    allotment (time left over the moves to go, plus most of the increment):
+    the soft deadline is a share of it, the hard one a stretch of it.
     """
     soft: float | None = None
     hard: float | None = None
+    allotment: float | None = None
     if limits.movetime_ms is not None:
-        soft = hard = start + max(0, limits.movetime_ms) / 1000
+        soft = hard = allotment = start + max(0, limits.movetime_ms) / 1000
     if limits.clock is not None:
-        clock_soft, clock_hard = _clock_budget_ms(limits.clock)
-        soft = _earliest(soft, start + clock_soft / 1000)
+        clock_allotment, clock_hard = _clock_budget_ms(limits.clock)
+        soft = _earliest(soft, start + SOFT_SHARE * clock_allotment / 1000)
         hard = _earliest(hard, start + clock_hard / 1000)
+        allotment = _earliest(allotment, start + clock_allotment / 1000)
     if soft is not None and hard is not None:
         soft = min(soft, hard)
-    return Deadlines(start, soft, hard)
+    if allotment is not None and hard is not None:
+        allotment = min(allotment, hard)
+    return Deadlines(start, soft, hard, allotment)
 
 
 def _clock_budget_ms(clock: Clock) -> tuple[float, float]:
+    """The allotment and the hard limit for a move on ``clock``, in milliseconds."""
     left = max(0, clock.time_ms - CLOCK_SAFETY_MS)
     moves_to_go = clock.moves_to_go if clock.moves_to_go and clock.moves_to_go > 0 else None
     allotment = left / (moves_to_go or DEFAULT_MOVES_TO_GO) + INCREMENT_SHARE * max(0, clock.inc_ms)
     ceiling = left if moves_to_go == 1 else left * MAX_SHARE_OF_CLOCK
     allotment = min(allotment, ceiling)
-    return SOFT_SHARE * allotment, min(HARD_STRETCH * allotment, ceiling)
+    return allotment, min(HARD_STRETCH * allotment, ceiling)
 
 
 def _earliest(a: float | None, b: float) -> float:

@@ -1,14 +1,15 @@
 """Monte Carlo tree search: UCT with RAVE, an MCTS-Solver and tree reuse.
 
-:class:`MctsSearcher` answers the same :meth:`~MctsSearcher.think` contract
-as the alpha-beta and expectiminimax searchers (limits, stop signal,
-progress reports, best move so far, a
-:class:`~engine.search.results.SearchResult`), for any game: it needs no
-evaluation, only the game's random playouts (:meth:`engine.game.Game.playout`).
+:class:`MctsSearcher` runs the driver every searcher shares
+(:meth:`engine.search.budget.BudgetedSearch.think`: limits, stop signal,
+progress reports, best move so far), for any game: it needs no evaluation,
+only the game's random playouts (:meth:`engine.game.Game.playout`). One
+iteration of that driver is a batch of playouts, up to the next progress
+report (:meth:`MctsSearcher._iterate`).
 
-One *iteration* of the search is the textbook four steps (Browne et al.,
+One *playout* of the search is the textbook four steps (Browne et al.,
 "A Survey of Monte Carlo Tree Search Methods", 2012, figure 2), numbered in
-:meth:`MctsSearcher._iterate` as Stockfish numbers the steps of its search:
+:meth:`MctsSearcher._playout` as Stockfish numbers the steps of its search:
 
 1. **Selection**: from the root, follow the child with the best UCT value
    (Kocsis & Szepesvari 2006, "Bandit based Monte-Carlo Planning")::
@@ -49,10 +50,9 @@ Limits (:class:`~engine.search.limits.Limits`):
 * ``movetime`` and ``clock``: the search runs to the caller's planned
   deadlines; it checks the clock and the stop signal between playouts, and
   each game's :attr:`~engine.game.Game.playout_limit` keeps one playout short
-  (see ``python -m bench.mcts_bench --only playouts``). With a clock it stops at the
-  allotment (the soft deadline divided by
-  :data:`~engine.search.limits.SOFT_SHARE`, never after the hard deadline):
-  it has no iterations to finish;
+  (see ``python -m bench.mcts_bench --only playouts``). It stops at the
+  allotment the deadlines carry (:attr:`~engine.search.limits.Deadlines.allotment`,
+  never after the hard deadline): it has no iterations to finish;
 * ``depth`` is ignored: a tree search has no fixed depth;
 * with no limit and no stop signal it stops after :data:`DEFAULT_PLAYOUTS`,
   or earlier when the root is proven (reason ``proven``).
@@ -95,16 +95,16 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Hashable
+from collections.abc import Hashable
 from random import Random
 from typing import Any, Final, final
 
-from engine.game import CHANCE, EVAL_LIMIT, Game
-from engine.search.budget import BudgetedSearch, StopSignal
-from engine.search.limits import SOFT_SHARE, Deadlines, Limits, plan_deadlines
+from engine.game import CHANCE, EVAL_LIMIT, Game, Outcome
+from engine.search.budget import BudgetedSearch, SearchAborted
+from engine.search.limits import Limits
+from engine.search.request import StopSignal
 from engine.search.results import Info, SearchResult, SearchStats
 from engine.search.score import WIN, Score
-from engine.search.tt import TranspositionTable
 
 #: UCT's exploration constant ``C`` for rewards in [0, 1]. UCB1's bound is
 #: ``sqrt(2)`` (Auer et al. 2002). Against 1.0 in Connect Four at 1,000
@@ -147,8 +147,12 @@ MAX_LISTED_MOVES: Final = 4_000_000
 #: levels costs one comparison of states, charged to the new search.
 REUSE_DEPTH: Final = 2
 REUSE_DEPTH_WITH_CHANCE: Final = 4
-#: Seconds between two progress reports.
+#: Seconds between two progress reports: one iteration of the driver is the
+#: playouts between two reports.
 INFO_INTERVAL_S: Final = 0.1
+#: Iterations of the driver at most: more than any search lasts (a year of
+#: reports), so the limits, the stop signal or a proof end it.
+MAX_BATCHES: Final = 1 << 40
 #: Root win rates are clamped into this range before the log-odds mapping.
 MIN_WIN_RATE: Final = 0.001
 #: Marks a node whose value is not proven (proven values lie in [0, 1]).
@@ -221,7 +225,7 @@ class MctsSearcher(BudgetedSearch):
         reuse: bool = True,
     ) -> None:
         self.game = game
-        self.tt = TranspositionTable(1)  # unused; the base class declares one
+        self.rates_playouts = True
         self.rng = Random(seed)
         self.rave = rave_pays(game) if rave is None else rave
         if exploration is None:
@@ -233,6 +237,9 @@ class MctsSearcher(BudgetedSearch):
         self._reuse_depth = REUSE_DEPTH_WITH_CHANCE if chance else REUSE_DEPTH
         self.playout_plies = game.playout_limit
         self._tree: Node | None = None
+        self._search_root = Node(None, CHANCE)  # the current search's root, set by _begin_search
+        self._playout_cap: int | None = None
+        self._next_info = 0.0
         #: Visits of the root when the last search began (> 0 when a tree was reused).
         self.reused_visits = 0
         self._reset_counters()
@@ -245,44 +252,23 @@ class MctsSearcher(BudgetedSearch):
         self.tt_probes = 0
         self.tt_hits = 0
         self.stats = SearchStats()
-        self._on_info: Callable[[Info], None] | None = None
 
     # ------------------------------------------------------------------
     # The search loop.
 
-    def think(
-        self,
-        state: Any,
-        limits: Limits | None = None,
-        stop: StopSignal | None = None,
-        on_info: Callable[[Info], None] | None = None,
-        deadlines: Deadlines | None = None,
-    ) -> SearchResult:
-        """Search the decision state ``state`` within ``limits``; same contract as Searcher.think.
+    # ------------------------------------------------------------------
+    # The driver's steps (BudgetedSearch.think): one iteration is a batch of
+    # playouts, up to the next progress report.
 
-        Raises ``ValueError`` at a chance state: roll the dice first.
-        """
+    def _no_moves(self, state: Any, outcome: Outcome | None) -> SearchResult:
+        self._tree = None
+        return super()._no_moves(state, outcome)
+
+    def _begin_search(self, state: Any, root_moves: list[Hashable]) -> SearchResult | None:
+        """Find or plant the tree; a single move is answered at once, without playouts."""
         game = self.game
-        limits = limits or Limits()
-        self._reset_counters()
-        if deadlines is None:
-            deadlines = plan_deadlines(limits, time.monotonic())
-        soft = self._begin(limits, stop, deadlines)
-        self._on_info = on_info
-
-        outcome = game.outcome(state)
-        if outcome is None and game.to_move(state) == CHANCE:
-            raise ValueError("think() needs a decision state: the dice are still to be rolled")
-        root_moves = game.ordered_moves(state) if outcome is None else []
-        if not root_moves:
-            self._tree = None
-            value = 0
-            if outcome is not None and outcome.winner is not None:
-                value = WIN if outcome.winner == game.to_move(state) else -WIN
-            score = Score(draw=True) if value == 0 else Score.from_search(value)
-            return self._result(state, None, score, value, (), "no_moves")
-
         root = self._reuse_or_new_root(state)
+        self._search_root = root
         self.reused_visits = root.visits
         if len(root_moves) == 1:
             value = score_from_win_rate(self._root_win_rate(root, state), game.win_odds_scale)
@@ -293,41 +279,51 @@ class MctsSearcher(BudgetedSearch):
                 value = score_from_win_rate(chance, game.win_odds_scale)
             pv = (game.format_move(state, root_moves[0]),)
             return self._result(state, root_moves[0], Score(value=value), value, pv, "only_move")
+        # The time to stop is the allotment: with no iterations to finish,
+        # a tree search uses all of it (never after the hard deadline).
+        self._iteration_deadline = self._allotment
+        self._playout_cap = self._node_limit
+        if self._playout_cap is None and self._allotment is None and self._stop is None:
+            self._playout_cap = DEFAULT_PLAYOUTS
+        self._next_info = time.monotonic() + INFO_INTERVAL_S
+        return None
 
-        # The time to stop: a clock's allotment (its soft deadline is a
-        # share of it, for searches with iterations to finish), within the
-        # hard deadline; a move time's deadline as it is.
-        hard = deadlines.hard
-        target = hard
-        if soft is not None:
-            allotment = deadlines.start + (soft - deadlines.start) / SOFT_SHARE
-            target = allotment if hard is None else min(hard, allotment)
-        playout_cap = limits.nodes
-        if playout_cap is None and target is None and stop is None:
-            playout_cap = DEFAULT_PLAYOUTS
-        next_info = time.monotonic() + INFO_INTERVAL_S
+    def _max_depth(self, state: Any, limits: Limits) -> int:
+        return MAX_BATCHES  # a tree search has no depth: the limits end it
 
-        reason = "nodes"
+    def _iterate(self, state: Any, depth: int, root_moves: list[Hashable]) -> bool:
+        """Playouts until the next report is due; proven when the solver proved the root."""
+        root = self._search_root
+        cap = self._playout_cap
+        stop = self._stop
+        until = self._allotment
         while True:
             if root.proven != UNPROVEN:
-                reason = "proven"
-                break
-            if playout_cap is not None and self.playouts >= playout_cap:
-                reason = "nodes"
-                break
+                return True
+            if cap is not None and self.playouts >= cap:
+                raise SearchAborted("nodes")
             if stop is not None and stop.is_set():
-                reason = "stopped"
-                break
+                raise SearchAborted("stopped")
             now = time.monotonic()
-            if target is not None and now >= target:
-                reason = "time"
-                break
-            if on_info is not None and now >= next_info:
-                self._report(root, state)
-                next_info = now + INFO_INTERVAL_S
-            self._iterate(root)
+            if until is not None and now >= until:
+                raise SearchAborted("time")
+            if self._on_info is not None and now >= self._next_info:
+                self._next_info = now + INFO_INTERVAL_S
+                return False
+            self._playout(root)
             self.playouts += 1
-        self._report(root, state)
+
+    def _progress(self, state: Any, depth: int) -> Info | None:
+        return self._report(self._search_root, state)
+
+    def _conclude(
+        self, state: Any, limits: Limits, completed: int, max_depth: int, reason: str
+    ) -> SearchResult:
+        root = self._search_root
+        if self._on_info is not None:
+            info = self._report(root, state)
+            if info is not None:
+                self._on_info(info)
         return self._answer_from_tree(root, state, reason)
 
     def grow(
@@ -353,12 +349,12 @@ class MctsSearcher(BudgetedSearch):
                 break
             if deadline is not None and time.monotonic() >= deadline:
                 break
-            self._iterate(root)
+            self._playout(root)
             self.playouts += 1
         return root, self._best_index(root) if root.expanded else 0
 
-    def _iterate(self, root: Node) -> None:
-        """One iteration: the four steps of the module docstring."""
+    def _playout(self, root: Node) -> None:
+        """One iteration of the tree search: the four steps of the module docstring."""
         game = self.game
         path: list[Node] = [root]
         taken: list[Any] = []  # the move out of each node of path but the last
@@ -629,25 +625,14 @@ class MctsSearcher(BudgetedSearch):
         value = score_from_win_rate(self._root_win_rate(root, state), self.game.win_odds_scale)
         return Score(value=value), value
 
-    def _report(self, root: Node, state: Any) -> None:
-        if self._on_info is None or root.visits == 0:
-            return
+    def _report(self, root: Node, state: Any) -> Info | None:
+        """The progress report now; ``None`` before the root's first visit."""
+        if root.visits == 0:
+            return None
         line = self._principal_line(root)
         score, _ = self._score(root, state)
-        elapsed = self._elapsed_ms()
-        self._on_info(
-            Info(
-                depth=len(line),
-                seldepth=self.seldepth,
-                score=score,
-                pv=tuple(self.game.format_moves(state, line)),
-                nodes=self.nodes,
-                time_ms=elapsed,
-                nps=int(self.playouts * 1000 / elapsed) if elapsed > 0 else 0,
-                tt_hit_rate=0.0,
-                playouts=self.playouts,
-            )
-        )
+        pv = tuple(self.game.format_moves(state, line))
+        return self._info(len(line), score, pv, False, self._elapsed_ms())
 
     def _answer_from_tree(self, root: Node, state: Any, reason: str) -> SearchResult:
         game = self.game
@@ -672,7 +657,7 @@ class MctsSearcher(BudgetedSearch):
         reason: str,
     ) -> SearchResult:
         # A tree search's depth is the length of its principal variation.
-        return self._answer(state, move, score, value, len(pv), pv, reason, self.playouts)
+        return self._answer(state, move, score, value, len(pv), pv, reason)
 
 
 def _draw(probabilities: list[float], rng: Random) -> int:

@@ -1,12 +1,14 @@
 """The records a search reports: progress, statistics and its answer.
 
-Every searcher (:mod:`engine.search.alphabeta`, :mod:`engine.search.expectimax`) produces
-these; the server forwards them to clients as ``info`` and ``bestmove``.
+Every searcher (:mod:`engine.search.alphabeta`, :mod:`engine.search.expectimax`,
+:mod:`engine.search.mcts`) produces these; the server forwards them to
+clients as ``info`` and ``bestmove``. A :class:`SearchResult` holds its last
+:class:`Info` rather than copies of its fields.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from engine.records import reduce_record
@@ -76,33 +78,27 @@ class SearchStats:
 
 @dataclass(frozen=True, slots=True)
 class SearchResult:
-    """The answer of a search.
+    """The answer of a search: its move, why it ended, and its last progress.
 
-    ``move`` is in the game's notation (``move_value`` is the game's own
-    move object), or ``None`` only when the position has no legal move.
-    ``value`` is the raw score on the scale of :mod:`engine.search.score`.
-    ``depth`` is the last completed iteration; ``reason`` says why the
-    search ended: ``depth``, ``nodes``, ``time``, ``stopped``, ``proven``,
-    ``only_move`` or ``no_moves``. ``playouts`` is the number of Monte
-    Carlo playouts (0 for the other searches).
+    ``move`` is in the game's notation, or ``None`` only when the position
+    has no legal move. ``reason`` says why the search ended: ``depth``,
+    ``nodes``, ``time``, ``stopped``, ``proven``, ``only_move`` or
+    ``no_moves`` (and, from the server, ``overloaded``, ``preempted`` or
+    ``engine_error``). ``info`` is the search's state when it answered, as
+    its reports give it: ``info.depth`` is the last completed iteration (a
+    tree search's: the length of its principal variation), ``info.pv``
+    starts with ``move``, ``info.time_ms`` is the time spent (0 without a
+    move). ``move_value`` is the game's own move object and ``value`` the
+    raw score on the scale of :mod:`engine.search.score`, when the search
+    produced them (``None`` and 0 for an answer built from reports).
     """
 
     move: str | None
-    move_value: Any
-    score: Score
-    value: int
-    depth: int
-    seldepth: int
-    pv: tuple[str, ...]
-    nodes: int
-    time_ms: int
     reason: str
+    info: Info
     stats: SearchStats
-    playouts: int = 0
-
-    @property
-    def nps(self) -> int:
-        return int(self.nodes * 1000 / self.time_ms) if self.time_ms > 0 else 0
+    move_value: Any = None
+    value: int = 0
 
     @classmethod
     def from_progress(
@@ -114,37 +110,23 @@ class SearchResult:
         move of its last report (``info.pv[0]``, which must not be empty),
         with ``completed_depth`` the last iteration it finished.
         """
-        return cls(
-            move=info.pv[0],
-            move_value=None,
-            score=info.score,
-            value=0,
-            depth=completed_depth,
-            seldepth=info.seldepth,
-            pv=info.pv,
-            nodes=info.nodes,
-            time_ms=time_ms,
-            reason=reason,
-            stats=SearchStats(),
-            playouts=info.playouts,
-        )
+        last = replace(info, depth=completed_depth, time_ms=time_ms, partial=False)
+        return cls(info.pv[0], reason, last, SearchStats())
 
     @classmethod
     def unsearched(cls, move: str, reason: str, time_ms: int) -> SearchResult:
         """An answer no search produced: ``move`` is legal but was not searched (depth 0)."""
-        return cls(
-            move=move,
-            move_value=None,
-            score=Score(value=0),
-            value=0,
+        info = Info(
             depth=0,
             seldepth=0,
+            score=Score(value=0),
             pv=(move,),
             nodes=0,
             time_ms=time_ms,
-            reason=reason,
-            stats=SearchStats(),
+            nps=0,
+            tt_hit_rate=0.0,
         )
+        return cls(move, reason, info, SearchStats())
 
     def __reduce__(self) -> tuple[type[Any], tuple[object, ...]]:
         return reduce_record(self)

@@ -25,14 +25,6 @@ WIN_THRESHOLD: Final = WIN - MAX_PLY
 assert EVAL_LIMIT < WIN_THRESHOLD  # a programming invariant, not input validation
 
 
-def is_win(value: int) -> bool:
-    return value >= WIN_THRESHOLD
-
-
-def is_loss(value: int) -> bool:
-    return value <= -WIN_THRESHOLD
-
-
 def is_decisive(value: int) -> bool:
     return value >= WIN_THRESHOLD or value <= -WIN_THRESHOLD
 

@@ -26,6 +26,8 @@ Intelligence: A Modern Approach* (4th ed.) and :mod:`engine.search.reference`:
   its tree as it stands: each node with its ``visits`` and ``wins`` (MAX's
   reward summed over them: 1 a win, 1/2 a draw), ``value`` their ratio,
   and ``order`` the iteration that added it. It has no depth and no window.
+  ``playout_log`` tells each iteration's path (its last node) and result,
+  so that a drawing can replay the statistics playout by playout.
 
 Values are the textbook's: MAX is the player to move at the root, and every
 value, alpha and beta is from MAX's side (negamax's own values are kept in
@@ -52,9 +54,9 @@ from typing import Any, Final
 from engine.errors import GameError, GameOverError, UnknownAlgorithmError
 from engine.game import CHANCE, Game
 from engine.games.tree import TreeGame
-from engine.search.budget import StopSignal
 from engine.search.mcts import UNPROVEN, MctsSearcher, tree_size
 from engine.search.mcts import Node as MctsNode
+from engine.search.request import StopSignal
 from engine.search.score import WIN
 
 MINIMAX: Final = "minimax"
@@ -205,10 +207,14 @@ class Trace:
     leaves: int
     nodes: list[TraceNode] = field(default_factory=list)
     playouts: int | None = None
+    #: ``mcts`` only: per iteration, in order, the id of the last node of its
+    #: path (the node it added, or the finished game it reached) and its
+    #: result for MAX (1 a win, 0.5 a draw, 0 a loss, or a playout's estimate).
+    playout_log: list[tuple[int, float]] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The protocol form of the ``trace`` reply (without ``type`` and ``id``)."""
-        return {
+        data = {
             "algorithm": self.algorithm,
             "depth": self.depth,
             "value": wire_number(self.value),
@@ -217,6 +223,9 @@ class Trace:
             "leaves": self.leaves,
             "nodes": [node.to_dict() for node in self.nodes],
         } | ({} if self.playouts is None else {"playouts": self.playouts})
+        if self.playout_log is not None:
+            data["playout_log"] = [[node, _number(result)] for node, result in self.playout_log]
+        return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Trace:
@@ -254,6 +263,9 @@ class Trace:
             data["leaves"],
             nodes,
             data.get("playouts"),
+            [(int(node), float(result)) for node, result in data["playout_log"]]
+            if "playout_log" in data
+            else None,
         )
 
 
@@ -361,7 +373,7 @@ def mcts_trace(
             "roll first, or trace expectiminimax"
         )
     searcher = MctsSearcher(game, seed=seed, reuse=False)
-    root, best_index = searcher.grow(state, playouts, deadline, stop)
+    root, best_index, log = _grow_logged(searcher, state, playouts, deadline, stop)
     if searcher.playouts < playouts and root.proven == UNPROVEN:
         why = "was stopped" if stop is not None and stop.is_set() else "did not finish in time"
         raise TraceLimitError(
@@ -378,6 +390,7 @@ def mcts_trace(
             f"max_nodes ({max_nodes}): {advice}"
         )
     nodes: list[TraceNode] = []
+    ids: dict[int, int] = {}  # id() of a tree node -> its trace id
     # Depth first, children in the game's move order, as the other traces.
     pending: list[tuple[MctsNode, int | None, str | None, float | None, int]] = [
         (root, None, None, None, 0)
@@ -385,6 +398,7 @@ def mcts_trace(
     while pending:
         node, parent, move, probability, depth = pending.pop()
         record = _mcts_record(game, node, len(nodes), parent, move, probability, depth, max_player)
+        ids[id(node)] = record.id
         nodes.append(record)
         followers = []
         for index, child in enumerate(node.children):
@@ -417,7 +431,61 @@ def mcts_trace(
         searcher.playouts,
         nodes,
         searcher.playouts,
+        [
+            (ids[id(last)], reward if max_player == 0 else 1.0 - reward)
+            for last, reward in log
+            if id(last) in ids
+        ],
     )
+
+
+def _grow_logged(
+    searcher: MctsSearcher,
+    state: Any,
+    playouts: int,
+    deadline: float | None,
+    stop: StopSignal | None,
+) -> tuple[MctsNode, int, list[tuple[MctsNode, float]]]:
+    """``searcher.grow(state, playouts, ...)``, noting each iteration's last node and reward.
+
+    The same iterations in the same order as :meth:`MctsSearcher.grow` (its
+    first iteration is grow's own, the rest the searcher's own iteration
+    step with grow's stopping rules), so the tree and the move are the ones
+    grow makes; grow has no per-iteration hook, hence the private calls. An
+    iteration's path is found by walking down the children whose visits
+    grew; its reward (player 0's) is the root's gain.
+    """
+    root, best_index = searcher.grow(state, 1, deadline, stop)
+    # Visits last seen, by id(); the node is kept so that its id is not reused.
+    seen: dict[int, tuple[MctsNode, int]] = {id(root): (root, root.visits)}
+
+    def last_of_path() -> MctsNode:
+        node = root
+        seen[id(root)] = (root, root.visits)
+        while True:
+            grown = None
+            for child in node.children:
+                if child is not None and child.visits > seen.get(id(child), (child, 0))[1]:
+                    grown = child
+                    break
+            if grown is None:
+                return node
+            seen[id(grown)] = (grown, grown.visits)
+            node = grown
+
+    log = [(last_of_path(), root.reward)]
+    if searcher.playouts < 1:
+        return root, best_index, []
+    while searcher.playouts < playouts and root.proven == UNPROVEN:
+        if stop is not None and stop.is_set():
+            break
+        if deadline is not None and time.monotonic() >= deadline:
+            break
+        before = root.reward
+        searcher._playout(root)
+        searcher.playouts += 1
+        log.append((last_of_path(), root.reward - before))
+    return root, searcher._best_index(root) if root.expanded else 0, log
 
 
 def _mcts_record(

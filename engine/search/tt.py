@@ -5,13 +5,17 @@ offers: one modulo and one index, no hashing of the key and no resizing. It
 never grows past ``size`` entries, so a worker's memory stays bounded
 however long it runs. Each slot holds a tuple
 ``(key, depth, flag, value, move, proven)``; the full key is kept to reject
-collisions, so a collision only wastes a slot.
+collisions, so a collision only wastes a slot. Searches read it with
+:meth:`TranspositionTable.probe` and write it with
+:meth:`TranspositionTable.store`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Hashable
 from typing import Final
+
+from engine.search.score import WIN_THRESHOLD
 
 #: Entry flags: what the stored value says about the true value.
 EXACT: Final = 0
@@ -28,8 +32,8 @@ Entry = tuple[int, int, int, int, Hashable, bool]
 class TranspositionTable:
     """Fixed-size table of search results keyed by position key.
 
-    The search indexes :attr:`slots` directly for speed; use :meth:`clear`
-    between unrelated searches and :meth:`fill_ratio` for reporting.
+    Use :meth:`clear` between unrelated searches and :meth:`fill_ratio` for
+    reporting.
     """
 
     __slots__ = ("size", "slots")
@@ -44,11 +48,35 @@ class TranspositionTable:
         # In place: the search holds a reference to this list.
         self.slots[:] = [None] * self.size
 
-    def get(self, key: int) -> Entry | None:
+    def probe(self, key: int) -> Entry | None:
+        """The entry stored for ``key``, or ``None`` (never stored, or overwritten)."""
         entry = self.slots[key % self.size]
         if entry is not None and entry[0] == key:
             return entry
         return None
+
+    def store(
+        self,
+        key: int,
+        depth: int,
+        flag: int,
+        value: int,
+        move: Hashable,
+        proven: bool,
+        ply: int = 0,
+    ) -> None:
+        """Keep a node's result, replacing whatever its slot held.
+
+        ``value`` is the node's own; a proven win or loss counted in plies
+        from the root (:mod:`engine.search.score`) is stored relative to the
+        node, ``ply`` plies below the root, so that a hit at another ply
+        reads the right distance (the reader subtracts its own ply).
+        """
+        if value >= WIN_THRESHOLD:
+            value += ply
+        elif value <= -WIN_THRESHOLD:
+            value -= ply
+        self.slots[key % self.size] = (key, depth, flag, value, move, proven)
 
     def fill_ratio(self, sample: int = 1000) -> float:
         """Share of used slots, estimated from the first ``sample`` slots (like UCI hashfull)."""

@@ -269,7 +269,8 @@ class GtpEngine:
             # the best move it found is played: the first of its line.
             if self.resign_below > 0:
                 return _success(order.command_id, RESIGN_MOVE)
-            played = result.pv[0] if result.pv and result.pv[0] != RESIGN_MOVE else "pass"
+            pv = result.info.pv
+            played = pv[0] if pv and pv[0] != RESIGN_MOVE else "pass"
         if order.register:
             state = order.state
             move = self.game.parse_move(state, played)
@@ -394,10 +395,9 @@ class GtpEngine:
         if self.last_search is None:
             return "no search yet"
         colour, result = self.last_search
-        chance = win_chance(result.score, self.game.win_odds_scale)
-        return (
-            f"{COLOUR_NAMES[colour]} wins {chance:.1%} ({result.playouts} playouts, {result.move})"
-        )
+        chance = win_chance(result.info.score, self.game.win_odds_scale)
+        playouts = result.info.playouts
+        return f"{COLOUR_NAMES[colour]} wins {chance:.1%} ({playouts} playouts, {result.move})"
 
     def _ownership(self, args: list[str]) -> str:
         """Who owns each point after playouts, -1 (White) to 1 (Black): GoGui's INFLUENCE."""
@@ -487,7 +487,7 @@ class GtpEngine:
         played = len(self.states) - 1
         if played < RESIGN_AFTER_SHARE * self._size * self._size:
             return False
-        return win_chance(result.score, self.game.win_odds_scale) < self.resign_below
+        return win_chance(result.info.score, self.game.win_odds_scale) < self.resign_below
 
 
 def _go(size: int, komi: float) -> Go:

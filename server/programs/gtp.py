@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from engine.search.budget import StopSignal
+from engine.search.request import StopSignal
 from server.programs.process import LineProcess, ProgramError
 
 #: Lines that are not part of an answer an engine may write before it is

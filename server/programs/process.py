@@ -35,7 +35,7 @@ from collections import deque
 from collections.abc import Sequence
 from typing import IO, Final
 
-from engine.search.budget import StopSignal
+from engine.search.request import StopSignal
 
 logger = logging.getLogger(__name__)
 

@@ -29,8 +29,8 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from engine.game import Game
-from engine.search.budget import StopSignal
-from engine.search.limits import Deadlines, Limits, plan_deadlines
+from engine.search.limits import Deadlines, Limits
+from engine.search.request import SearchRequest, StopSignal
 from engine.search.results import Info, SearchResult
 from server.programs import gtp
 from server.programs.engines import ExternalEngine
@@ -193,24 +193,16 @@ class ProgramSearcher:
         launch = self._launch
         return launch is None or launch.done.wait(max(0.0, deadline - time.monotonic()))
 
-    def think(
-        self,
-        state: Any,
-        limits: Limits | None = None,
-        stop: StopSignal | None = None,
-        on_info: Callable[[Info], None] | None = None,
-        deadlines: Deadlines | None = None,
-        cleanup: bool = False,
-    ) -> SearchResult:
-        """Search ``state`` with the program; the contract of our own searchers.
+    def think(self, request: SearchRequest, cleanup: bool = False) -> SearchResult:
+        """Search ``request.state`` with the program; the contract of our own searchers.
 
         The session never asks for a think in a finished game: there is a
         legal move to fall back on. ``cleanup`` (Go) asks for a move of a
         clean-up phase (protocol.md, ``think.cleanup``).
         """
-        limits = limits or Limits()
+        state, limits, stop, on_info = request.state, request.limits, request.stop, request.on_info
         started = time.monotonic()
-        deadlines = deadlines or plan_deadlines(limits, started)
+        deadlines = request.planned()
         search = _Search(self.game, state, started)
         process = self._ready(stop, deadlines)
         if isinstance(process, _NotReady):
@@ -516,14 +508,16 @@ class _Search:
         if move != self.last.pv[0]:
             # The engine played another move than its line (a weakened
             # Stockfish does): the search's depth and score, that move.
-            result = dataclasses.replace(result, move=move, pv=(move,))
+            info = dataclasses.replace(result.info, pv=(move,))
+            result = dataclasses.replace(result, move=move, info=info)
         return result
 
     def chosen(self, answered: str) -> SearchResult:
         """A GTP engine's move: depth 1 (searched, depth unknown), reason ``engine``."""
         move = self._legal(answered)
         answer = SearchResult.unsearched(move, ENGINE_DONE, self.elapsed_ms())
-        return dataclasses.replace(answer, depth=1, seldepth=1)
+        searched = dataclasses.replace(answer.info, depth=1, seldepth=1)
+        return dataclasses.replace(answer, info=searched)
 
     def _legal(self, answered: str) -> str:
         """The engine's move in our notation; an illegal one is the engine's failure."""

@@ -46,7 +46,9 @@ def from_worker(
     reason = result.reason
     if stop_reason is not None and reason in CUT_SHORT_REASONS:
         reason = stop_reason
-    answer: SearchResult = dataclasses.replace(result, time_ms=elapsed_ms, reason=reason)
+    answer: SearchResult = dataclasses.replace(
+        result, reason=reason, info=dataclasses.replace(result.info, time_ms=elapsed_ms)
+    )
     return answer
 
 

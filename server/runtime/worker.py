@@ -41,6 +41,7 @@ from engine.game import MCTS, win_odds
 from engine.games.go import RESIGN, Go, GoState, gaining_move, should_resign
 from engine.registry import create_game
 from engine.search.limits import Deadlines, Limits
+from engine.search.request import SearchRequest
 from engine.search.results import Info, SearchResult
 from engine.search.score import Score
 from engine.search.trace import trace
@@ -205,11 +206,10 @@ def _think(
     (:func:`engine.games.go.gaining_move`); and a side whose win rate has
     fallen below the threshold resigns (:func:`engine.games.go.should_resign`).
     """
+    request = SearchRequest(job.state, job.limits, job.deadlines, stop, report)
     if isinstance(searcher, ProgramSearcher):
-        return searcher.think(
-            job.state, job.limits, stop, report, job.deadlines, cleanup=job.cleanup
-        )
-    result = searcher.think(job.state, job.limits, stop, report, job.deadlines)
+        return searcher.think(request, cleanup=job.cleanup)
+    result = searcher.think(request)
     if job.game == GO and job.algorithm == MCTS:
         game = create_game(job.game, job.options)
         if isinstance(game, Go):
@@ -225,13 +225,15 @@ def go_answer(game: Go, state: GoState, result: SearchResult) -> SearchResult:
     """
     if result.move is None or result.reason in ("stopped", "only_move"):
         return result
-    if should_resign(game, state, win_chance(result.score, game.win_odds_scale), result.playouts):
+    info = result.info
+    if should_resign(game, state, win_chance(info.score, game.win_odds_scale), info.playouts):
         return dataclasses.replace(result, move=RESIGN_TEXT, move_value=RESIGN)
     if result.move == PASS_TEXT:
         move = gaining_move(game, state)
         if move is not None:
             text = game.format_move(state, move)
-            return dataclasses.replace(result, move=text, move_value=move, pv=(text,))
+            pv = dataclasses.replace(info, pv=(text,))
+            return dataclasses.replace(result, move=text, move_value=move, info=pv)
     return result
 
 

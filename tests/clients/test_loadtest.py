@@ -36,7 +36,11 @@ def test_percentiles_nearest_rank() -> None:
     summary = percentiles([float(value) for value in range(1, 101)])
     assert summary == {
         "count": 100,
+        "min": 1.0,
+        "avg": 50.5,
+        "med": 50.0,
         "p50": 50.0,
+        "p90": 90.0,
         "p95": 95.0,
         "p99": 99.0,
         "max": 100.0,
@@ -87,7 +91,10 @@ async def two_thinks(session: LoadSession) -> None:
 
 @pytest.mark.asyncio(loop_scope="module")
 async def test_mixed_run_reports_everything_and_loses_nothing(url: str) -> None:
-    config = LoadConfig(url, connections=6, ramp_s=0.3, duration_s=2.5, scenario="mixed")
+    # no share thresholds: this run is about losing nothing, not about the server's capacity
+    config = LoadConfig(
+        url, connections=6, ramp_s=0.3, duration_s=2.5, scenario="mixed", thresholds=()
+    )
     report = await LoadRun(config).run()
     thinks = report["thinks"]
     assert thinks["answered"] > 5 and thinks["lost"] == 0
@@ -193,7 +200,7 @@ def verdicts(report: dict[str, Any], config: LoadConfig) -> dict[str, bool]:
 
 
 def test_checks_without_thresholds_fail_on_lost_answers_and_failed_connections() -> None:
-    config = LoadConfig("ws://127.0.0.1:1/ws")
+    config = LoadConfig("ws://127.0.0.1:1/ws", thresholds=())
     assert all(verdicts(synthetic_report(), config).values())
     assert verdicts(synthetic_report(lost=1), config)["no lost answers"] is False
     lost_reply = synthetic_report() | {"lost_replies": 2}
@@ -320,7 +327,10 @@ async def test_refusals_overloaded_answers_depths_and_queue_waits() -> None:
     # the next think waited the server's retry_after_ms, and no think was retried at once
     assert script.think_times[1] - script.think_times[0] >= 0.39
     failed = [check["check"] for check in report["checks"] if not check["ok"]]
-    assert failed == ["overloaded answers"] and exit_status(report) == 1
+    # a third refused: over the default 10% that marks a run degraded, under its 50% failure
+    assert failed == ["refused thinks", "overloaded answers"] and exit_status(report) == 1
+    levels = {check["check"]: check["level"] for check in report["checks"] if not check["ok"]}
+    assert levels == {"refused thinks": "degraded", "overloaded answers": "fail"}
 
 
 async def test_a_malformed_bestmove_fails_the_run() -> None:

@@ -84,7 +84,7 @@ async def test_backgammon_undo_returns_to_the_same_roll(url: str) -> None:
     )
     text = out.getvalue()
     assert status == 0 and "undone" in text
-    assert "opening roll: X (player 0) throws" in text and "X player 0" in text
+    assert "opening roll: X White throws" in text and "O Black throws" in text
     assert " BAR " in text and "pips " in text
     # Under the board, after the opening roll (gnubg has no position before it).
     ids = re.findall(r"^gnubg ID: (\S+)$", text, re.MULTILINE)

@@ -39,7 +39,8 @@ def test_chess_flipped_shows_black_at_the_bottom() -> None:
 
 
 def test_checkers_start_with_square_numbers() -> None:
-    lines = render("checkers", CHECKERS_START).splitlines()
+    # flipped: White at the bottom, as printed diagrams show it
+    lines = render("checkers", CHECKERS_START, view=View(flip=True)).splitlines()
     assert lines[0] == " 8     b     b     b     b     1-4"
     assert lines[3] == " 5 13    14    15    16       13-16"
     assert lines[4] == " 4    17    18    19    20    17-20"
@@ -53,13 +54,25 @@ def test_checkers_start_with_square_numbers() -> None:
 
 
 def test_checkers_kings_and_last_move() -> None:
-    text = render("checkers", "W:WK1,30:B11-12,K28", view=View(last_move="15x8"))
+    text = render("checkers", "W:WK1,30:B11-12,K28", view=View(last_move="15x8", flip=True))
     lines = text.splitlines()
     assert lines[0] == " 8     W     2     3     4     1-4"
     assert lines[1] == " 7  5     6     7    [ ]       5-8"
     assert lines[2] == " 6     9    10     b     b     9-12"
     assert lines[-1] == "White to move"
     assert "black 3, w/W white 2" in lines[-2]
+
+
+def test_checkers_faces_black_the_first_player_as_the_gui_does() -> None:
+    """Seen: the terminal drew Black (the first player, the person by default) at the
+    top, while the web GUI puts Black at the bottom with square 1 at the bottom right."""
+    lines = render("checkers", CHECKERS_START).splitlines()
+    assert lines[0] == " 1     w     w     w     w    29-32"
+    assert lines[7] == " 8  b     b     b     b        1-4"
+    assert lines[8] == "    h  g  f  e  d  c  b  a"
+    assert lines[7].split()[4] == "b" and lines[7].endswith("1-4")  # square 1 bottom right
+    kings = render("checkers", "W:WK1,30:B11-12,K28").splitlines()
+    assert kings[7] == " 8  4     3     2     W        1-4"
 
 
 def test_othello_start_counts_and_last_move() -> None:
@@ -86,9 +99,9 @@ def test_backgammon_start() -> None:
     assert lines[12] == "| O  .  .  .  X  . |     | X  .  .  .  .  O |"
     assert lines[14] == " 12 11 10  9  8  7   BAR   6  5  4  3  2  1"
     assert "pips 167, bar 0, off 0" in lines[15] and "pips 167, bar 0, off 0" in lines[16]
-    assert lines[-1] == "X player 0 to play 3-1"
+    assert lines[-1] == "X White to play 3-1"
     assert render("backgammon", "4HPwATDgc/ABMA opening").splitlines()[-1].startswith("opening")
-    assert render("backgammon", "4HPwATDgc/ABMA 1 -").splitlines()[-1] == "O player 1 to roll"
+    assert render("backgammon", "4HPwATDgc/ABMA 1 -").splitlines()[-1] == "O Black to roll"
 
 
 def test_backgammon_bar_and_borne_off() -> None:
@@ -97,16 +110,33 @@ def test_backgammon_bar_and_borne_off() -> None:
     lines = render("backgammon", "4AAAMAAAQAAAAA 1 3-3").splitlines()
     assert lines[2] == "| .  .  .  .  .  . |  O  | .  .  .  .  .  O |"
     assert lines[12] == "| .  .  .  .  .  . |     | X  .  .  .  .  . |"
-    assert lines[15] == "O player 1 (home top right): pips 27, bar 1, off 12"
-    assert lines[16] == "X player 0 (home bottom right): pips 18, bar 0, off 12"
-    assert lines[-1] == "O player 1 to play 3-3"
+    assert lines[15] == "O Black (home top right): pips 27, bar 1, off 12"
+    assert lines[16] == "X White (home bottom right): pips 18, bar 0, off 12"
+    assert lines[-1] == "O Black to play 3-3"
     # player 1 on roll with one checker left; player 0 has borne off all 15
     over = render("backgammon", "AAAAAgAAAAAAAA 1 -").splitlines()
-    assert over[-1] == "X player 0 has borne off every checker"
+    assert over[-1] == "X White has borne off every checker"
     flipped = render("backgammon", "4AAAMAAAQAAAAA 1 3-3", view=View(flip=True)).splitlines()
     assert flipped[12] == "| .  .  .  .  .  . |  O  | .  .  .  .  .  O |"
     assert flipped[2] == "| .  .  .  .  .  . |     | X  .  .  .  .  . |"
     assert flipped[0] == " 13 14 15 16 17 18   BAR  19 20 21 22 23 24"
+
+
+def test_connect4_marks_a_finished_four_in_a_row() -> None:
+    vertical = render("connect4", "1212121").splitlines()
+    assert vertical[2:6] == ["|[X]. . . . . . |", "|[X]O . . . . . |"] + ["|[X]O . . . . . |"] * 2
+    assert vertical[-1] == "four in a row: Red (X), marked [ ]"
+    across = render("connect4", "4455667").splitlines()
+    assert across[5] == "| . . .[X X X X]|" and across[4] == "| . . . O O O . |"
+    diagonal = render("connect4", "12234334454").splitlines()
+    assert [line.count("[") for line in diagonal[2:6]] == [1, 1, 1, 1]
+    yellow = render("connect4", "1223343445").splitlines()
+    assert yellow[5] == "| X[O O O O]. . |" and yellow[-1].startswith("four in a row: Yellow (O)")
+    unfinished = render("connect4", "121212").splitlines()
+    assert "[" not in "".join(unfinished) and not unfinished[-1].startswith("four")
+    coloured = render("connect4", "1212121", view=View(color=True))
+    assert coloured.count("\x1b[48;5;186") == 4  # the four highlighted
+    assert "\x1b[1;33mO" in coloured  # yellow, as the GUI's second player
 
 
 def test_colours_only_when_asked_and_bad_positions_fall_back() -> None:

@@ -407,16 +407,76 @@ def test_a_game_without_a_board_module_gets_the_generic_board(
     assert played == ["P", "b"]
 
 
+#: JavaScript: the page's visible texts and labels that are an English
+#: table entry with another Portuguese one (so: left untranslated).
+UNTRANSLATED_JS = """async () => {
+  const { STRINGS } = await import('/js/strings.js');
+  const english = new Set();
+  for (const [key, text] of Object.entries(STRINGS.en)) {
+    const other = STRINGS.pt[key];
+    const words = typeof text === 'string' && /[a-z]{3}/.test(text);
+    if (words && text !== other) english.add(text.trim());
+  }
+  const found = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const text = node.textContent.trim();
+    const box = node.parentElement;
+    if (text && english.has(text) && box && box.getClientRects().length > 0) found.push(text);
+  }
+  for (const element of document.querySelectorAll('[title], [aria-label], [placeholder]')) {
+    for (const name of ['title', 'aria-label', 'placeholder']) {
+      const text = (element.getAttribute(name) || '').trim();
+      if (english.has(text)) found.push(`${name}: ${text}`);
+    }
+  }
+  return found;
+}"""
+
+
+def test_the_play_page_in_portuguese(browser: Any, gui_server: ServerThread) -> None:
+    page = browser.new_page()
+    try:
+        page.set_default_timeout(WAIT_MS)
+        page.goto(f"http://127.0.0.1:{gui_server.port}/?game=chess&side=both&lang=pt")
+        page.wait_for_selector(".board-svg")
+        expect(page.locator("#connection.good")).to_be_visible()
+        assert page.evaluate("document.documentElement.lang") == "pt"
+        assert page.inner_text("#new-game") == "Novo jogo"
+        assert page.inner_text("#learn-link") == "Aprender: árvores de busca →"
+        assert "Xadrez" in page.inner_text("#game")
+        assert "Brancas (joga primeiro)" in page.inner_text("#side")
+        page.click('g[data-square="e2"]')
+        expect(page.locator("#board-note")).to_have_text("e2: escolha para onde mover")
+        page.click('g[data-square="e4"]')
+        expect(page.locator("#moves .ply")).to_have_count(1)
+        assert page.evaluate(UNTRANSLATED_JS) == []
+        # The switch: English at once, the game left as it is.
+        page.select_option("#lang", "en")
+        expect(page.locator("#new-game")).to_have_text("New game")
+        assert "White (moves first)" in page.inner_text("#side")
+        expect(page.locator("#moves .ply")).to_have_count(1)
+        assert page.evaluate("localStorage.getItem('arena-lang')") == "en"
+    finally:
+        page.close()
+
+
 def test_narrow_screen_has_no_horizontal_scroll(browser: Any, gui_server: ServerThread) -> None:
     page = browser.new_page()
     try:
         page.set_viewport_size({"width": 380, "height": 800})
         page.set_default_timeout(WAIT_MS)
-        page.goto(f"http://127.0.0.1:{gui_server.port}/?game=chess")
+        page.goto(f"http://127.0.0.1:{gui_server.port}/?game=chess&side=both&lang=pt")
         page.wait_for_selector(".board-svg")
         assert page.evaluate("document.documentElement.scrollWidth") <= 380
         board = page.locator(".board-svg").bounding_box()
         assert board is not None and board["width"] > 250
+        # The engine's lines (a table, longer words in Portuguese) scroll in their panel.
+        page.click("#analyse")
+        expect(page.locator("#info-lines tbody tr").nth(1)).to_be_visible()
+        page.click("#stop")
+        expect(page.locator("#stop")).to_be_disabled()
+        assert page.evaluate("document.documentElement.scrollWidth") <= 380
     finally:
         page.close()
 

@@ -27,6 +27,7 @@ playwright_api = pytest.importorskip(
 
 # The GUI tests' server thread, browser and page, and skip rule (no Chromium: skipped).
 from tests.clients.test_web_gui import (  # noqa: E402
+    UNTRANSLATED_JS,
     ServerThread,
     chromium,
     not_blank,
@@ -334,26 +335,43 @@ def test_mcts_draws_the_tree_it_grew_and_replays_its_growth(
     assert int(page.inner_text("#s-visited")) == 201  # the root and one node per playout
     assert page.locator('#learn-tree .tree-node[data-kind="playout"]').count() > 0
     assert page.locator("#learn-tree .tree-edge.principal").count() >= 2
-    assert "final" in page.inner_text("#legend-mcts") and page.is_hidden("#legend-minimax")
-    # The step table lists the playouts, not alpha and beta.
+    assert "as of the playout shown" in page.inner_text("#legend-mcts")
+    assert page.is_hidden("#legend-minimax")
+    # The step table lists the playouts: the path's end, the result, the root's count.
     header = page.locator("#learn-steps thead th").all_inner_texts()
-    assert "wins/visits" in header and "\u03b1" not in header
-    first = step_rows(page)[0]
-    assert first[:3] == ("0", "\u25b2 root", "inner") and first[3].endswith("/200")
-    # Step 5: the root and the nodes the first five playouts added.
+    assert "result" in header and "\u03b1" not in header
+    first, second = step_rows(page)[:2]
+    assert first == ("0", "\u25b2 root", "", "0/0")
+    assert second[0] == "1" and second[3] in ("0/1", "0.5/1", "1/1")
+    # Step 5: the root and the nodes the first five playouts added, with
+    # the statistics of those five playouts (not the final ones).
     page.locator("#learn-tree").focus()
     page.keyboard.press("Home")
     expect(page.locator("#step-counter")).to_have_text("playout 0 of 200")
+    assert root.locator(".tree-value").text_content() == "0/0"
     for _ in range(5):
         page.keyboard.press("ArrowRight")
     expect(page.locator("#step-counter")).to_have_text("playout 5 of 200")
     expect(page.locator("#learn-tree .tree-node")).to_have_count(6)
+    assert re.fullmatch(r"\d(\.5)?/5", str(root.locator(".tree-value").text_content()))
     assert current_row(page)[0] == "5"
     current = page.locator("#learn-tree .tree-node.current")
-    assert f"Playout 5 added \u25bc {current.get_attribute('data-path')}" in page.inner_text(
-        "#step-text"
-    )
-    assert "final" in page.inner_text("#step-text")
+    path = str(current.get_attribute("data-path"))
+    text = page.inner_text("#step-text")
+    assert "Selection" in text and "Expansion: it adds" in text and path in text
+    assert "Back-propagation" in text
+    # Expansion ringed, the result shown, the path's statistics in orange.
+    expect(page.locator("#learn-tree .tree-expanded")).to_have_count(1)
+    result = str(page.locator("#learn-tree .tree-playout-result").text_content())
+    assert result in ("MAX wins (1)", "MAX loses (0)", "a draw (\u00bd)")
+    assert page.locator("#learn-tree .tree-value.backed-up").count() == 2  # root and the new node
+    assert current.locator(".tree-value").text_content() in ("0/1", "0.5/1", "1/1")
+    # The pseudocode: one playout, its four steps.
+    assert "MONTE-CARLO-TREE-SEARCH" in page.inner_text("#learn-code")
+    assert len(page.locator("#learn-code .code-line.current").all()) == 4
+    # The root's visits grow one a playout.
+    page.keyboard.press("ArrowRight")
+    assert str(root.locator(".tree-value").text_content()).endswith("/6")
     # The request carries the playouts: fewer of them, a smaller root.
     page.fill("#learn-playouts", "30")
     page.click("#learn-draw")
@@ -396,52 +414,120 @@ def test_mcts_solver_and_errors(page: Page, learn_server: ServerThread) -> None:
 def test_documentation_screenshots(page: Page, learn_server: ServerThread) -> None:
     target = Path(os.environ["ARENA_GUI_SCREENSHOTS"])
     target.mkdir(parents=True, exist_ok=True)
-    page.set_viewport_size({"width": 1400, "height": 900})
     port = learn_server.port
+    projector = {"width": 1920, "height": 1080}
+    phone = {"width": 390, "height": 844}
 
-    def shot(name: str, selector: str = "main") -> None:
+    def shot(name: str, selector: str | None = None) -> None:
         page.mouse.move(0, 0)
         page.evaluate("document.activeElement && document.activeElement.blur()")  # no focus ring
-        page.locator(selector).screenshot(path=str(target / f"learn-{name}.png"))
+        path = str(target / f"learn-{name}.png")
+        if selector is None:
+            # The viewport, as the class sees it; on a phone, from the tree's panel down.
+            if page.viewport_size["width"] < 700:
+                page.evaluate("document.getElementById('learn-tree-panel').scrollIntoView()")
+            page.screenshot(path=path)
+        else:
+            page.locator(selector).screenshot(path=path)
 
-    open_learn(page, port, "?example=notes", visited=13)
+    def steps(count: int) -> None:
+        page.locator("#learn-tree").focus()
+        for _ in range(count):
+            page.keyboard.press("ArrowRight")
+
+    # The drawings of the walk-through (docs/learn.md), at a projector's size.
+    page.set_viewport_size(projector)
+    open_learn(page, port, "?example=notes&lang=en", visited=13)
     shot("minimax", "#learn-tree-panel")
-    open_learn(page, port, "?example=notes-alphabeta", visited=11)
+    open_learn(page, port, "?example=notes-alphabeta&lang=en", visited=11)
     page.locator("#learn-tree").focus()
     page.keyboard.press("Home")
-    for _ in range(12):
-        page.keyboard.press("ArrowRight")
+    steps(12)
     expect(page.locator("#step-counter")).to_have_text("step 13 of 22")
-    page.set_viewport_size({"width": 1400, "height": 1100})
-    shot("alphabeta-step")
+    shot("alphabeta-step", "#learn-tree-panel")
     page.keyboard.press("End")
     shot("alphabeta", "#learn-tree-panel")
-    open_learn(page, port, "?example=good-order", visited=20)
+    open_learn(page, port, "?example=good-order&lang=en", visited=20)
     expect(page.locator(".compare-tree svg")).to_have_count(3)
     shot("ordering", "#learn-compare")
-    open_learn(page, port, "?example=bad-order", visited=40)
+    open_learn(page, port, "?example=bad-order&lang=en", visited=40)
     expect(page.locator(".compare-tree svg")).to_have_count(3)
     shot("ordering-bad", "#learn-compare")
-    open_learn(page, port, "?example=cutoff")
+    open_learn(page, port, "?example=cutoff&lang=en")
     shot("cutoff", "#learn-tree-panel")
-    open_learn(page, port, "?example=chance", visited=15)
+    open_learn(page, port, "?example=chance&lang=en", visited=15)
     shot("chance", "#learn-tree-panel")
-    page.set_viewport_size({"width": 2000, "height": 1000})  # a wide tree: a wide window
-    open_learn(page, port, "?game=tictactoe&algorithm=alphabeta&depth=3")
+    open_learn(page, port, "?game=tictactoe&algorithm=alphabeta&depth=3&lang=en")
     shot("large", "#learn-tree-panel")
-    open_learn(page, port, "?example=mcts")  # wide too: the most visited line, opened
+    open_learn(page, port, "?game=connect4&depth=2&lang=en")
+    shot("connect4", "#learn-tree-panel")
+    open_learn(page, port, "?example=mcts&lang=en")
     expect(page.locator("#s-leaves")).to_have_text("200")
     shot("mcts", "#learn-tree-panel")
-    page.set_viewport_size({"width": 1400, "height": 1000})
     page.locator("#learn-tree").focus()
     page.keyboard.press("Home")
-    for _ in range(12):
-        page.keyboard.press("ArrowRight")
+    steps(12)
     expect(page.locator("#step-counter")).to_have_text("playout 12 of 200")
     shot("mcts-step", "#learn-tree-panel")
-    open_learn(page, port, "?game=tree&position=[[1,1],[1,-1],[-1,-1]]&algorithm=mcts")
+    open_learn(page, port, "?game=tree&position=[[1,1],[1,-1],[-1,-1]]&algorithm=mcts&lang=en")
     expect(page.locator("#step-text")).to_contain_text("solver proved")
     shot("mcts-solver", "#learn-tree-panel")
+
+    # The lecture, whole screens: projector and phone, English and Portuguese.
+    for lang, size, label in (
+        ("en", projector, "projector"),
+        ("pt", projector, "projector"),
+        ("en", phone, "phone"),
+        ("pt", phone, "phone"),
+    ):
+        page.set_viewport_size(size)
+        # Predict: the student clicks the leaves alpha-beta will skip, then checks.
+        open_learn(page, port, f"?example=notes-alphabeta&classroom=1&lang={lang}")
+        expect(page.locator("#predict")).to_be_visible()
+        shot(f"{label}-predict-{lang}")
+        page.click('#learn-tree .pickable[data-path="2·2"]')
+        page.click('#learn-tree .pickable[data-path="2·3"]')
+        page.click("#predict-check")
+        expect(page.locator("#predict-result")).to_have_class("right")
+        shot(f"{label}-checked-{lang}")
+        # The cut, the pseudocode's line beside it.
+        steps(1)
+        page.click('#predict-input button[data-answer="1"]')
+        steps(1)
+        steps(9)
+        page.fill("#predict-value", "2")
+        page.click("#predict-check")
+        steps(2)
+        expect(page.locator("#step-counter")).to_contain_text("12")
+        shot(f"{label}-cut-{lang}")
+        # MCTS growing: playout 12.
+        open_learn(page, port, f"?example=mcts&lang={lang}")
+        page.locator("#learn-tree").focus()
+        page.keyboard.press("Home")
+        steps(12)
+        shot(f"{label}-mcts-{lang}")
+    # The Play page in both languages: a game of chess after 1. e4, analysed.
+    for lang, size, label in (
+        ("en", projector, "projector"),
+        ("pt", projector, "projector"),
+        ("en", phone, "phone"),
+        ("pt", phone, "phone"),
+    ):
+        page.set_viewport_size(size)
+        page.goto(f"http://127.0.0.1:{port}/?game=chess&side=both&lang={lang}")
+        page.wait_for_selector(".board-svg")
+        page.click('g[data-square="e2"]')
+        page.click('g[data-square="e4"]')
+        expect(page.locator("#moves .ply")).to_have_count(1)
+        page.click("#analyse")
+        expect(page.locator("#info-lines tbody tr").first).to_be_visible()
+        page.click("#stop")
+        expect(page.locator("#stop")).to_be_disabled()
+        page.mouse.move(0, 0)
+        page.evaluate("document.activeElement && document.activeElement.blur()")
+        page.screenshot(path=str(target / f"play-{label}-{lang}.png"))
+    page.set_viewport_size({"width": 1400, "height": 1000})
+    page.goto(f"http://127.0.0.1:{port}/?lang=en")  # the next test's language
 
 
 def test_proven_results_read_as_wins_in_plies(page: Page, learn_server: ServerThread) -> None:
@@ -452,3 +538,279 @@ def test_proven_results_read_as_wins_in_plies(page: Page, learn_server: ServerTh
     win = page.locator('#learn-tree .tree-node[data-path="a3"]')
     assert win.locator(".tree-value").text_content() == "+W1"
     assert "MAX wins in 1 ply" in str(win.get_attribute("aria-label"))
+
+
+def test_classroom_mode_shows_nothing_that_has_not_happened(
+    page: Page, learn_server: ServerThread
+) -> None:
+    open_learn(page, learn_server.port, "?example=notes-alphabeta&classroom=1&ask=")
+    expect(page.locator("#step-counter")).to_have_text("step 1 of 22")
+    assert page.is_checked("#classroom")
+    # No answers on screen: no values on the leaves, no pruned marks, no
+    # future rows, no summary, no note naming the pruned leaves.
+    values = page.locator("#learn-tree .tree-value").all_text_contents()
+    assert len(values) == 11 and set(values) == {""}
+    assert page.locator("#learn-tree .tree-ghost.pruned, #learn-tree .tree-cut").count() == 0
+    ghosts = page.locator("#learn-tree .tree-ghost")
+    expect(ghosts).to_have_count(2)
+    assert all(ghosts.nth(i).get_attribute("data-state") == "unseen" for i in range(2))
+    tree_text = "".join(page.locator("#learn-tree svg text").all_text_contents())
+    assert "4" not in tree_text and "6" not in tree_text and "pruned" not in tree_text
+    assert "4 and 6" not in page.inner_text("#example-note")
+    expect(page.locator("#learn-steps tbody tr:visible")).to_have_count(1)
+    assert page.inner_text("#s-value") == "?" and page.inner_text("#s-best") == "?"
+    assert page.is_hidden("#compare-grid") and page.is_visible("#compare-withheld")
+    # Step by step the table grows one row at a time; the cut appears at step 13.
+    page.locator("#learn-tree").focus()
+    for number in range(2, 14):
+        page.keyboard.press("ArrowRight")
+        expect(page.locator("#learn-steps tbody tr:visible")).to_have_count(number)
+        if number == 12:
+            assert page.locator("#learn-tree .tree-ghost.pruned").count() == 0
+    expect(page.locator("#learn-tree .tree-ghost.pruned")).to_have_count(2)
+    values = page.locator("#learn-tree .tree-ghost.pruned .tree-value").all_text_contents()
+    assert values == ["4", "6"]
+    assert "pruned" in page.inner_text("#step-text")
+    # At the end everything is there, the note and the side by side too.
+    page.keyboard.press("End")
+    assert page.inner_text("#s-value") == "3" and page.inner_text("#s-best") == "1"
+    assert "4 and 6" in page.inner_text("#example-note")
+    expect(page.locator("#compare-grid")).to_be_visible()
+    # The switch: off shows the whole search at once and leaves the address.
+    page.click("#classroom")
+    assert "classroom" not in page.url
+    page.keyboard.press("Home")
+    expect(page.locator("#learn-steps tbody tr:visible")).to_have_count(22)
+    assert page.inner_text("#s-value") == "3"
+    page.click("#classroom")
+    assert "classroom=1" in page.url
+    expect(page.locator("#step-counter")).to_have_text("step 1 of 22")
+
+
+def code_lines(page: Page) -> list[str]:
+    return [
+        str(line.get_attribute("data-line"))
+        for line in page.locator("#learn-code .code-line.current").all()
+    ]
+
+
+def local_variables(page: Page) -> dict[str, str]:
+    names = page.locator("#learn-locals .var").all()
+    return {
+        str(var.get_attribute("data-name")): str(var.inner_text()).split(" = ", 1)[1]
+        for var in names
+    }
+
+
+def test_the_pseudocode_follows_each_step(page: Page, learn_server: ServerThread) -> None:
+    open_learn(page, learn_server.port, "?example=notes-alphabeta&classroom=1&ask=&lang=en")
+    assert "ALPHA-BETA-SEARCH" in page.inner_text("#learn-code")
+    expected = {
+        1: (["ab.search.call"], {ALPHA: NEG, BETA: POS}),
+        2: (["min.init"], {"s": "1", "v": POS, ALPHA: NEG, BETA: POS}),
+        3: (["max.terminal"], {"s": "1·1"}),
+        4: (["ab.min.update", "ab.min.beta"], {"s": "1", "a": "1", "v": "3", BETA: "3"}),
+        9: (["ab.max.update", "ab.max.alpha"], {"s": "root", "a": "1", "v": "3", ALPHA: "3"}),
+        # MIN node 2 holds MAX to 2 while MAX is sure of 3: v <= alpha, it returns at once.
+        12: (
+            ["ab.min.update", "ab.min.cut"],
+            {"s": "2", "a": "1", "v": "2", ALPHA: "3", BETA: POS},
+        ),
+        22: (["ab.search.return"], {"v": "3", "a": "1"}),
+    }
+    page.locator("#learn-tree").focus()
+    for number in range(1, 23):
+        if number > 1:
+            page.keyboard.press("ArrowRight")
+        expect(page.locator("#step-counter")).to_have_text(f"step {number} of 22")
+        assert len(code_lines(page)) >= 1
+        if number in expected:
+            lines, variables = expected[number]
+            assert code_lines(page) == lines, number
+            shown = local_variables(page)
+            assert {name: shown.get(name) for name in variables} == variables, number
+    assert page.locator("#learn-code .code-line.cut").count() == 0
+    # Minimax has its own program, the notes' VALOR-MINIMAX in Portuguese.
+    open_learn(page, learn_server.port, "?example=notes&lang=pt", visited=13)
+    assert "DECISÃO-MINIMAX" in page.inner_text("#learn-code")
+    assert "VALOR-MINIMAX" in page.inner_text("#code-caption")
+    assert code_lines(page) == ["mm.decision.return"]
+    open_learn(page, learn_server.port, "?example=chance&lang=en", visited=15)
+    assert "EXPECTIMINIMAX" in page.inner_text("#learn-code")
+    page.locator("#learn-tree").focus()
+    page.keyboard.press("Home")
+    page.keyboard.press("ArrowRight")
+    assert code_lines(page) == ["em.chance"]
+
+
+def test_predict_the_pruned_leaves_then_the_search_checks(
+    page: Page, learn_server: ServerThread
+) -> None:
+    open_learn(page, learn_server.port, "?lang=en")
+    page.click('button[data-example="notes-alphabeta"]')
+    # An exercise turns classroom mode on and asks before the first step.
+    expect(page.locator("#classroom")).to_be_checked()
+    expect(page.locator("#predict")).to_be_visible()
+    expect(page.locator("#predict-question")).to_contain_text("never look at")
+    assert "Russell & Norvig, figure 5.5" in page.inner_text("#example-source")
+    # The leaves show the exercise's utilities (grey), the same for all nine.
+    givens = page.locator("#learn-tree .tree-given").all_text_contents()
+    utilities = ["3", "12", "8", "2", "4", "6", "14", "5", "2"]
+    assert sorted(givens, key=int) == sorted(utilities, key=int)
+    # Forward waits for an answer.
+    page.locator("#learn-tree").focus()
+    page.keyboard.press("ArrowRight")
+    expect(page.locator("#step-counter")).to_have_text("step 1 of 22")
+    expect(page.locator("#predict-result")).to_contain_text("Answer the question")
+    # The student clicks 2·2 and 3·3 (one right, one wrong), then Check.
+    page.click('#learn-tree .pickable[data-path="2·2"]')
+    page.click('#learn-tree .pickable[data-path="3·3"]')
+    expect(page.locator("#predict-input .selection")).to_contain_text("2 leaves clicked")
+    page.click("#predict-check")
+    result = page.locator("#predict-result")
+    expect(result).to_have_class("wrong")
+    text = result.inner_text()
+    assert "Never looked at: 2·2, 2·3." in text and "Missed: 2·3." in text
+    assert "Evaluated after all: 3·3." in text and f"\u2264 {ALPHA} = 3" in text
+    marks = {
+        str(g.get_attribute("data-path")): str(g.get_attribute("data-pick"))
+        for g in page.locator("#learn-tree .pickable").all()
+        if g.get_attribute("data-pick")
+    }
+    assert marks == {"2·2": "right", "2·3": "missed", "3·3": "wrong"}
+    # The next question at the same step: the move MAX picks.
+    page.keyboard.press("ArrowRight")
+    expect(page.locator("#predict-question")).to_contain_text("Which move will MAX pick")
+    page.click('#predict-input button[data-answer="1"]')
+    expect(result).to_have_class("right")
+    assert "largest of its moves' values (1: 3, 2: 2, 3: 2)" in result.inner_text()
+    # Then the search runs up to MIN node 2, where it asks for its value.
+    page.keyboard.press("End")
+    expect(page.locator("#step-counter")).to_have_text("step 10 of 22")
+    expect(page.locator("#predict-question")).to_contain_text("What value will 2 return")
+    page.fill("#predict-value", "4")
+    page.click("#predict-check")
+    expect(result).to_have_class("wrong")
+    assert "min(2) = 2" in result.inner_text() and "moves 2, 3 were pruned" in result.inner_text()
+    page.keyboard.press("End")
+    expect(page.locator("#step-counter")).to_have_text("step 22 of 22")
+    # Classroom off: no questions, the whole search at once.
+    page.click("#classroom")
+    expect(page.locator("#predict")).to_be_hidden()
+
+
+def test_a_teacher_shares_an_exercise_by_its_address(
+    page: Page, learn_server: ServerThread
+) -> None:
+    open_learn(page, learn_server.port, "?lang=en")
+    page.fill("#learn-position", "[[1,-1],[0,0]]")
+    page.select_option("#learn-algorithm", "minimax")
+    page.fill("#learn-ask", "winner,value:1")
+    page.click("#learn-draw")
+    expect(page.locator("#s-value")).to_have_text("0")
+    page.click("#share-link")
+    link = page.input_value("#share-url")
+    assert "classroom=1" in link and "ask=winner%2Cvalue%3A1" in link and "position=" in link
+    # A student opens it: the tree, the search and the questions come with it.
+    page.goto(link)
+    page.wait_for_selector("#learn-tree svg .tree-node")
+    expect(page.locator("#predict-question")).to_contain_text("who wins")
+    page.click('#predict-input button[data-answer="1"]')
+    result = page.locator("#predict-result")
+    expect(result).to_have_class("wrong")
+    assert "a draw: the root's value is 0" in result.inner_text()
+    # The notes' "who wins?" exercise ships with the page, in Portuguese too.
+    open_learn(page, learn_server.port, "?example=who-wins&classroom=1&lang=pt")
+    expect(page.locator("#predict-question")).to_contain_text("quem vencerá o jogo")
+    assert "quem vencerá o jogo?" in page.inner_text("#example-source")
+    page.click('#predict-input button[data-answer="1"]')
+    expect(result).to_have_class("right")
+    assert "MAX vence: o valor da raiz é 1" in result.inner_text()
+
+
+def test_the_learn_page_in_portuguese_and_its_switch(
+    page: Page, learn_server: ServerThread
+) -> None:
+    open_learn(page, learn_server.port, "?example=notes-alphabeta&lang=pt", visited=11)
+    assert page.evaluate("document.documentElement.lang") == "pt"
+    assert page.inner_text("h1") == "alphabeta-arena · Aprender"
+    expect(page.locator("#step-counter")).to_have_text("passo 22 de 22")
+    assert "poda alfa-beta" in page.inner_text("#learn-algorithm")
+    assert "VALOR-MIN" in page.inner_text("#learn-code")
+    assert page.evaluate(UNTRANSLATED_JS) == []
+    # Stepping to the cut: the notes' words.
+    page.locator("#learn-tree").focus()
+    page.keyboard.press("Home")
+    for _ in range(12):
+        page.keyboard.press("ArrowRight")
+    assert "corte" in page.inner_text("#step-text")
+    assert page.evaluate(UNTRANSLATED_JS) == []
+    # The switch: English at once, kept for the next visit.
+    page.select_option("#lang", "en")
+    expect(page.locator("#step-counter")).to_have_text("step 13 of 22")
+    assert page.inner_text("h1") == "alphabeta-arena · Learn"
+    assert "ALPHA-BETA-SEARCH" in page.inner_text("#learn-code")
+    assert "moves 2, 3 are pruned" in page.inner_text("#step-text")
+    page.select_option("#lang", "pt")
+    open_learn(page, learn_server.port, "?example=mcts")
+    expect(page.locator("#step-counter")).to_have_text("simulação 200 de 200")
+    assert page.evaluate(UNTRANSLATED_JS) == []
+    page.select_option("#lang", "en")  # the other tests read English
+
+
+#: JavaScript: pairs of move labels whose boxes overlap (drawn ones only).
+OVERLAPPING_LABELS_JS = """() => {
+  const boxes = [...document.querySelectorAll('#learn-tree text.tree-move')]
+    .filter((t) => t.getAttribute('display') !== 'none' && t.textContent)
+    .map((t) => [t.textContent, t.getBBox()]);
+  const clash = [];
+  boxes.forEach(([a, p], i) => boxes.slice(i + 1).forEach(([b, q]) => {
+    const apart = p.x >= q.x + q.width || q.x >= p.x + p.width
+      || p.y >= q.y + q.height || q.y >= p.y + p.height;
+    if (!apart) clash.push([a, b]);
+  }));
+  return clash;
+}"""
+
+
+def test_big_trees_stay_readable(page: Page, learn_server: ServerThread) -> None:
+    page.set_viewport_size({"width": 1920, "height": 1080})
+    # Connect Four at depth 2: too wide to read whole, it opens on the principal line, fitted.
+    open_learn(page, learn_server.port, "?game=connect4&depth=2&lang=en")
+    box = page.locator("#learn-tree")
+    svg = page.locator("#learn-tree svg")
+    assert float(str(svg.get_attribute("width"))) <= box.evaluate("b => b.clientWidth")
+    assert float(str(svg.get_attribute("data-scale"))) >= 0.6
+    assert page.locator("#learn-tree .tree-more-count").count() >= 3
+    assert page.evaluate(OVERLAPPING_LABELS_JS) == []
+    expect(page.locator("#zoom-level")).to_contain_text("(fit)")
+    # Zoom in and out, back to fit; the export keeps the natural size.
+    width = float(str(svg.get_attribute("width")))
+    page.click("#zoom-in")
+    assert float(str(svg.get_attribute("width"))) == pytest.approx(width * 1.25, rel=0.01)
+    page.click("#zoom-reset")
+    expect(page.locator("#zoom-level")).to_have_text("100%")
+    page.locator("#learn-tree").focus()
+    page.keyboard.press("0")
+    expect(page.locator("#zoom-level")).to_contain_text("(fit)")
+    # Expanded whole, the move labels still never overlap.
+    page.click("#expand-all")
+    assert page.evaluate(OVERLAPPING_LABELS_JS) == []
+    # Backgammon before the roll: expectiminimax (the page picks it), a
+    # best move said, b* over the visited tree's two levels (rolls, moves).
+    open_learn(page, learn_server.port, "?game=backgammon&depth=1&lang=en")
+    expect(page.locator("#s-visited")).to_have_text("411")
+    assert page.input_value("#learn-algorithm") == "expectiminimax"
+    assert page.inner_text("#s-best") == "after the roll"
+    assert "expectiminimax" in page.inner_text("#example-note")
+    assert float(page.inner_text("#s-ebf")) == pytest.approx(19.75, abs=0.01)  # b + b^2 = 410
+    assert "best move \u2013" not in page.inner_text("#step-text")
+    assert page.evaluate(OVERLAPPING_LABELS_JS) == []
+    # Too big to draw: the server's count and what to do about it.
+    page.fill("#learn-max-nodes", "100")
+    page.click("#learn-draw")
+    message = page.locator("#learn-message")
+    expect(message).to_have_class("error")
+    expect(message).to_contain_text("Too big to draw")
+    expect(message).to_contain_text("Lower the depth")
+    page.set_viewport_size({"width": 1400, "height": 1000})

@@ -25,6 +25,8 @@ from engine.registry import create_game
 from engine.search.alphabeta import Searcher
 from engine.search.limits import Limits
 from engine.search.reference import perft
+from engine.search.request import SearchRequest
+from engine.search.solver import ExactSolver
 from engine.searchers import searcher_for
 from tests.timing import UNIT
 
@@ -56,21 +58,23 @@ def probe() -> dict[str, Any]:
     for name, options, position, depth in FIXED_DEPTH_CASES:
         game = create_game(name, options)
         state = game.initial_state() if position is None else game.parse_position(position)
-        result = searcher_for(game, tt_slots=1 << 16).think(state, Limits(depth=depth))
+        result = searcher_for(game, tt_slots=1 << 16).think(
+            SearchRequest(state, Limits(depth=depth))
+        )
         answers[f"{name} {position} depth {depth}"] = [
             result.move,
-            result.score.to_dict(),
-            result.depth,
-            result.nodes,
-            list(result.pv),
+            result.info.score.to_dict(),
+            result.info.depth,
+            result.info.nodes,
+            list(result.info.pv),
         ]
     for name, depth in PERFT_CASES:
         game = create_game(name)
         answers[f"{name} perft {depth}"] = perft(game, game.initial_state(), depth)
     connect4 = create_game("connect4")
     for position in SOLVE_CASES:
-        result = Searcher(connect4, 1 << 16).solve(connect4.parse_position(position))
-        answers[f"solve {position}"] = [result.move, result.score.to_dict(), result.nodes]
+        result = ExactSolver(connect4, 1 << 16).solve(connect4.parse_position(position))
+        answers[f"solve {position}"] = [result.move, result.info.score.to_dict(), result.info.nodes]
     return answers
 
 
@@ -173,7 +177,7 @@ def test_an_interpreted_subclass_of_a_game_is_searched_with_its_own_methods() ->
             return 0
 
     game = CountingConnectFour()
-    result = Searcher(game, 1 << 10).think(game.initial_state(), Limits(depth=3))
+    result = Searcher(game, 1 << 10).think(SearchRequest(game.initial_state(), Limits(depth=3)))
     assert calls, "the override was never called"
     assert result.value == 0  # every leaf scored 0 by the override
 

@@ -15,6 +15,7 @@ import pytest
 from engine.game import CHANCE, Outcome
 from engine.registry import GAMES, create_game
 from engine.search.limits import Clock, Deadlines, Limits
+from engine.search.request import SearchRequest
 from engine.search.results import Info
 from engine.search.score import Score
 from engine.searchers import think
@@ -45,5 +46,5 @@ def test_games_states_and_results_round_trip(name: str) -> None:
     assert pickle.loads(pickle.dumps(state)) == state
     if game.to_move(state) == CHANCE:
         state = game.play(state, game.legal_moves(state)[0])
-    result = think(game, state, Limits(depth=2))
+    result = think(game, SearchRequest(state, Limits(depth=2)))
     assert pickle.loads(pickle.dumps(result)) == result

@@ -10,6 +10,7 @@ keep their time.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import sys
 import time
@@ -20,11 +21,15 @@ from typing import Any
 import chess
 import msgpack
 import pytest
-from server.protocol import Encoding, encode
 
 from engine.game import EVAL_LIMIT
 from engine.registry import create_game
-from server.app import UNENCODABLE
+from engine.search.request import SearchRequest
+from engine.search.score import Score
+from protocol.codec import Encoding, encode
+from protocol.records import BestMove
+from protocol.records import Info as InfoMessage
+from server.connection import UNENCODABLE
 from server.external import (
     STARTUP_WAIT_S,
     STOP_GRACE_S,
@@ -100,24 +105,23 @@ async def test_an_engines_figures_reach_clients_within_the_protocol(
 
 def test_an_answer_that_cannot_be_encoded_becomes_a_legal_fallback() -> None:
     """The guard at encode time: whatever a searcher returned, one bestmove goes out."""
-    answer = {
-        "type": "bestmove",
-        "id": 7,
-        "move": "e2e4",
-        "score": {"value": 12},
-        "depth": 10**25,
-        "seldepth": 3,
-        "pv": ["e2e4"],
-        "nodes": 10**30,
-        "time_ms": 250,
-        "queued_ms": 0,
-        "reason": "time",
-        "algorithm": "fake",
-    }
+    answer = BestMove(
+        move="e2e4",
+        score=Score(value=12),
+        depth=10**25,
+        seldepth=3,
+        pv=("e2e4",),
+        nodes=10**30,
+        time_ms=250,
+        reason="time",
+        queued_ms=0,
+        algorithm="fake",
+        id=7,
+    )
     with pytest.raises(UNENCODABLE):
-        encode(answer, Encoding.MSGPACK)
+        encode(answer.to_wire(), Encoding.MSGPACK)
     fallback = Session.fallback_bestmove(answer, "a2a3")
-    frame = encode(fallback, Encoding.MSGPACK)
+    frame = encode(fallback.to_wire(), Encoding.MSGPACK)
     assert isinstance(frame, bytes)
     message = msgpack.unpackb(frame)
     assert message["id"] == 7 and message["move"] == "a2a3" and message["pv"] == ["a2a3"]
@@ -308,12 +312,12 @@ def test_a_gtp_engine_that_answers_by_itself_says_so() -> None:
     try:
         searcher.start()
         game = searcher.game
-        result = searcher.think(game.initial_state())
+        result = searcher.think(SearchRequest(game.initial_state()))
         assert result.move == "pass"
-        assert result.reason == "engine" and result.depth == 1  # not 0: it searched
+        assert result.reason == "engine" and result.info.depth == 1  # not 0: it searched
         illegal = program_searcher(gtp("illegal"), game)
-        answer = illegal.think(game.initial_state())
-        assert answer.reason == "engine_error" and answer.depth == 0
+        answer = illegal.think(SearchRequest(game.initial_state()))
+        assert answer.reason == "engine_error" and answer.info.depth == 0
         illegal.close()
     finally:
         searcher.close()
@@ -327,11 +331,12 @@ async def test_a_think_gets_its_one_bestmove_whatever_the_searcher_returned(
     """The guard at encode time: an answer or report no encoding can carry loses nothing."""
     finish_think, info_message = Session.finish_think, Session.info_message
 
-    def unencodable_answer(self: Session, result: Any, queued_ms: int) -> dict[str, Any]:
-        return {**finish_think(self, result, queued_ms), "nodes": 10**30, "depth": float("nan")}
+    def unencodable_answer(self: Session, result: Any, queued_ms: int) -> BestMove:
+        answer = finish_think(self, result, queued_ms)
+        return dataclasses.replace(answer, nodes=10**30, depth=float("nan"))  # type: ignore[arg-type]
 
-    def unencodable_info(self: Session, info: Any) -> dict[str, Any]:
-        return {**info_message(self, info), "nodes": 10**30, "nps": float("inf")}
+    def unencodable_info(self: Session, info: Any) -> InfoMessage:
+        return dataclasses.replace(info_message(self, info), nodes=10**30, nps=float("inf"))  # type: ignore[arg-type]
 
     monkeypatch.setattr(Session, "finish_think", unencodable_answer)
     monkeypatch.setattr(Session, "info_message", unencodable_info)

@@ -1,21 +1,20 @@
 """Go's end of game in a worker: no pass over points still to take, resignation when lost.
 
 Issue 30: a winning side's search may pass with the opponent's dead stones
-still in its area (the board's count would then take them as alive); in a
-clean-up phase (``think.cleanup``) the worker plays the capture instead.
+still in its area (the board's count would then take them as alive); the
+worker plays the capture instead, in a clean-up phase (``think.cleanup``)
+as at any time. A side whose win rate stays below the threshold resigns.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import multiprocessing
-from collections.abc import Callable
-from typing import Any
 
 from engine.games.go import RESIGN_MIN_PLAYOUTS, Go
-from engine.search.budget import StopSignal
 from engine.search.limits import Deadlines, Limits
-from engine.search.results import Info, SearchResult
+from engine.search.request import SearchRequest
+from engine.search.results import SearchResult
 from engine.search.score import Score
 from engine.searchers import searcher_for
 from server.runtime.worker import StopFlag, WorkerJob, _think, go_answer
@@ -28,16 +27,11 @@ DEAD_IN_BLACKS_AREA = "/".join(["....XO..."] * 4 + [".O..XO..."] + ["....XO..."]
 class PassingSearcher:
     """Our Monte Carlo search whose answer is always a pass (a winner content to stop)."""
 
-    def think(
-        self,
-        state: Any,
-        limits: Limits | None = None,
-        stop: StopSignal | None = None,
-        on_info: Callable[[Info], None] | None = None,
-        deadlines: Deadlines | None = None,
-    ) -> SearchResult:
-        result = searcher_for(GAME, "mcts").think(state, Limits(nodes=50), stop, on_info)
-        return dataclasses.replace(result, move="pass", move_value=0, pv=("pass",))
+    def think(self, request: SearchRequest) -> SearchResult:
+        limited = dataclasses.replace(request, limits=Limits(nodes=50), deadlines=None)
+        result = searcher_for(GAME, "mcts").think(limited)
+        info = dataclasses.replace(result.info, pv=("pass",))
+        return dataclasses.replace(result, move="pass", move_value=0, info=info)
 
 
 def job(cleanup: bool) -> WorkerJob:
@@ -55,23 +49,26 @@ def job(cleanup: bool) -> WorkerJob:
     )
 
 
-def test_a_clean_up_think_captures_instead_of_passing() -> None:
+def test_a_pass_is_replaced_by_the_capture_of_a_dead_stone() -> None:
     stop = StopFlag(multiprocessing.get_context("spawn"))
     for cleanup in (False, True):  # never a pass while a capture gains
         result = _think(PassingSearcher(), job(cleanup), stop, lambda info: None)
         assert result.move in ("A5", "C5", "B4", "B6"), result
-        assert result.pv == (result.move,)
+        assert result.info.pv == (result.move,)
 
 
 def test_a_lost_go_position_is_resigned_keeping_the_best_line() -> None:
     lost = GAME.parse_position("/".join(["X.XXXOO.O"] * 9) + " X")  # past the opening
-    searched = searcher_for(GAME, "mcts").think(lost, Limits(nodes=20))
-    hopeless = dataclasses.replace(
-        searched, score=Score(value=-1000), playouts=RESIGN_MIN_PLAYOUTS, reason="time"
+    searched = searcher_for(GAME, "mcts").think(SearchRequest(lost, Limits(nodes=20)))
+    info = dataclasses.replace(
+        searched.info, score=Score(value=-1000), playouts=RESIGN_MIN_PLAYOUTS
     )
+    hopeless = dataclasses.replace(searched, info=info, reason="time")
     answer = go_answer(GAME, lost, hopeless)
-    assert answer.move == "resign" and answer.pv == searched.pv
-    few = dataclasses.replace(hopeless, playouts=RESIGN_MIN_PLAYOUTS - 1)
+    assert answer.move == "resign" and answer.info.pv == searched.info.pv
+    few = dataclasses.replace(
+        hopeless, info=dataclasses.replace(info, playouts=RESIGN_MIN_PLAYOUTS - 1)
+    )
     assert go_answer(GAME, lost, few).move == searched.move
-    hopeful = dataclasses.replace(hopeless, score=Score(value=0))
+    hopeful = dataclasses.replace(hopeless, info=dataclasses.replace(info, score=Score(value=0)))
     assert go_answer(GAME, lost, hopeful).move == searched.move

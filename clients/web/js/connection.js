@@ -7,6 +7,8 @@
 // and every accepted think with exactly one bestmove, so ids are enough to
 // route everything.
 
+import { t } from "./i18n.js";
+
 export class EngineError extends Error {
   constructor(reply) {
     super(reply.message || reply.code);
@@ -30,7 +32,7 @@ export class Connection {
       const ws = new WebSocket(this.url);
       this.ws = ws;
       ws.addEventListener("open", () => resolve(this), { once: true });
-      ws.addEventListener("error", () => reject(new Error(`cannot connect to ${this.url}`)), { once: true });
+      ws.addEventListener("error", () => reject(new Error(t("conn.cannot", { url: this.url }))), { once: true });
       ws.addEventListener("message", (event) => this.receive(event.data));
       ws.addEventListener("close", (event) => {
         const failure = new Error(closeReason(event));
@@ -71,7 +73,7 @@ export class Connection {
   }
 
   send(message) {
-    if (!this.isOpen) throw new Error("not connected to the engine server");
+    if (!this.isOpen) throw new Error(t("conn.not"));
     this.ws.send(JSON.stringify(message));
   }
 
@@ -99,9 +101,9 @@ export class Connection {
 }
 
 function closeReason(event) {
-  if (event.code === 1008) return "the server refused this connection: it needs its token";
-  if (event.code === 1001) return "the server is shutting down";
-  return `the connection to the engine server closed (code ${event.code})`;
+  if (event.code === 1008) return t("conn.token");
+  if (event.code === 1001) return t("conn.shutdown");
+  return t("conn.closed", { code: event.code });
 }
 
 // ws://host/ws for a page served over http, wss:// over https.

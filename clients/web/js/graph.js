@@ -4,6 +4,7 @@
 // edges (drawn as squares), proven draws on the middle line.
 
 import { el } from "./svg.js";
+import { t } from "./i18n.js";
 
 const WIDTH = 400;
 const HEIGHT = 140;
@@ -20,7 +21,7 @@ export function drawGraph(container, points, plies, formatValue = String, curren
   container.replaceChildren();
   const svg = el("svg", {
     viewBox: `0 0 ${WIDTH} ${HEIGHT}`, class: "graph-svg", role: "img",
-    "aria-label": `evaluation over ${plies} plies, ${points.length} scored`,
+    "aria-label": t("graph.label", { plies, scored: points.length }),
   });
   container.append(svg);
   const finite = points.filter((p) => Number.isFinite(p.value)).map((p) => Math.abs(p.value));

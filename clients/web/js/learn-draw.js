@@ -9,8 +9,11 @@
 
 import { el } from "./svg.js";
 import { describeValue, formatValue, formatWinsVisits, playerName } from "./learn-model.js";
+import { t } from "./i18n.js";
 
 const R = 15; // half the size of a node's shape
+// Where the text under a leaf starts: clear of the current step's halo.
+const LEAF_BELOW = 32;
 const FONT = "DejaVu Sans, Segoe UI, Arial, sans-serif";
 
 const COLOURS = {
@@ -30,9 +33,12 @@ const HALO = "#ffcc33";
 
 // Draws into `container`; returns the <svg>. `index` is the step shown.
 // options: {compact (no alpha and beta), label (for screen readers),
-// onToggle(node), onShowAll(node)}.
+// onToggle(node), onShowAll(node), classroom (nothing to come shown),
+// givens (a typed tree's leaf utilities shown, grey, on leaves not reached:
+// the exercise's data while a question is asked), pick ({candidates,
+// selected, marks, onPick(path)}: leaves a student clicks to answer)}.
 export function drawTree(container, trace, lay, index, options = {}) {
-  const { compact = false, onToggle = null, onShowAll = null } = options;
+  const { compact = false, onToggle = null, onShowAll = null, classroom = false, givens = false, pick = null } = options;
   container.replaceChildren();
   const svg = el("svg", {
     xmlns: "http://www.w3.org/2000/svg",
@@ -42,7 +48,7 @@ export function drawTree(container, trace, lay, index, options = {}) {
     class: "tree-svg",
     // A picture, except where its nodes are buttons (collapse and expand).
     role: onToggle ? "group" : "img",
-    "aria-label": options.label || "search tree",
+    "aria-label": options.label || t("learn.tree"),
     "font-family": FONT,
   });
   svg.append(el("rect", { x: 0, y: 0, width: lay.width, height: lay.height, fill: "#ffffff", class: "tree-background" }));
@@ -63,9 +69,11 @@ export function drawTree(container, trace, lay, index, options = {}) {
 
   // MCTS grows its tree: a node not added yet is not drawn at all.
   const hidden = (item) => trace.mcts && (item.type === "node" ? item.node : item.parent).enterIndex > index;
+  // MCTS: every node's wins/visits as of this playout.
+  const stats = trace.mcts ? trace.statsAt(index) : null;
   for (const { parentItem, childItem } of lay.edges) {
     if (hidden(childItem)) continue;
-    edgeLayer.append(drawEdge(trace, parentItem, childItem, index, onPath, finished));
+    edgeLayer.append(drawEdge(trace, parentItem, childItem, index, onPath, finished, classroom, stats));
   }
   if (currentItem && !compact) {
     nodeLayer.append(el("circle", {
@@ -75,15 +83,28 @@ export function drawTree(container, trace, lay, index, options = {}) {
   }
   for (const item of lay.items) {
     if (hidden(item)) continue;
-    if (item.type === "node") nodeLayer.append(drawNode(trace, item, index, item === currentItem, compact, onToggle));
-    else if (item.type === "ghost") nodeLayer.append(drawGhost(trace, item, index, compact));
-    else nodeLayer.append(drawMore(item, onShowAll));
+    let group;
+    if (item.type === "node") group = drawNode(trace, item, index, item === currentItem, compact, onToggle, givens, stats, !finished && onPath.has(item.node));
+    else if (item.type === "ghost") group = drawGhost(trace, item, index, compact, classroom, givens);
+    if (group) {
+      if (pick) makePickable(group, item, pick);
+      nodeLayer.append(group);
+      continue;
+    }
+    nodeLayer.append(drawMore(item, onShowAll));
+  }
+  if (trace.mcts && current && current.result !== null && current.result !== undefined && currentItem && !compact && !finished) {
+    // The ring goes under the nodes (their labels stay readable), the result over them.
+    const [ring, result] = playoutMarks(current, currentItem);
+    if (ring) nodeLayer.insertBefore(ring, nodeLayer.querySelector(".tree-node, .tree-ghost, .tree-more"));
+    nodeLayer.append(result);
   }
   container.append(svg);
+  declutter(svg);
   return svg;
 }
 
-function drawEdge(trace, parentItem, childItem, index, onPath, finished) {
+function drawEdge(trace, parentItem, childItem, index, onPath, finished, classroom, stats = null) {
   const x1 = parentItem.x;
   const y1 = parentItem.y + R;
   const x2 = childItem.x;
@@ -93,6 +114,12 @@ function drawEdge(trace, parentItem, childItem, index, onPath, finished) {
     const ghost = childItem.ghost;
     const cut = trace.view(ghost.cutAt, index).state === "done";
     const top = parentItem.type !== "ghost";
+    if (classroom && !cut) {
+      // Not pruned yet: drawn as any edge not searched yet.
+      group.append(el("line", { x1, y1, x2, y2, stroke: EDGE, "stroke-width": 1.5, "stroke-opacity": 0.3 }));
+      group.append(edgeLabel(x1, y1, x2, y2, ghost.probability !== null ? `p ${formatValue(ghost.probability)}` : ghost.move, GHOST.ink));
+      return group;
+    }
     group.append(el("line", { x1, y1, x2, y2, stroke: cut ? "#bbbbbb" : EDGE, "stroke-width": 1.5, "stroke-dasharray": "5 4", "stroke-opacity": cut ? 1 : 0.35 }));
     if (cut && top) group.append(cutMark(x1, y1, x2, y2));
     group.append(edgeLabel(x1, y1, x2, y2, ghost.probability !== null ? `p ${formatValue(ghost.probability)}` : ghost.move, GHOST.ink));
@@ -108,7 +135,8 @@ function drawEdge(trace, parentItem, childItem, index, onPath, finished) {
   const principal = finished && trace.principal.has(child);
   if (principal) group.setAttribute("class", "tree-edge principal");
   // MCTS: as thick as the share of all playouts that went through the child.
-  const width = trace.mcts && trace.root.visits > 0 ? 1.2 + 5 * Math.sqrt((child.visits ?? 0) / trace.root.visits) : 1.5;
+  const rootVisits = stats ? stats.get(trace.root).visits : 0;
+  const width = trace.mcts && rootVisits > 0 ? 1.2 + 5 * Math.sqrt((stats.get(child)?.visits ?? 0) / rootVisits) : 1.5;
   group.append(el("line", {
     x1, y1, x2, y2,
     stroke: hot ? PATH_EDGE : principal ? PRINCIPAL_EDGE : EDGE,
@@ -122,16 +150,82 @@ function drawEdge(trace, parentItem, childItem, index, onPath, finished) {
 
 // The move beside its edge, near the child.
 function edgeLabel(x1, y1, x2, y2, text, colour) {
-  const t = 0.62;
-  const x = x1 + (x2 - x1) * t;
-  const y = y1 + (y2 - y1) * t;
   const side = x2 < x1 ? -1 : 1;
-  return el("text", {
-    x: x + (x2 === x1 ? 5 : side * 5), y: y + 3,
+  const label = el("text", {
     "text-anchor": x2 === x1 ? "start" : side < 0 ? "end" : "start",
-    "font-size": 11, fill: colour, stroke: "#ffffff", "stroke-width": 3, "paint-order": "stroke",
-    class: "tree-move",
+    "font-size": LABEL_SIZES[0], fill: colour, stroke: "#ffffff", "stroke-width": 3, "paint-order": "stroke",
+    class: "tree-move", "data-edge": `${x1} ${y1} ${x2} ${y2}`,
   }, String(text ?? ""));
+  placeLabel(label, LABEL_SPOTS[0]);
+  return label;
+}
+
+// Where along its edge a move's label may go (from the parent, 0, to the
+// child, 1), in the order tried, and the sizes tried.
+const LABEL_SPOTS = [0.62, 0.76, 0.48, 0.86, 0.36];
+const LABEL_SIZES = [11, 9.5];
+
+function placeLabel(label, along) {
+  const [x1, y1, x2, y2] = label.dataset.edge.split(" ").map(Number);
+  const side = x2 < x1 ? -1 : 1;
+  label.setAttribute("x", x1 + (x2 - x1) * along + (x2 === x1 ? 5 : side * 5));
+  label.setAttribute("y", y1 + (y2 - y1) * along + 3);
+}
+
+// Labels never overlap: each move label is moved along its edge, then made
+// smaller, until it is clear of the nodes, the other texts and the labels
+// placed before it; one that finds no room is left out of the picture
+// (its edge keeps the move in its tooltip). Needs the drawing on the page
+// (it measures); a hidden one is left as it is.
+function declutter(svg) {
+  const CELL = 64;
+  const grid = new Map();
+  const cells = (box) => {
+    const keys = [];
+    for (let cx = Math.floor(box.x / CELL); cx <= Math.floor((box.x + box.width) / CELL); cx++) {
+      for (let cy = Math.floor(box.y / CELL); cy <= Math.floor((box.y + box.height) / CELL); cy++) keys.push(`${cx},${cy}`);
+    }
+    return keys;
+  };
+  const add = (box) => {
+    for (const key of cells(box)) {
+      if (!grid.has(key)) grid.set(key, []);
+      grid.get(key).push(box);
+    }
+  };
+  const clear = (box) => cells(box).every((key) => (grid.get(key) || []).every((o) =>
+    box.x >= o.x + o.width || o.x >= box.x + box.width || box.y >= o.y + o.height || o.y >= box.y + box.height));
+  const fixed = svg.querySelectorAll(".tree-nodes text:not(.tree-move), .tree-nodes polygon, .tree-nodes rect:not(.tree-pick), .tree-nodes circle:not(.tree-current-halo):not(.tree-expanded)");
+  for (const item of fixed) {
+    const box = item.getBBox();
+    if (box.width > 0) add({ x: box.x - 1, y: box.y - 1, width: box.width + 2, height: box.height + 2 });
+  }
+  for (const label of svg.querySelectorAll("text.tree-move")) {
+    if (!label.textContent) continue;
+    let placed = false;
+    for (const size of LABEL_SIZES) {
+      label.setAttribute("font-size", size);
+      for (const along of LABEL_SPOTS) {
+        placeLabel(label, along);
+        const measured = label.getBBox();
+        if (measured.width === 0) return; // not rendered (a hidden panel): nothing to measure
+        const box = { x: measured.x - 2, y: measured.y - 1, width: measured.width + 4, height: measured.height + 2 };
+        if (clear(box)) {
+          add(box);
+          placed = true;
+          break;
+        }
+      }
+      if (placed) break;
+    }
+    if (!placed) {
+      placeLabel(label, LABEL_SPOTS[0]);
+      label.setAttribute("font-size", LABEL_SIZES[0]);
+      label.setAttribute("display", "none");
+      label.classList.add("tree-move-hidden");
+      label.parentNode.append(el("title", {}, label.textContent));
+    }
+  }
 }
 
 // Two short strokes across an edge, near its parent: the cut.
@@ -159,7 +253,43 @@ function shape(kind, player, x, y, style, compact = false, half = compact ? 15 :
   return el("circle", { cx: x, cy: y, r: R - 1, ...style });
 }
 
-function drawNode(trace, item, index, isCurrent, compact, onToggle) {
+// A leaf a student may click to answer a question: a button, ringed when
+// chosen; after the check, ringed green (right), orange (missed) or red (wrong).
+const PICK = { selected: "#1f5fa8", right: "#2e7d32", missed: "#e08a00", wrong: "#c62828" };
+function makePickable(group, item, pick) {
+  const path = item.type === "node" ? item.node.path : item.ghost.path;
+  if (!pick.candidates.has(path)) return;
+  const mark = pick.marks ? pick.marks.get(path) : pick.selected.has(path) ? "selected" : null;
+  if (mark) {
+    group.insertBefore(el("rect", {
+      x: item.x - 25, y: item.y - 19, width: 50, height: 38, rx: 8, fill: "none", stroke: PICK[mark], "stroke-width": 4,
+      "stroke-dasharray": mark === "missed" ? "6 4" : null, class: `tree-pick ${mark}`,
+    }), group.firstChild);
+    group.setAttribute("opacity", 1);
+  }
+  group.classList.add("pickable");
+  group.dataset.pick = mark || "";
+  if (pick.marks) return;
+  group.setAttribute("tabindex", "0");
+  group.setAttribute("role", "button");
+  group.setAttribute("aria-pressed", String(pick.selected.has(path)));
+  group.setAttribute("cursor", "pointer");
+  group.addEventListener("click", () => pick.onPick(path));
+  group.addEventListener("keydown", (event) => {
+    if (event.key === "Enter" || event.key === " ") {
+      event.preventDefault();
+      event.stopPropagation();
+      pick.onPick(path);
+    }
+  });
+}
+
+// The utility of a leaf not reached yet, as the exercise states it.
+function givenText(x, y, value) {
+  return el("text", { x, y: y + 4.5, "text-anchor": "middle", "font-size": 12, "font-style": "italic", fill: "#777777", class: "tree-given" }, formatValue(value));
+}
+
+function drawNode(trace, item, index, isCurrent, compact, onToggle, givens = false, stats = null, onPath = false) {
   const { node, x, y } = item;
   const view = trace.view(node, index);
   const leaf = node.kind === "terminal";
@@ -184,7 +314,7 @@ function drawNode(trace, item, index, isCurrent, compact, onToggle) {
   // The value: the final one, or the bound so far (≥ 3 under MAX, ≤ 3 under
   // MIN); for MCTS its final wins/visits.
   let valueText = "";
-  if (trace.mcts) valueText = formatWinsVisits(node);
+  if (trace.mcts) valueText = formatWinsVisits(node, stats ? stats.get(node) : null);
   else if (view.state === "done") valueText = formatValue(view.value);
   else if (view.state === "open" && view.partial !== null) {
     valueText = node.player === "max" ? `≥${formatValue(view.partial)}` : node.player === "min" ? `≤${formatValue(view.partial)}` : `Σ${formatValue(view.partial)}`;
@@ -195,10 +325,14 @@ function drawNode(trace, item, index, isCurrent, compact, onToggle) {
   }
   const half = leaf && !compact ? Math.max(18, valueText.length * 3.9 + 6) : undefined;
   group.append(shape(leaf ? "leaf" : node.player, node.player, x, y, style, compact, half));
-  if (leaf) {
+  if (leaf && unseen && givens && node.value !== null) {
+    group.append(el("text", { x, y: y + 4.5, "text-anchor": "middle", "font-size": 13, "font-weight": "bold", fill: INK, class: "tree-value" }, ""));
+    group.append(givenText(x, y, node.value));
+    group.setAttribute("opacity", 0.8);
+  } else if (leaf) {
     group.append(el("text", { x, y: y + 4.5, "text-anchor": "middle", "font-size": 13, "font-weight": "bold", fill: INK, class: "tree-value" }, valueText));
   } else if (trace.mcts) {
-    group.append(mctsLabel(item, valueText));
+    group.append(mctsLabel(item, valueText, onPath));
   } else if (item.open) {
     group.append(el("text", { x: x - R - 11, y: y + 5, "text-anchor": "end", "font-size": 13, "font-weight": "bold", fill: INK, class: "tree-value" }, valueText));
   } else {
@@ -208,30 +342,30 @@ function drawNode(trace, item, index, isCurrent, compact, onToggle) {
     const block = el("text", { "font-size": 10.5, fill: MUTED, class: "tree-window" });
     lines.forEach((line, i) => {
       if (item.open) block.append(el("tspan", { x: x + R + 11, y: y - 2 + i * 12, "text-anchor": "start" }, line));
-      else block.append(el("tspan", { x, y: y + (leaf ? 25 : R + 28) + i * 12, "text-anchor": "middle" }, line));
+      else block.append(el("tspan", { x, y: y + (leaf ? LEAF_BELOW : R + 28) + i * 12, "text-anchor": "middle" }, line));
     });
     group.append(block);
   }
   if (item.hidden > 0) {
-    const below = y + (leaf ? 25 : R + 28) + lines.length * 12;
-    group.append(el("text", { x, y: below, "text-anchor": "middle", "font-size": 11, fill: "#1f5fa8", "text-decoration": "underline", class: "tree-more-count" }, `+${item.hidden} more`));
+    const below = y + (leaf ? LEAF_BELOW : R + 28) + lines.length * 12;
+    group.append(el("text", { x, y: below, "text-anchor": "middle", "font-size": 11, fill: "#1f5fa8", "text-decoration": "underline", class: "tree-more-count" }, t("tree.more", { count: item.hidden })));
   }
-  if (node.kind === "cutoff") group.append(el("text", { x: x + R - 2, y: y - R + 2, "font-size": 9, fill: MUTED, class: "tree-eval-mark" }, "eval"));
+  if (node.kind === "cutoff") group.append(el("text", { x: x + R - 2, y: y - R + 2, "font-size": 9, fill: MUTED, class: "tree-eval-mark" }, t("tree.eval")));
 
-  const parts = [`${leaf ? "leaf" : playerName(node.player)} node ${node.path}`];
-  if (trace.mcts) parts.push(...mctsParts(trace, node));
-  else if (view.state === "unseen") parts.push("not visited yet");
-  else if (view.state === "open") parts.push(view.partial !== null ? `searching, value so far ${describeValue(view.partial)}` : "searching");
-  else parts.push(`value ${describeValue(view.value)}`);
-  if (node.kind === "cutoff") parts.push("evaluated at the depth limit");
-  if (view.alpha !== null && trace.hasWindows) parts.push(`alpha ${describeValue(view.alpha)}, beta ${describeValue(view.beta)}`);
-  if (item.hidden > 0) parts.push(`${item.hidden} nodes below hidden`);
-  if (node.prunedAfter.length > 0 && view.state === "done") parts.push(`cut off: moves ${node.prunedAfter.join(", ")} never searched`);
+  const parts = [t("aria.node", { who: leaf ? t("node.leaf") : playerName(node.player), path: node.path })];
+  if (trace.mcts) parts.push(...mctsParts(trace, node, stats ? stats.get(node) : null));
+  else if (view.state === "unseen") parts.push(t("aria.unseen"));
+  else if (view.state === "open") parts.push(view.partial !== null ? t("aria.searching.sofar", { value: describeValue(view.partial) }) : t("aria.searching"));
+  else parts.push(t("aria.value", { value: describeValue(view.value) }));
+  if (node.kind === "cutoff") parts.push(t("aria.cutoff"));
+  if (view.alpha !== null && trace.hasWindows) parts.push(t("aria.window", { alpha: describeValue(view.alpha), beta: describeValue(view.beta) }));
+  if (item.hidden > 0) parts.push(t("aria.hidden", { count: item.hidden }));
+  if (node.prunedAfter.length > 0 && view.state === "done") parts.push(t("aria.cut", { moves: node.prunedAfter.join(", ") }));
   group.append(el("title", {}, parts.join("; ")));
   if (onToggle && (item.hidden > 0 || (item.open && node !== trace.root))) {
     group.setAttribute("tabindex", "0");
     group.setAttribute("role", "button");
-    group.setAttribute("aria-label", `${parts.join("; ")}. ${item.open ? "Collapse" : "Expand"}`);
+    group.setAttribute("aria-label", `${parts.join("; ")}. ${t(item.open ? "aria.collapse" : "aria.expand")}`);
     group.setAttribute("cursor", "pointer");
     group.addEventListener("click", () => onToggle(node));
     group.addEventListener("keydown", (event) => {
@@ -245,32 +379,68 @@ function drawNode(trace, item, index, isCurrent, compact, onToggle) {
   return group;
 }
 
+// A playout's expansion and result: a green ring on the node it added and
+// the result of its simulation beside the path's last node.
+function playoutMarks(event, item) {
+  const group = el("g", { class: "tree-playout" });
+  const ring = event.added
+    ? el("circle", { cx: item.x, cy: item.y, r: R + 13, fill: "none", stroke: "#2e7d32", "stroke-width": 3, "stroke-dasharray": "5 3", class: "tree-expanded" })
+    : null;
+  const result = event.result;
+  const key = result >= 1 ? "mcts.result.win" : result <= 0 ? "mcts.result.loss" : result === 0.5 ? "mcts.result.draw" : "mcts.result.value";
+  group.append(el("text", {
+    x: item.x + R + 16, y: item.y + 26, "text-anchor": "start", "font-size": 12, "font-weight": "bold",
+    fill: result > 0.5 ? "#1f5fa8" : result < 0.5 ? "#b3261e" : INK, stroke: "#ffffff", "stroke-width": 3, "paint-order": "stroke",
+    class: "tree-playout-result",
+  }, t(key, { value: formatValue(result) })));
+  return [ring, group];
+}
+
 // wins/visits is wider than a utility: it goes above an open node (beside
 // it, it would run into the next node of the row), below a closed one,
 // smaller when long so that neighbours' labels stay apart; a white outline
 // keeps it readable where an edge runs under it.
-function mctsLabel(item, text) {
+function mctsLabel(item, text, backedUp = false) {
   const { x, y } = item;
   const size = item.node.parent ? Math.max(9, Math.min(13, 58 / (text.length * 0.62))) : 13; // the root has no neighbours
   return el("text", {
-    x, y: item.open ? y - R - 6 : y + R + 15, "text-anchor": "middle", "font-size": Number(size.toFixed(1)), "font-weight": "bold",
-    fill: INK, stroke: "#ffffff", "stroke-width": 3, "paint-order": "stroke", class: "tree-value",
+    x, y: item.open ? y - R - 6 : y + R + 24, "text-anchor": "middle", "font-size": Number(size.toFixed(1)), "font-weight": "bold",
+    fill: backedUp ? "#b35f00" : INK, stroke: "#ffffff", "stroke-width": 3, "paint-order": "stroke", class: `tree-value${backedUp ? " backed-up" : ""}`,
   }, text);
 }
 
 // What an MCTS node says to a screen reader and in its tooltip.
-function mctsParts(trace, node) {
-  const kind = { playout: "a playout node (no children yet)", terminal: "the game is over" }[node.kind];
+function mctsParts(trace, node, stats) {
+  const kind = { playout: t("aria.mcts.playout"), terminal: t("aria.mcts.terminal") }[node.kind];
   return [
-    node === trace.root ? "the root" : `added by playout ${node.order}`,
-    `MAX won ${formatWinsVisits(node).replace("/", " of ")} visits (final, after all playouts)`,
+    node === trace.root ? t("node.root") : t("aria.mcts.added", { playout: node.order }),
+    t("aria.mcts.stats", { stats: formatWinsVisits(node, stats).replace("/", ` ${t("aria.of")} `) }),
     ...(kind ? [kind] : []),
   ];
 }
 
-function drawGhost(trace, item, index, compact) {
+// In classroom mode a node alpha-beta will prune looks, until the cut
+// happens, like any node the search has not reached yet: an empty outline.
+function drawUnseenGhost(item, givens = false) {
+  const { ghost, x, y } = item;
+  const group = el("g", { class: "tree-ghost", "data-path": ghost.path, "data-move": ghost.move, "data-state": "unseen", opacity: 0.35 });
+  const isLeaf = ghost.value !== null;
+  const colours = isLeaf ? COLOURS.leaf : COLOURS[ghost.player] || COLOURS.chance;
+  group.append(shape(isLeaf ? "leaf" : ghost.player, ghost.player, x, y, { fill: "#ffffff", stroke: colours.stroke, "stroke-width": 1.6 }));
+  if (isLeaf && givens) {
+    group.append(givenText(x, y, ghost.value));
+    group.setAttribute("opacity", 0.8);
+  }
+  const label = `${t("aria.node", { who: isLeaf ? t("node.leaf") : playerName(ghost.player), path: ghost.path })}; ${t("aria.unseen")}`;
+  group.append(el("title", {}, label));
+  group.setAttribute("aria-label", label);
+  return group;
+}
+
+function drawGhost(trace, item, index, compact, classroom = false, givens = false) {
   const { ghost, x, y } = item;
   const cut = trace.view(ghost.cutAt, index).state === "done";
+  if (classroom && !cut) return drawUnseenGhost(item, givens);
   const top = ghost.parent === ghost.cutAt;
   const group = el("g", {
     class: `tree-ghost${cut ? (top ? " pruned" : " pruned-below") : ""}`,
@@ -284,13 +454,13 @@ function drawGhost(trace, item, index, compact) {
   if (isLeaf) {
     group.append(el("text", { x, y: y + 4.5, "text-anchor": "middle", "font-size": 13, fill: GHOST.ink, class: "tree-value" }, formatValue(ghost.value)));
   } else if (ghost.hidden && !compact && !item.open) {
-    group.append(el("text", { x, y: y + R + 15, "text-anchor": "middle", "font-size": 10.5, fill: GHOST.ink }, `${ghost.hidden} ${ghost.hidden === 1 ? "leaf" : "leaves"}`));
+    group.append(el("text", { x, y: y + R + 15, "text-anchor": "middle", "font-size": 10.5, fill: GHOST.ink }, t("tree.leaves", { count: ghost.hidden })));
   }
   if (cut && top) {
     const below = item.open ? { x: x + R + 6, y: y + 4, "text-anchor": "start" } : { x, y: y + (isLeaf ? 25 : R + 28), "text-anchor": "middle" };
-    group.append(el("text", { ...below, "font-size": 10, fill: CUT, class: "tree-pruned-label" }, "pruned"));
+    group.append(el("text", { ...below, "font-size": 10, fill: CUT, class: "tree-pruned-label" }, t("tree.pruned")));
   }
-  const label = `${ghost.path}: ${cut ? "pruned, never searched" : "not searched yet"}${isLeaf ? ` (utility ${formatValue(ghost.value)})` : ""}`;
+  const label = `${ghost.path}: ${t(cut ? "aria.pruned" : "aria.unseen")}${isLeaf ? ` (${t("aria.utility", { value: formatValue(ghost.value) })})` : ""}`;
   group.append(el("title", {}, label));
   group.setAttribute("aria-label", label);
   return group;
@@ -300,8 +470,8 @@ function drawMore(item, onShowAll) {
   const { x, y } = item;
   const group = el("g", { class: "tree-more", "data-parent": item.parent.path });
   group.append(el("rect", { x: x - 26, y: y - 12, width: 52, height: 24, rx: 12, fill: "#eef3fb", stroke: "#1f5fa8", "stroke-width": 1.2 }));
-  group.append(el("text", { x, y: y + 4, "text-anchor": "middle", "font-size": 11, fill: "#1f5fa8" }, `+${item.count} more`));
-  const label = `${item.count} more moves under ${item.parent.path} (${item.nodes} nodes searched). Show them`;
+  group.append(el("text", { x, y: y + 4, "text-anchor": "middle", "font-size": 11, fill: "#1f5fa8" }, t("tree.more", { count: item.count })));
+  const label = t("aria.more", { count: item.count, path: item.parent.path, nodes: item.nodes });
   group.append(el("title", {}, label));
   if (onShowAll) {
     group.setAttribute("tabindex", "0");
@@ -323,6 +493,12 @@ function drawMore(item, onShowAll) {
 // The drawing as a standalone SVG document (its styles are all inline).
 export function svgDocument(svg) {
   const copy = svg.cloneNode(true);
+  // The natural size (the page may show it zoomed).
+  const [, , width, height] = (copy.getAttribute("viewBox") || "").split(/\s+/).map(Number);
+  if (width > 0 && height > 0) {
+    copy.setAttribute("width", width);
+    copy.setAttribute("height", height);
+  }
   copy.setAttribute("xmlns", "http://www.w3.org/2000/svg");
   for (const node of copy.querySelectorAll("[tabindex]")) {
     node.removeAttribute("tabindex");
@@ -335,8 +511,7 @@ export function svgDocument(svg) {
 // The drawing as PNG (a Blob), rendered through an image and a canvas at `scale`.
 export async function pngBlob(svg, scale = 2) {
   const text = svgDocument(svg);
-  const width = Number(svg.getAttribute("width"));
-  const height = Number(svg.getAttribute("height"));
+  const [, , width, height] = svg.getAttribute("viewBox").split(/\s+/).map(Number);
   const image = new Image();
   image.src = `data:image/svg+xml;charset=utf-8,${encodeURIComponent(text)}`;
   await image.decode();
@@ -348,6 +523,6 @@ export async function pngBlob(svg, scale = 2) {
   context.fillRect(0, 0, canvas.width, canvas.height);
   context.drawImage(image, 0, 0, canvas.width, canvas.height);
   return new Promise((resolve, reject) => {
-    canvas.toBlob((blob) => (blob ? resolve(blob) : reject(new Error("the browser could not make the PNG"))), "image/png");
+    canvas.toBlob((blob) => (blob ? resolve(blob) : reject(new Error(t("error.png")))), "image/png");
   });
 }

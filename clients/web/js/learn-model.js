@@ -5,6 +5,8 @@
 // search trace (`mcts`) is another kind of thing: the final tree, whose
 // steps replay its growth one node per playout (see Trace.events).
 
+import { t } from "./i18n.js";
+
 // Values of real games: a win for MAX is WIN minus the plies to it.
 const WIN = 1000000;
 const PROVEN = 999000;
@@ -30,19 +32,20 @@ export function formatValue(value) {
 
 // The same value in words, for labels and tooltips.
 export function describeValue(value) {
-  if (value === Infinity) return "plus infinity";
-  if (value === -Infinity) return "minus infinity";
+  if (value === Infinity) return t("value.plus.infinity");
+  if (value === -Infinity) return t("value.minus.infinity");
   if (Math.abs(value) >= PROVEN) {
     const plies = value > 0 ? WIN - value : WIN + value;
-    return `${value > 0 ? "MAX wins" : "MAX loses"} in ${plies} ${plies === 1 ? "ply" : "plies"}`;
+    return t(value > 0 ? "value.wins" : "value.loses", { plies });
   }
-  return formatValue(value).replace("−", "minus ");
+  return formatValue(value).replace("−", t("value.minus"));
 }
 
-const PLAYER_NAMES = { max: "MAX", min: "MIN", chance: "chance" };
-
 export function playerName(player) {
-  return PLAYER_NAMES[player] || player;
+  if (player === "max") return "MAX";
+  if (player === "min") return "MIN";
+  if (player === "chance") return t("node.chance");
+  return player;
 }
 
 // The trace as a tree. `positionTree` is the parsed position of game
@@ -103,24 +106,48 @@ export class Trace {
     // Plies searched (chance nodes take none) and rows drawn (they take one).
     this.depth = Math.max(0, ...this.nodes.map((node) => node.depth));
     this.levels = Math.max(0, ...this.nodes.map((node) => node.level));
-    // Every entry and exit, in the order the search made them. MCTS keeps
-    // only its final tree: one event per node, the playout that added it
-    // (entered and left at once, so view() shows it finished from then on).
+    // Every entry and exit, in the order the search made them. MCTS: one
+    // event per playout, from its log (protocol.md, playout_log): the last
+    // node of its path, the node it added (if any) and its result; the
+    // statistics as of each playout come from the log (statsAt). Without a
+    // log (an older server), one event per node, the playout that added it.
     this.events = [];
-    for (const node of this.nodes) {
-      if (this.mcts) {
-        this.events.push({ step: node.order, node, kind: "added" });
-        continue;
+    this.log = Array.isArray(reply.playout_log) ? reply.playout_log : null;
+    if (this.mcts && this.log) {
+      const added = new Map(this.nodes.map((node) => [node.order, node]));
+      this.events.push({ step: 0, node: this.root, kind: "added", added: this.root, result: null });
+      this.log.forEach(([id, result], i) => {
+        const last = byId.get(id) || this.root;
+        const fresh = added.get(i + 1);
+        this.events.push({ step: i + 1, node: last, kind: "added", added: fresh && fresh === last ? fresh : null, result: Number(result) });
+      });
+      for (const event of this.events) {
+        if (event.added) event.added.enterIndex = event.step;
       }
-      this.events.push({ step: node.order, node, kind: "enter" });
-      this.events.push({ step: node.exitOrder, node, kind: "exit" });
+      for (const node of this.nodes) {
+        if (node.enterIndex === undefined) node.enterIndex = node.order;
+        node.exitIndex = node.enterIndex;
+      }
+      this.events.forEach((event, index) => {
+        event.index = index;
+      });
+    } else {
+      for (const node of this.nodes) {
+        if (this.mcts) {
+          this.events.push({ step: node.order, node, kind: "added" });
+          continue;
+        }
+        this.events.push({ step: node.order, node, kind: "enter" });
+        this.events.push({ step: node.exitOrder, node, kind: "exit" });
+      }
+      this.events.sort((a, b) => a.step - b.step);
+      this.events.forEach((event, index) => {
+        event.index = index;
+        if (event.kind !== "exit") event.node.enterIndex = index;
+        if (event.kind !== "enter") event.node.exitIndex = index;
+      });
     }
-    this.events.sort((a, b) => a.step - b.step);
-    this.events.forEach((event, index) => {
-      event.index = index;
-      if (event.kind !== "exit") event.node.enterIndex = index;
-      if (event.kind !== "enter") event.node.exitIndex = index;
-    });
+    this.statsCache = null;
     this.principal = principalLine(this);
   }
 
@@ -166,6 +193,29 @@ export class Trace {
     return { state: "open", value: null, partial: best, alpha, beta };
   }
 
+  // MCTS: every node's {visits, wins} after the playouts up to event
+  // `index`, replayed from the log (the final statistics without one).
+  statsAt(index) {
+    const final = () => new Map(this.nodes.map((node) => [node, { visits: node.visits ?? 0, wins: node.wins ?? 0 }]));
+    if (!this.log) return final();
+    if (index >= this.lastIndex) return final();
+    let cache = this.statsCache;
+    if (!cache || cache.index > index) {
+      cache = { index: 0, stats: new Map(this.nodes.map((node) => [node, { visits: 0, wins: 0 }])) };
+    }
+    for (let k = cache.index + 1; k <= index; k++) {
+      const event = this.events[k];
+      for (let node = event.node; node; node = node.parent) {
+        const entry = cache.stats.get(node);
+        entry.visits += 1;
+        entry.wins += event.result;
+      }
+    }
+    cache.index = index;
+    this.statsCache = cache;
+    return cache.stats;
+  }
+
   // The path from the root to `node`, root first.
   lineage(node) {
     const line = [];
@@ -173,20 +223,24 @@ export class Trace {
     return line;
   }
 
-  // Effective branching factor (see branchingFactor).
-  // (None for MCTS: its tree grows unevenly, towards the promising moves.)
+  // Effective branching factor (see branchingFactor) of the visited tree:
+  // its nodes below the root over its levels (a chance event is a level,
+  // as it is a row of the drawing; without chance nodes, levels = plies).
+  // None for MCTS: its tree grows unevenly, towards the promising moves.
   get effectiveBranching() {
     if (this.mcts) return null;
-    return branchingFactor(this.visited - 1, this.depth);
+    return branchingFactor(this.nodes.length - 1, this.levels);
   }
 }
 
 // MCTS statistics as Russell and Norvig's figure 5.10 writes them: wins/visits,
 // the wins (MAX's reward sum) with one decimal at most.
-export function formatWinsVisits(node) {
-  if (node.visits === null || node.wins === null) return "";
-  const wins = Number.isInteger(node.wins) ? String(node.wins) : String(Number(node.wins.toFixed(1)));
-  return `${wins}/${node.visits}`;
+export function formatWinsVisits(node, stats = null) {
+  const visits = stats ? stats.visits : node.visits;
+  const won = stats ? stats.wins : node.wins;
+  if (visits === null || won === null || visits === undefined) return "";
+  const wins = Number.isInteger(won) ? String(won) : String(Number(won.toFixed(1)));
+  return `${wins}/${visits}`;
 }
 
 // A child alpha-beta never searched, below the node that cut (`cutAt`).

@@ -11,31 +11,37 @@ import { EXAMPLES, example } from "./learn-examples.js";
 import { Trace, branchingFactor, formatValue, formatWinsVisits, playerName } from "./learn-model.js";
 import { COMPACT, initialExpansion, layout } from "./learn-layout.js";
 import { drawTree, pngBlob, svgDocument } from "./learn-draw.js";
+import { locate, programFor } from "./learn-code.js";
+import { applies, askedAt, candidateLeaves, check, formatQuestions, parseQuestions, prompt } from "./learn-predict.js";
+import { applyStatic, has, onLanguageChange, t, wireLanguageMenu } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
 
 const TREE = "tree";
 const TOKEN_KEY = "arena-token";
-const ALGORITHMS = [
-  ["minimax", "minimax"],
-  ["alphabeta", "alpha-beta"],
-  ["alphabeta_ordered", "alpha-beta, ordered moves"],
-  ["negamax", "negamax (alpha-beta)"],
-  ["expectiminimax", "expectiminimax (chance nodes)"],
-  ["mcts", "Monte Carlo tree search"],
-];
+// The searches a trace can run (their names: strings.js, "alg.<name>").
+const ALGORITHMS = ["minimax", "alphabeta", "alphabeta_ordered", "negamax", "expectiminimax", "mcts"];
+const algorithmName = (name) => (ALGORITHMS.includes(name) ? t(`alg.${name}`) : name);
 const MCTS = "mcts";
 // The step table's columns: the search's events, or MCTS's playouts.
-const COLUMNS = ["step", "event", "node", "α", "β", "value"];
-const MCTS_COLUMNS = ["step", "node added", "kind", "wins/visits", "value"];
+const COLUMNS = ["col.step", "col.event", "col.node", "col.alpha", "col.beta", "col.value"];
+const MCTS_COLUMNS = ["col.playout", "col.added", "col.result", "col.root.stats"];
 const COMPARED = ["minimax", "alphabeta", "alphabeta_ordered"];
 const DEFAULT_EXAMPLE = "notes-alphabeta";
+// Zoom: "fit" scales the drawing to the panel, between these bounds (below
+// the smallest the labels are too small to read: the panel scrolls).
+const FIT_MIN = 0.6;
+const FIT_MAX = 1.8;
+const ZOOM_STEP = 1.25;
+const ZOOM_MIN = 0.2;
+const ZOOM_MAX = 4;
+// A tree of more drawn items than this that does not fit the panel at the
+// smallest fit opens on its principal line (a textbook tree always opens whole).
+const WIDE_TREE_ITEMS = 40;
+// The most nodes "Expand all" draws: past it a drawing is unreadable and slow.
+const DRAW_LIMIT = 3000;
 // Rows of the step table drawn at once around the current step.
 const TABLE_WINDOW = 400;
-const EBF_HELP =
-  "Effective branching factor b*: the branching factor a uniform tree of the same depth d would need to hold as many " +
-  "nodes as the search visited, i.e. N = b* + b*² + … + b*^d with N the nodes visited below the root, solved numerically. " +
-  "Minimax on a full tree gives its true branching factor; good move ordering brings alpha-beta's towards its square root.";
 
 const app = {
   conn: null,
@@ -52,6 +58,16 @@ const app = {
   tableStart: 0,
   tableEnd: 0,
   compared: null, // the spec the side-by-side was made for
+  // Classroom mode: nothing the search has not done yet is shown (see render).
+  classroom: false,
+  zoom: "fit", // or a scale
+  // Predict, then reveal: [{question, index (the step it is asked at), done, result}].
+  questions: [],
+  reveal: null, // the question just answered: its result is shown until the next step
+  blocked: null, // the question the student tried to step past
+  picked: new Set(), // leaves clicked for a prune question
+  example: null,
+  note: "",
 };
 
 // ---------------------------------------------------------------------------
@@ -74,18 +90,18 @@ async function connect(first) {
   conn.onClose = (event) => {
     if (app.conn === conn) app.conn = null;
     if (event.code === 1008) {
-      setStatus("token needed", "bad");
-      say("The server needs its token: enter it on the Play page (it is kept for this tab), then come back.", "error");
+      setStatus(t("status.token"), "bad");
+      say(t("learn.token"), "error");
       return;
     }
-    setStatus(`reconnecting in ${(reconnectDelay / 1000).toFixed(1)} s`, "bad");
+    setStatus(t("status.reconnecting", { seconds: (reconnectDelay / 1000).toFixed(1) }), "bad");
     setTimeout(() => connect(false), reconnectDelay);
     reconnectDelay = Math.min(reconnectDelay * 2, 15000);
   };
   try {
     await conn.open();
   } catch {
-    setStatus(`no server; retrying in ${(reconnectDelay / 1000).toFixed(1)} s`, "bad");
+    setStatus(t("status.noserver", { seconds: (reconnectDelay / 1000).toFixed(1) }), "bad");
     setTimeout(() => connect(first), reconnectDelay);
     reconnectDelay = Math.min(reconnectDelay * 2, 15000);
     return;
@@ -117,25 +133,25 @@ async function connect(first) {
 function fillGames() {
   const menu = $("learn-game");
   const previous = menu.value;
-  const games = app.games.some((g) => g.name === TREE) ? app.games : [{ name: TREE, title: "Game tree (textbook)" }, ...app.games];
-  menu.replaceChildren(...games.map((g) => new Option(g.name === TREE ? "Game tree (textbook notation)" : g.title || g.name, g.name)));
+  const games = app.games.some((g) => g.name === TREE) ? app.games : [{ name: TREE }, ...app.games];
+  const title = (g) => (g.name === TREE ? t("learn.game.tree") : has(`game.${g.name}`) ? t(`game.${g.name}`) : g.title || g.name);
+  menu.replaceChildren(...games.map((g) => new Option(title(g), g.name)));
   menu.value = previous && games.some((g) => g.name === previous) ? previous : TREE;
   gameChosen();
 }
 
 function fillAlgorithms() {
-  $("learn-algorithm").replaceChildren(...ALGORITHMS.map(([name, label]) => new Option(label, name)));
-  $("learn-algorithm").value = "alphabeta";
+  const previous = $("learn-algorithm").value || "alphabeta";
+  $("learn-algorithm").replaceChildren(...ALGORITHMS.map((name) => new Option(algorithmName(name), name)));
+  $("learn-algorithm").value = previous;
 }
 
 function gameChosen() {
   const tree = $("learn-game").value === TREE;
   $("learn-moves-label").hidden = tree;
   $("learn-options-label").hidden = tree;
-  $("learn-depth").placeholder = tree ? "whole tree" : "2";
-  $("position-help").textContent = tree
-    ? 'Nested lists of leaf utilities, MAX to move at the root, MIN and MAX alternating: [[3,12,8],[2,4,6]]. A chance node: {"p":[0.5,0.5],"c":[…,…]}. An evaluation for depth cut-offs: {"v":5,"c":[…]}.'
-    : "The game's position notation (empty: its start), then moves in its notation.";
+  $("learn-depth").placeholder = tree ? t("learn.depth.whole") : "2";
+  $("position-help").textContent = t(tree ? "learn.position.help.tree" : "learn.position.help.game");
 }
 
 // MCTS runs playouts, not plies: its fields replace the depth.
@@ -154,10 +170,12 @@ function applyExample(entry) {
   $("learn-options").value = "";
   $("learn-algorithm").value = entry.algorithm;
   $("learn-depth").value = entry.depth;
+  $("learn-ask").value = entry.ask || "";
   if (entry.playouts) $("learn-playouts").value = entry.playouts;
   if (entry.seed !== undefined) $("learn-seed").value = entry.seed;
   algorithmChosen();
-  $("example-note").textContent = entry.note;
+  app.example = entry;
+  app.note = "";
   for (const button of $("examples").querySelectorAll("button")) {
     button.setAttribute("aria-pressed", String(button.dataset.example === entry.key));
   }
@@ -171,18 +189,24 @@ function applyUrl(params) {
   if (chosen) applyExample(chosen);
   if (game) {
     if (![...$("learn-game").options].some((option) => option.value === game)) {
-      say(`This server has no game ${game}.`, "error");
+      say(t("learn.nogame", { game }), "error");
     } else {
       $("learn-game").value = game;
       gameChosen();
       $("learn-position").value = params.get("position") || "";
       $("learn-moves").value = params.get("moves") || "";
       $("learn-options").value = params.get("options") || "";
-      $("example-note").textContent = game === TREE ? "" : "The position from the Play page. Real games branch fast: keep the depth small (2 or 3).";
+      app.example = null;
+      app.note = game === TREE ? "" : "learn.from.play";
+      $("example-note").textContent = app.note ? t(app.note) : "";
     }
   }
   const algorithm = params.get("algorithm");
-  if (algorithm && ALGORITHMS.some(([name]) => name === algorithm)) $("learn-algorithm").value = algorithm;
+  app.algorithmNamed = Boolean(chosen) && !game;
+  if (algorithm && ALGORITHMS.includes(algorithm)) {
+    $("learn-algorithm").value = algorithm;
+    app.algorithmNamed = true;
+  }
   const depth = params.get("depth");
   if (depth !== null) $("learn-depth").value = depth;
   for (const name of ["playouts", "seed"]) {
@@ -190,6 +214,13 @@ function applyUrl(params) {
     if (value !== null) $(`learn-${name}`).value = value;
   }
   algorithmChosen();
+  const ask = params.get("ask");
+  if (ask !== null) {
+    $("learn-ask").value = ask;
+    if (!chosen || game) app.example = { key: "custom", ask, custom: true, title: params.get("title") || "" };
+  }
+  const classroom = params.get("classroom");
+  setClassroom(classroom === "1" || classroom === "true" || classroom === "on", false);
 }
 
 function readSpec() {
@@ -202,7 +233,7 @@ function readSpec() {
       try {
         spec.options = JSON.parse(options);
       } catch {
-        throw new Error(`The options are not JSON: ${options}`);
+        throw new Error(t("learn.options.bad", { options }));
       }
     }
   }
@@ -215,6 +246,7 @@ function readSpec() {
   spec.playouts = playouts === "" ? null : Number(playouts);
   const seed = $("learn-seed").value.trim();
   spec.seed = seed === "" ? null : Number(seed);
+  spec.ask = $("learn-ask").value.trim();
   return spec;
 }
 
@@ -271,14 +303,22 @@ async function drawSearch() {
   stopPlaying();
   app.busy = true;
   updateButtons();
-  say("Searching…", "hint");
+  say(t("learn.searching"), "hint");
   try {
-    await startPosition(spec);
+    const state = await startPosition(spec);
+    // Dice at the root and no search named: the one with chance nodes (the
+    // server's own default), rather than an error.
+    if (state.to_move === "chance" && !app.algorithmNamed && !["expectiminimax", MCTS].includes(spec.algorithm)) {
+      spec.algorithm = "expectiminimax";
+      $("learn-algorithm").value = spec.algorithm;
+      algorithmChosen();
+      app.note = "learn.chance.switch";
+    }
     const reply = await requestTrace(spec, spec.algorithm);
     showTrace(new Trace(reply, parsedTree(spec)), spec);
     say("");
   } catch (error) {
-    say(error.message, "error");
+    say(errorText(error, spec), "error");
     app.busy = false;
     updateButtons();
     if (app.again) {
@@ -302,37 +342,28 @@ async function drawSearch() {
 function showTrace(trace, spec) {
   app.trace = trace;
   app.spec = spec;
-  app.index = trace.lastIndex;
+  app.index = app.classroom ? 0 : trace.lastIndex;
   const start = initialExpansion(trace);
   app.expanded = start.expanded;
   app.collapsed = start.collapsed;
   app.showAll = new Set();
-  const name = ALGORITHMS.find(([key]) => key === trace.algorithm)?.[1] || trace.algorithm;
-  $("learn-title").textContent = trace.mcts
-    ? `${name}, ${trace.playouts} playouts, seed ${spec.seed ?? 1}, tree height ${trace.reply.depth}`
-    : `${name}${trace.reply.depth ? `, depth ${trace.reply.depth}` : ""}`;
+  setQuestions(trace, spec);
+  renderTitle();
   // MCTS's value is MAX's win rate at the root, its leaves the playouts.
-  $("s-value").textContent = trace.mcts ? trace.value.toFixed(2) : formatValue(trace.value);
-  $("s-value").title = trace.mcts ? `MAX's wins / visits at the root: ${formatWinsVisits(trace.root)}` : "";
-  $("s-visited-label").textContent = trace.mcts ? "nodes in the tree" : "nodes visited";
-  $("s-leaves-label").textContent = trace.mcts ? "playouts" : "leaves evaluated";
   $("legend-minimax").hidden = trace.mcts;
   $("legend-mcts").hidden = !trace.mcts;
-  $("steps-subtitle").textContent = trace.mcts ? "one node per playout" : "α β as the search goes";
-  $("s-best").textContent = trace.bestMove ?? "–";
-  $("s-visited").textContent = String(trace.visited);
-  $("s-leaves").textContent = String(trace.leaves);
-  const ebf = trace.effectiveBranching;
-  $("s-ebf").textContent = ebf === null ? "–" : ebf.toFixed(2);
+
   app.tableStart = 0;
   app.tableEnd = 0;
   $("learn-steps").classList.toggle("no-windows", !trace.hasWindows && !trace.mcts);
-  $("learn-steps").tHead.rows[0].replaceChildren(...(trace.mcts ? MCTS_COLUMNS : COLUMNS).map((text) => {
-    const th = document.createElement("th");
-    th.textContent = text;
-    return th;
-  }));
+
   relayout();
+  // A tree too wide to read in the panel even fitted opens on its principal line.
+  if (!app.collapsed && app.layout.items.length > WIDE_TREE_ITEMS && app.layout.width * FIT_MIN > $("learn-tree").clientWidth) {
+    app.expanded = new Set(trace.principal);
+    app.collapsed = true;
+    relayout();
+  }
   render(false);
   // A wide tree opens with its root in view.
   const root = $("learn-tree").querySelector('.tree-node[data-path="root"]');
@@ -348,14 +379,45 @@ function relayout() {
   app.layout = layout(trace, app.expanded, app.showAll, { visible });
 }
 
+// The texts that depend on the trace and the language only.
+function renderTitle() {
+  const trace = app.trace;
+  const spec = app.spec;
+  const name = algorithmName(trace.algorithm);
+  $("learn-title").textContent = trace.mcts
+    ? t("title.mcts", { name, playouts: trace.playouts, seed: spec.seed ?? 1, height: trace.reply.depth })
+    : trace.reply.depth ? t("title.depth", { name, depth: trace.reply.depth }) : name;
+  $("steps-subtitle").textContent = t(trace.mcts ? "steps.subtitle.mcts" : "steps.subtitle");
+  $("learn-steps").tHead.rows[0].replaceChildren(...(trace.mcts ? MCTS_COLUMNS : COLUMNS).map((key) => {
+    const th = document.createElement("th");
+    th.textContent = t(key);
+    return th;
+  }));
+}
+
 function render(follow = true) {
   const trace = app.trace;
   if (!trace) return;
   const label = trace.mcts
-    ? `Monte Carlo search tree: ${trace.visited} nodes after ${trace.playouts} playouts, MAX's win rate ${trace.value.toFixed(2)} at the root`
-    : `Search tree of ${trace.algorithm}: value ${formatValue(trace.value)}, ${trace.visited} nodes visited, ${trace.leaves} leaves evaluated`;
+    ? t("aria.tree.mcts", { visited: trace.visited, playouts: trace.playouts, rate: trace.value.toFixed(2) })
+    : t("aria.tree", { name: algorithmName(trace.algorithm), value: formatValue(trace.value), visited: trace.visited, leaves: trace.leaves });
+  const asking = currentQuestion();
+  const answered = answeredHere();
+  const pickQuestion = asking?.question.kind === "prune" ? asking : answered?.question.kind === "prune" ? answered : null;
   drawTree($("learn-tree"), trace, app.layout, app.index, {
     label,
+    classroom: app.classroom,
+    givens: Boolean(asking || answered) && app.spec?.game === TREE,
+    pick: pickQuestion ? {
+      candidates: new Set(candidateLeaves(trace, pickQuestion.question.path)),
+      selected: app.picked,
+      marks: pickQuestion.done && pickQuestion.result ? pickQuestion.result.marks : null,
+      onPick: (path) => {
+        if (app.picked.has(path)) app.picked.delete(path);
+        else app.picked.add(path);
+        render(false);
+      },
+    } : null,
     onToggle: toggleNode,
     onShowAll: (node) => {
       app.showAll.add(node);
@@ -363,12 +425,17 @@ function render(follow = true) {
       render(false);
     },
   });
+  applyZoom();
   const event = trace.events[app.index];
   // MCTS counts its steps as playouts: step k is the tree after k of them.
   $("step-counter").textContent = trace.mcts
-    ? `playout ${event.step} of ${trace.playouts}`
-    : `step ${app.index + 1} of ${trace.events.length}`;
+    ? t("counter.playout", { step: event.step, total: trace.playouts })
+    : t("counter.step", { step: app.index + 1, total: trace.events.length });
   $("step-text").textContent = describeEvent(trace, event);
+  renderSummary();
+  renderWithheld();
+  renderCode();
+  renderPredict();
   renderTable(follow);
   updateButtons();
   if (follow) {
@@ -377,11 +444,394 @@ function render(follow = true) {
   }
 }
 
+// The summary: the search's results, or in classroom mode before the last
+// step, the counts so far and "?" for what is still to be found.
+function renderSummary() {
+  const trace = app.trace;
+  const withheld = app.classroom && app.index < trace.lastIndex;
+  const unknown = (id) => {
+    $(id).textContent = t("classroom.unknown");
+    $(id).title = t("classroom.unknown.title");
+  };
+  if (withheld) {
+    unknown("s-value");
+    unknown("s-best");
+    unknown("s-ebf");
+    let visited = 0;
+    let leaves = 0;
+    if (trace.mcts) {
+      // The tree as grown so far, and the playouts made.
+      visited = trace.nodes.filter((node) => node.enterIndex <= app.index).length;
+      leaves = trace.events[app.index].step;
+    } else {
+      for (const event of trace.events.slice(0, app.index + 1)) {
+        if (event.kind === "exit") continue;
+        visited += 1;
+        if (event.node.children.length === 0) leaves += 1;
+      }
+    }
+    $("s-visited").textContent = String(visited);
+    $("s-leaves").textContent = String(leaves);
+  } else {
+    $("s-value").textContent = trace.mcts ? trace.value.toFixed(2) : formatValue(trace.value);
+    $("s-value").title = trace.mcts ? t("summary.mcts.value", { stats: formatWinsVisits(trace.root) }) : "";
+    const best = bestMoveText(trace);
+    $("s-best").textContent = best.text;
+    $("s-best").title = best.title;
+    $("s-visited").textContent = String(trace.visited);
+    $("s-leaves").textContent = String(trace.leaves);
+    const ebf = trace.effectiveBranching;
+    $("s-ebf").textContent = ebf === null ? "–" : ebf.toFixed(2);
+    $("s-ebf").title = "";
+  }
+  $("s-visited-label").textContent = t(withheld && !trace.mcts ? "summary.visited.sofar" : trace.mcts ? "summary.tree.nodes" : "summary.visited");
+  $("s-leaves-label").textContent = t(withheld && !trace.mcts ? "summary.leaves.sofar" : trace.mcts ? "summary.playouts" : "summary.leaves");
+}
+
+// The pseudocode of the search beside the tree, the line the current step
+// executes highlighted, and the local variables there.
+function renderCode() {
+  const trace = app.trace;
+  const program = programFor(trace.algorithm);
+  const box = $("learn-code");
+  if (box.dataset.program !== program.name || box.dataset.lang !== document.documentElement.lang) {
+    box.replaceChildren(...program.lines.map((key) => {
+      const line = document.createElement("span");
+      line.className = `code-line${/head|decision$|search$/.test(key) ? " head" : ""}`;
+      line.dataset.line = key;
+      line.textContent = key ? t(`code.${key}`) : " ";
+      return line;
+    }));
+    box.dataset.program = program.name;
+    box.dataset.lang = document.documentElement.lang;
+  }
+  const captions = {
+    minimax: ["code.caption.minimax"],
+    alphabeta: ["code.caption.alphabeta"],
+    alphabeta_ordered: ["code.caption.alphabeta", "code.caption.ordered"],
+    negamax: ["code.caption.negamax", "code.caption.alphabeta"],
+    expectiminimax: ["code.caption.expectiminimax"],
+    mcts: ["code.caption.mcts"],
+  }[trace.algorithm] || [];
+  $("code-caption").textContent = captions.map((key) => t(key)).join(" ");
+  const at = locate(trace, app.index, app.phase ?? null);
+  for (const line of box.children) {
+    const current = at.lines.includes(line.dataset.line);
+    line.classList.toggle("current", current);
+    line.classList.toggle("cut", current && /\.cut$/.test(line.dataset.line));
+    if (current) line.setAttribute("aria-current", "step");
+    else line.removeAttribute("aria-current");
+  }
+  $("learn-locals").replaceChildren(...at.locals.map(([name, value]) => {
+    const item = document.createElement("span");
+    item.className = "var";
+    item.dataset.name = name;
+    const label = document.createElement("b");
+    label.textContent = name;
+    item.append(label, ` = ${value}`);
+    return item;
+  }));
+}
+
+// The best move as the summary says it: the trace's, else (a chance node at
+// the root: no move before the dice) what decides, never a bare dash when
+// the tree has moves.
+function bestMoveText(trace) {
+  if (trace.bestMove !== null && trace.bestMove !== undefined) return { text: trace.bestMove, title: "" };
+  if (trace.root.player === "chance" && trace.root.children.length > 0) return { text: t("summary.best.roll"), title: t("summary.best.roll.title") };
+  if (trace.root.children.length === 0) return { text: t("summary.best.none"), title: t("summary.best.none.title") };
+  const principal = trace.root.children.find((child) => trace.principal.has(child));
+  return { text: principal ? principal.move : "–", title: "" };
+}
+
+// In classroom mode the example's note (it tells the answer) and the side
+// by side wait for the last step.
+function renderWithheld() {
+  const trace = app.trace;
+  const withheld = app.classroom && trace && app.index < trace.lastIndex;
+  const entry = app.example;
+  let note = app.note ? t(app.note) : "";
+  if (entry && entry.custom) note = entry.title || t("ex.custom.intro");
+  else if (entry) note = withheld ? t(`ex.${entry.key}.intro`) : t(`ex.${entry.key}.note`);
+  $("example-note").textContent = note;
+  $("example-source").textContent = entry && !entry.custom ? t(`ex.${entry.key}.source`) : "";
+  $("compare-withheld").hidden = !withheld;
+  $("compare-grid").hidden = withheld;
+  $("compare-table").hidden = withheld;
+}
+
+function setClassroom(on, restart = true) {
+  app.classroom = on;
+  $("classroom").checked = on;
+  document.body.classList.toggle("classroom", on);
+  const url = new URL(window.location.href);
+  if (on) url.searchParams.set("classroom", "1");
+  else url.searchParams.delete("classroom");
+  window.history.replaceState(null, "", url);
+  if (!app.trace) return;
+  stopPlaying();
+  if (on && restart) app.index = 0;
+  relayout();
+  render(true);
+}
+
+// ---------------------------------------------------------------------------
+// Predict, then reveal.
+
+function setQuestions(trace, spec) {
+  const typedTree = spec.game === TREE;
+  app.questions = parseQuestions(spec.ask)
+    .filter((question) => applies(trace, question, typedTree))
+    .map((question) => ({ question, index: askedAt(trace, question), done: false, result: null }))
+    .filter((entry) => entry.index !== null)
+    .sort((a, b) => a.index - b.index);
+  app.picked = new Set();
+  app.reveal = null;
+  app.blocked = null;
+}
+
+// The question asked at the step shown, if any (classroom mode only).
+function currentQuestion() {
+  if (!app.classroom || !app.trace || app.reveal) return null;
+  return app.questions.find((q) => !q.done && q.index === app.index) || null;
+}
+
+// The question answered last at the step shown (its result stays there).
+function answeredHere() {
+  if (!app.classroom || !app.trace || !app.reveal) return null;
+  return app.reveal.index === app.index ? app.reveal : null;
+}
+
+function button(text, onClick, className = "") {
+  const element = document.createElement("button");
+  element.type = "button";
+  element.textContent = text;
+  if (className) element.className = className;
+  element.addEventListener("click", onClick);
+  return element;
+}
+
+function answer(entry, given) {
+  const result = check(app.trace, entry.question, given);
+  if (result.invalid) {
+    $("predict-result").textContent = result.text;
+    $("predict-result").className = "wrong";
+    return;
+  }
+  entry.done = true;
+  entry.result = result;
+  app.reveal = entry;
+  render(false);
+}
+
+function renderPredict() {
+  const box = $("predict");
+  const asking = currentQuestion();
+  const answered = asking ? null : answeredHere();
+  const entry = asking || answered;
+  $("predict-off").hidden = app.classroom || app.questions.length === 0;
+  box.hidden = !entry;
+  if (!entry) return;
+  const { question } = entry;
+  $("predict-question").textContent = prompt(question);
+  const input = $("predict-input");
+  const result = $("predict-result");
+  if (answered) {
+    input.replaceChildren();
+    if (answered.result) {
+      result.textContent = answered.result.text;
+      result.className = answered.result.correct ? "right" : "wrong";
+    } else {
+      result.textContent = t("predict.skipped");
+      result.className = "";
+    }
+    return;
+  }
+  if (app.blocked === entry) {
+    result.textContent = t("predict.blocked");
+    result.className = "blocked";
+  } else {
+    result.textContent = "";
+    result.className = "";
+  }
+  const skip = button(t("predict.skip"), () => {
+    entry.done = true;
+    render(false);
+  }, "small");
+  skip.id = "predict-skip";
+  const trace = app.trace;
+  if (question.kind === "value") {
+    const field = document.createElement("input");
+    field.id = "predict-value";
+    field.inputMode = "decimal";
+    field.autocomplete = "off";
+    field.setAttribute("aria-label", t("predict.answer"));
+    const go = button(t("predict.check"), () => answer(entry, field.value));
+    go.id = "predict-check";
+    field.addEventListener("keydown", (event) => {
+      if (event.key === "Enter") {
+        event.preventDefault();
+        answer(entry, field.value);
+      }
+    });
+    input.replaceChildren(field, go, skip);
+  } else if (question.kind === "move") {
+    const moves = trace.root.children.map((child) => {
+      const choice = button(child.move, () => answer(entry, child.move), "predict-choice");
+      choice.dataset.answer = child.move;
+      return choice;
+    });
+    input.replaceChildren(...moves, skip);
+  } else if (question.kind === "winner") {
+    const choices = [[1, "predict.winner.max"], [0, "predict.winner.draw"], [-1, "predict.winner.min"]].map(([value, key]) => {
+      const choice = button(t(key), () => answer(entry, value), "predict-choice");
+      choice.dataset.answer = String(value);
+      return choice;
+    });
+    input.replaceChildren(...choices, skip);
+  } else {
+    const picked = [...app.picked];
+    const selection = document.createElement("span");
+    selection.className = "selection";
+    selection.textContent = t("predict.selected", { count: picked.length, leaves: picked.join(", ") });
+    const go = button(t("predict.check"), () => answer(entry, new Set(app.picked)));
+    go.id = "predict-check";
+    input.replaceChildren(selection, go, skip);
+  }
+}
+
+// An address that opens this exercise (tree, search, questions) in
+// classroom mode, shown to copy (and copied where the browser lets it).
+async function shareLink() {
+  let spec;
+  try {
+    spec = readSpec();
+  } catch (error) {
+    say(error.message, "error");
+    return;
+  }
+  const url = new URL(window.location.href);
+  url.search = "";
+  const params = url.searchParams;
+  const entry = app.example;
+  const sameAsExample = entry && !entry.custom && spec.game === (entry.game || TREE) && spec.position === entry.position &&
+    spec.algorithm === entry.algorithm && String(spec.depth ?? "") === String(entry.depth) && spec.ask === (entry.ask || "");
+  if (sameAsExample) params.set("example", entry.key);
+  else {
+    params.set("game", spec.game);
+    if (spec.position) params.set("position", spec.position);
+    if (spec.moves.length > 0) params.set("moves", spec.moves.join(" "));
+    if (Object.keys(spec.options).length > 0) params.set("options", JSON.stringify(spec.options));
+    params.set("algorithm", spec.algorithm);
+    if (spec.depth !== null) params.set("depth", String(spec.depth));
+    if (spec.ask) params.set("ask", formatQuestions(parseQuestions(spec.ask)));
+  }
+  params.set("classroom", "1");
+  params.set("lang", document.documentElement.lang);
+  const field = $("share-url");
+  field.hidden = false;
+  field.value = url.toString();
+  field.select();
+  try {
+    await navigator.clipboard.writeText(field.value);
+    say(t("share.copied"), "hint");
+  } catch {
+    // no clipboard here (an address that is not secure): the field is selected to copy
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Zoom and pan: the drawing keeps its coordinates (and its export its
+// natural size); only its size on the page changes.
+
+function fitScale() {
+  const box = $("learn-tree");
+  const width = Math.max(100, box.clientWidth - 8);
+  const height = Math.max(200, window.innerHeight * 0.7 - 8);
+  const scale = Math.min(width / app.layout.width, height / app.layout.height);
+  return Math.max(FIT_MIN, Math.min(FIT_MAX, scale));
+}
+
+function currentScale() {
+  return app.zoom === "fit" ? fitScale() : app.zoom;
+}
+
+function applyZoom() {
+  const svg = $("learn-tree").querySelector("svg");
+  if (!svg || !app.layout) return;
+  const scale = currentScale();
+  svg.setAttribute("width", (app.layout.width * scale).toFixed(1));
+  svg.setAttribute("height", (app.layout.height * scale).toFixed(1));
+  svg.dataset.scale = scale.toFixed(3);
+  $("zoom-level").textContent = `${Math.round(scale * 100)}%${app.zoom === "fit" ? ` (${t("view.fit").toLowerCase()})` : ""}`;
+}
+
+function zoomBy(factor) {
+  if (!app.layout) return;
+  app.zoom = Math.max(ZOOM_MIN, Math.min(ZOOM_MAX, currentScale() * factor));
+  applyZoom();
+}
+
+function zoomTo(mode) {
+  app.zoom = mode;
+  applyZoom();
+}
+
+// Drag the drawing to pan it (where the drag does not start on a node
+// that is a button); Ctrl and the wheel zoom.
+function wirePan() {
+  const box = $("learn-tree");
+  let drag = null;
+  box.addEventListener("pointerdown", (event) => {
+    if (event.button !== 0 || event.target.closest?.("[role=button]")) return;
+    drag = { x: event.clientX, y: event.clientY, left: box.scrollLeft, top: box.scrollTop, moved: false, id: event.pointerId };
+  });
+  box.addEventListener("pointermove", (event) => {
+    if (!drag || event.pointerId !== drag.id) return;
+    const dx = event.clientX - drag.x;
+    const dy = event.clientY - drag.y;
+    if (!drag.moved && Math.hypot(dx, dy) < 4) return;
+    if (!drag.moved) {
+      drag.moved = true;
+      box.setPointerCapture(event.pointerId);
+      box.classList.add("panning");
+    }
+    box.scrollLeft = drag.left - dx;
+    box.scrollTop = drag.top - dy;
+  });
+  const end = () => {
+    drag = null;
+    box.classList.remove("panning");
+  };
+  box.addEventListener("pointerup", end);
+  box.addEventListener("pointercancel", end);
+  box.addEventListener("wheel", (event) => {
+    if (!event.ctrlKey) return;
+    event.preventDefault();
+    zoomBy(event.deltaY < 0 ? ZOOM_STEP : 1 / ZOOM_STEP);
+  }, { passive: false });
+  window.addEventListener("resize", () => {
+    if (app.zoom === "fit") applyZoom();
+  });
+}
+
+// A server error as the page says it: a tree too big to draw gets advice.
+function errorText(error, spec) {
+  if (error.code !== "limit_exceeded") return error.message;
+  if (spec.algorithm === MCTS) return t("limit.mcts", { message: error.message });
+  return t(spec.algorithm === "alphabeta_ordered" ? "limit.trace.ordered" : "limit.trace", { message: error.message });
+}
+
 function toggleNode(node) {
   if (app.expanded.has(node)) app.expanded.delete(node);
   else app.expanded.add(node);
   relayout();
   render(false);
+}
+
+// A node's path as the page shows it: "2·1", the root in the page's language.
+function shownPath(node) {
+  return node.parent ? node.path : t("path.root");
 }
 
 function symbol(node) {
@@ -393,45 +843,58 @@ function describeEvent(trace, event) {
   if (!event) return "";
   if (trace.mcts) return describePlayout(trace, event);
   const node = event.node;
-  const who = node.kind === "terminal" ? "leaf" : `${playerName(node.player)} node`;
-  const where = node === trace.root ? "the root" : `${who} ${node.path}`;
+  const who = node.kind === "terminal" ? t("node.leaf") : t("node.of", { who: playerName(node.player) });
+  const where = node === trace.root ? t("node.root") : `${who} ${node.path}`;
   if (event.kind === "enter") {
-    let text = `Enters ${where}`;
-    if (node.alphaIn !== null && trace.hasWindows) text += ` with α ${formatValue(node.alphaIn)}, β ${formatValue(node.betaIn)}`;
-    return `${text}.`;
+    if (node.alphaIn !== null && trace.hasWindows) {
+      return t("event.enter.window", { where, alpha: formatValue(node.alphaIn), beta: formatValue(node.betaIn) });
+    }
+    return t("event.enter", { where });
   }
-  let text = `${where.charAt(0).toUpperCase()}${where.slice(1)} returns ${formatValue(node.value)}`;
-  if (node.kind === "cutoff") text += " (its evaluation: the depth limit)";
-  if (node.moverValue !== null && trace.algorithm === "negamax") text += ` (negamax returns ${formatValue(node.moverValue)} for the side to move)`;
+  let text = t("event.return", { where: `${where.charAt(0).toUpperCase()}${where.slice(1)}`, value: formatValue(node.value) });
+  if (node.kind === "cutoff") text += ` ${t("event.return.eval")}`;
+  if (node.moverValue !== null && trace.algorithm === "negamax") text += ` ${t("event.return.negamax", { value: formatValue(node.moverValue) })}`;
   if (node.prunedAfter.length > 0) {
-    const why = node.player === "min"
-      ? `β ${formatValue(node.betaOut)} ≤ α ${formatValue(node.alphaOut)}: MAX has something better elsewhere`
-      : `α ${formatValue(node.alphaOut)} ≥ β ${formatValue(node.betaOut)}: MIN has something better elsewhere`;
-    text += `; ${why}, so ${node.prunedAfter.length === 1 ? "move" : "moves"} ${node.prunedAfter.join(", ")} ${node.prunedAfter.length === 1 ? "is" : "are"} pruned`;
+    const values = { alpha: formatValue(node.alphaOut), beta: formatValue(node.betaOut), moves: node.prunedAfter.join(", "), count: node.prunedAfter.length };
+    text += `; ${t(node.player === "min" ? "event.cut.min" : "event.cut.max", values)}`;
   }
-  if (node === trace.root) text += `; best move ${trace.bestMove ?? "–"}`;
+  if (node === trace.root) text += `; ${t("event.best", { move: bestMoveText(trace).text })}`;
   return `${text}.`;
 }
 
-// Playout k's four phases as the page shows them: the highlighted path is
-// where selection went, the node it adds is the expansion, and a
-// simulation from there was backed up the path. The statistics are the
-// final ones (the trace keeps only the final tree).
+// Playout k's four phases, from the trace's playout log: selection (the
+// highlighted path), expansion (the node it added, ringed), simulation
+// (its result) and back-propagation (the path's statistics, counted again).
 function describePlayout(trace, event) {
   const node = event.node;
-  const final = "the statistics shown are the final ones (the trace keeps only the final tree)";
-  if (node === trace.root) {
-    return `The root: the tree starts as the position alone, and each playout adds one node. Wins/visits are MAX's; ${final}.`;
+  if (event.step === 0) return t("mcts.step.root");
+  const result = resultText(event.result);
+  let text;
+  if (event.result === undefined || event.result === null) {
+    text = t("mcts.step.nolog", { playout: event.step, node: `${symbol(node)} ${shownPath(node)}` });
+  } else {
+    const line = trace.lineage(node).map((at) => (at === trace.root ? t("node.root") : at.move)).join(" → ");
+    const phases = [
+      t("mcts.step.select", { playout: event.step, line }),
+      event.added ? t("mcts.step.expand", { node: `${symbol(node)} ${shownPath(node)}` }) : t("mcts.step.noexpand"),
+      t(node.kind === "terminal" ? "mcts.step.terminal" : "mcts.step.simulate", { result }),
+      t("mcts.step.backprop", { count: trace.lineage(node).length, value: formatValue(event.result) }),
+    ];
+    text = phases.join(" ");
   }
-  const path = node.parent === trace.root ? "at the root" : `down the highlighted path to ${node.parent.path}`;
-  const simulation = node.kind === "terminal" ? "the game is over there: that result is the simulation's" : "a random simulation played on from it";
-  let text = `Playout ${event.step} added ${symbol(node)} ${node.path}. Selection (UCB) went ${path}; expansion added the node; ${simulation}; backpropagation counted the result on the path. Its ${formatWinsVisits(node)} is final: ${final}.`;
   if (event.index === trace.lastIndex) {
     const asked = app.spec?.playouts ?? 100;
-    if (trace.playouts < asked) text += ` The solver proved the root's value after ${trace.playouts} of the ${asked} playouts asked for.`;
-    text += ` The move to play: ${trace.bestMove ?? "–"}.`;
+    if (trace.playouts < asked) text += ` ${t("mcts.step.solver", { playouts: trace.playouts, asked })}`;
+    text += ` ${t("mcts.step.move", { move: trace.bestMove ?? "–" })}`;
   }
   return text;
+}
+
+// A playout's result for MAX in words.
+function resultText(result) {
+  if (result === null || result === undefined) return "";
+  const key = result >= 1 ? "mcts.result.win" : result <= 0 ? "mcts.result.loss" : result === 0.5 ? "mcts.result.draw" : "mcts.result.value";
+  return t(key, { value: formatValue(result) });
 }
 
 function renderTable(follow) {
@@ -447,17 +910,21 @@ function renderTable(follow) {
     const index = Number(row.dataset.index);
     row.classList.toggle("current", index === app.index);
     row.classList.toggle("future", index > app.index);
+    row.hidden = app.classroom && index > app.index;
     if (index === app.index) row.setAttribute("aria-current", "step");
     else row.removeAttribute("aria-current");
   }
   if (follow) body.querySelector("tr.current")?.scrollIntoView({ block: "nearest" });
 }
 
-// A row of the playouts: the node it added (its moves from the root), its
-// kind in the final tree, its final statistics.
+// A row of the playouts: the path's last node (added by the playout, or
+// reached again), the playout's result, the root's wins/visits after it.
 function mctsCells(trace, event) {
   const node = event.node;
-  return [String(event.step), `${symbol(node)} ${node.path}`, node.kind, formatWinsVisits(node), formatValue(node.value)];
+  if (event.step === 0) return ["0", `${symbol(node)} ${shownPath(node)}`, "", "0/0"];
+  if (event.result === undefined || event.result === null) return [String(event.step), `${symbol(node)} ${shownPath(node)}`, "", formatWinsVisits(node)];
+  const where = `${symbol(node)} ${shownPath(node)}${event.added ? "" : ` (${t("mcts.revisit")})`}`;
+  return [String(event.step), where, resultText(event.result), formatWinsVisits(trace.root, trace.statsAt(event.index).get(trace.root))];
 }
 
 function tableRow(trace, event) {
@@ -469,14 +936,14 @@ function tableRow(trace, event) {
   let value = "";
   if (!enter) {
     value = formatValue(node.value);
-    if (node.kind === "cutoff") value += " (eval)";
-    if (node.moverValue !== null && trace.algorithm === "negamax") value += ` (mover ${formatValue(node.moverValue)})`;
+    if (node.kind === "cutoff") value += ` (${t("tree.eval")})`;
+    if (node.moverValue !== null && trace.algorithm === "negamax") value += ` (${t("row.mover", { value: formatValue(node.moverValue) })})`;
     if (node.prunedAfter.length > 0) value += ` ✂ ${node.prunedAfter.join(",")}`;
   }
   const cells = trace.mcts ? mctsCells(trace, event) : [
     String(event.index + 1),
-    enter ? "enter" : "return",
-    `${symbol(node)} ${node.path}`,
+    t(enter ? "row.enter" : "row.return"),
+    `${symbol(node)} ${shownPath(node)}`,
     trace.hasWindows ? formatValue(enter ? node.alphaIn : node.alphaOut) : "",
     trace.hasWindows ? formatValue(enter ? node.betaIn : node.betaOut) : "",
     value,
@@ -493,7 +960,30 @@ function tableRow(trace, event) {
 
 function goTo(index) {
   if (!app.trace) return;
-  const clamped = Math.max(0, Math.min(app.trace.lastIndex, index));
+  let clamped = Math.max(0, Math.min(app.trace.lastIndex, index));
+  // Forward, the search waits at a question not yet answered.
+  if (clamped > app.index && app.classroom) {
+    // An answer just checked stays until the next key; then the next
+    // question of the same step, if any.
+    if (app.reveal) {
+      app.reveal = null;
+      if (currentQuestion()) {
+        render(false);
+        return;
+      }
+    }
+    const waiting = app.questions.find((q) => !q.done && q.index >= app.index && q.index < clamped);
+    if (waiting) {
+      if (waiting.index === app.index) {
+        stopPlaying();
+        app.blocked = waiting;
+        render(false);
+        return;
+      }
+      clamped = waiting.index;
+    }
+  }
+  app.reveal = null;
   if (clamped === app.index) return;
   app.index = clamped;
   if (app.trace.mcts) {
@@ -529,18 +1019,22 @@ function togglePlay() {
       return;
     }
     goTo(app.index + 1);
+    if (currentQuestion()) {
+      stopPlaying();
+      return;
+    }
     app.playing = setTimeout(tick, Number($("step-speed").value));
   };
   app.playing = setTimeout(tick, Number($("step-speed").value));
-  $("step-play").textContent = "Pause";
-  $("step-play").setAttribute("aria-label", "Pause");
+  $("step-play").textContent = t("steps.pause");
+  $("step-play").setAttribute("aria-label", t("steps.pause"));
 }
 
 function stopPlaying() {
   if (app.playing !== null) clearTimeout(app.playing);
   app.playing = null;
-  $("step-play").textContent = "Play";
-  $("step-play").setAttribute("aria-label", "Play");
+  $("step-play").textContent = t("steps.play");
+  $("step-play").setAttribute("aria-label", t("steps.play"));
 }
 
 // ---------------------------------------------------------------------------
@@ -574,7 +1068,7 @@ async function compare() {
   // expectiminimax); not MCTS, whose win rates do not compare with utilities.
   const searches = COMPARED.includes(spec.algorithm) || spec.algorithm === MCTS ? COMPARED : [...COMPARED, spec.algorithm];
   for (const algorithm of searches) {
-    const label = ALGORITHMS.find(([key]) => key === algorithm)[1];
+    const label = algorithmName(algorithm);
     const row = document.createElement("tr");
     row.dataset.algorithm = algorithm;
     const figure = document.createElement("figure");
@@ -598,7 +1092,7 @@ async function compare() {
     row.append(
       cell(label, "algorithm"),
       cell(formatValue(trace.value), "value"),
-      cell(trace.bestMove ?? "–", "best"),
+      cell(bestMoveText(trace).text, "best"),
       cell(String(trace.visited), "visited"),
       cell(String(trace.leaves), "leaves"),
       cell(ebf === null ? "–" : ebf.toFixed(2), "ebf"),
@@ -610,7 +1104,7 @@ async function compare() {
     grid.style.gridTemplateColumns = `repeat(auto-fit, minmax(min(100%, ${Math.ceil(widest) + 12}px), 1fr))`;
     drawTree(drawing, trace, lay, trace.lastIndex, {
       compact: true,
-      label: `${label}: ${trace.visited} nodes visited, ${trace.leaves} leaves evaluated`,
+      label: t("aria.compare", { name: label, visited: trace.visited, leaves: trace.leaves }),
     });
   }
   app.compared = spec;
@@ -659,7 +1153,7 @@ async function exportPng() {
   try {
     download(await pngBlob(svg), exportName("png"));
   } catch (error) {
-    say(`No PNG: ${error.message}`, "error");
+    say(t("error.nopng", { message: error.message }), "error");
   }
 }
 
@@ -691,24 +1185,43 @@ function setStatus(text, kind) {
   status.className = `status ${kind}`;
 }
 
+function exampleLabel(button, entry) {
+  button.textContent = t(`ex.${entry.key}.title`);
+  if (entry.ask) {
+    const mark = document.createElement("span");
+    mark.className = "exercise-mark";
+    mark.textContent = t("ex.exercise.mark");
+    mark.title = t("ex.exercise.title");
+    button.append(mark);
+  }
+}
+
 function wire() {
   for (const entry of EXAMPLES) {
     const button = document.createElement("button");
     button.type = "button";
-    button.textContent = entry.title;
     button.dataset.example = entry.key;
+    exampleLabel(button, entry);
     button.setAttribute("aria-pressed", "false");
     button.addEventListener("click", () => {
       applyExample(entry);
+      app.algorithmNamed = true;
+      // An exercise asks its questions in classroom mode.
+      if (entry.ask && !app.classroom) setClassroom(true, false);
       drawSearch();
     });
     $("examples").append(button);
   }
   fillAlgorithms();
-  $("learn-algorithm").addEventListener("change", algorithmChosen);
+  $("learn-algorithm").addEventListener("change", () => {
+    app.algorithmNamed = true;
+    algorithmChosen();
+  });
   $("learn-game").addEventListener("change", () => {
     gameChosen();
     $("learn-position").value = "";
+    app.example = null;
+    app.note = "";
     $("example-note").textContent = "";
   });
   $("learn-form").addEventListener("submit", (event) => {
@@ -725,6 +1238,10 @@ function wire() {
   $("export-png").addEventListener("click", exportPng);
   $("expand-all").addEventListener("click", () => {
     if (!app.trace) return;
+    if (app.trace.nodes.length > DRAW_LIMIT) {
+      say(t("limit.draw", { nodes: app.trace.nodes.length, limit: DRAW_LIMIT }), "error");
+      return;
+    }
     app.expanded = new Set(app.trace.nodes);
     app.showAll = new Set(app.trace.nodes);
     relayout();
@@ -737,8 +1254,24 @@ function wire() {
     relayout();
     render(false);
   });
-  $("s-ebf-label").title = EBF_HELP;
-  $("compare-ebf-label").title = EBF_HELP;
+  $("classroom").addEventListener("change", () => setClassroom($("classroom").checked));
+  wireLanguageMenu($("lang"));
+  onLanguageChange(() => {
+    fillAlgorithms();
+    if (app.games.length > 0) fillGames();
+    stopPlaying();
+    if (app.trace) renderTitle();
+    // The side by side, drawn again in the new language.
+    if (app.compared && !app.busy) compare();
+    for (const button of $("examples").querySelectorAll("button")) exampleLabel(button, example(button.dataset.example));
+    if (app.trace) render(false);
+  });
+  $("share-link").addEventListener("click", shareLink);
+  $("zoom-in").addEventListener("click", () => zoomBy(ZOOM_STEP));
+  $("zoom-out").addEventListener("click", () => zoomBy(1 / ZOOM_STEP));
+  $("zoom-fit").addEventListener("click", () => zoomTo("fit"));
+  $("zoom-reset").addEventListener("click", () => zoomTo(1));
+  wirePan();
   document.addEventListener("keydown", onKey);
 }
 
@@ -750,12 +1283,19 @@ function onKey(event) {
     Home: () => step(-Infinity),
     End: () => step(Infinity),
     p: () => togglePlay(),
+    "+": () => zoomBy(ZOOM_STEP),
+    "=": () => zoomBy(ZOOM_STEP),
+    "-": () => zoomBy(1 / ZOOM_STEP),
+    0: () => zoomTo("fit"),
+    1: () => zoomTo(1),
   });
 }
 
 // For a check by hand in the console: the effective branching factor.
 export { branchingFactor };
 
+applyStatic();
 wire();
+stopPlaying();
 updateButtons();
 connect(true);

@@ -6,6 +6,7 @@ import { Connection, serverUrl } from "./connection.js";
 import { keyBelongsElsewhere, runShortcut } from "./keys.js";
 import { drawGraph } from "./graph.js";
 import { formatCount, formatScore, scoreNumber } from "./score.js";
+import { applyStatic, has, onLanguageChange, playerTitle, t, wireLanguageMenu } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -74,13 +75,13 @@ async function connect() {
       refused = true;
       askToken(event.reason);
     } else if (app.conn === null && !refused) {
-      scheduleReconnect(event.reason || "the connection closed");
+      scheduleReconnect(event.reason || t("play.closed"));
     }
   };
   try {
     await conn.open();
   } catch (error) {
-    scheduleReconnect(`${error.message}. Is the server running?`);
+    scheduleReconnect(t("play.noserver", { message: error.message }));
     return;
   }
   const hello = { type: "hello", protocol: 1, client: "web GUI" };
@@ -91,7 +92,7 @@ async function connect() {
     welcome = await conn.request(hello);
   } catch (error) {
     if (!refused && reconnectTimer === null) {
-      setStatus("refused", "bad");
+      setStatus(t("play.refused"), "bad");
       say(error.message, "error");
     }
     return;
@@ -112,22 +113,22 @@ async function connect() {
   // Reconnected: the same game, the same line, the same position shown.
   const shown = app.state ? app.state.history.length : 0;
   if (await startGame({ ...app.start, moves: app.line.slice(0, shown), browse: true }, true)) {
-    say("Reconnected: the game goes on.", "hint");
+    say(t("play.reconnected"), "hint");
   }
 }
 
 function scheduleReconnect(reason) {
   if (reconnectTimer !== null) return;
   const seconds = (reconnectDelay / 1000).toFixed(1);
-  setStatus(`reconnecting in ${seconds} s`, "bad");
-  say(`Disconnected: ${reason} — reconnecting in ${seconds} s.`, "error");
+  setStatus(t("status.reconnecting", { seconds }), "bad");
+  say(t("play.disconnected", { reason, seconds }), "error");
   reconnectTimer = setTimeout(connect, reconnectDelay);
   reconnectDelay = Math.min(reconnectDelay * 2, RECONNECT_MOST_MS);
 }
 
 function askToken(reason) {
-  setStatus("token needed", "bad");
-  say(`The server refused the connection${reason ? ` (${reason})` : ""}: type its token.`, "error");
+  setStatus(t("status.token"), "bad");
+  say(t(reason ? "play.refused.reason" : "play.refused.token", { reason }), "error");
   $("token-form").hidden = false;
   $("token").focus();
 }
@@ -151,7 +152,9 @@ function applyUrlSettings(params) {
 
 function fillGameMenu() {
   const menu = $("game");
-  menu.replaceChildren(...app.games.map((g) => new Option(g.title, g.name)));
+  const previous = menu.value;
+  menu.replaceChildren(...app.games.map((g) => new Option(gameTitle(g), g.name)));
+  if (previous && app.games.some((g) => g.name === previous)) menu.value = previous;
 }
 
 function currentGameInfo() {
@@ -165,17 +168,17 @@ function gameChosen() {
   const side = $("side");
   const previous = side.value || "0";
   side.replaceChildren(
-    new Option(`${title(info.players[0])} (moves first)`, "0"),
+    new Option(t("play.side.first", { name: title(info.players[0]) }), "0"),
     new Option(title(info.players[1]), "1"),
-    new Option("both sides (no engine)", "both"),
-    new Option("neither: watch engine vs engine", "none"),
+    new Option(t("play.side.both"), "both"),
+    new Option(t("play.side.none"), "none"),
   );
   side.value = previous;
   const times = $("times");
   const old = [...times.querySelectorAll("input")].map((input) => input.value);
   times.replaceChildren(...info.players.map((name, index) => {
     const label = document.createElement("label");
-    label.textContent = `Engine time as ${title(name)} (s) `;
+    label.textContent = `${t("play.time.as", { name: title(name) })} `;
     const input = document.createElement("input");
     Object.assign(input, { type: "number", min: "0.05", step: "0.05", id: `time-${index}`, value: old[index] || String(DEFAULT_SECONDS) });
     input.max = String((app.limits.max_movetime_ms || 600000) / 1000);
@@ -192,7 +195,7 @@ function fillAlgorithms(info) {
   const menu = $("algorithm");
   const previous = menu.value;
   const names = Array.isArray(info.algorithms) ? info.algorithms : [];
-  menu.replaceChildren(...names.map((name, index) => new Option(index === 0 ? `${name} (default)` : name, name)));
+  menu.replaceChildren(...names.map((name, index) => new Option(index === 0 ? t("play.algorithm.default", { name }) : name, name)));
   if (names.includes(previous)) menu.value = previous;
   $("algorithm-label").hidden = names.length === 0;
 }
@@ -208,7 +211,7 @@ function buildOptions(info) {
   const fieldset = $("options");
   fieldset.replaceChildren();
   const legend = document.createElement("legend");
-  legend.textContent = "Options";
+  legend.textContent = t("learn.options");
   fieldset.append(legend);
   const names = Object.keys(info.options);
   fieldset.hidden = names.length === 0;
@@ -408,11 +411,11 @@ async function humanMove(move) {
   const state = app.state;
   if (!state || !app.conn) return;
   if (app.think && app.think.purpose === "play") {
-    say("The engine is thinking: press Stop to make it move now.", "error");
+    say(t("play.engine.thinking"), "error");
     return;
   }
   if (!state.result && app.sides[state.to_move] === "engine") {
-    say(`It is the engine's turn (${playerName(state.to_move)}).`, "error");
+    say(t("play.engine.turn", { name: title(playerName(state.to_move)) }), "error");
     return;
   }
   if (app.think) await cancelThink(); // analysis restarts on the new position
@@ -458,7 +461,7 @@ async function loadPosition() {
   const info = currentGameInfo();
   const position = $("position").value.trim();
   if (await startGame({ game: info.name, options: readOptions(), position, moves: [] }, false)) {
-    say("Position loaded.", "hint");
+    say(t("play.loaded"), "hint");
   }
 }
 
@@ -479,7 +482,7 @@ function startThink(purpose) {
     app.analysing = true;
     app.analysedKey = positionKey(state);
   }
-  $("think-status").textContent = purpose === "play" ? `thinking as ${playerName(state.to_move)}…` : "analysing…";
+  $("think-status").textContent = purpose === "play" ? t("play.thinking", { name: title(playerName(state.to_move)) }) : t("play.analysing");
   render();
   done.then((best) => finishThink(think, best), (error) => {
     if (app.think === think) app.think = null;
@@ -492,11 +495,12 @@ function startThink(purpose) {
 // The server's queue was full: say so, and ask again after the time it gave.
 function retryLater(think, retryAfterMs) {
   const wait = Math.max(100, retryAfterMs ?? 1000);
-  say(`The server is busy (overloaded): asking again in ${(wait / 1000).toFixed(1)} s.`, "error");
-  $("think-status").textContent = "server busy";
+  say(t("play.busy", { seconds: (wait / 1000).toFixed(1) }), "error");
+  $("message").dataset.busy = "1";
+  $("think-status").textContent = t("play.busy.status");
   setTimeout(() => {
     if (think.generation !== app.generation || app.think) return;
-    if ($("message").textContent.startsWith("The server is busy")) say("");
+    if ($("message").dataset.busy === "1") say("");
     if (think.purpose === "play") scheduleEngine();
     else if (app.analysing) {
       app.analysedKey = null;
@@ -508,8 +512,8 @@ function retryLater(think, retryAfterMs) {
 async function finishThink(think, best) {
   if (app.think === think) app.think = null;
   const current = think.generation === app.generation;
-  $("think-status").textContent = `best ${best.move} (${best.reason})`;
-  if (best.reason === "overloaded") say("The server was overloaded: that move was not searched (depth 0).", "error");
+  $("think-status").textContent = t("play.best", { move: best.move, reason: best.reason });
+  if (best.reason === "overloaded") say(t("play.overloaded"), "error");
   showSummary(best);
   showPv(best.pv);
   if (current) app.evals[think.ply] = { score: best.score, toMove: think.toMove };
@@ -589,7 +593,7 @@ function renderMoves(state) {
       span.className = after === current ? "ply current" : (after > current ? "ply ahead" : "ply");
       span.textContent = move;
       span.dataset.ply = String(after);
-      span.title = `show the position after ${move}`;
+      span.title = t("play.show.after", { move });
       span.addEventListener("click", () => goToPly(after));
       if (after === current) currentSpan = span;
       item.append(span, " ");
@@ -612,13 +616,13 @@ function renderResult(state, info) {
     return;
   }
   const { winner, reason } = state.result;
-  let text = winner === null ? "Draw" : `${title(info.players[winner])} wins`;
+  let text = winner === null ? t("play.draw") : t("play.wins", { name: title(info.players[winner]) });
   // "white wins by 4.5" says it all: not "White wins — white wins by 4.5".
   if (reason && reason.toLowerCase().startsWith(text.toLowerCase())) text = title(reason);
   else if (reason) text += ` — ${reason}`;
-  if (state.result.points > 1) text += ` (${state.result.points} points)`;
+  if (state.result.points > 1) text += ` ${t("play.points", { points: state.result.points })}`;
   const humans = [0, 1].filter((p) => app.sides[p] === "human");
-  if (humans.length === 1 && winner !== null) text += winner === humans[0] ? ". You win!" : ". The engine wins.";
+  if (humans.length === 1 && winner !== null) text += t(winner === humans[0] ? "play.you.win" : "play.engine.wins");
   box.textContent = text;
   box.hidden = false;
 }
@@ -629,7 +633,7 @@ function renderGraph(state) {
   const pov = 0;
   const info0 = gameInfo(state.game);
   const unit = info0.eval_unit ? `, ${info0.eval_unit}` : "";
-  $("graph-pov").textContent = `${title(info0.players[pov])}'s view${unit}`;
+  $("graph-pov").textContent = `${t("play.view", { name: title(info0.players[pov]) })}${unit}`;
   const points = [];
   app.evals.forEach((entry, ply) => {
     if (!entry || ply > app.line.length) return;
@@ -666,8 +670,8 @@ function updateButtons() {
 function clearThinkPanel() {
   $("info-lines").tBodies[0].replaceChildren();
   for (const id of ["t-depth", "t-score", "t-nodes", "t-nps", "t-time"]) $(id).textContent = "–";
-  $("t-depth-label").textContent = "depth";
-  $("info-lines").tHead.rows[0].cells[0].textContent = "depth";
+  $("t-depth-label").textContent = t("play.depth");
+  $("info-lines").tHead.rows[0].cells[0].textContent = t("play.depth");
   $("pv").textContent = "";
   $("think-status").textContent = "";
 }
@@ -678,7 +682,7 @@ function showInfo(info) {
   const row = document.createElement("tr");
   if (info.partial) row.className = "partial";
   const searched = "playouts" in info && info.playouts !== null ? formatCount(info.playouts) : String(info.depth);
-  $("info-lines").tHead.rows[0].cells[0].textContent = "playouts" in info && info.playouts !== null ? "playouts" : "depth";
+  $("info-lines").tHead.rows[0].cells[0].textContent = t("playouts" in info && info.playouts !== null ? "summary.playouts" : "play.depth");
   const cells = [
     info.partial ? `${searched}*` : searched,
     scoreText(info.score),
@@ -700,7 +704,7 @@ function showInfo(info) {
 // Monte Carlo searches report playouts, which say more than their depth.
 function showSummary(report) {
   const monteCarlo = report.playouts !== undefined && report.playouts !== null;
-  $("t-depth-label").textContent = monteCarlo ? "playouts" : "depth";
+  $("t-depth-label").textContent = t(monteCarlo ? "summary.playouts" : "play.depth");
   if (monteCarlo) $("t-depth").textContent = formatCount(report.playouts);
   else $("t-depth").textContent = report.seldepth > report.depth ? `${report.depth}/${report.seldepth}` : String(report.depth);
   $("t-score").textContent = scoreText(report.score);
@@ -714,7 +718,7 @@ function showSummary(report) {
 }
 
 function showPv(pv) {
-  $("pv").textContent = pv.length ? `PV: ${pv.join(" ")}` : "";
+  $("pv").textContent = pv.length ? t("play.pv.line", { line: pv.join(" ") }) : "";
 }
 
 function scoreText(score) {
@@ -869,15 +873,23 @@ function playerName(index) {
   return app.state ? gameInfo(app.state.game).players[index] : String(index);
 }
 
-// A player's name for display: "White", or "Player 0" for games that number them.
+// A player's name for display: "White", or "Player 0" for games that number
+// them, in the page's language where the tables name the player.
 function title(text) {
-  return /^\d+$/.test(text) ? `Player ${text}` : text.charAt(0).toUpperCase() + text.slice(1);
+  return playerTitle(text);
+}
+
+// A game's title: the tables' where they have it, else the server's.
+function gameTitle(info) {
+  const key = `game.${info.name}`;
+  return has(key) ? t(key) : info.title || info.name;
 }
 
 function say(text, kind = "hint") {
   const box = $("message");
   box.textContent = text;
   box.className = kind;
+  box.dataset.busy = "0"; // retryLater marks its own message
 }
 
 function setStatus(text, kind) {
@@ -889,7 +901,7 @@ function setStatus(text, kind) {
 async function copyText(text, what) {
   try {
     await navigator.clipboard.writeText(text);
-    say(`${what} copied.`, "hint");
+    say(t("play.copied", { what }), "hint");
   } catch {
     say(`${what}: ${text}`, "hint"); // no clipboard (insecure context): show it to copy by hand
   }
@@ -917,8 +929,8 @@ function wire() {
     event.preventDefault();
     loadPosition();
   });
-  $("copy-position").addEventListener("click", () => app.state && copyText(app.state.position, "Position"));
-  $("copy-gnubg-id").addEventListener("click", () => app.state && app.state.gnubg_id && copyText(app.state.gnubg_id, "GNU Backgammon ID"));
+  $("copy-position").addEventListener("click", () => app.state && copyText(app.state.position, t("learn.position")));
+  $("copy-gnubg-id").addEventListener("click", () => app.state && app.state.gnubg_id && copyText(app.state.gnubg_id, t("play.gnubg")));
   $("token-form").addEventListener("submit", (event) => {
     event.preventDefault();
     try {
@@ -927,7 +939,7 @@ function wire() {
       // no session storage: the token is only in the URL then
     }
     $("token-form").hidden = true;
-    setStatus("connecting…", "");
+    setStatus(t("status.connecting"), "");
     say("");
     if (reconnectTimer !== null) clearTimeout(reconnectTimer);
     connect();
@@ -955,6 +967,17 @@ function wire() {
     render();
   });
   document.addEventListener("keydown", onKey);
+  wireLanguageMenu($("lang"));
+  onLanguageChange(() => {
+    // Everything the page built from the server's data, built again.
+    if (app.games.length === 0) return;
+    fillGameMenu();
+    const side = $("side").value;
+    gameChosen();
+    $("side").value = side;
+    readSides();
+    if (app.state) render();
+  });
 }
 
 function onKey(event) {
@@ -977,6 +1000,7 @@ function onKey(event) {
   if (app.board && app.board.key && app.state && app.board.key(event, boardView())) event.preventDefault();
 }
 
+applyStatic();
 wire();
 updateButtons();
 connect();

@@ -1,12 +1,14 @@
 // Scores (protocol.md section 3) as text and as numbers for the graph.
 
+import { t } from "./i18n.js";
+
 // Text for a score from the side to move's point of view.
 // `unit` is the game's eval_unit: centipawn games are shown in pawns.
 export function formatScore(score, gameName, unit = "") {
   if (!score) return "";
-  if ("win_in" in score) return gameName === "chess" ? `mate in ${Math.ceil(score.win_in / 2)}` : `win in ${plies(score.win_in)}`;
-  if ("loss_in" in score) return gameName === "chess" ? `mated in ${Math.ceil(score.loss_in / 2)}` : `loss in ${plies(score.loss_in)}`;
-  if ("draw" in score) return "draw (proven)";
+  if ("win_in" in score) return gameName === "chess" ? t("score.mate", { moves: Math.ceil(score.win_in / 2) }) : t("score.win", { plies: plies(score.win_in) });
+  if ("loss_in" in score) return gameName === "chess" ? t("score.mated", { moves: Math.ceil(score.loss_in / 2) }) : t("score.loss", { plies: plies(score.loss_in) });
+  if ("draw" in score) return t("score.draw");
   const value = score.value;
   if (/centipawn/.test(unit)) return signed((value / 100).toFixed(2));
   if (/x 1000|× 1000/.test(unit)) return signed((value / 1000).toFixed(3));
@@ -19,7 +21,7 @@ export function isProven(score) {
 }
 
 function plies(n) {
-  return n === 1 ? "1 ply" : `${n} plies`;
+  return t("score.plies", { count: n });
 }
 
 function signed(text) {

@@ -91,14 +91,6 @@ ROOK_DIRECTIONS: Final = ((1, 0), (-1, 0), (0, 1), (0, -1))
 BISHOP_DIRECTIONS: Final = ((1, 1), (1, -1), (-1, 1), (-1, -1))
 
 
-def square_file(square: int) -> int:
-    return square & 7
-
-
-def square_rank(square: int) -> int:
-    return square >> 3
-
-
 def _on_board(file: int, rank: int) -> bool:
     return 0 <= file < 8 and 0 <= rank < 8
 
@@ -184,17 +176,6 @@ DIAG_ATTACKS: Final = _DIAG_TABLE[1]
 #: Attacks on an empty board, for finding pinners and x-ray attackers.
 ROOK_EMPTY: Final = tuple(slide(s, 0, ROOK_DIRECTIONS) for s in range(64))
 BISHOP_EMPTY: Final = tuple(slide(s, 0, BISHOP_DIRECTIONS) for s in range(64))
-
-
-def bishop_attacks(square: int, occupied: int) -> int:
-    return DIAG_ATTACKS[square][occupied & DIAG_MASKS[square]]
-
-
-def rook_attacks(square: int, occupied: int) -> int:
-    return (
-        RANK_ATTACKS[square][occupied & RANK_MASKS[square]]
-        | FILE_ATTACKS[square][occupied & FILE_MASKS[square]]
-    )
 
 
 def _between_and_line() -> tuple[tuple[int, ...], tuple[int, ...]]:

@@ -106,11 +106,6 @@ def move_captured(move: Move) -> int:
     return move >> 20 & 7
 
 
-def is_noisy(move: Move) -> bool:
-    """Captures (en passant included) and promotions."""
-    return bool(move & 0x71C000)
-
-
 class Position:
     """One chess position; never changed after it is made (the caches are derived data).
 

@@ -20,6 +20,7 @@ from engine.registry import create_game
 from engine.search.alphabeta import Searcher
 from engine.search.limits import Limits
 from engine.search.reference import alphabeta, minimax
+from engine.search.request import SearchRequest
 
 GAME = Checkers()
 START = "B:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12"
@@ -304,7 +305,7 @@ def test_search_equals_reference(seed: int) -> None:
     for depth in (1, 2, 3, 4):
         expected = minimax(game, state, depth)
         assert alphabeta(game, state, depth) == expected
-        result = searcher.think(state, Limits(depth=depth))
+        result = searcher.think(SearchRequest(state, Limits(depth=depth)))
         if result.move is None:
             continue
         assert result.value == expected, (game.format_position(state), depth)
@@ -312,7 +313,7 @@ def test_search_equals_reference(seed: int) -> None:
 
 def test_search_takes_the_double_jump() -> None:
     state = GAME.parse_position("B:W14,15,23,32:B1,10")
-    result = Searcher(GAME).think(state, Limits(depth=4))
+    result = Searcher(GAME).think(SearchRequest(state, Limits(depth=4)))
     assert result.move == "10x19x26"
 
 
@@ -327,7 +328,7 @@ def test_self_play_returns_legal_moves() -> None:
             if rng.random() < 0.5:
                 move = rng.choice(legal)
             else:
-                result = searcher.think(state, Limits(nodes=300))
+                result = searcher.think(SearchRequest(state, Limits(nodes=300)))
                 move = result.move_value
                 assert move in legal
                 assert GAME.parse_move(state, result.move or "") == move

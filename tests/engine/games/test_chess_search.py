@@ -9,6 +9,7 @@ import pytest
 from engine.games.chess import Chess
 from engine.search.alphabeta import Searcher
 from engine.search.limits import Limits
+from engine.search.request import SearchRequest
 
 GAME = Chess()
 
@@ -30,25 +31,25 @@ MATES_IN_THREE = [
 @pytest.mark.parametrize(("fen", "move"), MATES_IN_TWO)
 def test_finds_mate_in_two(fen: str, move: str) -> None:
     state = GAME.parse_position(fen)
-    result = Searcher(GAME, 1 << 16).think(state, Limits(depth=5))
+    result = Searcher(GAME, 1 << 16).think(SearchRequest(state, Limits(depth=5)))
     assert result.move == move
-    assert result.score.win_in == 3
+    assert result.info.score.win_in == 3
 
 
 @pytest.mark.parametrize(("fen", "move"), MATES_IN_THREE)
 def test_finds_mate_in_three(fen: str, move: str) -> None:
     state = GAME.parse_position(fen)
-    result = Searcher(GAME, 1 << 16).think(state, Limits(depth=7))
+    result = Searcher(GAME, 1 << 16).think(SearchRequest(state, Limits(depth=7)))
     assert result.move == move
-    assert result.score.win_in == 5
+    assert result.info.score.win_in == 5
 
 
 def test_the_mated_side_sees_its_loss() -> None:
     # Black's only move, Kb8, allows Rh8 mate.
     state = GAME.parse_position("k7/8/1K6/8/8/8/8/7R b - - 0 1")
-    result = Searcher(GAME, 1 << 16).think(state, Limits(depth=4))
+    result = Searcher(GAME, 1 << 16).think(SearchRequest(state, Limits(depth=4)))
     assert result.move == "a8b8"
-    assert result.score.loss_in == 2
+    assert result.info.score.loss_in == 2
 
 
 def test_checkmated_and_stalemated_roots() -> None:
@@ -56,11 +57,11 @@ def test_checkmated_and_stalemated_roots() -> None:
         GAME.play_text(GAME.play_text(GAME.play_text(GAME.initial_state(), "f3"), "e5"), "g4"),
         "Qh4#",
     )
-    result = Searcher(GAME, 1 << 12).think(mated, Limits(depth=3))
-    assert result.move is None and result.reason == "no_moves" and result.score.loss_in == 0
+    result = Searcher(GAME, 1 << 12).think(SearchRequest(mated, Limits(depth=3)))
+    assert result.move is None and result.reason == "no_moves" and result.info.score.loss_in == 0
     stalemate = GAME.parse_position("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1")
-    result = Searcher(GAME, 1 << 12).think(stalemate, Limits(depth=3))
-    assert result.move is None and result.score.draw
+    result = Searcher(GAME, 1 << 12).think(SearchRequest(stalemate, Limits(depth=3)))
+    assert result.move is None and result.info.score.draw
 
 
 def test_the_losing_side_claims_a_threefold_repetition() -> None:
@@ -70,17 +71,17 @@ def test_the_losing_side_claims_a_threefold_repetition() -> None:
     state = GAME.parse_position("7k/8/p7/8/8/8/2Q5/K7 w - - 0 1")
     for text in ("a1b1", "h8g8", "b1a1", "g8h8", "a1b1", "h8g8", "b1a1"):
         state = GAME.play_text(state, text)
-    result = Searcher(GAME, 1 << 16).think(state, Limits(depth=4))
+    result = Searcher(GAME, 1 << 16).think(SearchRequest(state, Limits(depth=4)))
     assert result.move == "g8h8"
-    assert result.score.value == 0 or result.score.draw
+    assert result.info.score.value == 0 or result.info.score.draw
 
 
 def test_the_losing_side_runs_out_the_fifty_move_clock() -> None:
     # 99 plies without capture or pawn move: any king move draws, a6a5 loses.
     state = GAME.parse_position("7k/8/p7/8/8/8/2Q5/K7 b - - 99 80")
-    result = Searcher(GAME, 1 << 16).think(state, Limits(depth=4))
+    result = Searcher(GAME, 1 << 16).think(SearchRequest(state, Limits(depth=4)))
     assert result.move is not None and result.move.startswith("h8")
-    assert result.score.value == 0 or result.score.draw
+    assert result.info.score.value == 0 or result.info.score.draw
 
 
 def test_never_returns_an_illegal_move() -> None:
@@ -93,11 +94,11 @@ def test_never_returns_an_illegal_move() -> None:
             if GAME.outcome(state) is not None:
                 break
             if rng.random() < 0.15:
-                result = searcher.think(state, Limits(nodes=400))
+                result = searcher.think(SearchRequest(state, Limits(nodes=400)))
                 assert result.move is not None
                 legal = {GAME.format_move(state, m) for m in GAME.legal_moves(state)}
                 assert result.move in legal
-                assert all(isinstance(text, str) for text in result.pv)
+                assert all(isinstance(text, str) for text in result.info.pv)
                 checked += 1
             state = GAME.play(state, rng.choice(GAME.legal_moves(state)))
     assert checked >= 30

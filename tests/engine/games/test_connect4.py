@@ -14,6 +14,8 @@ from engine.games.connect4 import ConnectFour
 from engine.registry import create_game
 from engine.search.alphabeta import Searcher
 from engine.search.limits import Limits
+from engine.search.request import SearchRequest
+from engine.search.solver import ExactSolver
 from tests.refdata import fact_lines, refdata_file
 
 GAME = ConnectFour()
@@ -47,13 +49,13 @@ def load_set(name: str) -> list[tuple[str, int]]:
 
 
 def solve_all(rows: list[tuple[str, int]]) -> list[tuple[str, int, int]]:
-    searcher = Searcher(GAME, tt_slots=1 << 20)
+    solver = ExactSolver(GAME, tt_slots=1 << 20)
     wrong = []
     for position, expected in rows:
         state = GAME.parse_position(position)
-        result = searcher.solve(state)
+        result = solver.solve(state)
         assert result.reason == "proven"
-        got = GAME.pons_score(state, result.score.win_in, result.score.loss_in)
+        got = GAME.pons_score(state, result.info.score.win_in, result.info.score.loss_in)
         if got != expected:
             wrong.append((position, expected, got))
     return wrong
@@ -89,30 +91,32 @@ def test_published_examples() -> None:
     # Pons, "Solving Connect 4", part 2: 4455 scores 18, 44455554221 scores -15.
     for position, expected in (("4455", 18), ("44455554221", -15)):
         state = GAME.parse_position(position)
-        result = Searcher(GAME).solve(state)
-        assert GAME.pons_score(state, result.score.win_in, result.score.loss_in) == expected
+        result = ExactSolver(GAME).solve(state)
+        assert (
+            GAME.pons_score(state, result.info.score.win_in, result.info.score.loss_in) == expected
+        )
 
 
 def test_best_move_of_a_solve_achieves_the_value() -> None:
-    searcher = Searcher(GAME, tt_slots=1 << 18)
+    solver = ExactSolver(GAME, tt_slots=1 << 18)
     for position, _ in fact_rows("Test_L3_R1")[:50]:
         state = GAME.parse_position(position)
-        result = searcher.solve(state)
-        after = searcher.solve(GAME.play(state, result.move_value))
+        result = solver.solve(state)
+        after = solver.solve(GAME.play(state, result.move_value))
         # One ply later the opponent sees the same result from the other side.
-        if result.score.win_in is not None:
-            assert after.score.loss_in == result.score.win_in - 1
-        elif result.score.loss_in is not None:
-            assert after.score.win_in == result.score.loss_in - 1
+        if result.info.score.win_in is not None:
+            assert after.info.score.loss_in == result.info.score.win_in - 1
+        elif result.info.score.loss_in is not None:
+            assert after.info.score.win_in == result.info.score.loss_in - 1
         else:
-            assert after.score.draw
+            assert after.info.score.draw
 
 
 def test_centre_opening_is_preferred() -> None:
     # The empty board is a first-player win only by the centre column
     # (Allis 1988; Tromp). A full proof takes far too long in CPython for a
     # test; a fixed-depth search must at least choose the centre.
-    result = Searcher(GAME).think(GAME.initial_state(), Limits(depth=8))
+    result = Searcher(GAME).think(SearchRequest(GAME.initial_state(), Limits(depth=8)))
     assert result.move == "4"
 
 
@@ -168,5 +172,5 @@ def test_other_board_sizes() -> None:
     game = ConnectFour(width=9, height=8)
     state = game.parse_position("999")
     assert game.legal_moves(state)[-1] == 8
-    result = Searcher(game).think(state, Limits(depth=3))
+    result = Searcher(game).think(SearchRequest(state, Limits(depth=3)))
     assert result.move in [str(c) for c in range(1, 10)]

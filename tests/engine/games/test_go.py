@@ -37,6 +37,7 @@ from engine.games.go import (
 from engine.registry import create_game
 from engine.search.alphabeta import Searcher
 from engine.search.limits import Limits
+from engine.search.request import SearchRequest
 from tests.timing import UNIT
 
 GAME = Go()
@@ -562,8 +563,10 @@ def build_probe() -> dict[str, Any]:
         outcome = game.outcome(line[-1][0])
         assert outcome is not None
         answers[f"outcome {size}"] = [outcome.winner, outcome.reason]
-        result = Searcher(game, 1 << 12).think(line[len(line) // 2][0], Limits(depth=2))
-        answers[f"search {size}"] = [result.move, result.nodes, result.score.to_dict()]
+        result = Searcher(game, 1 << 12).think(
+            SearchRequest(line[len(line) // 2][0], Limits(depth=2))
+        )
+        answers[f"search {size}"] = [result.move, result.info.nodes, result.info.score.to_dict()]
     return answers
 
 

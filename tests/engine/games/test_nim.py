@@ -13,6 +13,7 @@ from engine.games.nim import Nim
 from engine.registry import create_game
 from engine.search.alphabeta import Searcher
 from engine.search.limits import Limits
+from engine.search.request import SearchRequest
 
 HEAP_SETS = [[3, 4, 5], [1, 2, 3, 4], [6, 5, 1], [2, 2, 7]]
 
@@ -39,11 +40,11 @@ def test_exact_values_and_moves_follow_the_theory(heaps: list[int], misere: bool
         state = (position, 0)
         if game.outcome(state) is not None:
             continue
-        result = searcher.think(state, Limits())
+        result = searcher.think(SearchRequest(state, Limits()))
         assert result.reason == "proven"
         wins = side_to_move_wins(position, misere)
-        assert (result.score.win_in is not None) == wins, position
-        assert (result.score.loss_in is not None) == (not wins), position
+        assert (result.info.score.win_in is not None) == wins, position
+        assert (result.info.score.loss_in is not None) == (not wins), position
         if wins:  # the chosen move must leave a lost position for the opponent
             after = game.play(state, result.move_value)[0]
             assert not side_to_move_wins(after, misere), (position, result.move)
@@ -53,7 +54,7 @@ def test_published_example() -> None:
     # Heaps 6, 5, 1 have nim-sum 2; the winning move takes 2 from the heap of 6
     # (shared/refdata/README.md, Nim).
     game = create_game("nim", {"heaps": [6, 5, 1]})
-    result = Searcher(game).think(game.initial_state())
+    result = Searcher(game).think(SearchRequest(game.initial_state()))
     assert result.move == "1:2"
 
 

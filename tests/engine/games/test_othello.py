@@ -12,6 +12,7 @@ from engine.registry import create_game
 from engine.search.alphabeta import Searcher
 from engine.search.limits import Limits
 from engine.search.reference import alphabeta, minimax
+from engine.search.request import SearchRequest
 
 GAME = Othello()
 START = "---------------------------OX------XO--------------------------- X"
@@ -230,7 +231,7 @@ def test_search_equals_reference(seed: int) -> None:
     for depth in (1, 2, 3, 4):
         expected = minimax(game, state, depth)
         assert alphabeta(game, state, depth) == expected
-        result = searcher.think(state, Limits(depth=depth))
+        result = searcher.think(SearchRequest(state, Limits(depth=depth)))
         if result.move is None:
             continue
         assert result.value == expected, (game.format_position(state), depth)
@@ -246,9 +247,11 @@ def test_endgame_is_solved_exactly() -> None:
     assert GAME.outcome(state) is None
     # No time limit (how fast is a bench/ matter): the search to the end of the game stops early
     # once it has proven the result.
-    result = Searcher(GAME).think(state, Limits(depth=GAME.max_remaining_plies(state)))
+    result = Searcher(GAME).think(
+        SearchRequest(state, Limits(depth=GAME.max_remaining_plies(state)))
+    )
     assert result.reason == "proven"
-    assert result.score.is_proven
+    assert result.info.score.is_proven
     assert result.value == alphabeta(GAME, state, GAME.max_remaining_plies(state))
 
 
@@ -262,7 +265,7 @@ def test_self_play_returns_legal_moves() -> None:
             if rng.random() < 0.5:
                 move = rng.choice(GAME.legal_moves(state))
             else:
-                result = searcher.think(state, Limits(nodes=300))
+                result = searcher.think(SearchRequest(state, Limits(nodes=300)))
                 move = result.move_value
                 assert move in GAME.legal_moves(state)
                 assert GAME.parse_move(state, result.move or "") == move

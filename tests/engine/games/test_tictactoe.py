@@ -10,6 +10,7 @@ from engine.errors import BadPositionError, IllegalMoveError
 from engine.games.tictactoe import TicTacToe, TicTacToeState
 from engine.search.alphabeta import Searcher
 from engine.search.limits import Limits
+from engine.search.request import SearchRequest
 
 GAME = TicTacToe()
 
@@ -60,8 +61,8 @@ def exact_value(state: TicTacToeState) -> int:
 
 
 def test_empty_board_is_a_proven_draw() -> None:
-    result = Searcher(GAME).think(GAME.initial_state())
-    assert result.score.draw
+    result = Searcher(GAME).think(SearchRequest(GAME.initial_state()))
+    assert result.info.score.draw
     assert result.reason == "proven"
 
 
@@ -71,7 +72,7 @@ def test_engine_never_loses_from_any_reachable_position() -> None:
     for state in reachable_positions():
         if GAME.outcome(state) is not None:
             continue
-        result = searcher.think(state, Limits())
+        result = searcher.think(SearchRequest(state, Limits()))
         after = GAME.play(state, result.move_value)
         assert -exact_value(after) == exact_value(state), GAME.format_position(state)
 

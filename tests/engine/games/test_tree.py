@@ -8,6 +8,7 @@ from engine.errors import BadPositionError
 from engine.game import CHANCE
 from engine.games.tree import MAX_TREE_NODES, NOTES_TREE, TreeGame
 from engine.search.limits import Limits
+from engine.search.request import SearchRequest
 from engine.searchers import think
 
 GAME = TreeGame()
@@ -76,13 +77,13 @@ def test_bad_trees_are_refused_with_a_reason(text: str, message: str) -> None:
 
 def test_think_plays_for_the_tree_s_own_numbers() -> None:
     """The default search (expectiminimax: linear utilities) finds the notes' answer."""
-    result = think(GAME, GAME.initial_state(), Limits(depth=3))
+    result = think(GAME, SearchRequest(GAME.initial_state(), Limits(depth=3)))
     assert result.move == "1"
-    assert result.score.value == 3
+    assert result.info.score.value == 3
     chance = GAME.parse_position('[{"p":[0.5,0.5],"c":[2,4]},{"p":[0.5,0.5],"c":[7,-4]}]')
-    assert think(GAME, chance, Limits(depth=2)).move == "1"  # 3 against 1.5
+    assert think(GAME, SearchRequest(chance, Limits(depth=2))).move == "1"  # 3 against 1.5
 
 
 def test_monte_carlo_search_answers_on_a_tree() -> None:
-    result = think(GAME, GAME.initial_state(), Limits(nodes=200), algorithm="mcts")
+    result = think(GAME, SearchRequest(GAME.initial_state(), Limits(nodes=200)), algorithm="mcts")
     assert result.move in ("1", "2", "3")

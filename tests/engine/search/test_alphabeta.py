@@ -9,10 +9,13 @@ import pytest
 
 from engine.games.connect4 import ConnectFour
 from engine.registry import create_game
-from engine.search.alphabeta import Searcher, solve, think
+from engine.search.alphabeta import Searcher
 from engine.search.limits import Clock, Limits
+from engine.search.request import SearchRequest
 from engine.search.results import Info
 from engine.search.score import WIN, Score
+from engine.search.solver import solve
+from engine.searchers import think
 from tests.timing import UNIT
 
 #: Generous bound for "returns quickly" on a shared, noisy machine.
@@ -24,7 +27,7 @@ C4 = ConnectFour()
 def test_movetime_returns_a_legal_move_quickly() -> None:
     state = C4.parse_position("4453")
     started = time.monotonic()
-    result = think(C4, state, Limits(movetime_ms=100))
+    result = think(C4, SearchRequest(state, Limits(movetime_ms=100)))
     elapsed = time.monotonic() - started
     assert result.move_value in C4.legal_moves(state)
     assert result.reason == "time"
@@ -33,15 +36,15 @@ def test_movetime_returns_a_legal_move_quickly() -> None:
 
 def test_depth_limit_is_exact() -> None:
     infos: list[Info] = []
-    result = think(C4, C4.initial_state(), Limits(depth=5), on_info=infos.append)
-    assert result.depth == 5 and result.reason == "depth"
+    result = think(C4, SearchRequest(C4.initial_state(), Limits(depth=5), on_info=infos.append))
+    assert result.info.depth == 5 and result.reason == "depth"
     assert [i.depth for i in infos if not i.partial] == [1, 2, 3, 4, 5]
 
 
 def test_node_limit_is_exact() -> None:
     for limit in (1, 50, 1000, 4321):
-        result = think(C4, C4.initial_state(), Limits(nodes=limit))
-        assert result.nodes == limit
+        result = think(C4, SearchRequest(C4.initial_state(), Limits(nodes=limit)))
+        assert result.info.nodes == limit
         assert result.reason == "nodes"
         assert result.move_value in C4.legal_moves(C4.initial_state())
 
@@ -56,9 +59,9 @@ def test_stop_signal_mid_search_returns_best_so_far() -> None:
             stop.set()
 
     state = C4.parse_position("44")
-    result = think(C4, state, Limits(), stop=stop, on_info=on_info)
+    result = think(C4, SearchRequest(state, Limits(), stop=stop, on_info=on_info))
     assert result.reason == "stopped"
-    assert result.depth >= 4
+    assert result.info.depth >= 4
     assert result.move_value in C4.legal_moves(state)
 
 
@@ -67,7 +70,7 @@ def test_stop_before_the_first_iteration_still_gives_a_legal_move() -> None:
     stop.set()
     for name in ("tictactoe", "nim", "connect4"):
         game = create_game(name)
-        result = think(game, game.initial_state(), Limits(), stop=stop)
+        result = think(game, SearchRequest(game.initial_state(), Limits(), stop=stop))
         assert result.move_value in game.legal_moves(game.initial_state())
         assert result.reason == "stopped"
 
@@ -82,7 +85,7 @@ def test_stop_from_another_thread() -> None:
 
     timer = threading.Timer(0.2, stop_now)  # mid-search: an analysis has no end of its own
     timer.start()
-    result = think(C4, C4.initial_state(), Limits(), stop=stop)
+    result = think(C4, SearchRequest(C4.initial_state(), Limits(), stop=stop))
     timer.join()
     assert time.monotonic() - stopped_at[0] < SLACK_S  # answered soon after the stop
     assert result.reason == "stopped"
@@ -91,58 +94,62 @@ def test_stop_from_another_thread() -> None:
 
 def test_tiny_budgets_still_answer() -> None:
     for movetime in (0, 1, 5):
-        result = think(C4, C4.initial_state(), Limits(movetime_ms=movetime))
+        result = think(C4, SearchRequest(C4.initial_state(), Limits(movetime_ms=movetime)))
         assert result.move_value in C4.legal_moves(C4.initial_state())
 
 
 def test_clock_never_overruns_the_time_left() -> None:
     started = time.monotonic()
-    result = think(C4, C4.initial_state(), Limits(clock=Clock(time_ms=300, inc_ms=0)))
+    result = think(
+        C4, SearchRequest(C4.initial_state(), Limits(clock=Clock(time_ms=300, inc_ms=0)))
+    )
     # The planner allots a small share of the 0.3 s; the rest is room for a busy machine.
     assert time.monotonic() - started < 0.3 * UNIT
     assert result.move is not None
 
 
 def test_whichever_limit_comes_first() -> None:
-    result = think(C4, C4.initial_state(), Limits(depth=3, movetime_ms=10_000, nodes=10**9))
-    assert result.reason == "depth" and result.depth == 3
+    result = think(
+        C4, SearchRequest(C4.initial_state(), Limits(depth=3, movetime_ms=10_000, nodes=10**9))
+    )
+    assert result.reason == "depth" and result.info.depth == 3
 
 
 def test_proven_win_stops_deepening_and_reports_distance() -> None:
     state = C4.parse_position("4455")  # Pons: score 18, a win with the 4th stone
-    result = think(C4, state, Limits(depth=20))
+    result = think(C4, SearchRequest(state, Limits(depth=20)))
     assert result.reason == "proven"
-    assert result.score == Score(win_in=3)
-    assert result.depth == 3
-    assert result.pv[0] in ("3", "6")
+    assert result.info.score == Score(win_in=3)
+    assert result.info.depth == 3
+    assert result.info.pv[0] in ("3", "6")
 
 
 def test_prefers_the_fastest_win() -> None:
     # X to move can win at once on the top row, or later elsewhere.
     game = create_game("tictactoe")
     state = game.parse_position("XX.OO....")
-    result = think(game, state, Limits())
+    result = think(game, SearchRequest(state, Limits()))
     assert result.move == "c3"
-    assert result.score == Score(win_in=1)
+    assert result.info.score == Score(win_in=1)
 
 
 def test_proven_draw_is_reported_as_such() -> None:
     game = create_game("tictactoe")
-    result = think(game, game.initial_state())
-    assert result.score == Score(draw=True)
+    result = think(game, SearchRequest(game.initial_state()))
+    assert result.info.score == Score(draw=True)
 
 
 def test_game_over_position_has_no_move() -> None:
     game = create_game("tictactoe")
     state = game.parse_position("XXXOO....")
-    result = think(game, state)
+    result = think(game, SearchRequest(state))
     assert result.move is None and result.reason == "no_moves"
-    assert result.score == Score(loss_in=0)  # O to move has lost
+    assert result.info.score == Score(loss_in=0)  # O to move has lost
 
 
 def test_info_records_are_consistent() -> None:
     infos: list[Info] = []
-    think(C4, C4.parse_position("4453"), Limits(depth=7), on_info=infos.append)
+    think(C4, SearchRequest(C4.parse_position("4453"), Limits(depth=7), on_info=infos.append))
     full = [i for i in infos if not i.partial]
     assert [i.depth for i in full] == list(range(1, 8))
     nodes = [i.nodes for i in full]
@@ -154,10 +161,10 @@ def test_info_records_are_consistent() -> None:
 
 
 def test_statistics() -> None:
-    result = think(C4, C4.initial_state(), Limits(depth=8))
+    result = think(C4, SearchRequest(C4.initial_state(), Limits(depth=8)))
     stats = result.stats
     assert len(stats.nodes_per_depth) == 8
-    assert sum(stats.nodes_per_depth) <= result.nodes
+    assert sum(stats.nodes_per_depth) <= result.info.nodes
     assert 0.5 < stats.first_move_cutoff_rate <= 1.0
     assert stats.effective_branching_factor > 0
     assert stats.cutoffs > 0
@@ -167,7 +174,7 @@ def test_searcher_reuse_across_positions_and_games_is_safe() -> None:
     searcher = Searcher(C4, tt_slots=1 << 10)
     state = C4.initial_state()
     for _ in range(8):
-        result = searcher.think(state, Limits(depth=4))
+        result = searcher.think(SearchRequest(state, Limits(depth=4)))
         assert result.move_value in C4.legal_moves(state)
         state = C4.play(state, result.move_value)
 
@@ -194,4 +201,4 @@ def test_small_boards_match_published_results(
 def test_solver_agrees_with_unlimited_search_on_tictactoe() -> None:
     game = create_game("tictactoe")
     state = game.parse_position("X...O....")
-    assert solve(game, state).value == think(game, state).value
+    assert solve(game, state).value == think(game, SearchRequest(state)).value

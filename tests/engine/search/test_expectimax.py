@@ -17,6 +17,7 @@ from engine.search.alphabeta import Searcher
 from engine.search.expectimax import ExpectimaxSearcher, _round_div
 from engine.search.limits import Limits
 from engine.search.reference import expectiminimax, expectiminimax_search
+from engine.search.request import SearchRequest
 from engine.search.results import Info
 from engine.searchers import has_chance, searcher_for, think
 from tests.timing import UNIT
@@ -158,7 +159,7 @@ def test_toy_game_equals_reference_at_every_depth(seed: int, star1: bool, star2:
         return
     searcher = _searcher(game, star1, star2, slots=1 << 10)
     for depth in range(1, 5):
-        result = searcher.think(state, Limits(depth=depth))
+        result = searcher.think(SearchRequest(state, Limits(depth=depth)))
         assert result.value == expectiminimax(game, state, depth), (state, depth)
 
 
@@ -167,7 +168,7 @@ def test_toy_game_tiny_table_still_agrees() -> None:
     rng = random.Random(3)
     for _ in range(3):
         state = random_toy_state(game, rng)
-        result = ExpectimaxSearcher(game, tt_slots=1).think(state, Limits(depth=5))
+        result = ExpectimaxSearcher(game, tt_slots=1).think(SearchRequest(state, Limits(depth=5)))
         assert result.value == expectiminimax(game, state, 5)
         assert result.reason == "proven"  # every line ends within 4 moves
 
@@ -177,7 +178,7 @@ def test_backgammon_equals_reference(depth: int) -> None:
     positions = backgammon_positions(12 if depth == 1 else 4, seed=depth)
     searcher = ExpectimaxSearcher(BACKGAMMON, tt_slots=1 << 16)
     for state in positions:
-        result = searcher.think(state, Limits(depth=depth))
+        result = searcher.think(SearchRequest(state, Limits(depth=depth)))
         expected, _ = expectiminimax_search(BACKGAMMON, state, depth)
         assert result.value == expected, BACKGAMMON.format_position(state)
 
@@ -188,10 +189,10 @@ def test_backgammon_bear_off_depth_three_equals_reference_with_fewer_nodes() -> 
     plain = _searcher(BACKGAMMON, star1=False, star2=False, slots=1 << 16)
     pruned = ExpectimaxSearcher(BACKGAMMON, tt_slots=1 << 16)
     expected = expectiminimax(BACKGAMMON, state, 3)
-    result = pruned.think(state, Limits(depth=3))
-    baseline = plain.think(state, Limits(depth=3))
+    result = pruned.think(SearchRequest(state, Limits(depth=3)))
+    baseline = plain.think(SearchRequest(state, Limits(depth=3)))
     assert result.value == baseline.value == expected
-    assert result.nodes < baseline.nodes
+    assert result.info.nodes < baseline.info.nodes
 
 
 #: Both sides bearing off, 4 and 5 checkers left, player 0 to play 4-2.
@@ -210,30 +211,37 @@ def test_dispatch_picks_the_searcher_by_kind_of_game() -> None:
     assert has_chance(BACKGAMMON) and not has_chance(create_game("connect4"))
     assert isinstance(searcher_for(BACKGAMMON), ExpectimaxSearcher)
     assert isinstance(searcher_for(create_game("connect4")), Searcher)
-    result = think(BACKGAMMON, BACKGAMMON.parse_position("4HPwATDgc/ABMA 0 3-1"), Limits(depth=1))
+    result = think(
+        BACKGAMMON,
+        SearchRequest(BACKGAMMON.parse_position("4HPwATDgc/ABMA 0 3-1"), Limits(depth=1)),
+    )
     assert result.move == "8/5 6/5"  # the standard opening play of 3-1
 
 
 def test_chance_state_is_refused() -> None:
     with pytest.raises(ValueError, match="decision state"):
-        ExpectimaxSearcher(BACKGAMMON).think(BACKGAMMON.initial_state(), Limits(depth=1))
+        ExpectimaxSearcher(BACKGAMMON).think(
+            SearchRequest(BACKGAMMON.initial_state(), Limits(depth=1))
+        )
 
 
 def test_time_limit_answers_on_time_with_a_legal_move() -> None:
     state = BACKGAMMON.parse_position("4HPwATDgc/ABMA 0 6-6")
     started = time.monotonic()
-    result = ExpectimaxSearcher(BACKGAMMON).think(state, Limits(movetime_ms=150))
+    result = ExpectimaxSearcher(BACKGAMMON).think(SearchRequest(state, Limits(movetime_ms=150)))
     elapsed = time.monotonic() - started
     assert elapsed < 1.0 * UNIT  # generous: a shared machine
-    assert result.reason == "time" and result.depth >= 1
+    assert result.reason == "time" and result.info.depth >= 1
     assert result.move_value in BACKGAMMON.legal_moves(state)
 
 
 def test_node_limit_and_stop_and_progress() -> None:
     state = BACKGAMMON.parse_position("4HPwATDgc/ABMA 1 5-2")
     infos: list[Info] = []
-    result = ExpectimaxSearcher(BACKGAMMON).think(state, Limits(nodes=3000), on_info=infos.append)
-    assert result.reason == "nodes" and result.nodes <= 3000
+    result = ExpectimaxSearcher(BACKGAMMON).think(
+        SearchRequest(state, Limits(nodes=3000), on_info=infos.append)
+    )
+    assert result.reason == "nodes" and result.info.nodes <= 3000
     assert (
         infos
         and infos[0].depth == 1
@@ -242,11 +250,11 @@ def test_node_limit_and_stop_and_progress() -> None:
     )
     stop = threading.Event()
     stop.set()
-    stopped = ExpectimaxSearcher(BACKGAMMON).think(state, stop=stop)
+    stopped = ExpectimaxSearcher(BACKGAMMON).think(SearchRequest(state, stop=stop))
     assert stopped.reason == "stopped" and stopped.move is not None
 
 
 def test_only_move_ends_a_timed_search_at_once() -> None:
     state = BACKGAMMON.parse_position(ONLY_MOVE)
-    result = ExpectimaxSearcher(BACKGAMMON).think(state, Limits(movetime_ms=5000))
-    assert (result.move, result.reason, result.depth) == ("20/14", "only_move", 1)
+    result = ExpectimaxSearcher(BACKGAMMON).think(SearchRequest(state, Limits(movetime_ms=5000)))
+    assert (result.move, result.reason, result.info.depth) == ("20/14", "only_move", 1)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from engine.search.limits import (
@@ -12,9 +14,11 @@ from engine.search.limits import (
     MAX_SHARE_OF_CLOCK,
     SOFT_SHARE,
     Clock,
+    Deadlines,
     Limits,
     plan_deadlines,
 )
+from engine.search.request import SearchRequest
 
 START = 1000.0
 
@@ -72,9 +76,41 @@ def test_deadlines_keep_their_start_and_can_be_capped() -> None:
 
 def test_every_searcher_obeys_the_one_max_depth() -> None:
     """Seen: expectiminimax capped depth at 64 while the server announced 128."""
-    from engine.search import alphabeta as search
-    from engine.search import expectimax
+    from engine.search import alphabeta, budget
     from protocol.limits import ServerLimits
 
-    assert expectimax.MAX_DEPTH is search.MAX_DEPTH is MAX_DEPTH
+    # The driver every searcher runs caps the depth; alpha-beta sizes its tables by it.
+    assert budget.MAX_DEPTH is alphabeta.MAX_DEPTH is MAX_DEPTH
     assert ServerLimits().max_depth == MAX_DEPTH
+
+
+def test_the_allotment_is_the_whole_share_of_the_clock_within_the_hard_deadline() -> None:
+    # A search with no iterations to finish (MCTS) stops at the allotment:
+    # the soft deadline is SOFT_SHARE of it, the hard one a stretch of it.
+    deadlines = plan_deadlines(Limits(clock=Clock(time_ms=60_000)), START)
+    allotment = (60_000 - CLOCK_SAFETY_MS) / DEFAULT_MOVES_TO_GO
+    assert deadlines.allotment == pytest.approx(START + allotment / 1000)
+    assert deadlines.soft is not None and deadlines.hard is not None
+    assert deadlines.soft < deadlines.allotment < deadlines.hard
+    movetime = plan_deadlines(Limits(movetime_ms=250), START)
+    assert movetime.allotment == movetime.hard == pytest.approx(START + 0.25)
+    both = plan_deadlines(Limits(movetime_ms=10, clock=Clock(time_ms=60_000)), START)
+    assert both.allotment == pytest.approx(START + 0.01)
+    assert plan_deadlines(Limits(depth=3), START).allotted() is None
+
+
+def test_a_cap_cuts_the_allotment_too() -> None:
+    clock = plan_deadlines(Limits(clock=Clock(time_ms=60_000)), START)
+    early = clock.capped(START + 0.1)
+    assert early.allotment == early.hard == START + 0.1
+    # Deadlines made without an allotment (a trace's) stop at the hard deadline.
+    assert Deadlines(START, None, START + 2).allotted() == START + 2
+
+
+def test_a_request_plans_its_deadlines_only_when_the_caller_did_not() -> None:
+    planned = Deadlines(START, START + 1, START + 2, START + 1.5)
+    assert SearchRequest(None, Limits(movetime_ms=5), planned).planned() is planned
+    before = time.monotonic()
+    own = SearchRequest(None, Limits(movetime_ms=250)).planned()
+    assert before <= own.start <= time.monotonic()
+    assert own.hard == pytest.approx(own.start + 0.25)

@@ -24,6 +24,7 @@ from engine.search.mcts import (
     score_from_win_rate,
 )
 from engine.search.reference import alpha_beta_search
+from engine.search.request import SearchRequest
 from engine.search.results import Info
 from tests.timing import UNIT
 
@@ -45,7 +46,7 @@ def _searcher(name: str, seed: int = 1, **kwargs: Any) -> tuple[Game[Any, Any], 
 def test_connect4_takes_an_immediate_win(rave: bool) -> None:
     game, searcher = _searcher("connect4", rave=rave)
     state = game.parse_position("121212")  # first player: three in column 1
-    result = searcher.think(state, Limits(nodes=300))
+    result = searcher.think(SearchRequest(state, Limits(nodes=300)))
     assert result.move == "1"
 
 
@@ -53,7 +54,7 @@ def test_connect4_takes_an_immediate_win(rave: bool) -> None:
 def test_connect4_blocks_an_immediate_loss(rave: bool) -> None:
     game, searcher = _searcher("connect4", rave=rave)
     state = game.parse_position("12161")  # first player threatens column 1
-    result = searcher.think(state, Limits(nodes=2000))
+    result = searcher.think(SearchRequest(state, Limits(nodes=2000)))
     assert result.move == "1"
 
 
@@ -61,9 +62,9 @@ def test_connect4_blocks_an_immediate_loss(rave: bool) -> None:
 def test_tictactoe_takes_a_win_and_blocks_a_loss(rave: bool) -> None:
     game, searcher = _searcher("tictactoe", rave=rave)
     win = game.parse_position("XX.OO....")
-    assert searcher.think(win, Limits(nodes=500)).move == "c3"
+    assert searcher.think(SearchRequest(win, Limits(nodes=500))).move == "c3"
     block = game.parse_position("XX..O....")
-    assert searcher.think(block, Limits(nodes=2000)).move == "c3"
+    assert searcher.think(SearchRequest(block, Limits(nodes=2000))).move == "c3"
 
 
 @pytest.mark.parametrize("mcts_player", [0, 1])
@@ -73,7 +74,7 @@ def test_never_loses_tictactoe_to_perfect_play(mcts_player: int, seed: int) -> N
     state = game.initial_state()
     while game.outcome(state) is None:
         if game.to_move(state) == mcts_player:
-            move = searcher.think(state, Limits(nodes=3000)).move_value
+            move = searcher.think(SearchRequest(state, Limits(nodes=3000))).move_value
         else:
             _, move = alpha_beta_search(game, state, 9)
         state = game.play(state, move)
@@ -83,25 +84,25 @@ def test_never_loses_tictactoe_to_perfect_play(mcts_player: int, seed: int) -> N
 
 def test_solver_proves_a_win_and_stops() -> None:
     game, searcher = _searcher("connect4")
-    result = searcher.think(game.parse_position("121212"))
+    result = searcher.think(SearchRequest(game.parse_position("121212")))
     assert result.reason == "proven"
-    assert result.score.win_in == 1
+    assert result.info.score.win_in == 1
     assert result.move == "1"
-    assert result.playouts < DEFAULT_PLAYOUTS
+    assert result.info.playouts < DEFAULT_PLAYOUTS
 
 
 def test_solver_proves_a_forced_tictactoe_win_and_a_draw() -> None:
     game, searcher = _searcher("tictactoe")
     # O answered X's corner on an edge beside it: X (to move) wins by force.
     state = game.parse_position("XO.......")
-    result = searcher.think(state, Limits(nodes=20_000))
-    assert result.score.win_in is not None and result.reason == "proven"
+    result = searcher.think(SearchRequest(state, Limits(nodes=20_000)))
+    assert result.info.score.win_in is not None and result.reason == "proven"
     value, _ = alpha_beta_search(game, game.play(state, result.move_value), 9)
     assert value < 0  # a win for X by the reference: O, to move after it, loses
     # Opposite corners against the centre: O (to move) holds the draw on an edge.
     state = game.parse_position("X...O...X")
-    result = searcher.think(state, Limits(nodes=20_000))
-    assert result.score.draw and result.reason == "proven"
+    result = searcher.think(SearchRequest(state, Limits(nodes=20_000)))
+    assert result.info.score.draw and result.reason == "proven"
     assert result.move in ("b3", "a2", "c2", "b1")
 
 
@@ -133,15 +134,15 @@ def test_every_answer_is_legal_in_every_game(name: str) -> None:
     searcher = MctsSearcher(game, seed=3)
     for state in _random_positions(game, rng, 3 if name == "backgammon" else 6):
         for limits in (Limits(nodes=1), Limits(nodes=25)):
-            result = searcher.think(state, limits)
+            result = searcher.think(SearchRequest(state, limits))
             legal = game.legal_moves(state)
             assert result.move_value in legal
             assert result.move == game.format_move(state, result.move_value)
-            assert result.pv and result.pv[0] == result.move
+            assert result.info.pv and result.info.pv[0] == result.move
             if len(legal) == 1:
-                assert result.reason == "only_move" and result.playouts == 0
+                assert result.reason == "only_move" and result.info.playouts == 0
             elif result.reason != "proven":  # a reused tree may be proven already
-                assert result.playouts == limits.nodes and result.reason == "nodes"
+                assert result.info.playouts == limits.nodes and result.reason == "nodes"
 
 
 @pytest.mark.parametrize("name", ["othello", "backgammon", "chess"])
@@ -160,9 +161,9 @@ def test_a_single_legal_move_is_answered_at_once(name: str) -> None:
             continue
         moves = game.legal_moves(state)
         if len(moves) == 1:
-            result = searcher.think(state, Limits(movetime_ms=5000))
+            result = searcher.think(SearchRequest(state, Limits(movetime_ms=5000)))
             assert result.reason == "only_move"
-            assert result.move_value == moves[0] and result.time_ms < 1000 * UNIT
+            assert result.move_value == moves[0] and result.info.time_ms < 1000 * UNIT
             found += 1
             if found == 2:
                 return
@@ -172,9 +173,9 @@ def test_a_single_legal_move_is_answered_at_once(name: str) -> None:
 
 def test_a_finished_game_has_no_move() -> None:
     game, searcher = _searcher("tictactoe")
-    result = searcher.think(game.parse_position("XXXOO...."))
+    result = searcher.think(SearchRequest(game.parse_position("XXXOO....")))
     assert result.move is None and result.reason == "no_moves"
-    assert result.score.loss_in == 0
+    assert result.info.score.loss_in == 0
 
 
 def test_a_chance_state_is_refused() -> None:
@@ -182,15 +183,15 @@ def test_a_chance_state_is_refused() -> None:
     state = game.initial_state()
     assert game.to_move(state) == CHANCE
     with pytest.raises(ValueError, match="dice"):
-        searcher.think(state, Limits(nodes=10))
+        searcher.think(SearchRequest(state, Limits(nodes=10)))
 
 
 def test_backgammon_searches_through_chance_nodes() -> None:
     game, searcher = _searcher("backgammon")
     state = game.play(game.initial_state(), game.legal_moves(game.initial_state())[3])
-    result = searcher.think(state, Limits(nodes=60))
+    result = searcher.think(SearchRequest(state, Limits(nodes=60)))
     assert result.move_value in game.legal_moves(state)
-    assert result.nodes > 30 and result.seldepth >= 2  # below a roll
+    assert result.info.nodes > 30 and result.info.seldepth >= 2  # below a roll
 
 
 # ----------------------------------------------------------------------
@@ -200,18 +201,23 @@ def test_backgammon_searches_through_chance_nodes() -> None:
 def test_the_playout_limit_is_exact_and_reproducible() -> None:
     game, first = _searcher("connect4", seed=5)
     _, second = _searcher("connect4", seed=5)
-    a = first.think(game.initial_state(), Limits(nodes=777))
-    b = second.think(game.initial_state(), Limits(nodes=777))
-    assert a.playouts == b.playouts == 777 and a.reason == "nodes"
-    assert (a.move, a.pv, a.score, a.nodes) == (b.move, b.pv, b.score, b.nodes)
+    a = first.think(SearchRequest(game.initial_state(), Limits(nodes=777)))
+    b = second.think(SearchRequest(game.initial_state(), Limits(nodes=777)))
+    assert a.info.playouts == b.info.playouts == 777 and a.reason == "nodes"
+    assert (a.move, a.info.pv, a.info.score, a.info.nodes) == (
+        b.move,
+        b.info.pv,
+        b.info.score,
+        b.info.nodes,
+    )
 
 
 def test_movetime_is_obeyed() -> None:
     game, searcher = _searcher("othello")
     started = time.monotonic()
-    result = searcher.think(game.initial_state(), Limits(movetime_ms=300))
+    result = searcher.think(SearchRequest(game.initial_state(), Limits(movetime_ms=300)))
     elapsed = time.monotonic() - started
-    assert result.reason == "time" and result.playouts > 0
+    assert result.reason == "time" and result.info.playouts > 0
     assert 0.29 <= elapsed < 0.3 + SLACK_S
     assert result.move_value in game.legal_moves(game.initial_state())
 
@@ -219,7 +225,7 @@ def test_movetime_is_obeyed() -> None:
 def test_a_clock_spends_its_allotment_and_no_more() -> None:
     game, searcher = _searcher("connect4")
     started = time.monotonic()
-    result = searcher.think(game.initial_state(), Limits(clock=Clock(time_ms=6000)))
+    result = searcher.think(SearchRequest(game.initial_state(), Limits(clock=Clock(time_ms=6000))))
     elapsed = time.monotonic() - started
     # 6 s over 30 moves to go: 0.2 s (0.1 s soft, 0.6 s hard).
     assert result.reason == "time"
@@ -237,21 +243,21 @@ def test_stop_from_another_thread_answers_with_the_best_so_far() -> None:
 
     timer = threading.Timer(0.2, stop_now)  # mid-search: no limit ends it otherwise
     timer.start()
-    result = searcher.think(game.initial_state(), None, stop)
+    result = searcher.think(SearchRequest(game.initial_state(), stop=stop))
     timer.join()
-    assert result.reason == "stopped" and result.playouts > 0
+    assert result.reason == "stopped" and result.info.playouts > 0
     assert time.monotonic() - stopped_at[0] < SLACK_S  # answered soon after the stop
     assert result.move_value in game.legal_moves(game.initial_state())
     # The best so far is the most-visited root move, which the pv starts with.
-    assert result.pv[0] == result.move
+    assert result.info.pv[0] == result.move
 
 
 def test_stop_before_the_first_playout_still_gives_a_legal_move() -> None:
     game, searcher = _searcher("chess")
     stop = threading.Event()
     stop.set()
-    result = searcher.think(game.initial_state(), None, stop)
-    assert result.reason == "stopped" and result.playouts == 0
+    result = searcher.think(SearchRequest(game.initial_state(), stop=stop))
+    assert result.reason == "stopped" and result.info.playouts == 0
     assert result.move_value in game.legal_moves(game.initial_state())
 
 
@@ -259,9 +265,9 @@ def test_no_limit_stops_at_the_default_cap() -> None:
     game, searcher = _searcher("nim")
     # Nim's default start is a proven position for the solver long before
     # the cap; either end is a documented stop.
-    result = searcher.think(game.initial_state())
+    result = searcher.think(SearchRequest(game.initial_state()))
     assert result.reason in ("proven", "nodes")
-    assert result.playouts <= DEFAULT_PLAYOUTS
+    assert result.info.playouts <= DEFAULT_PLAYOUTS
 
 
 # ----------------------------------------------------------------------
@@ -271,15 +277,17 @@ def test_no_limit_stops_at_the_default_cap() -> None:
 def test_info_stream() -> None:
     game, searcher = _searcher("connect4")
     infos: list[Info] = []
-    result = searcher.think(game.initial_state(), Limits(movetime_ms=450), on_info=infos.append)
+    result = searcher.think(
+        SearchRequest(game.initial_state(), Limits(movetime_ms=450), on_info=infos.append)
+    )
     assert len(infos) >= 3
     playouts = [info.playouts for info in infos]
     assert playouts == sorted(playouts) and playouts[0] > 0
     last = infos[-1]
-    assert last.playouts == result.playouts and last.pv == result.pv
-    assert last.pv[0] == result.move and last.depth == len(last.pv) == result.depth
-    assert last.nodes == result.nodes and last.seldepth >= last.depth
-    assert last.score == result.score and last.score.value is not None
+    assert last.playouts == result.info.playouts and last.pv == result.info.pv
+    assert last.pv[0] == result.move and last.depth == len(last.pv) == result.info.depth
+    assert last.nodes == result.info.nodes and last.seldepth >= last.depth
+    assert last.score == result.info.score and last.score.value is not None
     for info in infos:
         assert info.pv and info.nodes >= 1 and info.time_ms >= 0
 
@@ -298,13 +306,13 @@ def test_reported_score_follows_the_root_win_rate() -> None:
     # The first player (to move) makes three in a row open at both ends
     # with column 1 or 4: a win the opponent cannot stop.
     state = game.parse_position("2233")
-    result = searcher.think(state, Limits(nodes=60))
+    result = searcher.think(SearchRequest(state, Limits(nodes=60)))
     root = searcher._tree
     assert root is not None and root.visits == 60
     rate = root.reward / root.visits  # the first player's, who is to move
-    assert result.score.value == score_from_win_rate(rate, game.win_odds_scale) > 0
+    assert result.info.score.value == score_from_win_rate(rate, game.win_odds_scale) > 0
     # More playouts prove it.
-    assert searcher.think(state, Limits(nodes=3000)).score.win_in == 3
+    assert searcher.think(SearchRequest(state, Limits(nodes=3000))).info.score.win_in == 3
 
 
 # ----------------------------------------------------------------------
@@ -314,21 +322,21 @@ def test_reported_score_follows_the_root_win_rate() -> None:
 def test_the_tree_is_reused_after_a_move_and_a_reply() -> None:
     game, searcher = _searcher("connect4")
     state = game.initial_state()
-    first = searcher.think(state, Limits(nodes=3000))
+    first = searcher.think(SearchRequest(state, Limits(nodes=3000)))
     assert searcher.reused_visits == 0
     after = game.play(state, first.move_value)
-    reply = first.pv[1] if len(first.pv) > 1 else "4"
+    reply = first.info.pv[1] if len(first.info.pv) > 1 else "4"
     after = game.play_text(after, reply)
-    second = searcher.think(after, Limits(nodes=500))
-    assert searcher.reused_visits > 0 and second.playouts == 500
+    second = searcher.think(SearchRequest(after, Limits(nodes=500)))
+    assert searcher.reused_visits > 0 and second.info.playouts == 500
     assert second.move_value in game.legal_moves(after)
 
 
 def test_the_same_position_again_keeps_its_tree() -> None:
     game, searcher = _searcher("othello")
     state = game.initial_state()
-    searcher.think(state, Limits(nodes=100))
-    searcher.think(state, Limits(nodes=100))
+    searcher.think(SearchRequest(state, Limits(nodes=100)))
+    searcher.think(SearchRequest(state, Limits(nodes=100)))
     assert searcher.reused_visits == 100
 
 
@@ -336,12 +344,12 @@ def test_nodes_count_only_this_searchs_nodes_when_a_tree_is_reused() -> None:
     """Issue 30: after a new_game at the same position ``nodes`` held the old tree too."""
     game, searcher = _searcher("othello")
     state = game.initial_state()
-    first = searcher.think(state, Limits(nodes=100))
-    fresh = MctsSearcher(game, seed=1).think(state, Limits(nodes=100))
-    assert first.nodes == fresh.nodes  # a fresh tree: its whole size, as before
-    second = searcher.think(state, Limits(nodes=100))
+    first = searcher.think(SearchRequest(state, Limits(nodes=100)))
+    fresh = MctsSearcher(game, seed=1).think(SearchRequest(state, Limits(nodes=100)))
+    assert first.info.nodes == fresh.info.nodes  # a fresh tree: its whole size, as before
+    second = searcher.think(SearchRequest(state, Limits(nodes=100)))
     assert searcher.reused_visits == 100
-    assert 0 < second.nodes <= second.playouts + 1  # a node or none per playout, no more
+    assert 0 < second.info.nodes <= second.info.playouts + 1  # a node or none per playout, no more
 
 
 def test_an_only_move_reports_a_score_on_the_win_rate_scale() -> None:
@@ -352,27 +360,27 @@ def test_an_only_move_reports_a_score_on_the_win_rate_scale() -> None:
     state = game.parse_position("/".join(rows) + " O")
     assert [game.format_move(state, m) for m in game.legal_moves(state)] == ["pass"]
     assert game.evaluate(state) < -700
-    result = MctsSearcher(game, seed=1).think(state, Limits(nodes=100))
-    assert result.reason == "only_move" and result.score.value is not None
+    result = MctsSearcher(game, seed=1).think(SearchRequest(state, Limits(nodes=100)))
+    assert result.reason == "only_move" and result.info.score.value is not None
     bound = round(game.win_odds_scale * math.log(0.999 / 0.001))
-    assert -bound <= result.score.value < 0
+    assert -bound <= result.info.score.value < 0
 
 
 def test_an_unrelated_position_starts_afresh() -> None:
     game, searcher = _searcher("connect4")
-    searcher.think(game.parse_position("4444"), Limits(nodes=500))
-    searcher.think(game.parse_position("1177"), Limits(nodes=500))
+    searcher.think(SearchRequest(game.parse_position("4444"), Limits(nodes=500)))
+    searcher.think(SearchRequest(game.parse_position("1177"), Limits(nodes=500)))
     assert searcher.reused_visits == 0
     other = MctsSearcher(game, seed=1, reuse=False)
-    other.think(game.initial_state(), Limits(nodes=100))
-    other.think(game.initial_state(), Limits(nodes=100))
+    other.think(SearchRequest(game.initial_state(), Limits(nodes=100)))
+    other.think(SearchRequest(game.initial_state(), Limits(nodes=100)))
     assert other.reused_visits == 0
 
 
 def test_reuse_across_backgammon_rolls() -> None:
     game, searcher = _searcher("backgammon")
     state = game.play(game.initial_state(), (3, 1))
-    result = searcher.think(state, Limits(nodes=80))
+    result = searcher.think(SearchRequest(state, Limits(nodes=80)))
     state = game.play(state, result.move_value)  # now the opponent's roll
     root = searcher._tree
     assert root is not None
@@ -380,7 +388,7 @@ def test_reuse_across_backgammon_rolls() -> None:
     assert chance is not None and chance.mover == CHANCE
     # A roll the search saw below its move: its subtree is the new root.
     rolled = max((c for c in chance.children if c is not None), key=lambda node: node.visits)
-    reply = searcher.think(rolled.state, Limits(nodes=10))
+    reply = searcher.think(SearchRequest(rolled.state, Limits(nodes=10)))
     assert searcher.reused_visits == rolled.visits - 10 > 0
     assert reply.move_value in game.legal_moves(rolled.state)
 
@@ -389,7 +397,7 @@ def test_go_searches_with_rave_and_reuses_its_tree() -> None:
     game, searcher = _searcher("go")
     assert searcher.rave  # RAVE_GAMES: on by default in Go
     state = game.initial_state()
-    first = searcher.think(state, Limits(nodes=300))
+    first = searcher.think(SearchRequest(state, Limits(nodes=300)))
     assert first.move_value in game.legal_moves(state)
     after = game.play(state, first.move_value)
     root = searcher._tree
@@ -398,7 +406,7 @@ def test_go_searches_with_rave_and_reuses_its_tree() -> None:
     child = root.children[root.moves.index(first.move_value)]
     assert child is not None and child.expanded
     reply = max((c for c in child.children if c is not None), key=lambda node: node.visits).state
-    second = searcher.think(reply, Limits(nodes=100))
+    second = searcher.think(SearchRequest(reply, Limits(nodes=100)))
     assert searcher.reused_visits > 0
     assert second.move_value in game.legal_moves(reply)
     assert after != reply

@@ -19,6 +19,7 @@ from engine.registry import create_game
 from engine.search.alphabeta import Searcher
 from engine.search.limits import Limits
 from engine.search.reference import alphabeta, minimax
+from engine.search.request import SearchRequest
 
 #: (game, options, depths): depths kept small enough for plain minimax.
 CASES: list[tuple[str, dict[str, Any], tuple[int, ...]]] = [
@@ -53,7 +54,7 @@ def test_production_equals_reference(
     for depth in depths:
         expected = minimax(game, state, depth)
         assert alphabeta(game, state, depth) == expected
-        result = searcher.think(state, Limits(depth=depth))
+        result = searcher.think(SearchRequest(state, Limits(depth=depth)))
         if result.move is None:
             continue  # game over: nothing to compare
         assert result.value == expected, (game.format_position(state), depth)
@@ -67,5 +68,5 @@ def test_tiny_table_still_agrees() -> None:
         state = random_position(game, rng, 10)
         if game.outcome(state) is not None:
             continue
-        result = Searcher(game, tt_slots=1).think(state, Limits(depth=4))
+        result = Searcher(game, tt_slots=1).think(SearchRequest(state, Limits(depth=4)))
         assert result.value == minimax(game, state, 4)

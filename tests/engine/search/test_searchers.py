@@ -11,6 +11,7 @@ from engine.search.alphabeta import Searcher
 from engine.search.expectimax import ExpectimaxSearcher
 from engine.search.limits import Limits
 from engine.search.mcts import MctsSearcher
+from engine.search.request import SearchRequest
 from engine.searchers import algorithms, has_chance, searcher_for, think
 
 
@@ -56,6 +57,6 @@ def test_an_unoffered_algorithm_is_refused(name: str, algorithm: str) -> None:
 def test_think_by_algorithm() -> None:
     game = create_game("connect4")
     state = game.parse_position("121212")
-    assert think(game, state, Limits(depth=2)).move == "1"
-    result = think(game, state, Limits(nodes=200), algorithm=MCTS)
-    assert result.move == "1" and result.playouts > 0
+    assert think(game, SearchRequest(state, Limits(depth=2))).move == "1"
+    result = think(game, SearchRequest(state, Limits(nodes=200)), algorithm=MCTS)
+    assert result.move == "1" and result.info.playouts > 0

@@ -15,6 +15,7 @@ from engine.registry import create_game
 from engine.search import reference
 from engine.search.limits import Limits
 from engine.search.mcts import MctsSearcher
+from engine.search.request import SearchRequest
 from engine.search.trace import (
     ALPHABETA,
     ALPHABETA_ORDERED,
@@ -338,7 +339,9 @@ def test_mcts_trace_is_the_tree_of_the_engine_that_plays() -> None:
     game = create_game("connect4")
     for state in random_positions(game, 11, 4, 6):
         result = trace(game, state, MCTS, 1, playouts=300, seed=5)
-        played = MctsSearcher(game, seed=5, reuse=False).think(state, Limits(nodes=300))
+        played = MctsSearcher(game, seed=5, reuse=False).think(
+            SearchRequest(state, Limits(nodes=300))
+        )
         assert result.best_move == played.move
         assert result.to_dict() == trace(game, state, MCTS, 1, playouts=300, seed=5).to_dict()
 
@@ -382,3 +385,30 @@ def test_mcts_refuses_a_chance_state_and_says_how_many_nodes_it_needs() -> None:
         trace(chess, chess.initial_state(), MCTS, 1, 10, playouts=50)
     with pytest.raises(TraceLimitError, match="playouts"):
         trace(chess, chess.initial_state(), MCTS, 1, playouts=MAX_TRACE_PLAYOUTS + 1)
+
+
+def test_mcts_playout_log_replays_every_node_s_statistics() -> None:
+    """Each iteration's path (its last node's lineage) and result add up to the final tree."""
+    game = create_game("tictactoe")
+    result = trace(game, game.initial_state(), MCTS, 1, playouts=150, seed=3)
+    assert result.playout_log is not None and len(result.playout_log) == result.playouts
+    by_id = {node.id: node for node in result.nodes}
+    visits = dict.fromkeys(by_id, 0)
+    wins = dict.fromkeys(by_id, 0.0)
+    for last, reward in result.playout_log:
+        assert reward in (0.0, 0.5, 1.0)
+        at: int | None = last
+        while at is not None:
+            visits[at] += 1
+            wins[at] += reward
+            at = by_id[at].parent
+    for node in result.nodes:
+        assert (visits[node.id], wins[node.id]) == (node.visits, pytest.approx(node.wins))
+    # The iteration that added a node ends there.
+    for number, (last, _) in enumerate(result.playout_log, start=1):
+        added = [node for node in result.nodes if node.order == number]
+        assert [node.id for node in added] in ([last], [])
+    # The same tree as the searcher's own grow(), and the log survives the wire.
+    root, _ = MctsSearcher(game, seed=3, reuse=False).grow(game.initial_state(), 150, None, None)
+    assert result.nodes[0].visits == root.visits and result.nodes[0].wins == root.reward
+    assert Trace.from_dict(result.to_dict()).playout_log == result.playout_log

@@ -6,6 +6,7 @@
 // The board is drawn from player 0's side (player 1's when flipped).
 
 import { canvas, el } from "../svg.js";
+import { playerTitle, t } from "../i18n.js";
 
 const POINT_W = 40;
 const BAR_W = 34;
@@ -33,7 +34,7 @@ export default function create(container, hooks) {
       const viewer = view.flipped ? 1 : 0;
       const width = 12 * POINT_W + BAR_W + TRAY_W + 2 * MARGIN;
       const height = 2 * HALF_H + 2 * MARGIN;
-      const svg = canvas(document.createElement("div"), width, height, "Backgammon board");
+      const svg = canvas(document.createElement("div"), width, height, t("board.backgammon"));
       container.append(svg);
       svg.append(el("rect", { x: MARGIN, y: MARGIN, width: 12 * POINT_W + BAR_W, height: 2 * HALF_H, class: "bg-board" }));
       svg.append(el("rect", { x: MARGIN + 6 * POINT_W, y: MARGIN, width: BAR_W, height: 2 * HALF_H, class: "bg-bar" }));
@@ -54,10 +55,10 @@ export default function create(container, hooks) {
       if (dice) drawDice(svg, dice, onRoll, viewer);
       const name = (player) => {
         const text = view.players[player] ?? String(player);
-        return /^\d+$/.test(text) ? `Player ${text}` : text.charAt(0).toUpperCase() + text.slice(1);
+        return playerTitle(text);
       };
       if (view.state.result) hooks.note("");
-      else hooks.note(dice ? `${name(onRoll)} to play ${dice.join("-")}` : (onRoll === null ? "Opening roll" : `${name(onRoll)} to roll`));
+      else hooks.note(dice ? t("board.bg.play", { name: name(onRoll), dice: dice.join("-") }) : (onRoll === null ? t("board.bg.opening") : t("board.bg.roll", { name: name(onRoll) })));
       container.append(moveButtons(view, hooks));
     },
   };

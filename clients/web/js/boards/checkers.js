@@ -7,6 +7,7 @@
 
 import { canvas, el, onClick } from "../svg.js";
 import { CELL, SIZE, centre, drawSquares, markSquare, squareOrigin, targetMark } from "./squares.js";
+import { t } from "../i18n.js";
 
 const COLOURS = { B: "black", W: "white" };
 
@@ -25,7 +26,7 @@ export default function create(container, hooks) {
       // squareToGrid puts Black's side at the top: turn it round unless flipped.
       return view.flipped ? { row, col } : { row: 7 - row, col: 7 - col };
     };
-    const svg = canvas(container, SIZE, SIZE, "Checkers board");
+    const svg = canvas(container, SIZE, SIZE, t("board.checkers"));
     const groups = drawSquares(svg);
     const last = view.lastMove ? view.lastMove.split(/[-x]/).map(Number).filter((n) => n >= 1 && n <= 32) : [];
     for (let square = 1; square <= 32; square++) {
@@ -62,7 +63,7 @@ export default function create(container, hooks) {
     if (path.length === 0 || (path.length === 1 && path[0] === square)) {
       path = path.length === 0 && startsHere ? [square] : [];
       pathPosition = position;
-      hooks.note(path.length ? `${square}: choose the landing square` : (startsHere ? "" : `No legal move starts on ${square}.`));
+      hooks.note(path.length ? t("board.landing", { square }) : (startsHere ? "" : t("board.nomove", { square })));
       draw(view);
       return;
     }
@@ -83,13 +84,13 @@ export default function create(container, hooks) {
     }
     if (extending.length > 1) {
       path = candidate;
-      hooks.note(`${candidate.join("x")}: choose the next landing square`);
+      hooks.note(t("board.landing.next", { square: candidate.join("x") }));
       draw(view);
       return;
     }
     if (path.length === 1 && startsHere) {
       path = [square]; // picked up another piece instead
-      hooks.note(`${square}: choose the landing square`);
+      hooks.note(t("board.landing", { square }));
       draw(view);
       return;
     }

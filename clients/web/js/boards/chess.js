@@ -4,6 +4,7 @@
 
 import { canvas, el, fileLetter, onClick } from "../svg.js";
 import { SIZE, centre, drawLabels, drawSquares, markSquare, targetMark } from "./squares.js";
+import { t } from "../i18n.js";
 
 // Filled glyphs for both colours (white ones are drawn with a light fill);
 // U+FE0E asks for the text form, never an emoji.
@@ -35,7 +36,7 @@ export default function create(container, hooks) {
     const fromDisplay = (row, col) => (flipped ? `${fileLetter(7 - col)}${row + 1}` : `${fileLetter(col)}${8 - row}`);
 
     container.replaceChildren();
-    const svg = canvas(document.createElement("div"), SIZE, SIZE, "Chess board");
+    const svg = canvas(document.createElement("div"), SIZE, SIZE, t("board.chess"));
     container.append(svg);
     const groups = drawSquares(svg);
     drawLabels(svg, (row) => (flipped ? String(row + 1) : String(8 - row)), (col) => (flipped ? fileLetter(7 - col) : fileLetter(col)));
@@ -80,7 +81,7 @@ export default function create(container, hooks) {
     promotion = null;
     if (selected === null || selected.square === square) {
       selected = selected === null && movesFrom(square).length > 0 ? { square, position } : null;
-      hooks.note(selected ? `${square}: choose where to move` : "");
+      hooks.note(selected ? t("board.where", { square }) : "");
       redraw();
       return;
     }
@@ -88,13 +89,13 @@ export default function create(container, hooks) {
     const matches = legal.filter((m) => m.startsWith(from + square));
     if (matches.length === 0 && movesFrom(square).length > 0) {
       selected = { square, position }; // picked up another piece instead
-      hooks.note(`${square}: choose where to move`);
+      hooks.note(t("board.where", { square }));
       redraw();
       return;
     }
     if (matches.length > 1) {
       promotion = { from, to: square, position };
-      hooks.note("Promote to:");
+      hooks.note(t("board.promote"));
       redraw();
       return;
     }
@@ -112,7 +113,7 @@ export default function create(container, hooks) {
       const button = document.createElement("button");
       button.type = "button";
       button.textContent = GLYPHS[letter];
-      button.title = { q: "queen", r: "rook", b: "bishop", n: "knight" }[letter];
+      button.title = t(`board.piece.${letter}`);
       button.dataset.promotion = letter;
       button.className = white ? "white" : "black";
       button.addEventListener("click", () => {

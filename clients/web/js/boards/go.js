@@ -10,6 +10,7 @@
 // counts for a colour when it touches stones of that colour only.
 
 import { canvas, el, onClick } from "../svg.js";
+import { playerTitle, t } from "../i18n.js";
 
 export const COLUMNS = "ABCDEFGHJKLMNOPQRST";
 // The whole board is drawn in a viewBox about this wide, whatever the size,
@@ -137,7 +138,7 @@ export default function create(container, hooks) {
       const margin = cell / 2 + LABEL_STRIP;
       const full = (size - 1) * cell + 2 * margin;
       const at = (index) => margin + index * cell;
-      const svg = canvas(container, full, full, `Go board, ${size} by ${size}`);
+      const svg = canvas(container, full, full, t("board.go", { size }));
       svg.classList.add("go-board");
       svg.append(gradients());
       svg.append(el("rect", { x: 0, y: 0, width: full, height: full, rx: cell * 0.2, class: "go-wood" }));
@@ -213,19 +214,15 @@ export default function create(container, hooks) {
 // at the end the area count.
 function noteText(state, view, board, territory) {
   const taken = captures(state.position, state.history, view.start ?? null);
-  const parts = [`Captures: black ${taken.X}, white ${taken.O}`];
-  if (view.lastMove === "pass") parts.push(`${title(NAMES[OTHER[board.toMove]])} passed`);
+  const parts = [t("board.go.captures", { black: taken.X, white: taken.O })];
+  if (view.lastMove === "pass") parts.push(t("board.go.passed", { name: playerTitle(NAMES[OTHER[board.toMove]]) }));
   if (territory) {
     const komi = Number(state.options?.komi ?? 0);
     const white = territory.score.O + komi;
-    const komiText = komi ? ` + ${komi} komi = ${white}` : "";
-    parts.push(`Area: black ${territory.score.X}, white ${territory.score.O}${komiText}`);
+    const komiText = komi ? t("board.go.komi", { komi, total: white }) : "";
+    parts.push(t("board.go.area", { black: territory.score.X, white: territory.score.O, komi: komiText }));
   }
   return `${parts.join(". ")}.`;
-}
-
-function title(text) {
-  return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 // Radial gradients: a highlight up and to the left gives the stones some roundness.

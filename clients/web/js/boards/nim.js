@@ -3,6 +3,7 @@
 // The position is the heap sizes, then '/' and the player to move: "3 4 5 /0".
 
 import { canvas, el, onClick } from "../svg.js";
+import { t } from "../i18n.js";
 
 const STONE = 34;
 const ROW = 46;
@@ -17,7 +18,7 @@ export default function create(container, hooks) {
       const heaps = parseHeaps(view.state.position);
       const drawn = Math.min(MAX_DRAWN, Math.max(1, ...heaps));
       const width = LABEL + drawn * STONE + 20;
-      const svg = canvas(container, width, heaps.length * ROW + 20, "Nim heaps");
+      const svg = canvas(container, width, heaps.length * ROW + 20, t("board.nim"));
       const lastHeap = view.lastMove ? Number(view.lastMove.split(":")[0]) - 1 : -1;
       heaps.forEach((size, heap) => {
         const y = 10 + heap * ROW;
@@ -39,7 +40,7 @@ export default function create(container, hooks) {
           svg.append(stone);
         }
       });
-      if (view.lastMove) hooks.note(`Last move: took ${view.lastMove.split(":")[1]} from heap ${lastHeap + 1}.`);
+      if (view.lastMove) hooks.note(t("board.nim.last", { count: view.lastMove.split(":")[1], heap: lastHeap + 1 }));
     },
   };
 }

@@ -3,6 +3,7 @@
 // and the side to move. A forced pass is the page's Pass button.
 
 import { canvas, el, fileLetter, onClick } from "../svg.js";
+import { t } from "../i18n.js";
 
 const CELL = 60;
 const MARGIN = 28;
@@ -11,7 +12,7 @@ export default function create(container, hooks) {
   return {
     update(view) {
       const size = 8 * CELL + 2 * MARGIN;
-      const svg = canvas(container, size, size, "Othello board");
+      const svg = canvas(container, size, size, t("board.othello"));
       const cells = [...view.state.position.split(" ")[0]];
       const legal = new Set(view.state.legal_moves);
       const counts = { X: 0, O: 0 };
@@ -36,7 +37,7 @@ export default function create(container, hooks) {
         svg.append(el("text", { x: MARGIN / 2, y: MARGIN + row * CELL + CELL / 2, class: "coord" }, String(row + 1)));
         svg.append(el("text", { x: MARGIN + row * CELL + CELL / 2, y: MARGIN / 2, class: "coord" }, fileLetter(row)));
       }
-      hooks.note(`Discs: black ${counts.X}, white ${counts.O}${view.lastMove === "pass" ? " (last move: pass)" : ""}.`);
+      hooks.note(t(view.lastMove === "pass" ? "board.othello.discs.pass" : "board.othello.discs", { black: counts.X, white: counts.O }));
     },
   };
 }

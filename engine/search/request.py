@@ -1,0 +1,53 @@
+"""What a search is asked: one record per think, and the stop signal.
+
+Every searcher (:class:`~engine.search.budget.BudgetedSearch` and its
+subclasses, and the server's external engines) answers
+``think(request) -> SearchResult`` for one :class:`SearchRequest`: the
+position, its limits, the deadlines planned for it, the stop signal and the
+progress callback travel together instead of as five arguments.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from engine.search.limits import Deadlines, Limits, plan_deadlines
+from engine.search.results import Info
+
+
+class StopSignal(Protocol):
+    """Anything with ``is_set()``: ``threading.Event``, ``multiprocessing.Event``, ..."""
+
+    def is_set(self) -> bool: ...
+
+
+@dataclass(frozen=True, slots=True)
+class SearchRequest:
+    """One search to run.
+
+    ``state`` is the position (a decision state: in a game of chance the
+    dice are rolled). ``limits`` end the search (none: until stopped or
+    proven). ``deadlines`` are the start and deadlines planned by a caller
+    who read the request earlier (the server charges the queueing to the
+    search and keeps a delivery margin); without them they are planned from
+    ``limits`` when the search starts (:meth:`planned`). ``stop`` ends the
+    search early; ``on_info`` receives its progress reports.
+    """
+
+    state: Any
+    limits: Limits = field(default_factory=Limits)
+    deadlines: Deadlines | None = None
+    stop: StopSignal | None = None
+    on_info: Callable[[Info], None] | None = None
+
+    def planned(self) -> Deadlines:
+        """The deadlines to obey: the caller's, or planned from the limits starting now.
+
+        The one place a search plans its own deadlines.
+        """
+        if self.deadlines is not None:
+            return self.deadlines
+        return plan_deadlines(self.limits, time.monotonic())

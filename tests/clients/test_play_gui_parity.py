@@ -1,0 +1,125 @@
+"""``arena play`` as the web GUI does it: any algorithm the server lists, the GUI's player
+names, the checkers board facing the person, a marked four in a row, and Go's illegal
+moves explained."""
+
+from __future__ import annotations
+
+import argparse
+import io
+from typing import Any
+
+import pytest
+
+from clients.cli import configure_play
+from clients.client import UnknownAlgorithmError
+from clients.play import check_algorithm, explain_go_move, play
+from protocol.records import Welcome
+from tests.clients.test_play_terminal import scripted
+
+#: What a server started with ``--external chess:sf5=uci:...`` says of chess.
+WELCOME_WITH_SF5 = {
+    "type": "welcome",
+    "protocol": 1,
+    "server": "test",
+    "games": [
+        {
+            "name": "chess",
+            "players": ["white", "black"],
+            "algorithms": ["alphabeta", "mcts", "sf5"],
+        }
+    ],
+}
+
+
+class StubEngine:
+    def __init__(self, welcome: dict[str, Any]) -> None:
+        self.server = Welcome.from_wire(welcome)
+
+
+def test_every_algorithm_the_welcome_lists_is_accepted() -> None:
+    """Seen: ``arena play --algorithm sf5`` was refused by the option parser although
+    the server (and the GUI) offered it."""
+    parser = argparse.ArgumentParser()
+    configure_play(parser)
+    args = parser.parse_args(["--game", "chess", "--algorithm", "sf5"])
+    assert args.algorithm == "sf5"
+    engine: Any = StubEngine(WELCOME_WITH_SF5)
+    for name in ("alphabeta", "mcts", "sf5"):
+        check_algorithm(engine, "chess", name)
+    with pytest.raises(UnknownAlgorithmError, match="alphabeta, mcts, sf5, not 'sf9'"):
+        check_algorithm(engine, "chess", "sf9")
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_an_algorithm_the_server_lacks_is_refused_before_the_game(url: str) -> None:
+    out = io.StringIO()
+    with pytest.raises(UnknownAlgorithmError, match="not 'sf5'"):
+        await play(url, "connect4", algorithm="sf5", out=out, read=scripted(["quit"]))
+    assert out.getvalue() == "", "refused before any board was drawn"
+    status = await play(
+        url, "connect4", algorithm="mcts", depth=1, out=out, read=scripted(["quit"])
+    )
+    assert status == 0
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_connect_four_names_and_a_marked_four_in_a_row(url: str) -> None:
+    out = io.StringIO()
+    status = await play(
+        url, "connect4", position="121212", depth=1, out=out, read=scripted(["1", "quit"])
+    )
+    text = out.getvalue()
+    assert status == 0
+    assert "X Red (you) to move" in text or "your turn" in text
+    assert "|[X]O . . . . . |" in text
+    assert "four in a row: Red (X), marked [ ]" in text
+    assert "X Red wins" in text and "you win" in text
+    assert "first" not in text and "second" not in text
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_the_checkers_board_faces_the_person(url: str) -> None:
+    """Seen: the terminal drew Black, the person's side by default, at the top."""
+    out = io.StringIO()
+    await play(url, "checkers", depth=1, out=out, read=scripted(["quit"]))
+    board = out.getvalue().splitlines()
+    assert board[0] == " 1     w     w     w     w    29-32"  # White far away
+    assert board[7] == " 8  b     b     b     b        1-4"  # Black, yours, in front
+
+    out = io.StringIO()
+    await play(url, "checkers", depth=1, human=1, out=out, read=scripted(["quit"]))
+    boards = out.getvalue().split("b/B black")
+    last = boards[-2].splitlines()  # after the engine's first move, White to play
+    assert last[-9].startswith(" 8") and last[-2].startswith(" 1")  # White at the bottom
+    assert last[-2] == " 1  w     w     w     w       29-32"
+
+
+def test_go_illegal_moves_explained() -> None:
+    nine: dict[str, Any] = {"size": 9}
+    assert "no column I" in (explain_go_move(nine, None, (), "i5") or "")
+    assert "off the 9x9 board" in (explain_go_move(nine, None, (), "K5") or "")
+    assert "off the 9x9 board" in (explain_go_move(nine, None, (), "A10") or "")
+    assert "like D4" in (explain_go_move(nine, None, (), "d") or "")
+    assert explain_go_move(nine, None, ("E5",), "E5") == "E5 is occupied"
+    # White on B1 and A2: A1 has no liberty for Black
+    suicide = explain_go_move(nine, None, ("E5", "B1", "E6", "A2"), "A1")
+    assert suicide is not None and "suicide" in suicide
+    # Black takes the ko at C2; White may not retake at B2 at once
+    ko = ("A2", "B2", "B3", "C3", "B1", "C1", "J9", "D2", "C2")
+    retake = explain_go_move(nine, None, ko, "B2")
+    assert retake is not None and "repeat an earlier whole-board position" in retake
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_go_says_why_a_move_is_illegal(url: str) -> None:
+    out = io.StringIO()
+    await play(
+        url,
+        "go",
+        options={"size": 9},
+        depth=1,
+        out=out,
+        read=scripted(["i5", "e5", "quit"]),
+    )
+    text = out.getvalue()
+    assert "'i5' is not a legal move: there is no column I" in text

@@ -1,0 +1,60 @@
+"""The web pages' translation tables (``clients/web/js/strings.js``): both languages complete.
+
+No browser needed: the tables are read as text. Every key of one language
+must be in the other, and every key the pages use (``t("key")`` in the
+scripts, ``data-i18n*="key"`` in the pages) must be in the tables.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+WEB = Path(__file__).resolve().parents[2] / "clients" / "web"
+STRINGS = WEB / "js" / "strings.js"
+LANGUAGES = ("en", "pt")
+
+#: A key at the start of a table line: `  "key": ...`.
+KEY = re.compile(r'^\s*"([^"]+)":', re.MULTILINE)
+#: Keys the scripts look up with a literal: t("key" or t(cond ? "a" : "b").
+DOTTED = r'"([a-z]+(?:\.[a-z0-9_-]+)+)"'
+USED = re.compile(rf'\bt\(\s*"([^"]+)"|\?\s*{DOTTED}\s*:\s*{DOTTED}')
+DATA = re.compile(r'data-i18n(?:-[a-z-]+)?="([^"]+)"')
+
+
+def tables() -> dict[str, set[str]]:
+    text = STRINGS.read_text(encoding="utf-8")
+    found: dict[str, set[str]] = {}
+    for lang in LANGUAGES:
+        start = text.index(f"const {lang} = {{")
+        end = text.index("\n};", start)
+        found[lang] = set(KEY.findall(text[start:end]))
+    return found
+
+
+def test_every_key_is_in_both_languages() -> None:
+    found = tables()
+    assert found["en"], "no English table found"
+    assert sorted(found["en"] - found["pt"]) == [], "missing in Portuguese"
+    assert sorted(found["pt"] - found["en"]) == [], "missing in English"
+
+
+def test_every_key_the_pages_use_is_in_the_tables() -> None:
+    known = tables()["en"]
+    used: set[str] = set()
+    for script in (WEB / "js").rglob("*.js"):
+        text = script.read_text(encoding="utf-8")
+        if script.name == "learn-code.js":
+            # The pseudocode's lines: quoted keys looked up as "code.<key>"
+            # (the file's own t("key") look-ups are direct).
+            direct = set(re.findall(r'\bt\(\s*"([^"]+)"', text))
+            used.update(direct)
+            quoted = set(re.findall(DOTTED, text)) - direct
+            used.update(f"code.{key}" for key in quoted)
+            continue
+        for match in USED.finditer(text):
+            used.update(key for key in match.groups() if key)
+    for page in WEB.glob("*.html"):
+        used.update(DATA.findall(page.read_text(encoding="utf-8")))
+    # Keys made at run time have their stems in the tables.
+    assert sorted(key for key in used if key not in known and "." in key) == []
