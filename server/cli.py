@@ -48,7 +48,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "$ARENA_BOT_LOGS). Without NAME it becomes the game's default search under "
         "the program's name, with NAME one more algorithm a think can ask for; UCI options "
         "go to setoption, e.g. chess:sf5=uci:/usr/games/stockfish?Skill Level=5, "
-        "'go=gtp:/usr/games/gnugo --mode gtp --level 5'",
+        "'go=gtp:/usr/games/gnugo --mode gtp --chinese-rules --capture-all-dead --level 5'",
     )
     parser.add_argument(
         "--port",

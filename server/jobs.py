@@ -29,6 +29,8 @@ class SearchJob:
     ``fallback_move`` is a legal move (the first the game lists), known
     without searching: the answer when no search result can be had in time.
     ``algorithm`` names the search (checked against the game's offer).
+    ``cleanup`` (Go) asks for a move of a clean-up phase: every dead stone
+    captured before a pass (protocol.md, ``think.cleanup``).
     """
 
     think_id: RequestId
@@ -38,6 +40,7 @@ class SearchJob:
     deadlines: Deadlines
     fallback_move: str
     algorithm: str
+    cleanup: bool = False
 
     @property
     def received_at(self) -> float:

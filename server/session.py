@@ -263,7 +263,14 @@ class Session:
         self._think_id = request.id
         self._think_algorithm = algorithm
         return SearchJob(
-            request.id, game, self.state, request.limits, deadlines, fallback, algorithm
+            request.id,
+            game,
+            self.state,
+            request.limits,
+            deadlines,
+            fallback,
+            algorithm,
+            request.cleanup,
         )
 
     def _algorithm(self, game: Game[Any, Any], request: Think) -> str:

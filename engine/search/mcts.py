@@ -45,7 +45,8 @@ special.
 
 Limits (:class:`~engine.search.limits.Limits`):
 
-* ``nodes`` caps the **playouts** (the tree's size is reported as ``nodes``);
+* ``nodes`` caps the **playouts** (the nodes the search adds to its tree are
+  reported as ``nodes``);
 * ``movetime`` and ``clock``: the search runs to the caller's planned
   deadlines; it checks the clock and the stop signal between playouts, and
   each game's :attr:`~engine.game.Game.playout_limit` keeps one playout short
@@ -60,10 +61,12 @@ A stopped search answers with the most-visited root move (a proven win if
 it has one, never a proven loss while another move remains); before the
 first playout, with the first of the game's ordered moves. A single legal
 move is answered at once (reason ``only_move``, no playout; its score is
-the game's evaluation, or the reused tree's win rate).
+the reused tree's win rate, or the game's evaluation's chance of winning
+on the same scale).
 
 Reports (``on_info``) come about every :data:`INFO_INTERVAL_S` seconds and
-once at the end: ``nodes`` is the tree's size, ``playouts`` the playouts
+once at the end: ``nodes`` the tree's nodes made by this search (a reused
+tree's are not counted), ``playouts`` the playouts
 so far, ``depth`` the length of ``pv`` (the most-visited line, stopping at a
 chance node), ``seldepth`` the deepest node reached by a selection. The
 score maps the root's win rate ``p`` for the side to move into the game's
@@ -270,7 +273,10 @@ class MctsSearcher(BudgetedSearch):
         if len(root_moves) == 1:
             value = score_from_win_rate(self._root_win_rate(root, state), game.win_odds_scale)
             if root.visits == 0:
-                value = max(-EVAL_LIMIT, min(EVAL_LIMIT, game.evaluate(state)))
+                # The evaluation's chance of winning, on the win-rate scale of
+                # every other MCTS score (issue 30: a pass reported -815).
+                chance = game.win_probability(state, game.to_move(state))
+                value = score_from_win_rate(chance, game.win_odds_scale)
             pv = (game.format_move(state, root_moves[0]),)
             return self._result(state, root_moves[0], Score(value=value), value, pv, "only_move")
         # The time to stop is the allotment: with no iterations to finish,
@@ -551,7 +557,10 @@ class MctsSearcher(BudgetedSearch):
                 level = following
         root = found if found is not None else self._new_node(state)
         self._tree = root
-        self.nodes, self.listed = tree_size(root)
+        _, self.listed = tree_size(root)
+        # ``nodes`` counts this search's nodes (protocol.md: counters since
+        # the search started), not a reused tree's (issue 30).
+        self.nodes = 1 if found is None else 0
         return root
 
     # ------------------------------------------------------------------

@@ -30,6 +30,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import math
+import re
 import sys
 import time
 from collections.abc import Callable
@@ -38,7 +39,15 @@ from typing import Final, TextIO
 
 from engine.errors import GameError
 from engine.game import win_odds
-from engine.games.go import COLUMNS, Go, GoState
+from engine.games.go import (
+    COLUMNS,
+    EMPTY,
+    Go,
+    GoState,
+    dead_stones,
+    ownership,
+    sgf_main_line,
+)
 from engine.search.limits import Clock, Limits
 from engine.search.results import SearchResult
 from engine.search.score import Score
@@ -62,6 +71,22 @@ DEFAULT_RESIGN_BELOW: Final = 0.05
 #: early win rates from few playouts are noisy.
 RESIGN_AFTER_SHARE: Final = 0.4
 
+#: A search's resignation (protocol.md, bestmove), and GTP's.
+RESIGN_MOVE: Final = "resign"
+#: GoGui's analyze commands (``gogui-analyze_commands``): a text view of the
+#: win rate and an ownership map (GoGui's ``gfx`` INFLUENCE, -1 to 1).
+WINRATE_COMMAND: Final = "arena-winrate"
+OWNERSHIP_COMMAND: Final = "arena-ownership"
+ANALYZE_COMMANDS: Final = f"string/Win rate/{WINRATE_COMMAND}\ngfx/Ownership/{OWNERSHIP_COMMAND}"
+#: The longest an ownership map plays out (its playouts stop there).
+OWNERSHIP_TIME_S: Final = 1.0
+#: The longest SGF file ``loadsgf`` reads (a 19x19 game is some 10 KB).
+MAX_SGF_CHARS: Final = 1_000_000
+#: An SGF file's board size.
+SGF_SIZE: Final = re.compile(r"SZ\s*\[\s*(\d{1,2})\s*\]")
+#: The properties ``loadsgf`` keeps: setup, side to move and moves.
+SGF_KEPT: Final = frozenset({"SZ", "AB", "AW", "AE", "PL", "B", "W"})
+COLOUR_NAMES: Final = ("black", "white")
 COLOURS: Final = {"b": 0, "black": 0, "w": 1, "white": 1}
 COLOUR_LETTERS: Final = ("X", "O")
 
@@ -82,6 +107,10 @@ class Genmove:
     state: GoState
     limits: Limits
     algorithm: str
+    #: ``kgs-genmove_cleanup``: a move of a clean-up phase (protocol.md, think.cleanup).
+    cleanup: bool = False
+    #: ``reg_genmove``: the move is answered, not played.
+    register: bool = True
 
 
 @dataclass(slots=True)
@@ -93,6 +122,33 @@ class TimeSettings:
     byo_yomi_stones: int
     left_ms: list[int | None] = field(default_factory=lambda: [None, None])
     stones_left: list[int] = field(default_factory=lambda: [0, 0])
+
+    def spend(self, colour: int, elapsed_ms: int) -> None:
+        """Count ``elapsed_ms`` of our own move on ``colour``'s clock.
+
+        A controller that sends no ``time_left`` (GoGui's twogtp without
+        it, some servers) still sees its clock kept: the time is taken off
+        the main time, then byo-yomi periods of ``byo_yomi_stones`` moves
+        start, each with its whole time again. A ``time_left`` overrides
+        this count.
+        """
+        if self.unlimited:
+            return
+        left = self.left_ms[colour]
+        stones = self.stones_left[colour]
+        if left is None:
+            left, stones = self.main_ms, 0
+            if self.main_ms == 0:
+                left, stones = self.byo_yomi_ms, max(1, self.byo_yomi_stones)
+        left -= elapsed_ms
+        if stones > 0:
+            stones -= 1
+            if stones == 0 and left >= 0:  # the period's moves made: a new period
+                left, stones = self.byo_yomi_ms, max(1, self.byo_yomi_stones)
+        elif left <= 0 and self.byo_yomi_ms > 0:  # main time spent: byo-yomi starts
+            left, stones = self.byo_yomi_ms + left, max(1, self.byo_yomi_stones)
+        self.left_ms[colour] = max(0, left)
+        self.stones_left[colour] = stones
 
     @property
     def unlimited(self) -> bool:
@@ -157,8 +213,17 @@ class GtpEngine:
             "showboard": self._showboard,
             "time_settings": self._time_settings,
             "time_left": self._time_left,
+            "final_status_list": self._final_status_list,
+            "kgs-genmove_cleanup": self._genmove_cleanup,
+            "reg_genmove": self._reg_genmove,
+            "loadsgf": self._loadsgf,
+            "gogui-analyze_commands": lambda args: ANALYZE_COMMANDS,
+            WINRATE_COMMAND: self._winrate,
+            OWNERSHIP_COMMAND: self._ownership,
             "quit": self._quit,
         }
+        #: The last search's answer and the colour it was for (the win-rate view).
+        self.last_search: tuple[int, SearchResult] | None = None
 
     @property
     def state(self) -> GoState:
@@ -197,10 +262,20 @@ class GtpEngine:
         """Play the search's move for ``order`` (or resign) and answer the ``genmove``."""
         if result.move is None or self._should_resign(result):
             return _success(order.command_id, "resign")
-        state = order.state
-        move = self.game.parse_move(state, result.move)
-        self._push(order.colour, result.move, self.game.play(state, move))
-        return _success(order.command_id, result.move)
+        self.last_search = (order.colour, result)
+        played = result.move
+        if played == RESIGN_MOVE:
+            # The search resigned (protocol.md, bestmove); with resigning off
+            # the best move it found is played: the first of its line.
+            if self.resign_below > 0:
+                return _success(order.command_id, RESIGN_MOVE)
+            pv = result.info.pv
+            played = pv[0] if pv and pv[0] != RESIGN_MOVE else "pass"
+        if order.register:
+            state = order.state
+            move = self.game.parse_move(state, played)
+            self._push(order.colour, played, self.game.play(state, move))
+        return _success(order.command_id, played)
 
     def _known_command(self, args: list[str]) -> str:
         return "true" if len(args) == 1 and args[0].lower() in self._commands else "false"
@@ -241,7 +316,9 @@ class GtpEngine:
         self._play_colour(colour, args[1])
         return ""
 
-    def _genmove(self, args: list[str]) -> str | Genmove:
+    def _genmove(
+        self, args: list[str], cleanup: bool = False, register: bool = True
+    ) -> str | Genmove:
         if len(args) != 1:
             raise GtpError("syntax error")
         colour = _colour(args[0])
@@ -249,7 +326,87 @@ class GtpEngine:
         if self.game.outcome(state) is not None:
             return "pass"  # the game is over by our rules: nothing to play
         algorithm = resolve_algorithm(self.game, self.algorithm)
-        return Genmove("", colour, state, self._limits(colour), algorithm)
+        return Genmove("", colour, state, self._limits(colour), algorithm, cleanup, register)
+
+    def _genmove_cleanup(self, args: list[str]) -> str | Genmove:
+        """KGS's ``kgs-genmove_cleanup``: a move that captures dead stones before any pass."""
+        return self._genmove(args, cleanup=True)
+
+    def _reg_genmove(self, args: list[str]) -> str | Genmove:
+        """``reg_genmove``: the move the engine would play, not played (GTP 2, 6.3.4)."""
+        return self._genmove(args, register=False)
+
+    def _final_status_list(self, args: list[str]) -> str:
+        """The stones that are ``alive``, ``dead`` or in ``seki`` (never any: no seki reader).
+
+        Dead stones are those :func:`engine.games.go.dead_stones` takes off;
+        one vertex per string line, as GNU Go answers.
+        """
+        if len(args) != 1 or args[0].lower() not in ("alive", "dead", "seki"):
+            raise GtpError("syntax error")
+        status = args[0].lower()
+        state = self.state
+        if status == "seki":
+            return ""
+        dead = set(dead_stones(self.game, state))
+        stones = [p for p in self.game.points if state.board[p] != EMPTY]
+        chosen = [p for p in stones if (p in dead) == (status == "dead")]
+        return " ".join(self.game.format_move(state, p) for p in chosen)
+
+    def _loadsgf(self, args: list[str]) -> str:
+        """``loadsgf FILE [MOVE]``: the position of an SGF file, before move number ``MOVE``.
+
+        The board takes the file's size (``SZ``, 19 without it); the komi
+        stays the controller's. Nothing to undo before the loaded position.
+        """
+        if len(args) not in (1, 2):
+            raise GtpError("syntax error")
+        limit = _int_arg(args[1:], "loadsgf") if len(args) == 2 else None
+        try:
+            with open(args[0], encoding="utf-8", errors="replace") as sgf:
+                text = sgf.read(MAX_SGF_CHARS + 1)
+        except OSError:
+            raise GtpError("cannot open file") from None
+        if len(text) > MAX_SGF_CHARS:
+            raise GtpError("file too large")
+        size = 19
+        found = SGF_SIZE.search(text)
+        if found is not None:
+            size = int(found.group(1))
+        if not MIN_SIZE <= size <= MAX_SIZE:
+            raise GtpError("unacceptable size")
+        try:
+            nodes = sgf_main_line(text)
+        except GameError as error:
+            raise GtpError(f"cannot load file: {error}") from None
+        if limit is not None:
+            nodes = _first_moves(nodes, max(0, limit - 1))
+        self._size = size
+        self._new_game()
+        try:
+            loaded = self.game.parse_position(_sgf_text(nodes))
+        except GameError as error:
+            raise GtpError(f"cannot load file: {error}") from None
+        self.states = [loaded]
+        return COLOUR_NAMES[self.game.to_move(loaded)]
+
+    def _winrate(self, args: list[str]) -> str:
+        """The last search's chance of winning for the side it searched (a GoGui text view)."""
+        if self.last_search is None:
+            return "no search yet"
+        colour, result = self.last_search
+        chance = win_chance(result.info.score, self.game.win_odds_scale)
+        playouts = result.info.playouts
+        return f"{COLOUR_NAMES[colour]} wins {chance:.1%} ({playouts} playouts, {result.move})"
+
+    def _ownership(self, args: list[str]) -> str:
+        """Who owns each point after playouts, -1 (White) to 1 (Black): GoGui's INFLUENCE."""
+        state = self.state
+        shares = ownership(self.game, state, deadline=time.monotonic() + OWNERSHIP_TIME_S)
+        return "INFLUENCE " + " ".join(
+            f"{self.game.format_move(state, p)} {share:.2f}"
+            for p, share in zip(self.game.points, shares, strict=True)
+        )
 
     def _undo(self, args: list[str]) -> str:
         if not self.moves:
@@ -365,6 +522,35 @@ def win_chance(score: Score, win_odds_scale: int) -> float:
     return win_odds(score.value or 0, win_odds_scale)
 
 
+def _first_moves(
+    nodes: list[list[tuple[str, list[str]]]], moves: int
+) -> list[list[tuple[str, list[str]]]]:
+    """The nodes of an SGF main line up to its ``moves``-th move."""
+    kept: list[list[tuple[str, list[str]]]] = []
+    played = 0
+    for node in nodes:
+        is_move = any(name in ("B", "W") for name, _ in node)
+        if is_move:
+            if played == moves:
+                break
+            played += 1
+        kept.append(node)
+    return kept
+
+
+def _sgf_text(nodes: list[list[tuple[str, list[str]]]]) -> str:
+    """An SGF game of ``nodes``, with only the properties a position needs."""
+    parts = []
+    for node in nodes:
+        props = "".join(
+            name + "".join(f"[{value}]" for value in values)
+            for name, values in node
+            if name in SGF_KEPT
+        )
+        parts.append(";" + props)
+    return "(" + "".join(parts or [";"]) + ")"
+
+
 def _clean(line: str) -> str:
     # GTP 2, 3.1: control characters other than HT and LF go, HT becomes a
     # space, and everything after # is a comment.
@@ -412,12 +598,18 @@ async def _serve(engine: GtpEngine, read: TextIO, write: TextIO) -> int:
     searches = 0
     try:
         async for line in read_lines(read):
+            received = time.monotonic()
             answer = engine.execute(line)
             if isinstance(answer, Genmove):
                 searches += 1
+                order = answer
                 answer = engine.genmove_answer(
-                    answer, await _search(runtime, engine, answer, searches)
+                    order, await _search(runtime, engine, order, searches)
                 )
+                if engine.time is not None and order.register:
+                    # Our own count of the clock, for controllers without time_left.
+                    elapsed_ms = math.ceil((time.monotonic() - received) * 1000)
+                    engine.time.spend(order.colour, elapsed_ms)
             if answer is None:
                 continue
             write.write(answer)
@@ -437,4 +629,6 @@ async def _search(
     job = search_job(
         number, engine.game, order.state, order.limits, order.algorithm, time.monotonic()
     )
+    if order.cleanup:
+        job = dataclasses.replace(job, cleanup=True)
     return await runtime.submit(job).answer

@@ -55,6 +55,9 @@ STARTUP_WAIT_S: Final = 1.0
 #: ``engine_error``). Well under the pool's WORKER_GRACE_S, so that the
 #: worker answers before the pool gives up on it. protocol.md names it.
 STOP_GRACE_S: Final = 0.5
+#: The KGS command for a move of a clean-up phase: capture every dead
+#: stone before passing (GNU Go has it).
+CLEANUP_COMMAND: Final = "kgs-genmove_cleanup"
 #: A GTP command other than ``genmove`` (the board, the time) answers at
 #: once; one that has not after this long is taken for hung.
 GTP_COMMAND_TIMEOUT_S: Final = 5.0
@@ -213,11 +216,12 @@ class ProgramSearcher:
         launch = self._launch
         return launch is None or launch.done.wait(max(0.0, deadline - time.monotonic()))
 
-    def think(self, request: SearchRequest) -> SearchResult:
+    def think(self, request: SearchRequest, cleanup: bool = False) -> SearchResult:
         """Search ``request.state`` with the program; the contract of our own searchers.
 
         The session never asks for a think in a finished game: there is a
-        legal move to fall back on.
+        legal move to fall back on. ``cleanup`` (Go) asks for a move of a
+        clean-up phase (protocol.md, ``think.cleanup``).
         """
         state, limits, stop, on_info = request.state, request.limits, request.stop, request.on_info
         started = time.monotonic()
@@ -230,7 +234,7 @@ class ProgramSearcher:
             return search.failed(process.why)
         process.discard_unread()  # what it said while idle (its stray info strings)
         try:
-            result = self._think(process, search, limits, stop, on_info, deadlines)
+            result = self._think(process, search, limits, stop, on_info, deadlines, cleanup)
         except _Stopped as stopped:
             self._restart()  # GTP has no stop: the program was cut off
             return search.unsearched(stopped.reason)
@@ -297,6 +301,7 @@ class ProgramSearcher:
         stop: StopSignal | None,
         on_info: Callable[[Info], None] | None,
         deadlines: Deadlines,
+        cleanup: bool = False,
     ) -> SearchResult:
         """The protocol's part of :meth:`think`: raise ProgramError when the engine fails."""
         raise NotImplementedError
@@ -320,6 +325,7 @@ class UciSearcher(ProgramSearcher):
         stop: StopSignal | None,
         on_info: Callable[[Info], None] | None,
         deadlines: Deadlines,
+        cleanup: bool = False,
     ) -> SearchResult:
         state = search.state
         process.send(f"position fen {self.game.format_position(state)}")
@@ -386,7 +392,13 @@ class GtpSearcher(ProgramSearcher):
     ``engine_error``. GTP reports no depth, score or nodes: a move the
     engine chose by itself is answered with depth 1 (a search stands behind
     it; how deep is unknown), score 0, nodes 0 and reason ``engine``.
+    A think of a Go clean-up phase asks ``kgs-genmove_cleanup`` of an engine
+    that lists it (``list_commands``, asked once per program), else
+    ``genmove``.
     """
+
+    #: The program whose ``list_commands`` was asked, and its answer.
+    _listed: tuple[LineProcess, frozenset[str]] | None = None
 
     def _think(
         self,
@@ -396,9 +408,13 @@ class GtpSearcher(ProgramSearcher):
         stop: StopSignal | None,
         on_info: Callable[[Info], None] | None,
         deadlines: Deadlines,
+        cleanup: bool = False,
     ) -> SearchResult:
         state = search.state
         colour = ("black", "white")[self.game.to_move(state)]
+        generate = "genmove"
+        if cleanup and CLEANUP_COMMAND in self._commands(process, stop):
+            generate = CLEANUP_COMMAND
         setup = self._setup(state)
         if deadlines.hard is not None:
             seconds = max(1, int(deadlines.hard - time.monotonic()))
@@ -416,10 +432,26 @@ class GtpSearcher(ProgramSearcher):
             deadline = deadlines.hard + STOP_GRACE_S
         else:
             deadline = time.monotonic() + UNTIMED_GENMOVE_S
-        move = gtp.command(process, f"genmove {colour}", deadline, stop)
+        move = gtp.command(process, f"{generate} {colour}", deadline, stop)
         if move is not None:
             return search.chosen(move)
         raise _Stopped("stopped" if stop is not None and stop.is_set() else "time")
+
+    def _commands(self, process: LineProcess, stop: StopSignal | None) -> frozenset[str]:
+        """The commands ``process`` lists (``list_commands``), asked once per program."""
+        known = self._listed
+        if known is not None and known[0] is process:
+            return known[1]
+        answer = gtp.command(
+            process, "list_commands", time.monotonic() + GTP_COMMAND_TIMEOUT_S, stop
+        )
+        if answer is None:
+            if stop is not None and stop.is_set():
+                raise _Stopped("stopped")
+            raise ExternalEngineError("the engine did not answer list_commands")
+        listed = frozenset(line.strip() for line in answer.splitlines() if line.strip())
+        self._listed = (process, listed)
+        return listed
 
     def _setup(self, state: Any) -> list[str]:
         """GTP commands that put ``state``'s board on the engine's."""
@@ -462,7 +494,9 @@ class CmdSearcher(ProgramSearcher):
         stop: StopSignal | None,
         on_info: Callable[[Info], None] | None,
         deadlines: Deadlines,
+        cleanup: bool = False,
     ) -> SearchResult:
+        # A bot is asked for its move as always: the clean-up phase is the referee's.
         state = search.state
         self._line.at(state)
         self._requests += 1

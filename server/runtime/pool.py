@@ -441,4 +441,5 @@ def _worker_job(ticket: Ticket[Any], seq: int) -> WorkerJob:
         job.deadlines.capped(job.deadline - DELIVERY_MARGIN_S),
         job.algorithm,
         task,
+        isinstance(job, SearchJob) and job.cleanup,
     )

@@ -23,22 +23,27 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import dataclasses
 import json
 import os
 import signal
 import time
 import traceback
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from multiprocessing.context import SpawnContext
 from typing import Any
 
 from engine.errors import GameError
+from engine.game import MCTS, win_odds
+from engine.games.go import RESIGN, Go, GoState, gaining_move, should_resign
 from engine.registry import create_game
 from engine.search.limits import Deadlines, Limits
 from engine.search.request import SearchRequest
-from engine.search.results import Info
+from engine.search.results import Info, SearchResult
+from engine.search.score import Score
 from engine.search.trace import trace
 from engine.searchers import GameSearcher, searcher_for
 from protocol.codec import Encoding, encode
@@ -61,6 +66,10 @@ MAX_CACHED_SEARCHERS = 4
 #: think (node takes some 200 ms: its move's budget), so a tournament's
 #: bots are not evicted by one another. A class of 60 fits.
 MAX_CACHED_PROGRAMS = 64
+#: The game with a clean-up phase, and its pass (protocol.md, ``think.cleanup``).
+GO = "go"
+PASS_TEXT = "pass"
+RESIGN_TEXT = "resign"
 
 
 class StopFlag:
@@ -114,7 +123,8 @@ class WorkerJob:
 
     ``deadlines`` are the search's own: the think's, ended early by the
     pool's delivery margin. ``trace`` makes the job a trace instead of a
-    think (``limits`` is then unused).
+    think (``limits`` is then unused). ``cleanup`` (Go) asks for a move of
+    a clean-up phase (:func:`_think`).
     """
 
     seq: int
@@ -125,6 +135,7 @@ class WorkerJob:
     deadlines: Deadlines
     algorithm: str
     trace: TraceTask | None = None
+    cleanup: bool = False
 
 
 def worker_main(
@@ -179,13 +190,67 @@ def _run(
             conn.send(("done", seq, _trace(job, job.trace, stop)))
             return
         searcher = _searcher(searchers, job, tt_slots, externals)
-        result = searcher.think(SearchRequest(job.state, job.limits, job.deadlines, stop, report))
+        result = _think(searcher, job, stop, report)
     except (BrokenPipeError, ConnectionResetError):
         raise
     except Exception:
         conn.send(("failed", seq, traceback.format_exc()))
         return
     conn.send(("done", seq, result))
+
+
+def _think(
+    searcher: GameSearcher, job: WorkerJob, stop: StopFlag, report: Callable[[Info], None]
+) -> SearchResult:
+    """The searcher's answer to ``job``, with Go's end of game rules for our own search.
+
+    An external GTP engine is asked its own clean-up command in a clean-up
+    phase. Our search scores the board as it stands, so a side already
+    winning may pass with points still to take (the opponent's dead
+    stones, neutral points): it plays them instead
+    (:func:`engine.games.go.gaining_move`); and a side whose win rate has
+    fallen below the threshold resigns (:func:`engine.games.go.should_resign`).
+    """
+    request = SearchRequest(job.state, job.limits, job.deadlines, stop, report)
+    if isinstance(searcher, ProgramSearcher):
+        return searcher.think(request, cleanup=job.cleanup)
+    result = searcher.think(request)
+    if job.game == GO and job.algorithm == MCTS:
+        game = create_game(job.game, job.options)
+        if isinstance(game, Go):
+            return go_answer(game, job.state, result)
+    return result
+
+
+def go_answer(game: Go, state: GoState, result: SearchResult) -> SearchResult:
+    """Our Go search's answer after Go's end-of-game rules (:func:`_think`).
+
+    A resignation keeps the search's principal variation: its first move
+    is the best move found (protocol.md, ``bestmove``).
+    """
+    if result.move is None or result.reason in ("stopped", "only_move"):
+        return result
+    info = result.info
+    if should_resign(game, state, win_chance(info.score, game.win_odds_scale), info.playouts):
+        return dataclasses.replace(result, move=RESIGN_TEXT, move_value=RESIGN)
+    if result.move == PASS_TEXT:
+        move = gaining_move(game, state)
+        if move is not None:
+            text = game.format_move(state, move)
+            pv = dataclasses.replace(info, pv=(text,))
+            return dataclasses.replace(result, move=text, move_value=move, info=pv)
+    return result
+
+
+def win_chance(score: Score, win_odds_scale: int) -> float:
+    """The side to move's chance of winning that a search's score stands for."""
+    if score.win_in is not None:
+        return 1.0
+    if score.loss_in is not None:
+        return 0.0
+    if score.draw:
+        return 0.5
+    return win_odds(score.value or 0, win_odds_scale)
 
 
 def _trace(job: WorkerJob, task: TraceTask, stop: StopFlag) -> TraceReply:

@@ -219,6 +219,54 @@ async def test_gnu_go_behind_the_server_plays_and_is_stopped() -> None:
         assert (best["reason"], best["depth"]) == ("engine", 1), best
 
 
+#: Black's wall on E, White's on F, a dead White stone at B5 in Black's area; Black to move.
+DEAD_IN_BLACKS_AREA = "/".join(["....XO..."] * 4 + [".O..XO..."] + ["....XO..."] * 4) + " X"
+
+
+@pytest.mark.asyncio
+@pytest.mark.skipif(GNUGO is None, reason="gnugo is not installed (apt install gnugo)")
+async def test_a_clean_up_think_asks_gnu_go_kgs_genmove_cleanup() -> None:
+    """Issue 30: GNU Go's genmove passes with a dead stone left; its clean-up command takes it."""
+    assert GNUGO is not None
+    # Japanese rules, no --capture-all-dead: the flags that gave wrong results
+    gnugo = parse_external(f"go=gtp:{GNUGO} --mode gtp --level 1")
+    async with running_server(externals=(gnugo,)) as server, raw_client(server.port) as client:
+        await client.request(
+            {"type": "new_game", "id": 1, "game": "go", "position": DEAD_IN_BLACKS_AREA}
+        )
+        _, best = await client.think(2, {"movetime_ms": 5000}, algorithm="gnugo")
+        assert best["move"] == "pass", best  # genmove: B5 is dead, nothing to gain
+        await client.send(
+            {
+                "type": "think",
+                "id": 3,
+                "limits": {"movetime_ms": 5000},
+                "algorithm": "gnugo",
+                "cleanup": True,
+            }
+        )
+        _, best = await client.collect(3)
+        # a move in Black's area, on the way to taking B5 (not a pass)
+        assert best["move"] != "pass" and best["move"][0] in "ABCD", best
+
+
+@pytest.mark.asyncio
+async def test_a_clean_up_think_asks_genmove_of_an_engine_without_the_command() -> None:
+    quick = ExternalEngine(
+        "go",
+        "quick",
+        "gtp",
+        (sys.executable, str(FAKE.with_name("fake_gtp_engine.py")), "quick"),
+        (),
+    )
+    async with running_server(externals=(quick,)) as server, raw_client(server.port) as client:
+        await client.request({"type": "new_game", "id": 1, "game": "go"})
+        request = {"type": "think", "id": 2, "limits": {"movetime_ms": 2000}}
+        await client.send({**request, "algorithm": "quick", "cleanup": True})
+        _, best = await client.collect(2)
+        assert (best["move"], best["reason"]) == ("pass", "engine"), best
+
+
 @pytest.mark.asyncio
 async def test_a_gtp_engine_is_stopped_by_killing_it() -> None:
     """GTP has no stop: the program is ended and the think gets a legal move at once."""

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import io
+import math
+from pathlib import Path
 
 from engine.registry import create_game
-from engine.search.limits import Limits
+from engine.search.limits import Limits, plan_deadlines
 from engine.search.results import SearchResult
 from server.frontends.gtp import Genmove, GtpEngine, serve
 
@@ -27,6 +29,12 @@ REQUIRED_COMMANDS = [
     "time_settings",
     "time_left",
     "quit",
+    # issue 30: as Go tools use GTP
+    "final_status_list",
+    "kgs-genmove_cleanup",
+    "loadsgf",
+    "reg_genmove",
+    "gogui-analyze_commands",
 ]
 
 
@@ -147,3 +155,117 @@ def test_time_settings_and_time_left_drive_the_search_clock() -> None:
     assert engine._limits(0).movetime_ms == engine.movetime_ms
     assert refused(engine, "time_settings 1 2") == "syntax error"
 
+
+# ----------------------------------------------------------------------
+# As Go tools use GTP (issue 30).
+
+#: Black's wall on E, White's on F, a dead White stone at B5 in Black's area.
+WALLS = [(f"E{row}", f"F{row}") for row in range(1, 10)]
+
+
+def walls_with_a_dead_stone(engine: GtpEngine) -> None:
+    ask(engine, "boardsize 9")
+    ask(engine, "clear_board")
+    for black, white in WALLS:
+        ask(engine, f"play b {black}")
+        ask(engine, f"play w {white}")
+    ask(engine, "play w B5")
+
+
+def test_final_status_list_names_the_dead_stones() -> None:
+    engine = GtpEngine(playouts=50)
+    walls_with_a_dead_stone(engine)
+    assert ask(engine, "final_status_list dead") == "B5"
+    alive = ask(engine, "final_status_list alive").split()
+    assert len(alive) == 18 and "B5" not in alive and "E5" in alive
+    assert ask(engine, "final_status_list seki") == ""
+    assert refused(engine, "final_status_list undead") == "syntax error"
+
+
+def test_kgs_genmove_cleanup_and_reg_genmove_ask_for_searches() -> None:
+    engine = GtpEngine(playouts=50)
+    walls_with_a_dead_stone(engine)
+    order = engine.execute("kgs-genmove_cleanup b")
+    assert isinstance(order, Genmove) and order.cleanup and order.register
+    registered = engine.execute("3 reg_genmove b")
+    assert isinstance(registered, Genmove) and registered.register is False
+    before = list(engine.moves)
+    assert (
+        engine.genmove_answer(registered, SearchResult.unsearched("A1", "time", 0)) == "=3 A1\n\n"
+    )
+    assert engine.moves == before  # reg_genmove plays nothing
+
+
+def test_the_clean_up_search_plays_on_over_the_worker_pool() -> None:
+    commands = "".join(f"play b {b}\nplay w {w}\n" for b, w in WALLS)
+    commands += "play w B5\n1 kgs-genmove_cleanup b\nquit\n"
+    engine = GtpEngine(playouts=100)
+    out = io.StringIO()
+    assert serve(engine, io.StringIO(commands), out) == 0
+    answer = out.getvalue().split("\n\n")[-3]
+    # a move, not a pass (the worker captures before passing), now played
+    assert answer.startswith("=1 ") and answer[3:] not in ("pass", "resign"), answer
+    assert engine.moves[-1] == (0, answer[3:])
+
+
+def test_loadsgf_sets_up_the_record_before_a_move_number(tmp_path: Path) -> None:
+    record = tmp_path / "game.sgf"
+    record.write_text("(;GM[1]SZ[7]KM[6.5]C[a comment];B[dd];W[cc];B[ee])")
+    engine = GtpEngine(playouts=50)
+    assert ask(engine, f"loadsgf {record}") == "white"
+    board = ask(engine, "showboard")
+    assert board.count("X") >= 2 and engine.game.size == 7
+    assert ask(engine, f"loadsgf {record} 2") == "white"  # before move 2: B[dd] only
+    state = engine.state
+    stones = [p for p in engine.game.points if state.board[p]]
+    assert [engine.game.format_move(state, p) for p in stones] == ["D4"]
+    assert refused(engine, f"loadsgf {tmp_path / 'missing.sgf'}") == "cannot open file"
+    (tmp_path / "bad.sgf").write_text("not sgf")
+    assert refused(engine, f"loadsgf {tmp_path / 'bad.sgf'}").startswith("cannot load file")
+
+
+def test_gogui_analyze_commands_give_a_win_rate_and_an_ownership_map() -> None:
+    engine = GtpEngine(playouts=50)
+    commands = ask(engine, "gogui-analyze_commands").split("\n")
+    assert commands == ["string/Win rate/arena-winrate", "gfx/Ownership/arena-ownership"]
+    assert ask(engine, "arena-winrate") == "no search yet"
+    walls_with_a_dead_stone(engine)
+    influence = ask(engine, "arena-ownership").split()
+    assert influence[0] == "INFLUENCE" and len(influence) == 1 + 2 * 81
+    shares = dict(zip(influence[1::2], map(float, influence[2::2]), strict=True))
+    assert shares["E5"] > 0 > shares["F5"] and all(-1 <= v <= 1 for v in shares.values())
+    order = engine.execute("genmove b")
+    assert isinstance(order, Genmove)
+    engine.genmove_answer(order, SearchResult.unsearched("A1", "time", 0))
+    assert ask(engine, "arena-winrate").startswith("black wins 50.0%")
+
+
+def test_without_time_left_the_engine_counts_its_own_clock() -> None:
+    """Issue 30: 75 s of a 60 s clock spent in 37 moves, the main time taken afresh each move."""
+    engine = GtpEngine()
+    ask(engine, "time_settings 60 0 0")  # 60 s sudden death, and no time_left ever
+    assert engine.time is not None
+    first = engine._limits(0).clock
+    assert first is not None and first.time_ms == 60_000
+    engine.time.spend(0, 2_000)
+    after = engine._limits(0).clock
+    assert after is not None and after.time_ms == 58_000
+    assert engine._limits(1).clock == first  # White's clock is its own
+    spent = 2_000
+    for _ in range(200):  # every move spends the whole share it was planned
+        clock = engine._limits(0).clock
+        assert clock is not None
+        planned = plan_deadlines(Limits(clock=clock), 0.0).hard
+        assert planned is not None
+        engine.time.spend(0, math.ceil(planned * 1000))
+        spent += math.ceil(planned * 1000)
+    assert spent < 60_000  # never over the clock
+    # byo-yomi: 10 s for 5 stones, started when the main time is spent
+    ask(engine, "time_settings 1 10 5")
+    engine.time.spend(1, 1_500)
+    assert (engine.time.left_ms[1], engine.time.stones_left[1]) == (9_500, 5)
+    for _ in range(5):
+        engine.time.spend(1, 1_000)
+    assert (engine.time.left_ms[1], engine.time.stones_left[1]) == (10_000, 5)  # a new period
+    ask(engine, "time_left w 3 2")  # the controller's word wins
+    assert (engine.time.left_ms[1], engine.time.stones_left[1]) == (3_000, 2)

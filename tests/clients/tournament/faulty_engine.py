@@ -52,6 +52,7 @@ FAULTS = (
     "patch",
     "mute",
     "pass",
+    "resign",
     "none",
 )
 
@@ -172,6 +173,8 @@ class FaultyEngine:
         fault = self.fault
         if fault == "illegal":
             return [{**session.bestmove(request_id), "move": "zz9"}]
+        if fault == "resign":  # Go: our search's resignation (protocol.md, bestmove)
+            return [{**session.bestmove(request_id), "move": "resign"}]
         if fault == "late":
             await asyncio.sleep(self.late_s)
             return [session.bestmove(request_id)]

@@ -30,7 +30,7 @@ from tests.clients.tournament.helpers import config, play
 
 GNUGO = shutil.which("gnugo") or ("/usr/games/gnugo" if Path("/usr/games/gnugo").exists() else None)
 #: The README's command for GNU Go behind our server (area scoring, dead stones captured).
-GNUGO_COMMAND = "--mode gtp --chinese-rules --capture-all-dead --level 1"
+GNUGO_COMMAND = "--mode gtp --chinese-rules --capture-all-dead --level 5"
 #: A 5x5 board: a Black wall, and a dead White stone in Black's area (Black to move).
 DEAD_STONE = "..X../..X../..XO./..X../..X.. X"
 
@@ -94,6 +94,20 @@ async def test_a_settled_board_is_counted_at_the_first_two_passes(tmp_path: Path
     assert record.extra == {}
     assert record.reason == "white wins by 7.5"
     assert record.result_text == "W+7.5"
+
+
+@pytest.mark.asyncio
+async def test_a_resigning_bestmove_ends_the_game_for_the_other_side(tmp_path: Path) -> None:
+    async with FaultyEngine("resign") as a, FaultyEngine("none") as b:
+        tournament = dataclasses.replace(
+            config([EngineSpec("a", a.url), EngineSpec("b", b.url)], game="go", games=1),
+            options={"size": 5},
+        )
+        _, records = await play(tmp_path, tournament)
+    (record,) = records
+    assert record.moves[-1].move == "resign" and len(record.moves) == 3
+    assert record.winner == 1 and record.reason == "black resigns"
+    assert record.result_text == "W+R"
 
 
 # ----------------------------------------------------------------------------------
@@ -236,11 +250,6 @@ async def test_results_against_gnu_go_are_gnu_gos_own_count(tmp_path: Path) -> N
 
 
 @pytest.mark.skipif(GNUGO is None, reason="gnugo is not installed (apt install gnugo)")
-@pytest.mark.xfail(
-    reason="needs server/external.py to answer a think with cleanup: true by "
-    "kgs-genmove_cleanup: GNU Go's genmove passes again with the dead stone on the board",
-    strict=False,
-)
 @pytest.mark.asyncio
 async def test_gnu_go_without_capture_all_dead_cleans_up(tmp_path: Path) -> None:
     # the flags of the wrong results (Japanese rules, dead stones left):

@@ -20,7 +20,20 @@ import pytest
 
 from engine.errors import BadOptionsError, BadPositionError, GameOverError, IllegalMoveError
 from engine.game import EVAL_LIMIT, MCTS
-from engine.games.go import NO_MOVE, PASS, RESIGN, Go, GoState
+from engine.games.go import (
+    NO_MOVE,
+    PASS,
+    RESIGN,
+    RESIGN_BELOW,
+    RESIGN_MIN_PLAYOUTS,
+    Go,
+    GoState,
+    cleanup_move,
+    dead_stones,
+    gaining_move,
+    ownership,
+    should_resign,
+)
 from engine.registry import create_game
 from engine.search.alphabeta import Searcher
 from engine.search.limits import Limits
@@ -698,3 +711,59 @@ def test_result_text_is_the_area_count_in_go_notation() -> None:
     game = Go(size=5, komi=0.5)
     state = game.play(game.initial_state(), game.parse_move(game.initial_state(), "C3"))
     assert game.result_text(state) == "B+24.5"  # one black stone owns the empty board
+
+
+# ----------------------------------------------------------------------
+# Dead stones and the clean-up phase's move (issue 30).
+
+#: Black's wall on E, White's on F, a dead White stone at B5 in Black's area.
+DEAD_IN_BLACKS_AREA = "/".join(["....XO..."] * 4 + [".O..XO..."] + ["....XO..."] * 4)
+
+
+def test_a_stone_inside_living_walls_is_dead_and_the_walls_are_not() -> None:
+    state = GAME.parse_position(DEAD_IN_BLACKS_AREA + " X")
+    assert [GAME.format_move(state, p) for p in dead_stones(GAME, state)] == ["B5"]
+    owned = dict(zip(GAME.points, ownership(GAME, state), strict=True))
+    assert owned[GAME.point("E1") or 0] > 0.5 and owned[GAME.point("F9") or 0] < -0.5
+    assert all(-1 <= share <= 1 for share in owned.values())
+    # a lone stone in a corner, two stones against it
+    corner = position("O.X..", "..X..", "XX...", ".....", ".....")
+    assert [SMALL.format_move(corner, p) for p in dead_stones(SMALL, corner)] == ["A5"]
+    # a wall facing a wall of the same length: both alive
+    walls = position("..XO.", "..XO.", "..XO.", "..XO.", "..XO.")
+    assert dead_stones(SMALL, walls) == []
+
+
+def test_the_clean_up_move_takes_the_dead_stone_off_then_there_is_none() -> None:
+    state = GAME.parse_position(DEAD_IN_BLACKS_AREA + " X")
+    moves: list[str] = []
+    for _ in range(6):
+        move = cleanup_move(GAME, state)
+        if move is None:
+            break
+        moves.append(GAME.format_move(state, move))
+        state = GAME.play(GAME.play(state, move), PASS)  # White lets it happen
+    assert 1 <= len(moves) <= 4 and set(moves) <= {"A5", "C5", "B4", "B6"}, moves
+    rows = GAME.format_position(state).split()[0].split("/")
+    assert all("O" not in row[:4] for row in rows), rows  # B5 is off the board
+    # White has no dead Black stone to take: nothing to clean up
+    white = GAME.parse_position(DEAD_IN_BLACKS_AREA + " O")
+    assert cleanup_move(GAME, white) is None
+    assert cleanup_move(GAME, GAME.initial_state()) is None
+
+
+def test_a_pass_that_gives_away_a_neutral_point_is_not_taken() -> None:
+    # two living walls with a neutral point between them (C3): filling it gains a point
+    dame = position("XX.OO", "XX.OO", "XXXOO", "XX.OO", "XX.OO", side="X")
+    move = gaining_move(SMALL, dame)
+    assert move is not None and SMALL.format_move(dame, move) in ("C5", "C4", "C2", "C1")
+    settled = position("X.XO.", "X.XO.", "X.XO.", "X.XO.", "X.XO.", side="X")
+    assert gaining_move(SMALL, settled) is None
+
+
+def test_resignation_needs_a_low_win_rate_over_enough_playouts_past_the_opening() -> None:
+    busy = GAME.parse_position("/".join(["X.XXXOO.O"] * 9) + " X")  # 63 stones of 81
+    assert should_resign(GAME, busy, 0.01, RESIGN_MIN_PLAYOUTS)
+    assert not should_resign(GAME, busy, RESIGN_BELOW, RESIGN_MIN_PLAYOUTS)
+    assert not should_resign(GAME, busy, 0.01, RESIGN_MIN_PLAYOUTS - 1)
+    assert not should_resign(GAME, GAME.initial_state(), 0.0, 10 * RESIGN_MIN_PLAYOUTS)

@@ -340,6 +340,32 @@ def test_the_same_position_again_keeps_its_tree() -> None:
     assert searcher.reused_visits == 100
 
 
+def test_nodes_count_only_this_searchs_nodes_when_a_tree_is_reused() -> None:
+    """Issue 30: after a new_game at the same position ``nodes`` held the old tree too."""
+    game, searcher = _searcher("othello")
+    state = game.initial_state()
+    first = searcher.think(SearchRequest(state, Limits(nodes=100)))
+    fresh = MctsSearcher(game, seed=1).think(SearchRequest(state, Limits(nodes=100)))
+    assert first.info.nodes == fresh.info.nodes  # a fresh tree: its whole size, as before
+    second = searcher.think(SearchRequest(state, Limits(nodes=100)))
+    assert searcher.reused_visits == 100
+    assert 0 < second.info.nodes <= second.info.playouts + 1  # a node or none per playout, no more
+
+
+def test_an_only_move_reports_a_score_on_the_win_rate_scale() -> None:
+    """Issue 30: an only-move pass reported the static evaluation (-815), off the MCTS scale."""
+    game = create_game("go", {"size": 9})
+    # Black owns the whole board but two eyes: White's only move is a pass
+    rows = [".XXXXXXXX"] + ["XXXXXXXXX"] * 7 + ["XXXXXXXX."]
+    state = game.parse_position("/".join(rows) + " O")
+    assert [game.format_move(state, m) for m in game.legal_moves(state)] == ["pass"]
+    assert game.evaluate(state) < -700
+    result = MctsSearcher(game, seed=1).think(SearchRequest(state, Limits(nodes=100)))
+    assert result.reason == "only_move" and result.info.score.value is not None
+    bound = round(game.win_odds_scale * math.log(0.999 / 0.001))
+    assert -bound <= result.info.score.value < 0
+
+
 def test_an_unrelated_position_starts_afresh() -> None:
     game, searcher = _searcher("connect4")
     searcher.think(SearchRequest(game.parse_position("4444"), Limits(nodes=500)))
