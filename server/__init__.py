@@ -23,4 +23,4 @@ Start it with ``arena serve`` or ``python -m server``.
 """
 
 SERVER_NAME = "alphabeta-arena"
-SERVER_VERSION = "0.5.0"
+SERVER_VERSION = "0.6.0"
