@@ -86,3 +86,13 @@ def test_a_stopped_think_answers_stopped_with_a_legal_move() -> None:
     result = Searcher(GAME).think(SearchRequest(state, stop=stop))
     assert result.reason == "stopped"
     assert result.move is not None and int(result.move) - 1 in GAME.legal_moves(state)
+
+
+def test_an_unproven_timed_think_leaves_time_to_the_deepening_search() -> None:
+    # Test_L2_R2's first position takes the solver far longer than 0.2 s.
+    state = GAME.parse_position("274552224131661")
+    result = Searcher(GAME).think(SearchRequest(state, Limits(movetime_ms=200)))
+    assert result.reason in {"time", "proven"}
+    if result.reason == "time":
+        assert result.info.depth >= 1  # the deepening search completed iterations
+    assert result.move is not None and int(result.move) - 1 in GAME.legal_moves(state)
