@@ -133,6 +133,13 @@ class Game(ABC, Generic[S, M]):
     #: just moved (Connect Four, tic-tac-toe, normal-play Nim): the side to
     #: move then wins only at odd plies, which the exact solver exploits.
     only_mover_wins: ClassVar[bool] = False
+    #: The exact solver's reach in ``think``: a position with at most this
+    #: many plies left (:meth:`max_remaining_plies`) is first solved by
+    #: null-window bisection (:class:`engine.search.solver.ExactSolver`'s
+    #: method) within a share of the think's budget, before any deepening
+    #: search. 0 (the default): never; only games whose positions the
+    #: solver proves quickly near the end set it (Connect Four).
+    solver_reach: ClassVar[int] = 0
     #: Games of chance only: evaluation units per point of utility. The
     #: expectiminimax search scores a finished game as ``points *
     #: utility_scale`` so that it shares the evaluation's scale.

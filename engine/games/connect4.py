@@ -48,6 +48,12 @@ class ConnectFour(Game[C4State, int]):
     title = "Connect Four"
     players = ("first", "second")
     only_mover_wins = True
+    #: ``think`` solves exactly from 28 plies left (14 stones on the 7x6
+    #: board): Pons' middle-game sets (Test_L2_*) hold positions with 15 to
+    #: 28 stones played, which the compiled solver proves in tens of
+    #: milliseconds (median; bench/c4_think_bench.py), while earlier
+    #: positions can take seconds and are left to the deepening search.
+    solver_reach = 28
     eval_unit = f"points (a threat is worth {THREAT_WEIGHT} to {THREAT_WEIGHT + GOOD_PARITY_BONUS})"
     #: Evaluation units per unit of log-odds (Monte Carlo search), fitted by ``python -m
     #: bench.mcts_bench --only scales``: evaluations of 200 random positions against the results of

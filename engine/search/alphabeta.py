@@ -30,15 +30,18 @@ Nothing here prints: progress goes to the request's ``on_info`` callback.
 
 from __future__ import annotations
 
+import time
+from bisect import bisect_left, bisect_right
 from collections import defaultdict
 from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Any, Final, final
 
 from engine.game import Game
-from engine.search.budget import BudgetedSearch
+from engine.search.budget import BudgetedSearch, SearchAborted
 from engine.search.limits import MAX_DEPTH, Limits
 from engine.search.ordering import pick_moves, sort_rest
+from engine.search.request import SearchRequest
 from engine.search.results import Info, SearchResult, SearchStats
 from engine.search.score import WIN, WIN_THRESHOLD, Score, is_decisive
 from engine.search.threats import ThreatCuts, has_threat_hooks
@@ -58,6 +61,14 @@ NULL_MOVE_REDUCTION: Final = 2
 NULL_MOVE_MIN_DEPTH: Final = 3
 #: Killer moves kept per ply.
 KILLERS_PER_PLY: Final = 2
+
+#: Share of a timed or node-limited think that the exact solver may spend
+#: on a position within the game's :attr:`~engine.game.Game.solver_reach`
+#: before the deepening search takes over with what is left (and with the
+#: solver's table entries, which are proven bounds). Half: the deepening
+#: search then still has half of its budget, so a position the solver does
+#: not prove in time is played about as well as without it.
+SOLVER_SHARE: Final = 0.5
 
 INFINITY: Final = WIN + 1
 
@@ -114,6 +125,7 @@ class Searcher(BudgetedSearch):
         self._best = _RootBest(None, 0, [])
         self._value = 0
         self._proven = False
+        self._depth_limited = False
 
     # ------------------------------------------------------------------
     # One iteration of the driver (BudgetedSearch.think).
@@ -129,9 +141,112 @@ class Searcher(BudgetedSearch):
         moves = self.game.ordered_moves(state)
         return self.game.sort_moves(state, moves) if len(moves) > 1 else moves
 
+    def _arm(self, request: SearchRequest) -> None:
+        super()._arm(request)
+        # A think with a depth limit asks for that depth: no solving.
+        self._depth_limited = request.limits.depth is not None
+
     def _begin_search(self, state: Any, root_moves: list[Hashable]) -> SearchResult | None:
         self._best = _RootBest(self._fallback_move(state, root_moves), 0, [])
-        return None
+        reach = self.game.solver_reach
+        if reach <= 0 or self._depth_limited:
+            return None
+        remaining = self.game.max_remaining_plies(state)
+        if remaining is None or remaining > reach:
+            return None
+        return self._solve_first(state, root_moves, remaining)
+
+    def _solve_first(
+        self, state: Any, root_moves: list[Hashable], remaining: int
+    ) -> SearchResult | None:
+        """Solve ``state`` within :data:`SOLVER_SHARE` of the budget; ``None``: not proven.
+
+        The solver checks the same limits as the deepening search, narrowed
+        to its share: a node limit and the time to the iteration deadline
+        (else the hard one). Unproven, the limits are restored and the
+        deepening search goes on from the nodes already counted, so the
+        think never ends later than it would have without the solver.
+        """
+        node_limit, hard = self._node_limit, self._hard_deadline
+        if node_limit is not None:
+            self._node_limit = self.nodes + int(SOLVER_SHARE * (node_limit - self.nodes))
+        target = self._iteration_deadline if self._iteration_deadline is not None else hard
+        if target is not None:
+            now = time.monotonic()
+            share = now + SOLVER_SHARE * max(0.0, target - now)
+            self._hard_deadline = share if hard is None else min(hard, share)
+        self._next_check = self.nodes + 1  # check the narrowed limits at the first node
+        depth = min(MAX_DEPTH, max(1, remaining))
+        try:
+            value, proof = self._bisect(state, depth, root_moves)
+        except SearchAborted as aborted:
+            self._node_limit, self._hard_deadline = node_limit, hard
+            self._next_check = self.nodes + 1
+            self._forget_iteration_best()  # a null-window probe's best is no answer
+            if str(aborted) == "stopped":
+                move = self._best.move
+                return self._result(state, move, 0, 0, [move], "stopped", proven=False)
+            return None
+        self._node_limit, self._hard_deadline = node_limit, hard
+        # The move whose fail-high raised the lower bound last achieves the
+        # value; if none did, every move is lost as fast as possible.
+        move = proof.move if proof is not None else root_moves[0]
+        pv = proof.pv if proof is not None else [move]
+        self._best = _RootBest(move, value, pv)
+        self._value = value
+        self._proven = True
+        if self._on_info is not None:
+            self._on_info(self._report(state, depth, self._best, False, True))
+        return self._result(state, move, value, depth, pv, "proven", proven=True)
+
+    def _bisect(
+        self, state: Any, depth: int, root_moves: list[Hashable]
+    ) -> tuple[int, _RootBest | None]:
+        """The exact value of ``state`` by null-window bisection, with its proof.
+
+        Every probe searches to ``depth``, the plies the game can still
+        last, so no leaf is heuristic; each null-window search of the root
+        asks "is the value at least ``t``?". The probes test the outcome
+        class first (a win? a draw or better?), then the distance, as Pons'
+        Connect Four solver does. Returns the value and the root move whose
+        fail-high last raised the lower bound (``None``: every move loses as
+        fast as possible). Raises :class:`SearchAborted` when a limit ends it.
+        """
+        candidates = self._solver_values(depth)
+        zero = candidates.index(0)
+        low, high = 0, len(candidates) - 1
+        proof: _RootBest | None = None
+        while low < high:
+            if low < zero + 1 <= high:
+                probe = zero + 1  # is it a win at all?
+            elif low < zero <= high:
+                probe = zero  # is it at least a draw?
+            else:
+                probe = (low + high + 1) // 2
+            threshold = candidates[probe]
+            self._forget_iteration_best()
+            value = self._root(state, depth, threshold - 1, threshold, root_moves)
+            if value >= threshold:
+                low = min(bisect_left(candidates, value, low, high + 1), high)
+                proof = self._iter_best
+                if proof is not None:
+                    self._order_root(root_moves, proof.move)
+            else:
+                high = max(bisect_right(candidates, value, low, high + 1) - 1, low)
+        return candidates[low], proof
+
+    def _solver_values(self, depth: int) -> list[int]:
+        """Every value a game of at most ``depth`` more plies can have, ascending.
+
+        When only the player who just moved can win, the side to move wins
+        only at odd plies and loses only at even ones, which halves the set.
+        """
+        if self.game.only_mover_wins:
+            losses = range(2, depth + 1, 2)
+            wins = range(1, depth + 1, 2)
+        else:
+            losses = wins = range(1, depth + 1)
+        return sorted([ply - WIN for ply in losses] + [0] + [WIN - ply for ply in wins])
 
     def _max_depth(self, state: Any, limits: Limits) -> int:
         """The limit's depth; without one, no deeper than the game can last."""
