@@ -252,7 +252,7 @@ class MctsSearcher(BudgetedSearch):
         self._next_info = 0.0
         #: Visits of the root when the last search began (> 0 when a tree was reused).
         self.reused_visits = 0
-        #: Bound on the tree's estimated bytes (:meth:`tree_bytes`); ``None``: only MAX_LISTED_MOVES.
+        #: Bound on the estimated tree bytes (:meth:`tree_bytes`); None: MAX_LISTED_MOVES only.
         self.max_tree_bytes: int | None = None
         self._reset_counters()
 
@@ -263,7 +263,7 @@ class MctsSearcher(BudgetedSearch):
         return self.nodes * NODE_BYTES + self.listed * LISTED_MOVE_BYTES
 
     def release(self) -> None:
-        """Drop the kept tree (the next think starts afresh); its memory goes back to the allocator."""
+        """Drop the kept tree: the next think starts afresh, its memory can be freed."""
         self._tree = None
         self._search_root = Node(None, CHANCE)
         self.nodes = 0
