@@ -12,8 +12,9 @@ think has ``--think-ms`` of movetime. Reports:
   deadline (or whose connection failed);
 * **late** answers: a ``bestmove`` received more than LATE_AFTER_S after
   the think's movetime ran out, counted and the worst given;
-* the peak RSS (``VmRSS`` from ``/proc``) of every process: the server, its
-  workers and the engine programs they run;
+* the peak RSS (``VmRSS`` from ``/proc``, sampled every SAMPLE_S) of the
+  server and of each worker process (a worker replaced after a fault is a
+  new one), and of the engine programs by mode (restarted often);
 * the load average at the start and the end (other work shares the host).
 
 Not part of the test suite: ``python -m bench.soak --seconds 60``.
@@ -214,10 +215,22 @@ async def soak(seconds: float, workers: int, think_ms: int) -> dict[str, Any]:
         "lost": sum(t.lost for t in tallies.values()),
         "late": sum(t.late for t in tallies.values()),
         "thinks": sum(t.thinks for t in tallies.values()),
-        "peak_rss_mb": {
-            f"{label} ({pid})": round(rss / 1024, 1) for pid, (label, rss) in sorted(peaks.items())
-        },
+        "peak_rss_mb": _rss_summary(peaks),
     }
+
+
+def _rss_summary(peaks: dict[int, tuple[str, int]]) -> dict[str, str]:
+    """Peak RSS of the server and each worker; engine programs by mode (they restart often)."""
+    summary: dict[str, str] = {}
+    engines: dict[str, list[int]] = {}
+    for pid, (label, rss) in sorted(peaks.items()):
+        if label.startswith("engine "):
+            engines.setdefault(label, []).append(rss)
+        else:
+            summary[f"{label} {pid}"] = f"{rss / 1024:.1f}"
+    for label, values in sorted(engines.items()):
+        summary[f"{label} (max of {len(values)} processes)"] = f"{max(values) / 1024:.1f}"
+    return summary
 
 
 def main(argv: list[str] | None = None) -> int:
