@@ -75,6 +75,7 @@ class ArenaServer:
             self.config.limits.max_queue,
             self.config.preempt_after_s,
             self.config.externals,
+            tree_budget=self.config.tree_budget,
         )
         #: Which external engines can be used (probed in the background at start).
         self.health = ProgramHealth(self.config.externals)

@@ -24,6 +24,10 @@ from server.app import WS_PATH, ArenaServer
 from server.config import DEFAULT_DRAIN_GRACE_S, ServerConfig
 from server.external import ExternalEngine, check_externals, parse_external
 from server.runtime.constants import QUEUE_PER_WORKER
+from server.runtime.memory import TreeBudget
+
+#: Bytes in a mebibyte (the unit of ``--worker-tree-mb``).
+MIB = 1024 * 1024
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -77,6 +81,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help=f"niceness added to search processes so that the event loop comes first "
         f"(default {defaults.worker_nice}; 0 for equal priority)",
+    )
+    parser.add_argument(
+        "--worker-tree-mb",
+        type=positive_int_argument,
+        default=defaults.tree_budget.tree_bytes // MIB,
+        metavar="MB",
+        help=f"memory each search worker's Monte Carlo trees may hold, in MiB "
+        f"(default {defaults.tree_budget.tree_bytes // MIB}; docs/load.md)",
     )
     parser.add_argument(
         "--token",
@@ -217,6 +229,7 @@ def config_from_args(args: argparse.Namespace) -> ServerConfig:
         allowed_hosts=tuple(args.allow_host),
         max_connections=args.max_connections,
         worker_nice=max(0, args.worker_nice),
+        tree_budget=TreeBudget(tree_bytes=args.worker_tree_mb * MIB),
         externals=_externals(args.external),
         agent_port=agent_port,
         drain_grace_s=drain_grace_s,

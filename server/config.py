@@ -15,6 +15,7 @@ from engine.search.tt import DEFAULT_TT_SLOTS
 from protocol.limits import ServerLimits
 from server.external import ExternalEngine
 from server.runtime.constants import PREEMPT_AFTER_S, WORKER_GRACE_S, WORKER_NICE
+from server.runtime.memory import TreeBudget
 
 #: Open connections beyond which new ones are closed at once with 1013
 #: (try again later). Each idle connection costs some tens of kilobytes and
@@ -62,6 +63,8 @@ class ServerConfig:
     preempt_after_s: float = PREEMPT_AFTER_S
     #: Engine programs offered besides our own searches (``--external``).
     externals: tuple[ExternalEngine, ...] = ()
+    #: Each worker's bound on its Monte Carlo trees (``--worker-tree-mb``).
+    tree_budget: TreeBudget = field(default_factory=TreeBudget)
     #: TCP port of HAProxy's agent check (server/agent.py); ``None``: no agent.
     agent_port: int | None = None
     #: On SIGTERM, how long sessions may finish their thinks (0: shut down at once).

@@ -85,7 +85,11 @@ nodes up to :data:`REUSE_DEPTH` levels below the old root
 (``==``); if found, that subtree becomes the new root with all its
 statistics, otherwise the search starts afresh. A worker that serves many
 sessions therefore reuses a tree only for a position that really follows.
-The tree's memory is bounded (:data:`MAX_LISTED_MOVES`, about 150 MB).
+The tree's memory is bounded (:data:`MAX_LISTED_MOVES`, about 150 MB), and
+more tightly by :attr:`MctsSearcher.max_tree_bytes` when set (a worker's
+memory budget, :mod:`server.runtime.memory`): a tree that reaches it stops
+growing and the search goes on in it; a reused subtree already over it is
+dropped for a fresh root; :meth:`MctsSearcher.release` drops the kept tree.
 
 RAVE is on by default only in the games of :data:`RAVE_GAMES` (Go and
 Othello), where it measured better; the constructor's ``rave`` turns it on or off anywhere.
@@ -141,6 +145,15 @@ DEFAULT_PLAYOUTS: Final = 20_000
 #: with RAVE (2.5 KB per node) and 9 MB in chess (0.5 KB), compiled. So the
 #: tree stays near 150 MB; Go fills it in about 10 s of a compiled search.
 MAX_LISTED_MOVES: Final = 4_000_000
+#: The estimate of a tree's memory that :attr:`MctsSearcher.max_tree_bytes`
+#: bounds: ``nodes * NODE_BYTES + listed * LISTED_MOVE_BYTES``. Measured on
+#: the pure-Python build (RSS growth of ``grow()`` over 3,000 playouts from
+#: the start, after ``gc.collect()``): 9x9 Go with RAVE took 2,200 bytes a
+#: node listing 32 moves each, chess 1,880 bytes a node listing 3; these
+#: figures cover both with a little room (Go: 2,410 estimated for 2,200
+#: measured). The compiled build takes less, so the bound holds there too.
+NODE_BYTES: Final = 1_900
+LISTED_MOVE_BYTES: Final = 16
 #: Levels of the old tree searched for the new position: two plies (my
 #: move and the reply), four in a game of chance, where a roll is a level
 #: too (my move, the roll, the reply, the next roll). Each node on those
@@ -242,7 +255,32 @@ class MctsSearcher(BudgetedSearch):
         self._next_info = 0.0
         #: Visits of the root when the last search began (> 0 when a tree was reused).
         self.reused_visits = 0
+        #: Bound on the estimated tree bytes (:meth:`tree_bytes`); None: MAX_LISTED_MOVES only.
+        self.max_tree_bytes: int | None = None
+        #: Nodes of the tree kept from an earlier think (``nodes`` counts this search's only).
+        self._reused_nodes = 0
         self._reset_counters()
+
+    def tree_bytes(self) -> int:
+        """The estimated memory of the tree kept for the next think (0 when none is kept)."""
+        if self._tree is None:
+            return 0
+        return (self._reused_nodes + self.nodes) * NODE_BYTES + self.listed * LISTED_MOVE_BYTES
+
+    def release(self) -> None:
+        """Drop the kept tree: the next think starts afresh, its memory can be freed."""
+        self._tree = None
+        self._search_root = Node(None, CHANCE)
+        self.nodes = 0
+        self._reused_nodes = 0
+        self.listed = 0
+
+    def _tree_full(self) -> bool:
+        """Whether the tree may not grow: MAX_LISTED_MOVES, or :attr:`max_tree_bytes` reached."""
+        if self.listed >= MAX_LISTED_MOVES:
+            return True
+        cap = self.max_tree_bytes
+        return cap is not None and self.nodes * NODE_BYTES + self.listed * LISTED_MOVE_BYTES >= cap
 
     def _reset_counters(self) -> None:
         self.nodes = 0
@@ -364,7 +402,7 @@ class MctsSearcher(BudgetedSearch):
         node = root
         while node.proven == UNPROVEN:
             if not node.expanded:
-                if node is not root and self.listed >= MAX_LISTED_MOVES:
+                if node is not root and self._tree_full():
                     break  # the tree is full: simulate from its leaf
                 self._expand(node)
             if node.mover == CHANCE:
@@ -378,7 +416,7 @@ class MctsSearcher(BudgetedSearch):
                 child_state = game.play(node.state, node.moves[index])
                 child = self._new_node(child_state)
                 child.created = self.playouts + 1
-                if self.listed < MAX_LISTED_MOVES:  # else the tree is full: not kept
+                if not self._tree_full():  # else the tree is full: not kept
                     node.children[index] = child
                     self.nodes += 1
                 path.append(child)
@@ -557,10 +595,18 @@ class MctsSearcher(BudgetedSearch):
                 level = following
         root = found if found is not None else self._new_node(state)
         self._tree = root
-        _, self.listed = tree_size(root)
+        reused, self.listed = tree_size(root)
         # ``nodes`` counts this search's nodes (protocol.md: counters since
-        # the search started), not a reused tree's (issue 30).
+        # the search started), not a reused tree's (issue 30); the reused
+        # ones still weigh on the tree's memory (tree_bytes).
         self.nodes = 1 if found is None else 0
+        self._reused_nodes = reused if found is not None else 0
+        cap = self.max_tree_bytes
+        if found is not None and cap is not None and self.tree_bytes() > cap:
+            # Over the budget (set lower since it grew): start afresh rather than grow past it.
+            root = self._new_node(state)
+            self._tree = root
+            self.nodes, self.listed, self._reused_nodes = 1, 0, 0
         return root
 
     # ------------------------------------------------------------------

@@ -54,6 +54,7 @@ from server.runtime.constants import (
     WORKER_GRACE_S,
     WORKER_NICE,
 )
+from server.runtime.memory import TreeBudget
 from server.runtime.scheduler import (
     ArmTimer,
     Command,
@@ -151,6 +152,7 @@ class WorkerPool:
         preempt_after_s: float = PREEMPT_AFTER_S,
         externals: tuple[ExternalEngine, ...] = (),
         trace_preempt_after_s: float = TRACE_PREEMPT_AFTER_S,
+        tree_budget: TreeBudget | None = None,
     ) -> None:
         """``externals`` are the engine programs the workers run for their games' thinks."""
         self.scheduler = Scheduler(
@@ -167,6 +169,8 @@ class WorkerPool:
         self.max_queue = self.scheduler.max_queue
         self.preempt_after_s = preempt_after_s
         self.externals = externals
+        #: Each worker's bound on its Monte Carlo trees (server/runtime/memory.py).
+        self.tree_budget = tree_budget or TreeBudget()
         self._context = multiprocessing.get_context("spawn")
         self._processes: dict[WorkerId, _Process] = {}
         self._tickets: dict[TicketId, Ticket[Any]] = {}
@@ -337,7 +341,14 @@ class WorkerPool:
         flag = StopFlag(self._context)
         process = self._context.Process(
             target=worker_main,
-            args=(child_conn, flag, self.tt_slots, self.worker_nice, self.externals),
+            args=(
+                child_conn,
+                flag,
+                self.tt_slots,
+                self.worker_nice,
+                self.externals,
+                self.tree_budget,
+            ),
             name=f"arena-worker-{number}",
             daemon=True,
         )

@@ -56,6 +56,7 @@ from server.external import (
     find_external,
     program_searcher,
 )
+from server.runtime.memory import TreeBudget, fit_trees, release_trees
 
 #: Searchers kept per worker. Each holds a transposition table of up to
 #: ``tt_slots`` entries (about 30 MB at the default 2**18 when full), so a
@@ -144,12 +145,15 @@ def worker_main(
     tt_slots: int,
     nice: int = 0,
     externals: tuple[ExternalEngine, ...] = (),
+    budget: TreeBudget | None = None,
 ) -> None:
     """Serve jobs from ``conn`` until ``None`` arrives or the parent goes away.
 
     ``nice`` is added to the process's niceness first (the event loop in
-    the parent should win the CPU over searches).
+    the parent should win the CPU over searches). ``budget`` bounds the
+    memory of the Monte Carlo trees kept (:mod:`server.runtime.memory`).
     """
+    budget = budget or TreeBudget()
     # Ctrl-C in a terminal reaches the whole process group; the parent
     # shuts down gracefully and tells the workers when to exit.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -161,10 +165,13 @@ def worker_main(
         _start_externals(searchers, externals)
         conn.send(("ready",))
         while True:
+            if not conn.poll(budget.idle_release_s):
+                release_trees(searchers.values())  # idle: a closed session's tree goes too
+                continue
             job = conn.recv()
             if job is None:
                 return
-            _run(conn, stop, job, searchers, tt_slots, externals)
+            _run(conn, stop, job, searchers, tt_slots, externals, budget)
     except (EOFError, BrokenPipeError, ConnectionResetError):
         return  # the parent is gone: nothing left to serve
     finally:
@@ -179,6 +186,7 @@ def _run(
     searchers: OrderedDict[str, GameSearcher],
     tt_slots: int,
     externals: tuple[ExternalEngine, ...] = (),
+    budget: TreeBudget | None = None,
 ) -> None:
     seq = job.seq
 
@@ -190,6 +198,7 @@ def _run(
             conn.send(("done", seq, _trace(job, job.trace, stop)))
             return
         searcher = _searcher(searchers, job, tt_slots, externals)
+        fit_trees(searchers, searcher, budget or TreeBudget())
         result = _think(searcher, job, stop, report)
     except (BrokenPipeError, ConnectionResetError):
         raise

@@ -1,0 +1,93 @@
+"""A search worker's memory budget for Monte Carlo trees, and releasing them.
+
+Each worker keeps up to ``MAX_CACHED_SEARCHERS`` searchers, and an MCTS
+searcher keeps its tree between thinks (:mod:`engine.search.mcts`). Left
+alone, four cached Go trees reached 690-850 MB per worker and stayed after
+the client left. :class:`TreeBudget` bounds them:
+
+* the trees of one worker share ``tree_bytes`` (estimated by
+  :meth:`~engine.search.mcts.MctsSearcher.tree_bytes`): before a think, the
+  least recently used other trees are dropped until they hold at most half
+  of it, and the thinking searcher may grow its tree into what is left;
+* a worker idle for ``idle_release_s`` drops every tree (a closed session's
+  tree goes this way: the worker never hears of sessions), then hands the
+  freed memory back to the system.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import gc
+from collections import OrderedDict
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from engine.search.mcts import MctsSearcher
+from engine.searchers import GameSearcher
+
+#: Bytes of MCTS trees per worker. A 10 s 9x9 Go think of the compiled
+#: build grew a worker by about 130 MB (issue 26): 192 MiB keeps such a
+#: tree whole, with room for a smaller one of another session. With the
+#: worker's own ~50 MB and its tables (about 30 MB each at the default
+#: ``tt_slots``, up to MAX_CACHED_SEARCHERS of them) a worker stays under
+#: about 370 MB (docs/load.md).
+DEFAULT_TREE_BYTES = 192 * 1024 * 1024
+#: Seconds without a job after which a worker drops its trees: longer than a
+#: client's pause between two moves of a game (so that a game keeps reusing
+#: its tree), short enough that a closed session's memory comes back soon.
+DEFAULT_IDLE_RELEASE_S = 30.0
+#: Share of the budget other searchers' trees may keep during a think.
+OTHERS_SHARE = 0.5
+
+
+@dataclass(frozen=True, slots=True)
+class TreeBudget:
+    """How much memory one worker's MCTS trees may hold, and when idle trees go."""
+
+    tree_bytes: int = DEFAULT_TREE_BYTES
+    idle_release_s: float = DEFAULT_IDLE_RELEASE_S
+
+
+def fit_trees(
+    searchers: OrderedDict[str, GameSearcher], current: GameSearcher, budget: TreeBudget
+) -> None:
+    """Make room for ``current``'s think: drop LRU trees of others, bound ``current``'s tree.
+
+    ``searchers`` is ordered least recently used first.
+    """
+    others = [s for s in searchers.values() if isinstance(s, MctsSearcher) and s is not current]
+    kept = sum(s.tree_bytes() for s in others)
+    for searcher in others:  # least recently used first
+        if kept <= budget.tree_bytes * OTHERS_SHARE:
+            break
+        kept -= searcher.tree_bytes()
+        searcher.release()
+    if isinstance(current, MctsSearcher):
+        current.max_tree_bytes = max(0, budget.tree_bytes - kept)
+
+
+def release_trees(searchers: Iterable[GameSearcher]) -> bool:
+    """Drop every kept MCTS tree and return the memory to the system; whether any was kept."""
+    released = False
+    for searcher in searchers:
+        if isinstance(searcher, MctsSearcher) and searcher.tree_bytes() > 0:
+            searcher.release()
+            released = True
+    if released:
+        gc.collect()
+        _trim_heap()
+    return released
+
+
+def _trim_heap() -> None:
+    """Ask the C allocator to give its free pages back (glibc only; elsewhere nothing)."""
+    name = ctypes.util.find_library("c")
+    if name is None:
+        return
+    try:
+        libc = ctypes.CDLL(name)
+        trim = libc.malloc_trim
+    except (OSError, AttributeError):
+        return
+    trim(0)
