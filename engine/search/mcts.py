@@ -154,6 +154,11 @@ MAX_LISTED_MOVES: Final = 4_000_000
 #: measured). The compiled build takes less, so the bound holds there too.
 NODE_BYTES: Final = 1_900
 LISTED_MOVE_BYTES: Final = 16
+#: What the last step of a tree that stopped at its budget may have added
+#: past it: one node and the moves it lists (362 in 19x19 Go, rounded up).
+#: A kept tree over its budget by no more than this stopped there and is
+#: reused; one further over was grown under a larger budget and is dropped.
+GROWTH_SLACK_BYTES: Final = NODE_BYTES + 400 * LISTED_MOVE_BYTES
 #: Levels of the old tree searched for the new position: two plies (my
 #: move and the reply), four in a game of chance, where a roll is a level
 #: too (my move, the roll, the reply, the next roll). Each node on those
@@ -265,6 +270,10 @@ class MctsSearcher(BudgetedSearch):
         """The estimated memory of the tree kept for the next think (0 when none is kept)."""
         if self._tree is None:
             return 0
+        return self.tree_bytes_now()
+
+    def tree_bytes_now(self) -> int:
+        """The estimated memory of the tree being searched: reused nodes and this search's."""
         return (self._reused_nodes + self.nodes) * NODE_BYTES + self.listed * LISTED_MOVE_BYTES
 
     def release(self) -> None:
@@ -280,7 +289,7 @@ class MctsSearcher(BudgetedSearch):
         if self.listed >= MAX_LISTED_MOVES:
             return True
         cap = self.max_tree_bytes
-        return cap is not None and self.nodes * NODE_BYTES + self.listed * LISTED_MOVE_BYTES >= cap
+        return cap is not None and self.tree_bytes_now() >= cap
 
     def _reset_counters(self) -> None:
         self.nodes = 0
@@ -602,7 +611,8 @@ class MctsSearcher(BudgetedSearch):
         self.nodes = 1 if found is None else 0
         self._reused_nodes = reused if found is not None else 0
         cap = self.max_tree_bytes
-        if found is not None and cap is not None and self.tree_bytes() > cap:
+        over = cap is not None and self.tree_bytes() > cap + GROWTH_SLACK_BYTES
+        if found is not None and over:
             # Over the budget (set lower since it grew): start afresh rather than grow past it.
             root = self._new_node(state)
             self._tree = root
