@@ -10,6 +10,7 @@ import pytest
 
 from engine.registry import create_game
 from engine.search.limits import Limits
+from engine.search.request import SearchRequest
 from server.external import ExternalEngine, program_searcher
 from tests.timing import UNIT
 
@@ -34,7 +35,7 @@ def test_an_example_bot_wins_when_it_can_and_blocks_when_it_must(name: str, tmp_
     try:
         for position, expected in (("445566", "3"), ("44556", "3"), ("", "4")):
             result = searcher.think(
-                game.parse_position(position), Limits(movetime_ms=int(3000 * UNIT))
+                SearchRequest(game.parse_position(position), Limits(movetime_ms=int(3000 * UNIT)))
             )
             assert (result.move, result.reason) == (expected, "engine"), (position, result)
     finally:
@@ -49,7 +50,8 @@ def test_the_two_example_bots_play_a_whole_game(tmp_path: Path) -> None:
     state = game.initial_state()
     try:
         while game.outcome(state) is None:
-            result = players[game.to_move(state)].think(state, Limits(movetime_ms=int(3000 * UNIT)))
+            player = players[game.to_move(state)]
+            result = player.think(SearchRequest(state, Limits(movetime_ms=int(3000 * UNIT))))
             assert result.reason == "engine", result
             assert result.move is not None
             state = game.play_text(state, result.move)
