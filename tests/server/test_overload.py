@@ -216,10 +216,11 @@ async def test_a_long_trace_gives_way_to_a_waiting_think() -> None:
         raw_client(server.port) as bot,
     ):
         server.pool.scheduler.trace_preempt_after_s = 0.3  # 3 s by default: shortened here
-        await start(tracer)
+        await start(tracer, "go", options={"size": 19})
         await start(bot)
-        # Far more than max_nodes: runs until the server's trace time is up.
-        await tracer.send({"type": "trace", "id": "t", "depth": 12, "max_nodes": 50_000})
+        # The trace: 20,000 playouts on 19x19 run for seconds in either build
+        # (a Connect Four trace could end within the shortened delay when compiled).
+        await tracer.send({"type": "trace", "id": "t", "algorithm": "mcts", "playouts": 20_000})
         await wait_until(lambda: server.pool.busy_worker_pids())
         sent = time.monotonic()
         _, best = await bot.think(2, {"movetime_ms": 3000})
