@@ -54,7 +54,7 @@ from clients.tournament.config import (
 from clients.tournament.connections import Backoff, PreflightError, preflight
 from clients.tournament.local import LocalServer, LocalServerError
 from clients.tournament.openings import OPENING_FORMATS
-from clients.tournament.records import RECORD_SUFFIXES
+from clients.tournament.records import EPD_GAMES, RECORD_SUFFIXES
 from clients.tournament.runner import (
     RunSettings,
     TournamentAborted,
@@ -270,6 +270,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="PGN file for chess, SGF for Go (default: the database name + .pgn or .sgf)",
     )
     run.add_argument(
+        "--epdout",
+        metavar="FILE",
+        help="chess: each game's final position as an EPD line in FILE",
+    )
+    run.add_argument(
         "--reconnect-attempts",
         type=int,
         default=6,
@@ -283,7 +288,17 @@ def configure(parser: argparse.ArgumentParser) -> None:
         metavar="S",
         help="first pause between attempts, doubling up to 4 s (default 0.25)",
     )
-    run.add_argument("--quiet", action="store_true", help="print only the final tables")
+    run.add_argument(
+        "-q", "--quiet", action="store_true", help="no line per game: only the tables"
+    )
+    run.add_argument(
+        "--rating-interval",
+        type=int,
+        default=0,
+        metavar="N",
+        help="print the standings every N games (as cutechess-cli's -ratinginterval; "
+        "also with --quiet; default 0: only at the end)",
+    )
     run.add_argument(
         "--token",
         default=os.environ.get("ARENA_TOKEN") or None,
@@ -398,11 +413,17 @@ def run(args: argparse.Namespace) -> int:
     try:
         if args.local_workers is not None and args.local_workers < 1:
             raise ConfigError("--local-workers must be at least 1")
+        if args.rating_interval < 0:
+            raise ConfigError("--rating-interval must be at least 0")
         if args.resume:
             store = Store.open(args.db)
             config = store.config()
+            if args.epdout and config.game not in EPD_GAMES:
+                store.close()
+                _check_epdout(args, config.game)
         else:
             config = config_from_args(args)
+            _check_epdout(args, config.game)
             engine_tokens = config.tokens()
             if not Path(args.db).exists():  # else create_tournament says what to do
                 asyncio.run(_preflight_remote(config, args.token))
@@ -432,7 +453,9 @@ def run(args: argparse.Namespace) -> int:
         pgn_path=(Path(args.pgn) if args.pgn else stem.with_suffix(RECORD_SUFFIXES[game]))
         if game in RECORD_SUFFIXES
         else None,
+        epd_path=Path(args.epdout) if args.epdout else None,
         quiet=args.quiet,
+        rating_interval=args.rating_interval,
         token=args.token,
         engine_tokens=engine_tokens,
     )
@@ -505,6 +528,12 @@ class _Session:
         database = Path(self.args.db)
         for suffix in ("", "-wal", "-shm", "-journal"):
             database.with_name(database.name + suffix).unlink(missing_ok=True)
+
+
+def _check_epdout(args: argparse.Namespace, game: str) -> None:
+    """``--epdout`` writes chess positions (EPD); refused for other games."""
+    if args.epdout and game not in EPD_GAMES:
+        raise ConfigError(f"--epdout is for chess (EPD positions), not {game}")
 
 
 def _has_work(store: Store) -> bool:

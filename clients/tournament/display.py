@@ -200,6 +200,14 @@ def report(names: Sequence[str], results: Sequence[GameResult], sprt: str | None
     return "\n".join(parts)
 
 
+def interim_report(names: Sequence[str], results: Sequence[GameResult], total: int) -> str:
+    """The standings after some games (``--rating-interval``); a match adds its Elo line."""
+    parts = [f"Standings after {len(results)} of {total} games", standings_table(names, results)]
+    if len(names) == 2:
+        parts.append(pairings_table(names, results))
+    return "\n".join(parts)
+
+
 def describe_game(record: GameRecord) -> str:
     """One line for a finished game."""
     plies = len(record.moves)
@@ -258,6 +266,13 @@ class Progress:
         self.stream.write(text + "\n")
         if not self.live:
             self.stream.write(self.status_line() + "\n")
+        self.stream.flush()
+        self._redraw(force=True)
+
+    def table(self, text: str) -> None:
+        """Interim tables: shown with ``quiet`` too (asked for with ``--rating-interval``)."""
+        self._clear()
+        self.stream.write(text + "\n")
         self.stream.flush()
         self._redraw(force=True)
 

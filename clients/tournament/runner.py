@@ -23,10 +23,10 @@ from pathlib import Path
 from clients.client import Engine
 from clients.tournament.config import LOCAL_URL, TournamentConfig
 from clients.tournament.connections import Backoff, ConnectError, EnginePool, preflight
-from clients.tournament.display import Progress, report, sprt_text
+from clients.tournament.display import Progress, interim_report, report, sprt_text
 from clients.tournament.local import LocalServer, local_workers
 from clients.tournament.openings import Opening, generate_openings, load_openings
-from clients.tournament.records import CONNECTION_FAILED, GameRecord, game_text, replay
+from clients.tournament.records import CONNECTION_FAILED, GameRecord, epd, game_text, replay
 from clients.tournament.referee import GameSpec, Referee
 from clients.tournament.scheduler import ScheduledGame, openings_needed, schedule
 from clients.tournament.standings import pairing_results
@@ -81,8 +81,12 @@ class RunSettings:
     jsonl_path: Path | None = None
     #: The text records: PGN for chess, SGF for Go (records.game_text picks).
     pgn_path: Path | None = None
+    #: Chess: each game's final position as an EPD line (``--epdout``).
+    epd_path: Path | None = None
     quiet: bool = False
     live: bool | None = None
+    #: Print the standings every this many finished games (0: only at the end).
+    rating_interval: int = 0
     #: The token of remote engines without one of their own (``--token``, ``$ARENA_TOKEN``).
     token: str | None = field(default=None, repr=False)
     #: Remote engines' own tokens by engine name (``token=`` in their specs; not stored).
@@ -182,11 +186,15 @@ class TournamentRunner:
             text += "\n\nMoves answered without a search (the engine's server was overloaded): " + (
                 ", ".join(f"{name} {count}" for name, count in unsearched.items())
             )
-        done, total = len(results), len(self.store.schedule())
+        done, total = len(results), self._total_games()
         footer = f"{done} of {total} games played"
         if status:
             footer += f"; stopped early: {status}"
         return text + "\n\n" + footer
+
+    def _total_games(self) -> int:
+        """The games of the tournament, as far as they are known now."""
+        return len(self.store.schedule())
 
     def _unsearched_moves(self) -> dict[str, int]:
         """Per engine, the moves its server answered with reason ``overloaded`` (if any)."""
@@ -266,7 +274,11 @@ class TournamentRunner:
         if not self.store.finish(record):
             return  # stored already (cannot happen with one runner per database)
         self._append_files(record)
-        self.progress.finished(record, self.store.results())
+        results = self.store.results()
+        self.progress.finished(record, results)
+        interval = self.settings.rating_interval
+        if interval > 0 and len(results) % interval == 0:
+            self.progress.table(interim_report(self.names, results, self._total_games()))
         self._check_sprt()
 
     # ------------------------------------------------------------------
@@ -311,6 +323,8 @@ class TournamentRunner:
             _replace(self.settings.jsonl_path, "".join(r.to_line() + "\n" for r in records))
         if self.settings.pgn_path is not None:
             _replace(self.settings.pgn_path, "".join(game_text(r) for r in records))
+        if self.settings.epd_path is not None:
+            _replace(self.settings.epd_path, "".join(epd(r) for r in records))
 
     def _append_files(self, record: GameRecord) -> None:
         if self.settings.jsonl_path is not None:
@@ -319,6 +333,9 @@ class TournamentRunner:
         if self.settings.pgn_path is not None:
             with open(self.settings.pgn_path, "a", encoding="utf-8") as file:
                 file.write(game_text(record))
+        if self.settings.epd_path is not None:
+            with open(self.settings.epd_path, "a", encoding="utf-8") as file:
+                file.write(epd(record))
 
     # ------------------------------------------------------------------
     # Context.
