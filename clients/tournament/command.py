@@ -52,8 +52,9 @@ from clients.tournament.config import (
     unique_names,
 )
 from clients.tournament.connections import Backoff, PreflightError, preflight
+from clients.tournament.knockout import TIEBREAK_PAIRS
 from clients.tournament.local import LocalServer, LocalServerError
-from clients.tournament.openings import OPENING_FORMATS
+from clients.tournament.openings import DEFAULT_RANDOM_PLIES, OPENING_FORMATS
 from clients.tournament.records import EPD_GAMES, RECORD_SUFFIXES
 from clients.tournament.runner import (
     RunSettings,
@@ -128,12 +129,19 @@ def configure(parser: argparse.ArgumentParser) -> None:
         type=int,
         default=2,
         metavar="N",
-        help="games per pairing (default 2: one opening, both colours)",
+        help="games per pairing, or per match of a knockout (default 2: one opening, both colours)",
     )
     what.add_argument(
         "--gauntlet",
         action="store_true",
         help="the first engine plays every other; others do not meet",
+    )
+    what.add_argument(
+        "--knockout",
+        action="store_true",
+        help="a knockout: seeded in --engine order, byes for the top seeds, matches of "
+        f"--games games; a tie plays up to {TIEBREAK_PAIRS} more pairs, then the higher "
+        "seed goes through",
     )
     what.add_argument(
         "--name", default="arena tournament", metavar="NAME", help="event name (PGN, records)"
@@ -209,9 +217,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
     openings.add_argument(
         "--random-plies",
         type=int,
-        default=4,
+        default=None,
         metavar="N",
-        help="without a file: N random plies (default 4; 0 = initial position)",
+        help="without a file: N random plies, balance-checked (0 = initial position; "
+        "default: chess plays its built-in named openings, go the empty board, "
+        f"other games {DEFAULT_RANDOM_PLIES} random plies)",
     )
     openings.add_argument(
         "--balance-depth",
@@ -288,9 +298,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         metavar="S",
         help="first pause between attempts, doubling up to 4 s (default 0.25)",
     )
-    run.add_argument(
-        "-q", "--quiet", action="store_true", help="no line per game: only the tables"
-    )
+    run.add_argument("-q", "--quiet", action="store_true", help="no line per game: only the tables")
     run.add_argument(
         "--rating-interval",
         type=int,
@@ -390,6 +398,7 @@ def config_from_args(args: argparse.Namespace) -> TournamentConfig:
         options=options,
         games_per_pair=args.games,
         gauntlet=args.gauntlet,
+        knockout=args.knockout,
         openings=openings_from_args(args),
         adjudication=adjudication,
         timing=Timing(

@@ -138,8 +138,7 @@ def crosstable_text(names: Sequence[str], results: Sequence[GameResult]) -> str:
     # Each column as wide as its engine's full name or its widest cell: names
     # cut to a fixed width made "local d4" and "local d4 #2" the same column.
     widths = [
-        max(len(name), *(len(row[column]) for row in texts))
-        for column, name in enumerate(names)
+        max(len(name), *(len(row[column]) for row in texts)) for column, name in enumerate(names)
     ]
     header = " " * (width + 2) + "  ".join(
         f"{name:>{columns}}" for name, columns in zip(names, widths, strict=True)

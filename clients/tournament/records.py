@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from clients.tournament.chess_book import opening_name
 from clients.tournament.validation import strict_json
 from engine.game import Game
 from engine.registry import create_game
@@ -197,6 +198,11 @@ def pgn(record: GameRecord) -> str:
     if record.opening_position is not None:
         state = game.parse_position(record.opening_position)
         tags += [("SetUp", "1"), ("FEN", record.opening_position)]
+    else:
+        book = [move.move for move in record.moves if move.book]
+        name = opening_name(book) if book else None
+        if name is not None:
+            tags.append(("Opening", name))
     tags += [
         ("TimeControl", record.time_control or "-"),
         ("Termination", _PGN_TERMINATION.get(record.kind, "unterminated")),

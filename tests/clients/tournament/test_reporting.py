@@ -120,3 +120,32 @@ def test_epdout_is_refused_for_games_other_than_chess(
     err = capsys.readouterr().err
     assert status == 2 and "--epdout is for chess" in err
     assert not (tmp_path / "t.db").exists()
+
+
+def test_go_results_are_written_as_go_players_write_them() -> None:
+    """Issue 28 asked for ``B+0.5`` and ``W+R``: the end-of-game line and the JSON
+    record say what SGF's RE says (see test_sgf.py for every kind of result)."""
+    from clients.tournament.display import describe_game
+    from clients.tournament.records import GameRecord, MoveRecord
+
+    def record(winner: int, reason: str, moves: tuple[str, ...]) -> GameRecord:
+        return GameRecord(
+            game_id=3,
+            round=0,
+            pair=1,
+            game="go",
+            options={"size": 9, "komi": 0.5},
+            players=("black-engine", "white-engine"),
+            opening_index=0,
+            opening_position=None,
+            winner=winner,
+            kind="rules",
+            reason=reason,
+            moves=tuple(MoveRecord(move) for move in moves),
+        )
+
+    by_points = record(0, "black wins by 0.5", ("E5", "pass", "pass"))
+    assert describe_game(by_points).startswith("game 3: black-engine - white-engine B+0.5 (")
+    assert by_points.to_json()["result"] == "B+0.5"
+    resigned = record(1, "black-engine resigned", ("E5", "resign"))
+    assert " W+R (" in describe_game(resigned) and resigned.to_json()["result"] == "W+R"

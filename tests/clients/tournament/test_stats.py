@@ -138,7 +138,10 @@ def test_intervals_stay_readable_for_small_and_one_sided_samples() -> None:
     assert format_elo(trinomial(60, 0, 40)) == "+70.4 ± 70.6"
     # never "nan", never an infinite error bar; "inf" only as a sweep's estimate
     sweep = re.compile(r"^(\+inf \(> |-inf \(< )[-+]\d+\.\d\)$")
-    texts = [(counts, format_elo(trinomial(*counts))) for counts in itertools.product(range(6), range(4), range(6))]
+    texts: list[tuple[tuple[int, ...], str]] = [
+        (counts, format_elo(trinomial(*counts)))
+        for counts in itertools.product(range(6), range(4), range(6))
+    ]
     texts += [
         (pairs, format_elo(pentanomial(pairs), "pairs"))
         for pairs in itertools.product(range(3), repeat=5)
