@@ -88,7 +88,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "         plus reference engines (--reference DEPTHS, default 2,4; none for none)\n"
         "example: arena tournament --game connect4 --engine local:depth=3 "
         "--engine local:depth=6 --tc 5+0.05 --games 20 --concurrency 2\n"
-        "         arena tournament --game connect4 --bots class/ --movetime 500"
+        "         arena tournament --game connect4 --bots class/ --movetime 500\n"
+        "         arena tournament --game chess --knockout --engine local:depth=4 "
+        "--engine local:depth=3 --engine local:depth=2 --tc 10+0.1 -q --rating-interval 4"
     )
     what = parser.add_argument_group("Tournament (ignored with --resume)")
     from clients.cli import game_names

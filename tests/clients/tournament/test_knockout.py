@@ -4,6 +4,7 @@ the printed bracket, and a whole knockout between real servers."""
 from __future__ import annotations
 
 import argparse
+import io
 from collections.abc import Callable
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from clients.cli import main
 from clients.tournament import knockout
 from clients.tournament.command import configure
 from clients.tournament.config import EngineSpec, TimeControl
+from clients.tournament.display import Progress
 from clients.tournament.knockout import (
     BY_BYE,
     BY_GAMES,
@@ -24,10 +26,12 @@ from clients.tournament.knockout import (
     build,
     next_games,
 )
+from clients.tournament.runner import RunSettings, TournamentRunner
 from clients.tournament.scheduler import ScheduledGame
 from clients.tournament.standings import GameResult
+from clients.tournament.store import Store
 from tests.clients.tournament.faulty_engine import FaultyEngine
-from tests.clients.tournament.helpers import config, play
+from tests.clients.tournament.helpers import TEST_BACKOFF, config, play
 from tests.server.server_harness import running_server
 
 #: Points of the first mover of a game, from the game (the policy of a simulated knockout).
@@ -189,6 +193,21 @@ async def test_a_knockout_between_real_servers(tmp_path: Path) -> None:
         ]
         tournament = config(engines, games=2, tc=TimeControl(depth=2), knockout=True)
         text, records = await play(tmp_path, tournament, concurrency=2)
+        # a run stopped after the semi-final ended but before the final was scheduled
+        # (the two are separate transactions): resuming schedules and plays the final
+        store = Store.open(tmp_path / "t.db")
+        store.db.execute("DELETE FROM games WHERE round = 1")
+        assert len(store.results()) == 2 + 2 * TIEBREAK_PAIRS
+        runner = TournamentRunner(
+            store,
+            RunSettings(backoff=TEST_BACKOFF),
+            Progress([e.name for e in engines], 0, stream=io.StringIO(), live=False),
+        )
+        resumed = await runner.run()
+        assert [r.round for r in store.records()[-2:]] == [1, 1]
+        assert len(store.results()) == len(records)
+        store.close()
+        assert resumed.split("Knockout")[1] == text.split("Knockout")[1]
     semi = [r for r in records if set(r.players) == {"first-legal", "also-first-legal"}]
     final = [r for r in records if "engine" in r.players]
     assert len(semi) == 2 + 2 * TIEBREAK_PAIRS
