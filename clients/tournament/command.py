@@ -214,7 +214,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     openings.add_argument(
         "--shuffle-openings",
         action="store_true",
-        help="play the file's openings in a seeded random order",
+        help="play the openings (the file's, or chess's built-in ones) in a seeded random order",
     )
     openings.add_argument(
         "--random-plies",
