@@ -463,6 +463,22 @@ def test_the_play_page_in_portuguese(browser: Any, gui_server: ServerThread) -> 
         page.close()
 
 
+def test_a_servers_error_is_explained_in_the_pages_language(
+    page: Page, gui_server: ServerThread
+) -> None:
+    # issue 27: the server's error codes in Portuguese, its own words (the detail) after them.
+    page.goto(f"http://127.0.0.1:{gui_server.port}/?game=connect4&side=both&lang=pt")
+    page.wait_for_selector("#connection.good")
+    page.wait_for_selector(".board-svg")
+    page.fill("#move-input", "9")
+    page.press("#move-input", "Enter")
+    message = page.locator("#message")
+    expect(message).to_have_class("error")
+    expect(message).to_contain_text("Esse lance não é legal nesta posição.")
+    expect(message).to_contain_text("(servidor: '9' is not a legal move here")
+    assert moves(page) == []
+
+
 def test_narrow_screen_has_no_horizontal_scroll(browser: Any, gui_server: ServerThread) -> None:
     page = browser.new_page()
     try:

@@ -58,3 +58,14 @@ def test_every_key_the_pages_use_is_in_the_tables() -> None:
         used.update(DATA.findall(page.read_text(encoding="utf-8")))
     # Keys made at run time have their stems in the tables.
     assert sorted(key for key in used if key not in known and "." in key) == []
+
+
+def test_every_error_code_is_explained_in_both_languages() -> None:
+    # The pages show a server error by its code's explanation (connection.js
+    # errorText), so a code added to the protocol needs its two texts here.
+    from protocol.errors import ErrorCode
+
+    found = tables()
+    wanted = {f"error.code.{code.value}" for code in ErrorCode} | {"error.server"}
+    for lang in LANGUAGES:
+        assert sorted(wanted - found[lang]) == [], f"error codes without a {lang} text"

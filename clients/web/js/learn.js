@@ -818,8 +818,10 @@ function wirePan() {
 // A server error as the page says it: a tree too big to draw gets advice.
 function errorText(error, spec) {
   if (error.code !== "limit_exceeded") return error.message;
-  if (spec.algorithm === MCTS) return t("limit.mcts", { message: error.message });
-  return t(spec.algorithm === "alphabeta_ordered" ? "limit.trace.ordered" : "limit.trace", { message: error.message });
+  // The advice says in the page's language what the limit means; the server's words name the limit.
+  const message = error.serverMessage || error.message;
+  if (spec.algorithm === MCTS) return t("limit.mcts", { message });
+  return t(spec.algorithm === "alphabeta_ordered" ? "limit.trace.ordered" : "limit.trace", { message });
 }
 
 function toggleNode(node) {
