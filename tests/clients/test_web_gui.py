@@ -375,7 +375,7 @@ def test_analyse_shows_a_proven_win_without_playing(page: Page, gui_server: Serv
     expect(page.locator("#t-score")).to_have_text(re.compile(r"^First wins in \d+ pl"))
     if page.is_enabled("#stop"):  # proven results end the search; stop it if it goes on
         page.click("#stop")
-    expect(page.locator("#think-status")).to_have_text(re.compile("^best"))
+    expect(page.locator("#think-status")).to_have_text(re.compile("^Best"))
     assert moves(page) == []
     # Clicking a stone plays for the human.
     page.click('circle.nim-stone[data-move="1:1"]')
@@ -551,7 +551,7 @@ def test_documentation_screenshots(page: Page, gui_server: ServerThread, game: s
             page.click(f'g[data-move="{cell}"]')
         wait_for_plies(page, 4)
         page.click("#analyse")  # finds the win (proven), then X plays it
-        expect(page.locator("#think-status")).to_have_text(re.compile("^best a3"))
+        expect(page.locator("#think-status")).to_have_text(re.compile("^Best a3"))
         page.click('g[data-move="a3"]')
         expect(page.locator("#result")).to_be_visible()
     elif game == "go":  # two passes end a close game: the area is drawn and counted
@@ -683,14 +683,14 @@ def test_analysis_follows_the_position(page: Page, gui_server: ServerThread) -> 
     page.click('.c4-column[data-move="4"]')
     wait_for_plies(page, 1)
     # A new analysis of the new position, without asking.
-    expect(page.locator("#think-status")).to_have_text("analysing…")
+    expect(page.locator("#think-status")).to_have_text("Analysing…")
     page.wait_for_selector("#info-lines tbody tr")
     page.keyboard.press("ArrowLeft")
     expect(page.locator("#moves .ply.current")).to_have_count(0)
-    expect(page.locator("#think-status")).to_have_text("analysing…")
+    expect(page.locator("#think-status")).to_have_text("Analysing…")
     page.click("#stop")
     expect(page.locator("#stop")).to_be_disabled()
-    expect(page.locator("#think-status")).to_have_text(re.compile("^best"))
+    expect(page.locator("#think-status")).to_have_text(re.compile("^Best"))
 
 
 def test_token_is_asked_for_and_kept_for_the_tab(page: Page) -> None:
@@ -803,7 +803,7 @@ def test_an_overloaded_server_is_asked_again_later(browser: Any, page: Page) -> 
         other.click("#stop")
         expect(other.locator("#stop")).to_be_disabled()
         # Asked again after retry_after_ms: the analysis runs.
-        expect(page.locator("#think-status")).to_have_text("analysing…", timeout=WAIT_MS * 3)
+        expect(page.locator("#think-status")).to_have_text("Analysing…", timeout=WAIT_MS * 3)
         page.wait_for_selector("#info-lines tbody tr")
         page.click("#stop")
         expect(page.locator("#stop")).to_be_disabled()
@@ -1033,7 +1033,7 @@ def test_a_pasted_pgn_is_loaded_reviewed_and_its_blunder_marked(
     page.click("#load-position")
     wait_for_plies(page, 7)
     assert page.input_value("#side") == "both"  # the engine plays no move on the game
-    expect(page.locator("#think-status")).to_have_text("review done", timeout=WAIT_MS * 6)
+    expect(page.locator("#think-status")).to_have_text("Review done", timeout=WAIT_MS * 6)
     listed = moves(page)
     plain = ["e4", "e5", "Qh5", "Nc6", "Bc4", "Nf6", "Qxf7#"]
     assert [move.rstrip("?!") for move in listed] == plain

@@ -5,7 +5,8 @@
 import { Connection, serverUrl } from "./connection.js";
 import { keyBelongsElsewhere, runShortcut } from "./keys.js";
 import { drawGraph } from "./graph.js";
-import { firstPlayerNumber, formatCount, formatRate, formatScore, formatTime, formatValue, unitName } from "./score.js";
+import { graphScore, noteIteration } from "./parity.js";
+import { MIN_RATE_MS, firstPlayerNumber, formatCount, formatRate, formatScore, formatTime, formatValue, unitName } from "./score.js";
 import { uciToSan } from "./san.js";
 import { looksLikePgn, parsePgn } from "./pgn.js";
 import { moveMark } from "./annotate.js";
@@ -29,7 +30,7 @@ const app = {
   sides: ["human", "engine"], // who plays each player index
   think: null, // {id, purpose: "play" | "analyse", generation, ply, toMove, done}
   generation: 0, // bumped by every new game and take-back: stale answers are ignored
-  evals: [], // evals[ply] = {score, toMove} from the engine, for the graph
+  evals: [], // evals[ply] = {score, toMove} from the engine, for the graph and the move marks (parity.js picks the score)
   board: null,
   boardGame: null,
   manualFlip: false,
@@ -567,7 +568,10 @@ async function reviewGame() {
       if (state.result || state.to_move === CHANCE) continue;
       clearThinkPanel();
       const { id, done } = app.conn.think({ movetime_ms: movetimeMs(state.to_move) }, (info) => {
-        if (app.think && app.think.id === id) showInfo(info, app.think);
+        if (app.think && app.think.id === id) {
+          noteIteration(app.think, info);
+          showInfo(info, app.think);
+        }
       }, chosenAlgorithm());
       const think = { id, purpose: "review", generation: app.generation, ply, toMove: state.to_move, position: state.position, game: state.game, done };
       app.think = think;
@@ -587,7 +591,7 @@ async function reviewGame() {
         finished = false;
         break;
       }
-      app.evals[ply] = { score: best.score, toMove: think.toMove };
+      app.evals[ply] = { score: graphScore(think, best), toMove: think.toMove };
       showInfo(best, think, true);
       render();
     }
@@ -616,7 +620,10 @@ function startThink(purpose) {
   const limits = purpose === "play" ? { movetime_ms: movetimeMs(state.to_move) } : {};
   clearThinkPanel();
   const { id, done } = app.conn.think(limits, (info) => {
-    if (app.think && app.think.id === id) showInfo(info, app.think);
+    if (app.think && app.think.id === id) {
+      noteIteration(app.think, info);
+      showInfo(info, app.think);
+    }
   }, chosenAlgorithm());
   const think = { id, purpose, generation: app.generation, ply: state.history.length, toMove: state.to_move, position: state.position, game: state.game, done };
   app.think = think;
@@ -657,7 +664,7 @@ async function finishThink(think, best) {
   $("think-status").textContent = t("play.best", { move: movesText(think, [best.move]), reason: best.reason });
   if (best.reason === "overloaded") say(t("play.overloaded"), "error");
   showInfo(best, think, true);
-  if (current) app.evals[think.ply] = { score: best.score, toMove: think.toMove };
+  if (current) app.evals[think.ply] = { score: graphScore(think, best), toMove: think.toMove };
   render();
   if (!current) return;
   if (think.purpose === "play") await sendMove(best.move);
@@ -830,9 +837,10 @@ function clearThinkPanel() {
 function showInfo(report, think, final = false) {
   // The bestmove carries no rate of its own: it repeats the last info's (its
   // time also counts the wait for the deadline, so nodes over time would
-  // understate the search's speed).
+  // understate the search's speed). A last info too short for a rate gives
+  // the bestmove none either, so that the summary and the table agree.
   const info = final ? { ...report, nps: think.lastNps } : report;
-  if (!final && typeof info.nps === "number") think.lastNps = info.nps;
+  if (!final && typeof info.nps === "number") think.lastNps = info.time_ms >= MIN_RATE_MS ? info.nps : undefined;
   showSummary(info, think);
   showPv(info.pv, think);
   const row = document.createElement("tr");
