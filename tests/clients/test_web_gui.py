@@ -479,6 +479,67 @@ def test_a_servers_error_is_explained_in_the_pages_language(
     assert moves(page) == []
 
 
+def test_the_end_of_a_game_and_of_a_search_in_portuguese(
+    page: Page, gui_server: ServerThread
+) -> None:
+    # The games' result reasons and the bestmove reasons are the server's words: translated.
+    page.goto(f"http://127.0.0.1:{gui_server.port}/?game=tictactoe&side=none&time0={QUICK_S}&time1={QUICK_S}&lang=pt")
+    page.wait_for_selector("#connection.good")
+    expect(page.locator("#result")).to_be_visible(timeout=WAIT_MS * 2)
+    assert re.fullmatch(r"Empate — tabuleiro cheio|X vence — três em linha|O vence — três em linha",
+                        page.inner_text("#result")), page.inner_text("#result")
+    status = page.inner_text("#think-status")
+    assert re.fullmatch(r"Melhor \w+ \((provado|tempo|profundidade|lance único)\)", status), status
+
+
+#: Calls parity.js in the page (a module of the page's own origin, as the CSP allows):
+#: each case is (side to move, the think's infos, its bestmove) -> the score plotted.
+PARITY_JS = """async (cases) => {
+  const { graphScore, noteIteration } = await import("/js/parity.js");
+  return cases.map(([toMove, infos, best]) => {
+    const think = { toMove };
+    for (const info of infos) noteIteration(think, info);
+    return graphScore(think, best);
+  });
+}"""
+
+#: docs/gui.md's Connect Four scores after 4 4 3 5 4 2, Red's view, for the 7
+#: positions from there: each searched to depth 6 and to depth 7.
+RED_DEPTH_6 = [0, 6, 0, 7, -2, 5, -2]
+RED_DEPTH_7 = [6, 0, 7, -2, 5, -9, 12]
+
+
+def test_the_graph_scores_every_search_with_the_same_side_to_move_at_its_horizon(
+    page: Page, gui_server: ServerThread
+) -> None:
+    # issue 28: the last depths (7) zig-zag; the deepest depth whose horizon has Red to move does not.
+    open_game(page, gui_server.port, "connect4", side="both")
+    cases = []
+    for ply, (six, seven) in enumerate(zip(RED_DEPTH_6, RED_DEPTH_7, strict=True)):
+        to_move = ply % 2  # Red (0) to move after the six plies
+        sign = 1 if to_move == 0 else -1
+        infos = [
+            {"depth": 6, "partial": False, "score": {"value": sign * six}},
+            {"depth": 7, "partial": True, "score": {"value": 99}},  # inside depth 7: ignored
+            {"depth": 7, "partial": False, "score": {"value": sign * seven}},
+        ]
+        cases.append([to_move, infos, {"depth": 7, "score": {"value": sign * seven}}])
+    plotted = page.evaluate(PARITY_JS, cases)
+    red = [value["value"] * (1 if ply % 2 == 0 else -1) for ply, value in enumerate(plotted)]
+    assert red == [0, 0, 0, -2, -2, -9, -2]
+    # Proven results, Monte Carlo searches and searches without a fitting depth keep their answer.
+    others = [
+        [0, [{"depth": 2, "partial": False, "score": {"value": 5}}], {"depth": 3, "score": {"win_in": 3}}],
+        [0, [{"depth": 2, "partial": False, "score": {"value": 5}, "playouts": 80}],
+         {"depth": 2, "score": {"value": 7}, "playouts": 100}],
+        [1, [{"depth": 2, "partial": False, "score": {"value": 5}}], {"depth": 2, "score": {"value": 4}}],
+        [0, [], {"depth": 0, "score": {"value": 0}}],
+    ]
+    assert page.evaluate(PARITY_JS, others) == [
+        {"win_in": 3}, {"value": 7}, {"value": 4}, {"value": 0},
+    ]
+
+
 def test_narrow_screen_has_no_horizontal_scroll(browser: Any, gui_server: ServerThread) -> None:
     page = browser.new_page()
     try:

@@ -6,6 +6,7 @@ import { Connection, serverUrl } from "./connection.js";
 import { keyBelongsElsewhere, runShortcut } from "./keys.js";
 import { drawGraph } from "./graph.js";
 import { graphScore, noteIteration } from "./parity.js";
+import { resultReason, searchReason } from "./results.js";
 import { MIN_RATE_MS, firstPlayerNumber, formatCount, formatRate, formatScore, formatTime, formatValue, unitName } from "./score.js";
 import { uciToSan } from "./san.js";
 import { looksLikePgn, parsePgn } from "./pgn.js";
@@ -661,7 +662,7 @@ function retryLater(think, retryAfterMs) {
 async function finishThink(think, best) {
   if (app.think === think) app.think = null;
   const current = think.generation === app.generation;
-  $("think-status").textContent = t("play.best", { move: movesText(think, [best.move]), reason: best.reason });
+  $("think-status").textContent = t("play.best", { move: movesText(think, [best.move]), reason: searchReason(best.reason) });
   if (best.reason === "overloaded") say(t("play.overloaded"), "error");
   showInfo(best, think, true);
   if (current) app.evals[think.ply] = { score: graphScore(think, best), toMove: think.toMove };
@@ -772,7 +773,8 @@ function renderResult(state, info) {
     box.hidden = true;
     return;
   }
-  const { winner, reason } = state.result;
+  const { winner } = state.result;
+  const reason = resultReason(state.result.reason, title);
   let text = winner === null ? t("play.draw") : t("play.wins", { name: title(info.players[winner]) });
   // "white wins by 4.5" says it all: not "White wins — white wins by 4.5".
   if (reason && reason.toLowerCase().startsWith(text.toLowerCase())) text = title(reason);
