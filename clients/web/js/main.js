@@ -6,7 +6,7 @@ import { Connection, serverUrl } from "./connection.js";
 import { keyBelongsElsewhere, runShortcut } from "./keys.js";
 import { drawGraph } from "./graph.js";
 import { graphScore, noteIteration } from "./parity.js";
-import { resultReason, searchReason } from "./results.js";
+import { optionHelp, resultReason, searchReason } from "./server-words.js";
 import { MIN_RATE_MS, firstPlayerNumber, formatCount, formatRate, formatScore, formatTime, formatValue, unitName } from "./score.js";
 import { uciToSan } from "./san.js";
 import { looksLikePgn, parsePgn } from "./pgn.js";
@@ -271,7 +271,7 @@ function buildOptions(info) {
   for (const name of names) {
     const value = info.options[name];
     const label = document.createElement("label");
-    label.title = info.option_help[name] || "";
+    label.title = optionHelp(info.option_help[name]);
     label.append(`${name} `);
     const input = document.createElement("input");
     input.name = name;
@@ -289,7 +289,7 @@ function buildOptions(info) {
     label.append(input);
     if (info.option_help[name]) {
       const help = document.createElement("small");
-      help.textContent = ` ${info.option_help[name]}`;
+      help.textContent = ` ${optionHelp(info.option_help[name])}`;
       label.append(help);
     }
     fieldset.append(label);
@@ -792,6 +792,8 @@ function renderGraph(state) {
   const info = gameInfo(state.game);
   const unit = unitName(info.eval_unit);
   $("score-pov").textContent = t(unit ? "play.scores.pov.unit" : "play.scores.pov", { name: title(info.players[0]), unit });
+  // The note on depths (parity.js) means nothing to a Monte Carlo search.
+  $("graph-note").hidden = (chosenAlgorithm() ?? (info.algorithms || [])[0]) === "mcts";
   const points = [];
   app.evals.forEach((entry, ply) => {
     if (!entry || ply > app.line.length) return;

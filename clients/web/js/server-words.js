@@ -1,8 +1,9 @@
-// The server's words for why a game ended and why a search ended, in the
-// page's language. A game's `result.reason` is free text from the game
-// (engine/games/*.py); the fixed ones and the few patterns below have
-// translations, anything else (a new game's, an outside program's) is shown
-// as the server wrote it. A bestmove's `reason` is one of protocol.md's.
+// The server's own words, in the page's language: why a game ended, why a
+// search ended and what a game's option means. A game's `result.reason` and
+// an option's help are free text from the game (engine/games/*.py); the ones
+// known here, word for word, and the few patterns below have translations,
+// anything else (a new game's, a changed text, an outside program's) is
+// shown as the server wrote it. A bestmove's `reason` is one of protocol.md's.
 
 import { has, t } from "./i18n.js";
 
@@ -47,4 +48,19 @@ export function resultReason(reason, title) {
 export function searchReason(reason) {
   const key = `reason.${reason}`;
   return reason && has(key) ? t(key) : String(reason ?? "");
+}
+
+// The games' option help (welcome's option_help), word for word -> key.
+const OPTION_HELP = {
+  "heap sizes": "option.heaps",
+  "taking the last object loses": "option.misere",
+  "number of columns": "option.width",
+  "number of rows": "option.height",
+  "board size (lines)": "option.size",
+  "points given to White (a multiple of 0.5)": "option.komi",
+};
+
+// An option's help in the page's language (the server's text if not known).
+export function optionHelp(text) {
+  return text && OPTION_HELP[text] ? t(OPTION_HELP[text]) : text || "";
 }
