@@ -819,7 +819,7 @@ function wirePan() {
 function errorText(error, spec) {
   if (error.code !== "limit_exceeded") return error.message;
   // The advice says in the page's language what the limit means; the server's words name the limit.
-  const message = error.serverMessage || error.message;
+  const message = t("error.server", { message: error.serverMessage || error.message });
   if (spec.algorithm === MCTS) return t("limit.mcts", { message });
   return t(spec.algorithm === "alphabeta_ordered" ? "limit.trace.ordered" : "limit.trace", { message });
 }
