@@ -483,11 +483,15 @@ def test_the_end_of_a_game_and_of_a_search_in_portuguese(
     page: Page, gui_server: ServerThread
 ) -> None:
     # The games' result reasons and the bestmove reasons are the server's words: translated.
-    page.goto(f"http://127.0.0.1:{gui_server.port}/?game=tictactoe&side=none&time0={QUICK_S}&time1={QUICK_S}&lang=pt")
+    page.goto(
+        f"http://127.0.0.1:{gui_server.port}/?game=tictactoe&side=none&time0={QUICK_S}&time1={QUICK_S}&lang=pt"
+    )
     page.wait_for_selector("#connection.good")
     expect(page.locator("#result")).to_be_visible(timeout=WAIT_MS * 2)
-    assert re.fullmatch(r"Empate — tabuleiro cheio|X vence — três em linha|O vence — três em linha",
-                        page.inner_text("#result")), page.inner_text("#result")
+    assert re.fullmatch(
+        r"Empate — tabuleiro cheio|X vence — três em linha|O vence — três em linha",
+        page.inner_text("#result"),
+    ), page.inner_text("#result")
     status = page.inner_text("#think-status")
     assert re.fullmatch(r"Melhor \w+ \((provado|tempo|profundidade|lance único)\)", status), status
 
@@ -512,7 +516,8 @@ RED_DEPTH_7 = [6, 0, 7, -2, 5, -9, 12]
 def test_the_graph_scores_every_search_with_the_same_side_to_move_at_its_horizon(
     page: Page, gui_server: ServerThread
 ) -> None:
-    # issue 28: the last depths (7) zig-zag; the deepest depth whose horizon has Red to move does not.
+    # issue 28: the last depths (7) zig-zag; the deepest depth whose horizon has Red to move
+    # does not.
     open_game(page, gui_server.port, "connect4", side="both")
     cases = []
     for ply, (six, seven) in enumerate(zip(RED_DEPTH_6, RED_DEPTH_7, strict=True)):
@@ -528,15 +533,18 @@ def test_the_graph_scores_every_search_with_the_same_side_to_move_at_its_horizon
     red = [value["value"] * (1 if ply % 2 == 0 else -1) for ply, value in enumerate(plotted)]
     assert red == [0, 0, 0, -2, -2, -9, -2]
     # Proven results, Monte Carlo searches and searches without a fitting depth keep their answer.
+    depth_2 = {"depth": 2, "partial": False, "score": {"value": 5}}
     others = [
-        [0, [{"depth": 2, "partial": False, "score": {"value": 5}}], {"depth": 3, "score": {"win_in": 3}}],
-        [0, [{"depth": 2, "partial": False, "score": {"value": 5}, "playouts": 80}],
-         {"depth": 2, "score": {"value": 7}, "playouts": 100}],
-        [1, [{"depth": 2, "partial": False, "score": {"value": 5}}], {"depth": 2, "score": {"value": 4}}],
+        [0, [depth_2], {"depth": 3, "score": {"win_in": 3}}],
+        [0, [{**depth_2, "playouts": 80}], {"depth": 2, "score": {"value": 7}, "playouts": 100}],
+        [1, [depth_2], {"depth": 2, "score": {"value": 4}}],
         [0, [], {"depth": 0, "score": {"value": 0}}],
     ]
     assert page.evaluate(PARITY_JS, others) == [
-        {"win_in": 3}, {"value": 7}, {"value": 4}, {"value": 0},
+        {"win_in": 3},
+        {"value": 7},
+        {"value": 4},
+        {"value": 0},
     ]
 
 
