@@ -447,7 +447,7 @@ def test_the_play_page_in_portuguese(browser: Any, gui_server: ServerThread) -> 
         assert page.inner_text("#new-game") == "Novo jogo"
         assert page.inner_text("#learn-link") == "Aprender: árvores de busca →"
         assert "Xadrez" in page.inner_text("#game")
-        assert "Brancas (joga primeiro)" in page.inner_text("#side")
+        assert "Brancas (jogam primeiro)" in page.inner_text("#side")
         page.click('g[data-square="e2"]')
         expect(page.locator("#board-note")).to_have_text("e2: escolha para onde mover")
         page.click('g[data-square="e4"]')

@@ -557,6 +557,11 @@ const en = {
   "code.mcts.return": "  return the move in ACTIONS(state) whose node has the most playouts",
 };
 
+// Portuguese names the chess, checkers, backgammon and Go sides in the
+// plural ("as Brancas jogam"): the verbs after a player's name agree.
+const PLURAL_NAMES = new Set(["Brancas", "Pretas"]);
+const agree = (singular, plural) => ({ name }) => (PLURAL_NAMES.has(name) ? plural : singular);
+
 const pt = {
   "lang.en": "English",
   "lang.pt": "Português",
@@ -579,7 +584,7 @@ const pt = {
   "play.connect": "Conectar",
   "play.token.kept": "Guardado só nesta aba do navegador (session storage).",
   "play.side": "Você joga",
-  "play.side.first": "{name} (joga primeiro)",
+  "play.side.first": agree("{name} (joga primeiro)", "{name} (jogam primeiro)"),
   "play.side.both": "os dois lados (sem motor)",
   "play.side.none": "nenhum: ver motor contra motor",
   "play.time.as": "Tempo do motor como {name} (s)",
@@ -675,8 +680,8 @@ const pt = {
   "result.gammon": "gammon",
   "result.backgammon": "backgammon",
   "result.discs": "{mine}-{theirs} discos",
-  "result.winsby": "{name} vence por {margin}",
-  "result.resigns": "{name} abandona",
+  "result.winsby": agree("{name} vence por {margin}", "{name} vencem por {margin}"),
+  "result.resigns": agree("{name} abandona", "{name} abandonam"),
   "result.drawat": "empate com {points} pontos cada",
   "result.leaf": "folha {value}",
   "reason.depth": "profundidade",
@@ -691,7 +696,7 @@ const pt = {
   "reason.worker_lost": "processo de busca perdido",
   "reason.engine_error": "erro do motor",
   "play.draw": "Empate",
-  "play.wins": "{name} vence",
+  "play.wins": agree("{name} vence", "{name} vencem"),
   "play.points": "({points} pontos)",
   "play.you.win": ". Você venceu!",
   "play.engine.wins": ". O motor venceu.",
@@ -713,8 +718,8 @@ const pt = {
   "game.go": "Go",
   "game.tree": "Árvore de exercício",
   "score.draw": "empate (provado)",
-  "score.mates": "{name} dá mate em {moves}",
-  "score.wins": "{name} vence em {plies}",
+  "score.mates": agree("{name} dá mate em {moves}", "{name} dão mate em {moves}"),
+  "score.wins": agree("{name} vence em {plies}", "{name} vencem em {plies}"),
   "unit.pawns": "peões",
   "unit.points": "pontos",
   "unit.expected": "pontos esperados",
@@ -744,9 +749,9 @@ const pt = {
   "score.plies": (p) => (p.count === 1 ? "1 lance" : `${p.count} lances`),
   "graph.label": "avaliação ao longo de {plies} lances, {scored} avaliados",
   "board.backgammon": "Tabuleiro de gamão",
-  "board.bg.play": "{name} joga {dice}",
+  "board.bg.play": agree("{name} joga {dice}", "{name} jogam {dice}"),
   "board.bg.opening": "Lançamento de abertura",
-  "board.bg.roll": "{name} lança os dados",
+  "board.bg.roll": agree("{name} lança os dados", "{name} lançam os dados"),
   "board.checkers": "Tabuleiro de damas",
   "board.landing": "{square}: escolha a casa de chegada",
   "board.landing.next": "{square}: escolha a próxima casa de chegada",
@@ -767,7 +772,7 @@ const pt = {
   "board.othello.discs.pass": "Peças: pretas {black}, brancas {white} (último lance: passe).",
   "board.go": "Tabuleiro de Go, {size} por {size}",
   "board.go.captures": "Capturas: pretas {black}, brancas {white}",
-  "board.go.passed": "{name} passou",
+  "board.go.passed": agree("{name} passou", "{name} passaram"),
   "board.go.komi": " + {komi} de komi = {total}",
   "board.go.area": "Área: pretas {black}, brancas {white}{komi}",
 
