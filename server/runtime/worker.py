@@ -44,7 +44,7 @@ from engine.search.limits import Deadlines, Limits
 from engine.search.request import SearchRequest
 from engine.search.results import Info, SearchResult
 from engine.search.score import Score
-from engine.search.trace import trace
+from engine.search.trace import TraceLimitError, trace
 from engine.searchers import GameSearcher, searcher_for
 from protocol.codec import Encoding, encode
 from protocol.errors import RequestId, from_game_error
@@ -112,10 +112,15 @@ class TraceReply:
     """A trace's reply, encoded: the ``trace`` message, or the ``error`` that refused it.
 
     ``error_code`` is ``None`` for a trace (the parent counts messages by kind).
+    ``playouts`` and ``seconds`` are what an ``mcts`` trace ran, finished or
+    not (0 for the others): the pool's measure of its speed
+    (:mod:`server.runtime.trace_cost`).
     """
 
     frame: bytes | str
     error_code: str | None
+    playouts: int = 0
+    seconds: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -265,6 +270,7 @@ def win_chance(score: Score, win_odds_scale: int) -> float:
 def _trace(job: WorkerJob, task: TraceTask, stop: StopFlag) -> TraceReply:
     """Run the trace and encode its reply, or the error a rejected trace gets."""
     game = create_game(job.game, job.options)
+    started = time.monotonic()
     try:
         result = trace(
             game,
@@ -279,9 +285,14 @@ def _trace(job: WorkerJob, task: TraceTask, stop: StopFlag) -> TraceReply:
         )
     except GameError as error:
         refusal = from_game_error(error, task.request_id)
-        return TraceReply(encode(refusal.to_record().to_wire(), task.encoding), str(refusal.code))
+        frame = encode(refusal.to_record().to_wire(), task.encoding)
+        if isinstance(error, TraceLimitError):
+            return TraceReply(frame, str(refusal.code), error.playouts, error.seconds)
+        return TraceReply(frame, str(refusal.code))
+    seconds = time.monotonic() - started
     message = TraceMessage(result, task.request_id)
-    return TraceReply(encode(message.to_wire(), task.encoding), None)
+    frame = encode(message.to_wire(), task.encoding)
+    return TraceReply(frame, None, result.playouts or 0, seconds)
 
 
 def _start_externals(
