@@ -56,12 +56,8 @@ from server.external import (
     find_external,
     program_searcher,
 )
-from server.runtime.memory import TreeBudget, fit_trees, release_trees
+from server.runtime.memory import MAX_CACHED_SEARCHERS, TreeBudget, fit_trees, release_trees
 
-#: Searchers kept per worker. Each holds a transposition table of up to
-#: ``tt_slots`` entries (about 30 MB at the default 2**18 when full), so a
-#: handful bounds memory while covering a server that runs a few games.
-MAX_CACHED_SEARCHERS = 4
 #: Engine programs kept running per worker, besides those searchers: a
 #: program holds no table here, and one ended is started cold at its next
 #: think (node takes some 200 ms: its move's budget), so a tournament's
@@ -156,9 +152,11 @@ def worker_main(
 
     ``nice`` is added to the process's niceness first (the event loop in
     the parent should win the CPU over searches). ``budget`` bounds the
-    memory of the Monte Carlo trees kept (:mod:`server.runtime.memory`).
+    memory of the Monte Carlo trees kept and of the transposition tables,
+    which have ``tt_slots`` slots or fewer (:mod:`server.runtime.memory`).
     """
     budget = budget or TreeBudget()
+    tt_slots = budget.table_slots(tt_slots)
     # Ctrl-C in a terminal reaches the whole process group; the parent
     # shuts down gracefully and tells the workers when to exit.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
