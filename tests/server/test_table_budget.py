@@ -78,14 +78,16 @@ def test_a_real_worker_sizes_its_tables_from_the_budget() -> None:
     )
     process.start()
     child.close()
+    pid = process.pid
+    assert pid is not None
     try:
         assert parent.poll(60 * UNIT) and parent.recv() == ("ready",)
         _think(parent, 0, "tictactoe", Limits(nodes=10))  # warm the imports up
-        baseline = _rss(process.pid)
+        baseline = _rss(pid)
         # Three more games: three more searchers, each with its own table.
         for seq, game in enumerate(("connect4", "checkers", "chess"), start=1):
             assert _think(parent, seq, game, Limits(nodes=3000)).move is not None
-        grown = _rss(process.pid) - baseline
+        grown = _rss(pid) - baseline
         print(f"worker RSS grew {grown / 2**20:.1f} MiB")
         # Unbounded, each table's list alone would take 32 MiB.
         assert grown <= TABLE_BUDGET_BYTES + RSS_SLACK_BYTES, grown
