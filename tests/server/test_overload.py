@@ -209,9 +209,12 @@ async def test_a_long_trace_gives_way_to_a_waiting_think() -> None:
         server.pool.scheduler.trace_preempt_after_s = 0.3  # 3 s by default: shortened here
         await start(tracer, "go", options={"size": 19})
         await start(bot)
-        # The trace: 20,000 playouts on 19x19 run for seconds in either build
-        # (a Connect Four trace could end within the shortened delay when compiled).
-        await tracer.send({"type": "trace", "id": "t", "algorithm": "mcts", "playouts": 20_000})
+        # A long trace that its estimate lets through: on 19x19 it counts 200,000
+        # nodes, seconds in either build (the 20,000-playout MCTS trace
+        # now stops after half a second, its projection: see test_trace.py).
+        await tracer.send(
+            {"type": "trace", "id": "t", "algorithm": "alphabeta", "depth": 3, "max_nodes": 50_000}
+        )
         await wait_until(lambda: server.pool.busy_worker_pids())
         sent = time.monotonic()
         _, best = await bot.think(2, {"movetime_ms": 3000})
