@@ -210,7 +210,9 @@ function renderStandings(data) {
     if (data.tournament.bots.includes(row.name)) name.append(node("span", "bot", "badge"));
     if (row.faults) name.append(node("span", `${row.faults} lost by fault`, "badge bad"));
     const elo = node("td", null, "elo");
-    elo.append(node("span", row.elo ? row.elo.text : "–", "elo-text"), eloBar(row.elo, span));
+    const inside = node("div", null, "elo-cell");
+    inside.append(node("span", row.elo ? row.elo.text : "–", "elo-text"), eloBar(row.elo, span));
+    elo.append(inside);
     tr.append(
       node("td", row.rank, "num"), name, node("td", row.games, "num"), node("td", points(row.points), "num strong"),
       node("td", percent(row.score), "num"), node("td", `${row.wins} ${row.draws} ${row.losses}`, "num wdl"), elo,
@@ -393,7 +395,7 @@ function renderMoves(data) {
   list.replaceChildren(...data.moves.map((move, index) => {
     const item = node("li", null, "ply");
     item.dataset.ply = String(index + 1);
-    item.append(node("span", move.move, "move-text"));
+    item.append(node("span", `${index + 1}.`, "ply-number"), node("span", move.move, "move-text"));
     if (move.book) item.append(node("span", "book", "tag"));
     if (move.roll) item.append(node("span", "dice", "tag"));
     if (move.reason === "engine_error") item.append(node("span", "played for the bot", "tag bad"));
