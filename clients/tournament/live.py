@@ -39,6 +39,7 @@ from clients.tournament.standings import (
 )
 from clients.tournament.stats import Estimate
 from clients.tournament.store import Store
+from engine.registry import create_game
 
 #: Longest engine name shown (a bot's name is its file name: anything).
 MAX_NAME_CHARS = 40
@@ -199,8 +200,6 @@ def positions(record: GameRecord) -> list[dict[str, Any]]:
     for game, state, _ in replay(record):
         out.append(_position(game, state))
     if game is None:
-        from engine.registry import create_game
-
         game = create_game(record.game, record.options)
         state = (
             game.initial_state()
@@ -452,8 +451,6 @@ class LiveTournament:
     # ------------------------------------------------------------------
 
     def _options(self) -> dict[str, Any]:
-        from engine.registry import create_game
-
         options: dict[str, Any] = create_game(self.config.game, self.config.options).options
         return options
 

@@ -208,7 +208,11 @@ function renderStandings(data) {
     const name = node("td", row.name, "name");
     name.title = row.name;
     if (data.tournament.bots.includes(row.name)) name.append(node("span", "bot", "badge"));
-    if (row.faults) name.append(node("span", `${row.faults} lost by fault`, "badge bad"));
+    if (row.faults) {
+      const faults = node("span", `⚠ ${row.faults}`, "badge bad");
+      faults.title = `${row.faults} games lost by a fault (time, illegal move, protocol...)`;
+      name.append(faults);
+    }
     const elo = node("td", null, "elo");
     const inside = node("div", null, "elo-cell");
     inside.append(node("span", row.elo ? row.elo.text : "–", "elo-text"), eloBar(row.elo, span));
