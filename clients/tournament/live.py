@@ -325,6 +325,9 @@ class LiveTournament:
         self.running: dict[int, RunningGame] = {}
         self.excerpts: dict[int, dict[str, dict[str, Any]]] = {}
         self.finished_here: set[int] = set()
+        #: Finished games' rows by id (a finished game never changes; replaying
+        #: every one for every snapshot would cost seconds in a chess tournament).
+        self._rows: dict[int, dict[str, Any]] = {}
         self.version = 1
         self.over = False
         self._snapshot: tuple[int, bytes] | None = None
@@ -505,10 +508,13 @@ class LiveTournament:
         return data
 
     def _finished_json(self, record: GameRecord) -> dict[str, Any]:
-        data = self._header(record)
-        data.update(result_json(record))
-        data["engine_errors"] = _engine_errors(record) if self.logs else [0, 0]
-        return data
+        row = self._rows.get(record.game_id)
+        if row is None:
+            row = self._header(record)
+            row.update(result_json(record))
+            row["engine_errors"] = _engine_errors(record) if self.logs else [0, 0]
+            self._rows[record.game_id] = row
+        return row
 
     def _game_json(
         self, record: GameRecord, engines: tuple[EngineSpec | None, ...]

@@ -73,6 +73,8 @@ def test_the_live_page_shows_the_tournament_as_it_is_played(tmp_path: Path) -> N
             page.on("pageerror", lambda error: problems.append(str(error)))
             page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
             page.on("dialog", lambda dialog: problems.append(f"dialog {dialog.message}"))
+            requested: list[str] = []
+            page.on("request", lambda request: requested.append(request.url))
             page.goto(run.url)
             wait_ms = int(PLAY_S * 1000)
             expect(page.locator("#title")).to_have_text("Class 9B", timeout=wait_ms)
@@ -116,5 +118,7 @@ def test_the_live_page_shows_the_tournament_as_it_is_played(tmp_path: Path) -> N
             page.keyboard.press("Escape")
             expect(viewer).to_be_hidden()
             assert problems == [], problems
+            # Nothing but the page's own files and API: no external resource.
+            assert requested and all(url.startswith(run.url) for url in requested), requested
         finally:
             browser.close()
