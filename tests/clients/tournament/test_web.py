@@ -49,6 +49,16 @@ def test_a_tournament_serves_its_live_page_and_keeps_it_after_the_last_game(
         wait_until(lambda: "4 of 4 games played" in run.output(), PLAY_S, "the tables")
         assert run.process.poll() is None
         assert stop(run) == 0
+    # --resume of the finished tournament serves its page again, with its games.
+    with live_tournament(tmp_path, ["--resume", "--quiet"]) as again:
+
+        def shown() -> bool:
+            return bool(again.json("/api/snapshot")["tournament"]["state"] == "finished")
+
+        wait_until(shown, PLAY_S, f"the finished tournament's page: {again.output()}")
+        assert again.json("/api/snapshot")["tournament"]["played"] == 4
+        assert again.json("/api/game/1")["result"]["result"] in ("1-0", "0-1", "1/2-1/2")
+        assert stop(again) == 0
 
 
 def test_a_port_in_use_is_refused_before_anything_is_played(
