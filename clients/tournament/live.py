@@ -440,11 +440,9 @@ class LiveTournament:
             else {}
         )
         if excerpts is None and any(name in self.logs for name in stored.players):
-            data["logs_note"] = (
-                "played before this run of the tournament: its log excerpt is not known"
-                if game_id not in self.finished_here
-                else "log excerpt no longer kept"
-            )
+            # The page says why in its language: "earlier" (played in an earlier
+            # run, whose log offsets are not known) or "dropped" (not kept).
+            data["logs_note"] = "earlier" if game_id not in self.finished_here else "dropped"
         return data
 
     def game_bytes(self, game_id: int) -> bytes | None:

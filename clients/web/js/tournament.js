@@ -8,6 +8,8 @@
 // it is hostile: it goes into the page as text (textContent), never as HTML.
 
 import { el } from "./svg.js";
+import { has as guiHas, language, onLanguageChange, t as guiText, wireLanguageMenu } from "./i18n.js";
+import { TEXTS } from "./tournament-strings.js";
 
 const POLL_MS = 1000;
 // Width and height of the Elo bars' drawing (viewBox units).
@@ -40,6 +42,28 @@ const app = {
 };
 
 // ----------------------------------------------------------------------
+// Texts (js/tournament-strings.js), in the language js/i18n.js picked.
+
+function tr(key, params = {}) {
+  const table = TEXTS[language()] || TEXTS.en;
+  const text = table[key] ?? TEXTS.en[key] ?? key;
+  return text.replace(/\{(\w+)\}/g, (whole, name) => (name in params ? String(params[name]) : whole));
+}
+
+// The page's fixed texts: data-text="key" (content) and data-text-title="key".
+function applyTexts() {
+  document.documentElement.lang = language();
+  for (const element of document.querySelectorAll("[data-text]")) element.textContent = tr(element.dataset.text);
+  for (const element of document.querySelectorAll("[data-text-title]")) element.title = tr(element.dataset.textTitle);
+}
+
+// A game's name as the GUI shows it ("Connect Four"), else as the server names it.
+function gameTitle(name) {
+  const key = `game.${name}`;
+  return guiHas(key) ? guiText(key) : name;
+}
+
+// ----------------------------------------------------------------------
 // Small helpers.
 
 function node(tag, text = null, className = null) {
@@ -65,14 +89,14 @@ function sideMark(game, side) {
     svg.append(el("circle", { cx: 10, cy: 10, r: 8, fill: colours[side], stroke: "#555", "stroke-width": 1.5 }));
     return svg;
   }
-  const marks = SIDE_MARKS[game] || ["1st", "2nd"];
+  const marks = SIDE_MARKS[game] || [tr("first"), tr("second")];
   return node("span", marks[side], "side-mark text");
 }
 
 function playerLine(game, names) {
   const line = node("div", null, "players");
   names.forEach((name, side) => {
-    if (side === 1) line.append(node("span", "vs", "vs"));
+    if (side === 1) line.append(node("span", tr("vs"), "vs"));
     const who = node("span", null, "player");
     who.append(sideMark(game, side), node("span", name, "player-name"));
     who.title = name;
@@ -116,17 +140,22 @@ function boardView(game, options, players, position, history, start, result) {
 // Polling.
 
 async function poll() {
+  let data = null;
   try {
     const response = await fetch("api/snapshot", { cache: "no-cache" });
     if (!response.ok) throw new Error(`HTTP ${response.status}`);
-    const data = await response.json();
+    data = await response.json();
     setConnected(true, data);
-    if (!app.snapshot || data.version !== app.snapshot.version) {
-      app.snapshot = data;
-      await render(data);
-    }
   } catch {
     setConnected(false, app.snapshot);
+  }
+  if (data && (!app.snapshot || data.version !== app.snapshot.version)) {
+    try {
+      await render(data);
+      app.snapshot = data;
+    } catch (error) {
+      console.error("the page could not be drawn:", error);  // drawn again at the next poll
+    }
   }
   if (app.viewer && app.viewer.data && app.viewer.data.running) await refreshViewer();
   window.setTimeout(poll, POLL_MS);
@@ -137,13 +166,13 @@ function setConnected(connected, data) {
   const state = data ? data.tournament.state : null;
   live.className = "live-status";
   if (!connected) {
-    live.textContent = data ? "page not updating (the tournament has stopped serving it)" : "connecting…";
+    live.textContent = data ? tr("offline") : tr("connecting");
     live.classList.add("bad");
   } else if (state === "running") {
-    live.textContent = "● live";
+    live.textContent = tr("live");
     live.classList.add("good");
   } else {
-    live.textContent = state === "stopped" ? "stopped early" : "finished";
+    live.textContent = state === "stopped" ? tr("state.stopped") : tr("state.finished");
   }
 }
 
@@ -152,10 +181,12 @@ function setConnected(connected, data) {
 
 async function render(data) {
   const info = data.tournament;
-  document.title = `${info.name} – arena tournament`;
+  document.title = `${info.name} – ${tr("title")}`;
   $("title").textContent = info.name;
-  $("subtitle").textContent = `${info.game} · ${info.time_control || "no time control"} · ${info.engines.length} engines`;
-  $("progress").textContent = `${info.played} of ${info.games} games played${info.status ? ` · ${info.status}` : ""}`;
+  $("subtitle").textContent = tr("subtitle", {
+    game: gameTitle(info.game), control: info.time_control || tr("no.control"), count: info.engines.length,
+  });
+  $("progress").textContent = tr("progress", { played: info.played, games: info.games }) + (info.status ? ` · ${info.status}` : "");
   $("bar-fill").style.width = `${info.games ? (100 * info.played) / info.games : 100}%`;
   if (app.boardGame !== info.game) {
     app.createBoard = await boardModule(info.game);
@@ -204,27 +235,27 @@ function renderStandings(data) {
   const body = $("standings").tBodies[0];
   const span = eloSpan(data.standings);
   body.replaceChildren(...data.standings.map((row) => {
-    const tr = document.createElement("tr");
+    const line = document.createElement("tr");
     const name = node("td", row.name, "name");
     name.title = row.name;
-    if (data.tournament.bots.includes(row.name)) name.append(node("span", "bot", "badge"));
+    if (data.tournament.bots.includes(row.name)) name.append(node("span", tr("badge.bot"), "badge"));
     if (row.faults) {
       const faults = node("span", `⚠ ${row.faults}`, "badge bad");
-      faults.title = `${row.faults} games lost by a fault (time, illegal move, protocol...)`;
+      faults.title = tr("badge.faults", { count: row.faults });
       name.append(faults);
     }
     const elo = node("td", null, "elo");
     const inside = node("div", null, "elo-cell");
     inside.append(node("span", row.elo ? row.elo.text : "–", "elo-text"), eloBar(row.elo, span));
     elo.append(inside);
-    tr.append(
+    line.append(
       node("td", row.rank, "num"), name, node("td", row.games, "num"), node("td", points(row.points), "num strong"),
       node("td", percent(row.score), "num"), node("td", `${row.wins} ${row.draws} ${row.losses}`, "num wdl"), elo,
     );
-    return tr;
+    return line;
   }));
   const scale = $("standings").tHead.rows[0].lastElementChild;
-  scale.title = `bars from −${span} to +${span} Elo`;
+  scale.title = tr("elo.scale", { span });
 }
 
 function renderCrosstable(data) {
@@ -239,25 +270,25 @@ function renderCrosstable(data) {
     head.append(th);
   });
   const rows = order.map((engine, rank) => {
-    const tr = document.createElement("tr");
+    const line = document.createElement("tr");
     const label = node("th", `${rank + 1}. ${names[engine]}`, "name");
     label.title = names[engine];
-    tr.append(label);
+    line.append(label);
     for (const other of order) {
       const cell = data.crosstable[engine][other];
       if (cell === null) {
-        tr.append(node("td", "", "self"));
+        line.append(node("td", "", "self"));
       } else if (cell.games === 0) {
-        tr.append(node("td", "·", "num empty"));
+        line.append(node("td", "·", "num empty"));
       } else {
         const td = node("td", `${points(cell.points)}/${cell.games}`, "num");
         const share = cell.points / cell.games;
         td.classList.add(share > 0.5 ? "ahead" : share < 0.5 ? "behind" : "level");
-        td.title = `${names[engine]} against ${names[other]}: ${points(cell.points)} of ${cell.games}`;
-        tr.append(td);
+        td.title = tr("crosstable.cell", { row: names[engine], column: names[other], points: points(cell.points), games: cell.games });
+        line.append(td);
       }
     }
-    return tr;
+    return line;
   });
   table.replaceChildren(head, ...rows);
 }
@@ -281,7 +312,7 @@ function renderRunning(data) {
       app.cards.set(game.id, card);
       container.append(element);
     }
-    card.title.textContent = `Game ${game.id} · round ${game.round} · ply ${game.plies}`;
+    card.title.textContent = tr("card", { id: game.id, round: game.round, ply: game.plies });
     if (card.ply !== game.plies) {
       card.ply = game.plies;
       const position = { position: game.position, to_move: game.to_move };
@@ -294,24 +325,24 @@ function renderRunning(data) {
       app.cards.delete(id);
     }
   }
-  $("running-count").textContent = data.running.length ? `${data.running.length} at once · click a board to follow it` : "";
+  $("running-count").textContent = data.running.length ? tr("running.count", { count: data.running.length }) : "";
   $("running-empty").hidden = data.running.length > 0;
 }
 
 function renderFinished(data) {
   const body = $("finished").tBodies[0];
   body.replaceChildren(...data.finished.map((game) => {
-    const tr = document.createElement("tr");
-    tr.className = "clickable-row";
-    tr.tabIndex = 0;
-    tr.dataset.game = String(game.id);
+    const line = document.createElement("tr");
+    line.className = "clickable-row";
+    line.tabIndex = 0;
+    line.dataset.game = String(game.id);
     const cells = game.players.map((name, side) => {
       const td = node("td", null, "name");
       td.append(sideMark(data.tournament.game, side), node("span", name));
       if (game.winner === side) td.classList.add("winner");
       if (game.engine_errors[side]) {
         const badge = node("span", `⚠ ${game.engine_errors[side]}`, "badge bad");
-        badge.title = `${game.engine_errors[side]} moves this bot failed to answer (played for it: engine_error)`;
+        badge.title = tr("badge.errors", { count: game.engine_errors[side] });
         td.append(badge);
       }
       td.title = name;
@@ -319,12 +350,12 @@ function renderFinished(data) {
     });
     const how = node("td", game.reason, `reason ${game.kind}`);
     how.title = game.reason;
-    tr.append(node("td", game.id, "num"), ...cells, node("td", game.result, "result"), how, node("td", game.plies, "num"));
-    tr.addEventListener("click", () => openViewer(game.id));
-    tr.addEventListener("keydown", (event) => {
+    line.append(node("td", game.id, "num"), ...cells, node("td", game.result, "result"), how, node("td", game.plies, "num"));
+    line.addEventListener("click", () => openViewer(game.id));
+    line.addEventListener("keydown", (event) => {
       if (event.key === "Enter") openViewer(game.id);
     });
-    return tr;
+    return line;
   }));
 }
 
@@ -333,7 +364,7 @@ function renderFinished(data) {
 
 async function fetchGame(id) {
   const response = await fetch(`api/game/${id}`, { cache: "no-store" });
-  if (!response.ok) throw new Error(response.status === 404 ? "no such game" : `HTTP ${response.status}`);
+  if (!response.ok) throw new Error(response.status === 404 ? tr("no.game") : `HTTP ${response.status}`);
   return response.json();
 }
 
@@ -349,8 +380,8 @@ async function openViewer(id) {
   box.replaceChildren();
   app.viewer = { id, data: null, ply: 0, follow: true, board: null };
   $("viewer").hidden = false;
-  $("viewer-title").textContent = `Game ${id}`;
-  $("viewer-result").textContent = "loading…";
+  $("viewer-title").textContent = tr("game.title.short", { id });
+  $("viewer-result").textContent = tr("loading");
   try {
     const data = await fetchGame(id);
     if (!app.viewer || app.viewer.id !== id) return;
@@ -382,12 +413,12 @@ function showGame(data) {
   const grew = !viewer.data || viewer.data.moves.length !== last || viewer.data.running !== data.running;
   viewer.data = data;
   if (viewer.follow) viewer.ply = last;
-  $("viewer-title").textContent = `Game ${data.id} · round ${data.round}`;
+  $("viewer-title").textContent = tr("game.title", { id: data.id, round: data.round });
   const head = $("viewer-result");
   head.replaceChildren(playerLine(data.game, data.players));
   const status = data.result
     ? `${data.result.result} · ${data.result.reason}`
-    : "in progress (follows the game while you are at its last move)";
+    : tr("in.progress");
   head.append(node("div", status, data.result ? `status ${data.result.kind}` : "status running"));
   if (grew) renderMoves(data);
   renderLogs(data);
@@ -400,9 +431,9 @@ function renderMoves(data) {
     const item = node("li", null, "ply");
     item.dataset.ply = String(index + 1);
     item.append(node("span", `${index + 1}.`, "ply-number"), node("span", move.move, "move-text"));
-    if (move.book) item.append(node("span", "book", "tag"));
-    if (move.roll) item.append(node("span", "dice", "tag"));
-    if (move.reason === "engine_error") item.append(node("span", "played for the bot", "tag bad"));
+    if (move.book) item.append(node("span", tr("tag.book"), "tag"));
+    if (move.roll) item.append(node("span", tr("tag.dice"), "tag"));
+    if (move.reason === "engine_error") item.append(node("span", tr("tag.error"), "tag bad"));
     item.addEventListener("click", () => {
       app.viewer.follow = index + 1 === data.moves.length;
       showPly(index + 1);
@@ -415,35 +446,36 @@ function renderLogs(data) {
   const box = $("viewer-logs");
   const parts = [];
   for (const [name, excerpt] of Object.entries(data.logs || {})) {
-    parts.push(node("h3", `${name}: its log during this game`));
+    parts.push(node("h3", tr("log.title", { name })));
     if (excerpt.missing) {
-      parts.push(node("p", "no log file (yet)", "hint"));
+      parts.push(node("p", tr("log.missing"), "hint"));
       continue;
     }
-    if (excerpt.cut) parts.push(node("p", "(only the last lines are shown)", "hint"));
-    parts.push(node("pre", excerpt.lines.length ? excerpt.lines.join("\n") : "(nothing written)", "log"));
+    if (excerpt.cut) parts.push(node("p", tr("log.cut"), "hint"));
+    parts.push(node("pre", excerpt.lines.length ? excerpt.lines.join("\n") : tr("log.empty"), "log"));
   }
-  if (data.logs_note) parts.push(node("p", data.logs_note, "hint"));
+  if (data.logs_note === "earlier") parts.push(node("p", tr("log.earlier"), "hint"));
+  if (data.logs_note === "dropped") parts.push(node("p", tr("log.dropped"), "hint"));
   box.replaceChildren(...parts);
 }
 
 function describeMove(move, index, data) {
-  if (!move) return "the starting position";
+  if (!move) return tr("move.start");
   const parts = [`${index}. ${move.move}`];
   const mover = data.positions[index - 1].to_move;
-  if (mover === 0 || mover === 1) parts.push(`by ${data.players[mover]}`);
-  if (move.book) parts.push("(from the opening)");
-  if (move.roll) parts.push("(the referee's dice)");
-  if (move.depth !== undefined) parts.push(`depth ${move.depth}`);
+  if (mover === 0 || mover === 1) parts.push(tr("move.by", { name: data.players[mover] }));
+  if (move.book) parts.push(tr("move.book"));
+  if (move.roll) parts.push(tr("move.dice"));
+  if (move.depth !== undefined) parts.push(tr("move.depth", { depth: move.depth }));
   if (move.score) {
     const score = move.score;
-    if (score.win_in !== undefined) parts.push(`wins in ${score.win_in}`);
-    else if (score.loss_in !== undefined) parts.push(`loses in ${score.loss_in}`);
-    else if (score.draw) parts.push("draw");
-    else if (score.value !== undefined) parts.push(`score ${score.value > 0 ? "+" : ""}${score.value}`);
+    if (score.win_in !== undefined) parts.push(tr("move.win", { plies: score.win_in }));
+    else if (score.loss_in !== undefined) parts.push(tr("move.loss", { plies: score.loss_in }));
+    else if (score.draw) parts.push(tr("move.draw"));
+    else if (score.value !== undefined) parts.push(tr("move.score", { score: `${score.value > 0 ? "+" : ""}${score.value}` }));
   }
   if (move.time_ms !== undefined) parts.push(`${(move.time_ms / 1000).toFixed(2)} s`);
-  if (move.reason === "engine_error") parts.push("· the bot failed to answer: the server played this move for it");
+  if (move.reason === "engine_error") parts.push(tr("move.error"));
   return parts.join(" ");
 }
 
@@ -506,6 +538,21 @@ document.addEventListener("keydown", (event) => {
 window.addEventListener("hashchange", () => {
   const id = hashGame();
   if (id !== null && (!app.viewer || app.viewer.id !== id)) openViewer(id);
+});
+
+applyTexts();
+wireLanguageMenu($("lang"));
+onLanguageChange(() => {
+  // Everything built from the snapshot is drawn again in the new language.
+  applyTexts();
+  for (const card of app.cards.values()) card.element.remove();
+  app.cards.clear();
+  if (app.snapshot) render(app.snapshot);
+  if (app.viewer && app.viewer.data) {
+    const data = app.viewer.data;
+    app.viewer.data = null;
+    showGame(data);
+  }
 });
 
 poll().then(() => {

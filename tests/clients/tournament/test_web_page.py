@@ -117,6 +117,14 @@ def test_the_live_page_shows_the_tournament_as_it_is_played(tmp_path: Path) -> N
                 page.screenshot(path=str(Path(screenshots) / "tournament-replay.png"))
             page.keyboard.press("Escape")
             expect(viewer).to_be_hidden()
+            # The GUI's languages: ?lang=pt (or the menu, or the browser's language).
+            page.goto(run.url + "?lang=pt")
+            expect(page.locator("#standings-panel h2")).to_have_text("Classificação")
+            # The game as the GUI names it in Portuguese.
+            expect(page.locator("#subtitle")).to_contain_text("Quatro em Linha")
+            expect(page.locator("#standings tbody tr")).to_have_count(3)
+            if screenshots:
+                page.screenshot(path=str(Path(screenshots) / "tournament-live-pt.png"))
             assert problems == [], problems
             # Nothing but the page's own files and API: no external resource.
             assert requested and all(url.startswith(run.url) for url in requested), requested
