@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from clients.tournament import knockout
 from clients.tournament.bots import bot_log_path
 from clients.tournament.config import EngineSpec, TournamentConfig
 from clients.tournament.display import FAULT_COLUMNS, format_elo
@@ -320,7 +321,6 @@ class LiveTournament:
         self.store = store
         self.config = store.config()
         self.names = [engine.name for engine in self.config.engines]
-        self.total = len(store.schedule())
         self.logs = logged_engines(self.config)
         self.running: dict[int, RunningGame] = {}
         self.excerpts: dict[int, dict[str, dict[str, Any]]] = {}
@@ -392,7 +392,7 @@ class LiveTournament:
                 "time_control": clean_text(config.time_control.describe(), 80),
                 "engines": [display_name(name) for name in names],
                 "bots": [display_name(name) for name in names if name in self.logs],
-                "games": self.total,
+                "games": self._total(),
                 "played": len(results),
                 "state": "stopped" if status else "finished" if self.over else "running",
                 "status": clean_text(status) if status else None,
@@ -450,6 +450,17 @@ class LiveTournament:
         return None if data is None else _json_bytes(data)
 
     # ------------------------------------------------------------------
+
+    def _total(self) -> int:
+        """The games of the tournament as far as they are known (as the runner counts them:
+        a knockout's later matches are scheduled as results decide them)."""
+        schedule = self.store.schedule()
+        if not self.config.knockout:
+            return len(schedule)
+        bracket = knockout.build(
+            len(self.names), self.config.games_per_pair, schedule, self.store.results()
+        )
+        return knockout.expected_games(bracket, self.config.games_per_pair)
 
     def _options(self) -> dict[str, Any]:
         options: dict[str, Any] = create_game(self.config.game, self.config.options).options
