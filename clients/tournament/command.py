@@ -53,6 +53,7 @@ from clients.tournament.config import (
 )
 from clients.tournament.connections import Backoff, PreflightError, preflight
 from clients.tournament.knockout import TIEBREAK_PAIRS
+from clients.tournament.live import LiveTournament
 from clients.tournament.local import LocalServer, LocalServerError
 from clients.tournament.openings import DEFAULT_RANDOM_PLIES, OPENING_FORMATS
 from clients.tournament.records import EPD_GAMES, RECORD_SUFFIXES
@@ -64,6 +65,7 @@ from clients.tournament.runner import (
     warn_if_pure,
 )
 from clients.tournament.store import Store, StoreError
+from clients.tournament.web import LivePage, parse_web_address
 from engine.errors import GameError
 
 DEFAULT_DB = "tournament.db"
@@ -310,6 +312,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "also with --quiet; default 0: only at the end)",
     )
     run.add_argument(
+        "--web",
+        metavar="[HOST:]PORT",
+        help="serve a live page (standings, crosstable, Elo, the games, bots' logs) on PORT "
+        "for every machine (HOST:PORT: only there); it stays up after the last game "
+        "until Ctrl-C",
+    )
+    run.add_argument(
         "--token",
         default=os.environ.get("ARENA_TOKEN") or None,
         metavar="TOKEN",
@@ -424,6 +433,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         if args.local_workers is not None and args.local_workers < 1:
             raise ConfigError("--local-workers must be at least 1")
+        web = None if args.web is None else parse_web_address(args.web)
         if args.rating_interval < 0:
             raise ConfigError("--rating-interval must be at least 0")
         if args.resume:
@@ -470,13 +480,13 @@ def run(args: argparse.Namespace) -> int:
         token=args.token,
         engine_tokens=engine_tokens,
     )
-    session = _Session(args, settings, store, created)
+    session = _Session(args, settings, store, created, web)
     try:
-        text = asyncio.run(_run_until_signalled(session.run))
-        summary = bot_summary(list(config.engines), settings.jsonl_path)
-        text = f"{text}\n\n{summary}" if summary else text
+        text = _with_bot_summary(asyncio.run(_run_until_signalled(session.run)), config, settings)
         status = 0
     except (KeyboardInterrupt, asyncio.CancelledError):
+        if session.shown:  # the tables are printed: only the live page was stopped
+            return 0
         if session.runner is None:
             return 130
         text = session.runner.report() + f"\ninterrupted: resume with --db {args.db} --resume"
@@ -488,6 +498,9 @@ def run(args: argparse.Namespace) -> int:
     except (PreflightError, LocalServerError) as error:
         print(f"arena tournament: {error}", file=sys.stderr)
         return EXIT_PREFLIGHT
+    except ConfigError as error:  # the live page cannot listen
+        print(f"arena tournament: {error}", file=sys.stderr)
+        return 2
     finally:
         if session.store is not None:
             session.store.close()
@@ -505,19 +518,28 @@ class _Session:
     """
 
     def __init__(
-        self, args: argparse.Namespace, settings: RunSettings, store: Store, created: bool
+        self,
+        args: argparse.Namespace,
+        settings: RunSettings,
+        store: Store,
+        created: bool,
+        web: tuple[str | None, int] | None = None,
     ) -> None:
         self.args = args
         self.settings = settings
         self.store: Store | None = store
         self.created = created
+        self.web = web
         self.runner: TournamentRunner | None = None
+        #: The final tables are printed (the live page stays up after them).
+        self.shown = False
 
     async def run(self) -> str:
         store = self.store
         assert store is not None  # set until a failed start discards it
         config = store.config()
         async with contextlib.AsyncExitStack() as stack:
+            live = None if self.web is None else await self._live_page(stack, store)
             local: LocalServer | None = None
             if any(engine.is_local for engine in config.engines) and _has_work(store):
                 try:
@@ -527,8 +549,28 @@ class _Session:
                     self._discard()
                     raise
                 warn_if_pure(local)
-            self.runner = TournamentRunner(store, self.settings, local_server=local)
-            return await self.runner.run()
+            self.runner = TournamentRunner(store, self.settings, local_server=local, watcher=live)
+            text = await self.runner.run()
+            if live is None:
+                return text
+            live.finish()
+            print(_with_bot_summary(text, config, self.settings), flush=True)
+            self.shown = True
+            print("arena tournament: the live page stays up; Ctrl-C stops it", file=sys.stderr)
+            await asyncio.Event().wait()  # until Ctrl-C or SIGTERM
+            return text
+
+    async def _live_page(self, stack: contextlib.AsyncExitStack, store: Store) -> LiveTournament:
+        """Serve the live page (``--web``) for the rest of the run."""
+        assert self.web is not None
+        live = LiveTournament(store)
+        try:
+            page = await stack.enter_async_context(LivePage(live, *self.web))
+        except ConfigError:
+            self._discard()
+            raise
+        print(f"arena tournament: live page at {' and '.join(page.urls())}", file=sys.stderr)
+        return live
 
     def _discard(self) -> None:
         """Remove the database this run created (nothing was played)."""
@@ -539,6 +581,12 @@ class _Session:
         database = Path(self.args.db)
         for suffix in ("", "-wal", "-shm", "-journal"):
             database.with_name(database.name + suffix).unlink(missing_ok=True)
+
+
+def _with_bot_summary(text: str, config: TournamentConfig, settings: RunSettings) -> str:
+    """The final tables, then what each bot of the tournament did (if it has bots)."""
+    summary = bot_summary(list(config.engines), settings.jsonl_path)
+    return f"{text}\n\n{summary}" if summary else text
 
 
 def _check_epdout(args: argparse.Namespace, game: str) -> None:

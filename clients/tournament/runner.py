@@ -16,9 +16,10 @@ import random
 import signal
 import sys
 from collections import deque
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 from clients.client import Engine
 from clients.tournament import knockout
@@ -33,7 +34,14 @@ from clients.tournament.openings import (
     generate_openings,
     load_openings,
 )
-from clients.tournament.records import CONNECTION_FAILED, GameRecord, epd, game_text, replay
+from clients.tournament.records import (
+    CONNECTION_FAILED,
+    GameRecord,
+    MoveRecord,
+    epd,
+    game_text,
+    replay,
+)
 from clients.tournament.referee import GameSpec, Referee
 from clients.tournament.scheduler import ScheduledGame, openings_needed, schedule
 from clients.tournament.standings import pairing_results
@@ -43,6 +51,18 @@ from engine.registry import create_game
 
 #: A ``bestmove`` reason: the engine's server had no search process free in time.
 OVERLOADED = "overloaded"
+
+
+class GameWatcher(Protocol):
+    """Told of each game as it is played (the live page: :mod:`clients.tournament.web`)."""
+
+    def started(self, spec: GameSpec) -> None: ...
+
+    def moved(self, spec: GameSpec, moves: Sequence[MoveRecord]) -> None: ...
+
+    def finished(self, record: GameRecord) -> None: ...
+
+    def abandoned(self, game_id: int) -> None: ...
 
 
 class TournamentAborted(Exception):
@@ -135,9 +155,12 @@ class TournamentRunner:
         settings: RunSettings,
         progress: Progress | None = None,
         local_server: LocalServer | None = None,
+        watcher: GameWatcher | None = None,
     ) -> None:
-        """``local_server``: one already running for ``url=local`` engines (else one is started)."""
+        """``local_server``: one already running for ``url=local`` engines (else one is
+        started); ``watcher``: told of every game's start, moves and end."""
         self.store = store
+        self.watcher = watcher
         self.local_server = local_server
         self.config = store.config()
         self.settings = settings
@@ -298,6 +321,8 @@ class TournamentRunner:
         )
         indices = (scheduled.first, scheduled.second)
         self.progress.started(spec.game_id, spec.engines[0].name, spec.engines[1].name)
+        if self.watcher is not None:
+            self.watcher.started(spec)
         connections = await asyncio.gather(
             *(self.pools[index].acquire() for index in indices), return_exceptions=True
         )
@@ -324,22 +349,31 @@ class TournamentRunner:
                 record, (ok0, ok1) = await self.referee.play(
                     spec,
                     (pair[0], pair[1]),
-                    lambda game, plies: self.progress.moved(game.game_id, plies),
+                    self._moved,
                 )
                 healthy = [ok0, ok1]
             self._save(record)
         except BaseException:
             self.progress.abandoned(spec.game_id)
+            if self.watcher is not None:
+                self.watcher.abandoned(spec.game_id)
             raise
         finally:
             for index, connection, ok in zip(indices, connections, healthy, strict=True):
                 if isinstance(connection, Engine):
                     await self.pools[index].release(connection, ok)
 
+    def _moved(self, spec: GameSpec, moves: Sequence[MoveRecord]) -> None:
+        self.progress.moved(spec.game_id, len(moves))
+        if self.watcher is not None:
+            self.watcher.moved(spec, moves)
+
     def _save(self, record: GameRecord) -> None:
         if not self.store.finish(record):
             return  # stored already (cannot happen with one runner per database)
         self._append_files(record)
+        if self.watcher is not None:
+            self.watcher.finished(record)
         results = self.store.results()
         self._queue.extend(self._extend_knockout())
         self.progress.finished(record, results)
