@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import math
 import re
+import shlex
 from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 #: The URL that means "start a local server for the built-in engine".
@@ -178,11 +180,29 @@ def parse_engine(text: str) -> EngineSpec:
     return spec
 
 
+def _unquoted_command(text: str) -> str:
+    """The command line of ``cmd=``, without the quotes that hold it together on our own line.
+
+    ``cmd="python3 ana.py"`` arrives quoted as one word; a command that
+    quotes a path with spaces (``python3 'my bot.py'``, ``'my bot.py'``, as
+    ``--bots`` writes them) must keep its quotes. One quoted word that is
+    not a file is a whole command; anything else is kept as written.
+    """
+    command = text.strip()
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return command  # unbalanced quotes: the local server says what is wrong
+    if len(words) == 1 and words[0] != command and not Path(words[0]).is_file():
+        return words[0].strip()
+    return command
+
+
 def _program_engine(
     text: str, values: dict[str, str], options: tuple[tuple[str, str], ...]
 ) -> EngineSpec:
     """An engine the local server runs from its command line (``cmd=``, cutechess-cli's form)."""
-    command = values["cmd"].strip().strip("\"'")
+    command = _unquoted_command(values["cmd"])
     if not command:
         raise ConfigError(f"engine {text!r}: cmd is empty")
     if values.get("url", LOCAL_URL) != LOCAL_URL or "algorithm" in values or "token" in values:
