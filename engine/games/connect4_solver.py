@@ -36,12 +36,13 @@ from mypy_extensions import i64
 
 #: Table slots. Each slot holds one int packing the position key and its
 #: bound (a 49-bit key and 8 bits on the 7x6 board): a list of 8-byte
-#: pointers to ints of 32 bytes in CPython, so at most about 40 MB once
-#: full, made on a searcher's first solve. Pons' solver uses 2**23 slots of
-#: 5 bytes. On the first 100 positions of Test_L2_R2 (one table for all),
-#: 2**19 to 2**22 slots all take 57,000-61,000 nodes a position (CPU 2.3-2.7
-#: s compiled, load 13-16), so more slots would buy nothing there.
-TABLE_SLOTS: Final = (1 << 20) + 1  # odd, so that key % size mixes the columns
+#: pointers to ints of 32 bytes in CPython, so at most about 20 MB once
+#: full, made on a searcher's first solve (a worker keeps up to 4 searchers:
+#: server/runtime/worker.py). Pons' solver uses 2**23 slots of 5 bytes. On
+#: the first 100 positions of Test_L2_R2 (one table for all), 2**19 to 2**22
+#: slots all took 57,000-61,000 nodes a position (CPU 2.3-2.7 s compiled,
+#: load 13-16), so more slots buy nothing there.
+TABLE_SLOTS: Final = (1 << 19) + 1  # odd, so that key % size mixes the columns
 #: The largest board, in bits (``width * (height + 1)``), whose packed table
 #: entries (key and 8 bits of bound) and shifted bitboards stay within a
 #: signed 64-bit machine integer, which the compiled solver uses throughout:

@@ -65,6 +65,7 @@ KILLERS_PER_PLY: Final = 2
 
 #: Share of a timed or node-limited think that the exact solver may spend
 #: on a position within the game's :attr:`~engine.game.Game.solver_reach`
+#: (or its own solver's reach, :meth:`~engine.game.Game.exact_solver`)
 #: before the deepening search takes over with what is left (and with the
 #: solver's table entries, which are proven bounds). Half: the deepening
 #: search then still has half of its budget, so a position the solver does
