@@ -18,7 +18,8 @@ The search is divided as Stockfish divides its own:
   name them;
 * :class:`engine.search.solver.ExactSolver` finds exact values by
   null-window bisection over the possible results, as Pons' Connect Four
-  solver does.
+  solver does; a game with a solver of its own
+  (:meth:`~engine.game.Game.exact_solver`) is solved by that one instead.
 
 Limits are checked every :data:`~engine.search.budget.CHECK_INTERVAL`
 nodes; the stop signal is anything with ``is_set()``. An aborted search
@@ -37,7 +38,7 @@ from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Any, Final, final
 
-from engine.game import Game
+from engine.game import Game, PositionSolver
 from engine.search.budget import BudgetedSearch, SearchAborted
 from engine.search.limits import MAX_DEPTH, Limits
 from engine.search.ordering import pick_moves, sort_rest
@@ -64,6 +65,7 @@ KILLERS_PER_PLY: Final = 2
 
 #: Share of a timed or node-limited think that the exact solver may spend
 #: on a position within the game's :attr:`~engine.game.Game.solver_reach`
+#: (or its own solver's reach, :meth:`~engine.game.Game.exact_solver`)
 #: before the deepening search takes over with what is left (and with the
 #: solver's table entries, which are proven bounds). Half: the deepening
 #: search then still has half of its budget, so a position the solver does
@@ -100,6 +102,11 @@ class Searcher(BudgetedSearch):
         # then use the table's own look-up as its key, with no key function.
         self.history: list[defaultdict[Hashable, int]] = [defaultdict(int), defaultdict(int)]
         self._threats = ThreatCuts(game) if has_threat_hooks(game) else None
+        # The game's own exact solver, made on first use (its table can be
+        # large): see _exact_value.
+        self._own_solver: PositionSolver | None = None
+        self._own_solver_made = False
+        self._solver_nodes_before = 0
         self._has_quiescence = type(game).noisy_moves is not Game.noisy_moves
         self._has_null_move = type(game).null_move is not Game.null_move
         self._has_check_hook = type(game).in_check is not Game.in_check
@@ -148,8 +155,11 @@ class Searcher(BudgetedSearch):
 
     def _begin_search(self, state: Any, root_moves: list[Hashable]) -> SearchResult | None:
         self._best = _RootBest(self._fallback_move(state, root_moves), 0, [])
-        reach = self.game.solver_reach
-        if reach <= 0 or self._depth_limited:
+        if self._depth_limited:
+            return None
+        own = self._game_solver()
+        reach = own.reach if own is not None else self.game.solver_reach
+        if reach <= 0:
             return None
         remaining = self.game.max_remaining_plies(state)
         if remaining is None or remaining > reach:
@@ -178,7 +188,7 @@ class Searcher(BudgetedSearch):
         self._next_check = self.nodes + 1  # check the narrowed limits at the first node
         depth = min(MAX_DEPTH, max(1, remaining))
         try:
-            value, proof = self._bisect(state, depth, root_moves)
+            value, proof = self._exact_value(state, depth, root_moves)
         except SearchAborted as aborted:
             self._node_limit, self._hard_deadline = node_limit, hard
             self._next_check = self.nodes + 1
@@ -198,6 +208,44 @@ class Searcher(BudgetedSearch):
         if self._on_info is not None:
             self._on_info(self._report(state, depth, self._best, False, True))
         return self._result(state, move, value, depth, pv, "proven", proven=True)
+
+    def _game_solver(self) -> PositionSolver | None:
+        """The game's own exact solver (:meth:`~engine.game.Game.exact_solver`), made once."""
+        if not self._own_solver_made:
+            self._own_solver = self.game.exact_solver()
+            self._own_solver_made = True
+        return self._own_solver
+
+    def _exact_value(
+        self, state: Any, depth: int, root_moves: list[Hashable]
+    ) -> tuple[int, _RootBest | None]:
+        """The exact value of ``state`` and its proof: the game's own solver, else :meth:`_bisect`.
+
+        The game's solver counts its nodes into :attr:`nodes` and checks
+        the search's limits through :meth:`_check_solver`, so it ends as the
+        bisection would (:class:`SearchAborted`).
+        """
+        own = self._game_solver()
+        if own is None:
+            return self._bisect(state, depth, root_moves)
+        self._solver_nodes_before = self.nodes
+        plies, move, nodes = own.solve_position(state, self._check_solver)
+        self.nodes = self._solver_nodes_before + nodes
+        if plies > 0:
+            value = WIN - plies
+        elif plies < 0:
+            value = -WIN - plies
+        else:
+            value = 0
+        if move not in root_moves:
+            move = root_moves[0]  # a game's solver answers with a legal move; keep it so
+        return value, _RootBest(move, value, [move])
+
+    def _check_solver(self, nodes: int) -> None:
+        # Called by the game's solver with its own node count.
+        self.nodes = self._solver_nodes_before + nodes
+        if self.nodes >= self._next_check:
+            self._check_limits()
 
     def _bisect(
         self, state: Any, depth: int, root_moves: list[Hashable]
