@@ -119,6 +119,7 @@ class Session:
         self._tracing = False
         self._think_id: RequestId = None
         self._think_algorithm = ALPHABETA
+        self._think_multipv = 1
         #: The current position's first legal move, listed when the position
         #: was reported: a think's answer when no search can give one.
         self._fallback_move: str | None = None
@@ -262,6 +263,7 @@ class Session:
         self._thinking = True
         self._think_id = request.id
         self._think_algorithm = algorithm
+        self._think_multipv = request.multipv
         return SearchJob(
             request.id,
             game,
@@ -271,6 +273,7 @@ class Session:
             fallback,
             algorithm,
             request.cleanup,
+            request.multipv,
         )
 
     def _algorithm(self, game: Game[Any, Any], request: Think) -> str:
@@ -374,6 +377,7 @@ class Session:
             tt_hit_rate=round(info.tt_hit_rate, 4),
             partial=info.partial,
             playouts=info.playouts if self._think_algorithm == MCTS else None,
+            multipv=info.multipv if self._think_multipv > 1 else None,
             id=self._think_id,
         )
 
