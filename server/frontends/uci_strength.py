@@ -1,0 +1,98 @@
+"""``UCI_LimitStrength`` and ``UCI_Elo``: a weaker engine on purpose.
+
+A strength is three handicaps, all set from ``UCI_Elo`` by
+:func:`strength_for`:
+
+* a **depth cap** (the deepest iteration), from 1 ply at :data:`MIN_ELO` to
+  7 plies at :data:`MAX_ELO`;
+* a **node cap**, from 200 to 100,000 nodes, growing geometrically with the
+  Elo (so each step of the scale costs about the same factor of search);
+* **evaluation noise**: the search reports its best :data:`STRENGTH_LINES`
+  root moves (MultiPV), each line's score gets Gaussian noise of
+  ``noise_cp`` centipawns (300 at :data:`MIN_ELO`, none at
+  :data:`MAX_ELO`, linear between), and the move of the highest noisy
+  score is played. A mate found is never given away (its score is far
+  beyond the noise); a blunder is limited to the engine's own top four.
+
+The caps apply on top of the ``go`` command's limits (whichever ends the
+search first), so a weak setting also plays fast.
+
+**Calibration: not measured yet.** The Elo numbers are nominal: the scale
+is monotonic by construction (every handicap shrinks as the Elo grows) but
+has not been fitted against rated opponents; the endpoints were chosen so
+that :data:`MIN_ELO` plays a one-ply search with large noise (a beginner
+that takes free material) and :data:`MAX_ELO` the full search at a short
+depth. A calibration would play matches against Stockfish's own
+``UCI_LimitStrength`` (its scale starts at 1320) per band and fit the
+numbers; docs/benchmarks.md is where its results would go.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Final
+
+from engine.search.results import Info
+from engine.search.score import Score
+
+#: The scale's range and default (UCI's ``option name UCI_Elo``).
+MIN_ELO: Final = 800
+MAX_ELO: Final = 2000
+DEFAULT_ELO: Final = 1400
+#: Depth cap at the bottom and the top of the scale (plies).
+MIN_DEPTH: Final = 1
+MAX_DEPTH_CAP: Final = 7
+#: Node cap at the bottom and the top of the scale.
+MIN_NODES: Final = 200
+MAX_NODES_CAP: Final = 100_000
+#: Standard deviation of the noise added to each line's score at the bottom (centipawns).
+MAX_NOISE_CP: Final = 300
+#: Root lines searched to choose among when the strength is limited.
+STRENGTH_LINES: Final = 4
+#: The score given to a proven win (a loss: its negation) when lines are compared,
+#: beyond any noise; the distance to the end is subtracted so faster wins rank first.
+DECIDED_CP: Final = 100_000
+
+
+@dataclass(frozen=True, slots=True)
+class Strength:
+    """The handicaps of one ``UCI_Elo`` setting."""
+
+    elo: int
+    depth: int
+    nodes: int
+    noise_cp: int
+
+
+def strength_for(elo: int) -> Strength:
+    """The handicaps at ``elo`` (clamped to the scale)."""
+    elo = max(MIN_ELO, min(MAX_ELO, elo))
+    level = (elo - MIN_ELO) / (MAX_ELO - MIN_ELO)
+    depth = MIN_DEPTH + round(level * (MAX_DEPTH_CAP - MIN_DEPTH))
+    nodes = round(MIN_NODES * (MAX_NODES_CAP / MIN_NODES) ** level)
+    noise = round(MAX_NOISE_CP * (1.0 - level))
+    return Strength(elo, depth, nodes, noise)
+
+
+def line_value(score: Score) -> int:
+    """A line's score as one number for comparing lines (centipawns; decided far beyond)."""
+    if score.win_in is not None:
+        return DECIDED_CP - score.win_in
+    if score.loss_in is not None:
+        return score.loss_in - DECIDED_CP
+    return score.value or 0
+
+
+def choose(lines: Sequence[Info], noise_cp: int, rng: random.Random) -> str | None:
+    """The move of the line whose score plus noise is highest; ``None`` without lines."""
+    best: str | None = None
+    best_value = 0.0
+    for info in lines:
+        if not info.pv:
+            continue
+        value = line_value(info.score) + (rng.gauss(0.0, noise_cp) if noise_cp > 0 else 0.0)
+        if best is None or value > best_value:
+            best, best_value = info.pv[0], value
+    return best
