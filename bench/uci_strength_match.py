@@ -8,9 +8,13 @@ prints our score per band with a 95% interval (normal approximation over
 games) and the Elo difference it implies, and so places each nominal band
 against the reference's rating (a calibration at this time control only).
 
+With ``--self ELO`` the reference is this engine itself at ``UCI_Elo``
+``ELO`` instead: the bands' spacing on their own scale.
+
 Usage::
 
     python -m bench.uci_strength_match --elos 800 1400 2000 --games 10 --movetime 100
+    python -m bench.uci_strength_match --self 800 --elos 1100 1400 2000 --games 10
 """
 
 from __future__ import annotations
@@ -79,14 +83,19 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=10, help="games per band (even)")
     parser.add_argument("--movetime", type=int, default=100, help="ms a move, both sides")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--self", type=int, default=None, help="reference: ours at this UCI_Elo")
     args = parser.parse_args()
     stockfish = shutil.which("stockfish") or "/usr/games/stockfish"
-    if not Path(stockfish).exists():
+    if args.self is None and not Path(stockfish).exists():
         raise SystemExit("stockfish is not installed")
     rng = random.Random(args.seed)
     openings = [random_opening(rng) for _ in range(args.games // 2)]
-    with chess.engine.SimpleEngine.popen_uci(stockfish) as reference:
-        reference.configure({"UCI_LimitStrength": True, "UCI_Elo": REFERENCE_ELO, "Threads": 1})
+    command = [stockfish] if args.self is None else OURS
+    name = f"Stockfish {REFERENCE_ELO}" if args.self is None else f"ours at {args.self}"
+    with chess.engine.SimpleEngine.popen_uci(command, timeout=60) as reference:
+        reference.configure(
+            {"UCI_LimitStrength": True, "UCI_Elo": args.self or REFERENCE_ELO, "Threads": 1}
+        )
         for elo in args.elos:
             started = time.monotonic()
             scores: list[float] = []
@@ -103,7 +112,7 @@ def main() -> None:
             low, high = max(0.0, mean - half), min(1.0, mean + half)
             print(
                 f"UCI_Elo {elo}: {sum(scores):.1f}/{len(scores)} = {mean:.2f} "
-                f"[{low:.2f}, {high:.2f}] against Stockfish {REFERENCE_ELO}: "
+                f"[{low:.2f}, {high:.2f}] against {name}: "
                 f"{elo_of(mean):+.0f} Elo [{elo_of(low):+.0f}, {elo_of(high):+.0f}] "
                 f"({time.monotonic() - started:.0f} s)",
                 flush=True,
