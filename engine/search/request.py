@@ -40,8 +40,9 @@ class SearchRequest:
     its score and principal variation, reported as :class:`Info` with
     ``multipv`` 1, 2, ...; alpha-beta only, the other searches report their
     best line alone). ``searchmoves`` restricts the root to these moves, in
-    the game's notation (UCI's ``go searchmoves``); moves that are not
-    legal are left out, and none legal means every move.
+    the game's notation (UCI's ``go searchmoves``; alpha-beta and
+    expectiminimax search only these, MCTS's tree ignores it); moves that
+    are not legal are left out, and none legal means every move.
     """
 
     state: Any
