@@ -3,7 +3,9 @@ settings against Stockfish at its own lowest ``UCI_Elo``, through python-chess.
 
 Each band plays ``--games`` games (pairs from the same opening of
 ``OPENING_PLIES`` seeded random plies, colours swapped) at ``--movetime`` ms a
-move for both sides; a game still on at ``MAX_PLIES`` plies is a draw. It
+move for both sides; a game still on at ``MAX_PLIES`` plies is adjudicated
+on material (a side ahead by ``ADJUDICATE_PAWNS`` or more wins, else a draw:
+weak engines seldom finish a won game in time). It
 prints our score per band with a 95% interval (normal approximation over
 games) and the Elo difference it implies, and so places each nominal band
 against the reference's rating (a calibration at this time control only).
@@ -32,6 +34,9 @@ import chess.engine
 
 OPENING_PLIES = 4
 MAX_PLIES = 160
+#: Material lead (pawns) that wins a game adjudicated at MAX_PLIES: a minor piece.
+ADJUDICATE_PAWNS = 3
+PIECE_PAWNS = {chess.PAWN: 1, chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5, chess.QUEEN: 9}
 #: Debian's Stockfish 15.1 accepts UCI_Elo from 1350.
 REFERENCE_ELO = 1350
 OURS = [sys.executable, "-m", "clients", "uci"]
@@ -56,10 +61,23 @@ def play_game(
             break
         board.push(chosen)
     result = board.result(claim_draw=True)
-    if result == "1/2-1/2" or result == "*":
+    if result == "*":
+        lead = material(board, ours_white)
+        return 1.0 if lead >= ADJUDICATE_PAWNS else 0.0 if lead <= -ADJUDICATE_PAWNS else 0.5
+    if result == "1/2-1/2":
         return 0.5
     white_won = result == "1-0"
     return 1.0 if white_won == ours_white else 0.0
+
+
+def material(board: chess.Board, ours_white: bool) -> int:
+    """Our material lead in pawns."""
+    lead = 0
+    for piece, pawns in PIECE_PAWNS.items():
+        lead += pawns * (
+            len(board.pieces(piece, chess.WHITE)) - len(board.pieces(piece, chess.BLACK))
+        )
+    return lead if ours_white else -lead
 
 
 def random_opening(rng: random.Random) -> list[chess.Move]:
