@@ -49,10 +49,17 @@ from server.runtime.pool import Ticket
 ALGORITHM: Final = "alphabeta"
 #: The pool's reason when the worker died or failed during the search.
 WORKER_LOST: Final = "worker_lost"
-#: The warm-up search at the first ``isready``: two plies of the start
-#: position, bounded in time too (it takes a few milliseconds once the
-#: engine is loaded; what it costs first is the loading itself).
-WARM_UP_LIMITS: Final = Limits(movetime_ms=300, depth=2)
+#: The warm-up search at the first ``isready``: one ply of the start
+#: position (a few milliseconds once the engine is loaded; what it costs
+#: first is the loading itself). Deliberately without a time limit: a cold
+#: search process that overran one would be stopped, and replaced by
+#: another cold one, by the pool's deadline guard.
+WARM_UP_LIMITS: Final = Limits(depth=1)
+#: The longest ``isready`` waits for the warm-up before answering
+#: ``readyok`` anyway (GUIs wait for ``readyok`` about 10 s, python-chess's
+#: default time-out): a process that takes longer is stopped and the first
+#: ``go`` waits for it instead.
+WARM_UP_TIMEOUT_S: Final = 5.0
 
 
 @dataclass(slots=True)
@@ -150,7 +157,10 @@ class UciEngine:
         state = game.parse_position(STARTPOS)
         self._seq += 1
         job = search_job(self._seq, game, state, WARM_UP_LIMITS, ALGORITHM, time.monotonic())
-        await self._runtime.submit(job).answer
+        ticket = self._runtime.submit(job)
+        done, _ = await asyncio.wait({ticket.answer}, timeout=WARM_UP_TIMEOUT_S)
+        if not done:
+            ticket.stop()  # answered at once by the pool; the next go waits for the process
         self._warm = True
 
     def _stop_search(self) -> None:

@@ -270,7 +270,8 @@ class UciProtocol:
             depth = strength.depth if limits.depth is None else min(limits.depth, strength.depth)
             nodes = strength.nodes if limits.nodes is None else min(limits.nodes, strength.nodes)
             limits = Limits(limits.movetime_ms, depth, nodes, limits.clock)
-            multipv = max(multipv, STRENGTH_LINES)
+            if strength.noise_cp > 0:
+                multipv = max(multipv, STRENGTH_LINES)
         order = SearchOrder(self.state, limits, multipv, shown, searchmoves, strength)
         return Reaction([f"info string {note}" for note in notes], order)
 

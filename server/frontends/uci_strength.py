@@ -5,14 +5,18 @@ A strength is three handicaps, all set from ``UCI_Elo`` by
 
 * a **depth cap** (the deepest iteration), from 1 ply at :data:`MIN_ELO` to
   7 plies at :data:`MAX_ELO`;
-* a **node cap**, from 200 to 100,000 nodes, growing geometrically with the
-  Elo (so each step of the scale costs about the same factor of search);
+* a **node cap**, from 2,000 to 200,000 nodes, growing geometrically with
+  the Elo (so each step of the scale costs about the same factor of
+  search); 2,000 lets the one-ply search of four lines finish in chess
+  (a cap it cannot finish under would play the move ordering's first move,
+  not a noisy choice);
 * **evaluation noise**: the search reports its best :data:`STRENGTH_LINES`
   root moves (MultiPV), each line's score gets Gaussian noise of
   ``noise_cp`` centipawns (300 at :data:`MIN_ELO`, none at
   :data:`MAX_ELO`, linear between), and the move of the highest noisy
   score is played. A mate found is never given away (its score is far
   beyond the noise); a blunder is limited to the engine's own top four.
+  Without noise (:data:`MAX_ELO`) one line is searched, as usual.
 
 The caps apply on top of the ``go`` command's limits (whichever ends the
 search first), so a weak setting also plays fast.
@@ -45,8 +49,8 @@ DEFAULT_ELO: Final = 1400
 MIN_DEPTH: Final = 1
 MAX_DEPTH_CAP: Final = 7
 #: Node cap at the bottom and the top of the scale.
-MIN_NODES: Final = 200
-MAX_NODES_CAP: Final = 100_000
+MIN_NODES: Final = 2_000
+MAX_NODES_CAP: Final = 200_000
 #: Standard deviation of the noise added to each line's score at the bottom (centipawns).
 MAX_NOISE_CP: Final = 300
 #: Root lines searched to choose among when the strength is limited.
