@@ -58,9 +58,10 @@ def play_game(
         engine = ours if (board.turn == chess.WHITE) == ours_white else reference
         chosen = engine.play(board, limit).move
         if chosen is None:
-            break
+            raise RuntimeError(f"no move in a game that is not over: {board.fen()}")
         board.push(chosen)
     result = board.result(claim_draw=True)
+    print(f"  {'white' if ours_white else 'black'}: {board.ply()} plies, {result}", flush=True)
     if result == "*":
         lead = material(board, ours_white)
         return 1.0 if lead >= ADJUDICATE_PAWNS else 0.0 if lead <= -ADJUDICATE_PAWNS else 0.5
