@@ -21,14 +21,28 @@ A strength is three handicaps, all set from ``UCI_Elo`` by
 The caps apply on top of the ``go`` command's limits (whichever ends the
 search first), so a weak setting also plays fast.
 
-**Calibration: not measured yet.** The Elo numbers are nominal: the scale
-is monotonic by construction (every handicap shrinks as the Elo grows) but
-has not been fitted against rated opponents; the endpoints were chosen so
-that :data:`MIN_ELO` plays a one-ply search with large noise (a beginner
-that takes free material) and :data:`MAX_ELO` the full search at a short
-depth. A calibration would play matches against Stockfish's own
-``UCI_LimitStrength`` (its scale starts at 1320) per band and fit the
-numbers; docs/benchmarks.md is where its results would go.
+**Calibration: measured roughly, not fitted.** The Elo numbers are
+nominal: every handicap shrinks as the Elo grows, and small matches
+(``python -m bench.uci_strength_match``, 10 games a band in pairs with
+colours swapped from seeded 4-ply openings, 100 ms a move for both sides,
+pure-Python engine, load average 24-31 on 2 cores, 2026-11-26; 95%
+intervals) place the bands so:
+
+================  =============================  ==============================
+``UCI_Elo``       against ours at 800            against Stockfish 15.1 at 1350
+================  =============================  ==============================
+1100              6.5/10, +108 Elo [-41, +314]
+1400              5.5/10, +35 Elo [-199, +313]   1.5/10, -301 Elo [-1200, -101]
+2000              10/10 (no interval)            3.5/10, -108 Elo [-491, +103]
+================  =============================  ==============================
+
+So at this time control the scale is flat from 800 to about 1400 (the
+noise, not the depth, decides those games), then rises steeply to 2000,
+and the nominal numbers overstate: 2000 scores about 35% against
+Stockfish's 1350 (Stockfish rates its own scale at a longer time control,
+so this is a lower bound of the gap). A fitted scale needs more games per
+band and noise that falls faster than linearly; until then read
+``UCI_Elo`` as "weaker below, stronger above", not as a rating.
 """
 
 from __future__ import annotations
