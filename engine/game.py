@@ -147,6 +147,13 @@ class Game(ABC, Generic[S, M]):
     #: Games of chance only: a bound on ``|evaluate|`` and on ``|utility| *
     #: utility_scale``; the chance-node pruning (Star1/Star2) relies on it.
     value_bound: ClassVar[int] = EVAL_LIMIT
+    #: Games of chance only: the expectiminimax root's move filter, ``(keep,
+    #: margin)``. After the first iteration (each move's afterstate evaluated)
+    #: the deeper iterations search only the ``keep`` best moves, and of those
+    #: only the ones within ``margin`` evaluation units of the best: a forward
+    #: pruning at the root that buys a deeper search of the plays that matter.
+    #: ``None`` (the default): every move is searched at every depth.
+    root_filter: ClassVar[tuple[int, int] | None] = None
     #: The search a ``think`` gets when it names none: :data:`ALPHABETA`
     #: (:data:`EXPECTIMINIMAX` for games of chance) or :data:`MCTS`.
     default_algorithm: ClassVar[str] = ALPHABETA

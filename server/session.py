@@ -29,6 +29,7 @@ from engine.search.trace import (
     DEFAULT_MAX_NODES,
     DEFAULT_TRACE_PLAYOUTS,
     DEFAULT_TRACE_SEED,
+    check_cost,
     check_request,
     default_depth,
 )
@@ -298,6 +299,9 @@ class Session:
         seed = request.seed if request.seed is not None else DEFAULT_TRACE_SEED
         try:
             check_request(algorithm, depth, max_nodes, playouts)
+            # A few game calls: cheap enough for the event loop, and the
+            # trace it refuses would hold a search process for nothing.
+            check_cost(game, state, algorithm, depth, max_nodes)
         except GameError as error:
             raise from_game_error(error, request.id) from None
         deadlines = Deadlines(received_at, None, received_at + self.limits.max_trace_ms / 1000)

@@ -367,10 +367,13 @@ def parse_resign_rule(text: str) -> dict[str, int]:
 
 @dataclass(frozen=True, slots=True)
 class OpeningSource:
-    """Where openings come from: a file (``path``) or random plies checked by a search."""
+    """Where openings come from: a file (``path``), random plies checked by a search,
+    or (``random_plies`` ``None``, the default) the game's own default: chess's
+    built-in named openings, Go's empty board, a few random plies elsewhere
+    (:func:`clients.tournament.openings.default_openings`)."""
 
     path: str | None = None
-    random_plies: int = 4
+    random_plies: int | None = None
     balance_depth: int = 4
     balance_score: int = 100
     shuffle: bool = False
@@ -426,6 +429,8 @@ class TournamentConfig:
     options: dict[str, Any] = field(default_factory=dict)
     games_per_pair: int = 2
     gauntlet: bool = False
+    #: A knockout (clients/tournament/knockout.py): ``games_per_pair`` games a match.
+    knockout: bool = False
     openings: OpeningSource = field(default_factory=OpeningSource)
     adjudication: Adjudication = field(default_factory=Adjudication)
     timing: Timing = field(default_factory=Timing)
@@ -449,6 +454,8 @@ class TournamentConfig:
             raise ConfigError("give a time control: a clock, a move time, a depth or nodes")
         if self.sprt is not None and len(self.engines) != 2:
             raise ConfigError("SPRT compares exactly two engines")
+        if self.knockout and (self.gauntlet or self.sprt is not None):
+            raise ConfigError("a knockout is a format of its own: not with --gauntlet or --sprt")
 
     def to_json(self) -> dict[str, Any]:
         """The configuration as stored: everything but the engines' tokens."""
@@ -476,6 +483,7 @@ class TournamentConfig:
             options=dict(data.get("options") or {}),
             games_per_pair=data["games_per_pair"],
             gauntlet=data["gauntlet"],
+            knockout=bool(data.get("knockout", False)),
             openings=OpeningSource(**data["openings"]),
             adjudication=Adjudication(**data["adjudication"]),
             timing=Timing(**data["timing"]),

@@ -33,9 +33,10 @@ from typing import Any, Final, TextIO
 from engine.game import Game
 from engine.search.limits import Limits, plan_deadlines
 from engine.search.results import Info, SearchResult
-from engine.search.tt import DEFAULT_TT_SLOTS
+from engine.search.tt import DEFAULT_TT_SLOTS, ENTRY_BYTES
 from server.jobs import SearchJob
 from server.runtime.constants import DELIVERY_MARGIN_S, START_TIMEOUT_S
+from server.runtime.memory import MAX_CACHED_SEARCHERS, TreeBudget
 from server.runtime.pool import Ticket, WorkerPool
 
 #: One controller, one search at a time: one worker.
@@ -71,7 +72,11 @@ class FrontendPool:
         self._starting: asyncio.Task[None] | None = None
 
     def _new_pool(self, tt_slots: int) -> WorkerPool:
-        return WorkerPool(WORKERS, tt_slots, worker_nice=FRONTEND_WORKER_NICE)
+        # The front end's worker plays one game: its one table may have the
+        # whole Hash the controller set (the budget gives each of the
+        # MAX_CACHED_SEARCHERS a share).
+        budget = TreeBudget(table_bytes=tt_slots * ENTRY_BYTES * MAX_CACHED_SEARCHERS)
+        return WorkerPool(WORKERS, tt_slots, worker_nice=FRONTEND_WORKER_NICE, tree_budget=budget)
 
     def start(self) -> None:
         """Start the worker; it imports the engine while commands are answered."""

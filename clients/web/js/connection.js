@@ -7,11 +7,23 @@
 // and every accepted think with exactly one bestmove, so ids are enough to
 // route everything.
 
-import { t } from "./i18n.js";
+import { has, t } from "./i18n.js";
+
+// An `error` reply as the pages show it: the explanation of its code in the
+// page's language (strings.js, "error.code.<code>"), then the server's own
+// words, which name the detail (the move, the option, the limit) but are
+// English. A code this page does not know (a newer server's) keeps the
+// server's text alone.
+export function errorText(code, serverText) {
+  const key = `error.code.${code}`;
+  if (!has(key)) return serverText || String(code);
+  return serverText ? `${t(key)} ${t("error.server", { message: serverText })}` : t(key);
+}
 
 export class EngineError extends Error {
   constructor(reply) {
-    super(reply.message || reply.code);
+    super(errorText(reply.code, reply.message));
+    this.serverMessage = reply.message || "";
     this.code = reply.code;
     this.legalMoves = reply.legal_moves || null;
     this.retryAfterMs = reply.retry_after_ms ?? null;
