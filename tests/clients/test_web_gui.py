@@ -1219,7 +1219,7 @@ def test_chess_analysis_shows_three_lines_with_arrows(
     (tmp_path / "lines.png").write_bytes(page.screenshot())
     if page.is_enabled("#stop"):
         page.click("#stop")
-    expect(page.locator("#think-status")).to_have_text(re.compile("^best"))
+    expect(page.locator("#think-status")).to_have_text(re.compile("^Best"))
     # One line asked for: no list, one arrow at most.
     page.select_option("#multipv", "1")
     page.click("#analyse")
