@@ -267,6 +267,8 @@ class _Think:
         self.bestmove: asyncio.Future[BestMove] = asyncio.get_running_loop().create_future()
         self.on_info: Callable[[Info], None] | None = None
         self.timer: asyncio.TimerHandle | None = None
+        #: The latest complete report of each root line, by rank (``info.multipv``).
+        self.lines: dict[int, Info] = {}
         #: Set once the think has its answer or its error (even if the
         #: future was cancelled by a caller that gave up).
         self.finished = False
@@ -424,6 +426,7 @@ class Engine:
         on_info: Callable[[Info], None] | None = None,
         timeout: float | None = None,
         cleanup: bool = False,
+        multipv: int = 1,
     ) -> BestMove:
         """Search the current position and return the best move.
 
@@ -441,11 +444,14 @@ class Engine:
         ``"overloaded"`` answer is a fallback move nobody searched.
         Raises :class:`OverloadedError` if the server refused the think.
         ``cleanup`` (Go) asks for a move of a clean-up phase: dead stones are
-        to be captured before passing (protocol.md, ``think``).
+        to be captured before passing (protocol.md, ``think``). ``multipv``
+        asks for that many root lines: ``on_info`` then gets each line's
+        report, with its rank in ``info.multipv`` (:meth:`analysis` keeps
+        them in :attr:`Analysis.lines`).
         """
         limits = _limits(movetime, movetime_ms, depth, nodes, clock)
         timeout_s = self.think_timeout(limits_to_wire(limits), timeout)
-        think = await self._start_think(limits, timeout_s, algorithm, cleanup)
+        think = await self._start_think(limits, timeout_s, algorithm, cleanup, multipv)
         think.on_info = on_info
         try:
             return await think.bestmove
@@ -466,17 +472,19 @@ class Engine:
         movetime_ms: int | None = None,
         algorithm: str | None = None,
         timeout: float | None = None,
+        multipv: int = 1,
     ) -> Analysis:
         """A think whose progress you iterate over; leaving the ``async with`` stops it.
 
         With no limits the search runs until stopped (or the server's
         maximum think time). The same timeout as :meth:`think` applies; after
         :meth:`Analysis.stop` the answer may take at most
-        :data:`THINK_TIMEOUT_MARGIN_S`.
+        :data:`THINK_TIMEOUT_MARGIN_S`. ``multipv`` asks for that many root
+        lines; :attr:`Analysis.lines` holds the latest of each, best first.
         """
         limits = _limits(movetime, movetime_ms, depth, nodes, clock)
         timeout_s = self.think_timeout(limits_to_wire(limits), timeout)
-        return Analysis(self, limits, timeout_s, algorithm)
+        return Analysis(self, limits, timeout_s, algorithm, multipv)
 
     async def stop(self, *, timeout: float | None = None) -> None:
         """Ask any running think to answer now (no reply of its own)."""
@@ -515,6 +523,7 @@ class Engine:
         timeout_s: float,
         algorithm: str | None = None,
         cleanup: bool = False,
+        multipv: int = 1,
     ) -> _Think:
         """Send a think; its timer runs from now (the send included)."""
         think = _Think(next(self._ids), timeout_s)
@@ -522,7 +531,8 @@ class Engine:
         think.timer = asyncio.get_running_loop().call_later(timeout_s, self._think_timed_out, think)
         try:
             async with asyncio.timeout(timeout_s):
-                await self._send(Think(limits, think.id, algorithm, cleanup).to_wire())
+                message = Think(limits, think.id, algorithm, cleanup, multipv).to_wire()
+                await self._send(message)
         except TimeoutError:
             self._think_timed_out(think)  # the caller finds the error in think.bestmove
         except BaseException as error:
@@ -688,6 +698,8 @@ class Engine:
             if think.finished:
                 return
             info = Info.from_wire(message)  # a violation: strict closes, lenient drops it
+            if not info.partial and info.pv:
+                think.lines[info.multipv or 1] = info
             think.infos.put_nowait(info)
             if think.on_info is not None:
                 try:
@@ -720,20 +732,30 @@ class Analysis:
         limits: Limits,
         timeout_s: float = DEFAULT_MAX_THINK_S + THINK_TIMEOUT_MARGIN_S,
         algorithm: str | None = None,
+        multipv: int = 1,
     ) -> None:
         self._engine = engine
         self._limits = limits
         self._timeout_s = timeout_s
         self._algorithm = algorithm
+        self._multipv = multipv
         self._think: _Think | None = None
         self.info: Info | None = None
         self.bestmove: BestMove | None = None
 
     async def __aenter__(self) -> Analysis:
         self._think = await self._engine._start_think(
-            self._limits, self._timeout_s, self._algorithm
+            self._limits, self._timeout_s, self._algorithm, False, self._multipv
         )
         return self
+
+    @property
+    def lines(self) -> list[Info]:
+        """The latest complete report of each root line received so far, best first
+        (one line unless the analysis asked for ``multipv``)."""
+        if self._think is None:
+            return []
+        return [info for _, info in sorted(self._think.lines.items())]
 
     async def __aexit__(
         self,

@@ -120,6 +120,7 @@ class Session:
         self._tracing = False
         self._think_id: RequestId = None
         self._think_algorithm = ALPHABETA
+        self._think_multipv = 1
         #: The current position's first legal move, listed when the position
         #: was reported: a think's answer when no search can give one.
         self._fallback_move: str | None = None
@@ -263,6 +264,7 @@ class Session:
         self._thinking = True
         self._think_id = request.id
         self._think_algorithm = algorithm
+        self._think_multipv = request.multipv
         return SearchJob(
             request.id,
             game,
@@ -272,6 +274,7 @@ class Session:
             fallback,
             algorithm,
             request.cleanup,
+            request.multipv,
         )
 
     def _algorithm(self, game: Game[Any, Any], request: Think) -> str:
@@ -378,6 +381,7 @@ class Session:
             tt_hit_rate=round(info.tt_hit_rate, 4),
             partial=info.partial,
             playouts=info.playouts if self._think_algorithm == MCTS else None,
+            multipv=info.multipv if self._think_multipv > 1 else None,
             id=self._think_id,
         )
 

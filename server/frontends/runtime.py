@@ -142,8 +142,13 @@ def search_job(
     limits: Limits,
     algorithm: str,
     now: float,
+    multipv: int = 1,
+    searchmoves: tuple[str, ...] = (),
 ) -> SearchJob:
     """The job that searches ``state`` within ``limits``, planned at ``now``.
+
+    ``multipv`` root lines are reported; ``searchmoves`` restricts the root
+    (:class:`~engine.search.request.SearchRequest`).
 
     The search gets the whole time the limits allow, as it did in its own
     process; the answer is due the pool's delivery margin after that
@@ -154,7 +159,9 @@ def search_job(
     search_ends = deadlines.hard if deadlines.hard is not None else now + UNTIMED_DUE_S
     due = dataclasses.replace(deadlines, hard=search_ends + DELIVERY_MARGIN_S)
     fallback = game.format_move(state, game.legal_moves(state)[0])
-    return SearchJob(think_id, game, state, limits, due, fallback, algorithm)
+    return SearchJob(
+        think_id, game, state, limits, due, fallback, algorithm, False, multipv, searchmoves
+    )
 
 
 async def read_lines(read: TextIO) -> AsyncIterator[str]:

@@ -463,4 +463,6 @@ def _worker_job(ticket: Ticket[Any], seq: int) -> WorkerJob:
         job.algorithm,
         task,
         isinstance(job, SearchJob) and job.cleanup,
+        job.multipv if isinstance(job, SearchJob) else 1,
+        job.searchmoves if isinstance(job, SearchJob) else (),
     )

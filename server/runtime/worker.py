@@ -126,7 +126,8 @@ class WorkerJob:
     ``deadlines`` are the search's own: the think's, ended early by the
     pool's delivery margin. ``trace`` makes the job a trace instead of a
     think (``limits`` is then unused). ``cleanup`` (Go) asks for a move of
-    a clean-up phase (:func:`_think`).
+    a clean-up phase (:func:`_think`). ``multipv`` and ``searchmoves`` are
+    the think's (:class:`~engine.search.request.SearchRequest`).
     """
 
     seq: int
@@ -138,6 +139,8 @@ class WorkerJob:
     algorithm: str
     trace: TraceTask | None = None
     cleanup: bool = False
+    multipv: int = 1
+    searchmoves: tuple[str, ...] = ()
 
 
 def worker_main(
@@ -223,7 +226,9 @@ def _think(
     (:func:`engine.games.go.gaining_move`); and a side whose win rate has
     fallen below the threshold resigns (:func:`engine.games.go.should_resign`).
     """
-    request = SearchRequest(job.state, job.limits, job.deadlines, stop, report)
+    request = SearchRequest(
+        job.state, job.limits, job.deadlines, stop, report, job.multipv, job.searchmoves
+    )
     if isinstance(searcher, ProgramSearcher):
         return searcher.think(request, cleanup=job.cleanup)
     result = searcher.think(request)

@@ -1202,3 +1202,28 @@ def test_the_pages_san_agrees_with_the_engines(page: Page, gui_server: ServerThr
         )
         is None
     )
+
+
+def test_chess_analysis_shows_three_lines_with_arrows(
+    page: Page, gui_server: ServerThread, tmp_path: Path
+) -> None:
+    """The analysis panel lists the k best lines (multipv) and the board draws their arrows."""
+    open_game(page, gui_server.port, "chess", side="both")
+    load_position(page, "r1bqkbnr/pppp1ppp/2n5/4p3/2B1P3/5Q2/PPPP1PPP/RNB1K1NR w KQkq - 2 3")
+    assert page.input_value("#multipv") == "3"
+    page.click("#analyse")
+    expect(page.locator("#lines li")).to_have_count(3)
+    expect(page.locator("#lines li").first).to_contain_text("Qxf7#")
+    expect(page.locator(".board-svg line.arrow")).to_have_count(3)
+    expect(page.locator(".board-svg line.arrow-best")).to_have_attribute("data-move", "f3f7")
+    (tmp_path / "lines.png").write_bytes(page.screenshot())
+    if page.is_enabled("#stop"):
+        page.click("#stop")
+    expect(page.locator("#think-status")).to_have_text(re.compile("^Best"))
+    # One line asked for: no list, one arrow at most.
+    page.select_option("#multipv", "1")
+    page.click("#analyse")
+    page.wait_for_selector("#info-lines tbody tr")
+    expect(page.locator("#lines")).to_be_hidden()
+    if page.is_enabled("#stop"):
+        page.click("#stop")

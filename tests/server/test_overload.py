@@ -192,9 +192,7 @@ async def test_heavy_requests_do_not_hold_the_loop() -> None:
             gaps = []
             for number in range(30):
                 sent = time.monotonic()
-                assert (await polite.request({"type": "hello", "id": number}))[
-                    "type"
-                ] == "welcome"
+                assert (await polite.request({"type": "hello", "id": number}))["type"] == "welcome"
                 gaps.append(time.monotonic() - sent)
         stop.set()
         await asyncio.gather(*heavies)

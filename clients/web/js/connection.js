@@ -69,12 +69,14 @@ export class Connection {
 
   // Starts a think; returns {id, done} where done resolves with the bestmove.
   // `algorithm` (optional) names the search; without it the game's default.
-  think(limits, onInfo, algorithm = null) {
+  // `multipv` above 1 asks for that many root lines (each info says its rank).
+  think(limits, onInfo, algorithm = null, multipv = 1) {
     const id = this.nextId++;
     const done = new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject, onInfo });
       const message = { type: "think", id, limits };
       if (algorithm) message.algorithm = algorithm;
+      if (multipv > 1) message.multipv = multipv;
       this.send(message);
     });
     return { id, done };

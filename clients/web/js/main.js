@@ -24,6 +24,7 @@ const CHANCE = "chance";
 
 const app = {
   conn: null,
+  lines: null, // {position, moves}: the analysed lines' first moves, drawn as arrows
   games: [],
   limits: {},
   state: null, // the server's latest `state`
@@ -619,14 +620,16 @@ function startThink(purpose) {
   const state = app.state;
   if (!state || state.result || app.think || !app.conn) return;
   const limits = purpose === "play" ? { movetime_ms: movetimeMs(state.to_move) } : {};
+  // Analysis shows the k best lines (the server's multipv); play needs one.
+  const multipv = purpose === "analyse" ? Number($("multipv").value) || 1 : 1;
   clearThinkPanel();
   const { id, done } = app.conn.think(limits, (info) => {
     if (app.think && app.think.id === id) {
-      noteIteration(app.think, info);
+      if (!(info.multipv > 1)) noteIteration(app.think, info); // the graph plots line 1
       showInfo(info, app.think);
     }
-  }, chosenAlgorithm());
-  const think = { id, purpose, generation: app.generation, ply: state.history.length, toMove: state.to_move, position: state.position, game: state.game, done };
+  }, chosenAlgorithm(), multipv);
+  const think = { id, purpose, generation: app.generation, ply: state.history.length, toMove: state.to_move, position: state.position, game: state.game, done, lines: [] };
   app.think = think;
   if (purpose === "analyse") {
     app.analysing = true;
@@ -721,6 +724,8 @@ function boardView() {
     state,
     players: gameInfo(state.game).players,
     lastMove: state.history.length ? state.history[state.history.length - 1] : null,
+    // The analysed lines' first moves, best first, while their position is shown.
+    arrows: app.lines && app.lines.position === state.position ? app.lines.moves : [],
     start: app.start && app.start.game === state.game ? app.start.position : null,
     interactive: !state.result && app.sides[state.to_move] === "human" && !(app.think && app.think.purpose === "play"),
     flipped: humanSecond !== app.manualFlip,
@@ -834,11 +839,36 @@ function clearThinkPanel() {
   $("pv").textContent = "";
   $("t-score").classList.remove("proven-win", "proven-loss", "proven-draw");
   $("think-status").textContent = "";
+  $("lines").replaceChildren();
+  $("lines").hidden = true;
+  app.lines = null;
+}
+
+// A line of a multi-line analysis (info.multipv): the list shows the latest
+// complete report of each rank, best first; chess draws their first moves
+// as arrows. Only line 1 goes on to the summary and the table.
+function showLine(info, think) {
+  if (!think.lines || info.partial || !info.pv.length) return;
+  think.lines[info.multipv - 1] = info;
+  const lines = think.lines.filter(Boolean);
+  const list = $("lines");
+  list.replaceChildren(...lines.map((line) => {
+    const item = document.createElement("li");
+    item.textContent = `${scoreText(line.score, think)}  ${movesText(think, line.pv)}`;
+    return item;
+  }));
+  list.hidden = lines.length < 2;
+  app.lines = { position: think.position, moves: lines.map((line) => line.pv[0]) };
+  if (app.state && app.board) app.board.update(boardView());
 }
 
 // A report (an info, or with `final` the bestmove) in the summary and as the
 // table's top row: the summary always repeats the top row's numbers.
 function showInfo(report, think, final = false) {
+  if (!final && report.multipv) {
+    showLine(report, think);
+    if (report.multipv > 1) return;
+  }
   // The bestmove carries no rate of its own: it repeats the last info's (its
   // time also counts the wait for the deadline, so nodes over time would
   // understate the search's speed). A last info too short for a rate gives

@@ -216,9 +216,7 @@ def test_the_root_filter_searches_the_best_few_plays_deeper() -> None:
     assert filtered._candidates is not None
     assert set(filtered._candidates) == set(kept)
     # Depth 2 over the survivors: the best of their depth-2 values, as the reference has them.
-    expected = max(
-        -expectiminimax(BACKGAMMON, BACKGAMMON.play(state, move), 1) for move in kept
-    )
+    expected = max(-expectiminimax(BACKGAMMON, BACKGAMMON.play(state, move), 1) for move in kept)
     assert result.value == expected and result.move_value in kept
     everything = ExpectimaxSearcher(BACKGAMMON, tt_slots=1 << 16)
     everything.root_filter = None
