@@ -437,7 +437,9 @@ def test_priors_choose_the_first_playouts(rave: bool) -> None:
     searcher = MctsSearcher(game, seed=1, rave=rave)
     searcher.think(SearchRequest(state, Limits(nodes=5)))
     root = searcher._search_root
-    visited = [move for move, child in zip(root.moves, root.children) if child is not None]
+    visited = [
+        move for move, child in zip(root.moves, root.children, strict=True) if child is not None
+    ]
     assert visited == [8]  # the prior's favourite, every time
     assert root.prior_visits[root.moves.index(8)] == 60
     # Without priors the first playouts spread over several moves.
@@ -445,7 +447,9 @@ def test_priors_choose_the_first_playouts(rave: bool) -> None:
     plain.think(SearchRequest(state, Limits(nodes=5)))
     root = plain._search_root
     assert root.prior_visits == []
-    visited = [move for move, child in zip(root.moves, root.children) if child is not None]
+    visited = [
+        move for move, child in zip(root.moves, root.children, strict=True) if child is not None
+    ]
     assert len(visited) > 1
 
 
