@@ -4,6 +4,7 @@ Run from the repository root::
 
     python -m bench.go_knowledge_bench --playouts 1000 --games 40
     python -m bench.go_knowledge_bench --variant priors --playouts 1000 --games 20
+    python -m bench.go_knowledge_bench --movetime 500 --games 20
 
 Both players are :class:`~engine.search.mcts.MctsSearcher` with RAVE (the
 Go default) and tree reuse; the baseline is main's search before the
@@ -16,7 +17,9 @@ variant under test:
 
 A fixed number of playouts per move, not a time budget, so that the load
 of the machine does not bias the comparison (the heavy playouts are
-slower: time them with ``python -m bench.go_bench``). Colours alternate;
+slower: time them with ``python -m bench.go_bench``); ``--movetime``
+plays at equal time instead (both players in one process, moving in
+turn, so the load weighs on both alike). Colours alternate;
 game ``2k`` and ``2k + 1`` share their seeds. A player resigns as the
 server's would (:func:`engine.games.go.should_resign`: win rate under 5%
 after 40% of the board's points); otherwise the game is played to two
@@ -47,11 +50,12 @@ def player(heavy: bool, priors: bool, seed: int, size: int, komi: float) -> tupl
     return game, MctsSearcher(game, seed=seed, priors=priors)
 
 
-def play_game(players: list[tuple[Go, MctsSearcher]], playouts: int) -> tuple[int | None, str, int]:
+def play_game(
+    players: list[tuple[Go, MctsSearcher]], limits: Limits
+) -> tuple[int | None, str, int]:
     """Winner (0 Black, 1 White, None draw), the reason, and the plies."""
     game = players[0][0]
     state: GoState = game.initial_state()
-    limits = Limits(nodes=playouts)
     while game.outcome(state) is None:
         mover = state.player
         _, searcher = players[mover]
@@ -72,6 +76,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--variant", choices=sorted(VARIANTS), default="full")
     parser.add_argument("--playouts", type=int, default=1000, help="per move, both players")
+    parser.add_argument("--movetime", type=int, default=0, help="ms per move instead of playouts")
     parser.add_argument("--games", type=int, default=20, help="games (colours alternate)")
     parser.add_argument("--size", type=int, default=9)
     parser.add_argument("--komi", type=float, default=7.5)
@@ -89,7 +94,8 @@ def main(argv: list[str] | None = None) -> int:
         old = player(False, False, seed + 1000, args.size, args.komi)
         new_colour = number % 2
         players = [new, old] if new_colour == 0 else [old, new]
-        winner, reason, plies = play_game(players, args.playouts)
+        limits = Limits(movetime_ms=args.movetime) if args.movetime else Limits(nodes=args.playouts)
+        winner, reason, plies = play_game(players, limits)
         if winner is None:
             draws += 1
             verdict = "draw"
@@ -106,8 +112,9 @@ def main(argv: list[str] | None = None) -> int:
     games = args.games
     score = (wins + 0.5 * draws) / games
     low, high = wilson(score, games)
+    effort = f"{args.movetime} ms" if args.movetime else f"{args.playouts} playouts"
     print(
-        f"{args.variant} vs light/no priors, {args.playouts} playouts a move: {wins} wins, "
+        f"{args.variant} vs light/no priors, {effort} a move: {wins} wins, "
         f"{draws} draws, {games - wins - draws} losses in {games} games; score {score:.0%} "
         f"(95% interval {low:.0%}-{high:.0%}); {time.monotonic() - started:.0f} s; "
         f"load average {os.getloadavg()[0]:.2f}"
