@@ -4,6 +4,7 @@ Run from the repository root::
 
     python -m bench.gnugo_bench --level 1 --movetime 5000 --games 20
     python -m bench.gnugo_bench --level 10 --movetime 1000 --games 20 --algorithm mcts
+    python -m bench.gnugo_bench --level 1 --playouts 4000 --games 10 --first-game 10
 
 Each game is refereed by :func:`server.programs.gtp_match.play_game` and scored by
 area (Tromp-Taylor), komi 7.5; GNU Go runs with ``--chinese-rules`` (area
@@ -35,6 +36,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--level", type=int, default=1, help="GNU Go's --level (0-10)")
     parser.add_argument("--movetime", type=int, default=5000, help="our ms per move")
+    parser.add_argument(
+        "--playouts", type=int, default=0, help="a fixed playout count per move instead of a time"
+    )
+    parser.add_argument("--first-game", type=int, default=0, help="number of the first game")
     parser.add_argument("--games", type=int, default=20, help="games (colours alternate)")
     parser.add_argument("--size", type=int, default=9)
     parser.add_argument("--komi", type=float, default=7.5)
@@ -60,6 +65,9 @@ def main(argv: list[str] | None = None) -> int:
         "--resign-below",
         "0",
     ]
+    if args.playouts:
+        # Unaffected by the machine's load (the move time is not).
+        ours += ["--playouts", str(args.playouts)]
     # --capture-all-dead: under area counting every stone left on the board
     # counts, so GNU Go (which otherwise passes with dead stones it would
     # remove by judgement) must capture them, as Tromp-Taylor servers ask.
@@ -75,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
     wins = draws = 0
     moves = 0
     started = time.monotonic()
-    for number in range(args.games):
+    for number in range(args.first_game, args.first_game + args.games):
         we_are_black = number % 2 == 0
         with GtpProgram(ours, "arena") as arena, GtpProgram(theirs, "gnugo") as opponent:
             black, white = (arena, opponent) if we_are_black else (opponent, arena)
@@ -84,7 +92,7 @@ def main(argv: list[str] | None = None) -> int:
                 white,
                 size=args.size,
                 komi=args.komi,
-                genmove_timeout_s=max(60.0, 4 * args.movetime / 1000),
+                genmove_timeout_s=max(60.0, 4 * args.movetime / 1000, args.playouts / 20),
             )
         ours_colour = 0 if we_are_black else 1
         if record.winner is None:
@@ -105,8 +113,9 @@ def main(argv: list[str] | None = None) -> int:
     games = args.games
     score = wins + 0.5 * draws
     low, high = wilson(score / games, games)
+    effort = f"{args.playouts} playouts/move" if args.playouts else f"{args.movetime} ms/move"
     print(
-        f"arena ({args.algorithm}, {args.movetime} ms/move) vs GNU Go level {args.level}: "
+        f"arena ({args.algorithm}, {effort}) vs GNU Go level {args.level}: "
         f"{wins} wins, {draws} draws, {games - wins - draws} losses in {games} games; "
         f"score {score / games:.0%} (95% interval {low:.0%}-{high:.0%}); "
         f"{moves / games:.0f} moves a game; {time.monotonic() - started:.0f} s; "

@@ -12,6 +12,7 @@ The engine build (compiled or pure) is printed first: compare the two with
 
     python -m bench.go_bench
     ARENA_PURE_PYTHON=1 python -m bench.go_bench --seconds 5
+    python -m bench.go_bench --light    # the light playout policy (before the heavy one)
 """
 
 from __future__ import annotations
@@ -86,8 +87,10 @@ def main() -> None:
     parser.add_argument("--size", type=int, default=9)
     parser.add_argument("--seconds", type=float, default=3.0, help="per measurement")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--light", action="store_true", help="the light playout policy")
     args = parser.parse_args()
     game = Go(size=args.size)
+    game.heavy_playouts = not args.light
     print(
         f"engine build: {engine.ENGINE_BUILD} ({engine.ENGINE_BUILD_NOTE});"
         f" Go {args.size}x{args.size}"

@@ -455,6 +455,18 @@ class Game(ABC, Generic[S, M]):
         moves = self.legal_moves(state)
         return moves[rng.randrange(len(moves))]
 
+    def priors(self, state: S, moves: list[M]) -> tuple[list[int], list[int]] | None:
+        """Prior knowledge of ``moves`` (the state's legal moves) for a tree search, or ``None``.
+
+        Two lists as long as ``moves``: virtual visits, and virtual wins
+        for the side to move out of them (whole numbers: small ones cost
+        the tree nothing but a pointer), which a tree search
+        (:mod:`engine.search.mcts`) adds to each move's own statistics as
+        if those playouts had been played (progressive bias). The default
+        knows nothing: ``None``, every move starts equal.
+        """
+        return None
+
     def playout(self, state: S, rng: Random, max_plies: int) -> tuple[float, list[tuple[int, M]]]:
         """Play ``state`` out at random; return player 0's reward and the moves played.
 

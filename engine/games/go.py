@@ -63,18 +63,17 @@ Evaluation (alpha-beta): area by distance, each empty point counts for the
 colour whose nearest stone is nearer (equidistant points count for none),
 plus stones, minus komi: tenths of a point for the side to move.
 
-Monte Carlo: :meth:`Go.playout` plays on a mutable board of lists with
-strings kept as circular lists of stones and pseudo-liberties (a liberty
-counted once per adjacent stone, with the sum and sum of squares of the
-liberty points: a string is in atari exactly when ``count * sum_of_squares
-== sum ** 2``, all its pseudo-liberties being then one point), so capture,
-suicide and atari tests cost O(1). The policy: capture the string of the
-opponent's last stone when it is in atari; else save an own string next to
-that stone from atari by extending when the liberty has two empty
-neighbours; else a random legal move that does not fill one of the mover's
-own eyes; pass only when there is none. Inside a playout only simple ko is
-enforced (superko is ignored: its cycles are rare and only make a random
-game a little longer); the board is then scored by area and komi.
+Monte Carlo: :meth:`Go.playout` plays on the mutable board of
+:mod:`engine.games.go_policy` (strings kept as circular lists of stones and
+pseudo-liberties, so that capture, suicide and atari tests cost O(1)) with
+its heavy policy: captures and escapes around the last move, 3x3 patterns,
+random moves that fill no own eye and make no bad self-atari
+(:attr:`Go.heavy_playouts` off: the older light policy). Inside a playout
+only simple ko is enforced (superko is ignored: its cycles are rare and
+only make a random game a little longer); the board is then scored by area
+and komi. :meth:`Go.priors` gives the tree search its priors from the same
+module. Read :mod:`engine.games.go_policy` for the knowledge and where each
+rule comes from.
 
 Speed (``python -m bench.go_bench``: 9x9 from the empty board, CPython
 3.11, one core of a 2-core machine shared with other work at load average
@@ -93,16 +92,18 @@ import math
 from random import Random
 from typing import Final, NamedTuple
 
-from mypy_extensions import i64, mypyc_attr
+from mypy_extensions import mypyc_attr
 
 from engine.errors import BadOptionsError, BadPositionError, GameOverError, IllegalMoveError
 from engine.game import EVAL_LIMIT, MCTS, Game, Option, Outcome, int_option
+from engine.games import go_policy
+from engine.games.go_policy import PlayoutBoard, run_playout
 
-#: Point contents on the board.
-EMPTY: Final = 0
-BLACK: Final = 1
-WHITE: Final = 2
-EDGE: Final = 3
+#: Point contents on the board (defined with the playout board).
+EMPTY: Final = go_policy.EMPTY
+BLACK: Final = go_policy.BLACK
+WHITE: Final = go_policy.WHITE
+EDGE: Final = go_policy.EDGE
 
 #: The moves that are not points: two border indices (the top-left corner
 #: of the border ring and the point right of it), which no stone can take.
@@ -308,265 +309,6 @@ class _Analysis:
         self.atari_point = atari_point
 
 
-# ----------------------------------------------------------------------
-# Playouts on a mutable board.
-
-
-class _Playout:
-    """A mutable board for playouts: strings as circular lists with pseudo-liberties."""
-
-    def __init__(self, board: bytes, points: list[int], stride: int) -> None:
-        size = len(board)
-        self.stride = stride
-        self.colour = list(board)
-        self.head = [0] * size
-        self.next = [0] * size
-        self.stones = [0] * size
-        self.libs = [0] * size  # pseudo-liberties, per string head
-        self.lib_sum = [0] * size
-        self.lib_squares = [0] * size
-        self.empties: list[int] = []
-        self.where = [0] * size  # index of an empty point in ``empties``
-        colour = self.colour
-        for p in points:
-            if colour[p] == EMPTY:
-                self.where[p] = len(self.empties)
-                self.empties.append(p)
-        # Strings: each stone first alone, then merged with earlier neighbours.
-        for p in points:
-            c = colour[p]
-            if c == EMPTY:
-                continue
-            self.head[p] = p
-            self.next[p] = p
-            self.stones[p] = 1
-            for n in (p - 1, p + 1, p - stride, p + stride):
-                if colour[n] == EMPTY:
-                    self.libs[p] += 1
-                    self.lib_sum[p] += n
-                    self.lib_squares[p] += n * n
-        for p in points:
-            c = colour[p]
-            if c == EMPTY:
-                continue
-            for n in (p + 1, p + stride):
-                if colour[n] == c and self.head[n] != self.head[p]:
-                    self._merge(self.head[p], self.head[n])
-
-    def _merge(self, a: int, b: int) -> None:
-        """Join the strings headed by ``a`` and ``b`` (the smaller is relabelled)."""
-        head = self.head
-        stones = self.stones
-        if stones[a] < stones[b]:
-            a, b = b, a
-        s = b
-        while True:
-            head[s] = a
-            s = self.next[s]
-            if s == b:
-                break
-        nxt = self.next
-        nxt[a], nxt[b] = nxt[b], nxt[a]
-        stones[a] += stones[b]
-        self.libs[a] += self.libs[b]
-        self.lib_sum[a] += self.lib_sum[b]
-        self.lib_squares[a] += self.lib_squares[b]
-
-
-def _run_playout(
-    pb: _Playout,
-    player: int,
-    passes: int,
-    ko: int,
-    last: int,
-    rng: Random,
-    max_plies: int,
-    on_edge: bytes,
-    neighbours: list[list[int]],
-    played: list[tuple[int, int]],
-) -> tuple[int, int]:
-    """Play the policy of the module docstring from ``pb``; returns plies and passes at the end."""
-    stride = pb.stride
-    colour = pb.colour
-    head = pb.head
-    nxt = pb.next
-    stones = pb.stones
-    libs = pb.libs
-    lib_sum = pb.lib_sum
-    lib_squares = pb.lib_squares
-    empties = pb.empties
-    where = pb.where
-    random = rng.random
-    # Machine integers in the compiled build (plain ints to the
-    # interpreter): no tag or overflow checks in the hot loop.
-    p: i64
-    n: i64
-    m: i64
-    s: i64
-    h: i64
-    hm: i64
-    v: i64
-    total: i64
-    lib: i64
-    move: i64
-    me: i64
-    enemy: i64
-    i: i64
-    count: i64
-    plies: i64 = 0
-    while plies < max_plies and passes < 2:
-        me = player + 1
-        enemy = 2 - player
-        move = PASS
-        # 1. Capture the last stone's string when it is in atari.
-        if last > PASS and colour[last] == enemy:
-            h = head[last]
-            total = lib_sum[h]
-            if libs[h] * lib_squares[h] == total * total:
-                move = total // libs[h]
-                if move == ko:
-                    move = PASS
-            # 2. Save an own string next to it from atari by extending.
-            if move == PASS:
-                for n in neighbours[last]:
-                    if colour[n] != me:
-                        continue
-                    h = head[n]
-                    total = lib_sum[h]
-                    if libs[h] * lib_squares[h] != total * total:
-                        continue
-                    lib = total // libs[h]
-                    free = 0
-                    for m in neighbours[lib]:
-                        if colour[m] == EMPTY:
-                            free += 1
-                    if free >= 2:
-                        move = lib
-                        break
-        # 3. A random legal move that fills no own eye.
-        if move == PASS:
-            count = len(empties)
-            if count:
-                i = int(random() * int(count))
-                for _ in range(count):
-                    p = empties[i]
-                    i += 1
-                    if i == count:
-                        i = 0
-                    if p == ko:
-                        continue
-                    # Eye test and legality from the four neighbours.
-                    legal = False
-                    eye = True
-                    for n in neighbours[p]:
-                        v = colour[n]
-                        if v == EMPTY:
-                            # Legal and no eye: nothing else to look at.
-                            legal = True
-                            eye = False
-                            break
-                        if v == EDGE:
-                            continue
-                        else:
-                            h = head[n]
-                            total = lib_sum[h]
-                            atari = libs[h] * lib_squares[h] == total * total
-                            if v == me:
-                                if not atari:
-                                    legal = True
-                            else:
-                                eye = False
-                                if atari:
-                                    legal = True
-                    if eye:
-                        # All neighbours own: a real eye unless the enemy
-                        # holds two diagonals (one on the edge).
-                        bad = 0
-                        for d in (p - stride - 1, p - stride + 1, p + stride - 1, p + stride + 1):
-                            if colour[d] == enemy:
-                                bad += 1
-                        if bad + on_edge[p] < 2:
-                            continue
-                    if legal:
-                        move = p
-                        break
-        played.append((player, move))
-        plies += 1
-        player = 1 - player
-        last = move
-        if move == PASS:
-            passes += 1
-            ko = NO_KO
-            continue
-        passes = 0
-        # Play ``move`` for ``me``.
-        p = move
-        k = where[p]
-        tail = empties.pop()
-        if tail != p:
-            empties[k] = tail
-            where[tail] = k
-        colour[p] = me
-        head[p] = p
-        nxt[p] = p
-        stones[p] = 1
-        own_libs = 0
-        own_sum = 0
-        own_squares = 0
-        square = p * p
-        for n in neighbours[p]:
-            v = colour[n]
-            if v == EMPTY:
-                own_libs += 1
-                own_sum += n
-                own_squares += n * n
-            elif v != EDGE:
-                h = head[n]
-                libs[h] -= 1
-                lib_sum[h] -= p
-                lib_squares[h] -= square
-        libs[p] = own_libs
-        lib_sum[p] = own_sum
-        lib_squares[p] = own_squares
-        captured = 0
-        captured_point = NO_KO
-        for n in neighbours[p]:
-            v = colour[n]
-            if v == me:
-                if head[n] != head[p]:
-                    pb._merge(head[p], head[n])
-            elif v == enemy:
-                h = head[n]
-                if libs[h] == 0:
-                    captured += stones[h]
-                    captured_point = h
-                    # Empty the string, then give its points as liberties
-                    # to the strings around (all the mover's).
-                    s = h
-                    while True:
-                        colour[s] = EMPTY
-                        where[s] = len(empties)
-                        empties.append(s)
-                        s = nxt[s]
-                        if s == h:
-                            break
-                    while True:
-                        sq = s * s
-                        for m in neighbours[s]:
-                            if colour[m] == me:
-                                hm = head[m]
-                                libs[hm] += 1
-                                lib_sum[hm] += s
-                                lib_squares[hm] += sq
-                        s = nxt[s]
-                        if s == h:
-                            break
-        ko = NO_KO
-        if captured == 1 and stones[head[p]] == 1 and libs[p] == 1:
-            ko = captured_point
-    return plies, passes
-
-
 @mypyc_attr(allow_interpreted_subclasses=True)
 class Go(Game[GoState, int]):
     """Go with area scoring and positional superko; evaluation = area by distance."""
@@ -619,6 +361,9 @@ class Go(Game[GoState, int]):
         self.neighbours: list[list[int]] = [[] for _ in range(length)]
         for p in self.points:
             self.neighbours[p] = [p - 1, p + 1, p - stride, p + stride]
+        #: The heavy playout policy (:mod:`engine.games.go_policy`); False
+        #: gives the light one, the yardstick of the benchmarks.
+        self.heavy_playouts = True
 
     # ------------------------------------------------------------------
     # The game.
@@ -818,9 +563,9 @@ class Go(Game[GoState, int]):
             outcome = self.outcome(state)
             assert outcome is not None
             return self.reward(outcome), played
-        board = _Playout(state.board, self.points, self.stride)
+        board = PlayoutBoard(state.board, self.points, self.stride)
         limit = min(max_plies, self.max_length - state.ply)
-        _run_playout(
+        run_playout(
             board,
             state.player,
             state.passes,
@@ -831,6 +576,7 @@ class Go(Game[GoState, int]):
             self.on_edge,
             self.neighbours,
             played,
+            self.heavy_playouts,
         )
         black, white = _colour_area(board.colour, self.points, self.stride)
         margin2 = 2 * (black - white) - self.komi2
@@ -839,6 +585,12 @@ class Go(Game[GoState, int]):
         if margin2 < 0:
             return 0.0, played
         return 0.5, played
+
+    def priors(self, state: GoState, moves: list[int]) -> tuple[list[int], list[int]] | None:
+        """Virtual visits and wins for the mover of each move (:func:`go_policy.priors`)."""
+        return go_policy.priors(
+            state.board, state.player, state.last_move, self.stride, self.size, moves
+        )
 
     def playout_move(self, state: GoState, rng: Random) -> int:
         """The playout policy's move, among the legal moves (superko respected)."""
@@ -1256,8 +1008,8 @@ def ownership(
     totals = [0] * len(points)
     played = 0
     while played < playouts:
-        board = _Playout(state.board, points, stride)
-        _run_playout(
+        board = PlayoutBoard(state.board, points, stride)
+        run_playout(
             board,
             state.player,
             0,

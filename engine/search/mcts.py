@@ -93,6 +93,22 @@ dropped for a fresh root; :meth:`MctsSearcher.release` drops the kept tree.
 
 RAVE is on by default only in the games of :data:`RAVE_GAMES` (Go and
 Othello), where it measured better; the constructor's ``rave`` turns it on or off anywhere.
+
+Priors (progressive bias): a game that knows which moves look good says so
+through :meth:`~engine.game.Game.priors` (Go: :mod:`engine.games.go_policy`).
+When a node lists its moves, each move gets virtual visits ``n0`` and wins
+``w0`` for the mover, which count in its mean as if they had been played
+out: ``Q = (w + w0) / (n + n0)``, and ``n + n0`` stands for ``N(child)`` in
+the exploration term. A move with priors is never "untried": its prior is
+its first estimate. With RAVE the prior counts in the all-moves-as-first
+statistics as well (Gelly & Silver 2011, section 6, "heuristic MC-RAVE",
+initialise both), and RAVE blends by their minimum-MSE schedule (section
+5.3), ``b = n~ / (n + n~ + n n~ / K)`` with ``n~`` the move's
+all-moves-as-first visits and ``n`` its own, priors included in both, so
+that a few AMAF samples do not drown the prior (the hand-selected schedule
+gives RAVE almost all the weight while ``n`` is small). The searcher's ``priors``
+turns them off (the benchmarks' yardstick). The most-visited move is
+still the one played: virtual visits do not count there.
 """
 
 from __future__ import annotations
@@ -153,7 +169,10 @@ MAX_LISTED_MOVES: Final = 4_000_000
 #: figures cover both with a little room (Go: 2,410 estimated for 2,200
 #: measured). The compiled build takes less, so the bound holds there too.
 NODE_BYTES: Final = 1_900
-LISTED_MOVE_BYTES: Final = 16
+#: A listed move's priors (:meth:`~engine.game.Game.priors`, two pointers
+#: to small shared ints, and a list header per node) add 16 bytes to the
+#: 16 measured without them: 32 covers both (a little room in other games).
+LISTED_MOVE_BYTES: Final = 32
 #: What the last step of a tree that stopped at its budget may have added
 #: past it: one node and the moves it lists (362 in 19x19 Go, rounded up).
 #: A kept tree over its budget by no more than this stopped there and is
@@ -188,7 +207,9 @@ class Node:
     ``children`` the nodes they lead to, ``None`` until first visited;
     both stay empty until :attr:`expanded`. ``amaf_visits`` and
     ``amaf_reward`` are the RAVE statistics of each move, kept in the
-    parent so that moves not yet visited have them too. ``proven`` is
+    parent so that moves not yet visited have them too; ``prior_visits``
+    and ``prior_wins`` the game's priors of each move (wins for the
+    node's mover), empty when it has none. ``proven`` is
     :data:`UNPROVEN` or player 0's exact reward, reached in ``proven_plies``
     plies. ``created`` is the iteration that added the node (0 for a root),
     so that a trace can replay the tree's growth.
@@ -205,6 +226,8 @@ class Node:
         self.probabilities: list[float] = []
         self.amaf_visits: list[int] = []
         self.amaf_reward: list[float] = []
+        self.prior_visits: list[int] = []
+        self.prior_wins: list[int] = []
         self.proven = UNPROVEN
         self.proven_plies = 0
         self.created = 0
@@ -230,7 +253,8 @@ class MctsSearcher(BudgetedSearch):
     on where it measured better, :func:`rave_pays`); ``seed`` makes the
     search reproducible (each searcher has its own random generator).
     ``exploration`` and ``rave_equivalence`` override the constants above,
-    for tuning. Not thread-safe: one search at a time.
+    for tuning; ``priors`` asks the game for its priors (module docstring).
+    Not thread-safe: one search at a time.
     """
 
     def __init__(
@@ -241,8 +265,10 @@ class MctsSearcher(BudgetedSearch):
         exploration: float | None = None,
         rave_equivalence: int = RAVE_EQUIVALENCE,
         reuse: bool = True,
+        priors: bool = True,
     ) -> None:
         self.game = game
+        self.priors = priors
         self.rates_playouts = True
         self.rng = Random(seed)
         self.rave = rave_pays(game) if rave is None else rave
@@ -470,6 +496,10 @@ class MctsSearcher(BudgetedSearch):
         if self.rave and node.mover != CHANCE:
             node.amaf_visits = [0] * count
             node.amaf_reward = [0.0] * count
+        if self.priors and node.mover != CHANCE:
+            known = game.priors(node.state, node.moves)
+            if known is not None:
+                node.prior_visits, node.prior_wins = known
         node.expanded = True
 
     def _new_node(self, state: Any) -> Node:
@@ -493,13 +523,41 @@ class MctsSearcher(BudgetedSearch):
         children = node.children
         amaf_visits_of = node.amaf_visits
         amaf_reward_of = node.amaf_reward
+        prior_visits_of = node.prior_visits
+        prior_wins_of = node.prior_wins
+        with_priors = len(prior_visits_of) > 0
         loss = 1.0 if flip else 0.0  # player 0's reward when the mover loses
         best_index = -1
         best_value = -math.inf
         for index in range(len(children)):
             child = children[index]
             amaf_visits = amaf_visits_of[index] if rave else 0
-            if child is None or child.visits == 0:
+            if with_priors and prior_visits_of[index] > 0:
+                # The prior's virtual playouts count with the move's own
+                # (wins read for the mover); RAVE by the minimum-MSE schedule.
+                visits_with_prior = float(prior_visits_of[index])
+                wins = float(prior_wins_of[index])
+                if child is not None and child.visits > 0:
+                    if child.proven == loss:
+                        continue
+                    visits_with_prior += child.visits
+                    wins += child.visits - child.reward if flip else child.reward
+                mean = wins / visits_with_prior
+                if rave:
+                    # The prior counts in the all-moves-as-first statistics too.
+                    amaf_wins = amaf_reward_of[index]
+                    if flip:
+                        amaf_wins = amaf_visits - amaf_wins
+                    amaf_with_prior = amaf_visits + float(prior_visits_of[index])
+                    amaf = (amaf_wins + prior_wins_of[index]) / amaf_with_prior
+                    beta = amaf_with_prior / (
+                        amaf_with_prior
+                        + visits_with_prior
+                        + visits_with_prior * amaf_with_prior / equivalence
+                    )
+                    mean = (1.0 - beta) * mean + beta * amaf
+                value = mean + exploration * math.sqrt(log_visits / visits_with_prior)
+            elif child is None or child.visits == 0:
                 if amaf_visits == 0:
                     value = UNTRIED_PRIORITY
                 else:

@@ -410,3 +410,52 @@ def test_go_searches_with_rave_and_reuses_its_tree() -> None:
     assert searcher.reused_visits > 0
     assert second.move_value in game.legal_moves(reply)
     assert after != reply
+
+
+# ----------------------------------------------------------------------
+# Priors (Game.priors): the game's knowledge steers the first playouts.
+
+
+def _prior_game(favourite: int) -> Game[Any, Any]:
+    from engine.games.tictactoe import TicTacToe
+
+    class Favouring(TicTacToe):
+        """Tic-tac-toe whose priors favour one square with 50 virtual wins in 50."""
+
+        def priors(self, state: Any, moves: list[Any]) -> tuple[list[int], list[int]] | None:
+            visits = [60 if move == favourite else 10 for move in moves]
+            wins = [55 if move == favourite else 5 for move in moves]
+            return visits, wins
+
+    return Favouring()
+
+
+@pytest.mark.parametrize("rave", [False, True])
+def test_priors_choose_the_first_playouts(rave: bool) -> None:
+    game = _prior_game(favourite=8)
+    state = game.initial_state()
+    searcher = MctsSearcher(game, seed=1, rave=rave)
+    searcher.think(SearchRequest(state, Limits(nodes=5)))
+    root = searcher._search_root
+    visited = [
+        move for move, child in zip(root.moves, root.children, strict=True) if child is not None
+    ]
+    assert visited == [8]  # the prior's favourite, every time
+    assert root.prior_visits[root.moves.index(8)] == 60
+    # Without priors the first playouts spread over several moves.
+    plain = MctsSearcher(game, seed=1, rave=rave, priors=False)
+    plain.think(SearchRequest(state, Limits(nodes=5)))
+    root = plain._search_root
+    assert root.prior_visits == []
+    visited = [
+        move for move, child in zip(root.moves, root.children, strict=True) if child is not None
+    ]
+    assert len(visited) > 1
+
+
+def test_priors_do_not_decide_the_move_played() -> None:
+    # A prior for a losing square: the playouts overrule it (c3 wins at once).
+    game = _prior_game(favourite=0)
+    searcher = MctsSearcher(game, seed=1)
+    win = game.parse_position("XX.OO....")
+    assert searcher.think(SearchRequest(win, Limits(nodes=2000))).move == "c3"
