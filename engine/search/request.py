@@ -3,8 +3,9 @@
 Every searcher (:class:`~engine.search.budget.BudgetedSearch` and its
 subclasses, and the server's external engines) answers
 ``think(request) -> SearchResult`` for one :class:`SearchRequest`: the
-position, its limits, the deadlines planned for it, the stop signal and the
-progress callback travel together instead of as five arguments.
+position, its limits, the deadlines planned for it, the stop signal, the
+progress callback and the clean-up flag travel together instead of as six
+arguments.
 """
 
 from __future__ import annotations
@@ -34,7 +35,10 @@ class SearchRequest:
     who read the request earlier (the server charges the queueing to the
     search and keeps a delivery margin); without them they are planned from
     ``limits`` when the search starts (:meth:`planned`). ``stop`` ends the
-    search early; ``on_info`` receives its progress reports.
+    search early; ``on_info`` receives its progress reports. ``cleanup``
+    (Go) asks for a move of a clean-up phase (protocol.md,
+    ``think.cleanup``): only an external GTP engine reads it (it is asked
+    its clean-up command); the searches of :mod:`engine.search` ignore it.
     """
 
     state: Any
@@ -42,6 +46,7 @@ class SearchRequest:
     deadlines: Deadlines | None = None
     stop: StopSignal | None = None
     on_info: Callable[[Info], None] | None = None
+    cleanup: bool = False
 
     def planned(self) -> Deadlines:
         """The deadlines to obey: the caller's, or planned from the limits starting now.

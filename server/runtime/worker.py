@@ -220,10 +220,10 @@ def _think(
     (:func:`engine.games.go.gaining_move`); and a side whose win rate has
     fallen below the threshold resigns (:func:`engine.games.go.should_resign`).
     """
-    request = SearchRequest(job.state, job.limits, job.deadlines, stop, report)
-    if isinstance(searcher, ProgramSearcher):
-        return searcher.think(request, cleanup=job.cleanup)
+    request = SearchRequest(job.state, job.limits, job.deadlines, stop, report, job.cleanup)
     result = searcher.think(request)
+    if isinstance(searcher, ProgramSearcher):
+        return result  # a program plays by its own rules
     if job.game == GO and job.algorithm == MCTS:
         game = create_game(job.game, job.options)
         if isinstance(game, Go):
