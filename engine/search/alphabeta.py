@@ -419,20 +419,20 @@ class Searcher(BudgetedSearch):
         self.tt_probes += 1
         if entry is not None:
             self.tt_hits += 1
-            tt_move = entry[4]
-            if not is_pv and entry[1] >= depth:
-                value: int = entry[3]
+            tt_move = entry.move
+            if not is_pv and entry.depth >= depth:
+                value = entry.value
                 if value >= WIN_THRESHOLD:
                     value -= ply
                 elif value <= -WIN_THRESHOLD:
                     value += ply
-                flag = entry[2]
+                flag = entry.flag
                 if (
                     flag == EXACT
                     or (flag == LOWER and value >= beta)
                     or (flag == UPPER and value <= alpha)
                 ):
-                    if not entry[5]:
+                    if not entry.proven:
                         self.horizon += 1
                     return value
 

@@ -263,8 +263,8 @@ class BudgetedSearch:
         table = self._table()
         if table is not None:
             entry = table.probe(self.game.key(state))
-            if entry is not None and entry[4] in root_moves:
-                return entry[4]
+            if entry is not None and entry.move in root_moves:
+                return entry.move
         return root_moves[0]
 
     def _info(

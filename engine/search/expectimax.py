@@ -224,17 +224,17 @@ class ExpectimaxSearcher(BudgetedSearch):
         self.tt_probes += 1
         if entry is not None:
             self.tt_hits += 1
-            tt_move = entry[4]
-            if entry[1] >= depth:
-                value, flag = entry[3], entry[2]
+            tt_move = entry.move
+            if entry.depth >= depth:
+                value, flag = entry.value, entry.flag
                 if (
                     flag == EXACT
                     or (flag == LOWER and value >= beta)
                     or (flag == UPPER and value <= alpha)
                 ):
-                    if not entry[5]:
+                    if not entry.proven:
                         self.horizon += 1
-                    return int(value)
+                    return value
 
         outcomes = game.chance_outcomes(state)
         horizon_before = self.horizon
@@ -448,9 +448,9 @@ class ExpectimaxSearcher(BudgetedSearch):
         entry = self.tt.probe(key)
         first: Hashable = None
         if entry is not None:
-            if entry[1] >= depth and entry[2] in (EXACT, LOWER):
-                return int(entry[3]), None
-            first = entry[4]
+            if entry.depth >= depth and entry.flag in (EXACT, LOWER):
+                return entry.value, None
+            first = entry.move
         moves = game.ordered_moves(child)
         if first is not None and first in moves and moves[0] != first:
             moves = [first, *(move for move in moves if move != first)]

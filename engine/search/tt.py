@@ -3,17 +3,22 @@
 A Python list indexed by ``key % size`` is the cheapest table CPython
 offers: one modulo and one index, no hashing of the key and no resizing. It
 never grows past ``size`` entries, so a worker's memory stays bounded
-however long it runs. Each slot holds a tuple
-``(key, depth, flag, value, move, proven)``; the full key is kept to reject
-collisions, so a collision only wastes a slot. Searches read it with
-:meth:`TranspositionTable.probe` and write it with
+however long it runs. Each slot holds an :class:`Entry`; the full key is
+kept to reject collisions, so a collision only wastes a slot. Searches read
+it with :meth:`TranspositionTable.probe` and write it with
 :meth:`TranspositionTable.store`.
+
+An entry is a small class rather than a tuple for the compiled build: mypyc
+keeps a typed tuple unboxed, so every read of a tuple from the list checks
+and converts its six items, and returning it from :meth:`~TranspositionTable.probe`
+built a new tuple at every hit. A compiled class is read field by field
+in place, after one type test (docs/benchmarks.md has the figures).
 """
 
 from __future__ import annotations
 
 from collections.abc import Hashable
-from typing import Final
+from typing import Final, final
 
 from engine.search.score import WIN_THRESHOLD
 
@@ -26,9 +31,33 @@ UPPER: Final = 2  # the true value is <= value (the search failed low)
 #: 2**18 slots cost about 30 MB per worker when full.
 DEFAULT_TT_SLOTS: Final = 1 << 18
 
-Entry = tuple[int, int, int, int, Hashable, bool]
+
+@final
+class Entry:
+    """What the table keeps of one searched node.
+
+    ``key`` is the node's full key; ``depth`` the remaining depth it was
+    searched to; ``flag`` what ``value`` says of the true value (EXACT,
+    LOWER, UPPER); ``value`` the node's value, a proven win or loss counted
+    from the node (:meth:`TranspositionTable.store`); ``move`` the best move
+    found (``None`` where none was); ``proven`` whether no leaf below was
+    scored heuristically.
+    """
+
+    __slots__ = ("depth", "flag", "key", "move", "proven", "value")
+
+    def __init__(
+        self, key: int, depth: int, flag: int, value: int, move: Hashable, proven: bool
+    ) -> None:
+        self.key = key
+        self.depth = depth
+        self.flag = flag
+        self.value = value
+        self.move = move
+        self.proven = proven
 
 
+@final  # direct calls from the searches once compiled (no vtable)
 class TranspositionTable:
     """Fixed-size table of search results keyed by position key.
 
@@ -51,7 +80,7 @@ class TranspositionTable:
     def probe(self, key: int) -> Entry | None:
         """The entry stored for ``key``, or ``None`` (never stored, or overwritten)."""
         entry = self.slots[key % self.size]
-        if entry is not None and entry[0] == key:
+        if entry is not None and entry.key == key:
             return entry
         return None
 
@@ -76,7 +105,7 @@ class TranspositionTable:
             value += ply
         elif value <= -WIN_THRESHOLD:
             value -= ply
-        self.slots[key % self.size] = (key, depth, flag, value, move, proven)
+        self.slots[key % self.size] = Entry(key, depth, flag, value, move, proven)
 
     def fill_ratio(self, sample: int = 1000) -> float:
         """Share of used slots, estimated from the first ``sample`` slots (like UCI hashfull)."""
