@@ -12,7 +12,9 @@ An entry is a small class rather than a tuple for the compiled build: mypyc
 keeps a typed tuple unboxed, so every read of a tuple from the list checks
 and converts its six items, and returning it from :meth:`~TranspositionTable.probe`
 built a new tuple at every hit. A compiled class is read field by field
-in place, after one type test (docs/benchmarks.md has the figures).
+in place, after one type test, and a slot's entry is rewritten in place by
+the next store there instead of replaced (docs/benchmarks.md has the
+figures).
 """
 
 from __future__ import annotations
@@ -78,7 +80,11 @@ class TranspositionTable:
         self.slots[:] = [None] * self.size
 
     def probe(self, key: int) -> Entry | None:
-        """The entry stored for ``key``, or ``None`` (never stored, or overwritten)."""
+        """The entry stored for ``key``, or ``None`` (never stored, or overwritten).
+
+        The entry is the slot's own and :meth:`store` rewrites it: read what
+        you need of it before the next store.
+        """
         entry = self.slots[key % self.size]
         if entry is not None and entry.key == key:
             return entry
@@ -105,7 +111,19 @@ class TranspositionTable:
             value += ply
         elif value <= -WIN_THRESHOLD:
             value -= ply
-        self.slots[key % self.size] = Entry(key, depth, flag, value, move, proven)
+        index = key % self.size
+        entry = self.slots[index]
+        if entry is None:
+            self.slots[index] = Entry(key, depth, flag, value, move, proven)
+            return
+        # The slot's entry is rewritten in place: a full table allocates
+        # nothing per store (see the module's note on probe).
+        entry.key = key
+        entry.depth = depth
+        entry.flag = flag
+        entry.value = value
+        entry.move = move
+        entry.proven = proven
 
     def fill_ratio(self, sample: int = 1000) -> float:
         """Share of used slots, estimated from the first ``sample`` slots (like UCI hashfull)."""
