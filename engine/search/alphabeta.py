@@ -415,24 +415,23 @@ class Searcher(BudgetedSearch):
         # try first everywhere.
         key = game.key(state)
         entry = self.tt.probe(key)
-        tt_move: Hashable = None
+        tt_move: Hashable = entry[4]
         self.tt_probes += 1
-        if entry is not None:
+        if entry[1] >= 0:  # a hit (a miss is searched to depth -1)
             self.tt_hits += 1
-            tt_move = entry.move
-            if not is_pv and entry.depth >= depth:
-                value = entry.value
+            if not is_pv and entry[1] >= depth:
+                value: int = entry[3]
                 if value >= WIN_THRESHOLD:
                     value -= ply
                 elif value <= -WIN_THRESHOLD:
                     value += ply
-                flag = entry.flag
+                flag = entry[2]
                 if (
                     flag == EXACT
                     or (flag == LOWER and value >= beta)
                     or (flag == UPPER and value <= alpha)
                 ):
-                    if not entry.proven:
+                    if not entry[5]:
                         self.horizon += 1
                     return value
 

@@ -262,9 +262,9 @@ class BudgetedSearch:
         """
         table = self._table()
         if table is not None:
-            entry = table.probe(self.game.key(state))
-            if entry is not None and entry.move in root_moves:
-                return entry.move
+            move = table.probe(self.game.key(state))[4]  # None on a miss
+            if move is not None and move in root_moves:
+                return move
         return root_moves[0]
 
     def _info(

@@ -220,21 +220,20 @@ class ExpectimaxSearcher(BudgetedSearch):
 
         key = game.key(state)
         entry = self.tt.probe(key)
-        tt_move: Hashable = None
+        tt_move: Hashable = entry[4]
         self.tt_probes += 1
-        if entry is not None:
+        if entry[1] >= 0:  # a hit (a miss is searched to depth -1)
             self.tt_hits += 1
-            tt_move = entry.move
-            if entry.depth >= depth:
-                value, flag = entry.value, entry.flag
+            if entry[1] >= depth:
+                value, flag = entry[3], entry[2]
                 if (
                     flag == EXACT
                     or (flag == LOWER and value >= beta)
                     or (flag == UPPER and value <= alpha)
                 ):
-                    if not entry.proven:
+                    if not entry[5]:
                         self.horizon += 1
-                    return value
+                    return int(value)
 
         outcomes = game.chance_outcomes(state)
         horizon_before = self.horizon
@@ -446,11 +445,9 @@ class ExpectimaxSearcher(BudgetedSearch):
             return self._search(child, depth, -bound, bound, ply), None
         key = game.key(child)
         entry = self.tt.probe(key)
-        first: Hashable = None
-        if entry is not None:
-            if entry.depth >= depth and entry.flag in (EXACT, LOWER):
-                return entry.value, None
-            first = entry.move
+        if entry[1] >= depth and entry[2] in (EXACT, LOWER):
+            return int(entry[3]), None
+        first: Hashable = entry[4]  # None on a miss
         moves = game.ordered_moves(child)
         if first is not None and first in moves and moves[0] != first:
             moves = [first, *(move for move in moves if move != first)]

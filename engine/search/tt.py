@@ -3,18 +3,19 @@
 A Python list indexed by ``key % size`` is the cheapest table CPython
 offers: one modulo and one index, no hashing of the key and no resizing. It
 never grows past ``size`` entries, so a worker's memory stays bounded
-however long it runs. Each slot holds an :class:`Entry`; the full key is
-kept to reject collisions, so a collision only wastes a slot. Searches read
-it with :meth:`TranspositionTable.probe` and write it with
+however long it runs. Each slot holds a tuple
+``(key, depth, flag, value, move, proven)``; the full key is kept to reject
+collisions, so a collision only wastes a slot. Searches read it with
+:meth:`TranspositionTable.probe` and write it with
 :meth:`TranspositionTable.store`.
 
-An entry is a small class rather than a tuple for the compiled build: mypyc
-keeps a typed tuple unboxed, so every read of a tuple from the list checks
-and converts its six items, and returning it from :meth:`~TranspositionTable.probe`
-built a new tuple at every hit. A compiled class is read field by field
-in place, after one type test, and a slot's entry is rewritten in place by
-the next store there instead of replaced (docs/benchmarks.md has the
-figures).
+:meth:`~TranspositionTable.probe` answers a miss with :data:`MISS`, an
+entry that tells nothing, rather than ``None``: compiled by mypyc, a
+six-tuple that cannot be ``None`` travels unboxed, its fields in place,
+where an optional one was rebuilt as a new Python tuple at every hit
+(docs/benchmarks.md). The slots stay tuples: the garbage collector stops
+tracking a tuple of plain values, and a table of objects it keeps tracking
+made its full collections cost more than the probes saved.
 """
 
 from __future__ import annotations
@@ -33,30 +34,12 @@ UPPER: Final = 2  # the true value is <= value (the search failed low)
 #: 2**18 slots cost about 30 MB per worker when full.
 DEFAULT_TT_SLOTS: Final = 1 << 18
 
+Entry = tuple[int, int, int, int, Hashable, bool]
 
-@final
-class Entry:
-    """What the table keeps of one searched node.
-
-    ``key`` is the node's full key; ``depth`` the remaining depth it was
-    searched to; ``flag`` what ``value`` says of the true value (EXACT,
-    LOWER, UPPER); ``value`` the node's value, a proven win or loss counted
-    from the node (:meth:`TranspositionTable.store`); ``move`` the best move
-    found (``None`` where none was); ``proven`` whether no leaf below was
-    scored heuristically.
-    """
-
-    __slots__ = ("depth", "flag", "key", "move", "proven", "value")
-
-    def __init__(
-        self, key: int, depth: int, flag: int, value: int, move: Hashable, proven: bool
-    ) -> None:
-        self.key = key
-        self.depth = depth
-        self.flag = flag
-        self.value = value
-        self.move = move
-        self.proven = proven
+#: What :meth:`TranspositionTable.probe` answers for a key the table does
+#: not hold: searched to depth -1 (below every search's), with no move. A
+#: hit has a depth of 0 or more.
+MISS: Final[Entry] = (0, -1, EXACT, 0, None, False)
 
 
 @final  # direct calls from the searches once compiled (no vtable)
@@ -79,16 +62,12 @@ class TranspositionTable:
         # In place: the search holds a reference to this list.
         self.slots[:] = [None] * self.size
 
-    def probe(self, key: int) -> Entry | None:
-        """The entry stored for ``key``, or ``None`` (never stored, or overwritten).
-
-        The entry is the slot's own and :meth:`store` rewrites it: read what
-        you need of it before the next store.
-        """
+    def probe(self, key: int) -> Entry:
+        """The entry stored for ``key``, or :data:`MISS` (never stored, or overwritten)."""
         entry = self.slots[key % self.size]
-        if entry is not None and entry.key == key:
+        if entry is not None and entry[0] == key:
             return entry
-        return None
+        return MISS
 
     def store(
         self,
@@ -111,19 +90,7 @@ class TranspositionTable:
             value += ply
         elif value <= -WIN_THRESHOLD:
             value -= ply
-        index = key % self.size
-        entry = self.slots[index]
-        if entry is None:
-            self.slots[index] = Entry(key, depth, flag, value, move, proven)
-            return
-        # The slot's entry is rewritten in place: a full table allocates
-        # nothing per store (see the module's note on probe).
-        entry.key = key
-        entry.depth = depth
-        entry.flag = flag
-        entry.value = value
-        entry.move = move
-        entry.proven = proven
+        self.slots[key % self.size] = (key, depth, flag, value, move, proven)
 
     def fill_ratio(self, sample: int = 1000) -> float:
         """Share of used slots, estimated from the first ``sample`` slots (like UCI hashfull)."""
