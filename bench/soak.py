@@ -15,7 +15,12 @@ think has ``--think-ms`` of movetime. Reports:
 * the peak RSS (``VmRSS`` from ``/proc``, sampled every SAMPLE_S) of the
   server and of each worker process (a worker replaced after a fault is a
   new one), and of the engine programs by mode (restarted often);
-* the load average at the start and the end (other work shares the host).
+* the load average at the start and the end (other work shares the host);
+* a timeline: every TIMELINE_S, the one-minute load average and the RSS of
+  the server and of each worker then.
+
+The server has the default transposition tables (sized from the worker
+memory budget, docs/load.md), not the harness's small test tables.
 
 Not part of the test suite: ``python -m bench.soak --seconds 60``.
 """
@@ -24,16 +29,20 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import sys
 import time
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from server.app import ArenaServer
+from server.config import ServerConfig
 from server.external import ExternalEngine
-from tests.server.server_harness import RawClient, raw_client, running_server
+from tests.server.server_harness import RawClient, raw_client
 
 FAKE_UCI = Path(__file__).resolve().parent.parent / "tests" / "server" / "fake_uci_engine.py"
 #: The fake engine's hostile modes the soak runs (see its docstring).
@@ -46,6 +55,8 @@ LATE_AFTER_S = 0.5
 LOST_AFTER_S = 15.0
 #: Seconds between two RSS samples.
 SAMPLE_S = 2.0
+#: Seconds between two rows of the timeline.
+TIMELINE_S = 60.0
 
 
 @dataclass
@@ -105,9 +116,14 @@ def _label(pid: int) -> str:
     return text[:40]
 
 
-async def _sample_rss(peaks: dict[int, tuple[str, int]], until: float) -> None:
+async def _sample_rss(
+    peaks: dict[int, tuple[str, int]], until: float, timeline: list[dict[str, Any]]
+) -> None:
     me = os.getpid()
+    started = time.monotonic()
+    next_row = started
     while time.monotonic() < until:
+        row: dict[str, Any] = {}
         for pid in (me, *_descendants(me)):
             rss = _rss_kb(pid)
             if rss is None:
@@ -115,6 +131,13 @@ async def _sample_rss(peaks: dict[int, tuple[str, int]], until: float) -> None:
             label = "server" if pid == me else _label(pid)
             old = peaks.get(pid, (label, 0))[1]
             peaks[pid] = (label, max(old, rss))
+            if label in ("server", "worker"):
+                row[f"{label} {pid}"] = round(rss / 1024, 1)
+        if time.monotonic() >= next_row:
+            row["t_s"] = round(time.monotonic() - started)
+            row["load_1min"] = os.getloadavg()[0]
+            timeline.append(row)
+            next_row += TIMELINE_S
         await asyncio.sleep(SAMPLE_S)
 
 
@@ -185,9 +208,10 @@ async def soak(seconds: float, workers: int, think_ms: int) -> dict[str, Any]:
     load_start = os.getloadavg()
     tallies: dict[str, Tally] = {}
     peaks: dict[int, tuple[str, int]] = {}
-    async with running_server(workers=workers, externals=engines) as server:
+    timeline: list[dict[str, Any]] = []
+    async with _server(workers, engines) as server:
         until = time.monotonic() + seconds
-        tasks = [asyncio.create_task(_sample_rss(peaks, until))]
+        tasks = [asyncio.create_task(_sample_rss(peaks, until, timeline))]
         plans: list[tuple[str, dict[str, Any], str | None]] = [
             (f"chess {mode}", {"game": "chess"}, mode) for mode in HOSTILE_MODES
         ]
@@ -216,7 +240,19 @@ async def soak(seconds: float, workers: int, think_ms: int) -> dict[str, Any]:
         "late": sum(t.late for t in tallies.values()),
         "thinks": sum(t.thinks for t in tallies.values()),
         "peak_rss_mb": _rss_summary(peaks),
+        "timeline": timeline,
     }
+
+
+@contextlib.asynccontextmanager
+async def _server(workers: int, engines: tuple[ExternalEngine, ...]) -> AsyncIterator[ArenaServer]:
+    """A real server on a free loopback port, with the default tables and budgets."""
+    server = ArenaServer(ServerConfig(host="127.0.0.1", port=0, workers=workers, externals=engines))
+    await server.start()
+    try:
+        yield server
+    finally:
+        await server.shutdown()
 
 
 def _rss_summary(peaks: dict[int, tuple[str, int]]) -> dict[str, str]:

@@ -31,20 +31,30 @@ class Analysis:
         limits: Limits,
         timeout_s: float = DEFAULT_MAX_THINK_S + THINK_TIMEOUT_MARGIN_S,
         algorithm: str | None = None,
+        multipv: int = 1,
     ) -> None:
         self._engine = engine
         self._limits = limits
         self._timeout_s = timeout_s
         self._algorithm = algorithm
+        self._multipv = multipv
         self._think: PendingThink | None = None
         self.info: Info | None = None
         self.bestmove: BestMove | None = None
 
     async def __aenter__(self) -> Analysis:
         self._think = await self._engine._start_think(
-            self._limits, self._timeout_s, self._algorithm
+            self._limits, self._timeout_s, self._algorithm, False, self._multipv
         )
         return self
+
+    @property
+    def lines(self) -> list[Info]:
+        """The latest complete report of each root line received so far, best first
+        (one line unless the analysis asked for ``multipv``)."""
+        if self._think is None:
+            return []
+        return [info for _, info in sorted(self._think.lines.items())]
 
     async def __aexit__(
         self,

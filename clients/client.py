@@ -245,6 +245,7 @@ class Engine(Connection):
         on_info: Callable[[Info], None] | None = None,
         timeout: float | None = None,
         cleanup: bool = False,
+        multipv: int = 1,
     ) -> BestMove:
         """Search the current position and return the best move.
 
@@ -262,11 +263,14 @@ class Engine(Connection):
         ``"overloaded"`` answer is a fallback move nobody searched.
         Raises :class:`OverloadedError` if the server refused the think.
         ``cleanup`` (Go) asks for a move of a clean-up phase: dead stones are
-        to be captured before passing (protocol.md, ``think``).
+        to be captured before passing (protocol.md, ``think``). ``multipv``
+        asks for that many root lines: ``on_info`` then gets each line's
+        report, with its rank in ``info.multipv`` (:meth:`analysis` keeps
+        them in :attr:`Analysis.lines`).
         """
         limits = _limits(movetime, movetime_ms, depth, nodes, clock)
         timeout_s = self.think_timeout(limits_to_wire(limits), timeout)
-        think = await self._start_think(limits, timeout_s, algorithm, cleanup)
+        think = await self._start_think(limits, timeout_s, algorithm, cleanup, multipv)
         think.on_info = on_info
         try:
             return await think.bestmove
@@ -287,17 +291,19 @@ class Engine(Connection):
         movetime_ms: int | None = None,
         algorithm: str | None = None,
         timeout: float | None = None,
+        multipv: int = 1,
     ) -> Analysis:
         """A think whose progress you iterate over; leaving the ``async with`` stops it.
 
         With no limits the search runs until stopped (or the server's
         maximum think time). The same timeout as :meth:`think` applies; after
         :meth:`Analysis.stop` the answer may take at most
-        :data:`THINK_TIMEOUT_MARGIN_S`.
+        :data:`THINK_TIMEOUT_MARGIN_S`. ``multipv`` asks for that many root
+        lines; :attr:`Analysis.lines` holds the latest of each, best first.
         """
         limits = _limits(movetime, movetime_ms, depth, nodes, clock)
         timeout_s = self.think_timeout(limits_to_wire(limits), timeout)
-        return Analysis(self, limits, timeout_s, algorithm)
+        return Analysis(self, limits, timeout_s, algorithm, multipv)
 
     async def stop(self, *, timeout: float | None = None) -> None:
         """Ask any running think to answer now (no reply of its own)."""

@@ -86,6 +86,8 @@ class PendingThink:
         self.bestmove: asyncio.Future[BestMove] = asyncio.get_running_loop().create_future()
         self.on_info: Callable[[Info], None] | None = None
         self.timer: asyncio.TimerHandle | None = None
+        #: The latest complete report of each root line, by rank (``info.multipv``).
+        self.lines: dict[int, Info] = {}
         #: Set once the think has its answer or its error (even if the
         #: future was cancelled by a caller that gave up).
         self.finished = False
@@ -172,6 +174,7 @@ class Connection:
         timeout_s: float,
         algorithm: str | None = None,
         cleanup: bool = False,
+        multipv: int = 1,
     ) -> PendingThink:
         """Send a think; its timer runs from now (the send included)."""
         think = PendingThink(next(self._ids), timeout_s)
@@ -179,7 +182,8 @@ class Connection:
         think.timer = asyncio.get_running_loop().call_later(timeout_s, self._think_timed_out, think)
         try:
             async with asyncio.timeout(timeout_s):
-                await self._send(Think(limits, think.id, algorithm, cleanup).to_wire())
+                message = Think(limits, think.id, algorithm, cleanup, multipv).to_wire()
+                await self._send(message)
         except TimeoutError:
             self._think_timed_out(think)  # the caller finds the error in think.bestmove
         except BaseException as error:
@@ -346,6 +350,8 @@ class Connection:
             if think.finished:
                 return
             info = Info.from_wire(message)  # a violation: strict closes, lenient drops it
+            if not info.partial and info.pv:
+                think.lines[info.multipv or 1] = info
             think.infos.put_nowait(info)
             if think.on_info is not None:
                 try:

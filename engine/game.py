@@ -24,7 +24,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from random import Random
-from typing import Any, ClassVar, Final, Generic, TypeVar
+from typing import Any, ClassVar, Final, Generic, Protocol, TypeVar
 
 from mypy_extensions import mypyc_attr
 
@@ -33,6 +33,26 @@ from engine.records import reduce_record
 
 S = TypeVar("S")
 M = TypeVar("M", bound=Hashable)
+
+
+class PositionSolver(Protocol):
+    """A game's own exact solver (:meth:`Game.exact_solver`)."""
+
+    #: ``think`` solves with it first any position with at most this many
+    #: plies left (it replaces :attr:`Game.solver_reach` for the game).
+    reach: int
+
+    def solve_position(
+        self, state: Any, check: Callable[[int], None] | None = None
+    ) -> tuple[int, Any, int]:
+        """``(signed plies, best move, nodes)`` of a position not yet over.
+
+        Plies: positive, the mover wins in that many plies; negative, loses
+        in that many; 0, a draw. ``check(nodes)`` is called every few
+        thousand nodes, and whatever it raises ends the solve.
+        """
+        ...
+
 
 #: Bound on the magnitude of :meth:`Game.evaluate`; proven wins and losses are
 #: scored above it (see :mod:`engine.search.score`) so the two can never be confused.
@@ -147,6 +167,13 @@ class Game(ABC, Generic[S, M]):
     #: Games of chance only: a bound on ``|evaluate|`` and on ``|utility| *
     #: utility_scale``; the chance-node pruning (Star1/Star2) relies on it.
     value_bound: ClassVar[int] = EVAL_LIMIT
+    #: Games of chance only: the expectiminimax root's move filter, ``(keep,
+    #: margin)``. After the first iteration (each move's afterstate evaluated)
+    #: the deeper iterations search only the ``keep`` best moves, and of those
+    #: only the ones within ``margin`` evaluation units of the best: a forward
+    #: pruning at the root that buys a deeper search of the plays that matter.
+    #: ``None`` (the default): every move is searched at every depth.
+    root_filter: ClassVar[tuple[int, int] | None] = None
     #: The search a ``think`` gets when it names none: :data:`ALPHABETA`
     #: (:data:`EXPECTIMINIMAX` for games of chance) or :data:`MCTS`.
     default_algorithm: ClassVar[str] = ALPHABETA
@@ -391,6 +418,16 @@ class Game(ABC, Generic[S, M]):
     def uses_reductions(self) -> bool:
         """Whether late-move reductions pay off in this game (big branching, good ordering)."""
         return False
+
+    def exact_solver(self) -> PositionSolver | None:
+        """A solver of this game's own, for the search to use instead of its null-window bisection.
+
+        ``None`` (the default): the search's own exact solver
+        (:class:`engine.search.solver.ExactSolver`) within
+        :attr:`solver_reach`. A game returns a new solver on each call
+        (each searcher keeps its own, with its own table).
+        """
+        return None
 
     def max_remaining_plies(self, state: S) -> int | None:
         """An upper bound on the plies left in the game, if the game has one.

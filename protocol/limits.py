@@ -24,6 +24,11 @@ MAX_POSITION_CHARS: Final = 4096
 MAX_MOVE_CHARS: Final = 128
 #: Longest algorithm name accepted (the names are short words).
 MAX_ALGORITHM_CHARS: Final = 32
+#: Most root lines a ``think`` may ask for (``multipv``; larger is clamped).
+#: Each line costs about one more root search per iteration; sixteen
+#: covers every analysis GUI's choice (Stockfish's GUIs offer 1-5, chess
+#: analysis boards up to 10) and keeps a think's cost bounded.
+MAX_MULTIPV: Final = 16
 #: Most moves a ``new_game`` may replay from its start position.
 MAX_MOVES: Final = 2000
 #: Longest free-text field (``client`` in ``hello``, a game name).

@@ -262,6 +262,9 @@ class Info:
     """Monte Carlo searches only: playouts so far (``None`` from the others)."""
     id: RequestId = None
     """The think's ``id``."""
+    multipv: int | None = None
+    """The line's rank (1: the best move) in a think that asked for several lines;
+    ``None`` (not written) in a single-line think."""
 
     def to_wire(self) -> dict[str, Any]:
         message: dict[str, Any] = {
@@ -278,6 +281,8 @@ class Info:
         }
         if self.playouts is not None:
             message["playouts"] = self.playouts
+        if self.multipv is not None:
+            message["multipv"] = self.multipv
         return with_id(message, self.id)
 
     @classmethod
@@ -295,6 +300,7 @@ class Info:
             tt_hit_rate=number(message.get("tt_hit_rate", 0.0), "tt_hit_rate", 0, 1),
             partial=flag(message.get("partial", False), "partial"),
             playouts=optional_whole(message.get("playouts"), "playouts"),
+            multipv=optional_whole(message.get("multipv"), "multipv"),
             id=reply_id(message),
         )
 

@@ -22,6 +22,7 @@ from protocol.limits import (
     MAX_CLOCK_MS,
     MAX_MOVE_CHARS,
     MAX_MOVES_TO_GO,
+    MAX_MULTIPV,
     MAX_NAME_CHARS,
     MAX_TOKEN_CHARS,
     ServerLimits,
@@ -249,6 +250,9 @@ class Think:
     cleanup: bool = False
     """Go: a move of a clean-up phase (every dead stone to be captured before the engine
     passes); written only when true."""
+    multipv: int = 1
+    """How many root lines to report (1 to 16, larger is clamped): each ``info`` then
+    carries its line's rank in ``multipv``; written only when above 1."""
 
     def to_wire(self) -> dict[str, Any]:
         # the id before the limits: as clients have always written a think
@@ -260,6 +264,8 @@ class Think:
             message["algorithm"] = self.algorithm
         if self.cleanup:
             message["cleanup"] = True
+        if self.multipv != 1:
+            message["multipv"] = self.multipv
         return message
 
     @classmethod
@@ -270,7 +276,8 @@ class Think:
         cleanup = message.get("cleanup", False)
         if not isinstance(cleanup, bool):
             raise BadMessage(f"'cleanup' must be true or false, got {cleanup!r:.40}", request_id)
-        return cls(search_limits, request_id, algorithm, cleanup)
+        multipv = clamped(message, "multipv", 1, MAX_MULTIPV, request_id)
+        return cls(search_limits, request_id, algorithm, cleanup, multipv or 1)
 
 
 @dataclass(frozen=True, slots=True)

@@ -91,6 +91,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         f"(default {defaults.tree_budget.tree_bytes // MIB}; docs/load.md)",
     )
     parser.add_argument(
+        "--worker-table-mb",
+        type=positive_int_argument,
+        default=defaults.tree_budget.table_bytes // MIB,
+        metavar="MB",
+        help=f"memory each search worker's transposition tables may hold, in MiB "
+        f"(default {defaults.tree_budget.table_bytes // MIB}; docs/load.md)",
+    )
+    parser.add_argument(
         "--token",
         default=os.environ.get("ARENA_TOKEN") or None,
         metavar="TOKEN",
@@ -229,7 +237,9 @@ def config_from_args(args: argparse.Namespace) -> ServerConfig:
         allowed_hosts=tuple(args.allow_host),
         max_connections=args.max_connections,
         worker_nice=max(0, args.worker_nice),
-        tree_budget=TreeBudget(tree_bytes=args.worker_tree_mb * MIB),
+        tree_budget=TreeBudget(
+            tree_bytes=args.worker_tree_mb * MIB, table_bytes=args.worker_table_mb * MIB
+        ),
         externals=_externals(args.external),
         agent_port=agent_port,
         drain_grace_s=drain_grace_s,

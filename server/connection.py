@@ -23,7 +23,7 @@ from websockets.exceptions import ConnectionClosed
 
 from engine.search.results import Info, SearchResult
 from protocol.codec import Encoding, decode, encode, request_id_of
-from protocol.errors import Internal, Overloaded, ProtocolError
+from protocol.errors import Internal, LimitExceeded, Overloaded, ProtocolError
 from protocol.limits import ServerLimits
 from protocol.records import ErrorMessage, Hello, Reply, Request, Stop, Think, parse_request
 from server.external import ExternalEngine
@@ -310,6 +310,10 @@ class ClientConnection:
     async def _start_trace(self, job: TraceJob, encoding: Encoding) -> None:
         try:
             ticket = self.pool.submit_trace(job, encoding, client=self.number)
+        except LimitExceeded as too_costly:
+            self.session.finish_trace()
+            await self._send(too_costly.to_record(), encoding)
+            return
         except QueueFull as full:
             self.session.finish_trace()
             refusal = Overloaded(str(full), job.trace_id, retry_after_ms=full.retry_after_ms)

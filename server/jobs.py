@@ -30,7 +30,9 @@ class SearchJob:
     without searching: the answer when no search result can be had in time.
     ``algorithm`` names the search (checked against the game's offer).
     ``cleanup`` (Go) asks for a move of a clean-up phase: every dead stone
-    captured before a pass (protocol.md, ``think.cleanup``).
+    captured before a pass (protocol.md, ``think.cleanup``). ``multipv``
+    asks for that many root lines and ``searchmoves`` restricts the root
+    (:class:`~engine.search.request.SearchRequest`).
     """
 
     think_id: RequestId
@@ -41,6 +43,8 @@ class SearchJob:
     fallback_move: str
     algorithm: str
     cleanup: bool = False
+    multipv: int = 1
+    searchmoves: tuple[str, ...] = ()
 
     @property
     def received_at(self) -> float:

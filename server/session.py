@@ -29,6 +29,7 @@ from engine.search.trace import (
     DEFAULT_MAX_NODES,
     DEFAULT_TRACE_PLAYOUTS,
     DEFAULT_TRACE_SEED,
+    check_cost,
     check_request,
     default_depth,
 )
@@ -119,6 +120,7 @@ class Session:
         self._tracing = False
         self._think_id: RequestId = None
         self._think_algorithm = ALPHABETA
+        self._think_multipv = 1
         #: The current position's first legal move, listed when the position
         #: was reported: a think's answer when no search can give one.
         self._fallback_move: str | None = None
@@ -262,6 +264,7 @@ class Session:
         self._thinking = True
         self._think_id = request.id
         self._think_algorithm = algorithm
+        self._think_multipv = request.multipv
         return SearchJob(
             request.id,
             game,
@@ -271,6 +274,7 @@ class Session:
             fallback,
             algorithm,
             request.cleanup,
+            request.multipv,
         )
 
     def _algorithm(self, game: Game[Any, Any], request: Think) -> str:
@@ -295,6 +299,9 @@ class Session:
         seed = request.seed if request.seed is not None else DEFAULT_TRACE_SEED
         try:
             check_request(algorithm, depth, max_nodes, playouts)
+            # A few game calls: cheap enough for the event loop, and the
+            # trace it refuses would hold a search process for nothing.
+            check_cost(game, state, algorithm, depth, max_nodes)
         except GameError as error:
             raise from_game_error(error, request.id) from None
         deadlines = Deadlines(received_at, None, received_at + self.limits.max_trace_ms / 1000)
@@ -374,6 +381,7 @@ class Session:
             tt_hit_rate=round(info.tt_hit_rate, 4),
             partial=info.partial,
             playouts=info.playouts if self._think_algorithm == MCTS else None,
+            multipv=info.multipv if self._think_multipv > 1 else None,
             id=self._think_id,
         )
 

@@ -52,9 +52,11 @@ from clients.tournament.config import (
     unique_names,
 )
 from clients.tournament.connections import Backoff, PreflightError, preflight
+from clients.tournament.knockout import TIEBREAK_PAIRS
+from clients.tournament.live import LiveTournament
 from clients.tournament.local import LocalServer, LocalServerError
-from clients.tournament.openings import OPENING_FORMATS
-from clients.tournament.records import RECORD_SUFFIXES
+from clients.tournament.openings import DEFAULT_RANDOM_PLIES, OPENING_FORMATS
+from clients.tournament.records import EPD_GAMES, RECORD_SUFFIXES
 from clients.tournament.runner import (
     RunSettings,
     TournamentAborted,
@@ -63,6 +65,7 @@ from clients.tournament.runner import (
     warn_if_pure,
 )
 from clients.tournament.store import Store, StoreError
+from clients.tournament.web import LivePage, parse_web_address
 from engine.errors import GameError
 
 DEFAULT_DB = "tournament.db"
@@ -87,7 +90,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "         plus reference engines (--reference DEPTHS, default 2,4; none for none)\n"
         "example: arena tournament --game connect4 --engine local:depth=3 "
         "--engine local:depth=6 --tc 5+0.05 --games 20 --concurrency 2\n"
-        "         arena tournament --game connect4 --bots class/ --movetime 500"
+        "         arena tournament --game connect4 --bots class/ --movetime 500\n"
+        "         arena tournament --game chess --knockout --engine local:depth=4 "
+        "--engine local:depth=3 --engine local:depth=2 --tc 10+0.1 -q --rating-interval 4"
     )
     what = parser.add_argument_group("Tournament (ignored with --resume)")
     from clients.cli import game_names
@@ -128,12 +133,19 @@ def configure(parser: argparse.ArgumentParser) -> None:
         type=int,
         default=2,
         metavar="N",
-        help="games per pairing (default 2: one opening, both colours)",
+        help="games per pairing, or per match of a knockout (default 2: one opening, both colours)",
     )
     what.add_argument(
         "--gauntlet",
         action="store_true",
         help="the first engine plays every other; others do not meet",
+    )
+    what.add_argument(
+        "--knockout",
+        action="store_true",
+        help="a knockout: seeded in --engine order, byes for the top seeds, matches of "
+        f"--games games; a tie plays up to {TIEBREAK_PAIRS} more pairs, then the higher "
+        "seed goes through",
     )
     what.add_argument(
         "--name", default="arena tournament", metavar="NAME", help="event name (PGN, records)"
@@ -204,14 +216,16 @@ def configure(parser: argparse.ArgumentParser) -> None:
     openings.add_argument(
         "--shuffle-openings",
         action="store_true",
-        help="play the file's openings in a seeded random order",
+        help="play the openings (the file's, or chess's built-in ones) in a seeded random order",
     )
     openings.add_argument(
         "--random-plies",
         type=int,
-        default=4,
+        default=None,
         metavar="N",
-        help="without a file: N random plies (default 4; 0 = initial position)",
+        help="without a file: N random plies, balance-checked (0 = initial position; "
+        "default: chess plays its built-in named openings, go the empty board, "
+        f"other games {DEFAULT_RANDOM_PLIES} random plies)",
     )
     openings.add_argument(
         "--balance-depth",
@@ -270,6 +284,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="PGN file for chess, SGF for Go (default: the database name + .pgn or .sgf)",
     )
     run.add_argument(
+        "--epdout",
+        metavar="FILE",
+        help="chess: each game's final position as an EPD line in FILE",
+    )
+    run.add_argument(
         "--reconnect-attempts",
         type=int,
         default=6,
@@ -283,7 +302,22 @@ def configure(parser: argparse.ArgumentParser) -> None:
         metavar="S",
         help="first pause between attempts, doubling up to 4 s (default 0.25)",
     )
-    run.add_argument("--quiet", action="store_true", help="print only the final tables")
+    run.add_argument("-q", "--quiet", action="store_true", help="no line per game: only the tables")
+    run.add_argument(
+        "--rating-interval",
+        type=int,
+        default=0,
+        metavar="N",
+        help="print the standings every N games (as cutechess-cli's -ratinginterval; "
+        "also with --quiet; default 0: only at the end)",
+    )
+    run.add_argument(
+        "--web",
+        metavar="[HOST:]PORT",
+        help="serve a live page (standings, crosstable, Elo, the games, bots' logs) on PORT "
+        "for every machine (HOST:PORT: only there); it stays up after the last game "
+        "until Ctrl-C",
+    )
     run.add_argument(
         "--token",
         default=os.environ.get("ARENA_TOKEN") or None,
@@ -375,6 +409,7 @@ def config_from_args(args: argparse.Namespace) -> TournamentConfig:
         options=options,
         games_per_pair=args.games,
         gauntlet=args.gauntlet,
+        knockout=args.knockout,
         openings=openings_from_args(args),
         adjudication=adjudication,
         timing=Timing(
@@ -398,11 +433,18 @@ def run(args: argparse.Namespace) -> int:
     try:
         if args.local_workers is not None and args.local_workers < 1:
             raise ConfigError("--local-workers must be at least 1")
+        web = None if args.web is None else parse_web_address(args.web)
+        if args.rating_interval < 0:
+            raise ConfigError("--rating-interval must be at least 0")
         if args.resume:
             store = Store.open(args.db)
             config = store.config()
+            if args.epdout and config.game not in EPD_GAMES:
+                store.close()
+                _check_epdout(args, config.game)
         else:
             config = config_from_args(args)
+            _check_epdout(args, config.game)
             engine_tokens = config.tokens()
             if not Path(args.db).exists():  # else create_tournament says what to do
                 asyncio.run(_preflight_remote(config, args.token))
@@ -432,17 +474,19 @@ def run(args: argparse.Namespace) -> int:
         pgn_path=(Path(args.pgn) if args.pgn else stem.with_suffix(RECORD_SUFFIXES[game]))
         if game in RECORD_SUFFIXES
         else None,
+        epd_path=Path(args.epdout) if args.epdout else None,
         quiet=args.quiet,
+        rating_interval=args.rating_interval,
         token=args.token,
         engine_tokens=engine_tokens,
     )
-    session = _Session(args, settings, store, created)
+    session = _Session(args, settings, store, created, web)
     try:
-        text = asyncio.run(_run_until_signalled(session.run))
-        summary = bot_summary(list(config.engines), settings.jsonl_path)
-        text = f"{text}\n\n{summary}" if summary else text
+        text = _with_bot_summary(asyncio.run(_run_until_signalled(session.run)), config, settings)
         status = 0
     except (KeyboardInterrupt, asyncio.CancelledError):
+        if session.shown:  # the tables are printed: only the live page was stopped
+            return 0
         if session.runner is None:
             return 130
         text = session.runner.report() + f"\ninterrupted: resume with --db {args.db} --resume"
@@ -454,6 +498,9 @@ def run(args: argparse.Namespace) -> int:
     except (PreflightError, LocalServerError) as error:
         print(f"arena tournament: {error}", file=sys.stderr)
         return EXIT_PREFLIGHT
+    except ConfigError as error:  # the live page cannot listen
+        print(f"arena tournament: {error}", file=sys.stderr)
+        return 2
     finally:
         if session.store is not None:
             session.store.close()
@@ -471,19 +518,28 @@ class _Session:
     """
 
     def __init__(
-        self, args: argparse.Namespace, settings: RunSettings, store: Store, created: bool
+        self,
+        args: argparse.Namespace,
+        settings: RunSettings,
+        store: Store,
+        created: bool,
+        web: tuple[str | None, int] | None = None,
     ) -> None:
         self.args = args
         self.settings = settings
         self.store: Store | None = store
         self.created = created
+        self.web = web
         self.runner: TournamentRunner | None = None
+        #: The final tables are printed (the live page stays up after them).
+        self.shown = False
 
     async def run(self) -> str:
         store = self.store
         assert store is not None  # set until a failed start discards it
         config = store.config()
         async with contextlib.AsyncExitStack() as stack:
+            live = None if self.web is None else await self._live_page(stack, store)
             local: LocalServer | None = None
             if any(engine.is_local for engine in config.engines) and _has_work(store):
                 try:
@@ -493,8 +549,28 @@ class _Session:
                     self._discard()
                     raise
                 warn_if_pure(local)
-            self.runner = TournamentRunner(store, self.settings, local_server=local)
-            return await self.runner.run()
+            self.runner = TournamentRunner(store, self.settings, local_server=local, watcher=live)
+            text = await self.runner.run()
+            if live is None:
+                return text
+            live.finish()
+            print(_with_bot_summary(text, config, self.settings), flush=True)
+            self.shown = True
+            print("arena tournament: the live page stays up; Ctrl-C stops it", file=sys.stderr)
+            await asyncio.Event().wait()  # until Ctrl-C or SIGTERM
+            return text
+
+    async def _live_page(self, stack: contextlib.AsyncExitStack, store: Store) -> LiveTournament:
+        """Serve the live page (``--web``) for the rest of the run."""
+        assert self.web is not None
+        live = LiveTournament(store)
+        try:
+            page = await stack.enter_async_context(LivePage(live, *self.web))
+        except ConfigError:
+            self._discard()
+            raise
+        print(f"arena tournament: live page at {' and '.join(page.urls())}", file=sys.stderr)
+        return live
 
     def _discard(self) -> None:
         """Remove the database this run created (nothing was played)."""
@@ -505,6 +581,18 @@ class _Session:
         database = Path(self.args.db)
         for suffix in ("", "-wal", "-shm", "-journal"):
             database.with_name(database.name + suffix).unlink(missing_ok=True)
+
+
+def _with_bot_summary(text: str, config: TournamentConfig, settings: RunSettings) -> str:
+    """The final tables, then what each bot of the tournament did (if it has bots)."""
+    summary = bot_summary(list(config.engines), settings.jsonl_path)
+    return f"{text}\n\n{summary}" if summary else text
+
+
+def _check_epdout(args: argparse.Namespace, game: str) -> None:
+    """``--epdout`` writes chess positions (EPD); refused for other games."""
+    if args.epdout and game not in EPD_GAMES:
+        raise ConfigError(f"--epdout is for chess (EPD positions), not {game}")
 
 
 def _has_work(store: Store) -> bool:

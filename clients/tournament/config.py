@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import math
 import re
+import shlex
 from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 #: The URL that means "start a local server for the built-in engine".
@@ -178,11 +180,29 @@ def parse_engine(text: str) -> EngineSpec:
     return spec
 
 
+def _unquoted_command(text: str) -> str:
+    """The command line of ``cmd=``, without the quotes that hold it together on our own line.
+
+    ``cmd="python3 ana.py"`` arrives quoted as one word; a command that
+    quotes a path with spaces (``python3 'my bot.py'``, ``'my bot.py'``, as
+    ``--bots`` writes them) must keep its quotes. One quoted word that is
+    not a file is a whole command; anything else is kept as written.
+    """
+    command = text.strip()
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return command  # unbalanced quotes: the local server says what is wrong
+    if len(words) == 1 and words[0] != command and not Path(words[0]).is_file():
+        return words[0].strip()
+    return command
+
+
 def _program_engine(
     text: str, values: dict[str, str], options: tuple[tuple[str, str], ...]
 ) -> EngineSpec:
     """An engine the local server runs from its command line (``cmd=``, cutechess-cli's form)."""
-    command = values["cmd"].strip().strip("\"'")
+    command = _unquoted_command(values["cmd"])
     if not command:
         raise ConfigError(f"engine {text!r}: cmd is empty")
     if values.get("url", LOCAL_URL) != LOCAL_URL or "algorithm" in values or "token" in values:
@@ -367,10 +387,13 @@ def parse_resign_rule(text: str) -> dict[str, int]:
 
 @dataclass(frozen=True, slots=True)
 class OpeningSource:
-    """Where openings come from: a file (``path``) or random plies checked by a search."""
+    """Where openings come from: a file (``path``), random plies checked by a search,
+    or (``random_plies`` ``None``, the default) the game's own default: chess's
+    built-in named openings, Go's empty board, a few random plies elsewhere
+    (:func:`clients.tournament.openings.default_openings`)."""
 
     path: str | None = None
-    random_plies: int = 4
+    random_plies: int | None = None
     balance_depth: int = 4
     balance_score: int = 100
     shuffle: bool = False
@@ -426,6 +449,8 @@ class TournamentConfig:
     options: dict[str, Any] = field(default_factory=dict)
     games_per_pair: int = 2
     gauntlet: bool = False
+    #: A knockout (clients/tournament/knockout.py): ``games_per_pair`` games a match.
+    knockout: bool = False
     openings: OpeningSource = field(default_factory=OpeningSource)
     adjudication: Adjudication = field(default_factory=Adjudication)
     timing: Timing = field(default_factory=Timing)
@@ -449,6 +474,8 @@ class TournamentConfig:
             raise ConfigError("give a time control: a clock, a move time, a depth or nodes")
         if self.sprt is not None and len(self.engines) != 2:
             raise ConfigError("SPRT compares exactly two engines")
+        if self.knockout and (self.gauntlet or self.sprt is not None):
+            raise ConfigError("a knockout is a format of its own: not with --gauntlet or --sprt")
 
     def to_json(self) -> dict[str, Any]:
         """The configuration as stored: everything but the engines' tokens."""
@@ -476,6 +503,7 @@ class TournamentConfig:
             options=dict(data.get("options") or {}),
             games_per_pair=data["games_per_pair"],
             gauntlet=data["gauntlet"],
+            knockout=bool(data.get("knockout", False)),
             openings=OpeningSource(**data["openings"]),
             adjudication=Adjudication(**data["adjudication"]),
             timing=Timing(**data["timing"]),

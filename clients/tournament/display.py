@@ -58,9 +58,11 @@ def format_elo(estimate: Estimate, unit: str = "games") -> str:
     """An Elo estimate with its 95% interval, readable however small the sample.
 
     ``+70.4 ± 70.6`` when both ends are finite; ``+190.8 (> -12.5)`` when
-    only the lower end is (``(< +40.1)`` for the upper); ``> +166.0`` for
-    a perfect score, whose estimate is infinite (``< -166.0`` for all
-    lost); ``n/a (too few games)`` below :data:`MIN_SAMPLES` samples.
+    only the lower end is (``(< +40.1)`` for the upper); ``+inf (> +166.2)``
+    for a sweep, whose estimate is infinite, with the finite end of its
+    interval (``-inf (< -166.2)`` for all lost), as a perfect score is
+    written elsewhere; ``n/a (too few games)`` below :data:`MIN_SAMPLES`
+    samples.
     """
     if estimate.samples == 0:
         return f"n/a (no {unit})"
@@ -68,7 +70,7 @@ def format_elo(estimate: Estimate, unit: str = "games") -> str:
         return f"n/a (too few {unit})"
     elo, low, high = estimate.elo, estimate.low, estimate.high
     if math.isinf(elo):
-        return f"> {_signed(low)}" if elo > 0 else f"< {_signed(high)}"
+        return f"+inf (> {_signed(low)})" if elo > 0 else f"-inf (< {_signed(high)})"
     if math.isinf(low) and math.isinf(high):
         return f"{_signed(elo)} (no 95% bound)"
     if math.isinf(high):
@@ -129,16 +131,22 @@ def crosstable_text(names: Sequence[str], results: Sequence[GameResult]) -> str:
     """Points of the row engine against the column engine, out of the games played."""
     table = crosstable(results, len(names))
     width = max(len(name) for name in names)
-    short = [name[:9] for name in names]
-    header = " " * (width + 2) + "  ".join(f"{name:>9}" for name in short)
-    lines = [header]
-    for i, name in enumerate(names):
-        cells = []
-        for cell in table[i]:
-            cells.append(
-                f"{'-':>9}" if cell is None else f"{_points(cell.points)}/{cell.games}".rjust(9)
-            )
-        lines.append(f"{name:<{width}}  " + "  ".join(cells))
+    texts = [
+        ["-" if cell is None else f"{_points(cell.points)}/{cell.games}" for cell in row]
+        for row in table
+    ]
+    # Each column as wide as its engine's full name or its widest cell: names
+    # cut to a fixed width made "local d4" and "local d4 #2" the same column.
+    widths = [
+        max(len(name), *(len(row[column]) for row in texts)) for column, name in enumerate(names)
+    ]
+    header = " " * (width + 2) + "  ".join(
+        f"{name:>{columns}}" for name, columns in zip(names, widths, strict=True)
+    )
+    lines = [header.rstrip()]
+    for name, row in zip(names, texts, strict=True):
+        cells = "  ".join(f"{text:>{columns}}" for text, columns in zip(row, widths, strict=True))
+        lines.append(f"{name:<{width}}  {cells}")
     return "\n".join(lines)
 
 
@@ -188,6 +196,14 @@ def report(names: Sequence[str], results: Sequence[GameResult], sprt: str | None
     ]
     if sprt:
         parts += ["", sprt]
+    return "\n".join(parts)
+
+
+def interim_report(names: Sequence[str], results: Sequence[GameResult], total: int) -> str:
+    """The standings after some games (``--rating-interval``); a match adds its Elo line."""
+    parts = [f"Standings after {len(results)} of {total} games", standings_table(names, results)]
+    if len(names) == 2:
+        parts.append(pairings_table(names, results))
     return "\n".join(parts)
 
 
@@ -249,6 +265,13 @@ class Progress:
         self.stream.write(text + "\n")
         if not self.live:
             self.stream.write(self.status_line() + "\n")
+        self.stream.flush()
+        self._redraw(force=True)
+
+    def table(self, text: str) -> None:
+        """Interim tables: shown with ``quiet`` too (asked for with ``--rating-interval``)."""
+        self._clear()
+        self.stream.write(text + "\n")
         self.stream.flush()
         self._redraw(force=True)
 

@@ -18,8 +18,10 @@ A file is in one of three formats (``format``, as cutechess-cli's
   are read) or a full FEN; ``#`` comments and blank lines are skipped.
 
 ``plies`` (cutechess-cli's ``plies=``) keeps at most that many moves of
-each opening. Generated openings are a few random moves, kept only when a
-shallow search finds the position roughly balanced.
+each opening. Without a file, chess plays its built-in named openings and
+Go the empty board (:func:`default_openings`); other games, or any game
+given a number of random plies, get generated openings: a few random
+moves, kept only when a shallow search finds the position roughly balanced.
 
 In a game of chance (backgammon) the random plies include the rolls of
 the dice, each drawn with its probability (4 plies: the opening roll, a
@@ -37,12 +39,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from clients.tournament.chess_book import book_lines
 from engine.errors import GameError
 from engine.game import EXPECTIMINIMAX, Game, sample_outcome
 from engine.search.limits import Limits
 from engine.search.request import SearchRequest
 from engine.searchers import think
 
+#: Random plies of a generated opening in games without a default of their own.
+DEFAULT_RANDOM_PLIES = 4
 #: Transposition-table slots for the balance check: the searches are shallow.
 BALANCE_TT_SLOTS = 1 << 14
 #: Random tries per wanted opening before giving up on finding more.
@@ -276,6 +281,25 @@ def _epd_operations(text: str) -> dict[str, str]:
         if words:
             operations[words[0]] = words[1].strip().strip('"') if len(words) > 1 else ""
     return operations
+
+
+def default_openings(name: str, game: Game[Any, Any]) -> list[Opening] | None:
+    """The game's own openings when none are asked for; ``None``: generate random ones.
+
+    Chess: the built-in named openings (:mod:`clients.tournament.chess_book`),
+    which chess players accept, where random plies gave ``1. a3 g5 2. Nh3 b6``.
+    Go: the empty board: a random first stone on the edge is no opening a Go
+    player plays, and an empty board is what Go engines are tested from.
+    Raises :class:`GameError` if a book line does not fit the game's options.
+    """
+    if name == "chess":
+        openings = [Opening(None, moves) for _, moves in book_lines()]
+        for opening in openings:
+            opening.start(game)
+        return openings
+    if name == "go":
+        return [Opening()]
+    return None
 
 
 def generate_openings(

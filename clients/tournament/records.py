@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from clients.tournament.chess_book import opening_name
 from clients.tournament.validation import strict_json
 from engine.game import Game
 from engine.registry import create_game
@@ -197,6 +198,11 @@ def pgn(record: GameRecord) -> str:
     if record.opening_position is not None:
         state = game.parse_position(record.opening_position)
         tags += [("SetUp", "1"), ("FEN", record.opening_position)]
+    else:
+        book = [move.move for move in record.moves if move.book]
+        name = opening_name(book) if book else None
+        if name is not None:
+            tags.append(("Opening", name))
     tags += [
         ("TimeControl", record.time_control or "-"),
         ("Termination", _PGN_TERMINATION.get(record.kind, "unterminated")),
@@ -273,6 +279,35 @@ def _wrap(tokens: list[str], width: int = 79) -> str:
 
 #: The file suffix of each game's text records (chess: PGN, Go: SGF).
 RECORD_SUFFIXES = {"chess": ".pgn", "go": ".sgf"}
+#: The games whose final positions ``--epdout`` writes (EPD is a chess format).
+EPD_GAMES = ("chess",)
+
+
+def epd(record: GameRecord) -> str:
+    """The game's final position as one EPD line (``--epdout``, as cutechess-cli's).
+
+    The FEN's four position fields, then operations: ``hmvc`` and ``fmvn``
+    (the FEN's two counters), ``id`` (the game's number) and ``c0`` (who
+    played whom, the result and why), so that a line says which game it
+    ends: ``7k/6Q1/6K1/8/8/8/8/8 b - - hmvc 1; fmvn 60; id "game 7";
+    c0 "a - b 1-0 (checkmate)";`` (on one line).
+    """
+    fields = record.final_position.split()
+    counters = fields[4:6] if len(fields) >= 6 else ["0", "1"]
+    about = f"{record.players[0]} - {record.players[1]} {record.result_text} ({record.reason})"
+    operations = [
+        f"hmvc {counters[0]}",
+        f"fmvn {counters[1]}",
+        f'id "game {record.game_id}"',
+        f'c0 "{_epd_escape(about)}"',
+    ]
+    return " ".join(fields[:4]) + " " + " ".join(f"{operation};" for operation in operations) + "\n"
+
+
+def _epd_escape(text: str) -> str:
+    """An EPD string operand has no quotes or semicolons of its own (nor line breaks)."""
+    return re.sub(r'["\\;\r\n]+', " ", text).strip()
+
 
 #: GTP's column letters (no I); SGF's coordinates are plain letters from a.
 _GTP_COLUMNS = "ABCDEFGHJKLMNOPQRST"

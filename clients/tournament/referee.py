@@ -128,8 +128,9 @@ def opening_rolls(game: Game[Any, Any], opening: Opening) -> list[bool]:
     return rolls
 
 
-#: Called after every move with the game and the number of plies played.
-MoveListener = Callable[[GameSpec, int], None]
+#: Called after every move with the game and its moves so far (the opening's
+#: included; the list grows as the game goes on: copy it to keep it).
+MoveListener = Callable[[GameSpec, Sequence[MoveRecord]], None]
 
 
 class Referee:
@@ -310,7 +311,7 @@ class _Game:
                 )
             )
             if self.on_move is not None:
-                self.on_move(spec, len(self.moves))
+                self.on_move(spec, self.moves)
             verdict = self.adjudicator.add(player, best.score)
             if self.game.outcome(self.state) is None:
                 if verdict is not None:
@@ -325,7 +326,7 @@ class _Game:
         self.rolled = True
         self.moves.append(MoveRecord(move=text, roll=True))
         if self.on_move is not None:
-            self.on_move(self.spec, len(self.moves))
+            self.on_move(self.spec, self.moves)
         verdict = self.adjudicator.add_roll()
         if self.game.outcome(self.state) is None and verdict is None:
             await self._both(functools.partial(Engine.move, move=text))

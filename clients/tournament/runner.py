@@ -16,17 +16,32 @@ import random
 import signal
 import sys
 from collections import deque
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 from clients.client import Engine
+from clients.tournament import knockout
 from clients.tournament.config import LOCAL_URL, TournamentConfig
 from clients.tournament.connections import Backoff, ConnectError, EnginePool, preflight
-from clients.tournament.display import Progress, report, sprt_text
+from clients.tournament.display import Progress, interim_report, report, sprt_text
 from clients.tournament.local import LocalServer, local_workers
-from clients.tournament.openings import Opening, generate_openings, load_openings
-from clients.tournament.records import CONNECTION_FAILED, GameRecord, game_text, replay
+from clients.tournament.openings import (
+    DEFAULT_RANDOM_PLIES,
+    Opening,
+    default_openings,
+    generate_openings,
+    load_openings,
+)
+from clients.tournament.records import (
+    CONNECTION_FAILED,
+    GameRecord,
+    MoveRecord,
+    epd,
+    game_text,
+    replay,
+)
 from clients.tournament.referee import GameSpec, Referee
 from clients.tournament.scheduler import ScheduledGame, openings_needed, schedule
 from clients.tournament.standings import pairing_results
@@ -36,6 +51,18 @@ from engine.registry import create_game
 
 #: A ``bestmove`` reason: the engine's server had no search process free in time.
 OVERLOADED = "overloaded"
+
+
+class GameWatcher(Protocol):
+    """Told of each game as it is played (the live page: :mod:`clients.tournament.web`)."""
+
+    def started(self, spec: GameSpec) -> None: ...
+
+    def moved(self, spec: GameSpec, moves: Sequence[MoveRecord]) -> None: ...
+
+    def finished(self, record: GameRecord) -> None: ...
+
+    def abandoned(self, game_id: int) -> None: ...
 
 
 class TournamentAborted(Exception):
@@ -52,10 +79,18 @@ def prepare_openings(config: TournamentConfig) -> list[Opening]:
         if source.shuffle:
             random.Random(config.seed).shuffle(openings)
         return openings
+    plies = source.random_plies
+    if plies is None:
+        builtin = default_openings(config.game, game)
+        if builtin is not None:
+            if source.shuffle:
+                random.Random(config.seed).shuffle(builtin)
+            return builtin
+        plies = DEFAULT_RANDOM_PLIES
     generated = generate_openings(
         game,
         wanted,
-        source.random_plies,
+        plies,
         depth=source.balance_depth,
         max_score=source.balance_score,
         seed=config.seed,
@@ -67,7 +102,11 @@ def create_tournament(path: str | Path, config: TournamentConfig) -> Store:
     """A new tournament database with its openings and its whole schedule."""
     config.validate()
     openings = prepare_openings(config)
-    games = schedule(len(config.engines), config.games_per_pair, len(openings), config.gauntlet)
+    if config.knockout:
+        first_round = knockout.build(len(config.engines), config.games_per_pair, [], [])
+        games = knockout.next_games(first_round, config.games_per_pair, [], len(openings))
+    else:
+        games = schedule(len(config.engines), config.games_per_pair, len(openings), config.gauntlet)
     return Store.create(path, config, openings, games)
 
 
@@ -81,8 +120,12 @@ class RunSettings:
     jsonl_path: Path | None = None
     #: The text records: PGN for chess, SGF for Go (records.game_text picks).
     pgn_path: Path | None = None
+    #: Chess: each game's final position as an EPD line (``--epdout``).
+    epd_path: Path | None = None
     quiet: bool = False
     live: bool | None = None
+    #: Print the standings every this many finished games (0: only at the end).
+    rating_interval: int = 0
     #: The token of remote engines without one of their own (``--token``, ``$ARENA_TOKEN``).
     token: str | None = field(default=None, repr=False)
     #: Remote engines' own tokens by engine name (``token=`` in their specs; not stored).
@@ -112,21 +155,28 @@ class TournamentRunner:
         settings: RunSettings,
         progress: Progress | None = None,
         local_server: LocalServer | None = None,
+        watcher: GameWatcher | None = None,
     ) -> None:
-        """``local_server``: one already running for ``url=local`` engines (else one is started)."""
+        """``local_server``: one already running for ``url=local`` engines (else one is
+        started); ``watcher``: told of every game's start, moves and end."""
         self.store = store
+        self.watcher = watcher
         self.local_server = local_server
         self.config = store.config()
         self.settings = settings
         self.openings = store.openings()
         self.names = [engine.name for engine in self.config.engines]
         self.progress = progress or Progress(
-            self.names, len(store.schedule()), live=settings.live, quiet=settings.quiet
+            self.names, self._total_games(), live=settings.live, quiet=settings.quiet
         )
         self.referee = Referee(self.config)
         self.request_timeout_s = self.config.timing.request_timeout_ms / 1000
         self.pools: dict[int, EnginePool] = {}
         self._stopping = False
+        self._queue: deque[ScheduledGame] = deque()
+        #: Games being played, and a signal when one ends (a knockout may then add games).
+        self._playing = 0
+        self._game_ended = asyncio.Event()
 
     # ------------------------------------------------------------------
 
@@ -140,6 +190,7 @@ class TournamentRunner:
         """
         if self.store.status() is None:
             self._check_sprt()
+            self._extend_knockout()  # games a run interrupted before scheduling them
         pending = self.store.pending() if self.store.status() is None else []
         if not pending:
             self._rewrite_files()
@@ -177,16 +228,47 @@ class TournamentRunner:
         results = self.store.results()
         status = self.store.status()
         text = report(self.names, results, self._sprt_line())
+        if self.config.knockout:
+            text += "\n\n" + knockout.bracket_text(
+                self.names, self._bracket(), self.config.games_per_pair
+            )
         unsearched = self._unsearched_moves()
         if unsearched:
             text += "\n\nMoves answered without a search (the engine's server was overloaded): " + (
                 ", ".join(f"{name} {count}" for name, count in unsearched.items())
             )
-        done, total = len(results), len(self.store.schedule())
+        done, total = len(results), self._total_games()
         footer = f"{done} of {total} games played"
         if status:
             footer += f"; stopped early: {status}"
         return text + "\n\n" + footer
+
+    def _total_games(self) -> int:
+        """The games of the tournament, as far as they are known now.
+
+        A knockout's: those scheduled and those of matches to come (without
+        tie-breaks not yet needed).
+        """
+        if self.config.knockout:
+            return knockout.expected_games(self._bracket(), self.config.games_per_pair)
+        return len(self.store.schedule())
+
+    def _bracket(self) -> knockout.Bracket:
+        return knockout.build(
+            len(self.names), self.config.games_per_pair, self.store.schedule(), self.store.results()
+        )
+
+    def _extend_knockout(self) -> list[ScheduledGame]:
+        """Schedule the knockout's matches (and tie-breaks) the results now call for."""
+        if not self.config.knockout:
+            return []
+        games = knockout.next_games(
+            self._bracket(), self.config.games_per_pair, self.store.schedule(), len(self.openings)
+        )
+        self.store.add_games(games)
+        if games:
+            self.progress.total = self._total_games()
+        return games
 
     def _unsearched_moves(self) -> dict[str, int]:
         """Per engine, the moves its server answered with reason ``overloaded`` (if any)."""
@@ -203,13 +285,28 @@ class TournamentRunner:
     # ------------------------------------------------------------------
 
     async def _play_all(self, pending: list[ScheduledGame]) -> None:
-        queue = deque(pending)
+        queue = self._queue
+        queue.extend(pending)
 
         async def worker() -> None:
-            while queue and not self._stopping:
-                await self._play_one(queue.popleft())
+            while not self._stopping:
+                if queue:
+                    self._playing += 1
+                    try:
+                        await self._play_one(queue.popleft())
+                    finally:
+                        self._playing -= 1
+                        self._game_ended.set()
+                elif self._playing and self.config.knockout:
+                    # a game in progress may decide a match: the next one is queued then
+                    self._game_ended.clear()
+                    await self._game_ended.wait()
+                else:
+                    return
 
-        workers = max(1, min(self.settings.concurrency, len(queue)))
+        # a knockout's later rounds may have more games than the first
+        room = self.settings.concurrency if self.config.knockout else len(queue)
+        workers = max(1, min(self.settings.concurrency, room))
         await asyncio.gather(*(worker() for _ in range(workers)))
 
     async def _play_one(self, scheduled: ScheduledGame) -> None:
@@ -224,6 +321,8 @@ class TournamentRunner:
         )
         indices = (scheduled.first, scheduled.second)
         self.progress.started(spec.game_id, spec.engines[0].name, spec.engines[1].name)
+        if self.watcher is not None:
+            self.watcher.started(spec)
         connections = await asyncio.gather(
             *(self.pools[index].acquire() for index in indices), return_exceptions=True
         )
@@ -250,23 +349,37 @@ class TournamentRunner:
                 record, (ok0, ok1) = await self.referee.play(
                     spec,
                     (pair[0], pair[1]),
-                    lambda game, plies: self.progress.moved(game.game_id, plies),
+                    self._moved,
                 )
                 healthy = [ok0, ok1]
             self._save(record)
         except BaseException:
             self.progress.abandoned(spec.game_id)
+            if self.watcher is not None:
+                self.watcher.abandoned(spec.game_id)
             raise
         finally:
             for index, connection, ok in zip(indices, connections, healthy, strict=True):
                 if isinstance(connection, Engine):
                     await self.pools[index].release(connection, ok)
 
+    def _moved(self, spec: GameSpec, moves: Sequence[MoveRecord]) -> None:
+        self.progress.moved(spec.game_id, len(moves))
+        if self.watcher is not None:
+            self.watcher.moved(spec, moves)
+
     def _save(self, record: GameRecord) -> None:
         if not self.store.finish(record):
             return  # stored already (cannot happen with one runner per database)
         self._append_files(record)
-        self.progress.finished(record, self.store.results())
+        if self.watcher is not None:
+            self.watcher.finished(record)
+        results = self.store.results()
+        self._queue.extend(self._extend_knockout())
+        self.progress.finished(record, results)
+        interval = self.settings.rating_interval
+        if interval > 0 and len(results) % interval == 0:
+            self.progress.table(interim_report(self.names, results, self._total_games()))
         self._check_sprt()
 
     # ------------------------------------------------------------------
@@ -311,6 +424,8 @@ class TournamentRunner:
             _replace(self.settings.jsonl_path, "".join(r.to_line() + "\n" for r in records))
         if self.settings.pgn_path is not None:
             _replace(self.settings.pgn_path, "".join(game_text(r) for r in records))
+        if self.settings.epd_path is not None:
+            _replace(self.settings.epd_path, "".join(epd(r) for r in records))
 
     def _append_files(self, record: GameRecord) -> None:
         if self.settings.jsonl_path is not None:
@@ -319,6 +434,9 @@ class TournamentRunner:
         if self.settings.pgn_path is not None:
             with open(self.settings.pgn_path, "a", encoding="utf-8") as file:
                 file.write(game_text(record))
+        if self.settings.epd_path is not None:
+            with open(self.settings.epd_path, "a", encoding="utf-8") as file:
+                file.write(epd(record))
 
     # ------------------------------------------------------------------
     # Context.

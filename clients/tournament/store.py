@@ -1,6 +1,7 @@
 """The tournament database (SQLite): its settings, its schedule and every finished game.
 
-The whole schedule is written when the tournament is created, and each
+The whole schedule is written when the tournament is created (a
+knockout's later matches when the earlier ones decide them), and each
 game is marked done, with its record, in one transaction as soon as it
 ends. A tournament killed at any moment (even ``kill -9``) therefore
 resumes from the database: finished games are kept, unfinished ones
@@ -167,6 +168,17 @@ class Store:
                 ),
             )
         return cursor.rowcount == 1
+
+    def add_games(self, games: Sequence[ScheduledGame]) -> None:
+        """Schedule more games (a knockout's next matches and tie-breaks)."""
+        if not games:
+            return
+        with _transaction(self.db):
+            self.db.executemany(
+                "INSERT INTO games (id, round, pair, opening, first, second) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                [(g.game_id, g.round, g.pair, g.opening_index, g.first, g.second) for g in games],
+            )
 
     def set_status(self, text: str) -> None:
         with _transaction(self.db):

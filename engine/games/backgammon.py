@@ -98,6 +98,14 @@ OFF: Final = -1
 POINT: Final = 1000
 #: The largest utility (a backgammon) bounds every value.
 VALUE_BOUND: Final = 3 * POINT
+#: The root's move filter (:attr:`engine.game.Game.root_filter`): keep at most
+#: 8 plays, those within 0.16 expected points of the best by the network
+#: alone. These are GNU Backgammon's default filter from its 0-ply to its
+#: 1-ply evaluation (its manual, "Move filters": 8 moves, 0.160 equity). At
+#: 100 ms a move it turns a depth-2 search of every play (36 ms a move on
+#: average, seconds after some doubles) into one of at most 8 (issue 29).
+ROOT_FILTER_KEEP: Final = 8
+ROOT_FILTER_MARGIN: Final = 160 * POINT // 1000
 
 Board = tuple[int, ...]
 Step = tuple[int, int]
@@ -181,6 +189,7 @@ class Backgammon(Game[BgState, Action]):
     eval_unit = f"expected points x {POINT} (a single game is {POINT}, a gammon {2 * POINT})"
     utility_scale = POINT
     value_bound = VALUE_BOUND
+    root_filter = (ROOT_FILTER_KEEP, ROOT_FILTER_MARGIN)
     default_algorithm = EXPECTIMINIMAX
     #: Evaluation units per unit of log-odds (Monte Carlo search), fitted by ``python -m
     #: bench.mcts_bench --only scales``: evaluations of 200 random positions against the results of

@@ -24,7 +24,8 @@ from typing import Final
 from mypy_extensions import mypyc_attr
 
 from engine.errors import BadPositionError
-from engine.game import Game, Option, Outcome, int_option
+from engine.game import Game, Option, Outcome, PositionSolver, int_option
+from engine.games.connect4_solver import Connect4Solver, fits
 
 C4State = tuple[int, int, str]
 
@@ -48,10 +49,11 @@ class ConnectFour(Game[C4State, int]):
     title = "Connect Four"
     players = ("first", "second")
     only_mover_wins = True
-    #: ``think`` solves exactly from 28 plies left (14 stones on the 7x6
-    #: board): Pons' middle-game sets (Test_L2_*) hold positions with 15 to
-    #: 28 stones played, which the compiled solver proves in tens of
-    #: milliseconds (median; bench/c4_think_bench.py), while earlier
+    #: The generic solver's reach, for boards too big for Connect Four's own
+    #: solver (:meth:`exact_solver`, whose reach is
+    #: :data:`~engine.games.connect4_solver.SOLVER_REACH`): from 28 plies
+    #: left (14 stones on the 7x6 board) the generic solver proved Pons'
+    #: middle-game positions in tens of milliseconds (median), while earlier
     #: positions can take seconds and are left to the deepening search.
     solver_reach = 28
     eval_unit = f"points (a threat is worth {THREAT_WEIGHT} to {THREAT_WEIGHT + GOOD_PARITY_BONUS})"
@@ -246,6 +248,12 @@ class ConnectFour(Game[C4State, int]):
             (current & self._near_mask).bit_count() - (opponent & self._near_mask).bit_count()
         )
         return value
+
+    def exact_solver(self) -> PositionSolver | None:
+        """Connect Four's own solver (Pons' method), for boards of up to 55 bits; else ``None``."""
+        if not fits(self.width, self.height):
+            return None
+        return Connect4Solver(self.width, self.height)
 
     def key(self, state: C4State) -> int:
         return state[0] + state[1]

@@ -22,6 +22,7 @@ import time
 from collections.abc import Callable, Hashable
 from typing import Any, Final
 
+from engine.errors import GameError
 from engine.game import CHANCE, Game, Outcome
 from engine.search.limits import MAX_DEPTH, Limits
 from engine.search.request import SearchRequest, StopSignal
@@ -82,6 +83,10 @@ class BudgetedSearch:
     _hard_deadline: float | None = None
     _node_limit: int | None = None
     _next_check: int = 0
+    #: Root lines asked for (``SearchRequest.multipv``).
+    _multipv: int = 1
+    #: Whether ``searchmoves`` cut the root's moves (its value is then not the position's).
+    _root_restricted: bool = False
 
     # ------------------------------------------------------------------
     # The driver.
@@ -107,6 +112,7 @@ class BudgetedSearch:
         if outcome is None and game.to_move(state) == CHANCE:
             raise ValueError("think() needs a decision state: the dice are still to be rolled")
         root_moves = self._root_moves(state) if outcome is None else []
+        root_moves = self._restrict_root(state, root_moves, request.searchmoves)
         if not root_moves:
             return self._no_moves(state, outcome)
 
@@ -129,8 +135,7 @@ class BudgetedSearch:
                 proven = self._iterate(state, depth, root_moves)
                 completed = depth
                 if self._on_info is not None:
-                    info = self._progress(state, depth)
-                    if info is not None:
+                    for info in self._reports(state, depth):
                         self._on_info(info)
                 if proven:
                     reason = "proven"
@@ -182,6 +187,25 @@ class BudgetedSearch:
         """Start the search proper; a result ends it at once."""
         return None
 
+    def _restrict_root(
+        self, state: Any, root_moves: list[Hashable], searchmoves: tuple[str, ...]
+    ) -> list[Hashable]:
+        """``root_moves`` cut to ``searchmoves`` (their order kept); all of them when
+        ``searchmoves`` is empty or names no legal move."""
+        if not searchmoves or not root_moves:
+            return root_moves
+        game = self.game
+        wanted = set()
+        for text in searchmoves:
+            try:
+                wanted.add(game.parse_move(state, text))
+            except GameError:
+                continue  # not a move here: a controller's mistake, left out
+        kept = [move for move in root_moves if move in wanted]
+        if kept:
+            self._root_restricted = True
+        return kept or root_moves
+
     def _max_depth(self, state: Any, limits: Limits) -> int:
         """The deepest iteration: the limit's depth, within :data:`MAX_DEPTH`."""
         return MAX_DEPTH if limits.depth is None else max(1, min(limits.depth, MAX_DEPTH))
@@ -197,6 +221,11 @@ class BudgetedSearch:
     def _progress(self, state: Any, depth: int) -> Info | None:
         """The report after iteration ``depth`` (``None``: nothing to report yet)."""
         raise NotImplementedError
+
+    def _reports(self, state: Any, depth: int) -> list[Info]:
+        """The reports after iteration ``depth``: one per root line, best first."""
+        info = self._progress(state, depth)
+        return [] if info is None else [info]
 
     def _adopt_partial(self, completed: int) -> None:
         """After an abort: keep the unfinished iteration's best if it beat the last one."""
@@ -221,6 +250,8 @@ class BudgetedSearch:
         self._allotment = deadlines.allotted()
         self._hard_deadline = deadlines.hard
         self._node_limit = limits.nodes
+        self._multipv = max(1, request.multipv)
+        self._root_restricted = False
         self._next_check = (
             CHECK_INTERVAL if limits.nodes is None else min(CHECK_INTERVAL, limits.nodes)
         )
@@ -268,7 +299,13 @@ class BudgetedSearch:
         return root_moves[0]
 
     def _info(
-        self, depth: int, score: Score, pv: tuple[str, ...], partial: bool, time_ms: int
+        self,
+        depth: int,
+        score: Score,
+        pv: tuple[str, ...],
+        partial: bool,
+        time_ms: int,
+        multipv: int = 1,
     ) -> Info:
         """The search's progress now, at iteration ``depth`` with this score and line."""
         counted = self.playouts if self.rates_playouts else self.nodes
@@ -285,6 +322,7 @@ class BudgetedSearch:
             partial=partial,
             playouts=self.playouts,
             hashfull=int(table.fill_ratio() * PERMILLE) if table is not None else 0,
+            multipv=multipv,
         )
 
     def _answer(

@@ -31,6 +31,13 @@ Pruning:
   before any outcome is searched in full. Probes are cheap at the frontier
   (one evaluation after a move generation that the full search reuses).
 
+The root's move filter (:attr:`~engine.game.Game.root_filter`, GNU
+Backgammon's idea): the first iteration evaluates every move's afterstate;
+the deeper ones search only the few best of those. The search then looks
+two moves deep at every move within a blitz budget, at the price of never
+finding a play that the evaluation alone ranked far down. A filtered root
+is never reported proven.
+
 The frontier: a decision node one move from the horizon has only leaves
 below it, and a chance node there only such decision nodes. Both are
 searched in full and exactly, their leaves handed to the game's
@@ -91,6 +98,8 @@ class ExpectimaxSearcher(BudgetedSearch):
         self._weights: dict[tuple[float, ...], tuple[list[int], int]] = {}
         self.use_star1 = True
         self.use_star2 = True
+        #: The game's root move filter (``Game.root_filter``), ``None`` when off.
+        self.root_filter = game.root_filter
         self._reset_counters()
 
     def _reset_counters(self) -> None:
@@ -104,6 +113,9 @@ class ExpectimaxSearcher(BudgetedSearch):
         # The answer so far: the last completed iteration's best move and value.
         self._best_move: Hashable = None
         self._value = 0
+        # The root moves the deeper iterations search (the move filter's
+        # survivors, best first); None until the first iteration chose them.
+        self._candidates: list[Hashable] | None = None
 
     # ------------------------------------------------------------------
     # One iteration of the driver (BudgetedSearch.think).
@@ -131,10 +143,30 @@ class ExpectimaxSearcher(BudgetedSearch):
         nodes_before = self.nodes
         horizon_before = self.horizon
         self._iter_best = None
-        self._value = self._root(state, depth, root_moves)
-        self._best_move = root_moves[0]
+        moves = root_moves if self._candidates is None else self._candidates
+        values: list[int] = []
+        self._value = self._root(state, depth, moves, values)
+        self._best_move = moves[0]
+        if moves is not root_moves:  # the driver keeps the best first in its list too
+            root_moves.remove(self._best_move)
+            root_moves.insert(0, self._best_move)
+        elif depth == 1 and self.root_filter is not None and len(moves) > 1:
+            self._candidates = self._filter(moves, values, *self.root_filter)
         self.stats.nodes_per_depth.append(self.nodes - nodes_before)
-        return self.horizon == horizon_before
+        # With moves filtered out the root's value is not proven, whatever the lines did.
+        everything = self._candidates is None or len(self._candidates) == len(root_moves)
+        return self.horizon == horizon_before and everything
+
+    @staticmethod
+    def _filter(moves: list[Hashable], values: list[int], keep: int, margin: int) -> list[Hashable]:
+        """The root move filter: the ``keep`` best moves within ``margin`` of the best.
+
+        ``values`` are the first iteration's, exact (each move's afterstate
+        evaluated), in the order of ``moves``. Ties keep the order.
+        """
+        ranked = sorted(range(len(moves)), key=lambda index: -values[index])
+        best = values[ranked[0]]
+        return [moves[index] for index in ranked[:keep] if values[index] >= best - margin]
 
     def _progress(self, state: Any, depth: int) -> Info:
         return self._report(state, depth, self._best_move, self._value, False)
@@ -153,8 +185,13 @@ class ExpectimaxSearcher(BudgetedSearch):
         pv = (self.game.format_move(state, move),)
         return self._answer(state, move, Score(value=value), value, completed, pv, reason)
 
-    def _root(self, state: Any, depth: int, root_moves: list[Hashable]) -> int:
-        """Search every root move with an open window; keep the best first in ``root_moves``."""
+    def _root(self, state: Any, depth: int, root_moves: list[Hashable], values: list[int]) -> int:
+        """Search every root move with an open window; keep the best first in ``root_moves``.
+
+        Fills ``values`` with each move's value, in the order ``root_moves``
+        has on return: exact at depth 1, where every child is evaluated
+        whatever the window; fail-soft bounds deeper.
+        """
         game = self.game
         self.nodes += 1
         player = game.to_move(state)
@@ -168,6 +205,7 @@ class ExpectimaxSearcher(BudgetedSearch):
                 value = self._search(child, depth - 1, alpha, beta, 1)
             else:
                 value = -self._search(child, depth - 1, -beta, -alpha, 1)
+            values.append(value)
             if value > best_value or index == 0:
                 best_value, best_index = value, index
                 alpha = max(alpha, value)
@@ -176,6 +214,7 @@ class ExpectimaxSearcher(BudgetedSearch):
                     self._on_info(self._report(state, depth, move, value, True))
         best = root_moves.pop(best_index)
         root_moves.insert(0, best)
+        values.insert(0, values.pop(best_index))
         self.tt.store(game.key(state), depth, EXACT, best_value, best, False)
         return best_value
 

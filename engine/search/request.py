@@ -35,8 +35,16 @@ class SearchRequest:
     who read the request earlier (the server charges the queueing to the
     search and keeps a delivery margin); without them they are planned from
     ``limits`` when the search starts (:meth:`planned`). ``stop`` ends the
-    search early; ``on_info`` receives its progress reports. ``cleanup``
-    (Go) asks for a move of a clean-up phase (protocol.md,
+    search early; ``on_info`` receives its progress reports.
+
+    ``multipv`` asks for that many root lines (the best moves, each with
+    its score and principal variation, reported as :class:`Info` with
+    ``multipv`` 1, 2, ...; alpha-beta only, the other searches report their
+    best line alone). ``searchmoves`` restricts the root to these moves, in
+    the game's notation (UCI's ``go searchmoves``; alpha-beta and
+    expectiminimax search only these, MCTS's tree ignores it); moves that
+    are not legal are left out, and none legal means every move.
+    ``cleanup`` (Go) asks for a move of a clean-up phase (protocol.md,
     ``think.cleanup``): only an external GTP engine reads it (it is asked
     its clean-up command); the searches of :mod:`engine.search` ignore it.
     """
@@ -46,6 +54,8 @@ class SearchRequest:
     deadlines: Deadlines | None = None
     stop: StopSignal | None = None
     on_info: Callable[[Info], None] | None = None
+    multipv: int = 1
+    searchmoves: tuple[str, ...] = ()
     cleanup: bool = False
 
     def planned(self) -> Deadlines:

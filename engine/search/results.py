@@ -25,7 +25,8 @@ class Info:
     its ``nodes`` count the nodes of its tree and its ``depth`` is the
     length of its principal variation. ``hashfull`` is the share of the
     transposition table in use, in permille (UCI's ``hashfull``; 0 without
-    a table).
+    a table). ``multipv`` is the line's rank in a think that asked for
+    several root lines (1: the best move, also in a single-line think).
     """
 
     depth: int
@@ -39,6 +40,7 @@ class Info:
     partial: bool = False
     playouts: int = 0
     hashfull: int = 0
+    multipv: int = 1
 
     def __reduce__(self) -> tuple[type[Any], tuple[object, ...]]:
         return reduce_record(self)

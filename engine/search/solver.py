@@ -9,7 +9,9 @@ possible values are a loss in ``n`` plies, a draw and a win in ``n`` plies;
 the probes test the outcome class first (a win? a draw or better?), then
 the distance, as Pons' Connect Four solver does. The bisection itself is
 the searcher's (``Searcher._bisect``): ``think`` uses it too, for positions
-within the game's ``solver_reach``.
+within the game's ``solver_reach``. A game with a solver of its own
+(:meth:`~engine.game.Game.exact_solver`: Connect Four) is solved by that
+one instead, here and in ``think`` (``Searcher._exact_value``).
 """
 
 from __future__ import annotations
@@ -60,7 +62,7 @@ class ExactSolver:
         remaining = game.max_remaining_plies(state)
         depth = MAX_DEPTH if remaining is None else min(MAX_DEPTH, max(1, remaining))
         try:
-            value, proof = searcher._bisect(state, depth, root_moves)
+            value, proof = searcher._exact_value(state, depth, root_moves)
         except SearchAborted as aborted:
             move = searcher._fallback_move(state, root_moves)
             return searcher._result(state, move, 0, 0, [move], str(aborted), proven=False)

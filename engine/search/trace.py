@@ -85,6 +85,13 @@ MAX_TRACE_DEPTH: Final = 30
 #: trace is: a few seconds at most in pure Python.
 COUNT_FACTOR: Final = 10
 COUNT_LIMIT: Final = 200_000
+#: A deterministic trace is refused before it runs (:func:`check_cost`) when
+#: its estimated size is more than this many times what the trace may count
+#: (:func:`count_limit`): such a trace could only end in "more than N nodes".
+#: The estimate (:func:`estimate_nodes`) was at most 1.2 times the true size
+#: in every game's start and midgame positions to depth 4
+#: (tests/engine/search/test_trace_cost.py), hence 4.
+ESTIMATE_MARGIN: Final = 4
 #: Nodes between two looks at the clock and the stop signal.
 CHECK_INTERVAL: Final = 256
 #: Iterations of an ``mcts`` trace that names none, and the most it may name:
@@ -92,6 +99,14 @@ CHECK_INTERVAL: Final = 256
 #: adds at most one node, so the largest fits in ``MAX_TRACE_NODES``.
 DEFAULT_TRACE_PLAYOUTS: Final = 100
 MAX_TRACE_PLAYOUTS: Final = 20_000
+#: An ``mcts`` trace that has run this long (seconds) and whose playouts so
+#: far say it needs more than PROJECTION_MARGIN times the time it has left
+#: stops at once with ``limit_exceeded`` rather than hold its process to
+#: the end for nothing. Half a second measures a rate in every game (a
+#: 19x19 Go playout takes a few milliseconds); playout costs vary by less
+#: than the margin along one search (the late ones are in a larger tree).
+PROJECTION_AFTER_S: Final = 0.5
+PROJECTION_MARGIN: Final = 1.5
 #: Seed of an ``mcts`` trace's random generator when the request names none:
 #: the same request draws the same tree.
 DEFAULT_TRACE_SEED: Final = 1
@@ -118,9 +133,19 @@ Bound = int | Fraction | float
 
 
 class TraceLimitError(GameError):
-    """The trace would exceed a limit (nodes, time); the message says which and by how much."""
+    """The trace would exceed a limit (nodes, time); the message says which and by how much.
+
+    An ``mcts`` trace refused for time tells how many ``playouts`` it ran
+    in how many ``seconds``, so that a server can refuse the same request
+    before it runs again.
+    """
 
     code = "limit_exceeded"
+
+    def __init__(self, message: str, playouts: int = 0, seconds: float = 0.0) -> None:
+        super().__init__(message)
+        self.playouts = playouts
+        self.seconds = seconds
 
 
 class TraceChanceError(GameError):
@@ -318,6 +343,101 @@ def check_request(
         )
 
 
+def count_limit(max_nodes: int) -> int:
+    """Most nodes a trace bounded by ``max_nodes`` enters (it counts on past ``max_nodes``)."""
+    return min(COUNT_LIMIT, max_nodes * COUNT_FACTOR)
+
+
+def estimate_nodes(
+    game: Game[Any, Any], state: Any, algorithm: str, depth: int, cap: int = COUNT_LIMIT
+) -> int:
+    """A cautious estimate of the nodes a deterministic trace enters, from three lines of play.
+
+    A line is walked down to ``depth`` plies, and its branching factors
+    stand for their whole level: ``minimax`` and ``expectiminimax`` enter
+    every node of the tree, the alpha-beta searches at least its minimal
+    tree (Knuth & Moore 1975: with the best ordering, ply ``k`` holds
+    ``b**ceil(k/2) + b**floor(k/2) - 1`` nodes for a uniform ``b``). The
+    lines follow each node's first, middle and last move, and the median
+    of their estimates is the answer, so that one line that runs long (in
+    Nim, taking one stone at a time) or ends early (in Go, two passes)
+    does not sway it. Each ply costs
+    one ``legal_moves`` and one ``result``, and a walk stops once its
+    estimate passes ``cap``. ``mcts`` and exercise trees (whose size their
+    text bounds) have no estimate: 1 is returned.
+    """
+    if algorithm == MCTS or isinstance(game, TreeGame):
+        return 1
+    estimates = sorted(
+        _line_estimate(game, state, algorithm, depth, cap, pick) for pick in LINE_PICKS
+    )
+    return estimates[len(estimates) // 2]
+
+
+#: Which move each estimated line follows: the first, the middle, the last.
+LINE_PICKS: Final = (0.0, 0.5, 1.0)
+
+
+def _line_estimate(
+    game: Game[Any, Any], state: Any, algorithm: str, depth: int, cap: int, pick: float
+) -> int:
+    """:func:`estimate_nodes` along one line: the move at ``pick`` of the way down each list."""
+    full = algorithm in (MINIMAX, EXPECTIMINIMAX)
+    widths: list[int] = []
+    total = 1
+    line = state
+    plies = depth
+    while plies > 0 and not game.is_terminal(line):
+        outcomes = game.chance_outcomes(line)
+        if outcomes is not None:
+            if algorithm != EXPECTIMINIMAX:
+                break  # the trace stops at its first chance node with an error
+            widths.append(len(outcomes))
+            step: Any = outcomes[round(pick * (len(outcomes) - 1))][0]
+        else:
+            moves = game.legal_moves(line)
+            if not moves:
+                break
+            widths.append(len(moves))
+            step = moves[round(pick * (len(moves) - 1))]
+            plies -= 1
+        total += _level_size(widths, full)
+        if total > cap:
+            break
+        line = game.result(line, step)
+    return total
+
+
+def _level_size(widths: list[int], full: bool) -> int:
+    """Nodes of the level below ``widths`` (the branching factors above it), all or minimal."""
+    if full:
+        return math.prod(widths)
+    even = math.prod(widths[0::2])
+    odd = math.prod(widths[1::2])
+    return even + odd - 1
+
+
+def check_cost(
+    game: Game[Any, Any], state: Any, algorithm: str, depth: int, max_nodes: int
+) -> None:
+    """Refuse at once a trace that could only end in "more than N nodes".
+
+    Raises :class:`TraceLimitError` when :func:`estimate_nodes` is more
+    than :data:`ESTIMATE_MARGIN` times :func:`count_limit`: running it would
+    hold a search process while it counted to its limit, for nothing.
+    """
+    limit = count_limit(max_nodes)
+    cap = ESTIMATE_MARGIN * limit
+    estimate = estimate_nodes(game, state, algorithm, depth, cap)
+    if estimate > cap:
+        raise TraceLimitError(
+            f"the full trace would have more than {cap} nodes (about {estimate} or more, "
+            f"estimated from the branching factors at depth {depth}), and a trace counts "
+            f"at most {limit} (max_nodes {max_nodes}, at most {MAX_TRACE_NODES}): "
+            "ask for a smaller depth"
+        )
+
+
 def trace(
     game: Game[Any, Any],
     state: Any,
@@ -373,11 +493,25 @@ def mcts_trace(
             "roll first, or trace expectiminimax"
         )
     searcher = MctsSearcher(game, seed=seed, reuse=False)
-    root, best_index, log = _grow_logged(searcher, state, playouts, deadline, stop)
+    started = time.monotonic()
+    try:
+        root, best_index, log = _grow_logged(searcher, state, playouts, deadline, stop)
+    except _TooSlow as slow:
+        seconds = time.monotonic() - started
+        rate = searcher.playouts / seconds
+        raise TraceLimitError(
+            f"the trace would take about {slow.projected_s:.0f} s ({searcher.playouts} playouts "
+            f"in {seconds:.1f} s), more than the time a trace may run: ask for fewer playouts "
+            f"(about {int(rate * slow.budget_s / PROJECTION_MARGIN)} fit)",
+            searcher.playouts,
+            seconds,
+        ) from None
     if searcher.playouts < playouts and root.proven == UNPROVEN:
         why = "was stopped" if stop is not None and stop.is_set() else "did not finish in time"
         raise TraceLimitError(
-            f"the trace {why} ({searcher.playouts} of {playouts} playouts): ask for fewer playouts"
+            f"the trace {why} ({searcher.playouts} of {playouts} playouts): ask for fewer playouts",
+            searcher.playouts,
+            time.monotonic() - started,
         )
     max_player = game.to_move(state)
     size, _ = tree_size(root)
@@ -455,6 +589,7 @@ def _grow_logged(
     iteration's path is found by walking down the children whose visits
     grew; its reward (player 0's) is the root's gain.
     """
+    started = time.monotonic()
     root, best_index = searcher.grow(state, 1, deadline, stop)
     # Visits last seen, by id(); the node is kept so that its id is not reused.
     seen: dict[int, tuple[MctsNode, int]] = {id(root): (root, root.visits)}
@@ -479,8 +614,15 @@ def _grow_logged(
     while searcher.playouts < playouts and root.proven == UNPROVEN:
         if stop is not None and stop.is_set():
             break
-        if deadline is not None and time.monotonic() >= deadline:
-            break
+        now = time.monotonic()
+        if deadline is not None:
+            if now >= deadline:
+                break
+            elapsed = now - started
+            if elapsed >= PROJECTION_AFTER_S:
+                needed = elapsed / searcher.playouts * (playouts - searcher.playouts)
+                if needed > (deadline - now) * PROJECTION_MARGIN:
+                    raise _TooSlow(elapsed + needed, deadline - started)
         before = root.reward
         searcher._playout(root)
         searcher.playouts += 1
@@ -542,7 +684,7 @@ class _Tracer:
         self.max_player = game.roller(root) if to_move == CHANCE else to_move
         self.exact_utilities = type(game).chance_outcomes is not Game.chance_outcomes
         self.max_nodes = max_nodes
-        self.count_limit = min(COUNT_LIMIT, max_nodes * COUNT_FACTOR)
+        self.count_limit = count_limit(max_nodes)
         self.deadline = deadline
         self.stop = stop
         self.nodes: list[TraceNode] = []
@@ -820,6 +962,15 @@ class _Tracer:
                 f"the trace did not finish in time ({self.visited} nodes so far): "
                 "ask for a smaller depth"
             )
+
+
+class _TooSlow(Exception):
+    """An ``mcts`` trace's projection: it needs ``projected_s`` seconds of its ``budget_s``."""
+
+    def __init__(self, projected_s: float, budget_s: float) -> None:
+        super().__init__(projected_s)
+        self.projected_s = projected_s
+        self.budget_s = budget_s
 
 
 class _CountExceeded(Exception):

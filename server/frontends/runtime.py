@@ -32,9 +32,10 @@ from typing import Any, Final, TextIO
 from engine.game import Game
 from engine.search.limits import Limits, plan_deadlines
 from engine.search.results import Info, SearchResult
-from engine.search.tt import DEFAULT_TT_SLOTS
+from engine.search.tt import DEFAULT_TT_SLOTS, ENTRY_BYTES
 from server.jobs import SearchJob
 from server.runtime.constants import DELIVERY_MARGIN_S, START_TIMEOUT_S
+from server.runtime.memory import MAX_CACHED_SEARCHERS, TreeBudget
 from server.runtime.pool import Ticket, WorkerPool
 
 #: One controller, one search at a time: one worker.
@@ -67,7 +68,11 @@ class FrontendPool:
         self._starting: asyncio.Task[None] | None = None
 
     def _new_pool(self, tt_slots: int) -> WorkerPool:
-        return WorkerPool(WORKERS, tt_slots, worker_nice=FRONTEND_WORKER_NICE)
+        # The front end's worker plays one game: its one table may have the
+        # whole Hash the controller set (the budget gives each of the
+        # MAX_CACHED_SEARCHERS a share).
+        budget = TreeBudget(table_bytes=tt_slots * ENTRY_BYTES * MAX_CACHED_SEARCHERS)
+        return WorkerPool(WORKERS, tt_slots, worker_nice=FRONTEND_WORKER_NICE, tree_budget=budget)
 
     def start(self) -> None:
         """Start the worker; it imports the engine while commands are answered."""
@@ -128,8 +133,13 @@ def search_job(
     limits: Limits,
     algorithm: str,
     now: float,
+    multipv: int = 1,
+    searchmoves: tuple[str, ...] = (),
 ) -> SearchJob:
     """The job that searches ``state`` within ``limits``, planned at ``now``.
+
+    ``multipv`` root lines are reported; ``searchmoves`` restricts the root
+    (:class:`~engine.search.request.SearchRequest`).
 
     The search gets the whole time the limits allow, as it did in its own
     process; the answer is due the pool's delivery margin after that
@@ -140,7 +150,9 @@ def search_job(
     search_ends = deadlines.hard if deadlines.hard is not None else now + UNTIMED_DUE_S
     due = dataclasses.replace(deadlines, hard=search_ends + DELIVERY_MARGIN_S)
     fallback = game.format_move(state, game.legal_moves(state)[0])
-    return SearchJob(think_id, game, state, limits, due, fallback, algorithm)
+    return SearchJob(
+        think_id, game, state, limits, due, fallback, algorithm, False, multipv, searchmoves
+    )
 
 
 async def read_lines(read: TextIO) -> AsyncIterator[str]:

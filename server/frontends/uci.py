@@ -15,41 +15,63 @@ worker crashes or overruns its deadline (the pool then stops it, and
 replaces it if it does not come back), the answer is the best move
 reported so far, else the first legal move, with an ``info string`` saying
 so.
+
+The first ``isready`` also warms the search process: a tiny search
+(:data:`WARM_UP_LIMITS`) makes it import and build everything a chess
+search needs, so that the first ``go`` is charged for searching only.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import random
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final, TextIO
 
+from engine.search.limits import Limits
 from engine.search.results import Info, SearchResult
 from server.frontends.runtime import FrontendPool, protocol_stdout, read_lines, search_job
 from server.frontends.uci_protocol import (
+    STARTPOS,
     Reaction,
     SearchOrder,
     UciProtocol,
     bestmove_line,
     info_line,
 )
+from server.frontends.uci_strength import choose
 from server.runtime.pool import Ticket
 
 #: The search's algorithm: chess's production alpha-beta.
 ALGORITHM: Final = "alphabeta"
 #: The pool's reason when the worker died or failed during the search.
 WORKER_LOST: Final = "worker_lost"
+#: The warm-up search at the first ``isready``: one ply of the start
+#: position (a few milliseconds once the engine is loaded; what it costs
+#: first is the loading itself). Deliberately without a time limit: a cold
+#: search process that overran one would be stopped, and replaced by
+#: another cold one, by the pool's deadline guard.
+WARM_UP_LIMITS: Final = Limits(depth=1)
+#: The longest ``isready`` waits for the warm-up before answering
+#: ``readyok`` anyway (GUIs wait for ``readyok`` about 10 s, python-chess's
+#: default time-out): a process that takes longer is stopped and the first
+#: ``go`` waits for it instead.
+WARM_UP_TIMEOUT_S: Final = 5.0
 
 
 @dataclass(slots=True)
 class _Search:
-    """The running ``go``: its ticket, whether ``stop`` was sent, the task that answers it."""
+    """The running ``go``: its order, its ticket, whether ``stop`` was sent, the task
+    that answers it, and the latest complete report of each root line."""
 
-    ticket: Ticket[SearchResult]
+    order: SearchOrder
+    ticket: Ticket[SearchResult] | None = None
     stopped: bool = False
     task: asyncio.Task[None] | None = None
+    lines: dict[int, Info] = field(default_factory=dict)
 
 
 class UciEngine:
@@ -62,6 +84,9 @@ class UciEngine:
         self._search: _Search | None = None
         self._seq = 0
         self._resize_pending = False
+        self._warm = False
+        #: The noise of UCI_LimitStrength (unseeded: a weak engine should vary).
+        self._rng = random.Random()
 
     async def run(self, read: TextIO = sys.stdin) -> int:
         """Answer commands until ``quit`` or the end of input; the exit status."""
@@ -91,6 +116,8 @@ class UciEngine:
             await self._when_idle_restart_if_resized()
             if not await self._runtime.wait_ready():
                 self._write("info string the search process did not start")
+            elif not self._warm and self._search is None:
+                await self._warm_up()
             self._write("readyok")
         if reaction.search is not None:
             await self._go(reaction.search)
@@ -108,15 +135,38 @@ class UciEngine:
             self._write(bestmove_line(None))  # mated or stalemated: nothing to search
             return
         self._seq += 1
-        job = search_job(self._seq, game, state, order.limits, ALGORITHM, time.monotonic())
-        search = _Search(self._runtime.submit(job, self._on_info))
+        job = search_job(
+            self._seq,
+            game,
+            state,
+            order.limits,
+            ALGORITHM,
+            time.monotonic(),
+            order.multipv,
+            order.searchmoves,
+        )
+        search = _Search(order)
+        search.ticket = self._runtime.submit(job, lambda info: self._on_info(search, info))
         self._search = search
+        self._warm = True
         search.task = asyncio.create_task(self._answer(search))
+
+    async def _warm_up(self) -> None:
+        """Run the warm-up search (:data:`WARM_UP_LIMITS`) and wait for it."""
+        game = self.protocol.game
+        state = game.parse_position(STARTPOS)
+        self._seq += 1
+        job = search_job(self._seq, game, state, WARM_UP_LIMITS, ALGORITHM, time.monotonic())
+        ticket = self._runtime.submit(job)
+        done, _ = await asyncio.wait({ticket.answer}, timeout=WARM_UP_TIMEOUT_S)
+        if not done:
+            ticket.stop()  # answered at once by the pool; the next go waits for the process
+        self._warm = True
 
     def _stop_search(self) -> None:
         """Ask for the running search's answer now (the pool answers within its grace)."""
         search = self._search
-        if search is not None:
+        if search is not None and search.ticket is not None:
             search.stopped = True
             search.ticket.stop()
 
@@ -124,34 +174,53 @@ class UciEngine:
         """Apply a new ``Hash``: the table is sized when the worker starts."""
         if self._resize_pending and self._search is None:
             self._resize_pending = False
+            self._warm = False  # a new search process
             await self._runtime.resize(self.protocol.options.tt_slots)
 
     # ------------------------------------------------------------------
     # Answers.
 
-    def _on_info(self, info: Info) -> None:
-        self._write(info_line(info))
+    def _on_info(self, search: _Search, info: Info) -> None:
+        if not info.partial and info.pv:
+            search.lines[info.multipv] = info
+        if info.multipv <= search.order.shown:
+            self._write(info_line(info, self.protocol.options.show_wdl))
 
     async def _answer(self, search: _Search) -> None:
         """Write the search's one ``bestmove``, saying so when the worker did not give it."""
+        assert search.ticket is not None, "a search is answered once submitted"
         result = await search.ticket.answer
         if self._search is search:
             self._search = None
         note = None
         if result.reason == WORKER_LOST:
             note = "ended unexpectedly"
+            self._warm = False  # its replacement starts cold
         elif not search.stopped and self._runtime.still_searching():
             note = "did not answer in time"  # the pool answered; the worker is being stopped
         if note is not None:
             self._write(
                 f"info string the search process {note}: answering with the best move so far"
             )
-        self._write(bestmove_line(result.move))
+        move = result.move
+        strength = search.order.strength
+        if strength is not None and note is None:
+            move = self._weaker_move(search, strength.noise_cp) or move
+        self._write(bestmove_line(move))
+
+    def _weaker_move(self, search: _Search, noise_cp: int) -> str | None:
+        """UCI_LimitStrength's move: among the last completed depth's lines, with noise."""
+        first = search.lines.get(1)
+        if first is None:
+            return None
+        lines = [info for info in search.lines.values() if info.depth == first.depth]
+        return choose(lines, noise_cp, self._rng)
 
     async def _shut_down(self) -> None:
         search, self._search = self._search, None
         if search is not None:
-            search.ticket.cancel()
+            if search.ticket is not None:
+                search.ticket.cancel()
             if search.task is not None:
                 search.task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):

@@ -28,7 +28,17 @@ from engine.search.limits import MAX_DEPTH, Clock, Limits
 from engine.search.results import Info
 from engine.search.score import Score
 from engine.search.tt import DEFAULT_TT_SLOTS
+from protocol.limits import MAX_MULTIPV
 from server import SERVER_VERSION
+from server.frontends.uci_strength import (
+    DEFAULT_ELO,
+    MAX_ELO,
+    MIN_ELO,
+    STRENGTH_LINES,
+    Strength,
+    strength_for,
+)
+from server.frontends.uci_wdl import wdl
 
 ENGINE_NAME: Final = "alphabeta-arena"
 ENGINE_AUTHOR: Final = "the alphabeta-arena authors"
@@ -49,18 +59,28 @@ DEFAULT_MOVE_OVERHEAD_MS: Final = 30
 MAX_MOVE_OVERHEAD_MS: Final = 5000
 #: The shortest search a ``go`` gets, however little time is left.
 MIN_SEARCH_MS: Final = 1
+#: ``Threads``: the search runs in one process on one thread; the option is
+#: announced (GUIs and tournament managers set it) with 1 as its only value.
+THREADS: Final = 1
 
 
 @dataclass(frozen=True, slots=True)
 class SearchOrder:
-    """A search to start: the position (and its text for messages) and its limits.
+    """A search to start: the position and its limits.
 
     ``limits`` empty means "until stop" (``go infinite``, or a ``go`` with
-    nothing in it).
+    nothing in it). ``multipv``: root lines to search; ``shown``: how many of
+    them to write (``MultiPV``; a limited strength searches more lines than
+    it shows). ``searchmoves``: the root moves to search (none: all).
+    ``strength``: the handicaps of ``UCI_LimitStrength``, if set.
     """
 
     state: Any
     limits: Limits
+    multipv: int = 1
+    shown: int = 1
+    searchmoves: tuple[str, ...] = ()
+    strength: Strength | None = None
 
 
 @dataclass(slots=True)
@@ -83,6 +103,10 @@ class Options:
 
     hash_mb: int = DEFAULT_HASH_MB
     move_overhead_ms: int = DEFAULT_MOVE_OVERHEAD_MS
+    multipv: int = 1
+    show_wdl: bool = False
+    limit_strength: bool = False
+    elo: int = DEFAULT_ELO
 
     @property
     def tt_slots(self) -> int:
@@ -137,6 +161,11 @@ class UciProtocol:
                 f"option name Hash type spin default {DEFAULT_HASH_MB} min 1 max {MAX_HASH_MB}",
                 f"option name Move Overhead type spin default {DEFAULT_MOVE_OVERHEAD_MS} "
                 f"min 0 max {MAX_MOVE_OVERHEAD_MS}",
+                f"option name Threads type spin default {THREADS} min {THREADS} max {THREADS}",
+                f"option name MultiPV type spin default 1 min 1 max {MAX_MULTIPV}",
+                "option name UCI_ShowWDL type check default false",
+                "option name UCI_LimitStrength type check default false",
+                f"option name UCI_Elo type spin default {DEFAULT_ELO} min {MIN_ELO} max {MAX_ELO}",
                 "uciok",
             ]
         )
@@ -172,6 +201,30 @@ class UciProtocol:
                 )
             self.options.move_overhead_ms = number
             return Reaction()
+        if key == "threads":
+            if _spin(value, 1, 1 << 16) is None:
+                return _says(f"Threads is a number of threads, not {value!r}")
+            if value.strip() != str(THREADS):
+                return _says(f"this engine searches in {THREADS} thread: Threads stays {THREADS}")
+            return Reaction()
+        if key == "multipv":
+            number = _spin(value, 1, MAX_MULTIPV)
+            if number is None:
+                return _says(f"MultiPV is a number of lines from 1 to {MAX_MULTIPV}, not {value!r}")
+            self.options.multipv = number
+            return Reaction()
+        if key in _CHECKS:
+            checked = _check(value)
+            if checked is None:
+                return _says(f"{name} is true or false, not {value!r}")
+            setattr(self.options, _CHECKS[key], checked)
+            return Reaction()
+        if key == "uci_elo":
+            number = _spin(value, MIN_ELO, MAX_ELO)
+            if number is None:
+                return _says(f"UCI_Elo is a number from {MIN_ELO} to {MAX_ELO}, not {value!r}")
+            self.options.elo = number
+            return Reaction()
         return _says(f"no such option: {name}")
 
     def _ucinewgame(self, _: list[str]) -> Reaction:
@@ -206,23 +259,39 @@ class UciProtocol:
 
     def _go(self, arguments: list[str]) -> Reaction:
         try:
-            limits, notes = self._go_limits(arguments)
+            limits, searchmoves, notes = self._go_limits(arguments)
         except ValueError as error:
             return _says(f"go not understood: {error}")
-        return Reaction([f"info string {note}" for note in notes], SearchOrder(self.state, limits))
+        options = self.options
+        multipv = shown = options.multipv
+        strength = strength_for(options.elo) if options.limit_strength else None
+        if strength is not None:
+            # The caps on top of the go's own limits; lines to choose among.
+            depth = strength.depth if limits.depth is None else min(limits.depth, strength.depth)
+            nodes = strength.nodes if limits.nodes is None else min(limits.nodes, strength.nodes)
+            limits = Limits(limits.movetime_ms, depth, nodes, limits.clock)
+            if strength.noise_cp > 0:
+                multipv = max(multipv, STRENGTH_LINES)
+        order = SearchOrder(self.state, limits, multipv, shown, searchmoves, strength)
+        return Reaction([f"info string {note}" for note in notes], order)
 
-    def _go_limits(self, arguments: list[str]) -> tuple[Limits, list[str]]:
-        """The limits of ``go``: the side to move's clock, or a fixed time, depth or node count."""
+    def _go_limits(self, arguments: list[str]) -> tuple[Limits, tuple[str, ...], list[str]]:
+        """The limits of ``go`` (the side to move's clock, or a fixed time, depth or node
+        count, or a mate's depth) and its ``searchmoves``."""
         numbers: dict[str, int] = {}
         notes: list[str] = []
+        searchmoves: list[str] = []
         index = 0
         while index < len(arguments):
             word = arguments[index]
             if word in ("infinite", "ponder"):
                 index += 1
             elif word == "searchmoves":
-                notes.append("searchmoves is not supported: every move is searched")
-                index = len(arguments)  # the moves run to the end of the line
+                # The moves run to the next word of go (UCI puts them last).
+                index += 1
+                while index < len(arguments) and arguments[index] not in _GO_WORDS:
+                    searchmoves.append(arguments[index])
+                    index += 1
             elif word in _GO_NUMBERS:
                 if index + 1 >= len(arguments):
                     raise ValueError(f"{word} needs a number")
@@ -249,25 +318,53 @@ class UciProtocol:
             movetime = max(MIN_SEARCH_MS, movetime - overhead)
         depth = numbers.get("depth")
         if "mate" in numbers:
-            # A mate in N moves lies within 2N - 1 plies.
-            notes.append("go mate searches to the depth such a mate needs")
+            # A mate in N moves lies within 2N - 1 plies: the search goes no
+            # deeper, and ends as soon as it has proven a mate within its
+            # depth (a mate in N moves or fewer).
             depth = 2 * max(1, numbers["mate"]) - 1
+            if "depth" in numbers:
+                depth = min(depth, max(1, numbers["depth"]))
         if depth is not None:
             depth = min(max(1, depth), MAX_DEPTH)
         nodes = numbers.get("nodes")
         if nodes is not None:
             nodes = max(1, nodes)
-        return Limits(movetime, depth, nodes, clock), notes
+        return Limits(movetime, depth, nodes, clock), self._legal(searchmoves, notes), notes
+
+    def _legal(self, moves: list[str], notes: list[str]) -> tuple[str, ...]:
+        """The legal ones of ``searchmoves``, each once; a note for the others."""
+        kept: list[str] = []
+        for text in moves:
+            try:
+                self.game.parse_move(self.state, text)
+            except GameError:
+                notes.append(f"searchmoves: {text[:16]} is not a legal move here: left out")
+                continue
+            if text not in kept:
+                kept.append(text)
+        if moves and not kept:
+            notes.append("searchmoves names no legal move: every move is searched")
+        return tuple(kept)
 
 
 #: ``go`` words followed by a number.
 _GO_NUMBERS: Final = frozenset(
     {"wtime", "btime", "winc", "binc", "movestogo", "depth", "nodes", "mate", "movetime"}
 )
+#: Every word of ``go`` (where a ``searchmoves`` list ends).
+_GO_WORDS: Final = _GO_NUMBERS | {"infinite", "ponder", "searchmoves"}
+#: The options of type check, by their lower-case name: the attribute of :class:`Options`.
+_CHECKS: Final = {"uci_showwdl": "show_wdl", "uci_limitstrength": "limit_strength"}
 
 
 def _says(message: str) -> Reaction:
     return Reaction([f"info string {message}"])
+
+
+def _check(text: str) -> bool | None:
+    """A check option's value: ``true`` or ``false`` (any case); ``None`` for anything else."""
+    word = text.strip().lower()
+    return True if word == "true" else False if word == "false" else None
 
 
 def _spin(text: str, low: int, high: int) -> int | None:
@@ -287,13 +384,15 @@ def score_words(score: Score) -> str:
     return f"cp {score.value or 0}"
 
 
-def info_line(info: Info) -> str:
-    """A search report as UCI's ``info`` line."""
+def info_line(info: Info, show_wdl: bool = False) -> str:
+    """A search report as UCI's ``info`` line (with ``wdl`` for ``UCI_ShowWDL``)."""
     words = [
         f"info depth {info.depth} seldepth {max(info.seldepth, info.depth)}",
-        f"score {score_words(info.score)}",
-        f"nodes {info.nodes} nps {info.nps} time {info.time_ms} hashfull {info.hashfull}",
+        f"multipv {info.multipv} score {score_words(info.score)}",
     ]
+    if show_wdl:
+        words.append("wdl {} {} {}".format(*wdl(info.score)))
+    words.append(f"nodes {info.nodes} nps {info.nps} time {info.time_ms} hashfull {info.hashfull}")
     if info.pv:
         words.append("pv " + " ".join(info.pv))
     return " ".join(words)

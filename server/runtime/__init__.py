@@ -11,5 +11,9 @@
 * :mod:`server.runtime.pool` is the thin asyncio adapter (``WorkerPool``)
   that owns the processes, pipes and the timer;
 * :mod:`server.runtime.worker` is the code that runs inside a worker
-  process, and its stop flag.
+  process, and its stop flag;
+* :mod:`server.runtime.memory` is a worker's memory budget (its Monte
+  Carlo trees and transposition tables);
+* :mod:`server.runtime.trace_cost` keeps the speed of Monte Carlo traces,
+  to refuse one that cannot finish before a worker is taken.
 """

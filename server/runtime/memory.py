@@ -1,9 +1,17 @@
-"""A search worker's memory budget for Monte Carlo trees, and releasing them.
+"""A search worker's memory budget (trees and tables), and releasing trees.
 
-Each worker keeps up to ``MAX_CACHED_SEARCHERS`` searchers, and an MCTS
-searcher keeps its tree between thinks (:mod:`engine.search.mcts`). Left
-alone, four cached Go trees reached 690-850 MB per worker and stayed after
-the client left. :class:`TreeBudget` bounds them:
+Each worker keeps up to ``MAX_CACHED_SEARCHERS`` searchers; an MCTS
+searcher keeps its tree between thinks (:mod:`engine.search.mcts`), an
+alpha-beta or expectiminimax searcher its transposition table
+(:mod:`engine.search.tt`). Left alone, four cached Go trees reached
+690-850 MB per worker and stayed after the client left. :class:`TreeBudget`
+bounds them:
+
+* the tables of one worker share ``table_bytes``: each searcher's table
+  gets at most a ``MAX_CACHED_SEARCHERS``-th of it, sized when the searcher
+  is made (:meth:`TreeBudget.table_slots`, slots times the measured
+  :data:`~engine.search.tt.ENTRY_BYTES`); a full table replaces entries,
+  it never grows;
 
 * the trees of one worker share ``tree_bytes`` (estimated by
   :meth:`~engine.search.mcts.MctsSearcher.tree_bytes`): before a think, the
@@ -24,15 +32,22 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from engine.search.mcts import MctsSearcher
+from engine.search.tt import slots_for_bytes
 from engine.searchers import GameSearcher
 
+#: Searchers kept per worker (each with a tree or a table, or neither).
+MAX_CACHED_SEARCHERS = 4
 #: Bytes of MCTS trees per worker. A 10 s 9x9 Go think of the compiled
 #: build grew a worker by about 130 MB (issue 26): 192 MiB keeps such a
 #: tree whole, with room for a smaller one of another session. With the
-#: worker's own ~50 MB and its tables (about 30 MB each at the default
-#: ``tt_slots``, up to MAX_CACHED_SEARCHERS of them) a worker stays under
-#: about 370 MB (docs/load.md).
+#: worker's own ~50 MB and its tables (DEFAULT_TABLE_BYTES) a worker stays
+#: under about 370 MB (docs/load.md).
 DEFAULT_TREE_BYTES = 192 * 1024 * 1024
+#: Bytes of transposition tables per worker: 32 MiB for each of the four
+#: cached searchers, about 168,000 slots each (before, 2**18 slots each,
+#: up to about 50 MiB full). The tables' share of the 370 MB documented
+#: per worker; a larger table gains little at the server's think times.
+DEFAULT_TABLE_BYTES = 128 * 1024 * 1024
 #: Seconds without a job after which a worker drops its trees: longer than a
 #: client's pause between two moves of a game (so that a game keeps reusing
 #: its tree), short enough that a closed session's memory comes back soon.
@@ -43,10 +58,15 @@ OTHERS_SHARE = 0.5
 
 @dataclass(frozen=True, slots=True)
 class TreeBudget:
-    """How much memory one worker's MCTS trees may hold, and when idle trees go."""
+    """How much memory one worker's MCTS trees and tables may hold, and when idle trees go."""
 
     tree_bytes: int = DEFAULT_TREE_BYTES
     idle_release_s: float = DEFAULT_IDLE_RELEASE_S
+    table_bytes: int = DEFAULT_TABLE_BYTES
+
+    def table_slots(self, wanted: int) -> int:
+        """Slots of one searcher's table: ``wanted``, or fewer to keep its share of the budget."""
+        return min(wanted, slots_for_bytes(self.table_bytes // MAX_CACHED_SEARCHERS))
 
 
 def fit_trees(

@@ -71,6 +71,7 @@ from server.runtime.scheduler import (
     WorkerId,
     WorkerState,
 )
+from server.runtime.trace_cost import TraceRates
 from server.runtime.worker import StopFlag, TraceReply, TraceTask, WorkerJob, worker_main
 
 __all__ = ["QueueFull", "Ticket", "WorkerPool"]
@@ -171,6 +172,8 @@ class WorkerPool:
         self.externals = externals
         #: Each worker's bound on its Monte Carlo trees (server/runtime/memory.py).
         self.tree_budget = tree_budget or TreeBudget()
+        #: Measured speeds of Monte Carlo traces, to refuse impossible ones early.
+        self.trace_rates = TraceRates()
         self._context = multiprocessing.get_context("spawn")
         self._processes: dict[WorkerId, _Process] = {}
         self._tickets: dict[TicketId, Ticket[Any]] = {}
@@ -286,8 +289,12 @@ class WorkerPool:
     ) -> Ticket[TraceReply]:
         """Queue a trace; its answer (the reply, encoded) arrives by ``job.deadline``.
 
-        Raises :class:`QueueFull` as :meth:`submit` does.
+        Raises :class:`QueueFull` as :meth:`submit` does, and
+        :class:`~protocol.errors.LimitExceeded` at once for an ``mcts``
+        trace that cannot finish at the speed this pool measured
+        (:mod:`server.runtime.trace_cost`).
         """
+        self.trace_rates.check(job)
         ticket: Ticket[TraceReply] = Ticket(self, next(self._numbers), job, None, encoding, client)
         self._admit(ticket)
         return ticket
@@ -330,6 +337,9 @@ class WorkerPool:
             ticket = self._tickets.pop(command.ticket, None)
             if ticket is not None:
                 ticket.queued_ms = command.queued_ms
+                answer = command.answer
+                if isinstance(answer, TraceReply) and isinstance(ticket.job, TraceJob):
+                    self.trace_rates.note(ticket.job, answer.playouts, answer.seconds)
                 if not ticket.answer.done():
                     ticket.answer.set_result(command.answer)
         elif isinstance(command, ReportInfo):
@@ -469,4 +479,6 @@ def _worker_job(ticket: Ticket[Any], seq: int) -> WorkerJob:
         job.algorithm,
         task,
         isinstance(job, SearchJob) and job.cleanup,
+        job.multipv if isinstance(job, SearchJob) else 1,
+        job.searchmoves if isinstance(job, SearchJob) else (),
     )

@@ -322,9 +322,11 @@ class Scheduler:
         """A progress report of ``worker``'s job number ``seq``."""
         ticket = self._current(worker, seq)
         if ticket is not None and not ticket.done:
-            if info.pv:  # a report without a move cannot answer for the search
+            # A report without a move cannot answer for the search, nor can
+            # a later line of a multi-line think (its move is not the best).
+            if info.pv and info.multipv == 1:
                 ticket.last_info = info
-            if not info.partial:
+            if not info.partial and info.multipv == 1:
                 ticket.completed_depth = info.depth
             self._emit(ReportInfo(ticket.id, info))
         return self._flush()

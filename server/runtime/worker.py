@@ -44,7 +44,7 @@ from engine.search.limits import Deadlines, Limits
 from engine.search.request import SearchRequest
 from engine.search.results import Info, SearchResult
 from engine.search.score import Score
-from engine.search.trace import trace
+from engine.search.trace import TraceLimitError, trace
 from engine.searchers import GameSearcher, searcher_for
 from protocol.codec import Encoding, encode
 from protocol.errors import RequestId, from_game_error
@@ -56,12 +56,8 @@ from server.external import (
     find_external,
     program_searcher,
 )
-from server.runtime.memory import TreeBudget, fit_trees, release_trees
+from server.runtime.memory import MAX_CACHED_SEARCHERS, TreeBudget, fit_trees, release_trees
 
-#: Searchers kept per worker. Each holds a transposition table of up to
-#: ``tt_slots`` entries (about 30 MB at the default 2**18 when full), so a
-#: handful bounds memory while covering a server that runs a few games.
-MAX_CACHED_SEARCHERS = 4
 #: Engine programs kept running per worker, besides those searchers: a
 #: program holds no table here, and one ended is started cold at its next
 #: think (node takes some 200 ms: its move's budget), so a tournament's
@@ -112,10 +108,15 @@ class TraceReply:
     """A trace's reply, encoded: the ``trace`` message, or the ``error`` that refused it.
 
     ``error_code`` is ``None`` for a trace (the parent counts messages by kind).
+    ``playouts`` and ``seconds`` are what an ``mcts`` trace ran, finished or
+    not (0 for the others): the pool's measure of its speed
+    (:mod:`server.runtime.trace_cost`).
     """
 
     frame: bytes | str
     error_code: str | None
+    playouts: int = 0
+    seconds: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,7 +126,8 @@ class WorkerJob:
     ``deadlines`` are the search's own: the think's, ended early by the
     pool's delivery margin. ``trace`` makes the job a trace instead of a
     think (``limits`` is then unused). ``cleanup`` (Go) asks for a move of
-    a clean-up phase (:func:`_think`).
+    a clean-up phase (:func:`_think`). ``multipv`` and ``searchmoves`` are
+    the think's (:class:`~engine.search.request.SearchRequest`).
     """
 
     seq: int
@@ -137,6 +139,8 @@ class WorkerJob:
     algorithm: str
     trace: TraceTask | None = None
     cleanup: bool = False
+    multipv: int = 1
+    searchmoves: tuple[str, ...] = ()
 
 
 def worker_main(
@@ -151,9 +155,11 @@ def worker_main(
 
     ``nice`` is added to the process's niceness first (the event loop in
     the parent should win the CPU over searches). ``budget`` bounds the
-    memory of the Monte Carlo trees kept (:mod:`server.runtime.memory`).
+    memory of the Monte Carlo trees kept and of the transposition tables,
+    which have ``tt_slots`` slots or fewer (:mod:`server.runtime.memory`).
     """
     budget = budget or TreeBudget()
+    tt_slots = budget.table_slots(tt_slots)
     # Ctrl-C in a terminal reaches the whole process group; the parent
     # shuts down gracefully and tells the workers when to exit.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -220,7 +226,16 @@ def _think(
     (:func:`engine.games.go.gaining_move`); and a side whose win rate has
     fallen below the threshold resigns (:func:`engine.games.go.should_resign`).
     """
-    request = SearchRequest(job.state, job.limits, job.deadlines, stop, report, job.cleanup)
+    request = SearchRequest(
+        job.state,
+        job.limits,
+        job.deadlines,
+        stop,
+        report,
+        job.multipv,
+        job.searchmoves,
+        job.cleanup,
+    )
     result = searcher.think(request)
     if isinstance(searcher, ProgramSearcher):
         return result  # a program plays by its own rules
@@ -265,6 +280,7 @@ def win_chance(score: Score, win_odds_scale: int) -> float:
 def _trace(job: WorkerJob, task: TraceTask, stop: StopFlag) -> TraceReply:
     """Run the trace and encode its reply, or the error a rejected trace gets."""
     game = create_game(job.game, job.options)
+    started = time.monotonic()
     try:
         result = trace(
             game,
@@ -279,9 +295,14 @@ def _trace(job: WorkerJob, task: TraceTask, stop: StopFlag) -> TraceReply:
         )
     except GameError as error:
         refusal = from_game_error(error, task.request_id)
-        return TraceReply(encode(refusal.to_record().to_wire(), task.encoding), str(refusal.code))
+        frame = encode(refusal.to_record().to_wire(), task.encoding)
+        if isinstance(error, TraceLimitError):
+            return TraceReply(frame, str(refusal.code), error.playouts, error.seconds)
+        return TraceReply(frame, str(refusal.code))
+    seconds = time.monotonic() - started
     message = TraceMessage(result, task.request_id)
-    return TraceReply(encode(message.to_wire(), task.encoding), None)
+    frame = encode(message.to_wire(), task.encoding)
+    return TraceReply(frame, None, result.playouts or 0, seconds)
 
 
 def _start_externals(

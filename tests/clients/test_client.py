@@ -138,6 +138,24 @@ async def test_analysis_with_limits_ends_by_itself(url: str) -> None:
 
 
 @LIVE
+async def test_analysis_of_several_lines(url: str) -> None:
+    """multipv 3: three ranked lines per depth through a real server, best first."""
+    async with connect(url) as engine:
+        await engine.new_game("tictactoe", moves=["b2", "a1"])
+        async with engine.analysis(depth=7, multipv=3) as analysis:
+            infos = [info async for info in analysis]
+        assert {info.multipv for info in infos} == {1, 2, 3}
+        lines = analysis.lines
+        assert [info.multipv for info in lines] == [1, 2, 3]
+        assert len({info.pv[0] for info in lines}) == 3
+        assert analysis.bestmove is not None and analysis.bestmove.move == lines[0].pv[0]
+        ranked: list[Info] = []
+        best = await engine.think(depth=7, multipv=2, on_info=ranked.append)
+        assert {info.multipv for info in ranked} == {1, 2}
+        assert best.move in {info.pv[0] for info in ranked if info.multipv == 1}
+
+
+@LIVE
 async def test_errors_are_typed_with_codes(url: str) -> None:
     async with connect(url) as engine:
         with pytest.raises(NoGameError) as no_game:

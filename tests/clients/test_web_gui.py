@@ -375,7 +375,7 @@ def test_analyse_shows_a_proven_win_without_playing(page: Page, gui_server: Serv
     expect(page.locator("#t-score")).to_have_text(re.compile(r"^First wins in \d+ pl"))
     if page.is_enabled("#stop"):  # proven results end the search; stop it if it goes on
         page.click("#stop")
-    expect(page.locator("#think-status")).to_have_text(re.compile("^best"))
+    expect(page.locator("#think-status")).to_have_text(re.compile("^Best"))
     assert moves(page) == []
     # Clicking a stone plays for the human.
     page.click('circle.nim-stone[data-move="1:1"]')
@@ -447,7 +447,7 @@ def test_the_play_page_in_portuguese(browser: Any, gui_server: ServerThread) -> 
         assert page.inner_text("#new-game") == "Novo jogo"
         assert page.inner_text("#learn-link") == "Aprender: árvores de busca →"
         assert "Xadrez" in page.inner_text("#game")
-        assert "Brancas (joga primeiro)" in page.inner_text("#side")
+        assert "Brancas (jogam primeiro)" in page.inner_text("#side")
         page.click('g[data-square="e2"]')
         expect(page.locator("#board-note")).to_have_text("e2: escolha para onde mover")
         page.click('g[data-square="e4"]')
@@ -461,6 +461,91 @@ def test_the_play_page_in_portuguese(browser: Any, gui_server: ServerThread) -> 
         assert page.evaluate("localStorage.getItem('arena-lang')") == "en"
     finally:
         page.close()
+
+
+def test_a_servers_error_is_explained_in_the_pages_language(
+    page: Page, gui_server: ServerThread
+) -> None:
+    # issue 27: the server's error codes in Portuguese, its own words (the detail) after them.
+    page.goto(f"http://127.0.0.1:{gui_server.port}/?game=connect4&side=both&lang=pt")
+    page.wait_for_selector("#connection.good")
+    page.wait_for_selector(".board-svg")
+    page.fill("#move-input", "9")
+    page.press("#move-input", "Enter")
+    message = page.locator("#message")
+    expect(message).to_have_class("error")
+    expect(message).to_contain_text("Esse lance não é legal nesta posição.")
+    expect(message).to_contain_text("(servidor: '9' is not a legal move here")
+    assert moves(page) == []
+
+
+def test_the_end_of_a_game_and_of_a_search_in_portuguese(
+    page: Page, gui_server: ServerThread
+) -> None:
+    # The games' result reasons and the bestmove reasons are the server's words: translated.
+    page.goto(
+        f"http://127.0.0.1:{gui_server.port}/?game=tictactoe&side=none&time0={QUICK_S}&time1={QUICK_S}&lang=pt"
+    )
+    page.wait_for_selector("#connection.good")
+    expect(page.locator("#result")).to_be_visible(timeout=WAIT_MS * 2)
+    assert re.fullmatch(
+        r"Empate — tabuleiro cheio|X vence — três em linha|O vence — três em linha",
+        page.inner_text("#result"),
+    ), page.inner_text("#result")
+    status = page.inner_text("#think-status")
+    assert re.fullmatch(r"Melhor \w+ \((provado|tempo|profundidade|lance único)\)", status), status
+
+
+#: Calls parity.js in the page (a module of the page's own origin, as the CSP allows):
+#: each case is (side to move, the think's infos, its bestmove) -> the score plotted.
+PARITY_JS = """async (cases) => {
+  const { graphScore, noteIteration } = await import("/js/parity.js");
+  return cases.map(([toMove, infos, best]) => {
+    const think = { toMove };
+    for (const info of infos) noteIteration(think, info);
+    return graphScore(think, best);
+  });
+}"""
+
+#: docs/gui.md's Connect Four scores after 4 4 3 5 4 2, Red's view, for the 7
+#: positions from there: each searched to depth 6 and to depth 7.
+RED_DEPTH_6 = [0, 6, 0, 7, -2, 5, -2]
+RED_DEPTH_7 = [6, 0, 7, -2, 5, -9, 12]
+
+
+def test_the_graph_scores_every_search_with_the_same_side_to_move_at_its_horizon(
+    page: Page, gui_server: ServerThread
+) -> None:
+    # issue 28: the last depths (7) zig-zag; the deepest depth whose horizon has Red to move
+    # does not.
+    open_game(page, gui_server.port, "connect4", side="both")
+    cases = []
+    for ply, (six, seven) in enumerate(zip(RED_DEPTH_6, RED_DEPTH_7, strict=True)):
+        to_move = ply % 2  # Red (0) to move after the six plies
+        sign = 1 if to_move == 0 else -1
+        infos = [
+            {"depth": 6, "partial": False, "score": {"value": sign * six}},
+            {"depth": 7, "partial": True, "score": {"value": 99}},  # inside depth 7: ignored
+            {"depth": 7, "partial": False, "score": {"value": sign * seven}},
+        ]
+        cases.append([to_move, infos, {"depth": 7, "score": {"value": sign * seven}}])
+    plotted = page.evaluate(PARITY_JS, cases)
+    red = [value["value"] * (1 if ply % 2 == 0 else -1) for ply, value in enumerate(plotted)]
+    assert red == [0, 0, 0, -2, -2, -9, -2]
+    # Proven results, Monte Carlo searches and searches without a fitting depth keep their answer.
+    depth_2 = {"depth": 2, "partial": False, "score": {"value": 5}}
+    others = [
+        [0, [depth_2], {"depth": 3, "score": {"win_in": 3}}],
+        [0, [{**depth_2, "playouts": 80}], {"depth": 2, "score": {"value": 7}, "playouts": 100}],
+        [1, [depth_2], {"depth": 2, "score": {"value": 4}}],
+        [0, [], {"depth": 0, "score": {"value": 0}}],
+    ]
+    assert page.evaluate(PARITY_JS, others) == [
+        {"win_in": 3},
+        {"value": 7},
+        {"value": 4},
+        {"value": 0},
+    ]
 
 
 def test_narrow_screen_has_no_horizontal_scroll(browser: Any, gui_server: ServerThread) -> None:
@@ -535,7 +620,7 @@ def test_documentation_screenshots(page: Page, gui_server: ServerThread, game: s
             page.click(f'g[data-move="{cell}"]')
         wait_for_plies(page, 4)
         page.click("#analyse")  # finds the win (proven), then X plays it
-        expect(page.locator("#think-status")).to_have_text(re.compile("^best a3"))
+        expect(page.locator("#think-status")).to_have_text(re.compile("^Best a3"))
         page.click('g[data-move="a3"]')
         expect(page.locator("#result")).to_be_visible()
     elif game == "go":  # two passes end a close game: the area is drawn and counted
@@ -667,14 +752,14 @@ def test_analysis_follows_the_position(page: Page, gui_server: ServerThread) -> 
     page.click('.c4-column[data-move="4"]')
     wait_for_plies(page, 1)
     # A new analysis of the new position, without asking.
-    expect(page.locator("#think-status")).to_have_text("analysing…")
+    expect(page.locator("#think-status")).to_have_text("Analysing…")
     page.wait_for_selector("#info-lines tbody tr")
     page.keyboard.press("ArrowLeft")
     expect(page.locator("#moves .ply.current")).to_have_count(0)
-    expect(page.locator("#think-status")).to_have_text("analysing…")
+    expect(page.locator("#think-status")).to_have_text("Analysing…")
     page.click("#stop")
     expect(page.locator("#stop")).to_be_disabled()
-    expect(page.locator("#think-status")).to_have_text(re.compile("^best"))
+    expect(page.locator("#think-status")).to_have_text(re.compile("^Best"))
 
 
 def test_token_is_asked_for_and_kept_for_the_tab(page: Page) -> None:
@@ -787,7 +872,7 @@ def test_an_overloaded_server_is_asked_again_later(browser: Any, page: Page) -> 
         other.click("#stop")
         expect(other.locator("#stop")).to_be_disabled()
         # Asked again after retry_after_ms: the analysis runs.
-        expect(page.locator("#think-status")).to_have_text("analysing…", timeout=WAIT_MS * 3)
+        expect(page.locator("#think-status")).to_have_text("Analysing…", timeout=WAIT_MS * 3)
         page.wait_for_selector("#info-lines tbody tr")
         page.click("#stop")
         expect(page.locator("#stop")).to_be_disabled()
@@ -1017,7 +1102,7 @@ def test_a_pasted_pgn_is_loaded_reviewed_and_its_blunder_marked(
     page.click("#load-position")
     wait_for_plies(page, 7)
     assert page.input_value("#side") == "both"  # the engine plays no move on the game
-    expect(page.locator("#think-status")).to_have_text("review done", timeout=WAIT_MS * 6)
+    expect(page.locator("#think-status")).to_have_text("Review done", timeout=WAIT_MS * 6)
     listed = moves(page)
     plain = ["e4", "e5", "Qh5", "Nc6", "Bc4", "Nf6", "Qxf7#"]
     assert [move.rstrip("?!") for move in listed] == plain
@@ -1117,3 +1202,28 @@ def test_the_pages_san_agrees_with_the_engines(page: Page, gui_server: ServerThr
         )
         is None
     )
+
+
+def test_chess_analysis_shows_three_lines_with_arrows(
+    page: Page, gui_server: ServerThread, tmp_path: Path
+) -> None:
+    """The analysis panel lists the k best lines (multipv) and the board draws their arrows."""
+    open_game(page, gui_server.port, "chess", side="both")
+    load_position(page, "r1bqkbnr/pppp1ppp/2n5/4p3/2B1P3/5Q2/PPPP1PPP/RNB1K1NR w KQkq - 2 3")
+    assert page.input_value("#multipv") == "3"
+    page.click("#analyse")
+    expect(page.locator("#lines li")).to_have_count(3)
+    expect(page.locator("#lines li").first).to_contain_text("Qxf7#")
+    expect(page.locator(".board-svg line.arrow")).to_have_count(3)
+    expect(page.locator(".board-svg line.arrow-best")).to_have_attribute("data-move", "f3f7")
+    (tmp_path / "lines.png").write_bytes(page.screenshot())
+    if page.is_enabled("#stop"):
+        page.click("#stop")
+    expect(page.locator("#think-status")).to_have_text(re.compile("^Best"))
+    # One line asked for: no list, one arrow at most.
+    page.select_option("#multipv", "1")
+    page.click("#analyse")
+    page.wait_for_selector("#info-lines tbody tr")
+    expect(page.locator("#lines")).to_be_hidden()
+    if page.is_enabled("#stop"):
+        page.click("#stop")

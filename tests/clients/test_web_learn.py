@@ -814,3 +814,19 @@ def test_big_trees_stay_readable(page: Page, learn_server: ServerThread) -> None
     expect(message).to_contain_text("Too big to draw")
     expect(message).to_contain_text("Lower the depth")
     page.set_viewport_size({"width": 1400, "height": 1000})
+
+
+def test_on_a_phone_a_tree_wider_than_its_smallest_fit_says_how_to_see_it(
+    page: Page, learn_server: ServerThread
+) -> None:
+    page.set_viewport_size({"width": 390, "height": 844})
+    try:
+        open_learn(page, learn_server.port, "?game=connect4&depth=2&lang=en")
+        svg = page.locator("#learn-tree svg")
+        assert float(str(svg.get_attribute("data-scale"))) == pytest.approx(0.5)
+        expect(page.locator("#zoom-level")).to_contain_text("drag to see the rest")
+        # The textbook tree fits the phone: plain "fit".
+        open_learn(page, learn_server.port, "?example=notes&lang=en")
+        expect(page.locator("#zoom-level")).to_contain_text("(fit)")
+    finally:
+        page.set_viewport_size({"width": 1400, "height": 1000})

@@ -58,3 +58,42 @@ def test_every_key_the_pages_use_is_in_the_tables() -> None:
         used.update(DATA.findall(page.read_text(encoding="utf-8")))
     # Keys made at run time have their stems in the tables.
     assert sorted(key for key in used if key not in known and "." in key) == []
+
+
+def test_every_error_code_is_explained_in_both_languages() -> None:
+    # The pages show a server error by its code's explanation (connection.js
+    # errorText), so a code added to the protocol needs its two texts here.
+    from protocol.errors import ErrorCode
+
+    found = tables()
+    wanted = {f"error.code.{code.value}" for code in ErrorCode} | {"error.server"}
+    for lang in LANGUAGES:
+        assert sorted(wanted - found[lang]) == [], f"error codes without a {lang} text"
+
+
+def test_the_translated_units_are_the_games_own_words() -> None:
+    # score.js translates a game's eval_unit only when it is word for word the
+    # one the translation was written for; a unit that changed would silently
+    # fall back to English, so the two are compared here.
+    from engine.registry import GAMES
+
+    named = table_keys(WEB / "js" / "score.js", "NAMED_UNITS")
+    units = {game.eval_unit for game in GAMES.values()}
+    assert named and sorted(named - units) == []
+
+
+def test_the_translated_option_help_is_the_games_own_words() -> None:
+    from engine.registry import GAMES
+
+    named = table_keys(WEB / "js" / "server-words.js", "OPTION_HELP")
+    helps = {option.description for game in GAMES.values() for option in game.OPTIONS}
+    assert named and sorted(named - helps) == []
+    assert sorted(helps - named) == [], "an option's help without a translation"
+
+
+def table_keys(script: Path, name: str) -> set[str]:
+    """The quoted keys of the object literal ``const <name> = {...}`` in ``script``."""
+    text = script.read_text(encoding="utf-8")
+    start = text.index(f"const {name} = {{")
+    block = text[start : text.index("};", start)]
+    return set(re.findall(r'^\s*"((?:[^"\\]|\\.)*)":', block, re.MULTILINE))

@@ -9,7 +9,7 @@ import pytest
 from engine.search.limits import Clock, Limits
 from engine.search.score import Score
 from engine.search.trace import Trace, TraceNode
-from protocol.errors import ProtocolViolation
+from protocol.errors import BadMessage, LimitExceeded, ProtocolViolation
 from protocol.limits import ServerLimits
 from protocol.records import (
     REPLIES,
@@ -42,6 +42,7 @@ REQUEST_EXAMPLES: list[Request] = [
     Roll(4),
     Think(Limits(1000, 20, 5000, Clock(60_000, 1000, 40)), 5, "mcts"),
     Think(Limits(), 6),
+    Think(Limits(depth=4), 7, None, False, 3),
     TraceRequest(7, "alphabeta", 3, 500, None, None),
     TraceRequest(8, "mcts", None, None, 100, 9),
     Stop(9),
@@ -67,6 +68,7 @@ REPLY_EXAMPLES: list[Reply] = [
     GameState("tree", {}, "3", 0, (), ("1", "1"), GameResult(0, "leaf 3", 3), seed=2, id=13),
     Info(3, 5, Score(value=12), ("a", "b"), 100, 14285, 7, 0.1235, True, None, 10),
     Info(3, 5, Score(draw=True), ("a",), 100, 1, 7, 0.0, False, 55, "q"),
+    Info(3, 5, Score(value=-4), ("b",), 100, 1, 7, 0.0, False, None, 11, multipv=2),
     BestMove("a", Score(win_in=3), 3, 5, ("a", "b"), 100, 7, "time", 4, "alphabeta", None, 10),
     BestMove("a", Score(loss_in=2), 0, 0, ("a",), 0, 7, "overloaded", 7, "mcts", 0),
     ErrorMessage("illegal_move", "no", 4, ("1", "2")),
@@ -118,6 +120,18 @@ def test_requests_are_written_as_the_client_always_wrote_them() -> None:
     assert think["limits"] == {"movetime_ms": 100, "depth": 2, "clock": {"time_ms": 5, "inc_ms": 0}}
     assert Stop(9).to_wire() == {"type": "stop", "id": 9}
     assert Roll().to_wire() == {"type": "roll"}
+
+
+def test_multipv_is_written_only_above_one_and_bounded() -> None:
+    assert "multipv" not in Think(Limits(), 1).to_wire()
+    assert Think(Limits(), 1, multipv=3).to_wire()["multipv"] == 3
+    wire = {"type": "think", "limits": {}, "multipv": 99}
+    assert parse_request(wire) == Think(Limits(), None, multipv=16)  # clamped
+    for bad, error in ((0, LimitExceeded), (-2, LimitExceeded), ("3", BadMessage)):
+        with pytest.raises(error):
+            parse_request({"type": "think", "multipv": bad})
+    single = Info(1, 1, Score(value=0), ("a",), 1, 1, 1).to_wire()
+    assert "multipv" not in single and Info.from_wire(single).multipv is None
 
 
 def test_an_older_server_s_replies_get_defaults() -> None:

@@ -2,8 +2,9 @@
 
 Each line of ``wire_golden.jsonl`` is a JSON frame the server sent for ``REQUESTS``
 before its messages were built with :mod:`protocol.records` (recorded from
-the 0.5.0 server's session with the same requests); the session must write
-them again byte for byte, in both encodings' maps.
+the 0.5.0 server's session with the same requests; the last two, a
+``multipv`` think's reports, were added with the field); the session must
+write them again byte for byte, in both encodings' maps.
 """
 
 from __future__ import annotations
@@ -86,6 +87,13 @@ def _frames() -> list[str]:
     last = Info(3, 5, Score(value=-3), ("a",), 100, 7, 0, 0.0, False, 55)
     result = SearchResult("a", "stopped", last, SearchStats())
     frames.append(str(encode(mcts.finish_think(result, 0).to_wire(), Encoding.JSON)))
+    # A think asking for several lines: each info carries its rank.
+    lines = Session()
+    lines.handle(parse_request({"type": "new_game", "game": "tictactoe"}), 0.0)
+    lines.handle(parse_request({"type": "think", "multipv": 2, "id": "m"}), 0.0)
+    for rank, move in ((1, "b2"), (2, "a1")):
+        info = Info(9, 9, Score(draw=True), (move,), 900, 7, 1, 0.5, False, 0, 0, rank)
+        frames.append(str(encode(lines.info_message(info).to_wire(), Encoding.JSON)))
     return frames
 
 

@@ -18,7 +18,7 @@ from websockets.asyncio.client import ClientConnection, connect
 
 from server.app import ArenaServer
 from server.config import ServerConfig
-from tests.timing import UNIT
+from tests.timing import UNIT, collector_frozen
 
 #: A small transposition table keeps worker start-up and memory low in tests.
 TEST_TT_SLOTS = 1 << 14
@@ -110,8 +110,11 @@ async def running_server(workers: int = 1, **config: Any) -> AsyncIterator[Arena
     server = ArenaServer(
         ServerConfig(host="127.0.0.1", port=0, workers=workers, tt_slots=TEST_TT_SLOTS, **config)
     )
-    await server.start()
-    try:
-        yield server
-    finally:
-        await server.shutdown()
+    # Tests time this server from inside the suite's own process: keep the
+    # earlier tests' objects out of the collector meanwhile (collector_frozen).
+    with collector_frozen():
+        await server.start()
+        try:
+            yield server
+        finally:
+            await server.shutdown()

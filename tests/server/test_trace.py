@@ -2,17 +2,24 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
 
 from engine.registry import GAMES
-from engine.search.trace import MAX_TRACE_NODES, MAX_TRACE_PLAYOUTS, MCTS, TRACE_ALGORITHMS
+from engine.search.trace import (
+    MAX_TRACE_NODES,
+    MAX_TRACE_PLAYOUTS,
+    MCTS,
+    PROJECTION_AFTER_S,
+    TRACE_ALGORITHMS,
+)
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.records import TraceRequest, parse_request
 from server.app import ArenaServer
 from server.session import Session
-from tests.server.server_harness import ENCODINGS, UNIT, RawClient, raw_client
+from tests.server.server_harness import ENCODINGS, UNIT, RawClient, raw_client, running_server
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -174,3 +181,34 @@ async def test_the_session_is_busy_while_a_trace_runs() -> None:
         assert "trace is running" in refused.value.message
     session.finish_trace()
     assert session.handle(TraceRequest("c"), 0.0).trace is not None
+
+
+async def test_impossible_traces_are_refused_before_a_worker_is_taken(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Seen (issue 26, item 8): a 19x19 Go MCTS trace of 20,000 playouts always ran its
+    10 s on a worker and then answered ``limit_exceeded``; repeated, it starved others."""
+    async with running_server(workers=1) as server, raw_client(server.port) as client:
+        admitted: list[Any] = []
+        admit = server.pool._admit
+        monkeypatch.setattr(server.pool, "_admit", lambda t: (admitted.append(t), admit(t)))
+        await new_game(client, game="go", options={"size": 19})
+        # A tree too big to count: refused by the session's estimate, no worker.
+        sent = time.monotonic()
+        huge = await trace(client, algorithm="minimax", depth=3)
+        assert huge["code"] == "limit_exceeded" and "smaller depth" in huge["message"]
+        assert time.monotonic() - sent <= 0.5 * UNIT and not admitted
+        # The issue's trace: its worker stops once its playouts say it cannot finish...
+        sent = time.monotonic()
+        first = await trace(client, algorithm="mcts", playouts=20_000)
+        assert first["code"] == "limit_exceeded" and "fewer playouts" in first["message"]
+        assert time.monotonic() - sent <= PROJECTION_AFTER_S + 2 * UNIT
+        assert len(admitted) == 1
+        # ... and the same request again is refused at the measured speed, no worker.
+        sent = time.monotonic()
+        again = await trace(client, algorithm="mcts", playouts=20_000)
+        assert again["code"] == "limit_exceeded" and "measured" in again["message"]
+        assert time.monotonic() - sent <= 0.5 * UNIT and len(admitted) == 1
+        # A trace that fits still runs.
+        small = await trace(client, algorithm="mcts", playouts=20)
+        assert small["type"] == "trace" and len(admitted) == 2

@@ -81,8 +81,9 @@ def test_go_reads_the_clock_of_the_side_to_move_less_the_overhead() -> None:
     assert infinite is not None and infinite.limits == Limits()
     assert uci.execute("go movetime soon").lines[0].startswith("info string go not understood")
     assert uci.execute("go movetime soon").search is None
-    searchmoves = uci.execute("go depth 2 searchmoves e7e5")
-    assert searchmoves.search is not None and "not supported" in searchmoves.lines[0]
+    searchmoves = uci.execute("go depth 2 searchmoves e7e5 d7d5 e2e4")
+    assert searchmoves.search is not None and searchmoves.search.searchmoves == ("e7e5", "d7d5")
+    assert "e2e4 is not a legal move" in searchmoves.lines[0]
 
 
 def test_options_are_checked_and_hash_resizes_the_table() -> None:

@@ -7,11 +7,23 @@
 // and every accepted think with exactly one bestmove, so ids are enough to
 // route everything.
 
-import { t } from "./i18n.js";
+import { has, t } from "./i18n.js";
+
+// An `error` reply as the pages show it: the explanation of its code in the
+// page's language (strings.js, "error.code.<code>"), then the server's own
+// words, which name the detail (the move, the option, the limit) but are
+// English. A code this page does not know (a newer server's) keeps the
+// server's text alone.
+export function errorText(code, serverText) {
+  const key = `error.code.${code}`;
+  if (!has(key)) return serverText || String(code);
+  return serverText ? `${t(key)} ${t("error.server", { message: serverText })}` : t(key);
+}
 
 export class EngineError extends Error {
   constructor(reply) {
-    super(reply.message || reply.code);
+    super(errorText(reply.code, reply.message));
+    this.serverMessage = reply.message || "";
     this.code = reply.code;
     this.legalMoves = reply.legal_moves || null;
     this.retryAfterMs = reply.retry_after_ms ?? null;
@@ -57,12 +69,14 @@ export class Connection {
 
   // Starts a think; returns {id, done} where done resolves with the bestmove.
   // `algorithm` (optional) names the search; without it the game's default.
-  think(limits, onInfo, algorithm = null) {
+  // `multipv` above 1 asks for that many root lines (each info says its rank).
+  think(limits, onInfo, algorithm = null, multipv = 1) {
     const id = this.nextId++;
     const done = new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject, onInfo });
       const message = { type: "think", id, limits };
       if (algorithm) message.algorithm = algorithm;
+      if (multipv > 1) message.multipv = multipv;
       this.send(message);
     });
     return { id, done };

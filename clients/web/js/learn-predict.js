@@ -103,8 +103,15 @@ function nodeName(trace, node) {
   return `${who} ${node.path}`;
 }
 
-// How a node's value came from its children's, from the trace.
+// How a node's value came from its children's, from the trace: a sentence
+// that may start with the node's name ("the root"), so its first letter is
+// made a capital.
 export function explainValue(trace, node) {
+  const text = explainValueText(trace, node);
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+function explainValueText(trace, node) {
   if (node.children.length === 0) {
     return node.kind === "cutoff"
       ? t("predict.explain.eval", { node: nodeName(trace, node), value: formatValue(node.value) })

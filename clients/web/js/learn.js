@@ -29,8 +29,10 @@ const MCTS_COLUMNS = ["col.playout", "col.added", "col.result", "col.root.stats"
 const COMPARED = ["minimax", "alphabeta", "alphabeta_ordered"];
 const DEFAULT_EXAMPLE = "notes-alphabeta";
 // Zoom: "fit" scales the drawing to the panel, between these bounds (below
-// the smallest the labels are too small to read: the panel scrolls).
-const FIT_MIN = 0.6;
+// the smallest the labels are too small to read: the panel scrolls). Half
+// size is what the notes' nine-leaf tree needs on a 390-pixel phone, where
+// its leaves and values still read (checked in Chromium's screenshots).
+const FIT_MIN = 0.5;
 const FIT_MAX = 1.8;
 const ZOOM_STEP = 1.25;
 const ZOOM_MIN = 0.2;
@@ -763,7 +765,11 @@ function applyZoom() {
   svg.setAttribute("width", (app.layout.width * scale).toFixed(1));
   svg.setAttribute("height", (app.layout.height * scale).toFixed(1));
   svg.dataset.scale = scale.toFixed(3);
-  $("zoom-level").textContent = `${Math.round(scale * 100)}%${app.zoom === "fit" ? ` (${t("view.fit").toLowerCase()})` : ""}`;
+  // A fit held at its smallest readable scale does not show the whole tree
+  // (a phone): the label says so and how to see the rest.
+  const overflows = app.layout.width * scale > $("learn-tree").clientWidth + 1;
+  const fitted = overflows ? t("view.fit.pan") : t("view.fitted");
+  $("zoom-level").textContent = `${Math.round(scale * 100)}%${app.zoom === "fit" ? ` (${fitted})` : ""}`;
 }
 
 function zoomBy(factor) {
@@ -818,8 +824,10 @@ function wirePan() {
 // A server error as the page says it: a tree too big to draw gets advice.
 function errorText(error, spec) {
   if (error.code !== "limit_exceeded") return error.message;
-  if (spec.algorithm === MCTS) return t("limit.mcts", { message: error.message });
-  return t(spec.algorithm === "alphabeta_ordered" ? "limit.trace.ordered" : "limit.trace", { message: error.message });
+  // The advice says in the page's language what the limit means; the server's words name the limit.
+  const message = t("error.server", { message: error.serverMessage || error.message });
+  if (spec.algorithm === MCTS) return t("limit.mcts", { message });
+  return t(spec.algorithm === "alphabeta_ordered" ? "limit.trace.ordered" : "limit.trace", { message });
 }
 
 function toggleNode(node) {

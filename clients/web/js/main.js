@@ -5,7 +5,9 @@
 import { Connection, serverUrl } from "./connection.js";
 import { keyBelongsElsewhere, runShortcut } from "./keys.js";
 import { drawGraph } from "./graph.js";
-import { firstPlayerNumber, formatCount, formatRate, formatScore, formatTime, formatValue, unitName } from "./score.js";
+import { graphScore, noteIteration } from "./parity.js";
+import { optionHelp, resultReason, searchReason } from "./server-words.js";
+import { MIN_RATE_MS, firstPlayerNumber, formatCount, formatRate, formatScore, formatTime, formatValue, unitName } from "./score.js";
 import { uciToSan } from "./san.js";
 import { looksLikePgn, parsePgn } from "./pgn.js";
 import { moveMark } from "./annotate.js";
@@ -22,6 +24,7 @@ const CHANCE = "chance";
 
 const app = {
   conn: null,
+  lines: null, // {position, moves}: the analysed lines' first moves, drawn as arrows
   games: [],
   limits: {},
   state: null, // the server's latest `state`
@@ -29,7 +32,7 @@ const app = {
   sides: ["human", "engine"], // who plays each player index
   think: null, // {id, purpose: "play" | "analyse", generation, ply, toMove, done}
   generation: 0, // bumped by every new game and take-back: stale answers are ignored
-  evals: [], // evals[ply] = {score, toMove} from the engine, for the graph
+  evals: [], // evals[ply] = {score, toMove} from the engine, for the graph and the move marks (parity.js picks the score)
   board: null,
   boardGame: null,
   manualFlip: false,
@@ -269,7 +272,7 @@ function buildOptions(info) {
   for (const name of names) {
     const value = info.options[name];
     const label = document.createElement("label");
-    label.title = info.option_help[name] || "";
+    label.title = optionHelp(info.option_help[name]);
     label.append(`${name} `);
     const input = document.createElement("input");
     input.name = name;
@@ -287,7 +290,7 @@ function buildOptions(info) {
     label.append(input);
     if (info.option_help[name]) {
       const help = document.createElement("small");
-      help.textContent = ` ${info.option_help[name]}`;
+      help.textContent = ` ${optionHelp(info.option_help[name])}`;
       label.append(help);
     }
     fieldset.append(label);
@@ -567,7 +570,10 @@ async function reviewGame() {
       if (state.result || state.to_move === CHANCE) continue;
       clearThinkPanel();
       const { id, done } = app.conn.think({ movetime_ms: movetimeMs(state.to_move) }, (info) => {
-        if (app.think && app.think.id === id) showInfo(info, app.think);
+        if (app.think && app.think.id === id) {
+          noteIteration(app.think, info);
+          showInfo(info, app.think);
+        }
       }, chosenAlgorithm());
       const think = { id, purpose: "review", generation: app.generation, ply, toMove: state.to_move, position: state.position, game: state.game, done };
       app.think = think;
@@ -587,7 +593,7 @@ async function reviewGame() {
         finished = false;
         break;
       }
-      app.evals[ply] = { score: best.score, toMove: think.toMove };
+      app.evals[ply] = { score: graphScore(think, best), toMove: think.toMove };
       showInfo(best, think, true);
       render();
     }
@@ -614,11 +620,16 @@ function startThink(purpose) {
   const state = app.state;
   if (!state || state.result || app.think || !app.conn) return;
   const limits = purpose === "play" ? { movetime_ms: movetimeMs(state.to_move) } : {};
+  // Analysis shows the k best lines (the server's multipv); play needs one.
+  const multipv = purpose === "analyse" ? Number($("multipv").value) || 1 : 1;
   clearThinkPanel();
   const { id, done } = app.conn.think(limits, (info) => {
-    if (app.think && app.think.id === id) showInfo(info, app.think);
-  }, chosenAlgorithm());
-  const think = { id, purpose, generation: app.generation, ply: state.history.length, toMove: state.to_move, position: state.position, game: state.game, done };
+    if (app.think && app.think.id === id) {
+      if (!(info.multipv > 1)) noteIteration(app.think, info); // the graph plots line 1
+      showInfo(info, app.think);
+    }
+  }, chosenAlgorithm(), multipv);
+  const think = { id, purpose, generation: app.generation, ply: state.history.length, toMove: state.to_move, position: state.position, game: state.game, done, lines: [] };
   app.think = think;
   if (purpose === "analyse") {
     app.analysing = true;
@@ -654,10 +665,10 @@ function retryLater(think, retryAfterMs) {
 async function finishThink(think, best) {
   if (app.think === think) app.think = null;
   const current = think.generation === app.generation;
-  $("think-status").textContent = t("play.best", { move: movesText(think, [best.move]), reason: best.reason });
+  $("think-status").textContent = t("play.best", { move: movesText(think, [best.move]), reason: searchReason(best.reason) });
   if (best.reason === "overloaded") say(t("play.overloaded"), "error");
   showInfo(best, think, true);
-  if (current) app.evals[think.ply] = { score: best.score, toMove: think.toMove };
+  if (current) app.evals[think.ply] = { score: graphScore(think, best), toMove: think.toMove };
   render();
   if (!current) return;
   if (think.purpose === "play") await sendMove(best.move);
@@ -713,6 +724,8 @@ function boardView() {
     state,
     players: gameInfo(state.game).players,
     lastMove: state.history.length ? state.history[state.history.length - 1] : null,
+    // The analysed lines' first moves, best first, while their position is shown.
+    arrows: app.lines && app.lines.position === state.position ? app.lines.moves : [],
     start: app.start && app.start.game === state.game ? app.start.position : null,
     interactive: !state.result && app.sides[state.to_move] === "human" && !(app.think && app.think.purpose === "play"),
     flipped: humanSecond !== app.manualFlip,
@@ -765,7 +778,8 @@ function renderResult(state, info) {
     box.hidden = true;
     return;
   }
-  const { winner, reason } = state.result;
+  const { winner } = state.result;
+  const reason = resultReason(state.result.reason, title);
   let text = winner === null ? t("play.draw") : t("play.wins", { name: title(info.players[winner]) });
   // "white wins by 4.5" says it all: not "White wins — white wins by 4.5".
   if (reason && reason.toLowerCase().startsWith(text.toLowerCase())) text = title(reason);
@@ -783,6 +797,8 @@ function renderGraph(state) {
   const info = gameInfo(state.game);
   const unit = unitName(info.eval_unit);
   $("score-pov").textContent = t(unit ? "play.scores.pov.unit" : "play.scores.pov", { name: title(info.players[0]), unit });
+  // The note on depths (parity.js) means nothing to a Monte Carlo search.
+  $("graph-note").hidden = (chosenAlgorithm() ?? (info.algorithms || [])[0]) === "mcts";
   const points = [];
   app.evals.forEach((entry, ply) => {
     if (!entry || ply > app.line.length) return;
@@ -823,16 +839,42 @@ function clearThinkPanel() {
   $("pv").textContent = "";
   $("t-score").classList.remove("proven-win", "proven-loss", "proven-draw");
   $("think-status").textContent = "";
+  $("lines").replaceChildren();
+  $("lines").hidden = true;
+  app.lines = null;
+}
+
+// A line of a multi-line analysis (info.multipv): the list shows the latest
+// complete report of each rank, best first; chess draws their first moves
+// as arrows. Only line 1 goes on to the summary and the table.
+function showLine(info, think) {
+  if (!think.lines || info.partial || !info.pv.length) return;
+  think.lines[info.multipv - 1] = info;
+  const lines = think.lines.filter(Boolean);
+  const list = $("lines");
+  list.replaceChildren(...lines.map((line) => {
+    const item = document.createElement("li");
+    item.textContent = `${scoreText(line.score, think)}  ${movesText(think, line.pv)}`;
+    return item;
+  }));
+  list.hidden = lines.length < 2;
+  app.lines = { position: think.position, moves: lines.map((line) => line.pv[0]) };
+  if (app.state && app.board) app.board.update(boardView());
 }
 
 // A report (an info, or with `final` the bestmove) in the summary and as the
 // table's top row: the summary always repeats the top row's numbers.
 function showInfo(report, think, final = false) {
+  if (!final && report.multipv) {
+    showLine(report, think);
+    if (report.multipv > 1) return;
+  }
   // The bestmove carries no rate of its own: it repeats the last info's (its
   // time also counts the wait for the deadline, so nodes over time would
-  // understate the search's speed).
+  // understate the search's speed). A last info too short for a rate gives
+  // the bestmove none either, so that the summary and the table agree.
   const info = final ? { ...report, nps: think.lastNps } : report;
-  if (!final && typeof info.nps === "number") think.lastNps = info.nps;
+  if (!final && typeof info.nps === "number") think.lastNps = info.time_ms >= MIN_RATE_MS ? info.nps : undefined;
   showSummary(info, think);
   showPv(info.pv, think);
   const row = document.createElement("tr");

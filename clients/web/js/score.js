@@ -20,10 +20,24 @@ function scale(unit = "") {
   return { divide: 1, digits: 0, key: null };
 }
 
+// The units the games name (engine/games/*.py eval_unit), word for word,
+// and their translations: a unit written otherwise (a changed weight, a new
+// game) is shown as the server names it, so a translation never states
+// numbers the server no longer uses.
+const NAMED_UNITS = {
+  "open lines (lines with none of the opponent's marks)": "unit.tictactoe",
+  "±100 when nim theory says the side to move wins/loses": "unit.nim",
+  "points (a threat is worth 8 to 12)": "unit.connect4",
+  "points (a corner is worth 100, one more legal move 10)": "unit.othello",
+  "centi-men (a man is worth 100, a king 140)": "unit.checkers",
+  "utility (the tree's own numbers)": "unit.tree",
+};
+
 // The unit's name as the page shows it (the server's name when it is not rescaled).
 export function unitName(unit = "") {
   const { key } = scale(unit);
-  return key ? t(key) : unit;
+  if (key) return t(key);
+  return NAMED_UNITS[unit] ? t(NAMED_UNITS[unit]) : unit;
 }
 
 // A heuristic value (already from the first player's view) in the shown unit, signed.

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 from pathlib import Path
+from typing import Any
 
 from clients.tournament.config import (
     EngineSpec,
@@ -44,9 +45,18 @@ def config(
 
 
 async def play(
-    tmp_path: Path, tournament: TournamentConfig, concurrency: int = 1, pgn: bool = False
+    tmp_path: Path,
+    tournament: TournamentConfig,
+    concurrency: int = 1,
+    pgn: bool = False,
+    stream: io.StringIO | None = None,
+    **settings_extra: Any,
 ) -> tuple[str, list[GameRecord]]:
-    """Create and run the tournament; the final report and the JSON Lines records."""
+    """Create and run the tournament; the final report and the JSON Lines records.
+
+    ``stream`` receives what the run prints as it goes; ``settings_extra``
+    are more :class:`RunSettings` fields (``epd_path``, ``rating_interval``).
+    """
     store = create_tournament(tmp_path / "t.db", tournament)
     jsonl = tmp_path / "t.jsonl"
     settings = RunSettings(
@@ -54,9 +64,16 @@ async def play(
         backoff=TEST_BACKOFF,
         jsonl_path=jsonl,
         pgn_path=tmp_path / "t.pgn" if pgn else None,
+        **settings_extra,
     )
     names = [engine.name for engine in tournament.engines]
-    progress = Progress(names, len(store.schedule()), stream=io.StringIO(), live=False)
+    progress = Progress(
+        names,
+        len(store.schedule()),
+        stream=stream or io.StringIO(),
+        live=False,
+        quiet=settings.quiet,
+    )
     try:
         text = await TournamentRunner(store, settings, progress).run()
     finally:

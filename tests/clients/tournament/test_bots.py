@@ -10,6 +10,7 @@ student's ``engine.py`` beside the bots.
 from __future__ import annotations
 
 import json
+import shlex
 import shutil
 import stat
 import sys
@@ -51,6 +52,17 @@ def test_a_cmd_engine_is_a_program_the_local_server_runs() -> None:
     ):
         with pytest.raises(ConfigError):
             parse_engine(bad)
+
+
+def test_a_bot_whose_path_needs_quotes_keeps_them(tmp_path: Path) -> None:
+    """Seen: ``my bot.py`` in a --bots folder: the closing quote was stripped and the
+    local server exited with "No closing quotation"."""
+    (tmp_path / "my bot.py").write_text(GARBAGE_BOT)
+    (tmp_path / "lone bot").write_text("#!/bin/sh\n")
+    (tmp_path / "lone bot").chmod(0o755)
+    engines = {engine.name: engine for engine in folder_engines(str(tmp_path))}
+    assert shlex.split(engines["my bot"].command)[-1] == str((tmp_path / "my bot.py").resolve())
+    assert shlex.split(engines["lone bot"].command) == [str((tmp_path / "lone bot").resolve())]
 
 
 def test_a_bots_folder_makes_one_entrant_per_bot(tmp_path: Path) -> None:

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 
 import pytest
 
-from clients.tournament.display import faults_table, format_elo
+from clients.tournament.display import crosstable_text, faults_table, format_elo
 from clients.tournament.records import (
     ADJUDICATION,
     CONNECTION_FAILED,
@@ -118,8 +119,12 @@ def test_intervals_stay_readable_for_small_and_one_sided_samples() -> None:
     ten = trinomial(10, 0, 0)
     assert score_interval(1.0, 0.0, 10) == pytest.approx((0.72247, 1.0), abs=1e-5)
     assert ten.low == pytest.approx(166.2, abs=0.05) and ten.high == math.inf
-    assert format_elo(ten) == "> +166.2"
-    assert format_elo(trinomial(0, 0, 10)) == "< -166.2"
+    # a sweep is written as what it is, an infinite estimate, with its finite bound
+    # (issue 28: "> +7.0" read as an Elo of 7)
+    assert format_elo(ten) == "+inf (> +166.2)"
+    assert format_elo(trinomial(0, 0, 10)) == "-inf (< -166.2)"
+    # (three pairs won: Wilson's bound 3 / 6.84 = 43.9% of the points, -42.9 Elo)
+    assert format_elo(pentanomial([0, 0, 0, 0, 3]), "pairs") == "+inf (> -42.9)"
     # 3 wins, 1 loss: 75% ± 1.96 sqrt(0.1875 / 4) = [0.32566, 1.17434]: beyond 100%, so
     # one-sided; -400 log10(1/0.32566 - 1) = -400 * 0.31612 = -126.4
     assert format_elo(trinomial(3, 0, 1)) == "+190.8 (> -126.4)"
@@ -131,13 +136,19 @@ def test_intervals_stay_readable_for_small_and_one_sided_samples() -> None:
     assert format_elo(trinomial(0, 3, 0)) == "+0.0 (no 95% bound)"
     # two-sided and finite: as before
     assert format_elo(trinomial(60, 0, 40)) == "+70.4 ± 70.6"
-    # never "inf" or "nan", whatever the counts
-    for counts in itertools.product(range(6), range(4), range(6)):
-        text = format_elo(trinomial(*counts))
-        assert "inf" not in text and "nan" not in text, (counts, text)
-    for pairs in itertools.product(range(3), repeat=5):
-        text = format_elo(pentanomial(pairs), "pairs")
-        assert "inf" not in text and "nan" not in text, (pairs, text)
+    # never "nan", never an infinite error bar; "inf" only as a sweep's estimate
+    sweep = re.compile(r"^(\+inf \(> |-inf \(< )[-+]\d+\.\d\)$")
+    texts: list[tuple[tuple[int, ...], str]] = [
+        (counts, format_elo(trinomial(*counts)))
+        for counts in itertools.product(range(6), range(4), range(6))
+    ]
+    texts += [
+        (pairs, format_elo(pentanomial(pairs), "pairs"))
+        for pairs in itertools.product(range(3), repeat=5)
+    ]
+    for counts, text in texts:
+        assert "nan" not in text and "± inf" not in text, (counts, text)
+        assert "inf" not in text or sweep.match(text), (counts, text)
 
 
 def test_fault_table_counts_losses_by_kind() -> None:
@@ -168,3 +179,26 @@ def test_fault_table_counts_losses_by_kind() -> None:
     assert table[3].split() == ["c"] + ["0"] * 7
     # every column is right-aligned under its heading
     assert all(len(line) == len(table[0]) for line in table)
+
+
+def test_crosstable_shows_full_names_in_columns_as_wide_as_them() -> None:
+    """Seen: names cut to nine characters, so "full-clock" read "full-cloc" and
+    "local d4" and "local d4 #2" would have been two columns headed alike."""
+    names = ["local d4", "local d4 #2", "a-much-longer-engine-name", "x"]
+    results = [
+        GameResult(1, 0, 0, 1, 1.0),
+        GameResult(2, 0, 1, 0, 0.5),
+        GameResult(3, 1, 2, 3, 0.0),
+    ]
+    lines = crosstable_text(names, results).splitlines()
+    header = lines[0]
+    for name in names:
+        assert f" {name}" in header
+    assert [line.split("  ")[0].strip() for line in lines[1:]] == names
+    # every cell ends under the end of its column's name
+    ends = [header.index(name) + len(name) for name in names]
+    assert all(len(line) == ends[-1] for line in lines)
+    row = lines[1]
+    assert row[ends[1] - len("1.5/2") : ends[1]] == "1.5/2"
+    assert row[ends[0] - 1 : ends[0]] == "-"
+    assert lines[4][ends[2] - len("1/1") : ends[2]] == "1/1"

@@ -177,6 +177,7 @@ def test_toy_game_tiny_table_still_agrees() -> None:
 def test_backgammon_equals_reference(depth: int) -> None:
     positions = backgammon_positions(12 if depth == 1 else 4, seed=depth)
     searcher = ExpectimaxSearcher(BACKGAMMON, tt_slots=1 << 16)
+    searcher.root_filter = None  # the reference searches every root move
     for state in positions:
         result = searcher.think(SearchRequest(state, Limits(depth=depth)))
         expected, _ = expectiminimax_search(BACKGAMMON, state, depth)
@@ -193,6 +194,47 @@ def test_backgammon_bear_off_depth_three_equals_reference_with_fewer_nodes() -> 
     baseline = plain.think(SearchRequest(state, Limits(depth=3)))
     assert result.value == baseline.value == expected
     assert result.info.nodes < baseline.info.nodes
+
+
+def test_the_root_filter_searches_the_best_few_plays_deeper() -> None:
+    # Doubles from the opening: many plays, so the filter has work to do.
+    state = BACKGAMMON.parse_position("4HPwATDgc/ABMA 0 6-6")
+    moves = BACKGAMMON.legal_moves(state)
+    keep, margin = BACKGAMMON.root_filter or (0, 0)
+    assert keep == 8 and margin == 160, "GNU Backgammon's 0-ply filter: 8 plays, 0.16 points"
+    afterstate = {
+        move: expectiminimax_search(BACKGAMMON, BACKGAMMON.play(state, move), 0)[0]
+        for move in moves
+    }
+    # The value of each play for the mover (the afterstate is the opponent's roll).
+    ranked = sorted(moves, key=lambda move: afterstate[move])
+    best = -afterstate[ranked[0]]
+    kept = [move for move in ranked[:keep] if -afterstate[move] >= best - margin]
+    assert 1 < len(kept) < len(moves)
+    filtered = ExpectimaxSearcher(BACKGAMMON, tt_slots=1 << 16)
+    result = filtered.think(SearchRequest(state, Limits(depth=2)))
+    assert filtered._candidates is not None
+    assert set(filtered._candidates) == set(kept)
+    # Depth 2 over the survivors: the best of their depth-2 values, as the reference has them.
+    expected = max(-expectiminimax(BACKGAMMON, BACKGAMMON.play(state, move), 1) for move in kept)
+    assert result.value == expected and result.move_value in kept
+    everything = ExpectimaxSearcher(BACKGAMMON, tt_slots=1 << 16)
+    everything.root_filter = None
+    unfiltered = everything.think(SearchRequest(state, Limits(depth=2)))
+    assert unfiltered.value >= result.value
+    assert result.stats.nodes_per_depth[1] * 2 < unfiltered.stats.nodes_per_depth[1]
+
+
+def test_a_filtered_root_is_never_reported_proven() -> None:
+    game = DiceToy(plies=4)
+    rng = random.Random(3)
+    state = random_toy_state(game, rng)
+    while len(game.legal_moves(state)) < 2:
+        state = random_toy_state(game, rng)
+    searcher = ExpectimaxSearcher(game, tt_slots=1 << 10)
+    assert searcher.think(SearchRequest(state, Limits(depth=5))).reason == "proven"
+    searcher.root_filter = (1, 0)  # keeps one move: the others are never searched deeper
+    assert searcher.think(SearchRequest(state, Limits(depth=5))).reason == "depth"
 
 
 #: Both sides bearing off, 4 and 5 checkers left, player 0 to play 4-2.

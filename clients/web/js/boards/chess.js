@@ -10,6 +10,8 @@ import { t } from "../i18n.js";
 // U+FE0E asks for the text form, never an emoji.
 const GLYPHS = { k: "\u265A", q: "\u265B", r: "\u265C", b: "\u265D", n: "\u265E", p: "\u265F\uFE0E" };
 const PROMOTIONS = ["q", "r", "b", "n"];
+// Arrows drawn for an analysis's lines (the best ones; more would hide the board).
+const MAX_ARROWS = 3;
 
 export default function create(container, hooks) {
   let selected = null; // {square, position} while a piece is picked up
@@ -71,7 +73,30 @@ export default function create(container, hooks) {
       group.dataset.square = square;
       onClick(group, view, () => clicked(square, view));
     }
+    drawArrows(svg, view.arrows || [], toDisplay);
     if (promotion) container.append(promotionChooser(view, pieces));
+  }
+
+  // The analysis's best moves as arrows, the best one boldest (drawn last, on top).
+  function drawArrows(svg, moves, toDisplay) {
+    const shown = moves.filter((move) => /^[a-h][1-8][a-h][1-8]/.test(move)).slice(0, MAX_ARROWS);
+    if (!shown.length) return;
+    const defs = el("defs");
+    const head = el("marker", { id: "arrow-head", viewBox: "0 0 10 10", refX: 5, refY: 5, markerWidth: 3, markerHeight: 3, orient: "auto-start-reverse" });
+    head.append(el("path", { d: "M0,0 L10,5 L0,10 z", class: "arrow-head" }));
+    defs.append(head);
+    svg.append(defs);
+    for (let rank = shown.length - 1; rank >= 0; rank--) {
+      const from = toDisplay(shown[rank].slice(0, 2));
+      const to = toDisplay(shown[rank].slice(2, 4));
+      const a = centre(from.row, from.col);
+      const b = centre(to.row, to.col);
+      svg.append(el("line", {
+        x1: a.cx, y1: a.cy, x2: b.cx, y2: b.cy, "marker-end": "url(#arrow-head)",
+        class: `arrow${rank === 0 ? " arrow-best" : ""}`, "data-move": shown[rank],
+        "stroke-width": rank === 0 ? 9 : 6,
+      }));
+    }
   }
 
   function clicked(square, view) {

@@ -1,0 +1,132 @@
+"""The live tournament page in a real browser: Playwright driving Debian's Chromium, headless.
+
+A class tournament (two bots from a folder, one of them failing some moves,
+and an engine whose name is an HTML injection) is played with ``--web``;
+the page must show the standings, the crosstable and the games in progress
+on the GUI's own boards, replay a finished game move by move with the bots'
+log lines, and show every name as text. Skipped, with the reason, without
+the ``playwright`` package or ``/usr/bin/chromium``. With
+``ARENA_GUI_SCREENSHOTS`` set to a directory, screenshots are kept there
+(that is how ``docs/screenshots/tournament-live.png`` is made).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.clients.tournament.web_harness import PLAY_S, live_tournament
+from tests.timing import UNIT
+
+playwright_api = pytest.importorskip(
+    "playwright.sync_api", reason="the playwright package is not installed (pip install playwright)"
+)
+expect = playwright_api.expect
+#: Locator assertions wait this long before failing (longer ones say so).
+expect.set_options(timeout=int(10_000 * UNIT))
+
+CHROMIUM = os.environ.get("ARENA_CHROMIUM", "/usr/bin/chromium")
+if shutil.which(CHROMIUM) is None:
+    pytest.skip(
+        f"no Chromium at {CHROMIUM} (apt-get install chromium, or set ARENA_CHROMIUM)",
+        allow_module_level=True,
+    )
+
+#: As tests/clients/test_web_gui.py: no network, no sandbox (containers forbid it).
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run"]
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "bots"
+#: A bot that talks on stderr and answers junk to every third request (that
+#: move is lost: engine_error), a legal move to the others.
+CHATTY_BOT = (
+    "import json, sys\n"
+    "for line in sys.stdin:\n"
+    "    request = json.loads(line)\n"
+    "    print('thinking <b>hard</b>', file=sys.stderr, flush=True)\n"
+    "    if request['request'] % 3 == 0:\n"
+    "        print('no move here', flush=True)\n"
+    "    else:\n"
+    "        print(json.dumps({'move': request['legal'][-1]}), flush=True)\n"
+)
+HOSTILE = "<img src=x onerror=alert(1)>"
+#: A projector's screen.
+VIEWPORT = {"width": 1920, "height": 1080}
+
+
+def test_the_live_page_shows_the_tournament_as_it_is_played(tmp_path: Path) -> None:
+    bots = tmp_path / "class"
+    bots.mkdir()
+    shutil.copy(EXAMPLES / "connect4.py", bots / "ana.py")
+    (bots / "chatty.py").write_text(CHATTY_BOT)
+    args = ["--game", "connect4", "--bots", str(bots), "--reference", "none"]
+    args += ["--engine", f"name={HOSTILE},url=local", "--movetime", "300"]
+    args += ["--games", "2", "--concurrency", "2", "--name", "Class 9B"]
+    screenshots = os.environ.get("ARENA_GUI_SCREENSHOTS")
+    with live_tournament(tmp_path, args) as run, playwright_api.sync_playwright() as driver:
+        browser = driver.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport=VIEWPORT)
+            problems: list[str] = []
+            page.on("pageerror", lambda error: problems.append(str(error)))
+            page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+            page.on("dialog", lambda dialog: problems.append(f"dialog {dialog.message}"))
+            requested: list[str] = []
+            page.on("request", lambda request: requested.append(request.url))
+            page.goto(run.url)
+            wait_ms = int(PLAY_S * 1000)
+            expect(page.locator("#title")).to_have_text("Class 9B", timeout=wait_ms)
+            expect(page.locator("#standings tbody tr")).to_have_count(3)
+            expect(page.locator("#crosstable tr")).to_have_count(4)  # a heading row and 3
+            # A game in progress, drawn by the GUI's Connect Four board.
+            card = page.locator(".game-card").first
+            expect(card.locator("svg.board-svg circle").first).to_be_visible(timeout=wait_ms)
+            expect(page.locator("#live")).to_contain_text("live")
+            # The name is text, cut to its bound, never markup.
+            expect(page.locator("#standings")).to_contain_text("<img src=x")
+            assert page.locator("img").count() == 0
+            if screenshots:
+                Path(screenshots).mkdir(parents=True, exist_ok=True)
+                page.screenshot(path=str(Path(screenshots) / "tournament-live.png"))
+            # A finished game in which the bot failed to answer (a move was played
+            # for it): replayed move by move, with its log.
+            failed = page.locator("#finished tbody tr", has=page.locator(".badge.bad"))
+            row = failed.filter(has_text="chatty").first
+            expect(row).to_be_visible(timeout=wait_ms)
+            row.click()
+            viewer = page.locator("#viewer")
+            expect(viewer).to_be_visible()
+            expect(viewer.locator("#viewer-board svg.board-svg")).to_be_visible()
+            ply = page.locator("#nav-ply")
+            expect(ply).to_have_text(re.compile(r"^(\d+) / \1$"))
+            last = int(ply.inner_text().split(" / ")[1])
+            page.keyboard.press("ArrowLeft")
+            expect(ply).to_have_text(f"{last - 1} / {last}")
+            page.keyboard.press("Home")
+            expect(ply).to_have_text(f"0 / {last}")
+            page.locator("#viewer-moves li").nth(last - 1).click()
+            expect(ply).to_have_text(f"{last} / {last}")
+            expect(page.locator("#viewer-moves .tag.bad").first).to_be_visible()
+            log = viewer.locator("pre.log").filter(has_text="thinking <b>hard</b>")
+            expect(log.first).to_be_visible()
+            expect(viewer).to_contain_text("chatty: its log during this game")
+            assert page.locator("b").count() == 0  # the log's markup is text too
+            if screenshots:
+                page.screenshot(path=str(Path(screenshots) / "tournament-replay.png"))
+            page.keyboard.press("Escape")
+            expect(viewer).to_be_hidden()
+            # The GUI's languages: ?lang=pt (or the menu, or the browser's language).
+            page.goto(run.url + "?lang=pt")
+            expect(page.locator("#standings-panel h2")).to_have_text("Classificação")
+            # The game as the GUI names it in Portuguese.
+            expect(page.locator("#subtitle")).to_contain_text("Quatro em Linha")
+            expect(page.locator("#standings tbody tr")).to_have_count(3)
+            if screenshots:
+                page.screenshot(path=str(Path(screenshots) / "tournament-live-pt.png"))
+            assert problems == [], problems
+            # Nothing but the page's own files and API: no external resource.
+            assert requested and all(url.startswith(run.url) for url in requested), requested
+        finally:
+            browser.close()

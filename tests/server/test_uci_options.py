@@ -1,0 +1,181 @@
+"""``arena uci``'s analysis options through python-chess: MultiPV, Threads, UCI_ShowWDL,
+UCI_LimitStrength/UCI_Elo, ``go mate``, ``go searchmoves`` and the warm ``isready``."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import random
+import time
+from collections.abc import Iterator
+
+import chess
+import chess.engine
+import pytest
+
+from engine.search.results import Info
+from engine.search.score import Score
+from server.frontends.uci_protocol import UciProtocol, info_line
+from server.frontends.uci_strength import (
+    MAX_ELO,
+    MIN_ELO,
+    STRENGTH_LINES,
+    choose,
+    strength_for,
+)
+from server.frontends.uci_wdl import wdl
+from tests.server.test_uci import COMMAND
+from tests.timing import UNIT
+
+#: A mate in 2 (1. Qd8+ Bxd8 2. Re8#), checked with Stockfish's ``go mate 2``.
+MATE_IN_2 = "r1b2k1r/ppp1bppp/8/1B1Q4/5q2/2P5/PPP2PPP/R3R1K1 w - - 1 1"
+#: Scholar's mate to be given: Qxf7# is the best move, by far.
+SCHOLAR = "r1bqkbnr/pppp1ppp/2n5/4p3/2B1P3/5Q2/PPPP1PPP/RNB1K1NR w KQkq - 2 3"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def restore_event_loop_policy() -> Iterator[None]:
+    """python-chess installs its own event loop policy (see tests/server/test_uci.py)."""
+    policy = asyncio.get_event_loop_policy()
+    yield
+    asyncio.set_event_loop_policy(policy)
+
+
+@pytest.fixture
+def engine() -> Iterator[chess.engine.SimpleEngine]:
+    with chess.engine.SimpleEngine.popen_uci(COMMAND, timeout=60 * UNIT) as uci:
+        uci.configure({"Hash": 8})
+        yield uci
+
+
+# ----------------------------------------------------------------------
+# Without a process.
+
+
+def test_options_are_announced_and_checked() -> None:
+    uci = UciProtocol()
+    lines = uci.execute("uci").lines
+    for option in ("Threads", "MultiPV", "UCI_ShowWDL", "UCI_LimitStrength", "UCI_Elo"):
+        assert any(line.startswith(f"option name {option} type") for line in lines), option
+    assert uci.execute("setoption name Threads value 1").lines == []
+    assert "Threads stays 1" in uci.execute("setoption name Threads value 4").lines[0]
+    assert uci.execute("setoption name MultiPV value 3").lines == [] and uci.options.multipv == 3
+    assert "MultiPV is a number" in uci.execute("setoption name MultiPV value 0").lines[0]
+    assert uci.execute("setoption name UCI_ShowWDL value true").lines == []
+    assert uci.options.show_wdl
+    assert "true or false" in uci.execute("setoption name UCI_ShowWDL value yes").lines[0]
+    assert "UCI_Elo is a number" in uci.execute("setoption name UCI_Elo value 5000").lines[0]
+    order = uci.execute("go depth 3").search
+    assert order is not None and (order.multipv, order.shown, order.strength) == (3, 3, None)
+
+
+def test_limit_strength_caps_the_go_and_searches_lines_to_choose_from() -> None:
+    uci = UciProtocol()
+    uci.execute("setoption name UCI_LimitStrength value true")
+    uci.execute(f"setoption name UCI_Elo value {MIN_ELO}")
+    order = uci.execute("go movetime 5000 depth 9").search
+    assert order is not None and order.strength is not None
+    assert order.limits.depth == 1 and order.limits.nodes == order.strength.nodes
+    assert (order.multipv, order.shown) == (STRENGTH_LINES, 1)
+
+
+def test_the_strength_scale_grows_with_the_elo() -> None:
+    scale = [strength_for(elo) for elo in range(MIN_ELO, MAX_ELO + 1, 100)]
+    for weaker, stronger in itertools.pairwise(scale):
+        assert weaker.depth <= stronger.depth and weaker.nodes < stronger.nodes
+        assert weaker.noise_cp > stronger.noise_cp
+    assert scale[-1].noise_cp == 0 and strength_for(99_999) == scale[-1]
+
+
+def test_noise_never_gives_away_a_mate_and_no_noise_plays_the_best() -> None:
+    def line(move: str, score: Score, rank: int) -> Info:
+        return Info(3, 3, score, (move,), 1, 1, 1, 0.0, multipv=rank)
+
+    lines = [line("a", Score(win_in=3), 1), line("b", Score(value=500), 2)]
+    rng = random.Random(1)
+    assert all(choose(lines, 300, rng) == "a" for _ in range(200))
+    close = [line("a", Score(value=10), 1), line("b", Score(value=5), 2)]
+    assert choose(close, 0, rng) == "a"
+    assert {choose(close, 300, rng) for _ in range(200)} == {"a", "b"}
+
+
+def test_wdl_model_adds_up_and_is_certain_when_proven() -> None:
+    for cp in (-2000, -300, -100, 0, 37, 100, 250, 5000):
+        win, draw, loss = wdl(Score(value=cp))
+        assert win + draw + loss == 1000 and min(win, draw, loss) >= 0
+    assert wdl(Score(value=100))[0] == 500  # one pawn: an even chance of winning
+    assert wdl(Score(win_in=5)) == (1000, 0, 0) and wdl(Score(draw=True)) == (0, 1000, 0)
+    info = Info(4, 6, Score(value=0), ("e2e4",), 10, 1, 10, 0.0, multipv=2)
+    assert " multipv 2 score cp 0 wdl 159 682 159 nodes" in info_line(info, show_wdl=True)
+
+
+def test_go_mate_is_a_depth_of_2n_minus_1_and_searchmoves_end_at_a_go_word() -> None:
+    uci = UciProtocol()
+    order = uci.execute("go mate 3").search
+    assert order is not None and order.limits.depth == 5
+    order = uci.execute("go searchmoves e2e4 d2d4 movetime 100").search
+    assert order is not None and order.searchmoves == ("e2e4", "d2d4")
+    assert order.limits.movetime_ms is not None
+
+
+# ----------------------------------------------------------------------
+# The process, through python-chess.
+
+
+def test_analyse_with_multipv_3(engine: chess.engine.SimpleEngine) -> None:
+    board = chess.Board(SCHOLAR)
+    infos = engine.analyse(board, chess.engine.Limit(depth=2), multipv=3)
+    assert [info["multipv"] for info in infos] == [1, 2, 3]
+    moves = [info["pv"][0] for info in infos]
+    assert len(set(moves)) == 3 and all(move in board.legal_moves for move in moves)
+    assert moves[0] == chess.Move.from_uci("f3f7") and infos[0]["score"].relative.mate() == 1
+    scores = [info["score"].relative.score(mate_score=100_000) for info in infos]
+    assert scores == sorted(scores, reverse=True)
+    # python-chess sets MultiPV back to 1 for play: line 1's move.
+    assert engine.play(board, chess.engine.Limit(depth=2)).move == chess.Move.from_uci("f3f7")
+
+
+def test_threads_wdl_and_limited_strength(engine: chess.engine.SimpleEngine) -> None:
+    assert engine.options["Threads"].max == 1
+    with pytest.raises(chess.engine.EngineError):
+        engine.configure({"Threads": 2})  # python-chess checks the announced range
+    engine.configure({"Threads": 1, "UCI_ShowWDL": True})
+    info = engine.analyse(chess.Board(), chess.engine.Limit(depth=2))
+    assert "wdl" in info and sum(info["wdl"].relative) == 1000
+    engine.configure({"UCI_LimitStrength": True, "UCI_Elo": MIN_ELO})
+    board = chess.Board()
+    for _ in range(6):
+        result = engine.play(board, chess.engine.Limit(time=1.0), info=chess.engine.INFO_ALL)
+        assert result.move in board.legal_moves
+        assert result.info.get("depth", 0) <= strength_for(MIN_ELO).depth
+        board.push(result.move)
+    # The mate is never given away, whatever the noise.
+    mate = engine.play(chess.Board(SCHOLAR), chess.engine.Limit(time=1.0))
+    assert mate.move == chess.Move.from_uci("f3f7")
+
+
+def test_go_mate_finds_the_mate_in_2(engine: chess.engine.SimpleEngine) -> None:
+    board = chess.Board(MATE_IN_2)
+    info = engine.analyse(board, chess.engine.Limit(mate=2))
+    assert info["score"].relative.mate() == 2
+    assert info["pv"][0] == chess.Move.from_uci("d5d8")
+
+
+def test_searchmoves_restrict_the_answer(engine: chess.engine.SimpleEngine) -> None:
+    board = chess.Board(SCHOLAR)
+    only = [chess.Move.from_uci("a2a3"), chess.Move.from_uci("b1c3")]
+    result = engine.play(board, chess.engine.Limit(depth=2), root_moves=only)
+    assert result.move in only  # Qxf7# is not among them
+    infos = engine.analyse(board, chess.engine.Limit(depth=2), multipv=3, root_moves=only)
+    assert len(infos) == 2 and {info["pv"][0] for info in infos} == set(only)
+
+
+def test_the_first_go_after_isready_answers_on_time(engine: chess.engine.SimpleEngine) -> None:
+    """isready warms the search process: the first go is charged for searching only."""
+    engine.ping()  # isready: the worker starts (for Hash) and runs the warm-up search
+    board = chess.Board()
+    started = time.monotonic()
+    result = engine.play(board, chess.engine.Limit(time=0.2))
+    spent = time.monotonic() - started
+    assert result.move in board.legal_moves
+    assert spent < 0.2 + 0.1 * UNIT
