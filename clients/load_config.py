@@ -17,7 +17,7 @@ hold, ramp down.
 
 A :class:`Threshold` is one condition a run must meet, written as k6 writes
 them: ``"p99 <= 50"`` on a latency summary (``bestmove_lateness``,
-``think_rtt``, ...; any statistic of :data:`~clients.loadtest.LATENCY_STATS`,
+``think_rtt``, ...; any statistic of :data:`LATENCY_STATS`,
 ``p(95)`` too) or ``"<= 5%"`` on a share (:data:`SHARE_METRICS`). Its
 ``level`` says what crossing it means: ``fail`` (exit status 1) or
 ``degraded`` (exit status 3). :data:`DEFAULT_THRESHOLDS` apply unless the

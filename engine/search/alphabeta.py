@@ -529,11 +529,10 @@ class Searcher(BudgetedSearch):
         # try first everywhere.
         key = game.key(state)
         entry = self.tt.probe(key)
-        tt_move: Hashable = None
+        tt_move: Hashable = entry[4]
         self.tt_probes += 1
-        if entry is not None:
+        if entry[1] >= 0:  # a hit (a miss is searched to depth -1)
             self.tt_hits += 1
-            tt_move = entry[4]
             if not is_pv and entry[1] >= depth:
                 value: int = entry[3]
                 if value >= WIN_THRESHOLD:

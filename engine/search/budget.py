@@ -293,9 +293,9 @@ class BudgetedSearch:
         """
         table = self._table()
         if table is not None:
-            entry = table.probe(self.game.key(state))
-            if entry is not None and entry[4] in root_moves:
-                return entry[4]
+            move = table.probe(self.game.key(state))[4]  # None on a miss
+            if move is not None and move in root_moves:
+                return move
         return root_moves[0]
 
     def _info(

@@ -259,11 +259,10 @@ class ExpectimaxSearcher(BudgetedSearch):
 
         key = game.key(state)
         entry = self.tt.probe(key)
-        tt_move: Hashable = None
+        tt_move: Hashable = entry[4]
         self.tt_probes += 1
-        if entry is not None:
+        if entry[1] >= 0:  # a hit (a miss is searched to depth -1)
             self.tt_hits += 1
-            tt_move = entry[4]
             if entry[1] >= depth:
                 value, flag = entry[3], entry[2]
                 if (
@@ -485,11 +484,9 @@ class ExpectimaxSearcher(BudgetedSearch):
             return self._search(child, depth, -bound, bound, ply), None
         key = game.key(child)
         entry = self.tt.probe(key)
-        first: Hashable = None
-        if entry is not None:
-            if entry[1] >= depth and entry[2] in (EXACT, LOWER):
-                return int(entry[3]), None
-            first = entry[4]
+        if entry[1] >= depth and entry[2] in (EXACT, LOWER):
+            return int(entry[3]), None
+        first: Hashable = entry[4]  # None on a miss
         moves = game.ordered_moves(child)
         if first is not None and first in moves and moves[0] != first:
             moves = [first, *(move for move in moves if move != first)]

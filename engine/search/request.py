@@ -3,8 +3,9 @@
 Every searcher (:class:`~engine.search.budget.BudgetedSearch` and its
 subclasses, and the server's external engines) answers
 ``think(request) -> SearchResult`` for one :class:`SearchRequest`: the
-position, its limits, the deadlines planned for it, the stop signal and the
-progress callback travel together instead of as five arguments.
+position, its limits, the deadlines planned for it, the stop signal, the
+progress callback and the clean-up flag travel together instead of as six
+arguments.
 """
 
 from __future__ import annotations
@@ -43,6 +44,9 @@ class SearchRequest:
     the game's notation (UCI's ``go searchmoves``; alpha-beta and
     expectiminimax search only these, MCTS's tree ignores it); moves that
     are not legal are left out, and none legal means every move.
+    ``cleanup`` (Go) asks for a move of a clean-up phase (protocol.md,
+    ``think.cleanup``): only an external GTP engine reads it (it is asked
+    its clean-up command); the searches of :mod:`engine.search` ignore it.
     """
 
     state: Any
@@ -52,6 +56,7 @@ class SearchRequest:
     on_info: Callable[[Info], None] | None = None
     multipv: int = 1
     searchmoves: tuple[str, ...] = ()
+    cleanup: bool = False
 
     def planned(self) -> Deadlines:
         """The deadlines to obey: the caller's, or planned from the limits starting now.

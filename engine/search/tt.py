@@ -18,12 +18,20 @@ would hold their slots for good; with iterative deepening, the results
 that matter are the ones of the current iteration, which always-replace
 keeps. Searches read the table with :meth:`TranspositionTable.probe` and
 write it with :meth:`TranspositionTable.store`.
+
+:meth:`~TranspositionTable.probe` answers a miss with :data:`MISS`, an
+entry that tells nothing, rather than ``None``: compiled by mypyc, a
+six-tuple that cannot be ``None`` travels unboxed, its fields in place,
+where an optional one was rebuilt as a new Python tuple at every hit
+(docs/benchmarks.md). The slots stay tuples: the garbage collector stops
+tracking a tuple of plain values, and a table of objects it keeps tracking
+made its full collections cost more than the probes saved.
 """
 
 from __future__ import annotations
 
 from collections.abc import Hashable
-from typing import Final
+from typing import Final, final
 
 from engine.search.score import WIN_THRESHOLD
 
@@ -46,12 +54,18 @@ DEFAULT_TT_SLOTS: Final = 1 << 18
 
 Entry = tuple[int, int, int, int, Hashable, bool]
 
+#: What :meth:`TranspositionTable.probe` answers for a key the table does
+#: not hold: searched to depth -1 (below every search's), with no move. A
+#: hit has a depth of 0 or more.
+MISS: Final[Entry] = (0, -1, EXACT, 0, None, False)
+
 
 def slots_for_bytes(table_bytes: int) -> int:
     """The most slots a table may have to stay within ``table_bytes`` when full (at least 1)."""
     return max(1, table_bytes // ENTRY_BYTES)
 
 
+@final  # direct calls from the searches once compiled (no vtable)
 class TranspositionTable:
     """Fixed-size table of search results keyed by position key.
 
@@ -75,12 +89,12 @@ class TranspositionTable:
         # In place: the search holds a reference to this list.
         self.slots[:] = [None] * self.size
 
-    def probe(self, key: int) -> Entry | None:
-        """The entry stored for ``key``, or ``None`` (never stored, or overwritten)."""
+    def probe(self, key: int) -> Entry:
+        """The entry stored for ``key``, or :data:`MISS` (never stored, or overwritten)."""
         entry = self.slots[key % self.size]
         if entry is not None and entry[0] == key:
             return entry
-        return None
+        return MISS
 
     def store(
         self,

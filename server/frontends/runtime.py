@@ -26,7 +26,6 @@ import dataclasses
 import os
 import sys
 import threading
-import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any, Final, TextIO
 
@@ -53,9 +52,6 @@ FRONTEND_WORKER_NICE: Final = 0
 UNTIMED_DUE_S: Final = 24 * 3600.0
 #: The most a front end reads from its input at once (commands are short lines).
 READ_BYTES: Final = 64 * 1024
-#: How often a front end looks whether its worker is ready or free (the
-#: pool's own start-up polls as often).
-POLL_S: Final = 0.01
 
 
 class FrontendPool:
@@ -108,12 +104,7 @@ class FrontendPool:
         if self._starting is not None:
             with contextlib.suppress(RuntimeError):  # workers that will not start
                 await self._starting
-        deadline = time.monotonic() + START_TIMEOUT_S
-        while not condition():
-            if time.monotonic() > deadline:
-                return False
-            await asyncio.sleep(POLL_S)
-        return True
+        return await self.pool.wait_until(condition, START_TIMEOUT_S)
 
     def submit(
         self, job: SearchJob, on_info: Callable[[Info], None] | None = None

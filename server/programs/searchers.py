@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from engine.game import Game
-from engine.search.limits import Deadlines, Limits
+from engine.search.limits import Limits
 from engine.search.request import SearchRequest, StopSignal
 from engine.search.results import Info, SearchResult
 from engine.search.score import Score
@@ -216,25 +216,25 @@ class ProgramSearcher:
         launch = self._launch
         return launch is None or launch.done.wait(max(0.0, deadline - time.monotonic()))
 
-    def think(self, request: SearchRequest, cleanup: bool = False) -> SearchResult:
+    def think(self, request: SearchRequest) -> SearchResult:
         """Search ``request.state`` with the program; the contract of our own searchers.
 
         The session never asks for a think in a finished game: there is a
-        legal move to fall back on. ``cleanup`` (Go) asks for a move of a
-        clean-up phase (protocol.md, ``think.cleanup``).
+        legal move to fall back on. ``request.cleanup`` (Go) asks for a move
+        of a clean-up phase (protocol.md, ``think.cleanup``).
         """
-        state, limits, stop, on_info = request.state, request.limits, request.stop, request.on_info
         started = time.monotonic()
-        deadlines = request.planned()
-        search = _Search(self.game, state, started)
-        process = self._ready(stop, deadlines)
+        # Planned once: the protocol's part reads them from the request.
+        request = dataclasses.replace(request, deadlines=request.planned())
+        search = _Search(self.game, request.state, started)
+        process = self._ready(request)
         if isinstance(process, _NotReady):
             if process.stopped:
                 return search.unsearched("stopped")
             return search.failed(process.why)
         process.discard_unread()  # what it said while idle (its stray info strings)
         try:
-            result = self._think(process, search, limits, stop, on_info, deadlines, cleanup)
+            result = self._think(process, request, search)
         except _Stopped as stopped:
             self._restart()  # GTP has no stop: the program was cut off
             return search.unsearched(stopped.reason)
@@ -245,8 +245,9 @@ class ProgramSearcher:
         self.unavailable = None
         return result
 
-    def _ready(self, stop: StopSignal | None, deadlines: Deadlines) -> LineProcess | _NotReady:
+    def _ready(self, request: SearchRequest) -> LineProcess | _NotReady:
         """The program through its handshake, by the think's deadline or stop; else why not."""
+        stop, deadlines = request.stop, request.planned()
         self.start()
         launch = self._launch
         if launch is None:
@@ -293,16 +294,7 @@ class ProgramSearcher:
             # Still in its handshake: killed now, its thread sees the end.
             launch.starting.kill()
 
-    def _think(
-        self,
-        process: LineProcess,
-        search: _Search,
-        limits: Limits,
-        stop: StopSignal | None,
-        on_info: Callable[[Info], None] | None,
-        deadlines: Deadlines,
-        cleanup: bool = False,
-    ) -> SearchResult:
+    def _think(self, process: LineProcess, request: SearchRequest, search: _Search) -> SearchResult:
         """The protocol's part of :meth:`think`: raise ProgramError when the engine fails."""
         raise NotImplementedError
 
@@ -317,33 +309,19 @@ class ProgramSearcher:
 class UciSearcher(ProgramSearcher):
     """A UCI engine as a searcher: :meth:`think` with the contract of our own searchers."""
 
-    def _think(
-        self,
-        process: LineProcess,
-        search: _Search,
-        limits: Limits,
-        stop: StopSignal | None,
-        on_info: Callable[[Info], None] | None,
-        deadlines: Deadlines,
-        cleanup: bool = False,
-    ) -> SearchResult:
-        state = search.state
+    def _think(self, process: LineProcess, request: SearchRequest, search: _Search) -> SearchResult:
+        state, limits, deadlines = request.state, request.limits, request.planned()
         process.send(f"position fen {self.game.format_position(state)}")
         process.send(go_command(limits, deadlines, self.game.to_move(state), search.started))
-        return self._follow(process, search, limits, stop, on_info, deadlines)
+        return self._follow(process, request, search)
 
     def _follow(
-        self,
-        process: LineProcess,
-        search: _Search,
-        limits: Limits,
-        stop: StopSignal | None,
-        on_info: Callable[[Info], None] | None,
-        deadlines: Deadlines,
+        self, process: LineProcess, request: SearchRequest, search: _Search
     ) -> SearchResult:
         """Read the search's lines until ``bestmove``; stop it at the deadline or on request."""
+        stop, on_info, deadlines = request.stop, request.on_info, request.planned()
         stopped_at: float | None = None
-        reason = _limit_reason(limits)
+        reason = _limit_reason(request.limits)
         garbage = 0
         while True:
             now = time.monotonic()
@@ -400,20 +378,11 @@ class GtpSearcher(ProgramSearcher):
     #: The program whose ``list_commands`` was asked, and its answer.
     _listed: tuple[LineProcess, frozenset[str]] | None = None
 
-    def _think(
-        self,
-        process: LineProcess,
-        search: _Search,
-        limits: Limits,
-        stop: StopSignal | None,
-        on_info: Callable[[Info], None] | None,
-        deadlines: Deadlines,
-        cleanup: bool = False,
-    ) -> SearchResult:
-        state = search.state
+    def _think(self, process: LineProcess, request: SearchRequest, search: _Search) -> SearchResult:
+        state, stop, deadlines = request.state, request.stop, request.planned()
         colour = ("black", "white")[self.game.to_move(state)]
         generate = "genmove"
-        if cleanup and CLEANUP_COMMAND in self._commands(process, stop):
+        if request.cleanup and CLEANUP_COMMAND in self._commands(process, stop):
             generate = CLEANUP_COMMAND
         setup = self._setup(state)
         if deadlines.hard is not None:
@@ -486,18 +455,9 @@ class CmdSearcher(ProgramSearcher):
         self._line = bots.MoveLine(game)
         self._requests = 0
 
-    def _think(
-        self,
-        process: LineProcess,
-        search: _Search,
-        limits: Limits,
-        stop: StopSignal | None,
-        on_info: Callable[[Info], None] | None,
-        deadlines: Deadlines,
-        cleanup: bool = False,
-    ) -> SearchResult:
+    def _think(self, process: LineProcess, request: SearchRequest, search: _Search) -> SearchResult:
         # A bot is asked for its move as always: the clean-up phase is the referee's.
-        state = search.state
+        state, stop, deadlines = request.state, request.stop, request.planned()
         self._line.at(state)
         self._requests += 1
         now = time.monotonic()
@@ -510,7 +470,9 @@ class CmdSearcher(ProgramSearcher):
             budget_ms: int | None = max(0, int((deadline - now) * 1000))
         else:
             budget_ms, deadline = None, now + UNTIMED_GENMOVE_S
-        process.send(bots.request(self.game, state, self._line, limits, budget_ms, self._requests))
+        process.send(
+            bots.request(self.game, state, self._line, request.limits, budget_ms, self._requests)
+        )
         chatter = 0
         while True:
             try:
@@ -534,7 +496,7 @@ class CmdSearcher(ProgramSearcher):
                 continue
             try:
                 answer = bots.parse_answer(line)
-                result = self._result(search, answer, on_info)
+                result = self._result(search, answer, request.on_info)
             except (bots.BotAnswerError, ExternalEngineError) as error:
                 process.note(f"request {self._requests}: answer refused: {error}")
                 raise

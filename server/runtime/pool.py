@@ -182,8 +182,9 @@ class WorkerPool:
         self._pending: deque[Command] = deque()
         self._executing = False
         self._reapers: set[asyncio.Task[None]] = set()
-        #: Set whenever a worker reports ready or dies (what start() waits for).
-        self._workers_changed = asyncio.Event()
+        #: Set, and replaced by a new one, after the scheduler has handled
+        #: an event (:meth:`_execute`): what :meth:`wait_until` waits on.
+        self._changed = asyncio.Event()
 
     # ------------------------------------------------------------------
     # Life cycle.
@@ -191,17 +192,31 @@ class WorkerPool:
     async def start(self) -> None:
         """Start the workers and wait until each has imported the engine."""
         self._execute(self.scheduler.start())
-        deadline = time.monotonic() + START_TIMEOUT_S
-        while self.scheduler.starting and self.scheduler.start_failures < MAX_START_FAILURES:
-            self._workers_changed.clear()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(
-                    self._workers_changed.wait(), max(0.0, deadline - time.monotonic())
-                )
-            if self.scheduler.starting and time.monotonic() > deadline:
-                raise RuntimeError("search workers did not start in time")
-        if self.scheduler.start_failures >= MAX_START_FAILURES:
+        scheduler = self.scheduler
+        settled = await self.wait_until(
+            lambda: not scheduler.starting or scheduler.start_failures >= MAX_START_FAILURES,
+            START_TIMEOUT_S,
+        )
+        if not settled:
+            raise RuntimeError("search workers did not start in time")
+        if scheduler.start_failures >= MAX_START_FAILURES:
             raise RuntimeError("search workers die as they start; see the log")
+
+    async def wait_until(self, condition: Callable[[], bool], timeout_s: float) -> bool:
+        """Wait until ``condition()`` holds; False if it still does not after ``timeout_s``.
+
+        The condition is read again after every event the scheduler handles
+        (a worker ready, a result, a death, a timer), the only times the
+        pool's state changes: no polling.
+        """
+        deadline = time.monotonic() + timeout_s
+        while not condition():
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return False
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._changed.wait(), remaining)
+        return True
 
     async def close(self) -> None:
         """Answer what is queued, ask every worker to exit, kill stragglers, reap all."""
@@ -313,6 +328,9 @@ class WorkerPool:
                 self._carry_out(self._pending.popleft())
         finally:
             self._executing = False
+            # Wake every waiter; later waiters wait for the next change.
+            changed, self._changed = self._changed, asyncio.Event()
+            changed.set()
 
     def _carry_out(self, command: Command) -> None:
         if isinstance(command, Deliver):
@@ -391,7 +409,6 @@ class WorkerPool:
         reaper = loop.create_task(self._reap(handle.process))
         self._reapers.add(reaper)
         reaper.add_done_callback(self._reapers.discard)
-        self._workers_changed.set()
 
     async def _reap(self, process: BaseProcess) -> None:
         """Wait for ``process`` to exit without blocking the loop; kill it if it will not."""
@@ -434,7 +451,6 @@ class WorkerPool:
         kind = message[0]
         if kind == "ready":
             self._execute(self.scheduler.worker_ready(number, now))
-            self._workers_changed.set()
         elif kind == "info":
             self._execute(self.scheduler.worker_info(number, message[1], message[2], now))
         elif kind == "done":

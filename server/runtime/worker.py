@@ -227,11 +227,18 @@ def _think(
     fallen below the threshold resigns (:func:`engine.games.go.should_resign`).
     """
     request = SearchRequest(
-        job.state, job.limits, job.deadlines, stop, report, job.multipv, job.searchmoves
+        job.state,
+        job.limits,
+        job.deadlines,
+        stop,
+        report,
+        job.multipv,
+        job.searchmoves,
+        job.cleanup,
     )
-    if isinstance(searcher, ProgramSearcher):
-        return searcher.think(request, cleanup=job.cleanup)
     result = searcher.think(request)
+    if isinstance(searcher, ProgramSearcher):
+        return result  # a program plays by its own rules
     if job.game == GO and job.algorithm == MCTS:
         game = create_game(job.game, job.options)
         if isinstance(game, Go):

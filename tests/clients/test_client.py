@@ -13,6 +13,7 @@ from websockets.asyncio.server import ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
 
 from clients import client as client_module
+from clients import connection as connection_module
 from clients.client import (
     BadMessageError,
     BadOptionsError,
@@ -572,7 +573,8 @@ async def test_a_closed_connection_fails_every_pending_request_at_once() -> None
 async def test_an_analysis_whose_stop_is_never_answered_times_out(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(client_module, "THINK_TIMEOUT_MARGIN_S", 0.3)
+    # The margin after a stop is the connection's (the think's first timeout is the client's).
+    monkeypatch.setattr(connection_module, "THINK_TIMEOUT_MARGIN_S", 0.3)
 
     def script(message: dict[str, Any]) -> Reply:
         if message["type"] == "think":

@@ -19,6 +19,7 @@ from server.frontends.runtime import (
     search_job,
 )
 from server.runtime.constants import DELIVERY_MARGIN_S
+from tests.timing import UNIT
 
 
 def test_a_timed_search_keeps_its_whole_time_and_is_due_a_delivery_margin_later() -> None:
@@ -78,3 +79,27 @@ def test_stdout_carries_the_protocol_alone(capfd: pytest.CaptureFixture[str]) ->
     captured = capfd.readouterr()
     assert captured.out == "readyok\nafter\n"
     assert "noise from a worker" in captured.err
+
+
+async def test_a_wait_on_the_pool_wakes_at_its_events_not_on_a_clock() -> None:
+    """Seen: the front ends polled ``idle_workers`` every 10 ms; they wait on the pool's events."""
+    pool = FrontendPool(1 << 10).pool
+    loop = asyncio.get_running_loop()
+    flag = {"up": False}
+
+    def flip() -> None:
+        flag["up"] = True
+
+    # A change the pool's scheduler did not handle is not looked for: no
+    # poll finds it, the wait reads the condition again only at its end.
+    loop.call_soon(flip)
+    started = loop.time()
+    assert await pool.wait_until(lambda: flag["up"], 0.1)
+    assert loop.time() - started >= 0.09
+    # A change followed by an event the pool handles ends the wait at once.
+    flag["up"] = False
+    loop.call_soon(lambda: (flip(), pool._execute([])))
+    started = loop.time()
+    assert await pool.wait_until(lambda: flag["up"], 10 * UNIT)
+    assert loop.time() - started < 5 * UNIT
+    assert not await pool.wait_until(lambda: False, 0.01)

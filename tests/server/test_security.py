@@ -218,15 +218,13 @@ async def test_a_bot_that_waits_for_each_reply_is_never_refused() -> None:
     async with running_server(workers=1) as server, connect(url(server.port)) as ws:
         client = RawClient(ws, "json")
         await client.request({"type": "new_game", "game": "tictactoe", "id": 0})
-        started = time.monotonic()
         for number in range(1, 601):  # 600 requests as fast as the replies come
             cell = ["a1", "b1", "c1"][number % 3]
             reply = await client.request(
                 {"type": "new_game", "game": "tictactoe", "moves": [cell], "id": number}
             )
             assert reply["type"] == "state" and reply["id"] == number, reply
-        rate = 600 / (time.monotonic() - started)
-        assert rate > 100, f"only {rate:.0f} requests/s"
+        # Its rate (a performance target) is bench/server_bench.py's (e).
 
 
 async def test_a_flooding_client_is_slowed_not_refused_and_others_are_untouched() -> None:

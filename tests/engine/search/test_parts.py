@@ -17,7 +17,7 @@ from engine.search.ordering import SORT_MIN_DEPTH, pick_moves, sort_rest
 from engine.search.request import SearchRequest
 from engine.search.score import WIN
 from engine.search.threats import ThreatCuts, has_threat_hooks
-from engine.search.tt import EXACT, LOWER, TranspositionTable
+from engine.search.tt import EXACT, LOWER, MISS, TranspositionTable
 
 
 def test_the_table_stores_a_mate_relative_to_its_node() -> None:
@@ -25,14 +25,14 @@ def test_the_table_stores_a_mate_relative_to_its_node() -> None:
     # A win 5 plies from the root, found at a node 3 plies down: 2 from it.
     table.store(11, 4, EXACT, WIN - 5, "m", True, ply=3)
     entry = table.probe(11)
-    assert entry is not None and entry[3] == WIN - 2 and entry[4] == "m" and entry[5]
+    assert entry[3] == WIN - 2 and entry[4] == "m" and entry[5]
     table.store(11, 4, LOWER, 7 - WIN, None, False, ply=3)
     entry = table.probe(11)
-    assert entry is not None and entry[3] == 4 - WIN
+    assert entry[3] == 4 - WIN
     table.store(12, 1, EXACT, 35, None, False, ply=9)  # heuristic values stay as they are
     assert table.probe(12) == (12, 1, EXACT, 35, None, False)
-    assert table.probe(19) is None, "same slot as 11, another key: a miss"
-    assert table.probe(3) is None
+    assert table.probe(19) == MISS, "same slot as 11, another key: a miss"
+    assert table.probe(3) == MISS and MISS[1] < 0 and MISS[4] is None
 
 
 def test_the_picker_tries_the_table_move_first_and_sorts_the_rest_only_if_asked() -> None:
