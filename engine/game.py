@@ -174,6 +174,18 @@ class Game(ABC, Generic[S, M]):
     #: pruning at the root that buys a deeper search of the plays that matter.
     #: ``None`` (the default): every move is searched at every depth.
     root_filter: ClassVar[tuple[int, int] | None] = None
+    #: Evaluation units per ply of remaining depth for the alpha-beta
+    #: search's futility pruning near the horizon: a node whose static
+    #: evaluation beats beta by this much per ply is cut (reverse futility,
+    #: "static null move"), and at a frontier node whose evaluation plus this
+    #: much per ply cannot reach alpha, quiet moves that give no check are
+    #: skipped (Heinz's futility pruning). 0 (the default): no such pruning,
+    #: right for games whose evaluation can swing by any amount in one move.
+    futility_margin: ClassVar[int] = 0
+    #: Late-move reductions that grow with the logarithms of the depth and
+    #: of the move's index (the formula of the Stockfish family), instead of
+    #: one ply for every late move. Only read where :meth:`uses_reductions`.
+    log_reductions: ClassVar[bool] = False
     #: The search a ``think`` gets when it names none: :data:`ALPHABETA`
     #: (:data:`EXPECTIMINIMAX` for games of chance) or :data:`MCTS`.
     default_algorithm: ClassVar[str] = ALPHABETA

@@ -31,6 +31,7 @@ Nothing here prints: progress goes to the request's ``on_info`` callback.
 
 from __future__ import annotations
 
+import math
 import time
 from bisect import bisect_left, bisect_right
 from collections import defaultdict
@@ -60,6 +61,20 @@ LMR_MIN_DEPTH: Final = 3
 #: tried (the classic R = 2 of Donninger's null-move paper).
 NULL_MOVE_REDUCTION: Final = 2
 NULL_MOVE_MIN_DEPTH: Final = 3
+#: Logarithmic late-move reductions (games with ``log_reductions``): a late
+#: quiet move is reduced by ``LMR_BASE + ln(depth) * ln(move number) /
+#: LMR_DIVISOR`` plies, at least one, one less at PV nodes, never below
+#: depth 1. The constants are Ethereal's published ones (0.75 and 2.25).
+LMR_BASE: Final = 0.75
+LMR_DIVISOR: Final = 2.25
+#: Size of the reduction table, in depths and in move numbers.
+LMR_TABLE_SIZE: Final = 64
+#: Futility pruning (games with ``futility_margin``): reverse futility
+#: ("static null move") at remaining depths up to this, ...
+REVERSE_FUTILITY_MAX_DEPTH: Final = 3
+#: ... and quiet moves skipped at frontier nodes up to this depth (Heinz's
+#: futility pruning at depth 1, extended futility at depth 2).
+FUTILITY_MAX_DEPTH: Final = 2
 #: Killer moves kept per ply.
 KILLERS_PER_PLY: Final = 2
 
@@ -80,6 +95,17 @@ class _RootBest:
     move: Hashable
     value: int
     pv: list[Hashable]
+
+
+def _reduction_table(logarithmic: bool) -> list[list[int]]:
+    """Late-move reductions by ``[depth][move number]``: one ply, or the log formula."""
+    table = [[1] * LMR_TABLE_SIZE for _ in range(LMR_TABLE_SIZE)]
+    if logarithmic:
+        for depth in range(1, LMR_TABLE_SIZE):
+            for number in range(1, LMR_TABLE_SIZE):
+                reduction = int(LMR_BASE + math.log(depth) * math.log(number) / LMR_DIVISOR)
+                table[depth][number] = max(1, reduction)
+    return table
 
 
 @final  # direct calls between its methods once compiled (no vtable)
@@ -112,6 +138,8 @@ class Searcher(BudgetedSearch):
         self._has_check_hook = type(game).in_check is not Game.in_check
         self._has_quiet_hook = type(game).is_quiet is not Game.is_quiet
         self._reductions = game.uses_reductions()
+        self._futility_margin = game.futility_margin
+        self._reduction_table = _reduction_table(game.log_reductions)
         self._reorder = game.uses_ordering_heuristics()
         self._reset_counters()
 
@@ -562,18 +590,36 @@ class Searcher(BudgetedSearch):
                 return decided
             alpha, beta, moves = threats.alpha, threats.beta, threats.safe
 
-        # Step 7. Check extension, and null-move pruning when not in check.
+        # Step 7. Check extension; when not in check, futility and null-move
+        # pruning, which need the static evaluation.
         in_check = self._has_check_hook and game.in_check(state)
+        margin = self._futility_margin
+        static_eval = 0
+        have_static = False
+        futile = False  # step 9 may skip quiet moves that give no check
         if in_check:
             depth += 1
-        elif (
-            self._has_null_move
+        elif not is_pv and -WIN_THRESHOLD < beta < WIN_THRESHOLD and margin > 0:
+            static_eval = game.evaluate(state)
+            have_static = True
+            # Step 7a. Reverse futility: far enough above beta, a quiet move
+            # of the opponent's is not expected to bring it back this close
+            # to the horizon.
+            if depth <= REVERSE_FUTILITY_MAX_DEPTH and static_eval - margin * depth >= beta:
+                self.horizon += 1  # a pruned node is never a proof
+                return static_eval - margin * depth
+            futile = depth <= FUTILITY_MAX_DEPTH and static_eval + margin * depth <= alpha
+        if (
+            not in_check
+            and self._has_null_move
             and not is_pv
             and depth >= NULL_MOVE_MIN_DEPTH
             and beta < WIN_THRESHOLD
         ):
             passed = game.null_move(state)
-            if passed is not None and game.evaluate(state) >= beta:
+            if passed is not None and not have_static:
+                static_eval = game.evaluate(state)
+            if passed is not None and static_eval >= beta:
                 value = -self._negamax(
                     passed, depth - 1 - NULL_MOVE_REDUCTION, -beta, -beta + 1, ply + 1, False
                 )
@@ -607,6 +653,7 @@ class Searcher(BudgetedSearch):
         best_value = -INFINITY
         best_move: Hashable = None  # the first move sets it: every value beats -INFINITY
         reduce_late = self._reductions and depth >= LMR_MIN_DEPTH and not in_check
+        reductions = self._reduction_table[min(depth, LMR_TABLE_SIZE - 1)]
         leaf_children = depth == 1 and not self._has_quiescence
         if leaf_children and ply + 1 > self.seldepth:
             self.seldepth = ply + 1
@@ -615,6 +662,9 @@ class Searcher(BudgetedSearch):
                 sort_rest(game, state, moves)  # the table's move did not cut
             move = moves[index]
             child = game.play(state, move)
+            if futile and index > 0 and game.is_quiet(state, move) and not game.in_check(child):
+                self.horizon += 1  # skipped: the value is no longer proven
+                continue
             searched_as_pv = is_pv and index == 0
             if leaf_children:
                 # The horizon inline: a leaf's value is exact whatever the
@@ -636,7 +686,13 @@ class Searcher(BudgetedSearch):
             else:
                 reduction = 0
                 if reduce_late and index >= LMR_MIN_MOVES and game.is_quiet(state, move):
-                    reduction = 1
+                    reduction = reductions[min(index + 1, LMR_TABLE_SIZE - 1)]
+                    if is_pv and reduction > 1:
+                        reduction -= 1
+                    if reduction > depth - 2:
+                        reduction = depth - 2
+                    if reduction > 1 and game.in_check(child):
+                        reduction = 1  # a checking move is kept near full depth
                 value = -self._negamax(
                     child, depth - 1 - reduction, -alpha - 1, -alpha, ply + 1, False
                 )

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Final
 from engine.games.chess.bitboards import (
     BISHOP,
     DARK_SQUARES,
+    FILE_A,
     KING,
     KNIGHT,
     LIGHT_SQUARES,
@@ -64,6 +65,49 @@ _RANKS_1_TO_6: Final = (1 << 48) - 1
 MOP_UP_EDGE: Final = 10
 MOP_UP_CLOSE: Final = 4
 MOP_UP_MIN_LEAD: Final = 400
+
+
+#: Rooks on a file with no pawn (open) or with no pawn of their own side
+#: (half-open), middlegame and endgame: Fruit 2.1's values.
+ROOK_OPEN_FILE_MG: Final = 20
+ROOK_OPEN_FILE_EG: Final = 20
+ROOK_HALF_OPEN_FILE_MG: Final = 10
+ROOK_HALF_OPEN_FILE_EG: Final = 10
+#: Pawn structure, per pawn: a second pawn on a file (doubled) and a pawn
+#: with no pawn of its side on the files beside (isolated): Fruit 2.1's
+#: values (10 in the middlegame, 20 in the endgame).
+DOUBLED_PAWN_MG: Final = 10
+DOUBLED_PAWN_EG: Final = 20
+ISOLATED_PAWN_MG: Final = 10
+ISOLATED_PAWN_EG: Final = 20
+#: King shelter, middlegame only: for each of the king's file and the files
+#: beside it with no pawn of the king's side on the two ranks ahead of the
+#: king (our own amount, of the order of Fruit's shelter penalties).
+KING_SHELTER_MISSING: Final = 15
+#: A passed pawn that the lone king (its side has only pawns left) cannot
+#: catch by the rule of the square: promotion is as good as a queen less a
+#: pawn, which the passed-pawn bonus by rank already partly counts.
+UNSTOPPABLE_PASSER: Final = 500
+#: Drawish endings, as scale factors out of 64 applied to the whole
+#: evaluation of the side ahead (Stockfish 8's material.cpp and
+#: evaluate.cpp): a side without pawns that is up at most a bishop's worth
+#: of pieces cannot force a win (0 with less than a rook's worth, else 4
+#: when the other side has at most a bishop, else 14); opposite-coloured
+#: bishops with no other pieces are drawish (31 with two pawns or more, 9
+#: with fewer), and still somewhat with other pieces (46).
+SCALE_NORMAL: Final = 64
+SCALE_PAWNLESS_MINOR: Final = 0
+SCALE_PAWNLESS_VS_MINOR: Final = 4
+SCALE_PAWNLESS: Final = 14
+SCALE_OPPOSITE_BISHOPS: Final = 31
+SCALE_OPPOSITE_BISHOPS_FEW_PAWNS: Final = 9
+SCALE_OPPOSITE_BISHOPS_PIECES: Final = 46
+#: Non-pawn material in the units of the scaling rules (Stockfish 8's
+#: middlegame values, which the rules above are stated in).
+SCALE_KNIGHT: Final = 817
+SCALE_BISHOP: Final = 836
+SCALE_ROOK: Final = 1270
+SCALE_QUEEN: Final = 2521
 
 
 def _ring(file: int, rank: int) -> int:
@@ -170,11 +214,12 @@ def evaluate(position: Position) -> int:
     # the mover's point of view, so that mirrored positions round alike.
     blend = position.mg * phase + position.eg * (FULL_PHASE - phase)
     pawns = boards[PAWN]
+    white, black = boards[0], boards[7]
     if pawns:
-        blend += _passed_pawns(pawns & boards[0], pawns & boards[7], phase)
+        blend += _passed_pawns(position, pawns & white, pawns & black, phase)
+    blend += _structure(boards, phase)
     score = 0
     bishops = boards[BISHOP]
-    white, black = boards[0], boards[7]
     white_bishops = bishops & white
     if white_bishops & LIGHT_SQUARES and white_bishops & DARK_SQUARES:
         score += BISHOP_PAIR
@@ -186,13 +231,118 @@ def evaluate(position: Position) -> int:
         if lead >= MOP_UP_MIN_LEAD or lead <= -MOP_UP_MIN_LEAD:
             score += _mop_up(position, lead > 0)
     blend += score * FULL_PHASE
+    if phase <= SCALE_MAX_PHASE:
+        scale = _scale(boards, blend > 0)
+        if scale != SCALE_NORMAL:
+            blend = blend * scale // SCALE_NORMAL
     if position.turn:
         blend = -blend
     return blend // FULL_PHASE + TEMPO
 
 
-def _passed_pawns(white_pawns: int, black_pawns: int, phase: int) -> int:
-    """Passed-pawn bonus, White minus Black, already blended by ``phase``."""
+#: The scaling rules are looked at only when this little material is left
+#: (every rule needs at most a rook and a bishop a side, phase 6 in all).
+SCALE_MAX_PHASE: Final = 6
+
+
+def _file_set(board: int) -> int:
+    """The files that hold a square of ``board``, as a byte (bit 0: the a-file)."""
+    board |= board >> 32
+    board |= board >> 16
+    board |= board >> 8
+    return board & 0xFF
+
+
+def _structure(boards: tuple[int, ...], phase: int) -> int:
+    """Rooks on open files, doubled and isolated pawns, king shelter; blended by ``phase``."""
+    pawns = boards[PAWN]
+    rooks = boards[ROOK]
+    kings = boards[KING]
+    mg = eg = 0
+    for color in (0, 1):
+        own = boards[7 * color]
+        sign = -1 if color else 1
+        own_pawns = pawns & own
+        own_files = _file_set(own_pawns)
+        pawn_files = _file_set(pawns)
+        side_mg = side_eg = 0
+        # Rooks on open and half-open files.
+        own_rooks = rooks & own
+        while own_rooks:
+            low = own_rooks & -own_rooks
+            own_rooks ^= low
+            file_bit = 1 << ((low.bit_length() - 1) & 7)
+            if not pawn_files & file_bit:
+                side_mg += ROOK_OPEN_FILE_MG
+                side_eg += ROOK_OPEN_FILE_EG
+            elif not own_files & file_bit:
+                side_mg += ROOK_HALF_OPEN_FILE_MG
+                side_eg += ROOK_HALF_OPEN_FILE_EG
+        # Doubled pawns: every pawn beyond the first on its file.
+        doubled = own_pawns.bit_count() - own_files.bit_count()
+        # Isolated pawns: on files with no own pawn on either side.
+        isolated_files = own_files & ~(own_files << 1 | own_files >> 1)
+        isolated = (own_pawns & isolated_files * FILE_A).bit_count() if isolated_files else 0
+        side_mg -= DOUBLED_PAWN_MG * doubled + ISOLATED_PAWN_MG * isolated
+        side_eg -= DOUBLED_PAWN_EG * doubled + ISOLATED_PAWN_EG * isolated
+        # King shelter: own pawns on the two ranks ahead of the king, on
+        # its file and the files beside (middlegame only).
+        king = (kings & own).bit_length() - 1
+        file, rank = king & 7, king >> 3
+        shelter_files = (7 << file >> 1) & 0xFF
+        if color:
+            ahead = (0xFFFF << 8 * rank >> 16) if rank >= 2 else (0xFF if rank == 1 else 0)
+        else:
+            ahead = (0xFFFF << 8 * (rank + 1)) & ((1 << 64) - 1)
+        sheltered = _file_set(own_pawns & ahead & shelter_files * FILE_A)
+        side_mg -= KING_SHELTER_MISSING * (shelter_files & ~sheltered).bit_count()
+        mg += sign * side_mg
+        eg += sign * side_eg
+    return mg * phase + eg * (FULL_PHASE - phase)
+
+
+def _non_pawn_material(boards: tuple[int, ...], side: int) -> int:
+    return (
+        SCALE_KNIGHT * (boards[KNIGHT] & side).bit_count()
+        + SCALE_BISHOP * (boards[BISHOP] & side).bit_count()
+        + SCALE_ROOK * (boards[ROOK] & side).bit_count()
+        + SCALE_QUEEN * (boards[QUEEN] & side).bit_count()
+    )
+
+
+def _scale(boards: tuple[int, ...], white_ahead: bool) -> int:
+    """The drawish-ending scale factor (out of :data:`SCALE_NORMAL`) for the side ahead."""
+    strong = boards[0] if white_ahead else boards[7]
+    weak = boards[7] if white_ahead else boards[0]
+    strong_material = _non_pawn_material(boards, strong)
+    weak_material = _non_pawn_material(boards, weak)
+    if not boards[PAWN] & strong and strong_material - weak_material <= SCALE_BISHOP:
+        if strong_material < SCALE_ROOK:
+            return SCALE_PAWNLESS_MINOR
+        return SCALE_PAWNLESS_VS_MINOR if weak_material <= SCALE_BISHOP else SCALE_PAWNLESS
+    bishops = boards[BISHOP]
+    white_bishops = bishops & boards[0]
+    black_bishops = bishops & boards[7]
+    if (
+        white_bishops.bit_count() == 1
+        and black_bishops.bit_count() == 1
+        and bool(white_bishops & LIGHT_SQUARES) != bool(black_bishops & LIGHT_SQUARES)
+    ):
+        if strong_material == SCALE_BISHOP and weak_material == SCALE_BISHOP:
+            if boards[PAWN].bit_count() >= 2:
+                return SCALE_OPPOSITE_BISHOPS
+            return SCALE_OPPOSITE_BISHOPS_FEW_PAWNS
+        return SCALE_OPPOSITE_BISHOPS_PIECES
+    return SCALE_NORMAL
+
+
+def _passed_pawns(position: Position, white_pawns: int, black_pawns: int, phase: int) -> int:
+    """Passed-pawn bonus, White minus Black, already blended by ``phase``.
+
+    When a side has only king and pawns, a passed pawn of the other side
+    that its king cannot catch (the rule of the square) counts
+    :data:`UNSTOPPABLE_PASSER` more.
+    """
     # Squares each side's pawns watch ahead of them (own file and the files
     # beside): a pawn of the other side standing there is not passed.
     ahead_of_black = black_pawns >> 8
@@ -210,21 +360,63 @@ def _passed_pawns(white_pawns: int, black_pawns: int, phase: int) -> int:
     ahead_of_white |= (ahead_of_white & _RANKS_1_TO_3) << 32
     ahead_of_white |= (ahead_of_white & NOT_FILE_A) >> 1 | (ahead_of_white & NOT_FILE_H) << 1
     mg = eg = 0
-    passed = white_pawns & ~ahead_of_black
+    white_passed = white_pawns & ~ahead_of_black
+    black_passed = black_pawns & ~ahead_of_white
+    passed = white_passed
     while passed:
         low = passed & -passed
         passed ^= low
         rank = (low.bit_length() - 1) >> 3
         mg += PASSED_PAWN_MG[rank]
         eg += PASSED_PAWN_EG[rank]
-    passed = black_pawns & ~ahead_of_white
+    passed = black_passed
     while passed:
         low = passed & -passed
         passed ^= low
         rank = 7 - ((low.bit_length() - 1) >> 3)
         mg -= PASSED_PAWN_MG[rank]
         eg -= PASSED_PAWN_EG[rank]
+    boards = position.boards
+    pieces = boards[KNIGHT] | boards[BISHOP] | boards[ROOK] | boards[QUEEN]
+    if white_passed and not pieces & boards[7] and _unstoppable(position, white_passed, 0):
+        eg += UNSTOPPABLE_PASSER
+    if black_passed and not pieces & boards[0] and _unstoppable(position, black_passed, 1):
+        eg -= UNSTOPPABLE_PASSER
     return mg * phase + eg * (FULL_PHASE - phase)
+
+
+def _unstoppable(position: Position, passed: int, color: int) -> bool:
+    """Whether a passed pawn of ``color`` outruns the other king (the rule of the square).
+
+    The pawn needs one move a rank to promote (a pawn on its second rank
+    can step two at once); the king catches it when its distance to the
+    promotion square, less one if it moves first, is no more than that.
+    A pawn with a piece of its own side on its path is left out.
+    """
+    boards = position.boards
+    defender_king = (boards[KING] & boards[7 * (1 - color)]).bit_length() - 1
+    occupied = boards[0] | boards[7]
+    while passed:
+        low = passed & -passed
+        passed ^= low
+        square = low.bit_length() - 1
+        file, rank = square & 7, square >> 3
+        to_go = 7 - rank if color == 0 else rank
+        if to_go == 6:
+            to_go = 5  # the double step
+        promotion = file + (56 if color == 0 else 0)
+        king_distance = max(
+            abs((defender_king & 7) - file), abs((defender_king >> 3) - (promotion >> 3))
+        )
+        if position.turn != color:
+            king_distance -= 1
+        if king_distance <= to_go:
+            continue
+        path = FILE_A << file
+        path = path & ~((1 << (square + 1)) - 1) if color == 0 else path & ((1 << square) - 1)
+        if not path & occupied:
+            return True
+    return False
 
 
 def _mop_up(position: Position, white_leads: bool) -> int:

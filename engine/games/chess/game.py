@@ -132,6 +132,12 @@ class Chess(Game[Position, Move]):
     #: (Random playouts are no judge of chess: fitted against them, as the
     #: other games' scales are, the figure is about 2,400.)
     win_odds_scale = 270
+    #: Futility pruning near the horizon, per ply of depth: one pawn (the
+    #: order of the margins of open engines such as Ethereal, 70-90 per
+    #: ply, rounded up for an evaluation with fewer terms to swing).
+    futility_margin = 100
+    #: Late moves are reduced by the logarithmic formula (engine.search.alphabeta).
+    log_reductions = True
     #: Random moves rarely end a game of chess; a playout stops after 20
     #: plies and the evaluation judges it. 20 plies take 0.27 ms compiled,
     #: 0.8 ms pure on average (``python -m bench.mcts_bench --only playouts``;
