@@ -12,6 +12,10 @@ The protocol has no undo: ``undo`` starts the game again from its start
 position, replaying the moves up to the person's previous decision (with
 the same dice seed and the rolls in the history, so backgammon comes back
 to the same roll).
+
+Why one module: one interactive program: the game loop, the prompt's
+commands and the live status line share the session's state; the board
+drawing is in :mod:`clients.render`. Hence the length (over 600 lines).
 """
 
 from __future__ import annotations

@@ -9,6 +9,10 @@ is written) every engine must answer ``hello``; if one does not, the
 command prints one line naming it and why, and exits with status 3. So
 does a local server (for ``url=local`` engines) that does not start, and
 a database this run created is then removed: nothing is left behind.
+
+Why one module: one command's options: most of the length (over 600 lines)
+is the help text of ``arena tournament``'s options, kept beside the code
+that reads them.
 """
 
 from __future__ import annotations

@@ -69,6 +69,11 @@ plain module global is a dictionary look-up in compiled code), and the hot
 paths (move generation, evaluation) are plain module functions with typed
 arguments and loops, without closures, lambdas, ``*args`` calls or
 ``Any``-typed containers, which mypyc would leave to the interpreter.
+
+Why one module: one game whole: its rules, the two notations GNU Backgammon
+shares with it and the hand-written evaluation are read together, like every
+module of ``engine/games`` (the network is in
+:mod:`engine.games.backgammon_net`); hence the length (over 600 lines).
 """
 
 from __future__ import annotations

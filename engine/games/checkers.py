@@ -53,6 +53,10 @@ primitive, so it would be a Python method call), and the hot functions are
 plain module functions on ints and fixed-length tuples, without closures,
 generators or ``itertools``; the position key stays below 2**62, where
 compiled ints are machine words.
+
+Why one module: one game whole: its rules, both notations and its evaluation
+share the bitboard tables and are read together, like every module of
+``engine/games``; hence the length (over 600 lines).
 """
 
 from __future__ import annotations

@@ -84,6 +84,11 @@ compiled hot loop's ``i64`` locals gave about 5% of that);
 50,000-70,000 compiled; :meth:`Go.play` 90,000-150,000 pure and
 150,000-170,000 compiled (it copies the board and the history set, which
 the compiler cannot speed up).
+
+Why one module: one game whole: its rules (captures, superko, area scoring),
+notation, evaluation and the hooks the searches use are read together, like
+every module of ``engine/games`` (the playout policy and priors are in
+:mod:`engine.games.go_policy`); hence the length (over 600 lines).
 """
 
 from __future__ import annotations

@@ -65,6 +65,10 @@ The constants' values are set by hand in the range michi and Pachi use
 (michi: Petr Baudis, 2015, a ~550-line Python Go engine; its defaults are
 an even prior of 10 visits, 15-30 for captures, 10 for a pattern) and
 kept where the benchmarks in docs/benchmarks.md measured them.
+
+Why one module: read top to bottom beside its reading guide, as michi keeps
+its policy in one file: the patterns, the playout and the priors use the
+same board and neighbour tables; hence the length (over 600 lines).
 """
 
 from __future__ import annotations

@@ -65,6 +65,10 @@ and 0.6 s. Before the half boards (whole 64-bit boards, the two sides'
 moves in one pass over one wide int) the pure build took 0.69 s and
 0.33 s and the compiled one hardly less, 0.55 s and 0.28 s: the compiled
 build is 6-10x faster than that pure one, the pure build about 1.9x slower.
+
+Why one module: one game whole: its rules, notation and evaluation share the
+half-board arithmetic and are read together, like every module of
+``engine/games``; hence the length (over 600 lines).
 """
 
 from __future__ import annotations

@@ -27,6 +27,10 @@ raises :class:`~engine.search.budget.SearchAborted` internally and answers
 with the best move of the last completed iteration (or a better move proven
 in the unfinished one), and always with a legal move when one exists.
 Nothing here prints: progress goes to the request's ``on_info`` callback.
+
+Why one module: one searcher: the node search with its numbered steps and
+the root that drives it; move ordering, the table, threats and the solver
+are already modules of their own. Hence the length (over 600 lines).
 """
 
 from __future__ import annotations

@@ -109,6 +109,11 @@ that a few AMAF samples do not drown the prior (the hand-selected schedule
 gives RAVE almost all the weight while ``n`` is small). The searcher's ``priors``
 turns them off (the benchmarks' yardstick). The most-visited move is
 still the one played: virtual visits do not count there.
+
+Why one module: one searcher: selection, expansion, playout, backup and tree
+reuse are one loop read in order beside the textbook algorithm (ordering,
+budget and results live in their own modules); hence the length (over 600
+lines).
 """
 
 from __future__ import annotations

@@ -40,6 +40,11 @@ game's evaluation, turned to MAX's side.
 ``depth`` counts moves (plies); chance nodes use none. A trace is bounded:
 it records at most ``max_nodes`` nodes; past that it only counts, for a
 while, so that the error can say how big the full trace is.
+
+Why one module: one recorder per algorithm (minimax, alpha-beta,
+expectiminimax, Monte Carlo), each the textbook algorithm written to be
+drawn, sharing the node records and the size bounds; hence the length (over
+600 lines).
 """
 
 from __future__ import annotations

@@ -23,6 +23,10 @@ planner (:func:`engine.search.limits.plan_deadlines`).
 Moves played out of turn (``play b ...`` twice, as for handicap stones) are
 accepted: the position is rebuilt with the other side to move, which keeps
 the board but forgets the superko history before it.
+
+Why one module: one protocol: GTP 2's command set (some forty commands, each
+a few lines) beside its sans-I/O engine and the loop that serves it; hence
+the length (over 600 lines).
 """
 
 from __future__ import annotations

@@ -16,6 +16,10 @@ own deadline or ``stop`` (and only the first think of a start waits). A
 program that fails again and again is not restarted at every think: it
 restarts after RESTART_BACKOFF_S, and meanwhile each think is answered at
 once with ``engine_error`` (the reason is logged).
+
+Why one module: three searchers (UCI, GTP, line protocol) on one base class
+that owns the program's life cycle; each is read against that base. Hence
+the length (over 600 lines).
 """
 
 from __future__ import annotations

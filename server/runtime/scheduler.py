@@ -55,6 +55,11 @@ A trace has no best move so far: every fallback of a trace is the error
 
 (A little over 600 lines: the guarantees all read and write the same books
 of tickets and workers, and are easier to check side by side than split.)
+
+Why one module: one state machine: every transition is read against the
+others to check the one-answer guarantee, so they stay in one class; its
+records are in :mod:`server.runtime.records`. Hence the length (over 600
+lines).
 """
 
 from __future__ import annotations

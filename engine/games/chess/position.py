@@ -27,6 +27,10 @@ are found once per position (with the ``BETWEEN``/``LINE`` tables), pinned
 pieces move only along their pin line, evasions must capture the checker or
 block, king moves are tested square by square, and only en passant (which
 can expose the king along a rank) is tried on a scratch board.
+
+Why one module: one concept: the board and its move generation, make and
+unmake, read together; the rules of the game, notation and evaluation have
+their own modules in this package. Hence the length (over 600 lines).
 """
 
 from __future__ import annotations
