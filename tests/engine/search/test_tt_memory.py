@@ -14,7 +14,7 @@ from engine.registry import create_game
 from engine.search.alphabeta import Searcher
 from engine.search.limits import Limits
 from engine.search.request import SearchRequest
-from engine.search.tt import ENTRY_BYTES, EXACT, TranspositionTable, slots_for_bytes
+from engine.search.tt import ENTRY_BYTES, EXACT, MISS, TranspositionTable, slots_for_bytes
 
 #: The test's budget: 1,310 slots, far fewer than the search stores.
 TABLE_BYTES = 256 * 1024
@@ -53,11 +53,11 @@ def test_a_full_table_replaces_and_never_grows() -> None:
         table.store(key, key % 7, EXACT, key, None, False)
     assert len(table.slots) == 16 and all(entry is not None for entry in table.slots)
     # Always-replace: the last key stored in a slot is the one kept, whatever its depth.
-    assert table.probe(999) is not None and table.probe(999 - 16) is None
+    assert table.probe(999) != MISS and table.probe(999 - 16) == MISS
     deep: Hashable = "deep"
     table.store(5, 30, EXACT, 1, deep, False)
     table.store(5 + 16, 0, EXACT, 2, None, False)
-    assert table.probe(5) is None and table.probe(21) is not None
+    assert table.probe(5) == MISS and table.probe(21) != MISS
 
 
 def test_a_long_search_keeps_its_table_within_the_bound() -> None:
