@@ -42,7 +42,8 @@ class SearchRequest:
     ``multipv`` 1, 2, ...): alpha-beta searches them, Monte Carlo tree
     search reads them off its tree (the most-visited root moves), an
     external UCI engine is asked for them (its ``MultiPV`` option);
-    expectiminimax, GTP engines and ``cmd:`` bots report their best line alone. ``searchmoves`` restricts the root to these moves, in
+    expectiminimax, GTP engines and ``cmd:`` bots report their best line
+    alone. ``searchmoves`` restricts the root to these moves, in
     the game's notation (UCI's ``go searchmoves``; alpha-beta and
     expectiminimax search only these, MCTS's tree ignores it); moves that
     are not legal are left out, and none legal means every move.
