@@ -47,6 +47,7 @@ band and noise that falls faster than linearly; until then read
 
 from __future__ import annotations
 
+import itertools
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -55,16 +56,15 @@ from typing import Final
 from engine.search.results import Info
 from engine.search.score import Score
 
-#: The scale's range and default (UCI's ``option name UCI_Elo``).
-MIN_ELO: Final = 800
-MAX_ELO: Final = 2000
-DEFAULT_ELO: Final = 1400
-#: Depth cap at the bottom and the top of the scale (plies).
+#: Depth cap at the bottom and the top of the handicap levels (plies).
 MIN_DEPTH: Final = 1
 MAX_DEPTH_CAP: Final = 7
-#: Node cap at the bottom and the top of the scale.
+#: Node cap at the bottom and the top of the levels: 2,000 lets the one-ply search
+#: of four lines finish; 10,000 is about half a second a move for the compiled
+#: engine on the 2-core test machine (about 20,000 nodes a second), so that a
+#: calibration match fits in minutes.
 MIN_NODES: Final = 2_000
-MAX_NODES_CAP: Final = 200_000
+MAX_NODES_CAP: Final = 30_000
 #: Standard deviation of the noise added to each line's score at the bottom (centipawns).
 MAX_NOISE_CP: Final = 300
 #: Root lines searched to choose among when the strength is limited.
@@ -73,25 +73,51 @@ STRENGTH_LINES: Final = 4
 #: beyond any noise; the distance to the end is subtracted so faster wins rank first.
 DECIDED_CP: Final = 100_000
 
+#: The calibration: (``UCI_Elo``, level) knots, both increasing; between knots the
+#: level is interpolated linearly. PROVISIONAL (linear) while it is being measured.
+CALIBRATION: Final[tuple[tuple[int, float], ...]] = ((800, 0.0), (2000, 1.0))
+#: The scale's range (its first and last knots) and default (UCI's ``option name UCI_Elo``).
+MIN_ELO: Final = CALIBRATION[0][0]
+MAX_ELO: Final = CALIBRATION[-1][0]
+DEFAULT_ELO: Final = 1400
+
 
 @dataclass(frozen=True, slots=True)
 class Strength:
-    """The handicaps of one ``UCI_Elo`` setting."""
+    """The handicaps of one ``UCI_Elo`` setting (``level`` 0 weakest, 1 strongest)."""
 
     elo: int
+    level: float
     depth: int
     nodes: int
     noise_cp: int
 
 
+def level_for(elo: int) -> float:
+    """The handicap level (0 to 1) that plays at ``elo`` (clamped to the scale)."""
+    elo = max(MIN_ELO, min(MAX_ELO, elo))
+    for (low_elo, low_level), (high_elo, high_level) in itertools.pairwise(CALIBRATION):
+        if elo <= high_elo:
+            share = (elo - low_elo) / (high_elo - low_elo)
+            return low_level + share * (high_level - low_level)
+    return CALIBRATION[-1][1]
+
+
+def handicaps(level: float, elo: int = 0) -> Strength:
+    """The depth and node caps and the noise at ``level`` (0 to 1)."""
+    level = max(0.0, min(1.0, level))
+    depth = MIN_DEPTH + round(level * (MAX_DEPTH_CAP - MIN_DEPTH))
+    nodes = round(MIN_NODES * (MAX_NODES_CAP / MIN_NODES) ** level)
+    # The noise falls faster than linearly: a linear fall left the lower half of
+    # the old scale flat (the noise, not the search, decided those games).
+    noise = round(MAX_NOISE_CP * (1.0 - level) ** 2)
+    return Strength(elo, level, depth, nodes, noise)
+
+
 def strength_for(elo: int) -> Strength:
     """The handicaps at ``elo`` (clamped to the scale)."""
     elo = max(MIN_ELO, min(MAX_ELO, elo))
-    level = (elo - MIN_ELO) / (MAX_ELO - MIN_ELO)
-    depth = MIN_DEPTH + round(level * (MAX_DEPTH_CAP - MIN_DEPTH))
-    nodes = round(MIN_NODES * (MAX_NODES_CAP / MIN_NODES) ** level)
-    noise = round(MAX_NOISE_CP * (1.0 - level))
-    return Strength(elo, depth, nodes, noise)
+    return handicaps(level_for(elo), elo)
 
 
 def line_value(score: Score) -> int:
