@@ -84,7 +84,7 @@ def test_limit_strength_caps_the_go_and_searches_lines_to_choose_from() -> None:
 
 
 def test_the_strength_scale_grows_with_the_elo() -> None:
-    scale = [strength_for(elo) for elo in range(MIN_ELO, MAX_ELO + 1, 25)]
+    scale = [strength_for(elo) for elo in [*range(MIN_ELO, MAX_ELO, 25), MAX_ELO]]
     for weaker, stronger in itertools.pairwise(scale):
         assert weaker.level < stronger.level and weaker.nodes < stronger.nodes
         assert weaker.depth <= stronger.depth and weaker.noise_cp >= stronger.noise_cp
