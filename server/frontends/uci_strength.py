@@ -38,19 +38,20 @@ adjudicated on material at 160 plies; one match at a time under ``nice -n
 the provisional linear scale ``UCI_Elo = 800 + 1200 * level`` before this
 table replaced it (so ``--elos 1100`` then was level 0.25). Elo is
 Stockfish's ``UCI_Elo`` plus the difference our score implies; intervals
-are 95% (normal approximation over games):
+are 95% (normal approximation over games); load is the one-minute load
+average when the match ended:
 
-=====  ==========  ===========  ======================  =====  ========
-level  ``--elos``  ``--seed``   against Stockfish at    score  Elo
-=====  ==========  ===========  ======================  =====  ========
-0.25   1100        1            1350 (load 7.1)         6/16   1261 [1044, 1423]
-0.25   1100        2            1350 (load 7.4)         2.5/16 1057 [--, 1226]
-0.5    1400        1            1350 (load 8.5)         9/16   1394 [1212, 1606]
-0.5    1400        2            1350 (load 7.4)         10/16  1439 [1277, 1656]
-0.75   1700        1            1600 (load 4.9)         8/16   1600 [1406, 1794]
-0.75   1700        2            1600 (load 7.8)         10.5/16 1712 [1560, 1931]
-1      2000        1            1900 (load 8.3)         3.5/16 1679 [1436, 1810]
-=====  ==========  ===========  ======================  =====  ========
+=====  ==========  ======  =========  =======  =================  ====
+level  ``--elos``  seed    Stockfish  score    Elo                load
+=====  ==========  ======  =========  =======  =================  ====
+0.25   1100        1       1350       6/16     1261 [1044, 1423]  7.1
+0.25   1100        2       1350       2.5/16   1057 [--, 1226]    7.4
+0.5    1400        1       1350       9/16     1394 [1212, 1606]  8.5
+0.5    1400        2       1350       10/16    1439 [1277, 1656]  7.4
+0.75   1700        1       1600       8/16     1600 [1406, 1794]  4.9
+0.75   1700        2       1600       10.5/16  1712 [1560, 1931]  7.8
+1      2000        1       1900       3.5/16   1679 [1436, 1810]  8.3
+=====  ==========  ======  =========  =======  =================  ====
 
 A straight line ``Elo = 1047 + 721 * level`` fitted to these by weighted least
 squares (weights from each match's interval; chi-square 6.0 for 5 degrees
@@ -58,17 +59,32 @@ of freedom: the points agree with a line) gives the knots of
 :data:`CALIBRATION` from level 0.25 up. Stockfish 15.1 accepts ``UCI_Elo``
 from 1350 only, so the scale below level 0.25 is **extrapolated** from our
 own levels' spacing (``--self``: the weaker level against the stronger):
-TABLE2
+
+======  ==========  ==========  ======  ================  ====  ====
+level   ``--elos``  ``--self``  score   difference        Elo   load
+======  ==========  ==========  ======  ================  ====  ====
+0.125   950         1100        3.5/16  -221 [-550, -73]  1006  4.3
+0       800         950         4.5/16  -163 [-470, 0]    843   4.2
+0.0625  875         950         3/16    -255 [--, -81]    751   4.1
+======  ==========  ==========  ======  ================  ====  ====
+
+(the Elo of each is the stronger level's plus the difference; level 0.25
+from the line, 1227). Levels 0 and 0.0625 came out in the wrong order, within
+their noise: pooled (the monotone fit of the two) they play about 800, the
+bottom knot, :data:`MIN_ELO`. Each step down the chain adds its interval, so
+below 1350 the numbers are rough: about ±200 Elo at the bottom.
 
 **Check of the fitted scale** (same set-up; ``--elos X --reference-elo X``:
 ours at ``UCI_Elo`` X against Stockfish at X should score about 50%):
 TABLE3
 
-So read ``UCI_Elo`` as a rating on Stockfish 15.1's scale with an error of
-about ±100 Elo from 1350 to :data:`MAX_ELO`, and as an extrapolation below
-1350. :data:`MAX_ELO` is level 1's measured rating; our full strength
-measured about 1740 at 200 ms a move on the same scale (docs/chess_tuning.md),
-so level 1 is close to full strength at short time controls.
+So read ``UCI_Elo`` as a rating on Stockfish 15.1's scale within about
+±100 Elo (95%) from 1350 to :data:`MAX_ELO`, and as an extrapolation below
+1350. :data:`MAX_ELO` is the line's value at level 1 (its own match alone
+said 1679 [1436, 1810]); our full strength measured about 1740 at 200 ms a
+move on the same scale (docs/chess_tuning.md), so level 1 is about full
+strength at short time controls, and a stronger setting would need more
+search than a few hundred milliseconds a move.
 """
 
 from __future__ import annotations
@@ -103,7 +119,12 @@ DECIDED_CP: Final = 100_000
 #: level is interpolated linearly. From level 0.25 up: the fitted line
 #: ``Elo = 1047 + 721 * level`` (the module's docstring); below: extrapolated from
 #: our own levels' spacing.
-CALIBRATION: Final[tuple[tuple[int, float], ...]] = ((800, 0.0), (1227, 0.25), (1767, 1.0))
+CALIBRATION: Final[tuple[tuple[int, float], ...]] = (
+    (800, 0.0),
+    (1006, 0.125),
+    (1227, 0.25),
+    (1767, 1.0),
+)
 #: The scale's range (its first and last knots) and default (UCI's ``option name UCI_Elo``).
 MIN_ELO: Final = CALIBRATION[0][0]
 MAX_ELO: Final = CALIBRATION[-1][0]
