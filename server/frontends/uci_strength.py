@@ -21,8 +21,9 @@ level of a ``UCI_Elo`` in :data:`CALIBRATION`:
 
 All three are counts, not times, so a level plays the same on any machine
 *when the ``go`` gives it time enough* to reach its caps: about 0.1 s a move
-at level 0.5 and 0.2-0.8 s at level 1 for the compiled engine on the 2-core
-test machine (several times that for the pure-Python engine). A shorter
+at level 0.5 and up to about 1 s at level 1 for the compiled engine on the
+2-core test machine at load 4 (several times that for the pure-Python
+engine). A shorter
 ``go`` ends the search first and plays weaker than the number says. The
 caps apply on top of the ``go``'s own limits, so a weak setting also plays
 fast.
@@ -75,8 +76,21 @@ bottom knot, :data:`MIN_ELO`. Each step down the chain adds its interval, so
 below 1350 the numbers are rough: about ±200 Elo at the bottom.
 
 **Check of the fitted scale** (same set-up; ``--elos X --reference-elo X``:
-ours at ``UCI_Elo`` X against Stockfish at X should score about 50%):
-TABLE3
+ours at ``UCI_Elo`` X against Stockfish at X should score about 50%;
+``--seed 3``, openings not used above):
+
+======  =====  =======  ===================  =================  ====
+X       level  score    difference           ours at            load
+======  =====  =======  ===================  =================  ====
+1350    0.42   6/16     -89 [-306, +73]      1261 [1044, 1423]  3.1
+1450    0.56   8/16     0 [-194, +194]       1450 [1256, 1644]  4.0
+1650    0.84   11.5/16  +163 [0, +470]       1813 [1650, 2120]  3.3
+======  =====  =======  ===================  =================  ====
+
+All three intervals hold 0 (1650's only just: it played stronger). The line
+refitted with the checks as three more points (ten) is ``997 + 811 *
+level``: 28 Elo lower at level 0.25 and 41 higher at level 1, within the
+scale's error, so the knots stay those of the seven matches.
 
 So read ``UCI_Elo`` as a rating on Stockfish 15.1's scale within about
 ±100 Elo (95%) from 1350 to :data:`MAX_ELO`, and as an extrapolation below
@@ -102,8 +116,8 @@ from engine.search.score import Score
 MIN_DEPTH: Final = 1
 MAX_DEPTH_CAP: Final = 7
 #: Node cap at the bottom and the top of the levels: 2,000 lets the one-ply search
-#: of four lines finish; 30,000 is under a second a move for the compiled engine
-#: on the 2-core test machine (20,000-45,000 nodes a second), so that a
+#: of four lines finish; 30,000 is about a second a move for the compiled engine
+#: on the 2-core test machine (about 30,000 nodes a second), so that a
 #: calibration match of 16 games fits in about ten minutes.
 MIN_NODES: Final = 2_000
 MAX_NODES_CAP: Final = 30_000
