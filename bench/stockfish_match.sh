@@ -1,32 +1,36 @@
 #!/usr/bin/env bash
-# Our chess engine against Stockfish at limited strength, over the network,
-# through arena tournament: one server hosts Stockfish at several UCI_Elo
-# levels (--external), a local server hosts our engine, and a gauntlet
-# plays each level GAMES games (openings of 4 random plies, colours swapped).
+# Our chess engine against Stockfish at limited strength (issue 29's ladder):
+# arena tournament plays a gauntlet, our engine (a local server, one search
+# process) against Stockfish at UCI_Elo 1600, 1900 and 2100 run directly as
+# UCI programs (cmd=...,proto=uci), GAMES games a level (the built-in named
+# openings, colours swapped), then bench.ladder_fit fits one rating on
+# Stockfish's scale with its 95% interval.
 #
 #   bash bench/stockfish_match.sh [GAMES] [TIME_CONTROL_ARGS...]
-#   bash bench/stockfish_match.sh 20 --movetime 200
+#   bash bench/stockfish_match.sh 40 --movetime 200
 #   bash bench/stockfish_match.sh 20 --tc 5+0.05
 #
 # Needs Debian's stockfish (15.1: UCI_Elo 1350 and up). Writes
-# /tmp/stockfish-match-*.db and prints the tournament's tables.
+# /tmp/stockfish-match-*.db. Timed games measure the CPU the engine gets:
+# run it on a quiet machine, or with everything else under `nice -n 19`
+# (and kernel.sched_autogroup_enabled=0: with autogroups, nice only orders
+# the processes of one session; docs/benchmarks.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-games="${1:-20}"
+games="${1:-40}"
 shift || true
 [ $# -gt 0 ] || set -- --movetime 200
 stockfish="$(command -v stockfish || echo /usr/games/stockfish)"
-port="${ARENA_BENCH_PORT:-8790}"
-externals=()
-engines=(--engine "local")
-for elo in 1350 1600 1900; do
-    externals+=(--external "chess:sf${elo}=uci:${stockfish}?UCI_LimitStrength=true&UCI_Elo=${elo}&Threads=1&Hash=16")
-    engines+=(--engine "name=sf${elo},url=ws://127.0.0.1:${port}/ws,algorithm=sf${elo}")
+levels=(${ARENA_LADDER_LEVELS:-1600 1900 2100})
+engines=(--engine "name=ours,url=local")
+anchors=()
+for elo in "${levels[@]}"; do
+    engines+=(--engine "name=sf${elo},cmd=${stockfish},proto=uci,option.UCI_LimitStrength=true,option.UCI_Elo=${elo},option.Threads=1,option.Hash=16")
+    anchors+=(--anchor "sf${elo}=${elo}")
 done
-.venv/bin/arena serve --port "$port" --workers 1 "${externals[@]}" --log-level warning &
-server=$!
-trap 'kill "$server" 2>/dev/null; wait "$server" 2>/dev/null || true' EXIT
-sleep 3
 db="/tmp/stockfish-match-$(date +%s).db"
+echo "# load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 .venv/bin/arena tournament --game chess "${engines[@]}" --gauntlet --games "$games" \
     --concurrency 1 --local-workers 1 --db "$db" --quiet "$@"
+echo "# load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+.venv/bin/python -m bench.ladder_fit --db "$db" --player ours "${anchors[@]}"

@@ -78,6 +78,17 @@ evaluation unit by the inverse of :meth:`~engine.game.Game.win_probability`::
 proven root reports ``win_in``/``loss_in`` (the plies of the proven line,
 not necessarily the shortest) or ``draw``.
 
+Several lines (``SearchRequest.multipv`` k above 1), as Leela Chess Zero and
+KataGo give them: each report is k reports, one per visited root move (fewer
+while fewer are visited), ranked as :meth:`MctsSearcher._root_lines` says:
+line 1 is the move the search would play, then the others by their visits.
+Each line's ``pv`` is its move and the most-visited line below it, and its
+score is that move's own win rate (its child's mean) by the same mapping, or
+the child's proof one ply further from the root. The answer (``bestmove``)
+is line 1, with line 1's score: the move's own, where a single-line search
+gives the root's mean over every move it tried. No search is added: the
+lines are read off the one tree.
+
 Tree reuse: the searcher keeps its tree after a search. The next
 :meth:`~MctsSearcher.think` looks for its position among the old tree's
 nodes up to :data:`REUSE_DEPTH` levels below the old root
@@ -394,13 +405,15 @@ class MctsSearcher(BudgetedSearch):
     def _progress(self, state: Any, depth: int) -> Info | None:
         return self._report(self._search_root, state)
 
+    def _reports(self, state: Any, depth: int) -> list[Info]:
+        return self._line_reports(self._search_root, state)
+
     def _conclude(
         self, state: Any, limits: Limits, completed: int, max_depth: int, reason: str
     ) -> SearchResult:
         root = self._search_root
         if self._on_info is not None:
-            info = self._report(root, state)
-            if info is not None:
+            for info in self._line_reports(root, state):
                 self._on_info(info)
         return self._answer_from_tree(root, state, reason)
 
@@ -733,16 +746,66 @@ class MctsSearcher(BudgetedSearch):
 
     def _score(self, root: Node, state: Any) -> tuple[Score, int]:
         if root.proven != UNPROVEN:
-            proven = _mover_value(root.proven, root.mover)
-            plies = root.proven_plies
-            if proven == 1.0:
-                return Score(win_in=plies), WIN - plies
-            if proven == 0.0:
-                return Score(loss_in=plies), plies - WIN
-            if proven == 0.5:
-                return Score(draw=True), 0
+            proven = _proven_score(_mover_value(root.proven, root.mover), root.proven_plies)
+            if proven is not None:
+                return proven
         value = score_from_win_rate(self._root_win_rate(root, state), self.game.win_odds_scale)
         return Score(value=value), value
+
+    def _line_score(self, root: Node, child: Node) -> tuple[Score, int]:
+        """The score of the root move leading to ``child`` (visited), for the root's mover.
+
+        A proven child gives its proof, one ply further from the root;
+        otherwise the child's own win rate, mapped as the root's is.
+        """
+        if child.proven != UNPROVEN:
+            proven = _proven_score(_mover_value(child.proven, root.mover), child.proven_plies + 1)
+            if proven is not None:
+                return proven
+        rate = _mover_value(child.reward / child.visits, root.mover)
+        value = score_from_win_rate(rate, self.game.win_odds_scale)
+        return Score(value=value), value
+
+    def _root_lines(self, root: Node) -> list[tuple[int, Node]]:
+        """The root moves to report as lines (index, child), best first, at most ``multipv``.
+
+        Line 1 is the move the search would play (:meth:`_best_index`);
+        the others are the visited root moves by their visits (then their
+        win rates), those proven lost last: the ranking of Leela Chess
+        Zero's and KataGo's MultiPV. Only visited moves have a line to show.
+        """
+        if root.visits == 0 or not root.expanded:
+            return []
+        best = self._best_index(root)
+        first: list[tuple[int, Node]] = []
+        ranked: list[tuple[tuple[int, int, float], int, Node]] = []
+        for index, child in enumerate(root.children):
+            if child is None or child.visits == 0:
+                continue
+            if index == best:
+                first.append((index, child))
+            else:
+                ranked.append((_line_key(child, root.mover), index, child))
+        if not first:
+            return []  # the move to play has no line of its own: one report, as without lines
+        ranked.sort(key=_ranking, reverse=True)
+        chosen = first + [(index, child) for _, index, child in ranked]
+        return chosen[: self._multipv]
+
+    def _line_reports(self, root: Node, state: Any) -> list[Info]:
+        """The progress reports now: one per root line with ``multipv`` above 1, else one."""
+        lines = self._root_lines(root) if self._multipv > 1 else []
+        if not lines:
+            info = self._report(root, state)
+            return [] if info is None else [info]
+        elapsed = self._elapsed_ms()
+        reports: list[Info] = []
+        for rank, (index, child) in enumerate(lines, 1):
+            line = [root.moves[index], *self._principal_line(child)]
+            score, _ = self._line_score(root, child)
+            pv = tuple(self.game.format_moves(state, line))
+            reports.append(self._info(len(line), score, pv, False, elapsed, rank))
+        return reports
 
     def _report(self, root: Node, state: Any) -> Info | None:
         """The progress report now; ``None`` before the root's first visit."""
@@ -763,6 +826,11 @@ class MctsSearcher(BudgetedSearch):
         if not line:
             line = [root.moves[self._best_index(root)]]
         score, value = self._score(root, state)
+        lines = self._root_lines(root) if self._multipv > 1 else []
+        if lines:
+            # Several lines: the answer is line 1, its score the move's own
+            # (as its report gave it), not the root's mean over every move.
+            score, value = self._line_score(root, lines[0][1])
         pv_text = tuple(game.format_moves(state, line))
         return self._result(state, line[0], score, value, pv_text, reason)
 
@@ -777,6 +845,32 @@ class MctsSearcher(BudgetedSearch):
     ) -> SearchResult:
         # A tree search's depth is the length of its principal variation.
         return self._answer(state, move, score, value, len(pv), pv, reason)
+
+
+def _proven_score(value: float, plies: int) -> tuple[Score, int] | None:
+    """The score of a proven value for the side it is read for (1 win, 0 loss, 0.5 draw)."""
+    if value == 1.0:
+        return Score(win_in=plies), WIN - plies
+    if value == 0.0:
+        return Score(loss_in=plies), plies - WIN
+    if value == 0.5:
+        return Score(draw=True), 0
+    return None
+
+
+def _line_key(child: Node, mover: int) -> tuple[int, int, float]:
+    """How a visited root move ranks among the lines: proven wins first, proven losses
+    last, and in between (and within each) by visits, then by win rate for ``mover``."""
+    rank = 1
+    if child.proven != UNPROVEN:
+        proven = _mover_value(child.proven, mover)
+        rank = 2 if proven == 1.0 else 0 if proven == 0.0 else 1
+    return rank, child.visits, _mover_value(child.reward / child.visits, mover)
+
+
+def _ranking(entry: tuple[tuple[int, int, float], int, Node]) -> tuple[int, int, float]:
+    """The sort key of a ranked root move: its :func:`_line_key` (never the node itself)."""
+    return entry[0]
 
 
 def _draw(probabilities: list[float], rng: Random) -> int:

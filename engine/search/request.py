@@ -39,8 +39,11 @@ class SearchRequest:
 
     ``multipv`` asks for that many root lines (the best moves, each with
     its score and principal variation, reported as :class:`Info` with
-    ``multipv`` 1, 2, ...; alpha-beta only, the other searches report their
-    best line alone). ``searchmoves`` restricts the root to these moves, in
+    ``multipv`` 1, 2, ...): alpha-beta searches them, Monte Carlo tree
+    search reads them off its tree (the most-visited root moves), an
+    external UCI engine is asked for them (its ``MultiPV`` option);
+    expectiminimax, GTP engines and ``cmd:`` bots report their best line
+    alone. ``searchmoves`` restricts the root to these moves, in
     the game's notation (UCI's ``go searchmoves``; alpha-beta and
     expectiminimax search only these, MCTS's tree ignores it); moves that
     are not legal are left out, and none legal means every move.

@@ -21,9 +21,10 @@ level of a ``UCI_Elo`` in :data:`CALIBRATION`:
 
 All three are counts, not times, so a level plays the same on any machine
 *when the ``go`` gives it time enough* to reach its caps: about 0.1 s a move
-at level 0.5 and up to about 1 s at level 1 for the compiled engine on the
-2-core test machine at load 4 (several times that for the pure-Python
-engine). A shorter
+at level 0.5 and up to about 1 s at level 1 for the compiled engine at
+``nice -n 19`` beside other work on the 2-core test machine (about 30,000
+nodes a second; a third of that on a free core, where it searches about
+100,000; several times more for the pure-Python engine). A shorter
 ``go`` ends the search first and plays weaker than the number says. The
 caps apply on top of the ``go``'s own limits, so a weak setting also plays
 fast.
@@ -95,10 +96,10 @@ scale's error, so the knots stay those of the seven matches.
 So read ``UCI_Elo`` as a rating on Stockfish 15.1's scale within about
 ±100 Elo (95%) from 1350 to :data:`MAX_ELO`, and as an extrapolation below
 1350. :data:`MAX_ELO` is the line's value at level 1 (its own match alone
-said 1679 [1436, 1810]); our full strength measured about 1740 at 200 ms a
-move on the same scale (docs/chess_tuning.md), so level 1 is about full
-strength at short time controls, and a stronger setting would need more
-search than a few hundred milliseconds a move.
+said 1679 [1436, 1810]); our full strength rated 1748 (1679-1818, 120
+games) at 200 ms a move on the same scale (issue 29's ladder,
+docs/benchmarks.md), so level 1 is about full strength at short time
+controls, and a stronger setting would need more search than that.
 """
 
 from __future__ import annotations
@@ -116,9 +117,10 @@ from engine.search.score import Score
 MIN_DEPTH: Final = 1
 MAX_DEPTH_CAP: Final = 7
 #: Node cap at the bottom and the top of the levels: 2,000 lets the one-ply search
-#: of four lines finish; 30,000 is about a second a move for the compiled engine
-#: on the 2-core test machine (about 30,000 nodes a second), so that a
-#: calibration match of 16 games fits in about ten minutes.
+#: of four lines finish; 30,000 is at most about a second a move for the compiled
+#: engine on the 2-core test machine, so that a calibration match of 16 games
+#: fits in about ten minutes; level 1 then plays about as well as full strength
+#: at 200 ms a move (the module's docstring).
 MIN_NODES: Final = 2_000
 MAX_NODES_CAP: Final = 30_000
 #: Standard deviation of the noise added to each line's score at the bottom (centipawns).

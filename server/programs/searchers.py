@@ -41,7 +41,14 @@ from server.programs import bots, gtp
 from server.programs.engines import ExternalEngine
 from server.programs.process import POLL_S, LineProcess, ProgramError
 from server.programs.reports import PvChecker
-from server.programs.uci import go_command, handshake, parse_info
+from server.programs.uci import (
+    MULTIPV_OPTION,
+    UciOption,
+    go_command,
+    handshake,
+    multipv_value,
+    parse_info,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -117,18 +124,25 @@ def bring_up(engine: ExternalEngine, deadline: float) -> LineProcess:
     return process
 
 
-def shake_hands(engine: ExternalEngine, process: LineProcess, deadline: float) -> None:
-    """Take the program through its protocol's handshake; it is ended if that fails."""
+def shake_hands(
+    engine: ExternalEngine, process: LineProcess, deadline: float
+) -> dict[str, UciOption]:
+    """Take the program through its protocol's handshake; it is ended if that fails.
+
+    Returns the options a UCI engine declares (by lower-case name; none
+    for the other protocols).
+    """
     try:
         if engine.protocol == "gtp":
             gtp.required(process, "protocol_version", deadline)
         elif engine.protocol == "cmd":
             pass  # a bot has no handshake: it reads its first request when it comes
         else:
-            handshake(process, engine.options, deadline)
+            return handshake(process, engine.options, deadline)
     except (ProgramError, ValueError):
         process.close(None, 0)
         raise
+    return {}
 
 
 def probe(engine: ExternalEngine, timeout_s: float = HANDSHAKE_TIMEOUT_S) -> str | None:
@@ -157,6 +171,10 @@ class _Launch:
         self.process: LineProcess | None = None
         #: The program from its start (to end it while it is still starting).
         self.starting: LineProcess | None = None
+        #: The options the program declared in its handshake (UCI).
+        self.declared: dict[str, UciOption] = {}
+        #: The ``MultiPV`` last set on the program by a think; ``None``: not yet.
+        self.multipv: int | None = None
         self.error: str | None = None
         #: A think waited for this start until its deadline: later thinks
         #: do not wait (a hung handshake costs one think, not every think).
@@ -174,7 +192,8 @@ class _Launch:
 
     def _run(self, process: LineProcess) -> None:
         try:
-            shake_hands(self.engine, process, time.monotonic() + HANDSHAKE_TIMEOUT_S)
+            declared = shake_hands(self.engine, process, time.monotonic() + HANDSHAKE_TIMEOUT_S)
+            self.declared = declared
             self.process = process
         except (ProgramError, ValueError) as error:
             self.error = str(error)
@@ -311,13 +330,36 @@ class ProgramSearcher:
 
 
 class UciSearcher(ProgramSearcher):
-    """A UCI engine as a searcher: :meth:`think` with the contract of our own searchers."""
+    """A UCI engine as a searcher: :meth:`think` with the contract of our own searchers.
+
+    A think's ``multipv`` sets the engine's ``MultiPV`` option before its
+    ``go`` (when the value differs from the last one set; the first think
+    of a program always sets it, over a ``MultiPV`` given in the spec), if
+    the engine declared the option; each ``info multipv k`` it then writes
+    is passed on as our line ``k``. Lines the think did not ask for (an
+    engine without the option, or one that writes more) are dropped.
+    """
 
     def _think(self, process: LineProcess, request: SearchRequest, search: _Search) -> SearchResult:
         state, limits, deadlines = request.state, request.limits, request.planned()
+        search.lines = self._set_lines(process, request.multipv)
         process.send(f"position fen {self.game.format_position(state)}")
         process.send(go_command(limits, deadlines, self.game.to_move(state), search.started))
         return self._follow(process, request, search)
+
+    def _set_lines(self, process: LineProcess, wanted: int) -> int:
+        """Set the engine's ``MultiPV`` for ``wanted`` lines if it has it; the lines to pass on."""
+        launch = self._launch
+        if launch is None or launch.process is not process:
+            return 1
+        value = multipv_value(launch.declared, max(1, wanted))
+        if value is None:
+            return 1
+        if launch.multipv != value:
+            option = launch.declared[MULTIPV_OPTION].name
+            process.send(f"setoption name {option} value {value}")
+            launch.multipv = value
+        return min(max(1, wanted), value)
 
     def _follow(
         self, process: LineProcess, request: SearchRequest, search: _Search
@@ -590,18 +632,27 @@ class _Search:
         self.last: Info | None = None
         self.completed_depth = 0
         self.pvs = PvChecker(game, state)
+        #: The lines the think asked for and the engine was set to give.
+        self.lines = 1
 
     def elapsed_ms(self) -> int:
         return int((time.monotonic() - self.started) * 1000)
 
     def on_info_line(self, line: str) -> Info | None:
-        """Our :class:`Info` for an ``info`` line with a legal pv, else ``None``."""
+        """Our :class:`Info` for an ``info`` line with a legal pv, else ``None``.
+
+        A line's rank beyond the lines asked for drops it; only line 1
+        (the engine's best) stands for the answer and its depth.
+        """
         parsed = parse_info(line, self.elapsed_ms())
-        info = None if parsed is None else self.pvs.checked(parsed)
+        if parsed is None or parsed.multipv > self.lines:
+            return None
+        info = self.pvs.checked(parsed)
         if info is None:
             return None
-        self.last = info
-        self.completed_depth = max(self.completed_depth, info.depth)
+        if info.multipv == 1:
+            self.last = info
+            self.completed_depth = max(self.completed_depth, info.depth)
         return info
 
     def answer(self, line: str, reason: str) -> SearchResult:

@@ -7,18 +7,20 @@ an error line between ``setoption`` and ``readyok`` (Stockfish's ``No such
 option``) as a refusal: an engine that would run with options it did not
 take is not used. :func:`go_command` and :func:`parse_info` translate a
 think's limits and the engine's reports; the figures pass
-:mod:`server.programs.reports` first.
+:mod:`server.programs.reports` first. :func:`multipv_value` is the
+``MultiPV`` a think's ``multipv`` sets on an engine that declares it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
 from engine.search.limits import Deadlines, Limits
 from engine.search.results import Info
 from engine.search.score import Score
+from protocol.limits import MAX_MULTIPV
 from server.programs.process import LineProcess, ProgramError
 from server.programs.reports import checked_counters, checked_score
 
@@ -29,6 +31,10 @@ MAX_HANDSHAKE_LINES: Final = 1000
 #: Stockfish says ``No such option: X``; others print ``info string
 #: ERROR ...``, ``Unknown option`` or ``invalid value``.
 REFUSAL_WORDS: Final = ("no such option", "error", "unknown", "invalid", "illegal")
+#: The option through which a UCI engine reports several lines (Stockfish,
+#: Leela Chess Zero, and most engines since the UCI specification of 2004
+#: named it); UCI option names ignore case.
+MULTIPV_OPTION: Final = "multipv"
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,6 +138,25 @@ def _line_by(process: LineProcess, deadline: float, awaited: str) -> str:
     return line
 
 
+def multipv_value(declared: Mapping[str, UciOption], wanted: int) -> int | None:
+    """The ``MultiPV`` to set for a think asking ``wanted`` lines; ``None``: the engine has none.
+
+    ``declared`` is what :func:`handshake` returned. An engine that declares
+    a smaller ``max`` gets its max (and fewer lines are reported); one
+    whose ``min`` is above the wanted lines gets its min, and its extra
+    lines are not passed on (:func:`parse_info`'s caller drops them).
+    """
+    option = declared.get(MULTIPV_OPTION)
+    if option is None or option.kind != "spin":
+        return None
+    value = wanted
+    if option.maximum is not None:
+        value = min(value, option.maximum)
+    if option.minimum is not None:
+        value = max(value, option.minimum)
+    return max(1, value)
+
+
 def go_command(limits: Limits, deadlines: Deadlines, mover: int, now: float) -> str:
     """``go`` for our limits: the time to the hard deadline as ``movetime``, depth, nodes.
 
@@ -155,7 +180,10 @@ def parse_info(line: str, elapsed_ms: int) -> Info | None:
     """An ``info`` line with ``depth``, ``score`` and ``pv`` as our :class:`Info`, else ``None``.
 
     Its figures are within protocol.md's bounds (:mod:`server.programs.reports`);
-    its pv is the engine's, still to be checked against the position.
+    its pv is the engine's, still to be checked against the position. Its
+    ``multipv`` (the line's rank; 1 without the word) is 1 to MAX_MULTIPV,
+    else the line is no report: whether the think asked for that line is
+    the caller's to check.
     """
     words = line.split()
     fields: dict[str, int] = {}
@@ -175,7 +203,7 @@ def parse_info(line: str, elapsed_ms: int) -> Info | None:
                 while index < len(words) and words[index] in ("lowerbound", "upperbound"):
                     index += 1
                 continue
-            if word in ("depth", "seldepth", "nodes", "nps", "time", "hashfull"):
+            if word in ("depth", "seldepth", "nodes", "nps", "time", "hashfull", "multipv"):
                 fields[word] = int(words[index + 1])
                 index += 2
                 continue
@@ -185,6 +213,9 @@ def parse_info(line: str, elapsed_ms: int) -> Info | None:
     except (IndexError, ValueError):
         return None
     if score is None or not pv or "depth" not in fields:
+        return None
+    multipv = fields.get("multipv", 1)
+    if not 1 <= multipv <= MAX_MULTIPV:
         return None
     counters = checked_counters(
         fields["depth"],
@@ -204,4 +235,5 @@ def parse_info(line: str, elapsed_ms: int) -> Info | None:
         nps=counters["nps"],
         tt_hit_rate=0.0,
         hashfull=counters["hashfull"],
+        multipv=multipv,
     )

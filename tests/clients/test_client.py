@@ -156,6 +156,21 @@ async def test_analysis_of_several_lines(url: str) -> None:
 
 
 @LIVE
+async def test_monte_carlo_analysis_of_several_lines(url: str) -> None:
+    """Go's default search (mcts) gives its most-visited moves as the lines."""
+    async with connect(url) as engine:
+        await engine.new_game("go", options={"size": 9})
+        async with engine.analysis(nodes=200, multipv=3) as analysis:
+            infos = [info async for info in analysis]
+        assert infos and {info.multipv for info in infos} == {1, 2, 3}
+        lines = analysis.lines
+        assert [info.multipv for info in lines] == [1, 2, 3]
+        assert len({info.pv[0] for info in lines}) == 3
+        assert analysis.bestmove is not None and analysis.bestmove.move == lines[0].pv[0]
+        assert analysis.bestmove.algorithm == "mcts"
+
+
+@LIVE
 async def test_errors_are_typed_with_codes(url: str) -> None:
     async with connect(url) as engine:
         with pytest.raises(NoGameError) as no_game:

@@ -1227,3 +1227,30 @@ def test_chess_analysis_shows_three_lines_with_arrows(
     expect(page.locator("#lines")).to_be_hidden()
     if page.is_enabled("#stop"):
         page.click("#stop")
+
+
+def test_monte_carlo_analysis_shows_its_lines_too(
+    page: Page, gui_server: ServerThread, tmp_path: Path
+) -> None:
+    """Go's default search (mcts) lists its most-visited moves as lines; chess's mcts draws
+    their arrows as alpha-beta's."""
+    open_game(page, gui_server.port, "go", side="both")
+    assert page.input_value("#algorithm") == "mcts" and page.input_value("#multipv") == "3"
+    page.click("#analyse")
+    expect(page.locator("#lines li")).to_have_count(3)
+    expect(page.locator("#t-depth-label")).to_have_text("playouts")
+    firsts = [text.split()[1] for text in page.locator("#lines li").all_inner_texts()]
+    assert len(set(firsts)) == 3, firsts
+    # The lines' points carry their ranks on the board, 1 on the best.
+    expect(page.locator(".board-svg .go-candidate")).to_have_count(3)
+    expect(page.locator(".board-svg .go-candidate.best")).to_have_text("1")
+    (tmp_path / "go-lines.png").write_bytes(page.screenshot())
+    page.click("#stop")
+    expect(page.locator("#stop")).to_be_disabled()
+    open_game(page, gui_server.port, "chess", side="both")
+    page.select_option("#algorithm", "mcts")
+    page.click("#analyse")
+    expect(page.locator("#lines li")).to_have_count(3)
+    expect(page.locator(".board-svg line.arrow")).to_have_count(3)
+    page.click("#stop")
+    expect(page.locator("#stop")).to_be_disabled()

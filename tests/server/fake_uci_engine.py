@@ -16,7 +16,12 @@
 * ``longpv``: reports a pv of 200,000 moves, the first 200 legal;
 * ``flood``: prints ``info string`` lines without end, even while idle;
 * ``nohandshake``: never finishes its handshake (no ``uciok``);
-* ``refuse``: answers every ``setoption`` with an error line.
+* ``refuse``: answers every ``setoption`` with an error line;
+* ``multipv``: declares ``MultiPV`` (spin 1..5) and reports that many lines
+  per depth (line ``i`` on the ``i``-th legal move in UCI order, scored
+  ``cp 100*MultiPV - i``, so a test sees the setting), each depth followed
+  by hostile lines: a rank beyond the setting, rank 0, a rank beyond 64
+  bits, and a line 2 whose move is illegal.
 
 It declares one option, ``Speed`` (spin 1..9).
 """
@@ -73,7 +78,21 @@ def legal_line(board: chess.Board, plies: int) -> list[str]:
     return line
 
 
-def search(board: chess.Board, words: list[str], mode: str) -> None:
+def say_lines(board: chess.Board, depth: int, lines: int) -> None:
+    """One depth's ``lines`` ranked lines, then the hostile ones (the module docstring)."""
+    moves = [m.uci() for m in sorted(board.legal_moves, key=lambda m: m.uci())]
+    for rank in range(1, min(lines, len(moves)) + 1):
+        say(
+            f"info depth {depth} seldepth {depth} multipv {rank} "
+            f"score cp {100 * lines - rank} nodes {depth * 100} pv {moves[rank - 1]}"
+        )
+    say(f"info depth {depth} multipv {lines + 1} score cp 999 pv {moves[-1]}")
+    say(f"info depth {depth} multipv 0 score cp 999 pv {moves[-1]}")
+    say(f"info depth {depth} multipv {HUGE} score cp 999 pv {moves[-1]}")
+    say(f"info depth {depth} multipv 2 score cp 999 pv a1a1")
+
+
+def search(board: chess.Board, words: list[str], mode: str, lines: int = 1) -> None:
     move = sorted(board.legal_moves, key=lambda m: m.uci())[0].uci()
     if mode == "huge":
         say(
@@ -86,6 +105,8 @@ def search(board: chess.Board, words: list[str], mode: str) -> None:
         line = legal_line(board, 200)
         say(f"info depth 4 score cp 5 nodes 400 pv {' '.join(line + ['a1a1'] * 199_800)}")
         move = line[0]
+    elif mode == "multipv":
+        say_lines(board, 1, lines)
     else:
         say(f"info depth 1 seldepth 1 score cp 12 nodes 40 nps 4000 time 1 pv {move}")
     if mode == "crash":
@@ -115,6 +136,10 @@ def search(board: chess.Board, words: list[str], mode: str) -> None:
         if mode == "garbage":
             say("nonsense from a confused engine")
             say("info depth x score cp y pv")
+        if mode == "multipv":
+            say_lines(board, reported, lines)
+            time.sleep(0.01)  # a depth every 10 ms: a few report groups per think
+            continue
         say(f"info depth {reported} score mate 2 nodes {reported * 100} pv {move}")
     say(f"bestmove {move}")
 
@@ -122,6 +147,7 @@ def search(board: chess.Board, words: list[str], mode: str) -> None:
 def main() -> None:
     mode = sys.argv[1] if len(sys.argv) > 1 else "ok"
     board = chess.Board()
+    lines = 1
     if mode == "flood":
         threading.Thread(target=flood, daemon=True).start()
     for raw in sys.stdin:
@@ -131,17 +157,21 @@ def main() -> None:
         if words[0] == "uci":
             say("id name fake-" + mode)
             say("option name Speed type spin default 1 min 1 max 9")
+            if mode == "multipv":
+                say("option name MultiPV type spin default 1 min 1 max 5")
             if mode != "nohandshake":
                 say("uciok")
         elif words[0] == "setoption" and mode == "refuse":
             say("info string ERROR: option refused")
+        elif words[:3] == ["setoption", "name", "MultiPV"] and mode == "multipv":
+            lines = int(words[4])
         elif words[0] == "isready":
             say("readyok")
         elif words[0] == "position" and words[1] == "fen":
             cut = words.index("moves") if "moves" in words else len(words)
             board = chess.Board(" ".join(words[2:cut]))
         elif words[0] == "go":
-            search(board, words, mode)
+            search(board, words, mode, lines)
         elif words[0] == "quit":
             return
 

@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from engine.registry import create_game
 from server.app import ArenaServer
 from tests.server.server_harness import ENCODINGS, UNIT, RawClient, raw_client
 
@@ -90,3 +91,45 @@ async def test_a_malformed_algorithm_is_a_bad_message(shared_server: ArenaServer
         for value in (7, ["mcts"], "x" * 100):
             reply = await client.request({"type": "think", "id": 1, "algorithm": value})
             assert reply["type"] == "error" and reply["code"] == "bad_message", reply
+
+
+@pytest.mark.parametrize("game", ["go", "backgammon"])
+async def test_an_mcts_think_with_multipv_answers_its_lines(
+    shared_server: ArenaServer, game: str
+) -> None:
+    """multipv 3 from the tree search (Go's default, backgammon's second search):
+    each report is 3 distinct lines, ranked, each legal, and bestmove is line 1."""
+    options = {"size": 9} if game == "go" else {}
+    moves = ["3-1"] if game == "backgammon" else []
+    algorithm = "mcts" if game == "backgammon" else None
+    async with raw_client(shared_server.port) as client:
+        state = await new_game(client, game=game, options=options, moves=moves)
+        request: dict[str, Any] = {"type": "think", "id": 7, "limits": {"nodes": 300}}
+        if algorithm is not None:
+            request["algorithm"] = algorithm
+        await client.send({**request, "multipv": 3})
+        infos, best = await client.collect(7, timeout=30 * UNIT)
+    assert best["algorithm"] == "mcts" and best["move"] in state["legal_moves"]
+    assert infos and all(info["multipv"] in (1, 2, 3) for info in infos)
+    groups: list[list[dict[str, Any]]] = []
+    for info in infos:
+        if info["multipv"] == 1:
+            groups.append([])
+        groups[-1].append(info)
+    for group in groups:
+        assert [info["multipv"] for info in group] == list(range(1, len(group) + 1))
+        firsts = [info["pv"][0] for info in group]
+        assert len(set(firsts)) == len(firsts)
+        assert all(move in state["legal_moves"] for move in firsts)
+    final = groups[-1]
+    assert len(final) == 3
+    assert final[0]["pv"][0] == best["move"] and final[0]["score"] == best["score"]
+    # Every line is legal to its end (the engine's own rules check it).
+    engine_game = create_game(game, options)
+    position = engine_game.initial_state()
+    for move in moves:
+        position = engine_game.play(position, engine_game.parse_move(position, move))
+    for info in final:
+        after = position
+        for text in info["pv"]:
+            after = engine_game.play(after, engine_game.parse_move(after, text))

@@ -9,6 +9,7 @@ import signal
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import chess
 import pytest
@@ -23,7 +24,14 @@ from server.external import (
     parse_external,
     parse_info,
 )
-from tests.server.server_harness import UNIT, raw_client, running_server, wait_until
+from server.programs.uci import UciOption, multipv_value
+from tests.server.server_harness import (
+    UNIT,
+    RawClient,
+    raw_client,
+    running_server,
+    wait_until,
+)
 
 FAKE = Path(__file__).with_name("fake_uci_engine.py")
 STOCKFISH = shutil.which("stockfish") or (
@@ -96,6 +104,25 @@ def test_info_lines_become_our_reports() -> None:
         "info depth 4 score cp 3",
     ):
         assert parse_info(useless, 5) is None
+
+
+def test_a_lines_rank_is_read_and_nonsense_ranks_are_no_report() -> None:
+    second = parse_info("info depth 9 multipv 2 score cp 5 pv e2e4", 5)
+    assert second is not None and second.multipv == 2
+    plain = parse_info("info depth 9 score cp 5 pv e2e4", 5)
+    assert plain is not None and plain.multipv == 1
+    for bad in ("0", "-1", "17", str(10**30), "x"):
+        assert parse_info(f"info depth 9 multipv {bad} score cp 5 pv e2e4", 5) is None
+
+
+def test_multipv_is_set_within_what_the_engine_declares() -> None:
+    declared = {"multipv": UciOption("MultiPV", "spin", 1, 5)}
+    assert multipv_value(declared, 3) == 3
+    assert multipv_value(declared, 16) == 5
+    assert multipv_value({"multipv": UciOption("MultiPV", "spin", 2, 500)}, 1) == 2
+    assert multipv_value({"multipv": UciOption("MultiPV", "spin", None, -4)}, 3) == 1
+    assert multipv_value({"multipv": UciOption("MultiPV", "check")}, 3) is None
+    assert multipv_value({"hash": UciOption("Hash", "spin", 1, 64)}, 3) is None
 
 
 def test_go_gives_the_engine_what_is_left_of_the_deadline() -> None:
@@ -196,6 +223,84 @@ async def test_stockfish_behind_the_server() -> None:
         assert chess.Move.from_uci(best["move"]) in board.legal_moves
         assert best["depth"] >= 5, (best, infos[-3:])
         assert infos and infos[-1]["pv"][0] in {best["move"], *best["pv"]}
+        # Three lines from one search (Stockfish's MultiPV), best first.
+        # (Depth limits: a loaded machine cannot starve these thinks of time.)
+        groups, best = await think_lines(client, 3, 3, {"depth": 10}, "sf")
+        assert best["reason"] == "depth" and groups, best
+        for group in groups:
+            assert len(group) == 3
+            assert_lines(board, group)
+        assert best["move"] == groups[-1][0]["pv"][0]
+        # One line again: Stockfish's MultiPV back to 1.
+        groups, best = await think_lines(client, 4, 1, {"depth": 8}, "sf")
+        assert groups and all(len(group) == 1 for group in groups), best
+
+
+async def think_lines(
+    client: RawClient, think_id: int, multipv: int, limits: dict[str, Any], algorithm: str
+) -> tuple[list[list[dict[str, Any]]], dict[str, Any]]:
+    """A think asking ``multipv`` lines: its reports grouped (each group starts at line 1)."""
+    await client.send(
+        {
+            "type": "think",
+            "id": think_id,
+            "limits": limits,
+            "algorithm": algorithm,
+            "multipv": multipv,
+        }
+    )
+    infos, best = await client.collect(think_id)
+    groups: list[list[dict[str, Any]]] = []
+    for info in infos:
+        rank = info.get("multipv", 1)
+        if rank == 1:
+            groups.append([])
+        assert groups, infos
+        groups[-1].append(info)
+    return groups, best
+
+
+def assert_lines(board: chess.Board, group: list[dict[str, Any]]) -> None:
+    """Ranked 1..k, distinct first moves, every pv legal from ``board``."""
+    assert [info.get("multipv", 1) for info in group] == list(range(1, len(group) + 1)), group
+    assert len({info["pv"][0] for info in group}) == len(group)
+    for info in group:
+        play = board.copy()
+        for move in info["pv"]:
+            assert chess.Move.from_uci(move) in play.legal_moves, info
+            play.push_uci(move)
+
+
+@pytest.mark.asyncio
+async def test_an_engines_lines_are_relayed_as_asked() -> None:
+    """MultiPV set from the think's multipv; the engine's hostile ranks are dropped."""
+    engines = (fake("multipv", "lines"), fake("ok", "single"))
+    async with running_server(externals=engines) as server, raw_client(server.port) as client:
+        await client.request({"type": "new_game", "id": 1, "game": "chess"})
+        board = chess.Board()
+        # Depth limits, not time: a loaded machine cannot cut a think short.
+        groups, best = await think_lines(client, 2, 3, {"depth": 4}, "lines")
+        assert best["algorithm"] == "lines" and best["reason"] == "depth"
+        assert len(groups) == 4
+        for group in groups:
+            assert len(group) == 3
+            assert_lines(board, group)
+            assert [info["score"] for info in group] == [{"value": 299 - i} for i in range(3)]
+        assert best["move"] == groups[-1][0]["pv"][0] and best["score"] == {"value": 299}
+        # Back to one line: MultiPV is set to 1 again (line 1 scores 99).
+        groups, best = await think_lines(client, 3, 1, {"depth": 3}, "lines")
+        assert len(groups) == 3 and all(len(group) == 1 for group in groups)
+        assert all("multipv" not in group[0] for group in groups)
+        assert best["score"] == {"value": 99}
+        # More lines than the engine allows: its max (5).
+        groups, best = await think_lines(client, 4, 16, {"depth": 2}, "lines")
+        assert len(groups) == 2 and all(len(group) == 5 for group in groups)
+        assert_lines(board, groups[-1])
+        # An engine without the option gives its one line, as multipv 1.
+        groups, best = await think_lines(client, 5, 3, {"depth": 3}, "single")
+        assert groups and all(len(group) == 1 for group in groups)
+        assert all(group[0]["multipv"] == 1 for group in groups)
+        assert best["move"] in {m.uci() for m in board.legal_moves}
 
 
 GNUGO = shutil.which("gnugo") or ("/usr/games/gnugo" if Path("/usr/games/gnugo").exists() else None)

@@ -20,6 +20,8 @@ const EXTENT = 600;
 const LABEL_STRIP = 30;
 const OTHER = { X: "O", O: "X" };
 const NAMES = { X: "black", O: "white" };
+// Analysed lines marked on their points (the page's lines menu offers up to 5).
+const MAX_MARKS = 5;
 
 // {size, cells (rows from the top, arrays of '.', 'X', 'O'), toMove} or null.
 export function parsePosition(text) {
@@ -173,6 +175,9 @@ export default function create(container, hooks) {
       const mover = board.toMove;
       const ended = Boolean(state.result);
       const territory = ended && view.lastMove !== "resign" ? area(cells) : null;
+      // The analysis's best moves (view.arrows, best first) as their ranks on
+      // the points, as Go analysis tools show candidate moves; 1 in bold.
+      const ranks = new Map((view.arrows || []).slice(0, MAX_MARKS).map((move, index) => [move, index + 1]));
       for (let row = 0; row < size; row++) {
         for (let col = 0; col < size; col++) {
           const name = vertexName(row, col, size);
@@ -191,6 +196,10 @@ export default function create(container, hooks) {
             if (view.interactive && legal.has(name)) {
               point.classList.add("legal");
               point.append(el("circle", { cx: x, cy: y, r: radius, class: `go-preview ${NAMES[mover]}` }));
+            }
+            const rank = ranks.get(name);
+            if (rank) {
+              point.append(el("text", { x, y, "font-size": cell * 0.5, class: `go-candidate${rank === 1 ? " best" : ""}`, "data-rank": rank }, String(rank)));
             }
             const owner = territory ? territory.owner[row][col] : null;
             if (owner) {
