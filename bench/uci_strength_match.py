@@ -1,14 +1,20 @@
 """``UCI_LimitStrength``'s scale against a reference: ``arena uci`` at several ``UCI_Elo``
-settings against Stockfish at its own lowest ``UCI_Elo``, through python-chess.
+settings against Stockfish at its own ``UCI_Elo`` (``--reference-elo``, 1350
+by default: the lowest Debian's Stockfish 15.1 accepts), through python-chess.
 
 Each band plays ``--games`` games (pairs from the same opening of
 ``OPENING_PLIES`` seeded random plies, colours swapped) at ``--movetime`` ms a
-move for both sides; a game still on at ``MAX_PLIES`` plies is adjudicated
-on material (a side ahead by ``ADJUDICATE_PAWNS`` or more wins, else a draw:
-weak engines seldom finish a won game in time). It
-prints our score per band with a 95% interval (normal approximation over
-games) and the Elo difference it implies, and so places each nominal band
-against the reference's rating (a calibration at this time control only).
+move for the reference and ``--our-movetime`` ms for ours (the same by
+default). For a calibration give ours a generous time (``--our-movetime
+10000``): then only the strength's depth and node caps end its searches and
+the result does not depend on the machine's load; Stockfish's limited
+strength picks its move at a fixed depth, which 100 ms reaches. A game
+still on at ``MAX_PLIES`` plies is adjudicated on material (a side ahead by
+``ADJUDICATE_PAWNS`` or more wins, else a draw: weak engines seldom finish a
+won game in time). It prints our score per band with a 95% interval (normal
+approximation over games), the Elo difference it implies and the load
+average, and so places each band against the reference's rating
+(``server/frontends/uci_strength.py`` holds the calibration made so).
 
 With ``--self ELO`` the reference is this engine itself at ``UCI_Elo``
 ``ELO`` instead: the bands' spacing on their own scale.
@@ -16,6 +22,8 @@ With ``--self ELO`` the reference is this engine itself at ``UCI_Elo``
 Usage::
 
     python -m bench.uci_strength_match --elos 800 1400 2000 --games 10 --movetime 100
+    python -m bench.uci_strength_match --reference-elo 1600 --elos 1600 --games 16 \
+        --movetime 100 --our-movetime 10000
     python -m bench.uci_strength_match --self 800 --elos 1100 1400 2000 --games 10
 """
 
@@ -23,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import random
 import shutil
 import sys
@@ -48,14 +57,17 @@ def play_game(
     opening: list[chess.Move],
     ours_white: bool,
     movetime: float,
+    our_movetime: float,
 ) -> float:
     """Our score in one game (1, 0.5 or 0)."""
     board = chess.Board()
     for move in opening:
         board.push(move)
-    limit = chess.engine.Limit(time=movetime)
+    our_limit = chess.engine.Limit(time=our_movetime)
+    reference_limit = chess.engine.Limit(time=movetime)
     while not board.is_game_over(claim_draw=True) and board.ply() < MAX_PLIES:
-        engine = ours if (board.turn == chess.WHITE) == ours_white else reference
+        our_turn = (board.turn == chess.WHITE) == ours_white
+        engine, limit = (ours, our_limit) if our_turn else (reference, reference_limit)
         chosen = engine.play(board, limit).move
         if chosen is None:
             raise RuntimeError(f"no move in a game that is not over: {board.fen()}")
@@ -100,7 +112,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--elos", type=int, nargs="+", default=[800, 1400, 2000])
     parser.add_argument("--games", type=int, default=10, help="games per band (even)")
-    parser.add_argument("--movetime", type=int, default=100, help="ms a move, both sides")
+    parser.add_argument("--movetime", type=int, default=100, help="ms a move (the reference)")
+    parser.add_argument(
+        "--our-movetime", type=int, default=None, help="ms a move for ours (default: --movetime)"
+    )
+    parser.add_argument(
+        "--reference-elo", type=int, default=REFERENCE_ELO, help="Stockfish's UCI_Elo"
+    )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--self", type=int, default=None, help="reference: ours at this UCI_Elo")
     args = parser.parse_args()
@@ -110,11 +128,11 @@ def main() -> None:
     rng = random.Random(args.seed)
     openings = [random_opening(rng) for _ in range(args.games // 2)]
     command = [stockfish] if args.self is None else OURS
-    name = f"Stockfish {REFERENCE_ELO}" if args.self is None else f"ours at {args.self}"
+    reference_elo = args.reference_elo if args.self is None else args.self
+    name = f"Stockfish {reference_elo}" if args.self is None else f"ours at {args.self}"
+    our_movetime = args.movetime if args.our_movetime is None else args.our_movetime
     with chess.engine.SimpleEngine.popen_uci(command, timeout=60) as reference:
-        reference.configure(
-            {"UCI_LimitStrength": True, "UCI_Elo": args.self or REFERENCE_ELO, "Threads": 1}
-        )
+        reference.configure({"UCI_LimitStrength": True, "UCI_Elo": reference_elo, "Threads": 1})
         for elo in args.elos:
             started = time.monotonic()
             scores: list[float] = []
@@ -123,7 +141,14 @@ def main() -> None:
                 for opening in openings:
                     for ours_white in (True, False):
                         scores.append(
-                            play_game(ours, reference, opening, ours_white, args.movetime / 1000)
+                            play_game(
+                                ours,
+                                reference,
+                                opening,
+                                ours_white,
+                                args.movetime / 1000,
+                                our_movetime / 1000,
+                            )
                         )
             mean = sum(scores) / len(scores)
             spread = math.sqrt(sum((s - mean) ** 2 for s in scores) / max(1, len(scores) - 1))
@@ -133,7 +158,8 @@ def main() -> None:
                 f"UCI_Elo {elo}: {sum(scores):.1f}/{len(scores)} = {mean:.2f} "
                 f"[{low:.2f}, {high:.2f}] against {name}: "
                 f"{elo_of(mean):+.0f} Elo [{elo_of(low):+.0f}, {elo_of(high):+.0f}] "
-                f"({time.monotonic() - started:.0f} s)",
+                f"({time.monotonic() - started:.0f} s, load average "
+                f"{' '.join(f'{load:.1f}' for load in os.getloadavg())})",
                 flush=True,
             )
 

@@ -8,6 +8,7 @@ import itertools
 import random
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import chess
 import chess.engine
@@ -17,10 +18,13 @@ from engine.search.results import Info
 from engine.search.score import Score
 from server.frontends.uci_protocol import UciProtocol, info_line
 from server.frontends.uci_strength import (
+    CALIBRATION,
+    DEFAULT_ELO,
     MAX_ELO,
     MIN_ELO,
     STRENGTH_LINES,
     choose,
+    level_for,
     strength_for,
 )
 from server.frontends.uci_wdl import wdl
@@ -80,11 +84,28 @@ def test_limit_strength_caps_the_go_and_searches_lines_to_choose_from() -> None:
 
 
 def test_the_strength_scale_grows_with_the_elo() -> None:
-    scale = [strength_for(elo) for elo in range(MIN_ELO, MAX_ELO + 1, 100)]
+    scale = [strength_for(elo) for elo in [*range(MIN_ELO, MAX_ELO, 25), MAX_ELO]]
     for weaker, stronger in itertools.pairwise(scale):
-        assert weaker.depth <= stronger.depth and weaker.nodes < stronger.nodes
-        assert weaker.noise_cp > stronger.noise_cp
+        assert weaker.level < stronger.level and weaker.nodes < stronger.nodes
+        assert weaker.depth <= stronger.depth and weaker.noise_cp >= stronger.noise_cp
     assert scale[-1].noise_cp == 0 and strength_for(99_999) == scale[-1]
+
+
+def test_the_calibration_is_monotone_and_covers_the_documented_range() -> None:
+    elos = [elo for elo, _ in CALIBRATION]
+    levels = [level for _, level in CALIBRATION]
+    assert elos == sorted(set(elos)) and levels == sorted(set(levels))
+    assert (levels[0], levels[-1]) == (0.0, 1.0)
+    assert (level_for(MIN_ELO), level_for(MAX_ELO)) == (0.0, 1.0)
+    assert level_for(MIN_ELO - 500) == 0.0 and level_for(MAX_ELO + 500) == 1.0
+    # Each knot's UCI_Elo plays exactly its measured level (the docstring's table).
+    assert all(level_for(elo) == level for elo, level in CALIBRATION)
+    assert MIN_ELO <= DEFAULT_ELO <= MAX_ELO
+    # The range the README and the UCI option announce is the calibrated one.
+    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    assert f"`UCI_Elo` {MIN_ELO}-{MAX_ELO}" in readme
+    announced = f"option name UCI_Elo type spin default {DEFAULT_ELO} min {MIN_ELO} max {MAX_ELO}"
+    assert announced in UciProtocol().execute("uci").lines
 
 
 def test_noise_never_gives_away_a_mate_and_no_noise_plays_the_best() -> None:
