@@ -60,8 +60,13 @@ class LadderReader:
     # ------------------------------------------------------------------
     # The board.
 
-    def string(self, start: int) -> tuple[list[int], list[int]]:
-        """The stones of the string through ``start`` and its liberties."""
+    def string(self, start: int, enough: int) -> tuple[list[int], list[int]]:
+        """The stones of the string through ``start`` and its liberties.
+
+        The walk stops as soon as it has found ``enough`` liberties (the
+        stones are then only those walked so far): a playout's strings can
+        be long, and most questions are "one liberty?" or "three?".
+        """
         colour = self.colour
         stride = self.stride
         mine = colour[start]
@@ -78,14 +83,16 @@ class LadderReader:
                     if n not in seen:
                         seen.add(n)
                         liberties.append(n)
+                        if len(liberties) >= enough:
+                            return stones, liberties
                 elif v == mine and n not in seen:
                     seen.add(n)
                     stones.append(n)
         return stones, liberties
 
-    def liberties(self, start: int) -> int:
-        """The number of liberties of the string through ``start``."""
-        return len(self.string(start)[1])
+    def liberties(self, start: int, enough: int) -> int:
+        """The liberties of the string through ``start``, counted up to ``enough``."""
+        return len(self.string(start, enough)[1])
 
     def play(self, p: int, mine: int) -> bool:
         """Put a stone of ``mine`` on the empty ``p``, taking captured strings off.
@@ -104,14 +111,14 @@ class LadderReader:
         took = False
         for n in (p - 1, p + 1, p - stride, p + stride):
             if colour[n] == enemy:
-                stones, liberties = self.string(n)
+                stones, liberties = self.string(n, 1)
                 if not liberties:
                     took = True
                     for s in stones:
                         log.append(s)
                         log.append(enemy)
                         colour[s] = EMPTY
-        if not took and not self.string(p)[1]:
+        if not took and not self.string(p, 1)[1]:
             log.pop()
             log.pop()
             colour[p] = EMPTY
@@ -143,7 +150,7 @@ class LadderReader:
         colour = self.colour
         defender = colour[target]
         attacker = 3 - defender
-        _, liberties = self.string(target)
+        _, liberties = self.string(target, 3)
         if len(liberties) >= 3:
             return False
         if len(liberties) <= 1:
@@ -171,7 +178,7 @@ class LadderReader:
         defender = colour[target]
         attacker = 3 - defender
         stride = self.stride
-        stones, liberties = self.string(target)
+        stones, liberties = self.string(target, 2)  # all its stones when in atari
         if len(liberties) >= 2:
             return True
         if not liberties:
@@ -182,7 +189,7 @@ class LadderReader:
             for n in (s - 1, s + 1, s - stride, s + stride):
                 if colour[n] != attacker:
                     continue
-                _, chaser_liberties = self.string(n)
+                _, chaser_liberties = self.string(n, 2)
                 if len(chaser_liberties) != 1 or chaser_liberties[0] in tried:
                     continue
                 take = chaser_liberties[0]
@@ -201,7 +208,7 @@ class LadderReader:
         mark = self.mark()
         if not self.play(move, defender):
             return False
-        count = self.liberties(target)
+        count = self.liberties(target, 3)
         saved = count >= 3 or (count == 2 and not self.captures(target))
         self.undo(mark)
         return saved

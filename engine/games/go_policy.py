@@ -280,6 +280,55 @@ def freedom(pb: PlayoutBoard, p: int, me: int, neighbours: list[list[int]]) -> i
     return 0 if found < 0 else 1
 
 
+def three_liberties(pb: PlayoutBoard, p: int, me: int, neighbours: list[list[int]]) -> bool:
+    """Whether ``me``'s string through ``p`` would have three liberties or more after a stone there.
+
+    Counted without the captures the stone would make (a capture answers
+    False: the caller reads the position out instead).
+    """
+    colour = pb.colour
+    head = pb.head
+    nxt = pb.next
+    p_: i64 = p
+    first: i64 = -1  # the distinct liberties found so far
+    second: i64 = -1
+    n: i64
+    m: i64
+    s: i64
+    h: i64
+    for n in neighbours[p_]:
+        v = colour[n]
+        if v == EDGE:
+            continue
+        if v == EMPTY:
+            candidates = [n]
+        elif v != me:
+            if in_atari(pb, head[n]):
+                return False  # a capture: left to the reading
+            continue
+        else:
+            candidates = []
+            h = head[n]
+            s = h
+            while True:
+                for m in neighbours[s]:
+                    if colour[m] == EMPTY and m != p_:
+                        candidates.append(m)
+                s = nxt[s]
+                if s == h:
+                    break
+        for m in candidates:
+            if m in (first, second):
+                continue
+            if first < 0:
+                first = m
+            elif second < 0:
+                second = m
+            else:
+                return True
+    return False
+
+
 # ----------------------------------------------------------------------
 # 3x3 patterns.
 
@@ -427,8 +476,11 @@ def _tactical_move(
                 break
         move = atari_liberty(pb, h)
         if move != ko and freedom(pb, move, me, neighbours) >= 2:
-            # Not into a ladder that works (read briefly: a playout is cheap).
-            if not escape_fails(list(colour), stride, move, me, PLAYOUT_BUDGET):
+            # Not into a ladder that works (read briefly: a playout is
+            # cheap); three liberties are out of any ladder, no read needed.
+            if three_liberties(pb, move, me, neighbours) or not escape_fails(
+                list(colour), stride, move, me, PLAYOUT_BUDGET
+            ):
                 return move
             pb.refused = move
     return PASS
