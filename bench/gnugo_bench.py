@@ -5,6 +5,7 @@ Run from the repository root::
     python -m bench.gnugo_bench --level 1 --movetime 5000 --games 20
     python -m bench.gnugo_bench --level 10 --movetime 1000 --games 20 --algorithm mcts
     python -m bench.gnugo_bench --level 1 --playouts 4000 --games 10 --first-game 10
+    python -m bench.gnugo_bench --level 1 --playouts 2000 --games 10 --sgf-dir /tmp/games
 
 Each game is refereed by :func:`server.programs.gtp_match.play_game` and scored by
 area (Tromp-Taylor), komi 7.5; GNU Go runs with ``--chinese-rules`` (area
@@ -13,7 +14,9 @@ game is played out), GNU Go resigns by its own judgement when it does.
 The report gives wins with a 95% Wilson interval, the mean moves per game
 and GNU Go's own count beside ours for the games where they differ (GNU Go
 removes stones it judges dead; Tromp-Taylor counts every stone on the
-board). Needs ``gnugo`` on PATH or in /usr/games.
+board). ``--sgf-dir`` writes each game there as an SGF record (``game-NN.sgf``,
+the referee's result in ``RE``) to replay the losses. Needs ``gnugo`` on PATH
+or in /usr/games.
 """
 
 from __future__ import annotations
@@ -22,14 +25,42 @@ import argparse
 import os
 import sys
 import time
+from pathlib import Path
 
 from bench.mcts_bench import wilson
 from bench.programs import find_program
-from server.programs.gtp_match import GtpProgram, play_game
+from server.programs.gtp_match import GameRecord, GtpProgram, play_game
+
+#: GTP's column letters (no I) and SGF's point letters.
+GTP_COLUMNS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
+SGF_LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
 
 def gnugo_path() -> str | None:
     return find_program("gnugo")
+
+
+def sgf_text(record: GameRecord, black: str, white: str) -> str:
+    """The game as an SGF record: GTP vertices (``D4``, ``pass``) become SGF points."""
+    result = "?" if record.winner is None else ("B+" if record.winner == 0 else "W+")
+    header = (
+        f"(;GM[1]FF[4]SZ[{record.size}]KM[{record.komi:g}]RU[Chinese]"
+        f"PB[{black}]PW[{white}]RE[{result}]C[{record.reason}]"
+    )
+    nodes = []
+    for ply, move in enumerate(record.moves):
+        colour = "B" if ply % 2 == 0 else "W"
+        text = move.strip().upper()
+        if text == "RESIGN":
+            break
+        if text == "PASS":
+            point = ""
+        else:
+            column = GTP_COLUMNS.index(text[0])
+            row = record.size - int(text[1:])
+            point = SGF_LETTERS[column] + SGF_LETTERS[row]
+        nodes.append(f";{colour}[{point}]")
+    return header + "".join(nodes) + ")\n"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -44,6 +75,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--size", type=int, default=9)
     parser.add_argument("--komi", type=float, default=7.5)
     parser.add_argument("--algorithm", default="mcts", choices=("mcts", "alphabeta"))
+    parser.add_argument("--sgf-dir", default="", help="write each game there as an SGF record")
     args = parser.parse_args(argv)
     gnugo = gnugo_path()
     if gnugo is None:
@@ -94,6 +126,11 @@ def main(argv: list[str] | None = None) -> int:
                 komi=args.komi,
                 genmove_timeout_s=max(60.0, 4 * args.movetime / 1000, args.playouts / 20),
             )
+        if args.sgf_dir:
+            folder = Path(args.sgf_dir)
+            folder.mkdir(parents=True, exist_ok=True)
+            names = ("arena", "gnugo") if we_are_black else ("gnugo", "arena")
+            (folder / f"game-{number + 1:02d}.sgf").write_text(sgf_text(record, *names))
         ours_colour = 0 if we_are_black else 1
         if record.winner is None:
             draws += 1

@@ -479,6 +479,18 @@ class Game(ABC, Generic[S, M]):
         """
         return None
 
+    def time_weight(self, state: S) -> float:
+        """How much of a clock's even share a tree search should spend on ``state``.
+
+        1.0 is the share :func:`engine.search.limits.plan_deadlines` plans
+        (the time left over the moves to go); a game whose hard moves come
+        in one phase says so (Go: more in the middle game, less in the
+        opening and the endgame). :mod:`engine.search.mcts` scales its
+        clock allotment by it, never past the hard deadline; a fixed move
+        time is not scaled. The default: every move alike.
+        """
+        return 1.0
+
     def playout(self, state: S, rng: Random, max_plies: int) -> tuple[float, list[tuple[int, M]]]:
         """Play ``state`` out at random; return player 0's reward and the moves played.
 

@@ -137,6 +137,22 @@ MAX_POINTS: Final = (MAX_SIZE + 2) * (MAX_SIZE + 1) + 1
 POINT: Final = 10
 WIN_ODDS_SCALE: Final = 5 * POINT
 
+#: Time management (:meth:`Go.time_weight`): the phases by the plies played
+#: as a share of the board's points (9x9: the opening is plies 0-8, the
+#: endgame starts at ply 49; 19x19: plies 0-36 and 217), and the share of the
+#: clock's even allotment each phase gets. Pachi divides a game the same
+#: way (its ``fuseki_end`` and ``yose_start``, and more time between them),
+#: as Go players do: the opening is a few known shapes, the middle game's
+#: fights decide a 9x9 game, and the endgame's moves are small. The values
+#: are set by hand (not yet measured: a timed match is needed), with the
+#: middle weight under the hard deadline's stretch
+#: (:data:`engine.search.limits.HARD_STRETCH`, 3) so that it is never cut.
+TIME_OPENING_END: Final = 0.1
+TIME_ENDGAME_START: Final = 0.6
+TIME_OPENING_WEIGHT: Final = 0.6
+TIME_MIDDLE_WEIGHT: Final = 1.5
+TIME_ENDGAME_WEIGHT: Final = 0.7
+
 
 def _zobrist(count: int, seed: int) -> list[int]:
     # Fixed seed: keys are the same in every process (the server's workers
@@ -590,6 +606,15 @@ class Go(Game[GoState, int]):
         if margin2 < 0:
             return 0.0, played
         return 0.5, played
+
+    def time_weight(self, state: GoState) -> float:
+        """Less time in the opening and the endgame, more in the middle game (TIME_* above)."""
+        share = state.ply / (self.size * self.size)
+        if share < TIME_OPENING_END:
+            return TIME_OPENING_WEIGHT
+        if share < TIME_ENDGAME_START:
+            return TIME_MIDDLE_WEIGHT
+        return TIME_ENDGAME_WEIGHT
 
     def priors(self, state: GoState, moves: list[int]) -> tuple[list[int], list[int]] | None:
         """Virtual visits and wins for the mover of each move (:func:`go_policy.priors`)."""

@@ -34,7 +34,9 @@ and this module holds both, in the order to read them:
       opponent string next to the last move that is in atari;
    b. save an own string next to the last move from atari: by capturing
       an opponent string that touches it, else by extending where the
-      string gets at least two liberties;
+      string gets at least two liberties, unless it then dies in a ladder
+      (:mod:`engine.games.go_ladder`, a short read:
+      :data:`~engine.games.go_ladder.PLAYOUT_BUDGET` stones);
    c. with probability :data:`PROB_PATTERN`, a point next to the last move
       that matches a 3x3 pattern and is not a self-atari;
    d. a random legal move that fills none of the mover's own eyes and is
@@ -55,9 +57,11 @@ and this module holds both, in the order to read them:
    "Progressive strategies for Monte-Carlo tree search", 2008; Gelly &
    Silver 2007 "Combining online and offline knowledge in UCT" call it a
    prior). Every move gets an even prior (:data:`PRIOR_EVEN` visits at a
-   win rate of one half); captures, atari escapes, pattern moves and
-   moves near the last move get virtual wins; self-ataris and first-line
-   moves far from every stone get virtual losses. The search
+   win rate of one half); captures, atari escapes, ataris that start a
+   working ladder, pattern moves and moves near the last move get virtual
+   wins; self-ataris, escapes into a working ladder and first-line
+   moves far from every stone get virtual losses (the ladders are read by
+   :mod:`engine.games.go_ladder`). The search
    (:mod:`engine.search.mcts`) asks the game for these through
    :meth:`engine.game.Game.priors`, so it needs no Go knowledge itself.
 
@@ -77,6 +81,8 @@ from random import Random
 from typing import Final
 
 from mypy_extensions import i64
+
+from engine.games.go_ladder import PLAYOUT_BUDGET, PRIORS_BUDGET, atari_captures, escape_fails
 
 #: Point contents on the board (:mod:`engine.games.go` uses the same codes).
 EMPTY: Final = 0
@@ -108,8 +114,16 @@ PRIOR_EVEN: Final = 10
 PRIOR_CAPTURE_ONE: Final = 15
 PRIOR_CAPTURE_MANY: Final = 30
 #: Virtual wins for a move that saves an own string in atari (it ends
-#: with two liberties or more). Set like a capture of one stone.
+#: with three liberties or more, or two and no working ladder). Set like a
+#: capture of one stone.
 PRIOR_ESCAPE: Final = 15
+#: Virtual losses for an escape that runs out of atari into a ladder that
+#: works (:mod:`engine.games.go_ladder`): it only adds stones to a dead
+#: string, as bad as a self-atari, so as many (michi refuses such an escape
+#: in its ``fix_atari``; the virtual loss is ours). An atari that starts a
+#: working ladder gets the capture priors above, by the stones it takes,
+#: as michi counts a ladder attack among its capture moves.
+PRIOR_LADDER_RUN: Final = 10
 #: Virtual wins for a move that matches a 3x3 pattern (michi 10).
 PRIOR_PATTERN: Final = 10
 #: Virtual losses (visits, no wins) for a self-atari (michi 10).
@@ -154,6 +168,9 @@ class PlayoutBoard:
         self.lib_squares = [0] * size
         self.empties: list[int] = []
         self.where = [0] * size  # index of an empty point in ``empties``
+        #: An escape that step b refused (it runs into a working ladder):
+        #: steps c and d do not play it either this move (PASS: none).
+        self.refused = PASS
         colour = self.colour
         for p in points:
             if colour[p] == EMPTY:
@@ -261,6 +278,55 @@ def freedom(pb: PlayoutBoard, p: int, me: int, neighbours: list[list[int]]) -> i
                 if s == h:
                     break
     return 0 if found < 0 else 1
+
+
+def three_liberties(pb: PlayoutBoard, p: int, me: int, neighbours: list[list[int]]) -> bool:
+    """Whether ``me``'s string through ``p`` would have three liberties or more after a stone there.
+
+    Counted without the captures the stone would make (a capture answers
+    False: the caller reads the position out instead).
+    """
+    colour = pb.colour
+    head = pb.head
+    nxt = pb.next
+    p_: i64 = p
+    first: i64 = -1  # the distinct liberties found so far
+    second: i64 = -1
+    n: i64
+    m: i64
+    s: i64
+    h: i64
+    for n in neighbours[p_]:
+        v = colour[n]
+        if v == EDGE:
+            continue
+        if v == EMPTY:
+            candidates = [n]
+        elif v != me:
+            if in_atari(pb, head[n]):
+                return False  # a capture: left to the reading
+            continue
+        else:
+            candidates = []
+            h = head[n]
+            s = h
+            while True:
+                for m in neighbours[s]:
+                    if colour[m] == EMPTY and m != p_:
+                        candidates.append(m)
+                s = nxt[s]
+                if s == h:
+                    break
+        for m in candidates:
+            if m in (first, second):
+                continue
+            if first < 0:
+                first = m
+            elif second < 0:
+                second = m
+            else:
+                return True
+    return False
 
 
 # ----------------------------------------------------------------------
@@ -410,7 +476,13 @@ def _tactical_move(
                 break
         move = atari_liberty(pb, h)
         if move != ko and freedom(pb, move, me, neighbours) >= 2:
-            return move
+            # Not into a ladder that works (read briefly: a playout is
+            # cheap); three liberties are out of any ladder, no read needed.
+            if three_liberties(pb, move, me, neighbours) or not escape_fails(
+                list(colour), stride, move, me, PLAYOUT_BUDGET
+            ):
+                return move
+            pb.refused = move
     return PASS
 
 
@@ -470,7 +542,7 @@ def _pattern_move(
         last + stride - 1,
         last + stride + 1,
     ):
-        if colour[q] != EMPTY or q == ko:
+        if colour[q] != EMPTY or q == ko or q == pb.refused:
             continue
         if PATTERN_TABLE[base | pattern_code(colour, q, stride)] != 1:
             continue
@@ -531,6 +603,7 @@ def run_playout(
         me = player + 1
         enemy = 2 - player
         move = PASS
+        pb.refused = PASS
         if last > PASS and colour[last] == enemy:
             if heavy:
                 move = _tactical_move(pb, last, me, ko, neighbours)
@@ -540,6 +613,7 @@ def run_playout(
                 move = _light_tactical_move(pb, last, me, ko, neighbours)
         # d. A random legal move that fills no own eye (and, heavy, no bad self-atari).
         if move == PASS:
+            refused = pb.refused
             count = len(empties)
             if count:
                 i = int(random() * int(count))
@@ -548,7 +622,7 @@ def run_playout(
                     i += 1
                     if i == count:
                         i = 0
-                    if p == ko:
+                    if p in (ko, refused):
                         continue
                     # Eye test and legality from the four neighbours.
                     legal = False
@@ -711,6 +785,7 @@ def priors(
     label = [-1] * len(board)
     string_libs: list[set[int]] = []
     string_stones: list[int] = []
+    scratch: list[int] | None = None  # the board for ladder reads, made when one is needed
     # Small ints (Python shares those under 257): a prior costs the tree a pointer.
     visits: list[int] = []
     wins: list[int] = []
@@ -727,6 +802,8 @@ def priors(
         liberties = set()
         captured = 0
         escape = False
+        chased = 0  # stones of enemy strings this move ataris (two liberties, p one)
+        chased_at = PASS  # a stone of the largest of them
         for n in (p - 1, p + 1, p - stride, p + stride):
             c = board[n]
             if c == EMPTY:
@@ -741,10 +818,13 @@ def priors(
                     string_stones.append(0)
                 libs = string_libs[s]
                 if c == enemy:
+                    if len(libs) <= 2 and string_stones[s] == 0:
+                        string_stones[s] = sum(1 for q in range(len(board)) if label[q] == s)
                     if len(libs) == 1:
-                        if string_stones[s] == 0:
-                            string_stones[s] = sum(1 for q in range(len(board)) if label[q] == s)
                         captured += string_stones[s]
+                    elif len(libs) == 2 and string_stones[s] > chased:
+                        chased = string_stones[s]
+                        chased_at = n
                 else:
                     if len(libs) == 1:
                         escape = True
@@ -756,9 +836,27 @@ def priors(
             w += bonus
         elif len(liberties) <= 1:
             v += PRIOR_SELF_ATARI  # virtual losses
-        elif escape:
-            v += PRIOR_ESCAPE
-            w += PRIOR_ESCAPE
+        else:
+            if escape:
+                # Two liberties may be a ladder: read it before crediting the escape.
+                if len(liberties) == 2:
+                    if scratch is None:
+                        scratch = list(board)
+                    runs = escape_fails(scratch, stride, p, me, PRIORS_BUDGET)
+                else:
+                    runs = False
+                if runs:
+                    v += PRIOR_LADDER_RUN  # virtual losses
+                else:
+                    v += PRIOR_ESCAPE
+                    w += PRIOR_ESCAPE
+            if chased:
+                if scratch is None:
+                    scratch = list(board)
+                if atari_captures(scratch, stride, p, me, chased_at, PRIORS_BUDGET):
+                    bonus = PRIOR_CAPTURE_ONE if chased == 1 else PRIOR_CAPTURE_MANY
+                    v += bonus
+                    w += bonus
         if PATTERN_TABLE[player << 16 | pattern_code(board, p, stride)] == 1:
             v += PRIOR_PATTERN
             w += PRIOR_PATTERN

@@ -52,7 +52,13 @@ Limits (:class:`~engine.search.limits.Limits`):
   each game's :attr:`~engine.game.Game.playout_limit` keeps one playout short
   (see ``python -m bench.mcts_bench --only playouts``). It stops at the
   allotment the deadlines carry (:attr:`~engine.search.limits.Deadlines.allotment`,
-  never after the hard deadline): it has no iterations to finish;
+  never after the hard deadline): it has no iterations to finish. With a
+  ``clock`` and no ``movetime`` it manages its time: the allotment is
+  scaled by the game's :meth:`~engine.game.Game.time_weight` (Go: more in
+  the middle game), still never past the hard deadline, and the search
+  stops early when the most-visited root move can no longer be overtaken
+  in the playouts left (:data:`EARLY_STOP_INTERVAL`). A fixed ``movetime``
+  is searched to its end: time saved there would be lost;
 * ``depth`` is ignored: a tree search has no fixed depth;
 * with no limit and no stop signal it stops after :data:`DEFAULT_PLAYOUTS`,
   or earlier when the root is proven (reason ``proven``).
@@ -131,14 +137,14 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from random import Random
 from typing import Any, Final, final
 
 from engine.game import CHANCE, EVAL_LIMIT, Game, Outcome
 from engine.search.budget import BudgetedSearch, SearchAborted
 from engine.search.limits import Limits
-from engine.search.request import StopSignal
+from engine.search.request import SearchRequest, StopSignal
 from engine.search.results import Info, SearchResult, SearchStats
 from engine.search.score import WIN, Score
 
@@ -167,6 +173,17 @@ RAVE_EQUIVALENCE: Final = 1000
 #:   little about it now), and ``--only tune`` found no K (100, 1000) or C
 #:   (0.3, 1.0) that helps there.
 RAVE_GAMES: Final = frozenset({"go", "othello"})
+#: Time management with a clock (not a fixed move time): the search stops
+#: early when the most-visited root move leads the second by more visits
+#: than the playouts left before the allotment ends could give it (at the
+#: rate measured so far), so that the saved time goes to later moves:
+#: Pachi's and Fuego's "early stop" (Huang, Coulom & Lin, "Time management
+#: for Monte-Carlo tree search applied to the game of Go", TAAI 2010,
+#: call it EARLY-C). It looks every :data:`EARLY_STOP_INTERVAL` playouts,
+#: once :data:`EARLY_STOP_MIN_PLAYOUTS` have measured the rate; both are
+#: bookkeeping (a look scans the root's moves), not tuned.
+EARLY_STOP_INTERVAL: Final = 64
+EARLY_STOP_MIN_PLAYOUTS: Final = 256
 #: Playouts of a search with no limit at all (no time, no nodes, no stop
 #: signal) and whose root is not proven first.
 DEFAULT_PLAYOUTS: Final = 20_000
@@ -306,6 +323,11 @@ class MctsSearcher(BudgetedSearch):
         self.max_tree_bytes: int | None = None
         #: Nodes of the tree kept from an earlier think (``nodes`` counts this search's only).
         self._reused_nodes = 0
+        #: Whether the current search is timed by a clock (not a fixed move
+        #: time): its allotment is weighed by the game and it may stop early.
+        self._clocked = False
+        #: The time source of the search loop (``time.monotonic``; a test's fake clock).
+        self.clock: Callable[[], float] = time.monotonic
         self._reset_counters()
 
     def tree_bytes(self) -> int:
@@ -353,6 +375,11 @@ class MctsSearcher(BudgetedSearch):
         self._tree = None
         return super()._no_moves(state, outcome)
 
+    def _arm(self, request: SearchRequest) -> None:
+        super()._arm(request)
+        limits = request.limits
+        self._clocked = limits.clock is not None and limits.movetime_ms is None
+
     def _begin_search(self, state: Any, root_moves: list[Hashable]) -> SearchResult | None:
         """Find or plant the tree; a single move is answered at once, without playouts."""
         game = self.game
@@ -370,6 +397,11 @@ class MctsSearcher(BudgetedSearch):
             return self._result(state, root_moves[0], Score(value=value), value, pv, "only_move")
         # The time to stop is the allotment: with no iterations to finish,
         # a tree search uses all of it (never after the hard deadline).
+        # A clock's allotment is weighed by the game's phase.
+        if self._clocked and self._allotment is not None:
+            self._allotment = weighed_allotment(
+                self._start, self._allotment, self._hard_deadline, game.time_weight(state)
+            )
         self._iteration_deadline = self._allotment
         self._playout_cap = self._node_limit
         if self._playout_cap is None and self._allotment is None and self._stop is None:
@@ -386,6 +418,8 @@ class MctsSearcher(BudgetedSearch):
         cap = self._playout_cap
         stop = self._stop
         until = self._allotment
+        clock = self.clock
+        early = self._clocked and until is not None
         while True:
             if root.proven != UNPROVEN:
                 return True
@@ -393,9 +427,20 @@ class MctsSearcher(BudgetedSearch):
                 raise SearchAborted("nodes")
             if stop is not None and stop.is_set():
                 raise SearchAborted("stopped")
-            now = time.monotonic()
+            now = clock()
             if until is not None and now >= until:
                 raise SearchAborted("time")
+            if (
+                early
+                and until is not None
+                and self.playouts >= EARLY_STOP_MIN_PLAYOUTS
+                and self.playouts % EARLY_STOP_INTERVAL == 0
+            ):
+                left = playouts_left(self.playouts, now - self._start, until - now)
+                if cap is not None:
+                    left = min(left, float(cap - self.playouts))
+                if decided(root, left):
+                    raise SearchAborted("time")  # the clock's time management ended it
             if self._on_info is not None and now >= self._next_info:
                 self._next_info = now + INFO_INTERVAL_S
                 return False
@@ -871,6 +916,35 @@ def _line_key(child: Node, mover: int) -> tuple[int, int, float]:
 def _ranking(entry: tuple[tuple[int, int, float], int, Node]) -> tuple[int, int, float]:
     """The sort key of a ranked root move: its :func:`_line_key` (never the node itself)."""
     return entry[0]
+
+
+def weighed_allotment(start: float, allotment: float, hard: float | None, weight: float) -> float:
+    """The end of an allotment from ``start`` scaled by ``weight``, never after ``hard``."""
+    scaled = start + max(0.0, weight) * (allotment - start)
+    return scaled if hard is None else min(scaled, hard)
+
+
+def playouts_left(playouts: int, elapsed_s: float, left_s: float) -> float:
+    """The playouts ``left_s`` seconds more would make at the rate of the first ``playouts``."""
+    if elapsed_s <= 0.0:
+        return math.inf
+    return playouts / elapsed_s * max(0.0, left_s)
+
+
+def decided(root: Node, left: float) -> bool:
+    """Whether the root's most-visited move leads the next by more than ``left`` visits."""
+    first = 0
+    second = 0
+    for child in root.children:
+        if child is None:
+            continue
+        visits = child.visits
+        if visits > first:
+            second = first
+            first = visits
+        elif visits > second:
+            second = visits
+    return first - second > left
 
 
 def _draw(probabilities: list[float], rng: Random) -> int:

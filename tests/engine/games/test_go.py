@@ -525,11 +525,22 @@ def test_playout_takes_a_stone_in_atari_and_saves_its_own() -> None:
     for seed in range(20):
         assert SMALL.playout(state, random.Random(seed), 1)[1] == [(0, SMALL.point("D3"))]
         assert SMALL.playout_move(state, random.Random(seed)) == SMALL.point("D3")
-    # White's D4 puts Black's C4 in atari: Black extends at C5 (two liberties).
-    state = play(SMALL, position(".....", "..XO.", ".OOX.", ".....", ".....", side="O"), "B4")
+    # White's D3 puts Black's C3 in atari: Black extends at C2 (three liberties).
+    state = play(SMALL, position(".....", "..O..", ".OX..", ".....", ".....", side="O"), "D3")
     for seed in range(20):
-        assert SMALL.playout(state, random.Random(seed), 1)[1] == [(0, SMALL.point("C5"))]
-        assert SMALL.playout_move(state, random.Random(seed)) == SMALL.point("C5")
+        assert SMALL.playout(state, random.Random(seed), 1)[1] == [(0, SMALL.point("C2"))]
+        assert SMALL.playout_move(state, random.Random(seed)) == SMALL.point("C2")
+    # White's B4 puts Black's C4 in atari; C5 gives it two liberties, but
+    # White's B5 then chases it along the edge to its death (a ladder): the
+    # heavy playout does not run there, the light policy's move does.
+    state = play(SMALL, position(".....", "..XO.", ".OOX.", ".....", ".....", side="O"), "B4")
+    c5 = SMALL.point("C5")
+    runs = sum(
+        1 for seed in range(20) if SMALL.playout(state, random.Random(seed), 1)[1] == [(0, c5)]
+    )
+    assert runs <= 4  # only a random move lands there
+    for seed in range(20):
+        assert SMALL.playout_move(state, random.Random(seed)) == c5
 
 
 def test_playout_moves_are_legal_in_random_positions() -> None:
