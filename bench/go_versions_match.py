@@ -1,4 +1,5 @@
-"""Go 9x9: two checkouts' engines (``arena gtp``) against each other at a fixed playout count.
+"""Go 9x9: two checkouts' engines (``arena gtp``) against each other at a fixed playout count
+(or, with ``--movetime``, at equal time: the measure that counts when a change costs speed).
 
 Each checkout (``--tree``, two of them: the new one first) is a working copy
 with its own venv at ``TREE/.venv`` holding an editable install; each engine
@@ -11,7 +12,9 @@ directory. From the repository root, this checkout against a baseline::
 Games are refereed by :func:`server.programs.gtp_match.play_game` (area
 scoring, komi 7.5), colours alternating (the new tree is Black in the even
 games); neither side resigns, a game is played to two passes. A fixed
-playout count is unaffected by the machine's load. Prints each game and
+playout count is unaffected by the machine's load; a ``--movetime`` match
+is not (run it on a quiet machine, or at a higher priority than other
+work: docs/benchmarks.md). Prints each game and
 the new tree's score with a 95% Wilson interval and the load average.
 """
 
@@ -28,15 +31,19 @@ from bench.mcts_bench import wilson
 from server.programs.gtp_match import GtpProgram, play_game
 
 
-def engine_command(tree: Path, playouts: int) -> list[str]:
+def engine_command(tree: Path, playouts: int, movetime_ms: int = 0) -> list[str]:
     python = tree / ".venv" / "bin" / "python"
-    return [str(python), "-m", "clients", "gtp", "--playouts", str(playouts), "--resign-below", "0"]
+    limit = ["--movetime", str(movetime_ms)] if movetime_ms > 0 else ["--playouts", str(playouts)]
+    return [str(python), "-m", "clients", "gtp", *limit, "--resign-below", "0"]
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--tree", action="append", required=True, help="a checkout (twice)")
     parser.add_argument("--playouts", type=int, default=1000, help="per move, both sides")
+    parser.add_argument(
+        "--movetime", type=int, default=0, help="ms a move, both sides, instead of --playouts"
+    )
     parser.add_argument("--games", type=int, default=20)
     parser.add_argument("--first-game", type=int, default=0, help="number of the first game")
     parser.add_argument("--size", type=int, default=9)
@@ -52,12 +59,13 @@ def main(argv: list[str] | None = None) -> int:
     started = time.monotonic()
     neutral = tempfile.mkdtemp(prefix="go-versions-")
     os.chdir(neutral)  # neither checkout's sources shadow the other's install
-    timeout = max(60.0, args.playouts / 20)
+    timeout = max(60.0, args.playouts / 20, 10 * args.movetime / 1000)
+    limit = f"{args.movetime} ms" if args.movetime > 0 else f"{args.playouts} playouts"
     for number in range(args.first_game, args.first_game + args.games):
         new_is_black = number % 2 == 0
         with (
-            GtpProgram(engine_command(new, args.playouts), "new") as ours,
-            GtpProgram(engine_command(old, args.playouts), "old") as theirs,
+            GtpProgram(engine_command(new, args.playouts, args.movetime), "new") as ours,
+            GtpProgram(engine_command(old, args.playouts, args.movetime), "old") as theirs,
         ):
             black, white = (ours, theirs) if new_is_black else (theirs, ours)
             record = play_game(
@@ -81,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
     score = wins + 0.5 * draws
     low, high = wilson(score / games, games)
     print(
-        f"new vs baseline at {args.playouts} playouts a move: {wins} wins, {draws} draws, "
+        f"new vs baseline at {limit} a move: {wins} wins, {draws} draws, "
         f"{games - wins - draws} losses in {games} games; score {score / games:.0%} "
         f"(95% interval {low:.0%}-{high:.0%}); {time.monotonic() - started:.0f} s; "
         f"load average {os.getloadavg()[0]:.2f}"
