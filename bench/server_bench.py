@@ -42,6 +42,7 @@ from engine.search.alphabeta import Searcher  # noqa: E402
 from engine.search.limits import Limits  # noqa: E402
 from engine.search.request import SearchRequest  # noqa: E402
 from engine.search.tt import DEFAULT_TT_SLOTS  # noqa: E402
+from server.runtime.memory import TreeBudget  # noqa: E402
 
 SEED = 20240601
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
@@ -133,7 +134,9 @@ def children_cpu_seconds(pid: int) -> float:
 
 async def bench_overhead(url: str, positions: list[str], depth: int) -> None:
     game = create_game("connect4")
-    searcher = Searcher(game, DEFAULT_TT_SLOTS)
+    # The worker's table is capped by its memory budget (--worker-table-mb,
+    # default): the same number of slots here keeps the node counts equal.
+    searcher = Searcher(game, TreeBudget().table_slots(DEFAULT_TT_SLOTS))
     differences: list[float] = []
     mismatched = 0
     async with connect(url) as engine:
