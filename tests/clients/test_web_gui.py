@@ -369,12 +369,23 @@ def test_a_gnubg_id_pasted_into_the_position_box_loads_that_position(
     expect(page.locator(".bg-moves button").first).to_be_visible()  # rolled: plays offered
 
 
+def stop_if_thinking(page: Page) -> None:
+    """Press Stop if a search is still on, checked and clicked in one step in the page.
+
+    A check from the test and then a click raced the search's own end
+    under load: the button was disabled between the two, and the click
+    waited for it to be enabled again until it timed out.
+    """
+    page.evaluate(
+        "() => { const stop = document.querySelector('#stop'); if (!stop.disabled) stop.click(); }"
+    )
+
+
 def test_analyse_shows_a_proven_win_without_playing(page: Page, gui_server: ServerThread) -> None:
     open_game(page, gui_server.port, "nim", side="both")
     page.click("#analyse")
     expect(page.locator("#t-score")).to_have_text(re.compile(r"^First wins in \d+ pl"))
-    if page.is_enabled("#stop"):  # proven results end the search; stop it if it goes on
-        page.click("#stop")
+    stop_if_thinking(page)  # a proven result ends the search; stop it if it goes on
     expect(page.locator("#think-status")).to_have_text(re.compile("^Best"))
     assert moves(page) == []
     # Clicking a stone plays for the human.
@@ -1217,16 +1228,14 @@ def test_chess_analysis_shows_three_lines_with_arrows(
     expect(page.locator(".board-svg line.arrow")).to_have_count(3)
     expect(page.locator(".board-svg line.arrow-best")).to_have_attribute("data-move", "f3f7")
     (tmp_path / "lines.png").write_bytes(page.screenshot())
-    if page.is_enabled("#stop"):
-        page.click("#stop")
+    stop_if_thinking(page)
     expect(page.locator("#think-status")).to_have_text(re.compile("^Best"))
     # One line asked for: no list, one arrow at most.
     page.select_option("#multipv", "1")
     page.click("#analyse")
     page.wait_for_selector("#info-lines tbody tr")
     expect(page.locator("#lines")).to_be_hidden()
-    if page.is_enabled("#stop"):
-        page.click("#stop")
+    stop_if_thinking(page)
 
 
 def test_monte_carlo_analysis_shows_its_lines_too(
