@@ -90,6 +90,15 @@ KILLERS_PER_PLY: Final = 2
 #: search then still has half of its budget, so a position the solver does
 #: not prove in time is played about as well as without it.
 SOLVER_SHARE: Final = 0.5
+#: The deepening search's iterations before the exact solver starts on a
+#: position within its reach: a searched move and its ``info`` are then in
+#: hand, so a think stopped while the solver works answers with that move
+#: (not an unsearched one), and the server answers the stop at once from
+#: that report instead of waiting for the worker. Depth 4 costs a median of
+#: 184 nodes (0.26 ms compiled; at most 422 nodes) on the first 100
+#: positions of Pons' Test_L2_R2, 158 nodes on Test_L1_R1 (measured with
+#: ``Searcher.think`` at ``Limits(depth=4)``).
+SOLVE_AFTER_DEPTH: Final = 4
 
 INFINITY: Final = WIN + 1
 
@@ -165,6 +174,10 @@ class Searcher(BudgetedSearch):
         self._value = 0
         self._proven = False
         self._depth_limited = False
+        # The exact solver's turn: after this iteration (0: none), for a
+        # game that can last this many more plies.
+        self._solve_after = 0
+        self._solve_remaining = 0
         # Several root lines (SearchRequest.multipv): the last completed
         # iteration's lines, best first, and the line being searched.
         self._lines: list[_RootBest] = []
@@ -198,9 +211,18 @@ class Searcher(BudgetedSearch):
         if reach <= 0:
             return None
         remaining = self.game.max_remaining_plies(state)
-        if remaining is None or remaining > reach:
+        if remaining is None or remaining > reach or remaining <= SOLVE_AFTER_DEPTH:
+            return None  # out of reach, or the deepening search reaches the end itself
+        self._solve_after = SOLVE_AFTER_DEPTH
+        self._solve_remaining = remaining
+        return None
+
+    def _after_iteration(
+        self, state: Any, depth: int, root_moves: list[Hashable]
+    ) -> SearchResult | None:
+        if depth != self._solve_after:
             return None
-        return self._solve_first(state, root_moves, remaining)
+        return self._solve_first(state, root_moves, self._solve_remaining)
 
     def _solve_first(
         self, state: Any, root_moves: list[Hashable], remaining: int
@@ -230,8 +252,7 @@ class Searcher(BudgetedSearch):
             self._next_check = self.nodes + 1
             self._forget_iteration_best()  # a null-window probe's best is no answer
             if str(aborted) == "stopped":
-                move = self._best.move
-                return self._result(state, move, 0, 0, [move], "stopped", proven=False)
+                raise  # the completed iterations answer
             return None
         self._node_limit, self._hard_deadline = node_limit, hard
         # The move whose fail-high raised the lower bound last achieves the

@@ -57,7 +57,8 @@ class BudgetedSearch:
     searcher get ready), refuse a chance state, answer a position without
     moves (:meth:`_no_moves`), let the searcher begin or answer at once
     (:meth:`_begin_search`), then iterate (:meth:`_iterate`, one iteration
-    per depth) until a limit, a proof or the stop signal ends it, adopt
+    per depth, each followed by the searcher's :meth:`_after_iteration`)
+    until a limit, a proof or the stop signal ends it, adopt
     the unfinished iteration's best move when a limit cut it
     (:meth:`_adopt_partial`), and answer (:meth:`_conclude`).
     """
@@ -144,6 +145,11 @@ class BudgetedSearch:
                 if len(root_moves) == 1 and timed:
                     reason = "only_move"  # one iteration found it legal: enough
                     break
+                # The searcher's own step between iterations (alpha-beta's
+                # exact solver, once a searched move is in hand).
+                settled = self._after_iteration(state, depth, root_moves)
+                if settled is not None:
+                    return settled
         except SearchAborted as aborted:
             reason = str(aborted)
             self._adopt_partial(completed)
@@ -185,6 +191,14 @@ class BudgetedSearch:
 
     def _begin_search(self, state: Any, root_moves: list[Hashable]) -> SearchResult | None:
         """Start the search proper; a result ends it at once."""
+        return None
+
+    def _after_iteration(
+        self, state: Any, depth: int, root_moves: list[Hashable]
+    ) -> SearchResult | None:
+        """A step after iteration ``depth`` has completed and been reported; a result ends
+        the search. It may raise :class:`SearchAborted` like an iteration (the
+        completed iterations then give the answer)."""
         return None
 
     def _restrict_root(

@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from engine.games.connect4 import ConnectFour
-from engine.search.alphabeta import Searcher
+from engine.search.alphabeta import SOLVE_AFTER_DEPTH, Searcher
+from engine.search.results import Info
 from engine.search.limits import Limits
 from engine.search.request import SearchRequest
 from engine.search.solver import ExactSolver
@@ -43,15 +44,45 @@ def test_think_answers_proven_with_the_published_score(position: str, expected: 
 
 
 def test_think_solves_with_the_solvers_nodes_and_move() -> None:
-    position, _ = pons_positions("Test_L3_R1", 1)[0]
-    state = GAME.parse_position(position)
+    # The solver starts after the deepening search's first iterations: a
+    # position they do not prove is solved with their nodes and the solver's.
+    for position, _ in pons_positions("Test_L3_R1", 20):
+        state = GAME.parse_position(position)
+        first = Searcher(GAME).think(SearchRequest(state, Limits(depth=SOLVE_AFTER_DEPTH)))
+        if first.reason != "proven":
+            break
+    else:
+        pytest.fail("every position was proven by the first iterations")
     thought = Searcher(GAME).think(SearchRequest(state))
     solved = ExactSolver(GAME).solve(state)
     assert (thought.move, thought.value, thought.info.nodes) == (
         solved.move,
         solved.value,
-        solved.info.nodes,
+        first.info.nodes + solved.info.nodes,
     )
+
+
+def test_a_think_stopped_while_solving_answers_with_its_searched_move() -> None:
+    # Reproduces the stop latency seen in bench/server_bench.py (issue 25):
+    # the solver ran first and reported nothing, so a stopped think answered
+    # an unsearched move at depth 0 and the server had to wait for the
+    # worker. Now an iteration is reported before the solver starts, and a
+    # stop during the solve answers with that iteration's move.
+    position, _ = pons_positions("Test_L2_R2", 1)[0]  # far beyond a quick solve
+    state = GAME.parse_position(position)
+    stop = threading.Event()
+    reports: list[Info] = []
+
+    def on_info(info: Info) -> None:
+        reports.append(info)
+        if info.depth == SOLVE_AFTER_DEPTH:
+            stop.set()  # the solver starts next, and sees the stop at its first check
+
+    result = Searcher(GAME).think(SearchRequest(state, stop=stop, on_info=on_info))
+    assert [info.depth for info in reports] == list(range(1, SOLVE_AFTER_DEPTH + 1))
+    assert result.reason == "stopped"
+    assert result.info.depth == SOLVE_AFTER_DEPTH
+    assert result.move == reports[-1].pv[0]
 
 
 def test_a_depth_limited_think_does_not_solve() -> None:
