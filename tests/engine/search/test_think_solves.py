@@ -16,9 +16,9 @@ import pytest
 
 from engine.games.connect4 import ConnectFour
 from engine.search.alphabeta import SOLVE_AFTER_DEPTH, Searcher
-from engine.search.results import Info
 from engine.search.limits import Limits
 from engine.search.request import SearchRequest
+from engine.search.results import Info
 from engine.search.solver import ExactSolver
 
 FACTS = Path(__file__).resolve().parents[2] / "facts" / "connect4_pons.txt"
