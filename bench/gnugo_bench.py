@@ -27,9 +27,8 @@ import sys
 import time
 from pathlib import Path
 
-from bench.mcts_bench import wilson
-from bench.programs import find_program
-from server.programs.gtp_match import GameRecord, GtpProgram, play_game
+from bench.programs import GtpGame, find_program, play_gtp_match
+from server.programs.gtp_match import GameRecord
 
 #: GTP's column letters (no I) and SGF's point letters.
 GTP_COLUMNS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
@@ -112,50 +111,33 @@ def main(argv: list[str] | None = None) -> int:
         "--chinese-rules",
         "--capture-all-dead",
     ]
-    wins = draws = 0
-    moves = 0
     started = time.monotonic()
-    for number in range(args.first_game, args.first_game + args.games):
-        we_are_black = number % 2 == 0
-        with GtpProgram(ours, "arena") as arena, GtpProgram(theirs, "gnugo") as opponent:
-            black, white = (arena, opponent) if we_are_black else (opponent, arena)
-            record = play_game(
-                black,
-                white,
-                size=args.size,
-                komi=args.komi,
-                genmove_timeout_s=max(60.0, 4 * args.movetime / 1000, args.playouts / 20),
-            )
+
+    def after_game(game: GtpGame) -> str:
         if args.sgf_dir:
             folder = Path(args.sgf_dir)
             folder.mkdir(parents=True, exist_ok=True)
-            names = ("arena", "gnugo") if we_are_black else ("gnugo", "arena")
-            (folder / f"game-{number + 1:02d}.sgf").write_text(sgf_text(record, *names))
-        ours_colour = 0 if we_are_black else 1
-        if record.winner is None:
-            draws += 1
-            verdict = "draw"
-        elif record.winner == ours_colour:
-            wins += 1
-            verdict = "win"
-        else:
-            verdict = "loss"
-        moves += len(record.moves)
-        scores = ", ".join(f"{name} {score}" for name, score in record.engine_scores.items())
-        print(
-            f"game {number + 1:2d}: arena {'black' if we_are_black else 'white'}: {verdict} "
-            f"({record.reason}; {len(record.moves)} moves; counts: {scores})",
-            flush=True,
-        )
-    games = args.games
-    score = wins + 0.5 * draws
-    low, high = wilson(score / games, games)
+            names = ("arena", "gnugo") if game.ours_black else ("gnugo", "arena")
+            sgf = sgf_text(game.record, *names)
+            (folder / f"game-{game.number + 1:02d}.sgf").write_text(sgf)
+        counts = game.record.engine_scores.items()
+        return "; counts: " + ", ".join(f"{name} {score}" for name, score in counts)
+
+    tally = play_gtp_match(
+        ours,
+        theirs,
+        ("arena", "gnugo"),
+        first_game=args.first_game,
+        games=args.games,
+        size=args.size,
+        komi=args.komi,
+        genmove_timeout_s=max(60.0, 4 * args.movetime / 1000, args.playouts / 20),
+        after_game=after_game,
+    )
     effort = f"{args.playouts} playouts/move" if args.playouts else f"{args.movetime} ms/move"
     print(
-        f"arena ({args.algorithm}, {effort}) vs GNU Go level {args.level}: "
-        f"{wins} wins, {draws} draws, {games - wins - draws} losses in {games} games; "
-        f"score {score / games:.0%} (95% interval {low:.0%}-{high:.0%}); "
-        f"{moves / games:.0f} moves a game; {time.monotonic() - started:.0f} s; "
+        f"arena ({args.algorithm}, {effort}) vs GNU Go level {args.level}: {tally.summary()}; "
+        f"{tally.moves / tally.games:.0f} moves a game; {time.monotonic() - started:.0f} s; "
         f"load average {os.getloadavg()[0]:.2f}"
     )
     return 0

@@ -27,8 +27,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench.mcts_bench import wilson
-from server.programs.gtp_match import GtpProgram, play_game
+from bench.programs import play_gtp_match
 
 
 def engine_command(tree: Path, playouts: int, movetime_ms: int = 0) -> list[str]:
@@ -55,44 +54,24 @@ def main(argv: list[str] | None = None) -> int:
     new, old = (Path(tree).resolve() for tree in args.tree)
     print(f"# python -m bench.go_versions_match {' '.join(argv or sys.argv[1:])}")
     print(f"# new {new}, baseline {old}; load average {os.getloadavg()[0]:.2f}", flush=True)
-    wins = draws = 0
     started = time.monotonic()
     neutral = tempfile.mkdtemp(prefix="go-versions-")
     os.chdir(neutral)  # neither checkout's sources shadow the other's install
     timeout = max(60.0, args.playouts / 20, 10 * args.movetime / 1000)
     limit = f"{args.movetime} ms" if args.movetime > 0 else f"{args.playouts} playouts"
-    for number in range(args.first_game, args.first_game + args.games):
-        new_is_black = number % 2 == 0
-        with (
-            GtpProgram(engine_command(new, args.playouts, args.movetime), "new") as ours,
-            GtpProgram(engine_command(old, args.playouts, args.movetime), "old") as theirs,
-        ):
-            black, white = (ours, theirs) if new_is_black else (theirs, ours)
-            record = play_game(
-                black, white, size=args.size, komi=args.komi, genmove_timeout_s=timeout
-            )
-        new_colour = 0 if new_is_black else 1
-        if record.winner is None:
-            draws += 1
-            verdict = "draw"
-        elif record.winner == new_colour:
-            wins += 1
-            verdict = "win"
-        else:
-            verdict = "loss"
-        print(
-            f"game {number + 1:2d}: new {'black' if new_is_black else 'white'}: {verdict} "
-            f"({record.reason}; {len(record.moves)} moves)",
-            flush=True,
-        )
-    games = args.games
-    score = wins + 0.5 * draws
-    low, high = wilson(score / games, games)
+    tally = play_gtp_match(
+        engine_command(new, args.playouts, args.movetime),
+        engine_command(old, args.playouts, args.movetime),
+        ("new", "old"),
+        first_game=args.first_game,
+        games=args.games,
+        size=args.size,
+        komi=args.komi,
+        genmove_timeout_s=timeout,
+    )
     print(
-        f"new vs baseline at {limit} a move: {wins} wins, {draws} draws, "
-        f"{games - wins - draws} losses in {games} games; score {score / games:.0%} "
-        f"(95% interval {low:.0%}-{high:.0%}); {time.monotonic() - started:.0f} s; "
-        f"load average {os.getloadavg()[0]:.2f}"
+        f"new vs baseline at {limit} a move: {tally.summary()}; "
+        f"{time.monotonic() - started:.0f} s; load average {os.getloadavg()[0]:.2f}"
     )
     return 0
 

@@ -217,6 +217,7 @@ def _half_points(twice: int) -> str:
 
 def _string(board: bytearray, start: int, stride: int, stones: list[int]) -> bool:
     """Collect the string through ``start`` into ``stones``; whether it has a liberty."""
+    # Apart from go_ladder's walk (a list, cut short): one over both types would read them boxed.
     colour = board[start]
     stones.append(start)
     seen = {start}

@@ -67,6 +67,7 @@ class LadderReader:
         stones are then only those walked so far): a playout's strings can
         be long, and most questions are "one liberty?" or "three?".
         """
+        # Apart from go._string (the rules' bytearray, all stones): one walk for both reads boxed.
         colour = self.colour
         stride = self.stride
         mine = colour[start]

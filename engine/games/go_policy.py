@@ -232,65 +232,22 @@ def atari_liberty(pb: PlayoutBoard, h: int) -> int:
     return pb.lib_sum[h] // pb.libs[h]
 
 
-def freedom(pb: PlayoutBoard, p: int, me: int, neighbours: list[list[int]]) -> int:
-    """The liberties ``me``'s string through ``p`` would have after a stone on ``p``, capped at 2.
+def liberties_after(
+    pb: PlayoutBoard, p: int, me: int, neighbours: list[list[int]], enough: int, capture: int
+) -> int:
+    """The distinct liberties ``me``'s string through ``p`` would have after a stone on ``p``.
 
-    0 means suicide (illegal), 1 a self-atari; a move that captures counts
-    as 2 (the captured stones give liberties).
+    Counted up to ``enough`` (2 or 3: the walk stops there) and without
+    the captures the stone would make: when the neighbours, taken in
+    order, reach an opponent string in atari before ``enough`` liberties,
+    the answer is ``capture``.
     """
     colour = pb.colour
     head = pb.head
     nxt = pb.next
     p_: i64 = p
-    found: i64 = -1  # the one liberty point found so far
-    n: i64
-    m: i64
-    s: i64
-    h: i64
-    for n in neighbours[p_]:
-        v = colour[n]
-        if v == EMPTY:
-            if found < 0:
-                found = n
-            elif n != found:
-                return 2
-        elif v == EDGE:
-            continue
-        else:
-            h = head[n]
-            atari = in_atari(pb, h)
-            if v != me:
-                if atari:
-                    return 2  # the stone captures
-                continue
-            if atari:
-                continue  # its only liberty is p
-            # Two liberties or more: look for those that are not p.
-            s = h
-            while True:
-                for m in neighbours[s]:
-                    if colour[m] == EMPTY and m != p_:
-                        if found < 0:
-                            found = m
-                        elif m != found:
-                            return 2
-                s = nxt[s]
-                if s == h:
-                    break
-    return 0 if found < 0 else 1
-
-
-def three_liberties(pb: PlayoutBoard, p: int, me: int, neighbours: list[list[int]]) -> bool:
-    """Whether ``me``'s string through ``p`` would have three liberties or more after a stone there.
-
-    Counted without the captures the stone would make (a capture answers
-    False: the caller reads the position out instead).
-    """
-    colour = pb.colour
-    head = pb.head
-    nxt = pb.next
-    p_: i64 = p
-    first: i64 = -1  # the distinct liberties found so far
+    found: i64 = 0
+    first: i64 = -1  # the last two distinct liberties found
     second: i64 = -1
     n: i64
     m: i64
@@ -301,32 +258,50 @@ def three_liberties(pb: PlayoutBoard, p: int, me: int, neighbours: list[list[int
         if v == EDGE:
             continue
         if v == EMPTY:
-            candidates = [n]
-        elif v != me:
-            if in_atari(pb, head[n]):
-                return False  # a capture: left to the reading
+            if n != first and n != second:
+                found += 1
+                if found >= enough:
+                    return found
+                first, second = n, first
             continue
-        else:
-            candidates = []
-            h = head[n]
-            s = h
-            while True:
-                for m in neighbours[s]:
-                    if colour[m] == EMPTY and m != p_:
-                        candidates.append(m)
-                s = nxt[s]
-                if s == h:
-                    break
-        for m in candidates:
-            if m in (first, second):
-                continue
-            if first < 0:
-                first = m
-            elif second < 0:
-                second = m
-            else:
-                return True
-    return False
+        h = head[n]
+        if v != me:
+            if in_atari(pb, h):
+                return capture
+            continue
+        if in_atari(pb, h):
+            continue  # its only liberty is p
+        # Two liberties or more: look for those that are not p.
+        s = h
+        while True:
+            for m in neighbours[s]:
+                if colour[m] == EMPTY and m != p_ and m != first and m != second:
+                    found += 1
+                    if found >= enough:
+                        return found
+                    first, second = m, first
+            s = nxt[s]
+            if s == h:
+                break
+    return found
+
+
+def freedom(pb: PlayoutBoard, p: int, me: int, neighbours: list[list[int]]) -> int:
+    """The liberties ``me``'s string through ``p`` would have after a stone on ``p``, capped at 2.
+
+    0 means suicide (illegal), 1 a self-atari; a move that captures counts
+    as 2 (the captured stones give liberties).
+    """
+    return liberties_after(pb, p, me, neighbours, 2, 2)
+
+
+def three_liberties(pb: PlayoutBoard, p: int, me: int, neighbours: list[list[int]]) -> bool:
+    """Whether ``me``'s string through ``p`` would have three liberties or more after a stone there.
+
+    Counted without the captures the stone would make (a capture answers
+    False: the caller reads the position out instead).
+    """
+    return liberties_after(pb, p, me, neighbours, 3, 0) >= 3
 
 
 # ----------------------------------------------------------------------
