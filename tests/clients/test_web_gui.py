@@ -1263,3 +1263,71 @@ def test_monte_carlo_analysis_shows_its_lines_too(
     expect(page.locator(".board-svg line.arrow")).to_have_count(3)
     page.click("#stop")
     expect(page.locator("#stop")).to_be_disabled()
+
+
+def test_connect_four_marks_its_lines_and_a_new_lines_choice_restarts_the_analysis(
+    page: Page, gui_server: ServerThread
+) -> None:
+    """Monte Carlo lines in Connect Four: each rank in the hole its stone would fill.
+
+    Changing Lines (or the search) during an analysis starts it again with the
+    new choice; before, the analysis went on with the old one until Stop.
+    """
+    open_game(page, gui_server.port, "connect4", side="both")
+    page.select_option("#algorithm", "mcts")
+    page.select_option("#multipv", "2")
+    page.click("#analyse")
+    expect(page.locator("#lines li")).to_have_count(2)
+    expect(page.locator(".board-svg .c4-candidate")).to_have_count(2)
+    expect(page.locator(".board-svg .c4-candidate.best")).to_have_text("1")
+    # Nothing played yet: every mark is in its column's bottom hole.
+    holes = page.locator(".board-svg circle.c4-cell").evaluate_all(
+        "(cells) => cells.map((c) => Number(c.getAttribute('cy')))"
+    )
+    marks = page.locator(".board-svg .c4-candidate").evaluate_all(
+        "(marks) => marks.map((m) => Number(m.getAttribute('y')))"
+    )
+    assert set(marks) == {max(holes)}, (marks, holes)
+    page.select_option("#multipv", "3")
+    expect(page.locator("#lines li")).to_have_count(3)
+    expect(page.locator(".board-svg .c4-candidate")).to_have_count(3)
+    expect(page.locator("#stop")).to_be_enabled()
+    page.select_option("#multipv", "1")
+    expect(page.locator("#lines")).to_be_hidden()
+    expect(page.locator(".board-svg .c4-candidate")).to_have_count(0)
+    expect(page.locator("#think-status")).to_have_text("Analysing…")
+    stop_if_thinking(page)
+    expect(page.locator("#stop")).to_be_disabled()
+    # Stopped: a new choice waits for the next analysis.
+    page.select_option("#multipv", "2")
+    expect(page.locator("#stop")).to_be_disabled()
+
+
+def test_the_engine_status_and_the_lines_follow_a_change_of_language(
+    page: Page, gui_server: ServerThread
+) -> None:
+    """The status beside the Engine heading is written again in the new language
+    (it kept the old one until the next search), and the lines keep each move whole."""
+    page.goto(f"http://127.0.0.1:{gui_server.port}/?game=chess&side=both&lang=pt")
+    page.wait_for_selector("#connection.good")
+    page.wait_for_selector(".board-svg")
+    try:
+        page.select_option("#multipv", "3")
+        page.click("#analyse")
+        expect(page.locator("#think-status")).to_have_text("Analisando…")
+        expect(page.locator("#lines li")).to_have_count(3)
+        page.select_option("#lang", "en")
+        expect(page.locator("#think-status")).to_have_text("Analysing…")
+        stop_if_thinking(page)
+        expect(page.locator("#think-status")).to_have_text(re.compile(r"^Best \S+ \(\w+\)$"))
+        page.select_option("#lang", "pt")
+        expect(page.locator("#think-status")).to_have_text(re.compile(r"^Melhor \S+ \(\w+\)$"))
+        # Each move of a line is one unbroken piece (O-O never wraps at its hyphen).
+        moves_in_lines = page.locator("#lines li .pv-move")
+        assert moves_in_lines.count() >= 3
+        assert moves_in_lines.evaluate_all(
+            "(spans) => spans.every((s) => !/\\s/.test(s.textContent)"
+            " && getComputedStyle(s).whiteSpace === 'nowrap')"
+        )
+    finally:
+        page.select_option("#lang", "en")  # the choice is kept for the module's other pages

@@ -43,6 +43,7 @@ const app = {
   analysing: false, // analysis follows the position until Stop
   analysedKey: null, // the position the last analysis started on
   reviewing: false, // a review is scoring every position of the line
+  thinkStatus: () => "", // writes the Engine heading's status in the page's language
 };
 
 // ---------------------------------------------------------------------------
@@ -577,7 +578,7 @@ async function reviewGame() {
       }, chosenAlgorithm());
       const think = { id, purpose: "review", generation: app.generation, ply, toMove: state.to_move, position: state.position, game: state.game, done };
       app.think = think;
-      $("think-status").textContent = t("play.reviewing", { ply, plies: end });
+      showThinkStatus(() => t("play.reviewing", { ply, plies: end }));
       updateButtons();
       let best;
       try {
@@ -600,7 +601,7 @@ async function reviewGame() {
   } finally {
     app.reviewing = false;
   }
-  $("think-status").textContent = t(finished ? "play.reviewed" : "play.review.stopped");
+  showThinkStatus(() => t(finished ? "play.reviewed" : "play.review.stopped"));
   if (finished && app.state && app.state.history.length !== back) await goToPly(back);
   else updateButtons();
 }
@@ -635,7 +636,7 @@ function startThink(purpose) {
     app.analysing = true;
     app.analysedKey = positionKey(state);
   }
-  $("think-status").textContent = purpose === "play" ? t("play.thinking", { name: title(playerName(state.to_move)) }) : t("play.analysing");
+  showThinkStatus(() => (purpose === "play" ? t("play.thinking", { name: title(playerName(state.to_move)) }) : t("play.analysing")));
   render();
   done.then((best) => finishThink(think, best), (error) => {
     if (app.think === think) app.think = null;
@@ -650,7 +651,7 @@ function retryLater(think, retryAfterMs) {
   const wait = Math.max(100, retryAfterMs ?? 1000);
   say(t("play.busy", { seconds: (wait / 1000).toFixed(1) }), "error");
   $("message").dataset.busy = "1";
-  $("think-status").textContent = t("play.busy.status");
+  showThinkStatus(() => t("play.busy.status"));
   setTimeout(() => {
     if (think.generation !== app.generation || app.think) return;
     if ($("message").dataset.busy === "1") say("");
@@ -665,7 +666,7 @@ function retryLater(think, retryAfterMs) {
 async function finishThink(think, best) {
   if (app.think === think) app.think = null;
   const current = think.generation === app.generation;
-  $("think-status").textContent = t("play.best", { move: movesText(think, [best.move]), reason: searchReason(best.reason) });
+  showThinkStatus(() => t("play.best", { move: movesText(think, [best.move]), reason: searchReason(best.reason) }));
   if (best.reason === "overloaded") say(t("play.overloaded"), "error");
   showInfo(best, think, true);
   if (current) app.evals[think.ply] = { score: graphScore(think, best), toMove: think.toMove };
@@ -686,6 +687,17 @@ async function cancelThink() {
     // the connection closed: nothing left to stop
   }
   if (app.think === think) app.think = null;
+}
+
+// The Lines or Engine search menu changed: a running analysis starts again
+// with the new choice (as lichess's does), rather than going on with the
+// old one until Stop. Its answer comes first, then scheduleEngine starts
+// the new analysis on the same position.
+function restartAnalysis() {
+  const think = app.think;
+  if (!think || think.purpose !== "analyse" || !app.analysing) return;
+  app.analysedKey = null;
+  app.conn.stop(think.id);
 }
 
 function stopThink() {
@@ -831,6 +843,13 @@ function updateButtons() {
   $("new-game").disabled = !app.conn;
 }
 
+// The status beside the Engine heading, kept as how to write it, so that a
+// change of language writes it again (it is not one of the page's static texts).
+function showThinkStatus(describe) {
+  app.thinkStatus = describe;
+  $("think-status").textContent = describe();
+}
+
 function clearThinkPanel() {
   $("info-lines").tBodies[0].replaceChildren();
   for (const id of ["t-depth", "t-score", "t-nodes", "t-nps", "t-time"]) $(id).textContent = "–";
@@ -838,7 +857,7 @@ function clearThinkPanel() {
   $("info-lines").tHead.rows[0].cells[0].textContent = t("play.depth");
   $("pv").textContent = "";
   $("t-score").classList.remove("proven-win", "proven-loss", "proven-draw");
-  $("think-status").textContent = "";
+  showThinkStatus(() => "");
   $("lines").replaceChildren();
   $("lines").hidden = true;
   app.lines = null;
@@ -853,8 +872,15 @@ function showLine(info, think) {
   const lines = think.lines.filter(Boolean);
   const list = $("lines");
   list.replaceChildren(...lines.map((line) => {
+    // Each move unbroken (a narrow panel wrapped O-O at its hyphen).
     const item = document.createElement("li");
-    item.textContent = `${scoreText(line.score, think)}  ${movesText(think, line.pv)}`;
+    item.append(`${scoreText(line.score, think)}  `);
+    movesText(think, line.pv).split(" ").forEach((move, index) => {
+      const span = document.createElement("span");
+      span.className = "pv-move";
+      span.textContent = move;
+      item.append(...(index ? [" ", span] : [span]));
+    });
     return item;
   }));
   list.hidden = lines.length < 2;
@@ -1187,6 +1213,8 @@ function wire() {
   $("go").addEventListener("click", () => startThink("play"));
   $("analyse").addEventListener("click", () => startThink("analyse"));
   $("stop").addEventListener("click", stopThink);
+  $("multipv").addEventListener("change", restartAnalysis);
+  $("algorithm").addEventListener("change", restartAnalysis);
   $("takeback").addEventListener("click", takeBack);
   $("flip").addEventListener("click", () => {
     app.manualFlip = !app.manualFlip;
@@ -1203,6 +1231,7 @@ function wire() {
     $("side").value = side;
     readSides();
     if (app.state) render();
+    $("think-status").textContent = app.thinkStatus();
   });
 }
 
