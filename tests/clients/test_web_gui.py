@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import json
 import os
 import random
 import re
@@ -1331,3 +1332,87 @@ def test_the_engine_status_and_the_lines_follow_a_change_of_language(
         )
     finally:
         page.select_option("#lang", "en")  # the choice is kept for the module's other pages
+
+
+def test_the_lines_change_only_once_a_report_is_whole(page: Page, gui_server: ServerThread) -> None:
+    """A report is k infos, one message each: the list and the marks keep the last whole
+    report until the next one's last line. They mixed two reports, so a move re-ranked
+    from one to the next showed twice (['E7', 'C3', 'C3'] in a Go analysis under load).
+
+    The page's WebSocket goes through a route that holds back the server's own lines and
+    sends the test's, one at a time, with the page looked at between them.
+    """
+    routes: list[Any] = []
+    thinks: list[dict[str, Any]] = []
+
+    def route(ws: Any) -> None:
+        server = ws.connect_to_server()
+
+        def to_server(message: str | bytes) -> None:
+            data = json.loads(message)
+            if data.get("type") == "think":
+                thinks.append(data)
+            server.send(message)
+
+        def to_page(message: str | bytes) -> None:
+            data = json.loads(message)
+            if not (data.get("type") == "info" and "multipv" in data):
+                ws.send(message)
+
+        ws.on_message(to_server)
+        server.on_message(to_page)
+        routes.append(ws)
+
+    page.route_web_socket(re.compile(r"/ws$"), route)
+    open_game(page, gui_server.port, "go", side="both")
+    page.select_option("#multipv", "3")
+    page.click("#analyse")
+    expect(page.locator("#stop")).to_be_enabled()
+    assert len(routes) == 1 and thinks and thinks[-1]["multipv"] == 3
+    think_id = thinks[-1]["id"]
+
+    def send_line(rank: int, pv: list[str], partial: bool = False) -> None:
+        info = {
+            "type": "info",
+            "id": think_id,
+            "multipv": rank,
+            "depth": len(pv),
+            "seldepth": len(pv),
+            "score": {"value": 10 - rank},
+            "pv": pv,
+            "nodes": 50,
+            "nps": 500,
+            "time_ms": 100,
+            "playouts": 49,
+            "partial": partial,
+        }
+        routes[0].send(json.dumps(info))
+
+    def firsts() -> list[str]:
+        return [text.split()[1] for text in page.locator("#lines li").all_inner_texts()]
+
+    def marks() -> dict[str, str]:
+        ranks: dict[str, str] = page.locator(".board-svg .go-candidate").evaluate_all(
+            "(marks) => Object.fromEntries(marks.map("
+            "(m) => [m.closest('g[data-move]').dataset.move, m.textContent]))"
+        )
+        return ranks
+
+    for rank, pv in enumerate([["E7", "D6"], ["C3", "D4"], ["D4", "C3"]], 1):
+        send_line(rank, pv)
+    expect(page.locator("#lines li")).to_have_count(3)
+    assert firsts() == ["E7", "C3", "D4"]
+    # The next report re-ranks D4 above C3: its first two lines alone change nothing.
+    send_line(1, ["E7", "D6", "C6"])
+    send_line(2, ["D4", "C3"])
+    # A partial line 1 after them shows in the PV alone: once it does, the page has read both.
+    send_line(1, ["E7", "D6", "C6", "B5"], partial=True)
+    expect(page.locator("#pv")).to_contain_text("E7 D6 C6 B5")
+    assert firsts() == ["E7", "C3", "D4"]
+    assert marks() == {"E7": "1", "C3": "2", "D4": "3"}
+    send_line(3, ["C3", "D4"])
+    expect(page.locator("#lines li").nth(1)).to_contain_text("D4")
+    assert firsts() == ["E7", "D4", "C3"]
+    assert marks() == {"E7": "1", "D4": "2", "C3": "3"}
+    stop_if_thinking(page)
+    expect(page.locator("#stop")).to_be_disabled()

@@ -630,7 +630,8 @@ function startThink(purpose) {
       showInfo(info, app.think);
     }
   }, chosenAlgorithm(), multipv);
-  const think = { id, purpose, generation: app.generation, ply: state.history.length, toMove: state.to_move, position: state.position, game: state.game, done, lines: [] };
+  // expectedLines: a report's lines, k unless the position has fewer moves.
+  const think = { id, purpose, generation: app.generation, ply: state.history.length, toMove: state.to_move, position: state.position, game: state.game, done, lines: [], pending: null, expectedLines: Math.min(multipv, state.legal_moves.length) };
   app.think = think;
   if (purpose === "analyse") {
     app.analysing = true;
@@ -664,7 +665,10 @@ function retryLater(think, retryAfterMs) {
 }
 
 async function finishThink(think, best) {
-  if (app.think === think) app.think = null;
+  if (app.think === think) {
+    flushLines(think); // a last report shorter than asked for
+    app.think = null;
+  }
   const current = think.generation === app.generation;
   showThinkStatus(() => t("play.best", { move: movesText(think, [best.move]), reason: searchReason(best.reason) }));
   if (best.reason === "overloaded") say(t("play.overloaded"), "error");
@@ -864,11 +868,30 @@ function clearThinkPanel() {
 }
 
 // A line of a multi-line analysis (info.multipv): the list shows the latest
-// complete report of each rank, best first; chess draws their first moves
-// as arrows. Only line 1 goes on to the summary and the table.
+// whole report, best first; chess draws their first moves as arrows, Go and
+// Connect Four mark their points. Only line 1 goes on to the summary and the
+// table. A report is k infos, one message each, and the page may draw
+// between two messages: the list changes only once a report is whole, for a
+// move re-ranked from one report to the next showed twice, and a rank not
+// at all, while the list mixed the two (seen as ['E7', 'C3', 'C3'] in Go).
 function showLine(info, think) {
   if (!think.lines || info.partial || !info.pv.length) return;
-  think.lines[info.multipv - 1] = info;
+  if (info.multipv === 1) {
+    // A report shorter than asked for (a search with fewer lines so far) is whole once the next begins.
+    flushLines(think);
+    think.pending = [];
+  }
+  if (!think.pending) return; // the rest of a report whose line 1 had no line to show
+  think.pending[info.multipv - 1] = info;
+  if (think.pending.filter(Boolean).length >= think.expectedLines) flushLines(think);
+}
+
+// Shows the report being gathered, if any (at its last line, at the next
+// report's first, and at the search's answer).
+function flushLines(think) {
+  if (!think.pending || think.pending.length === 0) return;
+  think.lines = think.pending;
+  think.pending = null;
   const lines = think.lines.filter(Boolean);
   const list = $("lines");
   list.replaceChildren(...lines.map((line) => {
