@@ -1402,6 +1402,8 @@ def test_the_lines_change_only_once_a_report_is_whole(page: Page, gui_server: Se
         send_line(rank, pv)
     expect(page.locator("#lines li")).to_have_count(3)
     assert firsts() == ["E7", "C3", "D4"]
+    # Each rank stands on a disc of the wood: no grid crossing or star point shows through.
+    expect(page.locator(".board-svg .go-candidate-ground")).to_have_count(3)
     # The next report re-ranks D4 above C3: its first two lines alone change nothing.
     send_line(1, ["E7", "D6", "C6"])
     send_line(2, ["D4", "C3"])
