@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import json
 import os
 import random
 import re
@@ -1262,4 +1263,158 @@ def test_monte_carlo_analysis_shows_its_lines_too(
     expect(page.locator("#lines li")).to_have_count(3)
     expect(page.locator(".board-svg line.arrow")).to_have_count(3)
     page.click("#stop")
+    expect(page.locator("#stop")).to_be_disabled()
+
+
+def test_connect_four_marks_its_lines_and_a_new_lines_choice_restarts_the_analysis(
+    page: Page, gui_server: ServerThread
+) -> None:
+    """Monte Carlo lines in Connect Four: each rank in the hole its stone would fill.
+
+    Changing Lines (or the search) during an analysis starts it again with the
+    new choice; before, the analysis went on with the old one until Stop.
+    """
+    open_game(page, gui_server.port, "connect4", side="both")
+    page.select_option("#algorithm", "mcts")
+    page.select_option("#multipv", "2")
+    page.click("#analyse")
+    expect(page.locator("#lines li")).to_have_count(2)
+    expect(page.locator(".board-svg .c4-candidate")).to_have_count(2)
+    expect(page.locator(".board-svg .c4-candidate.best")).to_have_text("1")
+    # Nothing played yet: every mark is in its column's bottom hole.
+    holes = page.locator(".board-svg circle.c4-cell").evaluate_all(
+        "(cells) => cells.map((c) => Number(c.getAttribute('cy')))"
+    )
+    marks = page.locator(".board-svg .c4-candidate").evaluate_all(
+        "(marks) => marks.map((m) => Number(m.getAttribute('y')))"
+    )
+    assert set(marks) == {max(holes)}, (marks, holes)
+    page.select_option("#multipv", "3")
+    expect(page.locator("#lines li")).to_have_count(3)
+    expect(page.locator(".board-svg .c4-candidate")).to_have_count(3)
+    expect(page.locator("#stop")).to_be_enabled()
+    page.select_option("#multipv", "1")
+    expect(page.locator("#lines")).to_be_hidden()
+    expect(page.locator(".board-svg .c4-candidate")).to_have_count(0)
+    expect(page.locator("#think-status")).to_have_text("Analysing…")
+    stop_if_thinking(page)
+    expect(page.locator("#stop")).to_be_disabled()
+    # Stopped: a new choice waits for the next analysis.
+    page.select_option("#multipv", "2")
+    expect(page.locator("#stop")).to_be_disabled()
+
+
+def test_the_engine_status_and_the_lines_follow_a_change_of_language(
+    page: Page, gui_server: ServerThread
+) -> None:
+    """The status beside the Engine heading is written again in the new language
+    (it kept the old one until the next search), and the lines keep each move whole."""
+    page.goto(f"http://127.0.0.1:{gui_server.port}/?game=chess&side=both&lang=pt")
+    page.wait_for_selector("#connection.good")
+    page.wait_for_selector(".board-svg")
+    try:
+        page.select_option("#multipv", "3")
+        page.click("#analyse")
+        expect(page.locator("#think-status")).to_have_text("Analisando…")
+        expect(page.locator("#lines li")).to_have_count(3)
+        page.select_option("#lang", "en")
+        expect(page.locator("#think-status")).to_have_text("Analysing…")
+        stop_if_thinking(page)
+        expect(page.locator("#think-status")).to_have_text(re.compile(r"^Best \S+ \(\w+\)$"))
+        page.select_option("#lang", "pt")
+        expect(page.locator("#think-status")).to_have_text(re.compile(r"^Melhor \S+ \(\w+\)$"))
+        # Each move of a line is one unbroken piece (O-O never wraps at its hyphen).
+        moves_in_lines = page.locator("#lines li .pv-move")
+        assert moves_in_lines.count() >= 3
+        assert moves_in_lines.evaluate_all(
+            "(spans) => spans.every((s) => !/\\s/.test(s.textContent)"
+            " && getComputedStyle(s).whiteSpace === 'nowrap')"
+        )
+    finally:
+        page.select_option("#lang", "en")  # the choice is kept for the module's other pages
+
+
+def test_the_lines_change_only_once_a_report_is_whole(page: Page, gui_server: ServerThread) -> None:
+    """A report is k infos, one message each: the list and the marks keep the last whole
+    report until the next one's last line. They mixed two reports, so a move re-ranked
+    from one to the next showed twice (['E7', 'C3', 'C3'] in a Go analysis under load).
+
+    The page's WebSocket goes through a route that holds back the server's own lines and
+    sends the test's, one at a time, with the page looked at between them.
+    """
+    routes: list[Any] = []
+    thinks: list[dict[str, Any]] = []
+
+    def route(ws: Any) -> None:
+        server = ws.connect_to_server()
+
+        def to_server(message: str | bytes) -> None:
+            data = json.loads(message)
+            if data.get("type") == "think":
+                thinks.append(data)
+            server.send(message)
+
+        def to_page(message: str | bytes) -> None:
+            data = json.loads(message)
+            if not (data.get("type") == "info" and "multipv" in data):
+                ws.send(message)
+
+        ws.on_message(to_server)
+        server.on_message(to_page)
+        routes.append(ws)
+
+    page.route_web_socket(re.compile(r"/ws$"), route)
+    open_game(page, gui_server.port, "go", side="both")
+    page.select_option("#multipv", "3")
+    page.click("#analyse")
+    expect(page.locator("#stop")).to_be_enabled()
+    assert len(routes) == 1 and thinks and thinks[-1]["multipv"] == 3
+    think_id = thinks[-1]["id"]
+
+    def send_line(rank: int, pv: list[str], partial: bool = False) -> None:
+        info = {
+            "type": "info",
+            "id": think_id,
+            "multipv": rank,
+            "depth": len(pv),
+            "seldepth": len(pv),
+            "score": {"value": 10 - rank},
+            "pv": pv,
+            "nodes": 50,
+            "nps": 500,
+            "time_ms": 100,
+            "playouts": 49,
+            "partial": partial,
+        }
+        routes[0].send(json.dumps(info))
+
+    def firsts() -> list[str]:
+        return [text.split()[1] for text in page.locator("#lines li").all_inner_texts()]
+
+    def marks() -> dict[str, str]:
+        ranks: dict[str, str] = page.locator(".board-svg .go-candidate").evaluate_all(
+            "(marks) => Object.fromEntries(marks.map("
+            "(m) => [m.closest('g[data-move]').dataset.move, m.textContent]))"
+        )
+        return ranks
+
+    for rank, pv in enumerate([["E7", "D6"], ["C3", "D4"], ["D4", "C3"]], 1):
+        send_line(rank, pv)
+    expect(page.locator("#lines li")).to_have_count(3)
+    assert firsts() == ["E7", "C3", "D4"]
+    # Each rank stands on a disc of the wood: no grid crossing or star point shows through.
+    expect(page.locator(".board-svg .go-candidate-ground")).to_have_count(3)
+    # The next report re-ranks D4 above C3: its first two lines alone change nothing.
+    send_line(1, ["E7", "D6", "C6"])
+    send_line(2, ["D4", "C3"])
+    # A partial line 1 after them shows in the PV alone: once it does, the page has read both.
+    send_line(1, ["E7", "D6", "C6", "B5"], partial=True)
+    expect(page.locator("#pv")).to_contain_text("E7 D6 C6 B5")
+    assert firsts() == ["E7", "C3", "D4"]
+    assert marks() == {"E7": "1", "C3": "2", "D4": "3"}
+    send_line(3, ["C3", "D4"])
+    expect(page.locator("#lines li").nth(1)).to_contain_text("D4")
+    assert firsts() == ["E7", "D4", "C3"]
+    assert marks() == {"E7": "1", "D4": "2", "C3": "3"}
+    stop_if_thinking(page)
     expect(page.locator("#stop")).to_be_disabled()

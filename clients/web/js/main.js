@@ -43,6 +43,7 @@ const app = {
   analysing: false, // analysis follows the position until Stop
   analysedKey: null, // the position the last analysis started on
   reviewing: false, // a review is scoring every position of the line
+  thinkStatus: () => "", // writes the Engine heading's status in the page's language
 };
 
 // ---------------------------------------------------------------------------
@@ -577,7 +578,7 @@ async function reviewGame() {
       }, chosenAlgorithm());
       const think = { id, purpose: "review", generation: app.generation, ply, toMove: state.to_move, position: state.position, game: state.game, done };
       app.think = think;
-      $("think-status").textContent = t("play.reviewing", { ply, plies: end });
+      showThinkStatus(() => t("play.reviewing", { ply, plies: end }));
       updateButtons();
       let best;
       try {
@@ -600,7 +601,7 @@ async function reviewGame() {
   } finally {
     app.reviewing = false;
   }
-  $("think-status").textContent = t(finished ? "play.reviewed" : "play.review.stopped");
+  showThinkStatus(() => t(finished ? "play.reviewed" : "play.review.stopped"));
   if (finished && app.state && app.state.history.length !== back) await goToPly(back);
   else updateButtons();
 }
@@ -629,13 +630,14 @@ function startThink(purpose) {
       showInfo(info, app.think);
     }
   }, chosenAlgorithm(), multipv);
-  const think = { id, purpose, generation: app.generation, ply: state.history.length, toMove: state.to_move, position: state.position, game: state.game, done, lines: [] };
+  // expectedLines: a report's lines, k unless the position has fewer moves.
+  const think = { id, purpose, generation: app.generation, ply: state.history.length, toMove: state.to_move, position: state.position, game: state.game, done, lines: [], pending: null, expectedLines: Math.min(multipv, state.legal_moves.length) };
   app.think = think;
   if (purpose === "analyse") {
     app.analysing = true;
     app.analysedKey = positionKey(state);
   }
-  $("think-status").textContent = purpose === "play" ? t("play.thinking", { name: title(playerName(state.to_move)) }) : t("play.analysing");
+  showThinkStatus(() => (purpose === "play" ? t("play.thinking", { name: title(playerName(state.to_move)) }) : t("play.analysing")));
   render();
   done.then((best) => finishThink(think, best), (error) => {
     if (app.think === think) app.think = null;
@@ -650,7 +652,7 @@ function retryLater(think, retryAfterMs) {
   const wait = Math.max(100, retryAfterMs ?? 1000);
   say(t("play.busy", { seconds: (wait / 1000).toFixed(1) }), "error");
   $("message").dataset.busy = "1";
-  $("think-status").textContent = t("play.busy.status");
+  showThinkStatus(() => t("play.busy.status"));
   setTimeout(() => {
     if (think.generation !== app.generation || app.think) return;
     if ($("message").dataset.busy === "1") say("");
@@ -663,9 +665,12 @@ function retryLater(think, retryAfterMs) {
 }
 
 async function finishThink(think, best) {
-  if (app.think === think) app.think = null;
+  if (app.think === think) {
+    flushLines(think); // a last report shorter than asked for
+    app.think = null;
+  }
   const current = think.generation === app.generation;
-  $("think-status").textContent = t("play.best", { move: movesText(think, [best.move]), reason: searchReason(best.reason) });
+  showThinkStatus(() => t("play.best", { move: movesText(think, [best.move]), reason: searchReason(best.reason) }));
   if (best.reason === "overloaded") say(t("play.overloaded"), "error");
   showInfo(best, think, true);
   if (current) app.evals[think.ply] = { score: graphScore(think, best), toMove: think.toMove };
@@ -686,6 +691,17 @@ async function cancelThink() {
     // the connection closed: nothing left to stop
   }
   if (app.think === think) app.think = null;
+}
+
+// The Lines or Engine search menu changed: a running analysis starts again
+// with the new choice (as lichess's does), rather than going on with the
+// old one until Stop. Its answer comes first, then scheduleEngine starts
+// the new analysis on the same position.
+function restartAnalysis() {
+  const think = app.think;
+  if (!think || think.purpose !== "analyse" || !app.analysing) return;
+  app.analysedKey = null;
+  app.conn.stop(think.id);
 }
 
 function stopThink() {
@@ -831,6 +847,13 @@ function updateButtons() {
   $("new-game").disabled = !app.conn;
 }
 
+// The status beside the Engine heading, kept as how to write it, so that a
+// change of language writes it again (it is not one of the page's static texts).
+function showThinkStatus(describe) {
+  app.thinkStatus = describe;
+  $("think-status").textContent = describe();
+}
+
 function clearThinkPanel() {
   $("info-lines").tBodies[0].replaceChildren();
   for (const id of ["t-depth", "t-score", "t-nodes", "t-nps", "t-time"]) $(id).textContent = "–";
@@ -838,23 +861,49 @@ function clearThinkPanel() {
   $("info-lines").tHead.rows[0].cells[0].textContent = t("play.depth");
   $("pv").textContent = "";
   $("t-score").classList.remove("proven-win", "proven-loss", "proven-draw");
-  $("think-status").textContent = "";
+  showThinkStatus(() => "");
   $("lines").replaceChildren();
   $("lines").hidden = true;
   app.lines = null;
 }
 
 // A line of a multi-line analysis (info.multipv): the list shows the latest
-// complete report of each rank, best first; chess draws their first moves
-// as arrows. Only line 1 goes on to the summary and the table.
+// whole report, best first; chess draws their first moves as arrows, Go and
+// Connect Four mark their points. Only line 1 goes on to the summary and the
+// table. A report is k infos, one message each, and the page may draw
+// between two messages: the list changes only once a report is whole, for a
+// move re-ranked from one report to the next showed twice, and a rank not
+// at all, while the list mixed the two (seen as ['E7', 'C3', 'C3'] in Go).
 function showLine(info, think) {
   if (!think.lines || info.partial || !info.pv.length) return;
-  think.lines[info.multipv - 1] = info;
+  if (info.multipv === 1) {
+    // A report shorter than asked for (a search with fewer lines so far) is whole once the next begins.
+    flushLines(think);
+    think.pending = [];
+  }
+  if (!think.pending) return; // the rest of a report whose line 1 had no line to show
+  think.pending[info.multipv - 1] = info;
+  if (think.pending.filter(Boolean).length >= think.expectedLines) flushLines(think);
+}
+
+// Shows the report being gathered, if any (at its last line, at the next
+// report's first, and at the search's answer).
+function flushLines(think) {
+  if (!think.pending || think.pending.length === 0) return;
+  think.lines = think.pending;
+  think.pending = null;
   const lines = think.lines.filter(Boolean);
   const list = $("lines");
   list.replaceChildren(...lines.map((line) => {
+    // Each move unbroken (a narrow panel wrapped O-O at its hyphen).
     const item = document.createElement("li");
-    item.textContent = `${scoreText(line.score, think)}  ${movesText(think, line.pv)}`;
+    item.append(`${scoreText(line.score, think)}  `);
+    movesText(think, line.pv).split(" ").forEach((move, index) => {
+      const span = document.createElement("span");
+      span.className = "pv-move";
+      span.textContent = move;
+      item.append(...(index ? [" ", span] : [span]));
+    });
     return item;
   }));
   list.hidden = lines.length < 2;
@@ -1187,6 +1236,8 @@ function wire() {
   $("go").addEventListener("click", () => startThink("play"));
   $("analyse").addEventListener("click", () => startThink("analyse"));
   $("stop").addEventListener("click", stopThink);
+  $("multipv").addEventListener("change", restartAnalysis);
+  $("algorithm").addEventListener("change", restartAnalysis);
   $("takeback").addEventListener("click", takeBack);
   $("flip").addEventListener("click", () => {
     app.manualFlip = !app.manualFlip;
@@ -1203,6 +1254,7 @@ function wire() {
     $("side").value = side;
     readSides();
     if (app.state) render();
+    $("think-status").textContent = app.thinkStatus();
   });
 }
 

@@ -7,6 +7,8 @@ import { t } from "../i18n.js";
 const CELL = 60;
 const MARGIN = 30;
 const COLOURS = ["#e03c31", "#f2c500"];
+// Analysed lines marked in their columns (the page's lines menu offers up to 5).
+const MAX_MARKS = 5;
 
 export default function create(container, hooks) {
   return {
@@ -18,6 +20,9 @@ export default function create(container, hooks) {
       const winning = winningCells(grid, width, height);
       svg.append(el("rect", { x: MARGIN, y: MARGIN, width: width * CELL, height: height * CELL, rx: 10, class: "c4-frame" }));
       const last = view.lastMove === null ? null : Number(view.lastMove) - 1;
+      // The analysis's best moves (view.arrows, best first) as their ranks in
+      // the holes their stones would fill, as Go marks its points; 1 in bold.
+      const ranks = new Map((view.arrows || []).slice(0, MAX_MARKS).map((move, index) => [move, index + 1]));
       for (let col = 0; col < width; col++) {
         const column = el("g", { class: "c4-column", "data-move": String(col + 1) });
         column.append(el("rect", { x: MARGIN + col * CELL, y: MARGIN, width: CELL, height: height * CELL, class: "c4-hover" }));
@@ -31,6 +36,14 @@ export default function create(container, hooks) {
             fill: owner === null ? "var(--board-hole)" : COLOURS[owner],
             class: ["c4-cell", isLast ? "last-move" : "", winning.has(`${col},${row}`) ? "winning" : ""].join(" "),
           }));
+        }
+        const rank = ranks.get(String(col + 1));
+        const landing = grid[col].indexOf(null);
+        if (rank && landing >= 0) {
+          column.append(el("text", {
+            x: MARGIN + col * CELL + CELL / 2, y: MARGIN + (height - 1 - landing) * CELL + CELL / 2,
+            "font-size": CELL * 0.45, class: `c4-candidate${rank === 1 ? " best" : ""}`, "data-rank": rank,
+          }, String(rank)));
         }
         if (view.interactive && legal.has(String(col + 1))) {
           column.append(el("path", {

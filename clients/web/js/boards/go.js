@@ -193,11 +193,14 @@ export default function create(container, hooks) {
               point.append(el("circle", { cx: x, cy: y, r: radius * 0.42, class: `go-last on-${NAMES[stone]}`, "stroke-width": Math.max(1.5, cell * 0.07) }));
             }
           } else {
+            const rank = ranks.get(name);
+            // A rank on a star point or a line crossing was hard to read (the
+            // tengen dot showed through a 2): it stands on a disc of the wood.
+            if (rank) point.append(el("circle", { cx: x, cy: y, r: cell * 0.3, class: "go-candidate-ground" }));
             if (view.interactive && legal.has(name)) {
               point.classList.add("legal");
               point.append(el("circle", { cx: x, cy: y, r: radius, class: `go-preview ${NAMES[mover]}` }));
             }
-            const rank = ranks.get(name);
             if (rank) {
               point.append(el("text", { x, y, "font-size": cell * 0.5, class: `go-candidate${rank === 1 ? " best" : ""}`, "data-rank": rank }, String(rank)));
             }
