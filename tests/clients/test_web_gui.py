@@ -395,7 +395,10 @@ def test_analyse_shows_a_proven_win_without_playing(page: Page, gui_server: Serv
 
 
 def test_watch_engine_against_engine_to_the_end(page: Page, gui_server: ServerThread) -> None:
-    open_game(page, gui_server.port, "tictactoe", side="none", times=("0.05", "0.05"))
+    # A fifth of a unit a move: enough for a perfect game on a busy machine
+    # (at 0.05 s a search starved by a CPU hog answered shallow and lost).
+    per_move = f"{0.2 * UNIT:.2f}"
+    open_game(page, gui_server.port, "tictactoe", side="none", times=(per_move, per_move))
     expect(page.locator("#result")).to_be_visible(timeout=WAIT_MS * 2)
     assert page.inner_text("#result").startswith("Draw")
     assert len(moves(page)) == 9
