@@ -1337,6 +1337,29 @@ def test_the_engine_status_and_the_lines_follow_a_change_of_language(
         page.select_option("#lang", "en")  # the choice is kept for the module's other pages
 
 
+def test_a_proven_score_in_words_follows_a_change_of_language(
+    page: Page, gui_server: ServerThread
+) -> None:
+    """The summary, the table and the lines wrote a proven result in the language of
+    the moment it arrived ("... vence em 3" stayed on an English page until the next
+    report; seen in a user-level check of the lines in Chromium)."""
+    open_game(page, gui_server.port, "nim", side="both")
+    try:
+        page.click("#analyse")
+        expect(page.locator("#t-score")).to_have_text(re.compile(r"^First wins in \d+ pl"))
+        stop_if_thinking(page)
+        expect(page.locator("#think-status")).to_have_text(re.compile("^Best"))
+        page.select_option("#lang", "pt")
+        expect(page.locator("#t-score")).to_have_text(re.compile(r" vence em \d+"))
+        first_row_score = page.locator("#info-lines tbody tr").first.locator("td").nth(1)
+        expect(first_row_score).to_have_text(re.compile(r" vence em \d+"))
+        page.select_option("#lang", "en")
+        expect(page.locator("#t-score")).to_have_text(re.compile(r"^First wins in \d+ pl"))
+        expect(first_row_score).to_have_text(re.compile(r"^First wins in \d+ pl"))
+    finally:
+        page.select_option("#lang", "en")  # the choice is kept for the module's other pages
+
+
 def test_the_lines_change_only_once_a_report_is_whole(page: Page, gui_server: ServerThread) -> None:
     """A report is k infos, one message each: the list and the marks keep the last whole
     report until the next one's last line. They mixed two reports, so a move re-ranked

@@ -25,6 +25,8 @@ const CHANCE = "chance";
 const app = {
   conn: null,
   lines: null, // {position, moves}: the analysed lines' first moves, drawn as arrows
+  linesThink: null, // the think whose lines the list shows (drawn again on a change of language)
+  summary: null, // {info, think}: the report the summary shows (likewise)
   games: [],
   limits: {},
   state: null, // the server's latest `state`
@@ -865,6 +867,8 @@ function clearThinkPanel() {
   $("lines").replaceChildren();
   $("lines").hidden = true;
   app.lines = null;
+  app.linesThink = null;
+  app.summary = null;
 }
 
 // A line of a multi-line analysis (info.multipv): the list shows the latest
@@ -892,6 +896,12 @@ function flushLines(think) {
   if (!think.pending || think.pending.length === 0) return;
   think.lines = think.pending;
   think.pending = null;
+  drawLines(think);
+}
+
+// The list of a think's last whole report (drawn again on a change of language).
+function drawLines(think) {
+  app.linesThink = think;
   const lines = think.lines.filter(Boolean);
   const list = $("lines");
   list.replaceChildren(...lines.map((line) => {
@@ -926,7 +936,9 @@ function showInfo(report, think, final = false) {
   if (!final && typeof info.nps === "number") think.lastNps = info.time_ms >= MIN_RATE_MS ? info.nps : undefined;
   showSummary(info, think);
   showPv(info.pv, think);
+  app.summary = { info, think };
   const row = document.createElement("tr");
+  row.report = { info, think };
   if (info.partial) row.className = "partial";
   if (final) {
     row.className = "final";
@@ -1255,7 +1267,28 @@ function wire() {
     readSides();
     if (app.state) render();
     $("think-status").textContent = app.thinkStatus();
+    rewriteThinkPanel();
   });
+}
+
+// The think panel's texts built from reports (scores in words, the PV
+// line, the lines list), written again in the page's new language: a proven
+// "vence em 3" stayed Portuguese on an English page until the next report.
+function rewriteThinkPanel() {
+  if (app.summary) {
+    showSummary(app.summary.info, app.summary.think);
+    showPv(app.summary.info.pv, app.summary.think);
+  }
+  for (const row of $("info-lines").tBodies[0].rows) {
+    if (!row.report) continue;
+    const { info, think } = row.report;
+    row.cells[1].textContent = scoreText(info.score, think);
+    if (row.classList.contains("final")) row.title = t("play.best.row");
+  }
+  const head = $("info-lines").tHead.rows[0].cells[0];
+  const last = app.summary?.info;
+  head.textContent = t(last && "playouts" in last && last.playouts !== null ? "summary.playouts" : "play.depth");
+  if (app.linesThink && !$("lines").hidden) drawLines(app.linesThink);
 }
 
 function onKey(event) {
