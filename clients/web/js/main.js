@@ -944,8 +944,8 @@ function showInfo(report, think, final = false) {
     row.className = "final";
     row.title = t("play.best.row");
   }
-  const searched = "playouts" in info && info.playouts !== null ? formatCount(info.playouts) : String(info.depth);
-  $("info-lines").tHead.rows[0].cells[0].textContent = t("playouts" in info && info.playouts !== null ? "summary.playouts" : "play.depth");
+  const searched = countsPlayouts(info) ? formatCount(info.playouts) : String(info.depth);
+  $("info-lines").tHead.rows[0].cells[0].textContent = t(searchedKey(info));
   const cells = [
     info.partial ? `${searched}*` : searched,
     scoreText(info.score, think),
@@ -965,10 +965,18 @@ function showInfo(report, think, final = false) {
 }
 
 // Monte Carlo searches report playouts, which say more than their depth.
+function countsPlayouts(report) {
+  return report.playouts !== undefined && report.playouts !== null;
+}
+
+// The label of a report's depth or playouts column.
+function searchedKey(report) {
+  return countsPlayouts(report) ? "summary.playouts" : "play.depth";
+}
+
 function showSummary(report, think) {
-  const monteCarlo = report.playouts !== undefined && report.playouts !== null;
-  $("t-depth-label").textContent = t(monteCarlo ? "summary.playouts" : "play.depth");
-  if (monteCarlo) $("t-depth").textContent = formatCount(report.playouts);
+  $("t-depth-label").textContent = t(searchedKey(report));
+  if (countsPlayouts(report)) $("t-depth").textContent = formatCount(report.playouts);
   else $("t-depth").textContent = report.seldepth > report.depth ? `${report.depth}/${report.seldepth}` : String(report.depth);
   $("t-score").textContent = scoreText(report.score, think);
   // Coloured for the first player: green when the proven result is theirs.
@@ -1266,15 +1274,15 @@ function wire() {
     $("side").value = side;
     readSides();
     if (app.state) render();
-    $("think-status").textContent = app.thinkStatus();
     rewriteThinkPanel();
   });
 }
 
-// The think panel's texts built from reports (scores in words, the PV
+// The think panel's texts built from reports and its status (scores in words, the PV
 // line, the lines list), written again in the page's new language: a proven
 // "vence em 3" stayed Portuguese on an English page until the next report.
 function rewriteThinkPanel() {
+  $("think-status").textContent = app.thinkStatus();
   if (app.summary) {
     showSummary(app.summary.info, app.summary.think);
     showPv(app.summary.info.pv, app.summary.think);
@@ -1285,9 +1293,7 @@ function rewriteThinkPanel() {
     row.cells[1].textContent = scoreText(info.score, think);
     if (row.classList.contains("final")) row.title = t("play.best.row");
   }
-  const head = $("info-lines").tHead.rows[0].cells[0];
-  const last = app.summary?.info;
-  head.textContent = t(last && "playouts" in last && last.playouts !== null ? "summary.playouts" : "play.depth");
+  $("info-lines").tHead.rows[0].cells[0].textContent = t(app.summary ? searchedKey(app.summary.info) : "play.depth");
   if (app.linesThink && !$("lines").hidden) drawLines(app.linesThink);
 }
 
