@@ -1360,6 +1360,23 @@ def test_a_proven_score_in_words_follows_a_change_of_language(
         page.select_option("#lang", "en")  # the choice is kept for the module's other pages
 
 
+@pytest.mark.parametrize("page_name", ["", "learn.html"])
+def test_the_connection_status_survives_a_change_of_language(
+    page: Page, gui_server: ServerThread, page_name: str
+) -> None:
+    """A change of language refilled the page's static texts, the connected status among
+    them: an English page, switched to Portuguese, said "conectando…" while connected."""
+    page.goto(f"http://127.0.0.1:{gui_server.port}/{page_name}?lang=en")
+    page.wait_for_selector("#connection.good")
+    connected = page.inner_text("#connection")
+    try:
+        page.select_option("#lang", "pt")
+        expect(page.locator("html")).to_have_attribute("lang", "pt")
+        expect(page.locator("#connection")).to_have_text(connected)
+    finally:
+        page.select_option("#lang", "en")  # the choice is kept for the module's other pages
+
+
 def test_the_lines_change_only_once_a_report_is_whole(page: Page, gui_server: ServerThread) -> None:
     """A report is k infos, one message each: the list and the marks keep the last whole
     report until the next one's last line. They mixed two reports, so a move re-ranked

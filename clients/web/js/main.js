@@ -1181,6 +1181,9 @@ function say(text, kind = "hint") {
 
 function setStatus(text, kind) {
   const status = $("connection");
+  // Written by the page from now on: a change of language refilled the
+  // static "connecting…" over a connected status (data-i18n).
+  delete status.dataset.i18n;
   status.textContent = text;
   status.className = `status ${kind}`;
 }
