@@ -9,8 +9,9 @@ Run from the repository root::
 
 Each game is refereed by :func:`server.programs.gtp_match.play_game` and scored by
 area (Tromp-Taylor), komi 7.5; GNU Go runs with ``--chinese-rules`` (area
-counting) and ``--capture-all-dead`` at the given ``--level``. Our engine never resigns here (a lost
-game is played out), GNU Go resigns by its own judgement when it does.
+counting) and ``--capture-all-dead`` at the given ``--level``. Our engine
+resigns only with ``--resign-below`` (by default a lost game is played out,
+as the earlier figures were); GNU Go resigns by its own judgement.
 The report gives wins with a 95% Wilson interval, the mean moves per game
 and GNU Go's own count beside ours for the games where they differ (GNU Go
 removes stones it judges dead; Tromp-Taylor counts every stone on the
@@ -28,6 +29,7 @@ import time
 from pathlib import Path
 
 from bench.programs import GtpGame, find_program, play_gtp_match
+from server.frontends.gtp import DEFAULT_RESIGN_BELOW
 from server.programs.gtp_match import GameRecord
 
 #: GTP's column letters (no I) and SGF's point letters.
@@ -75,6 +77,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--komi", type=float, default=7.5)
     parser.add_argument("--algorithm", default="mcts", choices=("mcts", "alphabeta"))
     parser.add_argument("--sgf-dir", default="", help="write each game there as an SGF record")
+    parser.add_argument(
+        "--resign-below",
+        type=float,
+        default=0.0,
+        metavar="P",
+        help="our engine resigns below this chance of winning, as `arena gtp --resign-below` "
+        f"(default 0: a lost game is played out; `arena gtp` itself uses {DEFAULT_RESIGN_BELOW})",
+    )
     args = parser.parse_args(argv)
     gnugo = gnugo_path()
     if gnugo is None:
@@ -94,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
         "--movetime",
         str(args.movetime),
         "--resign-below",
-        "0",
+        str(args.resign_below),
     ]
     if args.playouts:
         # Unaffected by the machine's load (the move time is not).
