@@ -43,6 +43,7 @@ from engine.errors import GameError
 from engine.games.go import COLUMNS as GO_COLUMNS
 from engine.games.go import EMPTY as GO_EMPTY
 from engine.registry import create_game
+from engine.search.score import Score
 from protocol.codec import EncodingName
 
 InputFunction = Callable[[str], Awaitable[str | None]]
@@ -219,6 +220,9 @@ class Session:
     notation: Notation | None = None
     #: The search to ask for (``None``: the game's default).
     algorithm: str | None = None
+    #: The game's ``welcome.games[].win_odds_scale`` (``None``: a server
+    #: before 0.6 sent none), to show a Monte Carlo score as its win rate.
+    win_odds_scale: int | None = None
 
     def say(self, text: str) -> None:
         print(text, file=self.out)
@@ -278,7 +282,7 @@ class Session:
                 ) as analysis:
                     async for info in analysis:
                         pv = notation.line(state.history, info.pv[:12])
-                        _show_progress(info, pv, self.out)
+                        _show_progress(info, pv, self.out, self.win_odds_scale)
                     best = await analysis.wait()
             except EngineError as error:
                 if error.code != "overloaded":
@@ -299,7 +303,8 @@ class Session:
         searched = (
             f"{best.playouts} playouts" if best.playouts is not None else f"depth {best.depth}"
         )
-        return f"{both}  (score {best.score}, {searched}, {best.time_ms} ms, {best.reason})"
+        score = score_text(best.score, best.playouts, self.win_odds_scale)
+        return f"{both}  (score {score}, {searched}, {best.time_ms} ms, {best.reason})"
 
     async def undo(self, state: GameState) -> GameState | None:
         """Back to the person's previous decision; ``None`` when there is none."""
@@ -463,6 +468,8 @@ async def play(
         )
         session.notation = Notation(game, options, position)
         session.algorithm = algorithm
+        description = engine.server.game(game) if engine.server else None
+        session.win_odds_scale = description.get("win_odds_scale") if description else None
         state = await session.start()
         while True:
             if state.is_over:
@@ -502,12 +509,22 @@ async def play(
                 state = await engine.move(best.move)
 
 
-def _show_progress(info: Info, pv: list[str], out: TextIO) -> None:
+def score_text(score: Score, playouts: int | None, win_odds_scale: int | None) -> str:
+    """A score as the terminal shows it: a Monte Carlo search's (one that
+    counts ``playouts``) with the win rate it was mapped from, ``+68 (62%)``,
+    the side to move's; other scores, and proven results, as they are."""
+    if playouts is None or score.value is None or not isinstance(win_odds_scale, int):
+        return str(score)
+    return f"{score} ({score.win_chance(max(win_odds_scale, 1)):.0%})"
+
+
+def _show_progress(info: Info, pv: list[str], out: TextIO, win_odds_scale: int | None) -> None:
     searched = (
         f"playouts {info.playouts:>7}" if info.playouts is not None else f"depth {info.depth:2d}"
     )
+    score = score_text(info.score, info.playouts, win_odds_scale)
     line = (
-        f"  {searched}  score {info.score!s:>10}  nodes {info.nodes:>9}  "
+        f"  {searched}  score {score:>10}  nodes {info.nodes:>9}  "
         f"{info.time_ms:>6} ms  pv {' '.join(pv)}"
     )
     if is_terminal(out):

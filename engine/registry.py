@@ -60,7 +60,8 @@ def create_game(name: str, options: Mapping[str, Any] | None = None) -> Game[Any
 
 
 def describe_games() -> list[dict[str, Any]]:
-    """Name, title, options, players, unit and searches of every game (for ``welcome``)."""
+    """Name, title, options, players, unit, win-odds scale and searches of every game
+    (for ``welcome``)."""
     return [
         {
             "name": cls.name,
@@ -69,6 +70,7 @@ def describe_games() -> list[dict[str, Any]]:
             "option_help": {option.name: option.description for option in cls.OPTIONS},
             "players": list(cls.players),
             "eval_unit": cls.eval_unit,
+            "win_odds_scale": cls.win_odds_scale,
             "algorithms": list(algorithms(cls())),
         }
         for cls in GAME_CLASSES

@@ -55,7 +55,9 @@ class Welcome:
     """The server's name, version and engine build, ``alphabeta-arena 0.5.0 (compiled)``."""
     games: tuple[dict[str, Any], ...]
     """Each game offered: ``name``, ``title``, ``options`` (with their defaults),
-    ``option_help``, ``players``, ``eval_unit`` and ``algorithms`` (the default first)."""
+    ``option_help``, ``players``, ``eval_unit``, ``win_odds_scale`` (the score
+    units per unit of log-odds, :meth:`engine.search.score.Score.win_chance`)
+    and ``algorithms`` (the default first)."""
     limits: ServerLimits = _DEFAULT_LIMITS
     """The server's caps (``protocol.md`` section 7)."""
     id: RequestId = None

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Final
 
-from engine.game import EVAL_LIMIT
+from engine.game import EVAL_LIMIT, win_odds
 from engine.records import reduce_record
 
 #: Score of a win at the root itself; a win ``n`` plies away scores ``WIN - n``.
@@ -77,6 +77,19 @@ class Score:
     @property
     def is_proven(self) -> bool:
         return self.value is None
+
+    def win_chance(self, win_odds_scale: int) -> float:
+        """The side to move's chance of winning this score stands for: 1, 0 or
+        one half when proven, else the game's logistic mapping of the value
+        (:attr:`engine.game.Game.win_odds_scale`; exactly the win rate a Monte
+        Carlo score was made from, within its 0.001..0.999 clamp)."""
+        if self.win_in is not None:
+            return 1.0
+        if self.loss_in is not None:
+            return 0.0
+        if self.draw:
+            return 0.5
+        return win_odds(self.value or 0, win_odds_scale)
 
     def __str__(self) -> str:
         if self.win_in is not None:

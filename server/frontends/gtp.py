@@ -42,7 +42,6 @@ from dataclasses import dataclass, field
 from typing import Final, TextIO
 
 from engine.errors import GameError
-from engine.game import win_odds
 from engine.games.go import (
     COLUMNS,
     EMPTY,
@@ -54,7 +53,6 @@ from engine.games.go import (
 )
 from engine.search.limits import Clock, Limits
 from engine.search.results import SearchResult
-from engine.search.score import Score
 from engine.searchers import resolve_algorithm
 from server import SERVER_VERSION
 from server.frontends.runtime import FrontendPool, protocol_stdout, read_lines, search_job
@@ -399,7 +397,7 @@ class GtpEngine:
         if self.last_search is None:
             return "no search yet"
         colour, result = self.last_search
-        chance = win_chance(result.info.score, self.game.win_odds_scale)
+        chance = result.info.score.win_chance(self.game.win_odds_scale)
         playouts = result.info.playouts
         return f"{COLOUR_NAMES[colour]} wins {chance:.1%} ({playouts} playouts, {result.move})"
 
@@ -491,7 +489,7 @@ class GtpEngine:
         played = len(self.states) - 1
         if played < RESIGN_AFTER_SHARE * self._size * self._size:
             return False
-        return win_chance(result.info.score, self.game.win_odds_scale) < self.resign_below
+        return result.info.score.win_chance(self.game.win_odds_scale) < self.resign_below
 
 
 def _go(size: int, komi: float) -> Go:
@@ -513,17 +511,6 @@ def board_diagram(game: Go, state: GoState) -> str:
     lines.append(letters)
     lines.append(f"{'black' if side == 'X' else 'white'} to play")
     return "\n".join(lines)
-
-
-def win_chance(score: Score, win_odds_scale: int) -> float:
-    """The side to move's chance of winning that a search's score stands for."""
-    if score.win_in is not None:
-        return 1.0
-    if score.loss_in is not None:
-        return 0.0
-    if score.draw:
-        return 0.5
-    return win_odds(score.value or 0, win_odds_scale)
 
 
 def _first_moves(

@@ -37,13 +37,12 @@ from multiprocessing.context import SpawnContext
 from typing import Any
 
 from engine.errors import GameError
-from engine.game import MCTS, win_odds
+from engine.game import MCTS
 from engine.games.go import RESIGN, Go, GoState, gaining_move, should_resign
 from engine.registry import create_game
 from engine.search.limits import Deadlines, Limits
 from engine.search.request import SearchRequest
 from engine.search.results import Info, SearchResult
-from engine.search.score import Score
 from engine.search.trace import TraceLimitError, trace
 from engine.searchers import GameSearcher, searcher_for
 from protocol.codec import Encoding, encode
@@ -255,7 +254,7 @@ def go_answer(game: Go, state: GoState, result: SearchResult) -> SearchResult:
     if result.move is None or result.reason in ("stopped", "only_move"):
         return result
     info = result.info
-    if should_resign(game, state, win_chance(info.score, game.win_odds_scale), info.playouts):
+    if should_resign(game, state, info.score.win_chance(game.win_odds_scale), info.playouts):
         return dataclasses.replace(result, move=RESIGN_TEXT, move_value=RESIGN)
     if result.move == PASS_TEXT:
         move = gaining_move(game, state)
@@ -264,17 +263,6 @@ def go_answer(game: Go, state: GoState, result: SearchResult) -> SearchResult:
             pv = dataclasses.replace(info, pv=(text,))
             return dataclasses.replace(result, move=text, move_value=move, info=pv)
     return result
-
-
-def win_chance(score: Score, win_odds_scale: int) -> float:
-    """The side to move's chance of winning that a search's score stands for."""
-    if score.win_in is not None:
-        return 1.0
-    if score.loss_in is not None:
-        return 0.0
-    if score.draw:
-        return 0.5
-    return win_odds(score.value or 0, win_odds_scale)
 
 
 def _trace(job: WorkerJob, task: TraceTask, stop: StopFlag) -> TraceReply:

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from clients.play import Notation, play, use_color
+from clients.play import Notation, play, score_text, use_color
+from engine.search.score import Score
 from tests.timing import UNIT
 
 Reader = Callable[[str], Awaitable[str | None]]
@@ -116,6 +117,33 @@ async def test_a_player_without_a_move_passes_without_being_asked(url: str) -> N
     assert "no legal move: you pass" in text
     assert "engine plays" in text, "the engine moved after the pass"
     assert all("[pass]" not in prompt for prompt in prompts), "nobody asked to type pass"
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_a_monte_carlo_score_is_shown_with_its_win_rate(url: str) -> None:
+    """The engine's move line gives an mcts score with the win rate it was
+    mapped from (welcome.games[].win_odds_scale); an alpha-beta score stays a value."""
+    out = io.StringIO()
+    await play(
+        url,
+        "connect4",
+        human=0,
+        movetime_ms=int(200 * UNIT),
+        depth=None,
+        algorithm="mcts",
+        out=out,
+        read=scripted(["4", "quit"]),
+    )
+    played = re.search(r"^engine plays .*\(score ([^,]+), (\d+) playouts", out.getvalue(), re.M)
+    assert played, out.getvalue()
+    assert re.fullmatch(r"[+-]\d+ \(\d{1,3}%\)|win in \d+|loss in \d+|draw", played[1])
+
+
+def test_score_text_maps_a_value_back_to_its_win_rate() -> None:
+    assert score_text(Score(value=23), 500, 32) == "+23 (67%)"
+    assert score_text(Score(value=23), None, 32) == "+23"  # alpha-beta: no playouts
+    assert score_text(Score(value=23), 500, None) == "+23"  # a server before 0.6
+    assert score_text(Score(win_in=3), 500, 32) == "win in 3"
 
 
 @pytest.mark.asyncio(loop_scope="module")

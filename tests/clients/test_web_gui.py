@@ -1252,8 +1252,18 @@ def test_monte_carlo_analysis_shows_its_lines_too(
     page.click("#analyse")
     expect(page.locator("#lines li")).to_have_count(3)
     expect(page.locator("#t-depth-label")).to_have_text("playouts")
-    firsts = [text.split()[1] for text in page.locator("#lines li").all_inner_texts()]
+    firsts = page.locator("#lines li").evaluate_all(
+        "(items) => items.map((li) => li.querySelector('.pv-move').textContent)"
+    )
     assert len(set(firsts)) == 3, firsts
+    # Monte Carlo scores are shown as the win rates they were mapped from
+    # (welcome.games[].win_odds_scale), the first player's: "Black 52%".
+    chance = re.compile(r"^Black (\d{1,2}|<1|>99)%")
+    for text in page.locator("#lines li").all_inner_texts():
+        assert chance.match(text), text
+    assert chance.match(page.locator("#t-score").inner_text())
+    assert "chance of winning" in (page.locator("#t-score").get_attribute("title") or "")
+    assert chance.match(page.locator("#info-lines tbody tr td").nth(1).inner_text())
     # The lines' points carry their ranks on the board, 1 on the best.
     expect(page.locator(".board-svg .go-candidate")).to_have_count(3)
     expect(page.locator(".board-svg .go-candidate.best")).to_have_text("1")
@@ -1267,6 +1277,40 @@ def test_monte_carlo_analysis_shows_its_lines_too(
     expect(page.locator(".board-svg line.arrow")).to_have_count(3)
     page.click("#stop")
     expect(page.locator("#stop")).to_be_disabled()
+
+
+def test_a_win_rate_is_the_first_players_chance_the_score_maps(
+    page: Page, gui_server: ServerThread
+) -> None:
+    """score.js inverts the server's mapping (protocol.md, welcome: 1 / (1 + e^(-v/s))),
+    from the first player's view; an unproven chance never reads 0% or 100%; a
+    report without playouts (alpha-beta) keeps its value in the game's unit."""
+    open_game(page, gui_server.port, "connect4", side="both")
+    shown = page.evaluate(
+        """async () => {
+        const m = await import('/js/score.js');
+        const names = ['Red', 'Yellow'];
+        return [
+          m.firstPlayerChance(23, 0, 32), m.firstPlayerChance(23, 1, 32),
+          m.formatScore({value: 23}, 0, 'connect4', '', names, 32),
+          m.formatScore({value: 23}, 1, 'connect4', '', names, 32),
+          m.formatScore({value: 221}, 0, 'connect4', '', names, 32),
+          m.formatScore({value: -221}, 0, 'connect4', '', names, 32),
+          m.formatScore({win_in: 3}, 0, 'connect4', '', names, 32),
+          m.formatScore({value: 23}, 0, 'connect4', '', names),
+        ];
+    }"""
+    )
+    assert shown[0] == pytest.approx(0.6723, abs=1e-4)
+    assert shown[1] == pytest.approx(0.3277, abs=1e-4)
+    assert shown[2:] == [
+        "Red 67%",
+        "Red 33%",
+        "Red >99%",
+        "Red <1%",
+        "Red wins in 3 plies",
+        "+23",
+    ]
 
 
 def test_connect_four_marks_its_lines_and_a_new_lines_choice_restarts_the_analysis(

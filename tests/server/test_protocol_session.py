@@ -10,6 +10,7 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosedError, InvalidStatus
 
 import engine
+from engine.games.connect4 import ConnectFour
 from protocol.codec import MAX_MESSAGE_BYTES
 from protocol.records import PROTOCOL_VERSION
 from server.app import ArenaServer
@@ -51,6 +52,9 @@ async def test_hello_welcome_lists_games_and_limits(
     assert {"tictactoe", "nim", "connect4"} <= set(games)
     assert games["connect4"]["options"] == {"width": 7, "height": 6}
     assert games["connect4"]["players"] == ["first", "second"]
+    # Each game's scale for reading a score as a chance of winning (protocol.md, welcome).
+    assert games["connect4"]["win_odds_scale"] == ConnectFour.win_odds_scale
+    assert all(isinstance(game["win_odds_scale"], int) for game in games.values())
     limits = welcome["limits"]
     assert limits["max_message_bytes"] == MAX_MESSAGE_BYTES
     assert limits["max_movetime_ms"] > 0

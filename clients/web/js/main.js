@@ -863,6 +863,7 @@ function clearThinkPanel() {
   $("info-lines").tHead.rows[0].cells[0].textContent = t("play.depth");
   $("pv").textContent = "";
   $("t-score").classList.remove("proven-win", "proven-loss", "proven-draw");
+  $("t-score").title = "";
   showThinkStatus(() => "");
   $("lines").replaceChildren();
   $("lines").hidden = true;
@@ -907,7 +908,7 @@ function drawLines(think) {
   list.replaceChildren(...lines.map((line) => {
     // Each move unbroken (a narrow panel wrapped O-O at its hyphen).
     const item = document.createElement("li");
-    item.append(`${scoreText(line.score, think)}  `);
+    item.append(`${scoreText(line, think)}  `);
     movesText(think, line.pv).split(" ").forEach((move, index) => {
       const span = document.createElement("span");
       span.className = "pv-move";
@@ -948,7 +949,7 @@ function showInfo(report, think, final = false) {
   $("info-lines").tHead.rows[0].cells[0].textContent = t(searchedKey(info));
   const cells = [
     info.partial ? `${searched}*` : searched,
-    scoreText(info.score, think),
+    scoreText(info, think),
     formatCount(info.nodes),
     formatRate(info),
     formatTime(info.time_ms),
@@ -978,7 +979,9 @@ function showSummary(report, think) {
   $("t-depth-label").textContent = t(searchedKey(report));
   if (countsPlayouts(report)) $("t-depth").textContent = formatCount(report.playouts);
   else $("t-depth").textContent = report.seldepth > report.depth ? `${report.depth}/${report.seldepth}` : String(report.depth);
-  $("t-score").textContent = scoreText(report.score, think);
+  $("t-score").textContent = scoreText(report, think);
+  $("t-score").title = countsPlayouts(report) && report.score && "value" in report.score
+    ? t("score.chance.title", { name: title(gameInfo(think.game).players[0]) }) : "";
   // Coloured for the first player: green when the proven result is theirs.
   const first = report.score && ("win_in" in report.score || "loss_in" in report.score)
     ? ("win_in" in report.score) === (think.toMove === 0) : null;
@@ -994,10 +997,12 @@ function showPv(pv, think) {
   $("pv").textContent = pv.length ? t("play.pv.line", { line: movesText(think, pv) }) : "";
 }
 
-// A score of the searched position, from the first player's point of view.
-function scoreText(score, think) {
+// A report's score of the searched position, from the first player's point
+// of view; a Monte Carlo report's as the win rate it was mapped from.
+function scoreText(report, think) {
   const info = gameInfo(think.game);
-  return formatScore(score, think.toMove, info.name, info.eval_unit, info.players.map(title));
+  const scale = countsPlayouts(report) ? info.win_odds_scale : null;
+  return formatScore(report.score, think.toMove, info.name, info.eval_unit, info.players.map(title), scale);
 }
 
 // Moves from the searched position as the move list writes them: SAN in
@@ -1293,7 +1298,7 @@ function rewriteThinkPanel() {
   for (const row of $("info-lines").tBodies[0].rows) {
     if (!row.report) continue;
     const { info, think } = row.report;
-    row.cells[1].textContent = scoreText(info.score, think);
+    row.cells[1].textContent = scoreText(info, think);
     if (row.classList.contains("final")) row.title = t("play.best.row");
   }
   $("info-lines").tHead.rows[0].cells[0].textContent = t(app.summary ? searchedKey(app.summary.info) : "play.depth");

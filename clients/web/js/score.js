@@ -48,9 +48,14 @@ export function formatValue(value, unit = "") {
 
 // The score of a position whose side to move is `toMove`, from the first
 // player's point of view. `names` are the players' display names; chess
-// says mates in moves, other games wins in plies.
-export function formatScore(score, toMove, gameName, unit, names) {
+// says mates in moves, other games wins in plies. With `winOddsScale` (the
+// game's welcome.games[].win_odds_scale, given for a Monte Carlo report) a
+// value is shown as the win rate it was made from: "Black 62%".
+export function formatScore(score, toMove, gameName, unit, names, winOddsScale = null) {
   if (!score) return "";
+  if ("value" in score && winOddsScale > 0) {
+    return t("score.chance", { name: names[0], percent: percentText(firstPlayerChance(score.value, toMove, winOddsScale)) });
+  }
   if ("draw" in score) return t("score.draw");
   if ("win_in" in score || "loss_in" in score) {
     const win = "win_in" in score;
@@ -61,6 +66,22 @@ export function formatScore(score, toMove, gameName, unit, names) {
     return t("score.wins", { name, plies: t("score.plies", { count: plies }) });
   }
   return formatValue(toMove === 0 ? score.value : -score.value, unit);
+}
+
+// The first player's chance of winning that the side to move's value stands
+// for (protocol.md, welcome: 1 / (1 + e^(-v/s))).
+export function firstPlayerChance(value, toMove, winOddsScale) {
+  const chance = 1 / (1 + Math.exp(-value / winOddsScale));
+  return toMove === 0 ? chance : 1 - chance;
+}
+
+// A chance as a whole percentage; never "0" or "100" for what is not proven
+// (the server clamps a win rate to 0.001..0.999).
+function percentText(chance) {
+  const percent = Math.round(chance * 100);
+  if (percent <= 0) return "<1";
+  if (percent >= 100) return ">99";
+  return String(percent);
 }
 
 export function isProven(score) {

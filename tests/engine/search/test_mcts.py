@@ -26,6 +26,7 @@ from engine.search.mcts import (
 from engine.search.reference import alpha_beta_search
 from engine.search.request import SearchRequest
 from engine.search.results import Info
+from engine.search.score import Score
 from tests.timing import UNIT
 
 #: Extra seconds a timed search may take beyond its budget in these tests
@@ -459,3 +460,15 @@ def test_priors_do_not_decide_the_move_played() -> None:
     searcher = MctsSearcher(game, seed=1)
     win = game.parse_position("XX.OO....")
     assert searcher.think(SearchRequest(win, Limits(nodes=2000))).move == "c3"
+
+
+def test_a_score_gives_back_the_win_rate_it_was_mapped_from() -> None:
+    """Score.win_chance inverts score_from_win_rate (what a client shows as a
+    percentage with welcome.games[].win_odds_scale); proven results are certain."""
+    for scale in (3, 32, 920):
+        for rate in (0.01, 0.25, 0.5, 0.73, 0.99):
+            score = Score(value=score_from_win_rate(rate, scale))
+            assert score.win_chance(scale) == pytest.approx(rate, abs=1 / scale)
+    assert Score(win_in=3).win_chance(32) == 1.0
+    assert Score(loss_in=2).win_chance(32) == 0.0
+    assert Score(draw=True).win_chance(32) == 0.5
