@@ -1476,7 +1476,10 @@ def test_the_lines_change_only_once_a_report_is_whole(page: Page, gui_server: Se
         routes[0].send(json.dumps(info))
 
     def firsts() -> list[str]:
-        return [text.split()[1] for text in page.locator("#lines li").all_inner_texts()]
+        moves: list[str] = page.locator("#lines li").evaluate_all(
+            "(items) => items.map((li) => li.querySelector('.pv-move').textContent)"
+        )
+        return moves
 
     def marks() -> dict[str, str]:
         ranks: dict[str, str] = page.locator(".board-svg .go-candidate").evaluate_all(
@@ -1498,6 +1501,10 @@ def test_the_lines_change_only_once_a_report_is_whole(page: Page, gui_server: Se
     send_line(1, ["E7", "D6", "C6", "B5"], partial=True)
     expect(page.locator("#pv")).to_contain_text("E7 D6 C6 B5")
     assert firsts() == ["E7", "C3", "D4"]
+    # The summary stars that report, as the table does, and says why the
+    # lines beside it are older.
+    expect(page.locator("#t-depth")).to_have_text("49*")
+    assert "unfinished depth" in (page.locator("#t-depth").get_attribute("title") or "")
     assert marks() == {"E7": "1", "C3": "2", "D4": "3"}
     send_line(3, ["C3", "D4"])
     expect(page.locator("#lines li").nth(1)).to_contain_text("D4")

@@ -864,6 +864,7 @@ function clearThinkPanel() {
   $("pv").textContent = "";
   $("t-score").classList.remove("proven-win", "proven-loss", "proven-draw");
   $("t-score").title = "";
+  $("t-depth").title = "";
   showThinkStatus(() => "");
   $("lines").replaceChildren();
   $("lines").hidden = true;
@@ -940,7 +941,10 @@ function showInfo(report, think, final = false) {
   app.summary = { info, think };
   const row = document.createElement("tr");
   row.report = { info, think };
-  if (info.partial) row.className = "partial";
+  if (info.partial) {
+    row.className = "partial";
+    row.title = t("play.partial.title");
+  }
   if (final) {
     row.className = "final";
     row.title = t("play.best.row");
@@ -979,6 +983,10 @@ function showSummary(report, think) {
   $("t-depth-label").textContent = t(searchedKey(report));
   if (countsPlayouts(report)) $("t-depth").textContent = formatCount(report.playouts);
   else $("t-depth").textContent = report.seldepth > report.depth ? `${report.depth}/${report.seldepth}` : String(report.depth);
+  // A new best move inside an unfinished depth: starred as in the table, for
+  // the lines list beside it still shows the last whole depth's lines.
+  if (report.partial) $("t-depth").textContent += "*";
+  $("t-depth").title = report.partial ? t("play.partial.title") : "";
   $("t-score").textContent = scoreText(report, think);
   $("t-score").title = countsPlayouts(report) && report.score && "value" in report.score
     ? t("score.chance.title", { name: title(gameInfo(think.game).players[0]) }) : "";
@@ -1300,6 +1308,7 @@ function rewriteThinkPanel() {
     const { info, think } = row.report;
     row.cells[1].textContent = scoreText(info, think);
     if (row.classList.contains("final")) row.title = t("play.best.row");
+    if (row.classList.contains("partial")) row.title = t("play.partial.title");
   }
   $("info-lines").tHead.rows[0].cells[0].textContent = t(app.summary ? searchedKey(app.summary.info) : "play.depth");
   if (app.linesThink && !$("lines").hidden) drawLines(app.linesThink);
