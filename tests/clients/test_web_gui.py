@@ -1264,14 +1264,22 @@ def test_monte_carlo_analysis_shows_its_lines_too(
     assert chance.match(page.locator("#t-score").inner_text())
     assert "chance of winning" in (page.locator("#t-score").get_attribute("title") or "")
     assert chance.match(page.locator("#info-lines tbody tr td").nth(1).inner_text())
+    expect(page.locator("#score-pov")).to_have_text(
+        "Every score is Black's chance of winning: a Monte Carlo search's win rate."
+    )
     # The lines' points carry their ranks on the board, 1 on the best.
     expect(page.locator(".board-svg .go-candidate")).to_have_count(3)
     expect(page.locator(".board-svg .go-candidate.best")).to_have_text("1")
     (tmp_path / "go-lines.png").write_bytes(page.screenshot())
     page.click("#stop")
     expect(page.locator("#stop")).to_be_disabled()
+    # The graph's point of that answer: its axis labelled in chances too.
+    expect(page.locator("#graph .graph-label").first).to_have_text(re.compile(r"%$"))
+    assert all(text.endswith("%") for text in page.locator("#graph .graph-label").all_text_contents())
     open_game(page, gui_server.port, "chess", side="both")
+    expect(page.locator("#score-pov")).to_contain_text("in pawns")
     page.select_option("#algorithm", "mcts")
+    expect(page.locator("#score-pov")).to_contain_text("White's chance of winning")
     page.click("#analyse")
     expect(page.locator("#lines li")).to_have_count(3)
     expect(page.locator(".board-svg line.arrow")).to_have_count(3)

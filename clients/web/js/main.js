@@ -7,7 +7,7 @@ import { keyBelongsElsewhere, runShortcut } from "./keys.js";
 import { drawGraph } from "./graph.js";
 import { graphScore, noteIteration } from "./parity.js";
 import { optionHelp, resultReason, searchReason } from "./server-words.js";
-import { MIN_RATE_MS, firstPlayerNumber, formatCount, formatRate, formatScore, formatTime, formatValue, unitName } from "./score.js";
+import { MIN_RATE_MS, firstPlayerNumber, formatChance, formatCount, formatRate, formatScore, formatTime, formatValue, unitName } from "./score.js";
 import { uciToSan } from "./san.js";
 import { looksLikePgn, parsePgn } from "./pgn.js";
 import { moveMark } from "./annotate.js";
@@ -596,7 +596,7 @@ async function reviewGame() {
         finished = false;
         break;
       }
-      app.evals[ply] = { score: graphScore(think, best), toMove: think.toMove };
+      app.evals[ply] = { score: graphScore(think, best), toMove: think.toMove, chance: countsPlayouts(best) };
       showInfo(best, think, true);
       render();
     }
@@ -675,7 +675,7 @@ async function finishThink(think, best) {
   showThinkStatus(() => t("play.best", { move: movesText(think, [best.move]), reason: searchReason(best.reason) }));
   if (best.reason === "overloaded") say(t("play.overloaded"), "error");
   showInfo(best, think, true);
-  if (current) app.evals[think.ply] = { score: graphScore(think, best), toMove: think.toMove };
+  if (current) app.evals[think.ply] = { score: graphScore(think, best), toMove: think.toMove, chance: countsPlayouts(best) };
   render();
   if (!current) return;
   if (think.purpose === "play") await sendMove(best.move);
@@ -814,15 +814,21 @@ function renderResult(state, info) {
 function renderGraph(state) {
   const info = gameInfo(state.game);
   const unit = unitName(info.eval_unit);
-  $("score-pov").textContent = t(unit ? "play.scores.pov.unit" : "play.scores.pov", { name: title(info.players[0]), unit });
+  const monteCarlo = (chosenAlgorithm() ?? (info.algorithms || [])[0]) === "mcts";
+  const povKey = monteCarlo && info.win_odds_scale > 0 ? "play.scores.pov.chance" : unit ? "play.scores.pov.unit" : "play.scores.pov";
+  $("score-pov").textContent = t(povKey, { name: title(info.players[0]), unit });
   // The note on depths (parity.js) means nothing to a Monte Carlo search.
-  $("graph-note").hidden = (chosenAlgorithm() ?? (info.algorithms || [])[0]) === "mcts";
+  $("graph-note").hidden = monteCarlo;
   const points = [];
   app.evals.forEach((entry, ply) => {
     if (!entry || ply > app.line.length) return;
-    points.push({ ply, value: firstPlayerNumber(entry.score, entry.toMove) });
+    points.push({ ply, value: firstPlayerNumber(entry.score, entry.toMove), chance: entry.chance });
   });
-  drawGraph($("graph"), points, Math.max(app.line.length, state.history.length), (value) => formatValue(value, info.eval_unit),
+  // Labelled as chances when every point is a Monte Carlo win rate (the
+  // values are its log-odds, so the curve is the same either way).
+  const chances = points.length > 0 && points.every((point) => point.chance) && info.win_odds_scale > 0;
+  const label = chances ? (value) => formatChance(value, info.win_odds_scale) : (value) => formatValue(value, info.eval_unit);
+  drawGraph($("graph"), points, Math.max(app.line.length, state.history.length), label,
     browsing() ? state.history.length : null, (ply) => goToPly(Math.min(ply, app.line.length)));
 }
 
@@ -1273,7 +1279,10 @@ function wire() {
   $("analyse").addEventListener("click", () => startThink("analyse"));
   $("stop").addEventListener("click", stopThink);
   $("multipv").addEventListener("change", restartAnalysis);
-  $("algorithm").addEventListener("change", restartAnalysis);
+  $("algorithm").addEventListener("change", () => {
+    restartAnalysis();
+    if (app.state) renderGraph(app.state); // the scores' note says what the new search's scores are
+  });
   $("takeback").addEventListener("click", takeBack);
   $("flip").addEventListener("click", () => {
     app.manualFlip = !app.manualFlip;

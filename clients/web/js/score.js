@@ -75,6 +75,12 @@ export function firstPlayerChance(value, toMove, winOddsScale) {
   return toMove === 0 ? chance : 1 - chance;
 }
 
+// A value already from the first player's view as their chance, "73%"
+// (the graph's labels for Monte Carlo scores).
+export function formatChance(value, winOddsScale) {
+  return `${percentText(firstPlayerChance(value, 0, winOddsScale))}%`;
+}
+
 // A chance as a whole percentage; never "0" or "100" for what is not proven
 // (the server clamps a win rate to 0.001..0.999).
 function percentText(chance) {
