@@ -1275,7 +1275,8 @@ def test_monte_carlo_analysis_shows_its_lines_too(
     expect(page.locator("#stop")).to_be_disabled()
     # The graph's point of that answer: its axis labelled in chances too.
     expect(page.locator("#graph .graph-label").first).to_have_text(re.compile(r"%$"))
-    assert all(text.endswith("%") for text in page.locator("#graph .graph-label").all_text_contents())
+    labels = page.locator("#graph .graph-label").all_text_contents()
+    assert labels and all(text.endswith("%") for text in labels), labels
     open_game(page, gui_server.port, "chess", side="both")
     expect(page.locator("#score-pov")).to_contain_text("in pawns")
     page.select_option("#algorithm", "mcts")
