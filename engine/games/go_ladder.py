@@ -56,6 +56,11 @@ class LadderReader:
         self.budget = budget
         self.exhausted = False
         self._log: list[int] = []  # pairs (point, old colour) to undo
+        # Points met by the current walk carry the walk's stamp: a list
+        # indexed by point, cheaper than a new set for every walk (a read
+        # walks strings hundreds of thousands of times in a search).
+        self._seen = [0] * len(colour)
+        self._stamp = 0
 
     # ------------------------------------------------------------------
     # The board.
@@ -70,24 +75,28 @@ class LadderReader:
         # Apart from go._string (the rules' bytearray, all stones): one walk for both reads boxed.
         colour = self.colour
         stride = self.stride
+        seen = self._seen
+        self._stamp += 1
+        stamp = self._stamp
         mine = colour[start]
         stones = [start]
-        seen = {start}
+        seen[start] = stamp
         liberties: list[int] = []
         i = 0
         while i < len(stones):
             p = stones[i]
             i += 1
             for n in (p - 1, p + 1, p - stride, p + stride):
+                if seen[n] == stamp:
+                    continue
                 v = colour[n]
                 if v == EMPTY:
-                    if n not in seen:
-                        seen.add(n)
-                        liberties.append(n)
-                        if len(liberties) >= enough:
-                            return stones, liberties
-                elif v == mine and n not in seen:
-                    seen.add(n)
+                    seen[n] = stamp
+                    liberties.append(n)
+                    if len(liberties) >= enough:
+                        return stones, liberties
+                elif v == mine:
+                    seen[n] = stamp
                     stones.append(n)
         return stones, liberties
 
