@@ -994,7 +994,7 @@ function showSummary(report, think) {
   if (report.partial) $("t-depth").textContent += "*";
   $("t-depth").title = report.partial ? t("play.partial.title") : "";
   $("t-score").textContent = scoreText(report, think);
-  $("t-score").title = countsPlayouts(report) && report.score && "value" in report.score
+  $("t-score").title = chanceScale(report, think) && "value" in report.score
     ? t("score.chance.title", { name: title(gameInfo(think.game).players[0]) }) : "";
   // Coloured for the first player: green when the proven result is theirs.
   const first = report.score && ("win_in" in report.score || "loss_in" in report.score)
@@ -1015,8 +1015,14 @@ function showPv(pv, think) {
 // of view; a Monte Carlo report's as the win rate it was mapped from.
 function scoreText(report, think) {
   const info = gameInfo(think.game);
-  const scale = countsPlayouts(report) ? info.win_odds_scale : null;
-  return formatScore(report.score, think.toMove, info.name, info.eval_unit, info.players.map(title), scale);
+  return formatScore(report.score, think.toMove, info.name, info.eval_unit, info.players.map(title), chanceScale(report, think));
+}
+
+// The game's win-odds scale when a report's values are win rates (a Monte
+// Carlo search's, and a server that says its scale), else null.
+function chanceScale(report, think) {
+  const scale = gameInfo(think.game).win_odds_scale;
+  return countsPlayouts(report) && report.score && scale > 0 ? scale : null;
 }
 
 // Moves from the searched position as the move list writes them: SAN in
