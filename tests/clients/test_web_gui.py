@@ -1089,11 +1089,20 @@ def test_chess_scores_are_whites_in_pawns_with_san_pvs_and_one_rate(
     assert labels[1] == "0.00" and re.fullmatch(r"\+\d+\.\d\d", labels[0]), labels
 
 
-def test_go_scores_are_in_points(page: Page, gui_server: ServerThread) -> None:
+def test_go_scores_are_chances_with_mcts_and_points_with_alphabeta(
+    page: Page, gui_server: ServerThread
+) -> None:
+    """Go's default search (mcts) scores a win rate, shown as one; alpha-beta's
+    evaluation is in points."""
     open_game(page, gui_server.port, "go", side="both")
-    expect(page.locator("#score-pov")).to_contain_text("Black's point of view, in points:")
+    expect(page.locator("#score-pov")).to_contain_text("Black's chance of winning")
     page.click("#go")
     wait_for_plies(page, 1)
+    expect(page.locator("#t-score")).to_have_text(re.compile(r"^Black (\d{1,2}|<1|>99)%$"))
+    page.select_option("#algorithm", "alphabeta")
+    expect(page.locator("#score-pov")).to_contain_text("Black's point of view, in points:")
+    page.click("#go")
+    wait_for_plies(page, 2)
     expect(page.locator("#t-score")).to_have_text(re.compile(r"^[+-]?\d+\.\d$"))
 
 
