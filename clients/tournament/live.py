@@ -176,6 +176,10 @@ def move_json(move: MoveRecord) -> dict[str, Any]:
         value = getattr(move, key)
         if isinstance(value, int):
             data[key] = value
+    # The page shows a Monte Carlo score as the win rate this scale maps it back to.
+    scale = move.win_odds_scale
+    if "playouts" in data and isinstance(scale, int) and not isinstance(scale, bool) and scale >= 1:
+        data["win_odds_scale"] = scale
     score = _score_json(move)
     if score is not None:
         data["score"] = {

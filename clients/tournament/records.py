@@ -77,6 +77,10 @@ class MoveRecord:
     queued_ms: int | None = None
     #: Monte Carlo searches: the playouts the engine made (its depth says less).
     playouts: int | None = None
+    #: Monte Carlo searches: the scale the engine's server maps a win rate into
+    #: the score with (its ``welcome.games[].win_odds_scale``), so that the
+    #: live page shows the score as that win rate; none if the server does not say.
+    win_odds_scale: int | None = None
     #: A roll of the dice (games of chance): the referee's, or the opening's.
     roll: bool = False
 

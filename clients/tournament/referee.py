@@ -73,6 +73,7 @@ from clients.tournament.records import (
     GameRecord,
     MoveRecord,
 )
+from clients.tournament.validation import win_odds_scale
 from engine.errors import GameError
 from engine.game import Game, sample_outcome
 from engine.registry import create_game
@@ -191,6 +192,12 @@ class _Game:
             MoveRecord(move, book=True, roll=roll)
             for move, roll in zip(self.opening_moves, rolls, strict=True)
         ]
+        #: Per player, the scale its server maps a Monte Carlo win rate into a
+        #: score with (recorded with each such move, for the live page).
+        self.win_odds_scales = tuple(
+            win_odds_scale(engine.server.games if engine.server is not None else (), config.game)
+            for engine in engines
+        )
         self.adjudicator = Adjudicator(config.adjudication)
         for roll in rolls:
             if roll:
@@ -308,6 +315,9 @@ class _Game:
                     reason=best.reason or None,
                     queued_ms=best.queued_ms,
                     playouts=best.playouts,
+                    win_odds_scale=(
+                        None if best.playouts is None else self.win_odds_scales[player]
+                    ),
                 )
             )
             if self.on_move is not None:

@@ -10,8 +10,11 @@ whatever comes in, what it returns can be written with ``allow_nan=False``.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
+
+#: Largest whole number a record keeps exactly (JSON readers use doubles).
+MAX_EXACT_INT = 2**53
 
 
 def strict_json(value: Any) -> Any:
@@ -37,3 +40,17 @@ def strict_json(value: Any) -> Any:
 def strict_loads_constant(name: str) -> Any:
     """A ``parse_constant`` for :func:`json.loads` that refuses ``NaN`` and ``Infinity``."""
     raise ValueError(f"{name} is not JSON")
+
+
+def win_odds_scale(games: Sequence[Mapping[str, Any]], game: str) -> int | None:
+    """The ``win_odds_scale`` a server's ``welcome.games`` gives ``game``, if a valid one.
+
+    An engine's server need not send it (protocol.md section 11), and any
+    server may send anything: only a whole number from 1 to 2^53 is kept
+    (never a boolean, which Python counts as a number).
+    """
+    entry = next((entry for entry in games if entry.get("name") == game), None)
+    scale = None if entry is None else entry.get("win_odds_scale")
+    if isinstance(scale, bool) or not isinstance(scale, int) or not 1 <= scale <= MAX_EXACT_INT:
+        return None
+    return scale

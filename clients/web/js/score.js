@@ -83,7 +83,7 @@ export function formatChance(value, winOddsScale) {
 
 // A chance as a whole percentage; never "0" or "100" for what is not proven
 // (the server clamps a win rate to 0.001..0.999).
-function percentText(chance) {
+export function percentText(chance) {
   const percent = Math.round(chance * 100);
   if (percent <= 0) return "<1";
   if (percent >= 100) return ">99";

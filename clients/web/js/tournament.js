@@ -9,6 +9,7 @@
 
 import { el } from "./svg.js";
 import { has as guiHas, language, onLanguageChange, t as guiText, wireLanguageMenu } from "./i18n.js";
+import { firstPlayerChance, formatCount, percentText } from "./score.js";
 import { TEXTS } from "./tournament-strings.js";
 
 const POLL_MS = 1000;
@@ -459,24 +460,39 @@ function renderLogs(data) {
   box.replaceChildren(...parts);
 }
 
+// The move, who played it, then the engine's figures, set apart by " · ".
 function describeMove(move, index, data) {
   if (!move) return tr("move.start");
-  const parts = [`${index}. ${move.move}`];
+  let head = `${index}. ${move.move}`;
   const mover = data.positions[index - 1].to_move;
-  if (mover === 0 || mover === 1) parts.push(tr("move.by", { name: data.players[mover] }));
+  if (mover === 0 || mover === 1) head += ` ${tr("move.by", { name: data.players[mover] })}`;
+  const parts = [head];
   if (move.book) parts.push(tr("move.book"));
   if (move.roll) parts.push(tr("move.dice"));
-  if (move.depth !== undefined) parts.push(tr("move.depth", { depth: move.depth }));
+  // A Monte Carlo search says how many playouts it made, which say more than its depth.
+  if (move.playouts !== undefined) parts.push(tr("move.playouts", { count: formatCount(move.playouts) }));
+  else if (move.depth !== undefined) parts.push(tr("move.depth", { depth: move.depth }));
   if (move.score) {
     const score = move.score;
     if (score.win_in !== undefined) parts.push(tr("move.win", { plies: score.win_in }));
     else if (score.loss_in !== undefined) parts.push(tr("move.loss", { plies: score.loss_in }));
     else if (score.draw) parts.push(tr("move.draw"));
+    else if (chanceScale(move, mover)) parts.push(tr("move.chance", { name: data.players[0], percent: percentText(firstPlayerChance(score.value, mover, move.win_odds_scale)) }));
     else if (score.value !== undefined) parts.push(tr("move.score", { score: `${score.value > 0 ? "+" : ""}${score.value}` }));
   }
   if (move.time_ms !== undefined) parts.push(`${(move.time_ms / 1000).toFixed(2)} s`);
-  if (move.reason === "engine_error") parts.push(tr("move.error"));
-  return parts.join(" ");
+  const text = parts.join(" · ");
+  return move.reason === "engine_error" ? `${text} ${tr("move.error")}` : text;
+}
+
+// Whether a move's score is a Monte Carlo win rate the page can show as one:
+// a search that counted playouts, on a server that said its game's
+// win_odds_scale (the record carries it), by a player who moved (the score
+// is from the mover's side; the page shows the first player's chance, as
+// the Play page does).
+function chanceScale(move, mover) {
+  return move.playouts !== undefined && move.win_odds_scale > 0 && typeof move.score.value === "number"
+    && (mover === 0 || mover === 1);
 }
 
 function showPly(ply) {
@@ -490,7 +506,11 @@ function showPly(ply) {
   $("viewer-note").textContent = "";
   viewer.board.update(boardView(data.game, data.options, data.players, data.positions[viewer.ply], history, data.start, result));
   $("nav-ply").textContent = `${viewer.ply} / ${last}`;
-  $("move-info").textContent = describeMove(data.moves[viewer.ply - 1], viewer.ply, data);
+  const move = data.moves[viewer.ply - 1];
+  $("move-info").textContent = describeMove(move, viewer.ply, data);
+  // As on the Play page, a win rate's title says what it is.
+  const chance = move && move.score && chanceScale(move, data.positions[viewer.ply - 1].to_move);
+  $("move-info").title = chance ? guiText("score.chance.title", { name: data.players[0] }) : "";
   for (const item of $("viewer-moves").children) {
     item.classList.toggle("current", Number(item.dataset.ply) === viewer.ply);
   }

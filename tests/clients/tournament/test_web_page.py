@@ -12,15 +12,18 @@ the ``playwright`` package or ``/usr/bin/chromium``. With
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from engine.registry import create_game
 from tests.clients.tournament.web_harness import PLAY_S, live_tournament
-from tests.timing import UNIT
+from tests.timing import UNIT, wait_until
 
 playwright_api = pytest.importorskip(
     "playwright.sync_api", reason="the playwright package is not installed (pip install playwright)"
@@ -130,3 +133,95 @@ def test_the_live_page_shows_the_tournament_as_it_is_played(tmp_path: Path) -> N
             assert requested and all(url.startswith(run.url) for url in requested), requested
         finally:
             browser.close()
+
+
+def _percent(chance: float) -> str:
+    """A chance as the page writes it (score.js percentText): JavaScript's
+    Math.round, and never 0 or 100 for what is not proven."""
+    percent = math.floor(chance * 100 + 0.5)
+    return "<1" if percent <= 0 else ">99" if percent >= 100 else str(percent)
+
+
+def test_the_replay_shows_a_monte_carlo_score_as_the_first_players_chance(tmp_path: Path) -> None:
+    # Go on 9x9: alice searches with Monte Carlo (a win rate mapped into the
+    # score with Go's scale), bob with alpha-beta (points); eight plies a
+    # game, one game with each first.
+    args = ["--game", "go", "--option", "size=9", "--reference", "none"]
+    args += ["--engine", "name=alice,url=local,algorithm=mcts"]
+    args += ["--engine", "name=bob,url=local,algorithm=alphabeta"]
+    args += ["--movetime", "300", "--games", "2", "--max-plies", "8", "--name", "Go rates"]
+    screenshots = os.environ.get("ARENA_GUI_SCREENSHOTS")
+    scale = create_game("go", {"size": 9}).win_odds_scale
+    with live_tournament(tmp_path, args) as run, playwright_api.sync_playwright() as driver:
+        wait_until(lambda: run.json("api/snapshot")["tournament"]["played"] == 2, PLAY_S, "games")
+        games = [run.json(f"api/game/{game_id}") for game_id in (1, 2)]
+        assert [game["players"] for game in games] == [["alice", "bob"], ["bob", "alice"]]
+        for game in games:
+            assert len(game["moves"]) == 8
+            # Every alice move carries her server's scale (its welcome's); bob's none.
+            for ply, move in enumerate(game["moves"]):
+                if game["players"][ply % 2] == "alice":
+                    assert move["win_odds_scale"] == scale and move["playouts"] > 0, move
+                else:
+                    assert "playouts" not in move and "win_odds_scale" not in move, move
+        browser = driver.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport=VIEWPORT)
+            problems: list[str] = []
+            page.on("pageerror", lambda error: problems.append(str(error)))
+            page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+            for lang, chance_text, playouts_text, score_text in (
+                ("en", "{}'s chance of winning {}%", "{} playouts", "score {}"),
+                ("pt", "chance de vitória de {}: {}%", "{} simulações", "avaliação {}"),
+            ):
+                for game in games:
+                    _check_replay(
+                        page, run.url, lang, game, scale, chance_text, playouts_text, score_text
+                    )
+                    if screenshots:
+                        Path(screenshots).mkdir(parents=True, exist_ok=True)
+                        # the last move alice searched (with bob first, bob's chance)
+                        last = max(i for i, move in enumerate(game["moves"]) if "playouts" in move)
+                        page.locator("#viewer-moves li").nth(last).click()
+                        name = f"tournament-go-chance-{lang}-{game['id']}.png"
+                        page.screenshot(path=str(Path(screenshots) / name))
+            assert problems == [], problems
+        finally:
+            browser.close()
+
+
+def _check_replay(
+    page: Any,
+    url: str,
+    lang: str,
+    game: dict[str, Any],
+    scale: int,
+    chance_text: str,
+    playouts_text: str,
+    score_text: str,
+) -> None:
+    """Every move of ``game`` in the replay: a Monte Carlo score as the first
+    player's chance of winning (mapped back from the mover's score with the
+    scale, as the Play page does), an alpha-beta score as it was sent."""
+    page.goto(url + f"?lang={lang}#game-{game['id']}")
+    expect(page.locator("#viewer")).to_be_visible()
+    info = page.locator("#move-info")
+    first = game["players"][0]
+    for ply, move in enumerate(game["moves"], start=1):
+        page.locator("#viewer-moves li").nth(ply - 1).click()
+        expect(page.locator("#nav-ply")).to_have_text(f"{ply} / {len(game['moves'])}")
+        value = move["score"].get("value")
+        if value is None:
+            continue  # a proven result: shown as one, as before
+        mover = (ply - 1) % 2
+        if "playouts" in move:
+            mover_chance = 1 / (1 + math.exp(-value / scale))
+            chance = mover_chance if mover == 0 else 1 - mover_chance
+            expect(info).to_contain_text(chance_text.format(first, _percent(chance)))
+            expect(info).to_contain_text(playouts_text.format(move["playouts"]))
+            expect(info).to_have_attribute("title", re.compile(f"Monte Carlo.*{first}"))
+        else:
+            shown = f"+{value}" if value > 0 else str(value)
+            expect(info).to_contain_text(score_text.format(shown))
+            expect(info).not_to_contain_text("%")
+            expect(info).to_have_attribute("title", "")
