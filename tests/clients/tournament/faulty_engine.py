@@ -24,6 +24,7 @@ think of every game in the way its ``fault`` says:
 
 ``refuse_after=N`` stops listening as soon as it has accepted N connections:
 later ones are refused (an engine that goes away during a tournament).
+``games`` replaces the ``welcome``'s list of games (``describe_games()``).
 """
 
 from __future__ import annotations
@@ -72,6 +73,7 @@ class FaultyEngine:
         info: dict[str, Any] | None = None,
         refuse_after: int | None = None,
         reject_from: int = 2,
+        games: list[dict[str, Any]] | None = None,
     ) -> None:
         if fault not in FAULTS:
             raise ValueError(f"unknown fault {fault!r}")
@@ -82,6 +84,7 @@ class FaultyEngine:
         self.info = info
         self.refuse_after = refuse_after
         self.reject_from = reject_from
+        self.games = describe_games() if games is None else games
         self.connections = 0
         #: Every ``hello`` received (a mute engine counts them too).
         self.hellos = 0
@@ -141,7 +144,7 @@ class FaultyEngine:
                     "id": request_id,
                     "protocol": 1,
                     "server": f"faulty ({self.fault})",
-                    "games": describe_games(),
+                    "games": self.games,
                     "limits": {},
                 }
             ]

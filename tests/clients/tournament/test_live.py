@@ -22,6 +22,7 @@ from clients.tournament.live import (
     LiveTournament,
     clean_text,
     log_excerpt,
+    move_json,
 )
 from clients.tournament.records import ILLEGAL_MOVE, RULES, GameRecord, MoveRecord
 from clients.tournament.referee import GameSpec
@@ -187,6 +188,24 @@ def test_a_game_replays_from_every_position(tmp_path: Path) -> None:
     assert game["positions"][-1]["to_move"] == -1  # the game is over
     assert game["result"]["result"] == "1/2-1/2" and not game["running"]
     assert live.game(99) is None
+
+
+def test_a_monte_carlo_move_gives_the_page_its_scale() -> None:
+    # the page maps a score back to the win rate only with playouts and a valid scale
+    mc = move_json(MoveRecord("d4", depth=3, score={"value": 35}, playouts=900, win_odds_scale=50))
+    assert mc == {
+        "move": "d4",
+        "depth": 3,
+        "playouts": 900,
+        "win_odds_scale": 50,
+        "score": {"value": 35},
+    }
+    assert "win_odds_scale" not in move_json(
+        MoveRecord("d4", score={"value": 35}, win_odds_scale=50)
+    )
+    for bad in (True, 0, -50, "50", 2.5):
+        move = MoveRecord("d4", playouts=900, win_odds_scale=bad)  # type: ignore[arg-type]
+        assert "win_odds_scale" not in move_json(move), bad
 
 
 def test_games_in_progress_follow_the_watcher_calls(tmp_path: Path) -> None:

@@ -43,6 +43,7 @@ from clients.tournament.records import PROTOCOL_ERROR, GameRecord, MoveRecord
 from clients.tournament.runner import RunSettings, TournamentRunner, create_tournament
 from clients.tournament.store import Store
 from clients.tournament.validation import strict_loads_constant
+from engine.registry import describe_games
 from tests.clients.tournament.faulty_engine import MISSING, FaultyEngine
 from tests.clients.tournament.helpers import TEST_BACKOFF, config, play
 from tests.server.server_harness import running_server
@@ -199,6 +200,48 @@ async def test_a_malformed_info_loses_too(tmp_path: Path, weak: FaultyEngine) ->
         _, records = await asyncio.wait_for(play(tmp_path, tournament), ENDS_WITHIN_S)
     assert [record.kind for record in records] == [PROTOCOL_ERROR] * 2
     assert all("broke the protocol" in record.reason for record in records), records[0].reason
+
+
+#: What a server's welcome may say of tic-tac-toe's win_odds_scale, and what is kept.
+WELCOME_SCALES: list[tuple[Any, int | None]] = [
+    (7, 7),
+    (MISSING, None),
+    ("7", None),
+    (True, None),
+    (0, None),
+    (-7, None),
+    (7.5, None),
+    (2**60, None),
+]
+
+
+@pytest.mark.parametrize(
+    ("said", "kept"), WELCOME_SCALES, ids=[_case({"scale": said}) for said, _ in WELCOME_SCALES]
+)
+async def test_a_monte_carlo_move_records_the_scale_its_servers_welcome_gave(
+    tmp_path: Path, weak: FaultyEngine, said: Any, kept: int | None
+) -> None:
+    # the second think of each game reports playouts (a Monte Carlo search's
+    # answer): that move keeps the scale, if a valid one; no other move has one
+    games = describe_games()
+    for entry in games:
+        if entry["name"] == "tictactoe":
+            entry.pop("win_odds_scale")
+            if said is not MISSING:
+                entry["win_odds_scale"] = said
+    async with FaultyEngine("patch", patch={"playouts": 40}, games=games) as mc:
+        tournament = config([EngineSpec("mc", mc.url), EngineSpec("weak", weak.url)])
+        text, records = await asyncio.wait_for(play(tmp_path, tournament), ENDS_WITHIN_S)
+    assert len(records) == 2, text
+    for record in records:
+        counted = [move for move in record.moves if move.playouts is not None]
+        assert [move.playouts for move in counted] == [40], record
+        assert [move.win_odds_scale for move in counted] == [kept]
+        assert all(move.win_odds_scale is None for move in record.moves if move not in counted)
+    lines = strict_lines((tmp_path / "t.jsonl").read_text())
+    assert sum("win_odds_scale" in move for line in lines for move in line["moves"]) == (
+        0 if kept is None else 2
+    )
 
 
 async def test_a_record_can_never_hold_nan_or_infinity() -> None:
