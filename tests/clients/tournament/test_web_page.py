@@ -59,6 +59,15 @@ HOSTILE = "<img src=x onerror=alert(1)>"
 VIEWPORT = {"width": 1920, "height": 1080}
 
 
+def _watched_page(browser: Any) -> tuple[Any, list[str]]:
+    """A projector-sized page whose script and console errors are collected."""
+    page = browser.new_page(viewport=VIEWPORT)
+    problems: list[str] = []
+    page.on("pageerror", lambda error: problems.append(str(error)))
+    page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+    return page, problems
+
+
 def test_the_live_page_shows_the_tournament_as_it_is_played(tmp_path: Path) -> None:
     bots = tmp_path / "class"
     bots.mkdir()
@@ -74,10 +83,7 @@ def test_the_live_page_shows_the_tournament_as_it_is_played(tmp_path: Path) -> N
     with live_tournament(tmp_path, args) as run, playwright_api.sync_playwright() as driver:
         browser = driver.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
-            page = browser.new_page(viewport=VIEWPORT)
-            problems: list[str] = []
-            page.on("pageerror", lambda error: problems.append(str(error)))
-            page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+            page, problems = _watched_page(browser)
             page.on("dialog", lambda dialog: problems.append(f"dialog {dialog.message}"))
             requested: list[str] = []
             page.on("request", lambda request: requested.append(request.url))
@@ -177,10 +183,7 @@ def test_the_replay_shows_a_monte_carlo_score_as_the_first_players_chance(tmp_pa
                     assert "playouts" not in move and "win_odds_scale" not in move, move
         browser = driver.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
-            page = browser.new_page(viewport=VIEWPORT)
-            problems: list[str] = []
-            page.on("pageerror", lambda error: problems.append(str(error)))
-            page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+            page, problems = _watched_page(browser)
             for lang, chance_text, playouts_text, score_text in (
                 ("en", "{}'s chance of winning {}%", "{} playouts", "score {}"),
                 ("pt", "chance de vitória de {}: {}%", "{} simulações", "avaliação {}"),
