@@ -40,6 +40,7 @@ from clients.tournament.standings import (
 )
 from clients.tournament.stats import Estimate
 from clients.tournament.store import Store
+from clients.tournament.validation import checked_scale
 from engine.registry import create_game
 
 #: Longest engine name shown (a bot's name is its file name: anything).
@@ -177,8 +178,8 @@ def move_json(move: MoveRecord) -> dict[str, Any]:
         if isinstance(value, int):
             data[key] = value
     # The page shows a Monte Carlo score as the win rate this scale maps it back to.
-    scale = move.win_odds_scale
-    if "playouts" in data and isinstance(scale, int) and not isinstance(scale, bool) and scale >= 1:
+    scale = checked_scale(move.win_odds_scale)
+    if "playouts" in data and scale is not None:
         data["win_odds_scale"] = scale
     score = _score_json(move)
     if score is not None:

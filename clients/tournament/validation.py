@@ -13,8 +13,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-#: Largest whole number a record keeps exactly (JSON readers use doubles).
-MAX_EXACT_INT = 2**53
+from protocol.codec import MAX_EXACT_INT
 
 
 def strict_json(value: Any) -> Any:
@@ -50,7 +49,11 @@ def win_odds_scale(games: Sequence[Mapping[str, Any]], game: str) -> int | None:
     (never a boolean, which Python counts as a number).
     """
     entry = next((entry for entry in games if entry.get("name") == game), None)
-    scale = None if entry is None else entry.get("win_odds_scale")
+    return None if entry is None else checked_scale(entry.get("win_odds_scale"))
+
+
+def checked_scale(scale: Any) -> int | None:
+    """``scale`` if a valid ``win_odds_scale`` (a whole number from 1 to 2^53), else ``None``."""
     if isinstance(scale, bool) or not isinstance(scale, int) or not 1 <= scale <= MAX_EXACT_INT:
         return None
     return scale
