@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from clients.tournament import reasons
 from clients.tournament.config import Adjudication
 from engine.search.score import Score
 
@@ -82,9 +83,9 @@ class Adjudicator:
         if window is None:
             return None
         if all(value >= rules.resign_score for value in window):
-            return Verdict(0, "adjudication: both engines agree the first player wins")
+            return Verdict(0, reasons.ADJUDICATED_FIRST_WINS)
         if all(value <= -rules.resign_score for value in window):
-            return Verdict(1, "adjudication: both engines agree the second player wins")
+            return Verdict(1, reasons.ADJUDICATED_SECOND_WINS)
         return None
 
     def _draw(self) -> Verdict | None:
@@ -93,11 +94,11 @@ class Adjudicator:
             return None
         window = self._last(2 * rules.draw_count)
         if window is not None and all(abs(value) <= rules.draw_score for value in window):
-            return Verdict(None, "adjudication: both engines see a draw")
+            return Verdict(None, reasons.ADJUDICATED_DRAW)
         return None
 
     def _length(self) -> Verdict | None:
         limit = self.rules.max_plies
         if limit is not None and self.plies >= limit:
-            return Verdict(None, f"adjudication: maximum length of {limit} plies")
+            return Verdict(None, reasons.ADJUDICATED_LENGTH.format(limit=limit))
         return None

@@ -17,6 +17,7 @@ Records are strict JSON: written with ``allow_nan=False`` after
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
@@ -330,9 +331,10 @@ def sgf(record: GameRecord) -> str:
 
     Setup stones come from the opening position (AB, AW and PL), passes are
     empty moves (``B[]``), a resignation is no move but the result (``B+R``).
-    Each engine move carries a comment like the PGN one (``+35/12 0.520s``,
-    or the playouts for Monte Carlo searches); the root's comment says how
-    the game ended.
+    Each engine move carries a comment like the PGN one (``+35/12 0.520s``;
+    for Monte Carlo searches the mover's win rate and the playouts, ``win
+    rate 62.3% 1234 playouts 0.520s``, or the raw score when the record has
+    no ``win_odds_scale``); the root's comment says how the game ended.
     """
     size = int(record.options.get("size", 9))
     rows: list[str] = []
@@ -423,6 +425,12 @@ def _sgf_comment(move: MoveRecord) -> str:
     seconds = f"{(move.time_ms if isinstance(move.time_ms, int) else 0) / 1000:.3f}s"
     score = _plain_score(move.score)
     if isinstance(move.playouts, int):
+        value = move.score.get("value") if move.score else None
+        if isinstance(move.win_odds_scale, int) and isinstance(value, int):
+            # A Monte Carlo score is a win rate mapped by the server's scale
+            # (protocol.md, welcome): the rate it came from says more.
+            chance = 1 / (1 + math.exp(-value / move.win_odds_scale))
+            score = f"win rate {100 * chance:.1f}%"
         return f"{score} {move.playouts} playouts {seconds}"
     depth = move.depth if isinstance(move.depth, int) else 0
     return f"{score}/{depth} {seconds}"

@@ -51,6 +51,7 @@ from clients.client import (
     EngineTerminatedError,
     ProtocolViolationError,
 )
+from clients.tournament import reasons
 from clients.tournament.adjudication import Adjudicator, Verdict
 from clients.tournament.clock import (
     GameClock,
@@ -62,6 +63,7 @@ from clients.tournament.clock import (
 from clients.tournament.config import EngineSpec, TournamentConfig
 from clients.tournament.go_cleanup import GO, RESIGN, settled
 from clients.tournament.openings import Opening
+from clients.tournament.reasons import quoted
 from clients.tournament.records import (
     ADJUDICATION,
     DISCONNECT,
@@ -163,7 +165,7 @@ class Referee:
             spec,
             1 - player,
             kind,
-            f"{spec.engines[player].name} {detail}",
+            reasons.fault_reason(spec.engines[player].name, detail),
             tuple(MoveRecord(move, book=True) for move in played),
             game.format_position(state),
             now,
@@ -220,7 +222,7 @@ class _Game:
             healthy = (True, True)
         except Fault as fault:
             winner, kind = 1 - fault.player, fault.kind
-            reason = f"{self.spec.engines[fault.player].name} {fault.detail}"
+            reason = reasons.fault_reason(self.spec.engines[fault.player].name, fault.detail)
             healthy = (fault.player != 0, fault.player != 1)
         record = _record(
             self.config,
@@ -288,7 +290,7 @@ class _Game:
                 await self._start_cleanup()
                 continue
             if outcome is not None:
-                after = "" if self.cleanup_ply is None else " (counted after a clean-up phase)"
+                after = "" if self.cleanup_ply is None else reasons.AFTER_CLEANUP
                 return outcome.winner, RULES, outcome.reason + after
             chances = self.game.chance_outcomes(self.state)
             if chances is not None:
@@ -361,15 +363,16 @@ class _Game:
                 cleanup=self.cleanup_ply is not None,
             ),
             timeout_ms / 1000,
-            "gave no move",
+            reasons.GAVE_NO_MOVE,
         )
         elapsed_ms = (time.monotonic() - started) * 1000
         if is_late(elapsed_ms, budget, timing.margin_ms):
             raise Fault(
                 player,
                 TIME_FORFEIT,
-                f"lost on time: answered after {elapsed_ms:.0f} ms with {budget} ms left "
-                f"(margin {timing.margin_ms} ms)",
+                reasons.FAULT_LATE.format(
+                    elapsed_ms=elapsed_ms, budget_ms=budget, margin_ms=timing.margin_ms
+                ),
             )
         return best, elapsed_ms
 
@@ -383,7 +386,7 @@ class _Game:
             raise Fault(
                 player,
                 ILLEGAL_MOVE,
-                f"played an illegal move {best.move[:40]!r} (legal: {' '.join(legal[:40])})",
+                reasons.FAULT_ILLEGAL.format(move=best.move[:40], legal=" ".join(legal[:40])),
             ) from None
         return move, self.game.format_move(self.state, move)
 
@@ -391,7 +394,7 @@ class _Game:
         """Send one request to both engines at once; the first one at fault loses."""
         results = await asyncio.gather(
             *(
-                self._guard(player, request(engine), self.request_timeout_s, "did not answer")
+                self._guard(player, request(engine), self.request_timeout_s, reasons.DID_NOT_ANSWER)
                 for player, engine in enumerate(self.engines)
             ),
             return_exceptions=True,
@@ -405,34 +408,25 @@ class _Game:
         try:
             return await asyncio.wait_for(request, timeout_s)
         except TimeoutError as error:  # the watchdog's, or the client's own (EngineTimeoutError)
-            detail = f" ({_short(error.message)})" if isinstance(error, EngineError) else ""
-            raise Fault(
-                player, TIMEOUT, f"{silent} within {timeout_s * 1000:.0f} ms (watchdog){detail}"
-            ) from None
+            detail = f" ({quoted(error.message)})" if isinstance(error, EngineError) else ""
+            text = reasons.FAULT_SILENT.format(
+                what=silent, timeout_ms=timeout_s * 1000, detail=detail
+            )
+            raise Fault(player, TIMEOUT, text) from None
         except EngineTerminatedError as error:
-            raise Fault(player, DISCONNECT, f"disconnected ({_short(error.message)})") from None
+            text = reasons.FAULT_DISCONNECTED.format(message=quoted(error.message))
+            raise Fault(player, DISCONNECT, text) from None
         except ProtocolViolationError as error:
-            raise Fault(
-                player, PROTOCOL_ERROR, f"broke the protocol: {_short(error.message)}"
-            ) from None
+            text = reasons.FAULT_PROTOCOL.format(message=quoted(error.message))
+            raise Fault(player, PROTOCOL_ERROR, text) from None
         except EngineError as error:
-            raise Fault(
-                player,
-                PROTOCOL_ERROR,
-                f"answered with error {_short(str(error.code))}: {_short(error.message)}",
-            ) from None
+            text = reasons.FAULT_ERROR_REPLY.format(
+                code=quoted(str(error.code)), message=quoted(error.message)
+            )
+            raise Fault(player, PROTOCOL_ERROR, text) from None
         except Exception as error:  # anything else the engine's replies made the client raise
-            raise Fault(
-                player, PROTOCOL_ERROR, f"sent a malformed reply ({_short(repr(error))})"
-            ) from None
-
-
-#: The longest piece of an engine's own text (an error message...) kept in a reason.
-MAX_QUOTED_CHARS = 200
-
-
-def _short(text: str) -> str:
-    return text if len(text) <= MAX_QUOTED_CHARS else text[: MAX_QUOTED_CHARS - 3] + "..."
+            text = reasons.FAULT_MALFORMED.format(error=quoted(repr(error)))
+            raise Fault(player, PROTOCOL_ERROR, text) from None
 
 
 def _record(

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Protocol
 
 from clients.client import Engine
-from clients.tournament import knockout
+from clients.tournament import knockout, reasons
 from clients.tournament.config import LOCAL_URL, TournamentConfig
 from clients.tournament.connections import Backoff, ConnectError, EnginePool, preflight
 from clients.tournament.display import Progress, interim_report, report, sprt_text
@@ -340,7 +340,7 @@ class TournamentRunner:
                 if not isinstance(error, ConnectError):
                     raise error  # type: ignore[misc]
                 record = self.referee.forfeit(
-                    spec, loser, CONNECTION_FAILED, f"could not be reached ({error})"
+                    spec, loser, CONNECTION_FAILED, reasons.FAULT_UNREACHABLE.format(error=error)
                 )
                 healthy[1 - loser] = True
             else:

@@ -1530,3 +1530,151 @@ def test_the_lines_change_only_once_a_report_is_whole(page: Page, gui_server: Se
     assert marks() == {"E7": "1", "D4": "2", "C3": "3"}
     stop_if_thinking(page)
     expect(page.locator("#stop")).to_be_disabled()
+
+
+def _referee_reasons() -> tuple[list[tuple[str, str, str]], set[str]]:
+    """Every template of clients/tournament/reasons.py as the referee fills it
+    (kind, reason, the Portuguese page's text) and the templates' names used."""
+    from clients.tournament import reasons as r
+
+    used: set[str] = set()
+
+    def template(name: str) -> str:
+        used.add(name)
+        text: str = getattr(r, name)
+        return text
+
+    def fault(detail: str, said: str) -> tuple[str, str, str]:
+        return ("time_forfeit", r.fault_reason("bob <b>", detail), f"bob <b> {said}")
+
+    engines = "adjudicação: os dois motores"
+    agree = f"{engines} concordam que o"
+    silent = template("FAULT_SILENT")
+    cleanup = template("AFTER_CLEANUP")
+    return [
+        ("adjudication", template("ADJUDICATED_FIRST_WINS"), f"{agree} primeiro jogador vence"),
+        ("adjudication", template("ADJUDICATED_SECOND_WINS"), f"{agree} segundo jogador vence"),
+        ("adjudication", template("ADJUDICATED_DRAW"), f"{engines} veem um empate"),
+        (
+            "adjudication",
+            template("ADJUDICATED_LENGTH").format(limit=200),
+            "adjudicação: duração máxima de 200 lances",
+        ),
+        (
+            "rules",
+            "white wins by 4.5" + cleanup,
+            "Brancas vencem por 4,5 (contado após uma fase de limpeza)",
+        ),
+        ("rules", "checkmate", "xeque-mate"),
+        fault(
+            template("FAULT_LATE").format(elapsed_ms=812.4, budget_ms=300, margin_ms=50),
+            "perdeu por tempo: respondeu após 812 ms com 300 ms restantes (margem 50 ms)",
+        ),
+        fault(
+            silent.format(what=template("GAVE_NO_MOVE"), timeout_ms=1500.0, detail=""),
+            "não deu lance em 1500 ms (vigia)",
+        ),
+        fault(
+            silent.format(what=template("DID_NOT_ANSWER"), timeout_ms=3e4, detail=" (timed out)"),
+            "não respondeu em 30000 ms (vigia) (timed out)",
+        ),
+        fault(
+            template("FAULT_DISCONNECTED").format(message="closed: 1006"),
+            "desconectou-se (closed: 1006)",
+        ),
+        fault(
+            template("FAULT_PROTOCOL").format(message="two bestmoves"),
+            "violou o protocolo: two bestmoves",
+        ),
+        fault(
+            template("FAULT_ERROR_REPLY").format(code="bad_move", message="no: x"),
+            "respondeu com o erro bad_move: no: x",
+        ),
+        fault(
+            template("FAULT_MALFORMED").format(error=repr(ValueError("x (y)"))),
+            "enviou uma resposta malformada (ValueError('x (y)'))",
+        ),
+        fault(
+            template("FAULT_ILLEGAL").format(move="z9", legal="a1 b2"),
+            "jogou um lance ilegal 'z9' (legais: a1 b2)",
+        ),
+        fault(
+            template("FAULT_UNREACHABLE").format(error="[Errno 111] refused"),
+            "não pôde ser contactado ([Errno 111] refused)",
+        ),
+    ], used
+
+
+def test_the_tournament_page_says_every_referee_reason_in_the_readers_language(
+    page: Page, gui_server: ServerThread
+) -> None:
+    """tournament-reasons.js knows every template the referee writes a reason
+    from (clients/tournament/reasons.py): in English it gives the reason back
+    word for word, in Portuguese it translates it, keeping the engine's words;
+    a reason it does not know is shown as written."""
+    from clients.tournament import reasons as r
+
+    cases, used = _referee_reasons()
+    templates = {
+        name for name, value in vars(r).items() if name.isupper() and isinstance(value, str)
+    }
+    assert used == templates, "a template of reasons.py without a case here"
+    cases.append(("rules", "an older record's words", "an older record's words"))
+    for lang in ("en", "pt"):
+        page.goto(f"http://127.0.0.1:{gui_server.port}/?game=connect4&side=both&lang={lang}")
+        page.wait_for_selector(".board-svg")
+        shown = page.evaluate(
+            """async (cases) => {
+            const m = await import('/js/tournament-reasons.js');
+            const players = ['alice', 'bob <b>'];
+            return cases.map(([kind, reason]) => m.refereeReason(reason, kind, players));
+        }""",
+            [[kind, reason] for kind, reason, _ in cases],
+        )
+        expected = [reason if lang == "en" else said for _, reason, said in cases]
+        # The game's own words as the Play page says them (the side's name capitalised).
+        expected[4] = expected[4].replace("white", "White")
+        assert shown == expected
+
+
+def test_numbers_are_written_with_the_readers_decimal_mark(
+    page: Page, gui_server: ServerThread
+) -> None:
+    """Times, counts, values and a result's margin: "1.29 s" in English, "1,29 s"
+    in Portuguese (score.js and server-words.js write through i18n.js's decimal)."""
+    written = {}
+    for lang in ("en", "pt"):
+        page.goto(f"http://127.0.0.1:{gui_server.port}/?game=connect4&side=both&lang={lang}")
+        page.wait_for_selector(".board-svg")
+        written[lang] = page.evaluate(
+            """async () => {
+            const score = await import('/js/score.js');
+            const words = await import('/js/server-words.js');
+            return [
+              score.formatTime(1290), score.formatTime(290), score.formatCount(12345),
+              score.formatCount(2500000), score.formatValue(-250, 'centipawns'),
+              score.formatValue(0, 'centipawns'), score.formatValue(45, 'tenths of a point'),
+              words.resultReason('black wins by 0.5', (name) => name),
+            ];
+        }"""
+        )
+    assert written["en"] == [
+        "1.29 s",
+        "290 ms",
+        "12.3k",
+        "2.50M",
+        "-2.50",
+        "0.00",
+        "+4.5",
+        "black wins by 0.5",
+    ]
+    assert written["pt"] == [
+        "1,29 s",
+        "290 ms",
+        "12,3k",
+        "2,50M",
+        "-2,50",
+        "0,00",
+        "+4,5",
+        "black vence por 0,5",
+    ]

@@ -35,7 +35,9 @@ def test_both_languages_have_every_text() -> None:
 
 
 def test_every_text_the_page_uses_is_in_the_tables() -> None:
-    used = set(USED_IN_SCRIPT.findall((WEB / "js" / "tournament.js").read_text(encoding="utf-8")))
+    used: set[str] = set()
+    for script in ("tournament.js", "tournament-reasons.js"):
+        used |= set(USED_IN_SCRIPT.findall((WEB / "js" / script).read_text(encoding="utf-8")))
     used |= set(USED_IN_PAGE.findall((WEB / "tournament.html").read_text(encoding="utf-8")))
     assert len(used) > 40
     assert sorted(used - tables()["en"]) == []

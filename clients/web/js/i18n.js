@@ -42,6 +42,20 @@ export function t(key, params = {}) {
   return text.replace(/\{(\w+)\}/g, (whole, name) => (name in params ? String(params[name]) : whole));
 }
 
+// The decimal mark of each language: "0.29 s" in English, "0,29 s" in Portuguese.
+const DECIMAL_MARKS = { en: ".", pt: "," };
+
+// `value` with `digits` decimals, written with the current language's mark.
+export function decimal(value, digits) {
+  return localNumber(Number(value).toFixed(digits));
+}
+
+// A number already written with a point ("+12.5 ± 3.1") in the current language's mark.
+export function localNumber(text) {
+  const mark = DECIMAL_MARKS[current] || ".";
+  return mark === "." ? String(text) : String(text).replace(/(\d)\.(\d)/g, `$1${mark}$2`);
+}
+
 // Whether the current language has `key` (for optional texts).
 export function has(key) {
   return key in STRINGS[current] || key in STRINGS.en;

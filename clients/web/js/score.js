@@ -4,7 +4,7 @@
 // player's (White's in chess, Red's in Connect Four), so that a number means
 // the same in the summary, the table, the graph and the move annotations.
 
-import { t } from "./i18n.js";
+import { decimal, t } from "./i18n.js";
 
 // Reports over less time than this give no rate: 30 nodes in 2 ms is not
 // "15000 nodes/s" (the server's own nps is as noisy there).
@@ -43,7 +43,7 @@ export function unitName(unit = "") {
 // A heuristic value (already from the first player's view) in the shown unit, signed.
 export function formatValue(value, unit = "") {
   const { divide, digits } = scale(unit);
-  return signed((value / divide).toFixed(digits));
+  return signed(decimal(value / divide, digits));
 }
 
 // The score of a position whose side to move is `toMove`, from the first
@@ -95,7 +95,7 @@ export function isProven(score) {
 }
 
 function signed(text) {
-  return text.startsWith("-") || /^0(\.0+)?$/.test(text) ? text : `+${text}`;
+  return text.startsWith("-") || /^0([.,]0+)?$/.test(text) ? text : `+${text}`;
 }
 
 // The score as a number for plotting, from the side to move's view:
@@ -115,9 +115,9 @@ export function firstPlayerNumber(score, toMove) {
 }
 
 export function formatCount(n) {
-  if (n >= 1e9) return `${(n / 1e9).toFixed(2)}G`;
-  if (n >= 1e6) return `${(n / 1e6).toFixed(2)}M`;
-  if (n >= 1e4) return `${(n / 1e3).toFixed(1)}k`;
+  if (n >= 1e9) return `${decimal(n / 1e9, 2)}G`;
+  if (n >= 1e6) return `${decimal(n / 1e6, 2)}M`;
+  if (n >= 1e4) return `${decimal(n / 1e3, 1)}k`;
   return String(n);
 }
 
@@ -130,5 +130,5 @@ export function formatRate(report) {
 
 // A search's time, the same in the summary and the table.
 export function formatTime(ms) {
-  return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(2)} s`;
+  return ms < 1000 ? `${ms} ms` : `${decimal(ms / 1000, 2)} s`;
 }

@@ -5,7 +5,7 @@
 // anything else (a new game's, a changed text, an outside program's) is
 // shown as the server wrote it. A bestmove's `reason` is one of protocol.md's.
 
-import { has, t } from "./i18n.js";
+import { has, localNumber, t } from "./i18n.js";
 
 // Fixed game-end reasons -> their key in strings.js.
 const FIXED = {
@@ -34,13 +34,13 @@ export function resultReason(reason, title) {
   let match = /^(\d+)-(\d+) discs$/.exec(reason);
   if (match) return t("result.discs", { mine: match[1], theirs: match[2] });
   match = /^(\w+) wins by (\d+(?:\.\d+)?)$/.exec(reason);
-  if (match) return t("result.winsby", { name: title(match[1]), margin: match[2] });
+  if (match) return t("result.winsby", { name: title(match[1]), margin: localNumber(match[2]) });
   match = /^(\w+) resigns$/.exec(reason);
   if (match) return t("result.resigns", { name: title(match[1]) });
   match = /^draw at (\d+(?:\.\d+)?) points each$/.exec(reason);
-  if (match) return t("result.drawat", { points: match[1] });
+  if (match) return t("result.drawat", { points: localNumber(match[1]) });
   match = /^leaf (-?\d+(?:\.\d+)?)$/.exec(reason);
-  if (match) return t("result.leaf", { value: match[1] });
+  if (match) return t("result.leaf", { value: localNumber(match[1]) });
   return reason;
 }
 

@@ -3,6 +3,8 @@
 // from the parameters. tests/clients/test_web_tournament_strings.py checks
 // that both tables have the same keys and that every key used exists.
 
+import { language } from "./i18n.js";
+
 const en = {
   "title": "arena tournament",
   "standings": "Standings",
@@ -76,6 +78,23 @@ const en = {
   "vs": "vs",
   "first": "1st",
   "second": "2nd",
+  "elo.none": "n/a (no games)",
+  "elo.few": "n/a (too few games)",
+  "elo.nobound": "(no 95% bound)",
+  "reason.first.wins": "adjudication: both engines agree the first player wins",
+  "reason.second.wins": "adjudication: both engines agree the second player wins",
+  "reason.draw": "adjudication: both engines see a draw",
+  "reason.length": "adjudication: maximum length of {limit} plies",
+  "reason.cleanup": "(counted after a clean-up phase)",
+  "reason.late": "lost on time: answered after {elapsed} ms with {budget} ms left (margin {margin} ms)",
+  "reason.nomove": "gave no move within {ms} ms (watchdog){detail}",
+  "reason.noanswer": "did not answer within {ms} ms (watchdog){detail}",
+  "reason.disconnected": "disconnected ({message})",
+  "reason.protocol": "broke the protocol: {message}",
+  "reason.error": "answered with error {code}: {message}",
+  "reason.malformed": "sent a malformed reply ({error})",
+  "reason.illegal": "played an illegal move {move} (legal: {legal})",
+  "reason.unreachable": "could not be reached ({error})",
 };
 
 const pt = {
@@ -151,6 +170,31 @@ const pt = {
   "vs": "x",
   "first": "1º",
   "second": "2º",
+  "elo.none": "n/d (sem jogos)",
+  "elo.few": "n/d (poucos jogos)",
+  "elo.nobound": "(sem limite de 95%)",
+  "reason.first.wins": "adjudicação: os dois motores concordam que o primeiro jogador vence",
+  "reason.second.wins": "adjudicação: os dois motores concordam que o segundo jogador vence",
+  "reason.draw": "adjudicação: os dois motores veem um empate",
+  "reason.length": "adjudicação: duração máxima de {limit} lances",
+  "reason.cleanup": "(contado após uma fase de limpeza)",
+  "reason.late": "perdeu por tempo: respondeu após {elapsed} ms com {budget} ms restantes (margem {margin} ms)",
+  "reason.nomove": "não deu lance em {ms} ms (vigia){detail}",
+  "reason.noanswer": "não respondeu em {ms} ms (vigia){detail}",
+  "reason.disconnected": "desconectou-se ({message})",
+  "reason.protocol": "violou o protocolo: {message}",
+  "reason.error": "respondeu com o erro {code}: {message}",
+  "reason.malformed": "enviou uma resposta malformada ({error})",
+  "reason.illegal": "jogou um lance ilegal {move} (legais: {legal})",
+  "reason.unreachable": "não pôde ser contactado ({error})",
 };
 
 export const TEXTS = { en, pt };
+
+// A text in the page's language (English where a key is missing), with
+// {name} replaced from `params`.
+export function tr(key, params = {}) {
+  const table = TEXTS[language()] || TEXTS.en;
+  const text = table[key] ?? TEXTS.en[key] ?? key;
+  return text.replace(/\{(\w+)\}/g, (whole, name) => (name in params ? String(params[name]) : whole));
+}

@@ -8,9 +8,10 @@
 // it is hostile: it goes into the page as text (textContent), never as HTML.
 
 import { el } from "./svg.js";
-import { has as guiHas, language, onLanguageChange, t as guiText, wireLanguageMenu } from "./i18n.js";
-import { firstPlayerChance, formatCount, percentText } from "./score.js";
-import { TEXTS } from "./tournament-strings.js";
+import { decimal, has as guiHas, language, localNumber, onLanguageChange, t as guiText, wireLanguageMenu } from "./i18n.js";
+import { firstPlayerChance, formatCount, formatTime, percentText } from "./score.js";
+import { refereeReason } from "./tournament-reasons.js";
+import { tr } from "./tournament-strings.js";
 
 const POLL_MS = 1000;
 // Width and height of the Elo bars' drawing (viewBox units).
@@ -45,12 +46,6 @@ const app = {
 // ----------------------------------------------------------------------
 // Texts (js/tournament-strings.js), in the language js/i18n.js picked.
 
-function tr(key, params = {}) {
-  const table = TEXTS[language()] || TEXTS.en;
-  const text = table[key] ?? TEXTS.en[key] ?? key;
-  return text.replace(/\{(\w+)\}/g, (whole, name) => (name in params ? String(params[name]) : whole));
-}
-
 // The page's fixed texts: data-text="key" (content) and data-text-title="key".
 function applyTexts() {
   document.documentElement.lang = language();
@@ -75,11 +70,20 @@ function node(tag, text = null, className = null) {
 }
 
 function points(value) {
-  return Number.isInteger(value) ? String(value) : value.toFixed(1);
+  return Number.isInteger(value) ? String(value) : decimal(value, 1);
 }
 
 function percent(value) {
-  return value === null || value === undefined ? "–" : `${(value * 100).toFixed(1)}%`;
+  return value === null || value === undefined ? "–" : `${decimal(value * 100, 1)}%`;
+}
+
+// The server's Elo estimate (clients/tournament/display.py format_elo) in
+// the page's language: "+12,5 ± 70,6", "n/d (poucos jogos)".
+function eloText(text) {
+  const value = String(text);
+  if (/^n\/a \(no \w+\)$/.test(value)) return tr("elo.none");
+  if (/^n\/a \(too few \w+\)$/.test(value)) return tr("elo.few");
+  return localNumber(value.replace(" (no 95% bound)", ` ${tr("elo.nobound")}`));
 }
 
 // A player's mark: a disc in the board's colour, or the board's letter.
@@ -247,7 +251,7 @@ function renderStandings(data) {
     }
     const elo = node("td", null, "elo");
     const inside = node("div", null, "elo-cell");
-    inside.append(node("span", row.elo ? row.elo.text : "–", "elo-text"), eloBar(row.elo, span));
+    inside.append(node("span", row.elo ? eloText(row.elo.text) : "–", "elo-text"), eloBar(row.elo, span));
     elo.append(inside);
     line.append(
       node("td", row.rank, "num"), name, node("td", row.games, "num"), node("td", points(row.points), "num strong"),
@@ -349,8 +353,9 @@ function renderFinished(data) {
       td.title = name;
       return td;
     });
-    const how = node("td", game.reason, `reason ${game.kind}`);
-    how.title = game.reason;
+    const reason = refereeReason(game.reason, game.kind, game.players);
+    const how = node("td", reason, `reason ${game.kind}`);
+    how.title = reason;
     line.append(node("td", game.id, "num"), ...cells, node("td", game.result, "result"), how, node("td", game.plies, "num"));
     line.addEventListener("click", () => openViewer(game.id));
     line.addEventListener("keydown", (event) => {
@@ -418,7 +423,7 @@ function showGame(data) {
   const head = $("viewer-result");
   head.replaceChildren(playerLine(data.game, data.players));
   const status = data.result
-    ? `${data.result.result} · ${data.result.reason}`
+    ? `${data.result.result} · ${refereeReason(data.result.reason, data.result.kind, data.players)}`
     : tr("in.progress");
   head.append(node("div", status, data.result ? `status ${data.result.kind}` : "status running"));
   if (grew) renderMoves(data);
@@ -480,7 +485,7 @@ function describeMove(move, index, data) {
     else if (chanceScale(move, mover)) parts.push(tr("move.chance", { name: data.players[0], percent: percentText(firstPlayerChance(score.value, mover, move.win_odds_scale)) }));
     else if (score.value !== undefined) parts.push(tr("move.score", { score: `${score.value > 0 ? "+" : ""}${score.value}` }));
   }
-  if (move.time_ms !== undefined) parts.push(`${(move.time_ms / 1000).toFixed(2)} s`);
+  if (move.time_ms !== undefined) parts.push(formatTime(move.time_ms));
   const text = parts.join(" · ");
   return move.reason === "engine_error" ? `${text} ${tr("move.error")}` : text;
 }

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import re
 from pathlib import Path
@@ -85,7 +86,14 @@ def go_record(**changes: object) -> GameRecord:
         "reason": "white wins by 4.5",
         "moves": (
             MoveRecord("E5", book=True),
-            MoveRecord("C3", time_ms=520, depth=7, score={"value": -35}, playouts=1234),
+            MoveRecord(
+                "C3",
+                time_ms=520,
+                depth=7,
+                score={"value": -35},
+                playouts=1234,
+                win_odds_scale=50,
+            ),
             MoveRecord("J9", time_ms=80, depth=3, score={"value": 12}),
             MoveRecord("pass", time_ms=10, depth=1, score={"win_in": 2}),
             MoveRecord("pass", time_ms=11, depth=1, score={"loss_in": 1}),
@@ -122,10 +130,21 @@ def test_a_go_game_reads_back_with_its_moves_result_and_comments() -> None:
     comments = [node["C"][0] for node in moves]
     assert comments == [
         "book",
-        "-35 1234 playouts 0.520s",
+        "win rate 33.2% 1234 playouts 0.520s",  # the mover's: 1 / (1 + e^(35/50))
         "+12/3 0.080s",
         "win in 2/1 0.010s",
         "loss in 1/1 0.011s",
+    ]
+
+
+def test_a_monte_carlo_move_without_its_scale_keeps_the_raw_score() -> None:
+    # An older record, or a server that sent no win_odds_scale.
+    old = MoveRecord("C3", time_ms=520, depth=7, score={"value": -35}, playouts=1234)
+    proven = MoveRecord("D4", time_ms=5, score={"win_in": 3}, playouts=9, win_odds_scale=50)
+    (nodes,) = read_sgf(sgf(dataclasses.replace(go_record(), moves=(old, proven))))
+    assert [node["C"][0] for node in nodes[1:]] == [
+        "-35 1234 playouts 0.520s",
+        "win in 3 9 playouts 0.005s",
     ]
 
 

@@ -151,6 +151,11 @@ def _percent(chance: float) -> str:
     return "<1" if percent <= 0 else ">99" if percent >= 100 else str(percent)
 
 
+#: How the Go games below end (eight plies), as recorded and on a Portuguese page.
+ENDED_EN = "adjudication: maximum length of 8 plies"
+ENDED_PT = "adjudicação: duração máxima de 8 lances"
+
+
 def test_the_replay_shows_a_monte_carlo_score_as_the_first_players_chance(tmp_path: Path) -> None:
     # Go on 9x9: alice searches with Monte Carlo (a win rate mapped into the
     # score with Go's scale), bob with alpha-beta (points); eight plies a
@@ -184,14 +189,17 @@ def test_the_replay_shows_a_monte_carlo_score_as_the_first_players_chance(tmp_pa
         browser = driver.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
             page, problems = _watched_page(browser)
-            for lang, chance_text, playouts_text, score_text in (
-                ("en", "{}'s chance of winning {}%", "{} playouts", "score {}"),
-                ("pt", "chance de vitória de {}: {}%", "{} simulações", "avaliação {}"),
+            for lang, chance_text, playouts_text, score_text, ended in (
+                ("en", "{}'s chance of winning {}%", "{} playouts", "score {}", ENDED_EN),
+                ("pt", "chance de vitória de {}: {}%", "{} simulações", "avaliação {}", ENDED_PT),
             ):
                 for game in games:
                     _check_replay(
                         page, run.url, lang, game, scale, chance_text, playouts_text, score_text
                     )
+                    # Why it ended, in the page's language (the record keeps English).
+                    assert game["result"]["reason"] == ENDED_EN
+                    expect(page.locator("#viewer-result")).to_contain_text(ended)
                     if screenshots:
                         Path(screenshots).mkdir(parents=True, exist_ok=True)
                         # the last move alice searched (with bob first, bob's chance)

@@ -1,0 +1,57 @@
+"""Why a game ended, in the referee's words: every template a record's ``reason`` is made from.
+
+A record's reason is English text (the terminal, the PGN/SGF files and the
+JSON store keep it as written). The live page shows it in the reader's
+language by recognising these templates (``clients/web/js/tournament-reasons.js``
+translates each one), so they live here, in one place, and a test formats
+every one of them and checks that the page translates it
+(``tests/clients/tournament/test_web_page.py``).
+
+A fault's reason is the engine's name, a space and one of the ``FAULT_*``
+details (:func:`fault_reason`); the parts in braces that quote the engine
+(its error message, its move) are kept as the engine wrote them, cut to
+:data:`MAX_QUOTED_CHARS`.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+#: Adjudications (:mod:`clients.tournament.adjudication`).
+ADJUDICATED_FIRST_WINS: Final = "adjudication: both engines agree the first player wins"
+ADJUDICATED_SECOND_WINS: Final = "adjudication: both engines agree the second player wins"
+ADJUDICATED_DRAW: Final = "adjudication: both engines see a draw"
+ADJUDICATED_LENGTH: Final = "adjudication: maximum length of {limit} plies"
+
+#: Added to the game's own reason when a Go game was counted after a clean-up phase.
+AFTER_CLEANUP: Final = " (counted after a clean-up phase)"
+
+#: Faults: what the engine at fault did (after its name).
+FAULT_LATE: Final = (
+    "lost on time: answered after {elapsed_ms:.0f} ms with {budget_ms} ms left "
+    "(margin {margin_ms} ms)"
+)
+#: No answer before the watchdog: ``what`` is :data:`GAVE_NO_MOVE` or :data:`DID_NOT_ANSWER`,
+#: ``detail`` empty or `` (the client's message)``.
+FAULT_SILENT: Final = "{what} within {timeout_ms:.0f} ms (watchdog){detail}"
+GAVE_NO_MOVE: Final = "gave no move"
+DID_NOT_ANSWER: Final = "did not answer"
+FAULT_DISCONNECTED: Final = "disconnected ({message})"
+FAULT_PROTOCOL: Final = "broke the protocol: {message}"
+FAULT_ERROR_REPLY: Final = "answered with error {code}: {message}"
+FAULT_MALFORMED: Final = "sent a malformed reply ({error})"
+FAULT_ILLEGAL: Final = "played an illegal move {move!r} (legal: {legal})"
+FAULT_UNREACHABLE: Final = "could not be reached ({error})"
+
+#: The longest piece of an engine's own text (an error message...) kept in a reason.
+MAX_QUOTED_CHARS: Final = 200
+
+
+def quoted(text: str) -> str:
+    """An engine's own text as a reason quotes it: cut to :data:`MAX_QUOTED_CHARS`."""
+    return text if len(text) <= MAX_QUOTED_CHARS else text[: MAX_QUOTED_CHARS - 3] + "..."
+
+
+def fault_reason(name: str, detail: str) -> str:
+    """A fault's reason: the engine at fault, then what it did."""
+    return f"{name} {detail}"

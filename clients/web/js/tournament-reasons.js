@@ -1,0 +1,64 @@
+// Why a tournament game ended, in the page's language. The referee writes
+// its reasons in English from the templates of clients/tournament/reasons.py
+// (the records, PGN and SGF files keep them so); this module recognises
+// each template and says it with the page's texts (tournament-strings.js).
+// The parts that quote an engine (its name, its error message, its move)
+// stay as the engine wrote them; a reason this module does not know (an
+// older record's, a new game's) is shown as written.
+// tests/clients/tournament/test_web_page.py formats every template of
+// reasons.py and checks that the Portuguese page translates it.
+
+import { playerTitle } from "./i18n.js";
+import { resultReason } from "./server-words.js";
+import { tr } from "./tournament-strings.js";
+
+const FIXED = {
+  "adjudication: both engines agree the first player wins": "reason.first.wins",
+  "adjudication: both engines agree the second player wins": "reason.second.wins",
+  "adjudication: both engines see a draw": "reason.draw",
+};
+const CLEANUP = " (counted after a clean-up phase)";
+
+// What an engine at fault did (the text after its name): [pattern, key, names of the groups].
+const FAULTS = [
+  [/^lost on time: answered after (\d+) ms with (\d+) ms left \(margin (\d+) ms\)$/s, "reason.late", ["elapsed", "budget", "margin"]],
+  [/^gave no move within (\d+) ms \(watchdog\)(.*)$/s, "reason.nomove", ["ms", "detail"]],
+  [/^did not answer within (\d+) ms \(watchdog\)(.*)$/s, "reason.noanswer", ["ms", "detail"]],
+  [/^disconnected \((.*)\)$/s, "reason.disconnected", ["message"]],
+  [/^broke the protocol: (.*)$/s, "reason.protocol", ["message"]],
+  [/^answered with error (.*?): (.*)$/s, "reason.error", ["code", "message"]],
+  [/^sent a malformed reply \((.*)\)$/s, "reason.malformed", ["error"]],
+  [/^played an illegal move (.*) \(legal: (.*)\)$/s, "reason.illegal", ["move", "legal"]],
+  [/^could not be reached \((.*)\)$/s, "reason.unreachable", ["error"]],
+];
+
+function fault(detail) {
+  for (const [pattern, key, names] of FAULTS) {
+    const match = pattern.exec(detail);
+    if (match) return tr(key, Object.fromEntries(names.map((name, i) => [name, match[i + 1]])));
+  }
+  return null;
+}
+
+// A record's reason (`kind` as the record gives it: rules, adjudication or a
+// fault's kind) in the page's language; `players` are the game's two names.
+export function refereeReason(reason, kind, players = []) {
+  const text = String(reason ?? "");
+  if (FIXED[text]) return tr(FIXED[text]);
+  const length = /^adjudication: maximum length of (\d+) plies$/.exec(text);
+  if (length) return tr("reason.length", { limit: length[1] });
+  if (kind === "rules") {
+    const counted = text.endsWith(CLEANUP);
+    const own = counted ? text.slice(0, -CLEANUP.length) : text;
+    const said = resultReason(own, playerTitle);
+    return counted ? `${said} ${tr("reason.cleanup")}` : said;
+  }
+  // A fault: the engine's name (the longer first, should one begin the other), then what it did.
+  const names = [...players].map(String).sort((a, b) => b.length - a.length);
+  for (const name of names) {
+    if (!text.startsWith(`${name} `)) continue;
+    const said = fault(text.slice(name.length + 1));
+    if (said !== null) return `${name} ${said}`;
+  }
+  return text;
+}
