@@ -17,3 +17,11 @@ if os.path.isdir(DEBIAN_GAMES_DIR) and DEBIAN_GAMES_DIR not in os.environ.get("P
     os.pathsep
 ):
     os.environ["PATH"] = os.environ.get("PATH", "") + os.pathsep + DEBIAN_GAMES_DIR
+
+
+def pytest_report_header() -> str:
+    """Which time unit this run's timing bounds scale from, and why."""
+    from tests.timing import UNIT, UNIT_VARIABLE
+
+    how = "set" if UNIT_VARIABLE in os.environ else "1 x the load per core, at least 1"
+    return f"time unit: {UNIT:.2f} s ({UNIT_VARIABLE}: {how})"

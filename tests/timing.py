@@ -2,7 +2,11 @@
 
 Every timing bound and timeout in the tests is a multiple of :data:`UNIT`
 (seconds). Set ``ARENA_TEST_UNIT`` (e.g. ``ARENA_TEST_UNIT=3``) to stretch
-them all on a slow or busy machine; the default, 1, suits two shared cores.
+them all on a slow or busy machine. Without it the unit is 1 (it suits two
+shared cores) times the machine's load per core when the suite starts, if
+that is above 1 (a machine with more runnable processes than cores gives
+each process less of a second), at most :data:`MAX_LOAD_FACTOR`; pytest's
+header says which unit a run used.
 
 A test that must wait for something to happen waits for the condition itself
 (:func:`wait_until`, :func:`wait_until_async`), with a bound in units, rather
@@ -24,8 +28,25 @@ from contextlib import contextmanager
 UNIT_VARIABLE = "ARENA_TEST_UNIT"
 
 
+#: The most the load stretches the default unit: beyond three runnable
+#: processes a core, a timing test says more about the machine than about
+#: the code (set ARENA_TEST_UNIT to run there anyway).
+MAX_LOAD_FACTOR = 3.0
+
+
+def load_factor() -> float:
+    """The one-minute load average per core, between 1 and :data:`MAX_LOAD_FACTOR`."""
+    try:
+        load = os.getloadavg()[0]
+    except OSError:  # no load average on this system
+        return 1.0
+    return min(MAX_LOAD_FACTOR, max(1.0, load / (os.cpu_count() or 1)))
+
+
 def _unit() -> float:
-    text = os.environ.get(UNIT_VARIABLE, "1.0")
+    text = os.environ.get(UNIT_VARIABLE)
+    if text is None:
+        return load_factor()
     try:
         unit = float(text)
     except ValueError:
