@@ -11,6 +11,7 @@ figures are the pure engine's: ``python setup.py -q build_ext --inplace``)::
     python -m bench.mcts_bench --only hints --games 40
     python -m bench.mcts_bench --only rave --rave-games go --rave-movetime 500
     python -m bench.mcts_bench --only tune --tune-games connect4 --games 30
+    python -m bench.mcts_bench --only tune --tune-games go --exploration= --rave-k 1000 --rave-c 0.1
     python -m bench.mcts_bench --only scales
 
 Sections:
@@ -28,7 +29,8 @@ Sections:
 * ``hints``: Connect Four's playout move (win, else block) against plain
   random playouts (win only), at equal playouts;
 * ``tune``: UCT's exploration constant and RAVE's (K, C) against the
-  defaults, at equal playouts;
+  defaults, at equal playouts (Go on 9x9; an empty ``--exploration=``
+  skips the settings without RAVE);
 * ``scales``: each game's ``win_odds_scale`` fitted to the results of
   random playouts (the evaluation of random positions against the share
   of 16 playouts from each that the side to move wins).
@@ -49,7 +51,8 @@ judge threats well.
 A match plays ``--games`` games (rounded up to even): each opening (two
 random plies, seeded) is played twice with the colours swapped, so neither
 side profits from a lucky opening or from moving first. The table gives
-wins, draws and losses of the first-named player, its score ((wins +
+wins, draws and losses of the first-named player (each game's result
+is printed as it ends: + a win, = a draw, - a loss), its score ((wins +
 draws / 2) / games) and a 95% Wilson interval on that score.
 """
 
@@ -152,11 +155,14 @@ def match(
             assert outcome is not None
             if outcome.winner is None:
                 draws += 1
+                mark = "="
             elif outcome.winner == first_plays:
                 wins += 1
+                mark = "+"
             else:
                 losses += 1
-            print(".", end="", flush=True)
+                mark = "-"
+            print(mark, end="", flush=True)
     print()
     return wins, draws, losses
 
@@ -261,7 +267,9 @@ def section_tune(args: argparse.Namespace) -> None:
     print(f"## Tuning at {args.playouts} playouts per move: each setting against the default")
     print(HEADER)
     for name in args.tune_games.split(","):
-        game = create_game(name)
+        game = _go_game() if name == "go" else create_game(name)
+        if game is None:
+            continue
         default = mcts_player(limits)
         for c in args.exploration:
             started = time.monotonic()

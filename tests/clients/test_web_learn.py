@@ -755,6 +755,19 @@ def test_the_learn_page_in_portuguese_and_its_switch(
     open_learn(page, learn_server.port, "?example=mcts")
     expect(page.locator("#step-counter")).to_have_text("simulação 200 de 200")
     assert page.evaluate(UNTRANSLATED_JS) == []
+    # Numbers with the Portuguese decimal comma; the code panel's variables
+    # as the program (Python) writes them, with a point.
+    expect(page.locator("#s-value")).to_have_text(re.compile(r"^[01],\d\d$"))
+    open_learn(page, learn_server.port, "?example=chance", visited=15)
+    assert "0,5" in page.locator("#learn-tree .tree-value").all_text_contents()
+    assert "p 0,5" in page.locator("#learn-tree text.tree-move").all_text_contents()
+    page.locator("#learn-tree").focus()
+    page.keyboard.press("Home")
+    probabilities = set()
+    for _ in range(40):  # every step of the search (fewer than 40)
+        page.keyboard.press("ArrowRight")
+        probabilities.add(local_variables(page).get("P(r)"))
+    assert "0.5" in probabilities
     page.select_option("#lang", "en")  # the other tests read English
 
 

@@ -4,7 +4,7 @@
 // are in strings.js, key "code.<line>", one per language), and which line
 // a step of the search executes, with the local variables there.
 
-import { formatValue, formatWinsVisits } from "./learn-model.js";
+import { codeValue, formatWinsVisits } from "./learn-model.js";
 import { t } from "./i18n.js";
 
 // The programs, as line keys; "" is a blank line. Indentation is part of
@@ -56,7 +56,7 @@ export function locate(trace, index, phase = null) {
   const windows = program === "alphabeta" && trace.hasWindows;
   const locals = [];
   const window = (alpha, beta) => {
-    if (windows && alpha !== null) locals.push(["α", formatValue(alpha)], ["β", formatValue(beta)]);
+    if (windows && alpha !== null) locals.push(["α", codeValue(alpha)], ["β", codeValue(beta)]);
   };
   if (event.kind === "enter") {
     if (node === trace.root) {
@@ -75,19 +75,19 @@ export function locate(trace, index, phase = null) {
   // the node is the root (the search's answer). A node that cut returns
   // from inside its loop.
   if (node === trace.root && node.children.length === 0) {
-    locals.push(["v", formatValue(node.value)]);
+    locals.push(["v", codeValue(node.value)]);
     return { lines: [`${side(node)}.${node.kind === "cutoff" ? "cutoff" : "terminal"}`], locals };
   }
   const parent = node.parent;
   if (!parent) {
-    locals.push(["v", formatValue(node.value)]);
+    locals.push(["v", codeValue(node.value)]);
     if (trace.bestMove !== null) locals.push(["a", trace.bestMove]);
     return { lines: [program === "minimax" ? "mm.decision.return" : "ab.search.return"], locals };
   }
   const view = trace.view(parent, index);
   const cuts = parent.prunedAfter.length > 0 && parent.children[parent.children.length - 1] === node;
   locals.push(["s", at(parent)], ["a", node.move]);
-  locals.push(["v", formatValue(view.partial ?? node.value)]);
+  locals.push(["v", codeValue(view.partial ?? node.value)]);
   if (windows && view.alpha !== null) {
     // A cut returns before the window changes: the window before this child's value.
     const before = cuts ? trace.view(parent, index - 1) : view;
@@ -110,13 +110,13 @@ function locateExpecti(trace, event, index) {
   }
   const parent = node.parent;
   if (!parent) {
-    locals.push(["s", t("path.root")], ["v", formatValue(node.value)]);
+    locals.push(["s", t("path.root")], ["v", codeValue(node.value)]);
     return { lines: [node.player === "chance" ? "em.chance" : `em.${side(node)}`], locals };
   }
   const view = trace.view(parent, index);
   locals.push(["s", at(parent)], [parent.player === "chance" ? "r" : "a", node.move]);
-  if (parent.player === "chance" && node.probability !== null) locals.push(["P(r)", formatValue(node.probability)]);
-  locals.push(["v", formatValue(view.partial ?? node.value)]);
+  if (parent.player === "chance" && node.probability !== null) locals.push(["P(r)", codeValue(node.probability)]);
+  locals.push(["v", codeValue(view.partial ?? node.value)]);
   return { lines: [parent.player === "chance" ? "em.chance" : `em.${side(parent)}`], locals };
 }
 
@@ -131,7 +131,7 @@ function locateMcts(trace, event, phase) {
     simulate: ["mcts.simulate"],
     backprop: ["mcts.backprop"],
   }[phase] || ["mcts.select", "mcts.expand", "mcts.simulate", "mcts.backprop"];
-  if (event.result !== undefined && event.result !== null) locals.push([name("result"), formatValue(event.result)]);
-  if (trace.log) locals.push([t("path.root"), formatWinsVisits(trace.root, trace.statsAt(event.index).get(trace.root))]);
+  if (event.result !== undefined && event.result !== null) locals.push([name("result"), codeValue(event.result)]);
+  if (trace.log) locals.push([t("path.root"), formatWinsVisits(trace.root, trace.statsAt(event.index).get(trace.root), true)]);
   return { lines, locals };
 }

@@ -5,7 +5,7 @@
 // search trace (`mcts`) is another kind of thing: the final tree, whose
 // steps replay its growth one node per playout (see Trace.events).
 
-import { t } from "./i18n.js";
+import { localNumber, t } from "./i18n.js";
 
 // Values of real games: a win for MAX is WIN minus the plies to it.
 const WIN = 1000000;
@@ -20,8 +20,15 @@ export function bound(value) {
 }
 
 // A value as text, from MAX's side: proven results as +W3 (MAX wins in 3
-// plies) and -L3 (MAX loses in 3), fractions to three places at most.
+// plies) and -L3 (MAX loses in 3), fractions to three places at most,
+// with the reader's decimal mark ("0,5" in Portuguese).
 export function formatValue(value) {
+  return localNumber(codeValue(value));
+}
+
+// The same with a decimal point whatever the language: the code panel
+// shows the program's variables as Python writes them.
+export function codeValue(value) {
   if (value === null || value === undefined || Number.isNaN(value)) return "";
   if (value === Infinity) return "+∞";
   if (value === -Infinity) return "−∞";
@@ -234,13 +241,14 @@ export class Trace {
 }
 
 // MCTS statistics as Russell and Norvig's figure 5.10 writes them: wins/visits,
-// the wins (MAX's reward sum) with one decimal at most.
-export function formatWinsVisits(node, stats = null) {
+// the wins (MAX's reward sum) with one decimal at most, in the reader's
+// decimal mark unless `code` (the code panel's point).
+export function formatWinsVisits(node, stats = null, code = false) {
   const visits = stats ? stats.visits : node.visits;
   const won = stats ? stats.wins : node.wins;
   if (visits === null || won === null || visits === undefined) return "";
   const wins = Number.isInteger(won) ? String(won) : String(Number(won.toFixed(1)));
-  return `${wins}/${visits}`;
+  return `${code ? wins : localNumber(wins)}/${visits}`;
 }
 
 // A child alpha-beta never searched, below the node that cut (`cutAt`).

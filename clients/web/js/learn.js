@@ -13,7 +13,7 @@ import { COMPACT, initialExpansion, layout } from "./learn-layout.js";
 import { drawTree, pngBlob, svgDocument } from "./learn-draw.js";
 import { locate, programFor } from "./learn-code.js";
 import { applies, askedAt, candidateLeaves, check, formatQuestions, parseQuestions, prompt } from "./learn-predict.js";
-import { applyStatic, has, onLanguageChange, t, wireLanguageMenu } from "./i18n.js";
+import { applyStatic, decimal, has, onLanguageChange, t, wireLanguageMenu } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -96,14 +96,14 @@ async function connect(first) {
       say(t("learn.token"), "error");
       return;
     }
-    setStatus(t("status.reconnecting", { seconds: (reconnectDelay / 1000).toFixed(1) }), "bad");
+    setStatus(t("status.reconnecting", { seconds: decimal(reconnectDelay / 1000, 1) }), "bad");
     setTimeout(() => connect(false), reconnectDelay);
     reconnectDelay = Math.min(reconnectDelay * 2, 15000);
   };
   try {
     await conn.open();
   } catch {
-    setStatus(t("status.noserver", { seconds: (reconnectDelay / 1000).toFixed(1) }), "bad");
+    setStatus(t("status.noserver", { seconds: decimal(reconnectDelay / 1000, 1) }), "bad");
     setTimeout(() => connect(first), reconnectDelay);
     reconnectDelay = Math.min(reconnectDelay * 2, 15000);
     return;
@@ -401,7 +401,7 @@ function render(follow = true) {
   const trace = app.trace;
   if (!trace) return;
   const label = trace.mcts
-    ? t("aria.tree.mcts", { visited: trace.visited, playouts: trace.playouts, rate: trace.value.toFixed(2) })
+    ? t("aria.tree.mcts", { visited: trace.visited, playouts: trace.playouts, rate: decimal(trace.value, 2) })
     : t("aria.tree", { name: algorithmName(trace.algorithm), value: formatValue(trace.value), visited: trace.visited, leaves: trace.leaves });
   const asking = currentQuestion();
   const answered = answeredHere();
@@ -475,7 +475,7 @@ function renderSummary() {
     $("s-visited").textContent = String(visited);
     $("s-leaves").textContent = String(leaves);
   } else {
-    $("s-value").textContent = trace.mcts ? trace.value.toFixed(2) : formatValue(trace.value);
+    $("s-value").textContent = trace.mcts ? decimal(trace.value, 2) : formatValue(trace.value);
     $("s-value").title = trace.mcts ? t("summary.mcts.value", { stats: formatWinsVisits(trace.root) }) : "";
     const best = bestMoveText(trace);
     $("s-best").textContent = best.text;
@@ -483,7 +483,7 @@ function renderSummary() {
     $("s-visited").textContent = String(trace.visited);
     $("s-leaves").textContent = String(trace.leaves);
     const ebf = trace.effectiveBranching;
-    $("s-ebf").textContent = ebf === null ? "–" : ebf.toFixed(2);
+    $("s-ebf").textContent = ebf === null ? "–" : decimal(ebf, 2);
     $("s-ebf").title = "";
   }
   $("s-visited-label").textContent = t(withheld && !trace.mcts ? "summary.visited.sofar" : trace.mcts ? "summary.tree.nodes" : "summary.visited");
@@ -1103,7 +1103,7 @@ async function compare() {
       cell(bestMoveText(trace).text, "best"),
       cell(String(trace.visited), "visited"),
       cell(String(trace.leaves), "leaves"),
-      cell(ebf === null ? "–" : ebf.toFixed(2), "ebf"),
+      cell(ebf === null ? "–" : decimal(ebf, 2), "ebf"),
     );
     const { expanded } = initialExpansion(trace);
     const lay = layout(trace, expanded, new Set(), COMPACT);
