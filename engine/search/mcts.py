@@ -24,7 +24,9 @@ One *playout* of the search is the textbook four steps (Browne et al.,
    ``K`` is the *equivalence parameter*, the visits at which both count
    alike). An unvisited child has priority (plain UCT tries each child once,
    in the game's move order) unless RAVE already knows something about it:
-   then its RAVE mean stands in for ``Q`` as if it had one visit. At a
+   then its RAVE mean stands in for ``Q`` as if it had one visit. With
+   RAVE ``C`` is 0 (:data:`RAVE_EXPLORATION`, as in MoGo): the
+   all-moves-as-first statistics and the priors do the exploring. At a
    chance node (dice) the outcome is drawn with its probability instead.
 2. **Expansion**: the first move out of the tree adds one node (a node
    lists its moves the first time the selection passes through it).
