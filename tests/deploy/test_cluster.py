@@ -45,16 +45,49 @@ MOVETIME_MS = 50
 NEW_SESSION_BOUND_S = 2.0 * UNIT
 
 
-def free_ports(count: int) -> list[int]:
-    """``count`` distinct loopback ports free right now (bound, then released)."""
-    sockets = [socket.socket() for _ in range(count)]
+#: The lowest port a test cluster listens on: above the well-known and
+#: registered services a machine may run.
+LOWEST_TEST_PORT = 20_000
+#: Linux's default ephemeral range, where /proc does not say.
+EPHEMERAL_DEFAULT = (32_768, 60_999)
+
+
+def ephemeral_ports() -> tuple[int, int]:
+    """The kernel's range of ports it gives client sockets (ip_local_port_range)."""
     try:
-        for sock in sockets:
-            sock.bind(("127.0.0.1", 0))
-        return [sock.getsockname()[1] for sock in sockets]
-    finally:
-        for sock in sockets:
-            sock.close()
+        text = Path("/proc/sys/net/ipv4/ip_local_port_range").read_text()
+        low, high = (int(part) for part in text.split())
+    except (OSError, ValueError):
+        return EPHEMERAL_DEFAULT
+    return low, high
+
+
+def bindable(port: int) -> bool:
+    """Whether a listener could bind ``port`` on loopback now (no socket holds it)."""
+    with socket.socket() as probe:
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+def free_ports(count: int) -> list[int]:
+    """``count`` consecutive loopback ports free now, below the ephemeral range.
+
+    Below it, because a port the kernel may hand to a client socket as its
+    local port can be taken between this check and the server's bind: a
+    CI run lost a cluster instance's port so ("address already in use"),
+    when the ports were the kernel's picks and their neighbours.
+    """
+    low, _ = ephemeral_ports()
+    rng = random.Random()
+    for _ in range(200):
+        first = rng.randrange(LOWEST_TEST_PORT, max(LOWEST_TEST_PORT + 1, low - count))
+        block = list(range(first, first + count))
+        if all(bindable(port) for port in block):
+            return block
+    pytest.skip(f"no {count} consecutive free ports between {LOWEST_TEST_PORT} and {low}")
 
 
 @pytest.fixture
@@ -302,12 +335,8 @@ def test_local_cluster_script_prints_the_url_and_stops_everything_on_ctrl_c() ->
     ports = free_ports(8)
     script = Path(__file__).resolve().parents[2] / "deploy" / "local-cluster.sh"
     command = [str(script), "--proxy-port", str(ports[0]), "--stats-port", str(ports[1])]
+    # The script counts up from the first port of each kind: 2-4 and 5-7.
     command += ["--first-server-port", str(ports[2]), "--first-agent-port", str(ports[5])]
-    # Consecutive ports from the first: take them if free, else skip (rare).
-    for port in (*range(ports[2], ports[2] + 3), *range(ports[5], ports[5] + 3)):
-        with socket.socket() as probe:
-            if probe.connect_ex(("127.0.0.1", port)) == 0:
-                pytest.skip(f"port {port} is taken")
     env = {**os.environ, "PYTHON": sys.executable}
     process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True, env=env)
     try:
