@@ -239,12 +239,28 @@ def _engine_errors(record: GameRecord) -> list[int]:
     return counts
 
 
+def shown_reason(record: GameRecord) -> str:
+    """The record's reason as the page shows it: an engine's name in it cut as the page cuts names.
+
+    A fault's reason begins with the full name of the engine at fault; the
+    page knows the names only as :func:`display_name` cut them, and finds
+    the name (to translate what follows it) by that form.
+    """
+    reason = record.reason
+    for name in sorted(record.players, key=len, reverse=True):
+        shown = display_name(name)
+        if shown != name and reason.startswith(f"{name} "):
+            reason = shown + reason[len(name) :]
+            break
+    return clean_text(reason)
+
+
 def result_json(record: GameRecord) -> dict[str, Any]:
     return {
         "winner": record.winner,
         "result": record.result_text,
         "kind": record.kind,
-        "reason": clean_text(record.reason),
+        "reason": shown_reason(record),
     }
 
 

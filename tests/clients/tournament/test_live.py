@@ -172,6 +172,26 @@ def test_hostile_names_and_reasons_are_bounded_and_never_html(tmp_path: Path) ->
     assert game is not None and b"<" not in game
 
 
+def test_a_fault_reason_names_the_engine_as_the_page_shows_it(tmp_path: Path) -> None:
+    # The page translates a fault's reason by finding the engine's name at its
+    # start, and knows names only as cut for display: a long name was not found
+    # (the reason stayed English on the Portuguese page).
+    long_name = "a-students-bot-with-a-very-long-file-name-indeed"
+    store = _store(tmp_path, [long_name, "bob"])
+    live = LiveTournament(store)
+    moves, _ = GAMES[0]
+    reason = f"{long_name} gave no move within 1000 ms (watchdog)"
+    record = _record(store, 1, moves, 1, kind=ILLEGAL_MOVE, reason=reason)
+    store.finish(record)
+    live.finished(record)
+    data = json.loads(live.snapshot_bytes()[1])
+    shown = next(row["name"] for row in data["standings"] if row["name"] != "bob")
+    assert len(long_name) > MAX_NAME_CHARS and shown == clean_text(long_name, MAX_NAME_CHARS)
+    assert data["finished"][0]["reason"] == f"{shown} gave no move within 1000 ms (watchdog)"
+    game = live.game(1)
+    assert game is not None and game["result"]["reason"].startswith(f"{shown} gave no move")
+
+
 def test_a_game_replays_from_every_position(tmp_path: Path) -> None:
     store = _store(tmp_path, ["ann", "bob"])
     live = LiveTournament(store)
