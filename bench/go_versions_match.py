@@ -11,7 +11,8 @@ directory. From the repository root, this checkout against a baseline::
 
 Games are refereed by :func:`server.programs.gtp_match.play_game` (area
 scoring, komi 7.5), colours alternating (the new tree is Black in the even
-games); neither side resigns, a game is played to two passes. A fixed
+games); a game is played to two passes unless ``--resign-below`` lets both
+sides resign (as the server does, below that chance of winning). A fixed
 playout count is unaffected by the machine's load; a ``--movetime`` match
 is not (run it on a quiet machine, or at a higher priority than other
 work: docs/benchmarks.md). Prints each game and
@@ -30,10 +31,12 @@ from pathlib import Path
 from bench.programs import play_gtp_match
 
 
-def engine_command(tree: Path, playouts: int, movetime_ms: int = 0) -> list[str]:
+def engine_command(
+    tree: Path, playouts: int, movetime_ms: int = 0, resign_below: float = 0.0
+) -> list[str]:
     python = tree / ".venv" / "bin" / "python"
     limit = ["--movetime", str(movetime_ms)] if movetime_ms > 0 else ["--playouts", str(playouts)]
-    return [str(python), "-m", "clients", "gtp", *limit, "--resign-below", "0"]
+    return [str(python), "-m", "clients", "gtp", *limit, "--resign-below", str(resign_below)]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -42,6 +45,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--playouts", type=int, default=1000, help="per move, both sides")
     parser.add_argument(
         "--movetime", type=int, default=0, help="ms a move, both sides, instead of --playouts"
+    )
+    parser.add_argument(
+        "--resign-below",
+        type=float,
+        default=0.0,
+        help="both sides resign below this chance of winning (0: games are played to two passes; "
+        "0.05, the server's threshold, about halves a match's time)",
     )
     parser.add_argument("--games", type=int, default=20)
     parser.add_argument("--first-game", type=int, default=0, help="number of the first game")
@@ -60,8 +70,8 @@ def main(argv: list[str] | None = None) -> int:
     timeout = max(60.0, args.playouts / 20, 10 * args.movetime / 1000)
     limit = f"{args.movetime} ms" if args.movetime > 0 else f"{args.playouts} playouts"
     tally = play_gtp_match(
-        engine_command(new, args.playouts, args.movetime),
-        engine_command(old, args.playouts, args.movetime),
+        engine_command(new, args.playouts, args.movetime, args.resign_below),
+        engine_command(old, args.playouts, args.movetime, args.resign_below),
         ("new", "old"),
         first_game=args.first_game,
         games=args.games,
