@@ -382,8 +382,11 @@ class Go(Game[GoState, int]):
         # playouts: a list read is cheaper than building a tuple of four
         # sums, in both builds.
         self.neighbours: list[list[int]] = [[] for _ in range(length)]
+        #: The four diagonal points of each point, likewise (eye tests, patterns).
+        self.diagonals: list[list[int]] = [[] for _ in range(length)]
         for p in self.points:
             self.neighbours[p] = [p - 1, p + 1, p - stride, p + stride]
+            self.diagonals[p] = [p - stride - 1, p - stride + 1, p + stride - 1, p + stride + 1]
         #: The heavy playout policy (:mod:`engine.games.go_policy`); False
         #: gives the light one, the yardstick of the benchmarks.
         self.heavy_playouts = True
@@ -598,6 +601,7 @@ class Go(Game[GoState, int]):
             limit,
             self.on_edge,
             self.neighbours,
+            self.diagonals,
             played,
             self.heavy_playouts,
         )
@@ -1051,6 +1055,7 @@ def ownership(
             game.max_length,
             game.on_edge,
             game.neighbours,
+            game.diagonals,
             [],
         )
         colour = board.colour

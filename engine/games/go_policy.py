@@ -338,8 +338,13 @@ PATTERNS: Final = (
 _CELLS: Final = ((0, 1), (2, 1), (1, 0), (1, 2), (0, 0), (0, 2), (2, 0), (2, 2))
 
 
-def pattern_code(colour: list[int] | bytes, p: int, stride: int) -> int:
-    """The 16-bit code of the eight points around ``p`` (two bits each, in :data:`_CELLS` order)."""
+def pattern_code(colour: list[int], p: int, stride: int) -> int:
+    """The 16-bit code of the eight points around ``p`` (two bits each, in :data:`_CELLS` order).
+
+    ``colour`` is a list (the playout board's): typed so, the compiled build
+    reads it directly, where a list-or-bytes argument cost a generic lookup
+    (and a boxed index) for each of the eight points.
+    """
     return (
         colour[p - stride]
         | colour[p + stride] << 2
@@ -398,7 +403,8 @@ PATTERN_TABLE: Final = build_pattern_table(PATTERNS)
 
 def matches_pattern(colour: list[int] | bytes, p: int, stride: int, player: int) -> bool:
     """Whether a stone of ``player`` (0 Black) on the empty point ``p`` makes a pattern shape."""
-    return PATTERN_TABLE[player << 16 | pattern_code(colour, p, stride)] == 1
+    board = colour if isinstance(colour, list) else list(colour)
+    return PATTERN_TABLE[player << 16 | pattern_code(board, p, stride)] == 1
 
 
 # ----------------------------------------------------------------------
@@ -406,7 +412,12 @@ def matches_pattern(colour: list[int] | bytes, p: int, stride: int, player: int)
 
 
 def _tactical_move(
-    pb: PlayoutBoard, last: int, me: int, ko: int, neighbours: list[list[int]]
+    pb: PlayoutBoard,
+    last: int,
+    me: int,
+    ko: int,
+    neighbours: list[list[int]],
+    diagonals: list[list[int]],
 ) -> int:
     """Steps a and b of the policy around the last move; :data:`PASS` when none applies."""
     colour = pb.colour
@@ -425,7 +436,7 @@ def _tactical_move(
         if move != ko:
             return move
     stride = pb.stride
-    for n in (last - stride - 1, last - stride + 1, last + stride - 1, last + stride + 1):
+    for n in diagonals[last]:
         if colour[n] == enemy:
             h = head[n]
             if in_atari(pb, h):
@@ -453,8 +464,10 @@ def _tactical_move(
         if move != ko and freedom(pb, move, me, neighbours) >= 2:
             # Not into a ladder that works (read briefly: a playout is
             # cheap); three liberties are out of any ladder, no read needed.
+            # The read plays on the playout's own colours and restores them:
+            # no copy of the board for each read.
             if three_liberties(pb, move, me, neighbours) or not escape_fails(
-                list(colour), stride, move, me, PLAYOUT_BUDGET
+                colour, stride, move, me, PLAYOUT_BUDGET
             ):
                 return move
             pb.refused = move
@@ -499,6 +512,7 @@ def _pattern_move(
     ko: int,
     rng: Random,
     neighbours: list[list[int]],
+    diagonals: list[list[int]],
 ) -> int:
     """Step c: a random pattern move of the eight points around ``last``, else :data:`PASS`."""
     colour = pb.colour
@@ -507,22 +521,14 @@ def _pattern_move(
     base = player << 16
     found: list[int] = []
     q: i64
-    for q in (
-        last - stride,
-        last + stride,
-        last - 1,
-        last + 1,
-        last - stride - 1,
-        last - stride + 1,
-        last + stride - 1,
-        last + stride + 1,
-    ):
-        if colour[q] != EMPTY or q == ko or q == pb.refused:
-            continue
-        if PATTERN_TABLE[base | pattern_code(colour, q, stride)] != 1:
-            continue
-        if freedom(pb, q, me, neighbours) >= 2:
-            found.append(q)
+    for ring in (neighbours[last], diagonals[last]):
+        for q in ring:
+            if colour[q] != EMPTY or q == ko or q == pb.refused:
+                continue
+            if PATTERN_TABLE[base | pattern_code(colour, q, stride)] != 1:
+                continue
+            if freedom(pb, q, me, neighbours) >= 2:
+                found.append(q)
     if not found:
         return PASS
     return found[int(rng.random() * len(found))]
@@ -538,6 +544,7 @@ def run_playout(
     max_plies: int,
     on_edge: bytes,
     neighbours: list[list[int]],
+    diagonals: list[list[int]],
     played: list[tuple[int, int]],
     heavy: bool = True,
 ) -> tuple[int, int]:
@@ -547,7 +554,6 @@ def run_playout(
     is enforced (superko cycles are rare in a random game and only make it
     longer).
     """
-    stride = pb.stride
     colour = pb.colour
     head = pb.head
     nxt = pb.next
@@ -581,9 +587,9 @@ def run_playout(
         pb.refused = PASS
         if last > PASS and colour[last] == enemy:
             if heavy:
-                move = _tactical_move(pb, last, me, ko, neighbours)
+                move = _tactical_move(pb, last, me, ko, neighbours, diagonals)
                 if move == PASS and random() < PROB_PATTERN:
-                    move = _pattern_move(pb, last, player, ko, rng, neighbours)
+                    move = _pattern_move(pb, last, player, ko, rng, neighbours, diagonals)
             else:
                 move = _light_tactical_move(pb, last, me, ko, neighbours)
         # d. A random legal move that fills no own eye (and, heavy, no bad self-atari).
@@ -628,7 +634,7 @@ def run_playout(
                         # All neighbours own: a real eye unless the enemy
                         # holds two diagonals (one on the edge).
                         bad = 0
-                        for d in (p - stride - 1, p - stride + 1, p + stride - 1, p + stride + 1):
+                        for d in diagonals[p]:
                             if colour[d] == enemy:
                                 bad += 1
                         if bad + on_edge[p] < 2:
@@ -761,6 +767,7 @@ def priors(
     string_libs: list[set[int]] = []
     string_stones: list[int] = []
     scratch: list[int] | None = None  # the board for ladder reads, made when one is needed
+    colour = list(board)  # for pattern_code
     # Small ints (Python shares those under 257): a prior costs the tree a pointer.
     visits: list[int] = []
     wins: list[int] = []
@@ -832,7 +839,7 @@ def priors(
                     bonus = PRIOR_CAPTURE_ONE if chased == 1 else PRIOR_CAPTURE_MANY
                     v += bonus
                     w += bonus
-        if PATTERN_TABLE[player << 16 | pattern_code(board, p, stride)] == 1:
+        if PATTERN_TABLE[player << 16 | pattern_code(colour, p, stride)] == 1:
             v += PRIOR_PATTERN
             w += PRIOR_PATTERN
         row, col = divmod(p, stride)

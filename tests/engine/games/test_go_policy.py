@@ -130,9 +130,9 @@ def test_the_pattern_code_reads_the_eight_neighbours() -> None:
         ".........",
     )
     e4 = point(GAME, "E4")  # under E5
-    assert pattern_code(state.board, e4, GAME.stride) == BLACK  # north holds the stone
+    assert pattern_code(list(state.board), e4, GAME.stride) == BLACK  # north holds the stone
     a1 = point(GAME, "A1")
-    code = pattern_code(state.board, a1, GAME.stride)
+    code = pattern_code(list(state.board), a1, GAME.stride)
     # South, west, north-west, south-west and south-east are off the board.
     assert (code >> 2) & 3 == EDGE and (code >> 4) & 3 == EDGE and code & 3 == EMPTY
 
