@@ -8,12 +8,15 @@ can be stored in its database and resumed exactly as it was started.
 
 from __future__ import annotations
 
+import hashlib
 import math
 import re
 import shlex
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
+
+from protocol.limits import MAX_ALGORITHM_CHARS
 
 #: The URL that means "start a local server for the built-in engine".
 LOCAL_URL = "local"
@@ -114,8 +117,12 @@ PROGRAM_PROTOCOLS = ("cmd", "uci", "gtp")
 _UNSAFE_NAME = re.compile(r"[^A-Za-z0-9_.+-]")
 #: The searches a server may offer (protocol.md, think).
 ALGORITHMS = ("alphabeta", "expectiminimax", "mcts")
-#: What a search's name may look like (a remote server's external engine: sf1350, lc0.v31).
-ALGORITHM_NAME = re.compile(r"[A-Za-z0-9_.+-]{1,64}")
+#: What a search's name may look like (a remote server's external engine: sf1350, lc0.v31),
+#: as long as a think's ``algorithm`` may be (protocol.md).
+ALGORITHM_NAME = re.compile(rf"[A-Za-z0-9_.+-]{{1,{MAX_ALGORITHM_CHARS}}}")
+#: Hex digits of the name's digest that end a program's name cut to fit: two
+#: long file names that begin alike stay two searches.
+_CUT_NAME_DIGITS = 8
 
 
 def parse_engine(text: str) -> EngineSpec:
@@ -213,20 +220,34 @@ def _program_engine(
     if options and proto != "uci":
         raise ConfigError(f"engine {text!r}: option.X=... is for proto=uci engines")
     name = values.get("name") or command.split()[-1].rsplit("/", 1)[-1].rsplit(".", 1)[0]
-    algorithm = (_UNSAFE_NAME.sub("_", name) or "bot")[:64]
-    if algorithm in ALGORITHMS:
-        algorithm += "_bot"  # the server's own searches keep their names
     return EngineSpec(
         name=name,
         url=LOCAL_URL,
         depth=_positive(values, "depth"),
         nodes=_positive(values, "nodes"),
         movetime_ms=_positive(values, "movetime"),
-        algorithm=algorithm,
+        algorithm=program_algorithm(name),
         command=command,
         proto=proto,
         engine_options=options,
     )
+
+
+def program_algorithm(name: str) -> str:
+    """The search name a program called ``name`` is offered under by the local server.
+
+    A name a think could not ask for is made one: unsafe characters become
+    ``_``, a name of the server's own searches gets ``_bot``, and a name
+    longer than protocol.md allows is cut and ends with a digest of the
+    whole (a student's bot is named after its file, of any length).
+    """
+    algorithm = _UNSAFE_NAME.sub("_", name) or "bot"
+    if algorithm in ALGORITHMS:
+        algorithm += "_bot"  # the server's own searches keep their names
+    if len(algorithm) > MAX_ALGORITHM_CHARS:
+        digest = hashlib.sha256(name.encode()).hexdigest()[:_CUT_NAME_DIGITS]
+        algorithm = f"{algorithm[: MAX_ALGORITHM_CHARS - _CUT_NAME_DIGITS - 1]}-{digest}"
+    return algorithm
 
 
 def program_game(text: str) -> str | None:

@@ -20,7 +20,8 @@ import pytest
 
 from clients.cli import main
 from clients.tournament.bots import bot_command, folder_engines, reference_engines
-from clients.tournament.config import ConfigError, parse_engine
+from clients.tournament.config import ALGORITHM_NAME, ConfigError, parse_engine
+from protocol.limits import MAX_ALGORITHM_CHARS
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "bots"
 GARBAGE_BOT = "import sys\nfor line in sys.stdin:\n    print('thinking...', flush=True)\n"
@@ -43,6 +44,18 @@ def test_a_cmd_engine_is_a_program_the_local_server_runs() -> None:
     # A name the server's own searches use, or one no think could ask for, is changed.
     assert parse_engine("name=mcts,cmd=./x").algorithm == "mcts_bot"
     assert parse_engine("name=my bot,cmd=./x").algorithm == "my_bot"
+    # A bot named after a long file: a think's algorithm is at most 32 characters
+    # (protocol.md), so the name is cut, and two that begin alike stay apart.
+    # (Before, the name was cut at 64: every think of such a bot failed with
+    # bad_message "'algorithm' is at most 32 characters".)
+    long_a = parse_engine("cmd=python3 a_students_connect_four_bot_with_a_very_long_name.py")
+    long_b = parse_engine("cmd=python3 a_students_connect_four_bot_with_a_very_long_name2.py")
+    assert long_a.name == "a_students_connect_four_bot_with_a_very_long_name"
+    for spec in (long_a, long_b):
+        assert spec.algorithm is not None and len(spec.algorithm) == MAX_ALGORITHM_CHARS
+        assert ALGORITHM_NAME.fullmatch(spec.algorithm)
+    assert long_a.algorithm != long_b.algorithm
+    assert long_a.algorithm == parse_engine(f"name={long_a.name},cmd=./x").algorithm
     for bad in (
         "cmd=./x,proto=xboard",
         "cmd=./x,option.Hash=16",
