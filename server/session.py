@@ -21,6 +21,7 @@ from typing import Any
 from engine import ENGINE_BUILD
 from engine.errors import GameError
 from engine.game import ALPHABETA, CHANCE, EXPECTIMINIMAX, MCTS, Game
+from engine.games.go import RESIGN_CONSECUTIVE, RESIGN_TEXT
 from engine.registry import create_game, describe_games
 from engine.search.limits import Deadlines, plan_deadlines
 from engine.search.results import Info, SearchResult
@@ -124,6 +125,10 @@ class Session:
         #: The current position's first legal move, listed when the position
         #: was reported: a think's answer when no search can give one.
         self._fallback_move: str | None = None
+        #: Per side, how many of our Monte Carlo searches in a row in this
+        #: game answered ``resign``: the answer is passed on at
+        #: RESIGN_CONSECUTIVE (protocol.md, section 9), the best move before.
+        self._resign_streak = [0, 0]
 
     @property
     def thinking(self) -> bool:
@@ -210,6 +215,7 @@ class Session:
         self.game, self.state, self.history = game, state, history
         self.history_san = history_san
         self._fallback_move = None
+        self._resign_streak = [0, 0]
         self.seed = secrets.randbits(32) if request.seed is None else request.seed
         self._dice = random.Random(self.seed)
         return self.state_message(request.id)
@@ -329,12 +335,13 @@ class Session:
         self._thinking = False
         self._think_id = None
         assert result.move is not None  # the session thinks only with a legal move
+        move, pv = self._confirmed_resignation(result.move, tuple(result.info.pv))
         return BestMove(
-            move=result.move,
+            move=move,
             score=result.info.score,
             depth=result.info.depth,
             seldepth=result.info.seldepth,
-            pv=tuple(result.info.pv),
+            pv=pv,
             nodes=result.info.nodes,
             time_ms=result.info.time_ms,
             reason=result.reason,
@@ -343,6 +350,37 @@ class Session:
             playouts=result.info.playouts if self._think_algorithm == MCTS else None,
             id=think_id,
         )
+
+    def _confirmed_resignation(self, move: str, pv: tuple[str, ...]) -> tuple[str, tuple[str, ...]]:
+        """The answer and line to send for our search's ``move``.
+
+        Our Go search's ``resign`` stands only as the RESIGN_CONSECUTIVE-th
+        in a row for the side to move; before that the best move it found
+        (the first of its line) is the answer. An external program's
+        resignation is its own and passes unchanged.
+        """
+        if self._think_algorithm != MCTS or self.game is None:
+            return move, pv
+        side = self.game.to_move(self.state)
+        if side not in (0, 1):
+            return move, pv
+        if move != RESIGN_TEXT:
+            self._resign_streak[side] = 0
+            return move, pv
+        self._resign_streak[side] += 1
+        if self._resign_streak[side] >= RESIGN_CONSECUTIVE:
+            return move, pv
+        if pv and pv[0] != RESIGN_TEXT:
+            return pv[0], pv
+        best = self._fallback_or_first()
+        return best, (best,)
+
+    def _fallback_or_first(self) -> str:
+        """A legal move of the current position, known without a search."""
+        if self._fallback_move is not None:
+            return self._fallback_move
+        assert self.game is not None
+        return self.game.format_move(self.state, self.game.legal_moves(self.state)[0])
 
     @staticmethod
     def fallback_bestmove(answer: BestMove, move: str) -> BestMove:

@@ -114,6 +114,8 @@ EDGE: Final = go_policy.EDGE
 #: of the border ring and the point right of it), which no stone can take.
 PASS: Final = 0
 RESIGN: Final = 1
+#: The resignation as a move's text (protocol.md, ``bestmove``; GTP's too).
+RESIGN_TEXT: Final = "resign"
 #: ``GoState.last_move`` and ``GoState.ko`` when there is none.
 NO_MOVE: Final = -1
 NO_KO: Final = 0
@@ -1213,6 +1215,13 @@ RESIGN_AFTER_SHARE: Final = 0.4
 #: No resignation on a search of fewer playouts than this: the win rate
 #: must have stayed low over that many games played out.
 RESIGN_MIN_PLAYOUTS: Final = 500
+#: A side resigns only when this many of its searches in a row, in one game,
+#: would each resign (:func:`should_resign`); the earlier ones play their
+#: best move. KataGo's ``resignConsecTurns`` (default 3) is the model: one
+#: search can misjudge a fight, and a resignation cannot be taken back
+#: (GNU Go counted W+0.5 for our White on the board where it resigned, at
+#: move 82 of a game in docs/benchmarks.md, issue 30's fifth step).
+RESIGN_CONSECUTIVE: Final = 3
 
 
 def should_resign(game: Go, state: GoState, win_chance: float, playouts: int) -> bool:

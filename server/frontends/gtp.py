@@ -45,6 +45,7 @@ from engine.errors import GameError
 from engine.games.go import (
     COLUMNS,
     EMPTY,
+    RESIGN_CONSECUTIVE,
     Go,
     GoState,
     dead_stones,
@@ -226,6 +227,9 @@ class GtpEngine:
         }
         #: The last search's answer and the colour it was for (the win-rate view).
         self.last_search: tuple[int, SearchResult] | None = None
+        #: Per colour, how many of its ``genmove`` searches in a row would
+        #: have resigned: it resigns at RESIGN_CONSECUTIVE.
+        self.low_searches = [0, 0]
 
     @property
     def state(self) -> GoState:
@@ -261,16 +265,25 @@ class GtpEngine:
         return _success(command_id, result)
 
     def genmove_answer(self, order: Genmove, result: SearchResult) -> str:
-        """Play the search's move for ``order`` (or resign) and answer the ``genmove``."""
-        if result.move is None or self._should_resign(result):
-            return _success(order.command_id, "resign")
+        """Play the search's move for ``order`` (or resign) and answer the ``genmove``.
+
+        A search that would resign (ours below the threshold, or the
+        server's ``bestmove`` ``resign``) resigns only as the
+        RESIGN_CONSECUTIVE-th such search in a row for its colour; before
+        that, and always with resigning off, the best move it found is
+        played: the first of its line.
+        """
+        if result.move is None:
+            return _success(order.command_id, RESIGN_MOVE)
+        low = self._should_resign(result) or (result.move == RESIGN_MOVE and self.resign_below > 0)
+        streak = self.low_searches[order.colour] + 1 if low else 0
+        if order.register:  # a reg_genmove only tells what the genmove would do
+            self.low_searches[order.colour] = streak
+        if streak >= RESIGN_CONSECUTIVE:
+            return _success(order.command_id, RESIGN_MOVE)
         self.last_search = (order.colour, result)
         played = result.move
         if played == RESIGN_MOVE:
-            # The search resigned (protocol.md, bestmove); with resigning off
-            # the best move it found is played: the first of its line.
-            if self.resign_below > 0:
-                return _success(order.command_id, RESIGN_MOVE)
             pv = result.info.pv
             played = pv[0] if pv and pv[0] != RESIGN_MOVE else "pass"
         if order.register:
@@ -455,6 +468,7 @@ class GtpEngine:
         self.game = _go(self._size, self._komi)
         self.states = [self.game.initial_state()]
         self.moves = []
+        self.low_searches = [0, 0]
 
     def _push(self, colour: int, text: str, state: GoState) -> None:
         self.states.append(state)

@@ -38,7 +38,7 @@ from typing import Any
 
 from engine.errors import GameError
 from engine.game import MCTS
-from engine.games.go import RESIGN, Go, GoState, gaining_move, should_resign
+from engine.games.go import RESIGN, RESIGN_TEXT, Go, GoState, gaining_move, should_resign
 from engine.registry import create_game
 from engine.search.limits import Deadlines, Limits
 from engine.search.request import SearchRequest
@@ -65,7 +65,6 @@ MAX_CACHED_PROGRAMS = 64
 #: The game with a clean-up phase, and its pass (protocol.md, ``think.cleanup``).
 GO = "go"
 PASS_TEXT = "pass"
-RESIGN_TEXT = "resign"
 
 
 class StopFlag:
@@ -223,7 +222,9 @@ def _think(
     winning may pass with points still to take (the opponent's dead
     stones, neutral points): it plays them instead
     (:func:`engine.games.go.gaining_move`); and a side whose win rate has
-    fallen below the threshold resigns (:func:`engine.games.go.should_resign`).
+    fallen below the threshold resigns (:func:`engine.games.go.should_resign`;
+    the session passes the resignation on only when it is the side's third
+    in a row, :meth:`server.session.Session.finish_think`).
     """
     request = SearchRequest(
         job.state,

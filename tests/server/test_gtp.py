@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import math
 from pathlib import Path
 
+from engine.games.go import RESIGN_CONSECUTIVE, RESIGN_MIN_PLAYOUTS
 from engine.registry import create_game
 from engine.search.limits import Limits, plan_deadlines
 from engine.search.results import SearchResult
+from engine.search.score import Score
 from server.frontends.gtp import Genmove, GtpEngine, serve
 
 #: Commands the issue names; every one must be listed and known.
@@ -115,6 +118,64 @@ def test_genmove_asks_for_a_search_and_plays_its_move() -> None:
     assert engine.genmove_answer(order, result) == "=7 D4\n\n"
     assert engine.moves == [(0, "D4")]
     assert refused(engine, "play w D4") == "illegal move"
+
+
+def _hopeless(move: str, pv: tuple[str, ...]) -> SearchResult:
+    """A search's answer giving the mover no chance, after many playouts."""
+    result = SearchResult.unsearched(move, "time", 0)
+    info = dataclasses.replace(
+        result.info, score=Score(value=-1000), playouts=RESIGN_MIN_PLAYOUTS, pv=pv
+    )
+    return dataclasses.replace(result, info=info)
+
+
+def test_genmove_resigns_only_when_searches_in_a_row_stay_below_the_threshold() -> None:
+    # A board two-fifths full (past the opening), Black to move and lost.
+    engine = GtpEngine(playouts=200)
+    ask(engine, "boardsize 5")
+    for ply, vertex in enumerate(["A1", "E5", "A2", "E4", "A3", "E3", "A4", "E2", "B1", "D5"]):
+        ask(engine, f"play {'b' if ply % 2 == 0 else 'w'} {vertex}")
+    colour_moves = ["C3", "C4", "B3", "B4", "C2", "D2"]
+    answers = []
+    for ply in range(RESIGN_CONSECUTIVE):
+        black, white = colour_moves[2 * ply], colour_moves[2 * ply + 1]
+        # The server's search said resign (its line starts with the best move)...
+        order = engine.execute("genmove b")
+        assert isinstance(order, Genmove)
+        answers.append(engine.genmove_answer(order, _hopeless("resign", (black,))))
+        if answers[-1] != "= resign\n\n":
+            ask(engine, f"play w {white}")
+    # ... and Black played its best move until the third search in a row.
+    assert answers[:-1] == [f"= {colour_moves[2 * i]}\n\n" for i in range(RESIGN_CONSECUTIVE - 1)]
+    assert answers[-1] == "= resign\n\n"
+    # A search with hope in between starts the count again; reg_genmove
+    # tells what a genmove would do without counting.
+    ask(engine, "undo")
+    ask(engine, "undo")
+    engine.low_searches = [0, 0]
+    order = engine.execute("genmove b")
+    assert isinstance(order, Genmove)
+    assert engine.genmove_answer(order, _hopeless("B5", ("B5",))) == "= B5\n\n"
+    assert engine.low_searches[0] == 1
+    ask(engine, "undo")
+    order = engine.execute("genmove b")
+    assert isinstance(order, Genmove)
+    assert engine.genmove_answer(order, SearchResult.unsearched("B5", "time", 0)) == "= B5\n\n"
+    assert engine.low_searches[0] == 0
+    ask(engine, "undo")
+    engine.low_searches = [RESIGN_CONSECUTIVE - 1, 0]
+    order = engine.execute("reg_genmove b")
+    assert isinstance(order, Genmove) and not order.register
+    assert engine.genmove_answer(order, _hopeless("B5", ("B5",))) == "= resign\n\n"
+    assert engine.low_searches[0] == RESIGN_CONSECUTIVE - 1
+    # clear_board forgets the count; with resigning off the best move is always played.
+    ask(engine, "clear_board")
+    assert engine.low_searches == [0, 0]
+    quiet = GtpEngine(playouts=200, resign_below=0)
+    quiet.low_searches = [RESIGN_CONSECUTIVE - 1, 0]
+    order = quiet.execute("genmove b")
+    assert isinstance(order, Genmove)
+    assert quiet.genmove_answer(order, _hopeless("resign", ("C3",))) == "= C3\n\n"
 
 
 def test_genmove_plays_a_legal_move_searched_by_the_worker_pool() -> None:
