@@ -21,7 +21,7 @@ from typing import Any
 from engine import ENGINE_BUILD
 from engine.errors import GameError
 from engine.game import ALPHABETA, CHANCE, EXPECTIMINIMAX, MCTS, Game
-from engine.games.go import RESIGN_CONSECUTIVE, RESIGN_TEXT
+from engine.games.go import RESIGN_TEXT, ResignStreak
 from engine.registry import create_game, describe_games
 from engine.search.limits import Deadlines, plan_deadlines
 from engine.search.results import Info, SearchResult
@@ -128,7 +128,7 @@ class Session:
         #: Per side, how many of our Monte Carlo searches in a row in this
         #: game answered ``resign``: the answer is passed on at
         #: RESIGN_CONSECUTIVE (protocol.md, section 9), the best move before.
-        self._resign_streak = [0, 0]
+        self._resign_streak = ResignStreak()
 
     @property
     def thinking(self) -> bool:
@@ -215,7 +215,7 @@ class Session:
         self.game, self.state, self.history = game, state, history
         self.history_san = history_san
         self._fallback_move = None
-        self._resign_streak = [0, 0]
+        self._resign_streak = ResignStreak()
         self.seed = secrets.randbits(32) if request.seed is None else request.seed
         self._dice = random.Random(self.seed)
         return self.state_message(request.id)
@@ -264,9 +264,7 @@ class Session:
         cap = received_at + self.limits.max_movetime_ms / 1000
         deadlines = plan_deadlines(request.limits, received_at).capped(cap)
         algorithm = self._algorithm(game, request)
-        fallback = self._fallback_move
-        if fallback is None:
-            fallback = game.format_move(self.state, game.legal_moves(self.state)[0])
+        fallback = self._fallback_or_first()
         self._thinking = True
         self._think_id = request.id
         self._think_algorithm = algorithm
@@ -361,14 +359,10 @@ class Session:
         """
         if self._think_algorithm != MCTS or self.game is None:
             return move, pv
+        # A think is only ever of a player's move (never the dice's).
         side = self.game.to_move(self.state)
-        if side not in (0, 1):
-            return move, pv
-        if move != RESIGN_TEXT:
-            self._resign_streak[side] = 0
-            return move, pv
-        self._resign_streak[side] += 1
-        if self._resign_streak[side] >= RESIGN_CONSECUTIVE:
+        confirmed = self._resign_streak.confirms(side, move == RESIGN_TEXT)
+        if move != RESIGN_TEXT or confirmed:
             return move, pv
         if pv and pv[0] != RESIGN_TEXT:
             return pv[0], pv

@@ -1224,6 +1224,29 @@ RESIGN_MIN_PLAYOUTS: Final = 500
 RESIGN_CONSECUTIVE: Final = 3
 
 
+class ResignStreak:
+    """Per side, how many searches in a row in one game would have resigned.
+
+    The one home of the RESIGN_CONSECUTIVE rule, kept by whoever answers
+    for a game (the server's session, ``arena gtp``); a new game takes a
+    new streak.
+    """
+
+    def __init__(self) -> None:
+        self.counts = [0, 0]
+
+    def confirms(self, side: int, low: bool, record: bool = True) -> bool:
+        """Whether ``side``'s search, ``low`` when it would resign, resigns now.
+
+        ``record=False`` asks what it would do without counting it (GTP's
+        ``reg_genmove``).
+        """
+        streak = self.counts[side] + 1 if low else 0
+        if record:
+            self.counts[side] = streak
+        return streak >= RESIGN_CONSECUTIVE
+
+
 def should_resign(game: Go, state: GoState, win_chance: float, playouts: int) -> bool:
     """Whether a search that gives the side to move ``win_chance`` after ``playouts`` resigns."""
     if win_chance >= RESIGN_BELOW or playouts < RESIGN_MIN_PLAYOUTS:

@@ -45,9 +45,10 @@ from engine.errors import GameError
 from engine.games.go import (
     COLUMNS,
     EMPTY,
-    RESIGN_CONSECUTIVE,
+    RESIGN_TEXT,
     Go,
     GoState,
+    ResignStreak,
     dead_stones,
     ownership,
     sgf_main_line,
@@ -75,7 +76,7 @@ DEFAULT_RESIGN_BELOW: Final = 0.05
 RESIGN_AFTER_SHARE: Final = 0.4
 
 #: A search's resignation (protocol.md, bestmove), and GTP's.
-RESIGN_MOVE: Final = "resign"
+RESIGN_MOVE: Final = RESIGN_TEXT
 #: GoGui's analyze commands (``gogui-analyze_commands``): a text view of the
 #: win rate and an ownership map (GoGui's ``gfx`` INFLUENCE, -1 to 1).
 WINRATE_COMMAND: Final = "arena-winrate"
@@ -229,7 +230,7 @@ class GtpEngine:
         self.last_search: tuple[int, SearchResult] | None = None
         #: Per colour, how many of its ``genmove`` searches in a row would
         #: have resigned: it resigns at RESIGN_CONSECUTIVE.
-        self.low_searches = [0, 0]
+        self.low_searches = ResignStreak()
 
     @property
     def state(self) -> GoState:
@@ -276,10 +277,8 @@ class GtpEngine:
         if result.move is None:
             return _success(order.command_id, RESIGN_MOVE)
         low = self._should_resign(result) or (result.move == RESIGN_MOVE and self.resign_below > 0)
-        streak = self.low_searches[order.colour] + 1 if low else 0
-        if order.register:  # a reg_genmove only tells what the genmove would do
-            self.low_searches[order.colour] = streak
-        if streak >= RESIGN_CONSECUTIVE:
+        # A reg_genmove only tells what the genmove would do: not counted.
+        if self.low_searches.confirms(order.colour, low, record=order.register):
             return _success(order.command_id, RESIGN_MOVE)
         self.last_search = (order.colour, result)
         played = result.move
@@ -468,7 +467,7 @@ class GtpEngine:
         self.game = _go(self._size, self._komi)
         self.states = [self.game.initial_state()]
         self.moves = []
-        self.low_searches = [0, 0]
+        self.low_searches = ResignStreak()
 
     def _push(self, colour: int, text: str, state: GoState) -> None:
         self.states.append(state)

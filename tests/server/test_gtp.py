@@ -152,27 +152,27 @@ def test_genmove_resigns_only_when_searches_in_a_row_stay_below_the_threshold() 
     # tells what a genmove would do without counting.
     ask(engine, "undo")
     ask(engine, "undo")
-    engine.low_searches = [0, 0]
+    engine.low_searches.counts = [0, 0]
     order = engine.execute("genmove b")
     assert isinstance(order, Genmove)
     assert engine.genmove_answer(order, _hopeless("B5", ("B5",))) == "= B5\n\n"
-    assert engine.low_searches[0] == 1
+    assert engine.low_searches.counts[0] == 1
     ask(engine, "undo")
     order = engine.execute("genmove b")
     assert isinstance(order, Genmove)
     assert engine.genmove_answer(order, SearchResult.unsearched("B5", "time", 0)) == "= B5\n\n"
-    assert engine.low_searches[0] == 0
+    assert engine.low_searches.counts[0] == 0
     ask(engine, "undo")
-    engine.low_searches = [RESIGN_CONSECUTIVE - 1, 0]
+    engine.low_searches.counts = [RESIGN_CONSECUTIVE - 1, 0]
     order = engine.execute("reg_genmove b")
     assert isinstance(order, Genmove) and not order.register
     assert engine.genmove_answer(order, _hopeless("B5", ("B5",))) == "= resign\n\n"
-    assert engine.low_searches[0] == RESIGN_CONSECUTIVE - 1
+    assert engine.low_searches.counts[0] == RESIGN_CONSECUTIVE - 1
     # clear_board forgets the count; with resigning off the best move is always played.
     ask(engine, "clear_board")
-    assert engine.low_searches == [0, 0]
+    assert engine.low_searches.counts == [0, 0]
     quiet = GtpEngine(playouts=200, resign_below=0)
-    quiet.low_searches = [RESIGN_CONSECUTIVE - 1, 0]
+    quiet.low_searches.counts = [RESIGN_CONSECUTIVE - 1, 0]
     order = quiet.execute("genmove b")
     assert isinstance(order, Genmove)
     assert quiet.genmove_answer(order, _hopeless("resign", ("C3",))) == "= C3\n\n"

@@ -25,9 +25,11 @@ from engine.games.go import (
     PASS,
     RESIGN,
     RESIGN_BELOW,
+    RESIGN_CONSECUTIVE,
     RESIGN_MIN_PLAYOUTS,
     Go,
     GoState,
+    ResignStreak,
     cleanup_move,
     dead_stones,
     gaining_move,
@@ -778,3 +780,17 @@ def test_resignation_needs_a_low_win_rate_over_enough_playouts_past_the_opening(
     assert not should_resign(GAME, busy, RESIGN_BELOW, RESIGN_MIN_PLAYOUTS)
     assert not should_resign(GAME, busy, 0.01, RESIGN_MIN_PLAYOUTS - 1)
     assert not should_resign(GAME, GAME.initial_state(), 0.0, 10 * RESIGN_MIN_PLAYOUTS)
+
+
+def test_a_resign_streak_confirms_the_third_low_search_in_a_row_of_one_side() -> None:
+    streak = ResignStreak()
+    assert [streak.confirms(0, True) for _ in range(RESIGN_CONSECUTIVE)] == [False] * (
+        RESIGN_CONSECUTIVE - 1
+    ) + [True]
+    assert not streak.confirms(0, False)  # a search with hope starts the count again
+    assert streak.counts == [0, 0]
+    for _ in range(RESIGN_CONSECUTIVE - 1):
+        streak.confirms(1, True)
+    assert not streak.confirms(0, True)  # each side counts its own
+    assert streak.confirms(1, True, record=False)  # asked, not counted
+    assert streak.counts == [1, RESIGN_CONSECUTIVE - 1]
