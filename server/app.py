@@ -76,6 +76,7 @@ class ArenaServer:
             self.config.preempt_after_s,
             self.config.externals,
             tree_budget=self.config.tree_budget,
+            program_wait_s=self.config.program_wait_s,
         )
         #: Which external engines can be used (probed in the background at start).
         self.health = ProgramHealth(self.config.externals)

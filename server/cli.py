@@ -55,6 +55,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "'go=gtp:/usr/games/gnugo --mode gtp --chinese-rules --capture-all-dead --level 5'",
     )
     parser.add_argument(
+        "--program-wait",
+        type=seconds_argument,
+        default=defaults.program_wait_s,
+        metavar="SECONDS",
+        help="how long a starting search process waits for its --external programs' "
+        f"handshakes before it serves (default {defaults.program_wait_s:g}; the rest go on in "
+        "the background; arena tournament waits for them all)",
+    )
+    parser.add_argument(
         "--port",
         type=port_argument,
         default=defaults.port,
@@ -241,6 +250,7 @@ def config_from_args(args: argparse.Namespace) -> ServerConfig:
             tree_bytes=args.worker_tree_mb * MIB, table_bytes=args.worker_table_mb * MIB
         ),
         externals=_externals(args.external),
+        program_wait_s=args.program_wait,
         agent_port=agent_port,
         drain_grace_s=drain_grace_s,
     )

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from engine.search.tt import DEFAULT_TT_SLOTS
 from protocol.limits import ServerLimits
-from server.external import ExternalEngine
+from server.external import STARTUP_WAIT_S, ExternalEngine
 from server.runtime.constants import PREEMPT_AFTER_S, WORKER_GRACE_S, WORKER_NICE
 from server.runtime.memory import TreeBudget
 
@@ -63,6 +63,9 @@ class ServerConfig:
     preempt_after_s: float = PREEMPT_AFTER_S
     #: Engine programs offered besides our own searches (``--external``).
     externals: tuple[ExternalEngine, ...] = ()
+    #: How long a starting search process waits for its programs' handshakes
+    #: before it serves (``--program-wait``; STARTUP_WAIT_S).
+    program_wait_s: float = STARTUP_WAIT_S
     #: Each worker's bound on its Monte Carlo trees (``--worker-tree-mb``).
     tree_budget: TreeBudget = field(default_factory=TreeBudget)
     #: TCP port of HAProxy's agent check (server/agent.py); ``None``: no agent.

@@ -13,6 +13,17 @@ already answered for (at its deadline) is still finishing. The server
 limits nothing else that a referee does: it has no message-rate limit, and
 the tournament passes it no limit options.
 
+With program engines (``cmd=...``: ``--external`` specs) the server is not
+taken for started until every program has come through its handshake: each
+search process serves only once its own programs are up
+(``--program-wait``, :data:`PROGRAM_WAIT_S`), and ``/healthz`` must report
+each engine ``ok`` (:meth:`LocalServer.start`). So a game does not begin
+while an engine is still starting (at 100 ms a move a 1 s start cost the
+first eight games of a match, every move played for both engines: issue
+29), and a program that cannot start (a wrong command, a hung or refused
+handshake) stops the tournament before its first game with the reason,
+as cutechess-cli does, instead of a tournament of moves played for it.
+
 It imports only the packages this tournament runs, whatever the current
 directory holds: a student's ``engine.py``, ``server.py``, ``clients.py``
 or ``protocol.py`` beside their bot once replaced our packages in the
@@ -32,6 +43,7 @@ from __future__ import annotations
 import asyncio
 import ctypes
 import ctypes.util
+import json
 import os
 import signal
 import socket
@@ -39,6 +51,8 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
@@ -47,6 +61,16 @@ from clients.client import connect
 
 #: How long a fresh server may take to accept connections (worker processes spawn).
 STARTUP_TIMEOUT_S = 30.0
+#: How long the programs' handshakes may take in all, as ``/healthz`` reports
+#: them (the server gives one 10 s: HANDSHAKE_TIMEOUT_S; a margin on top).
+PROGRAMS_TIMEOUT_S = 15.0
+#: How long each search process of the server waits for its programs'
+#: handshakes before it serves (``--program-wait``): the server's own
+#: handshake timeout (HANDSHAKE_TIMEOUT_S, 10 s), so that no game begins
+#: while an engine is still starting.
+PROGRAM_WAIT_S = 10.0
+#: How often ``/healthz`` is asked while programs start.
+PROGRAMS_POLL_S = 0.05
 #: How long one attempt to say hello to a starting server may take.
 HELLO_TIMEOUT_S = 5.0
 #: How long it may take to shut down gracefully before it is killed.
@@ -81,6 +105,9 @@ def server_command(port: int, workers: int, externals: tuple[str, ...] = ()) -> 
     ``cmd=`` engines and ``--bots`` (docs/bots.md).
     """
     programs = [argument for spec in externals for argument in ("--external", spec)]
+    if externals:
+        # Each search process serves once its programs are up (or after this).
+        programs += ["--program-wait", f"{PROGRAM_WAIT_S:g}"]
     return [
         sys.executable,
         "-P",
@@ -150,7 +177,34 @@ class LocalServer:
             if server.endswith("(pure)"):  # the welcome's "alphabeta-arena 0.5.0 (pure)"
                 build, note = await asyncio.to_thread(engine_build, env)
                 self.engine_note = note if build == "pure" else "the pure-Python engine"
+            if self.externals:
+                await self._programs_up(port)
             return
+
+    async def _programs_up(self, port: int) -> None:
+        """Wait until ``/healthz`` has every program through its handshake; raise if one failed."""
+        url = f"http://127.0.0.1:{port}/healthz"
+        deadline = time.monotonic() + PROGRAMS_TIMEOUT_S
+        while True:
+            programs = await asyncio.to_thread(_externals_status, url)
+            failed = {  # "game/name" -> "unavailable: why"
+                name.partition("/")[2]: status.removeprefix("unavailable: ")
+                for name, status in programs.items()
+                if status not in ("ok", "checking")
+            }
+            if failed:
+                await self.stop()
+                raise LocalServerError(
+                    "; ".join(
+                        f"engine {name} cannot be used: {why}" for name, why in failed.items()
+                    )
+                )
+            if programs and "checking" not in programs.values():
+                return
+            if time.monotonic() > deadline:
+                await self.stop()
+                raise LocalServerError("the engine programs did not start in time")
+            await asyncio.sleep(PROGRAMS_POLL_S)
 
     async def _hello(self) -> str:
         """The server's name and build, as its ``welcome`` gives them."""
@@ -172,6 +226,21 @@ class LocalServer:
     def _log_tail(self) -> str:
         self._log.seek(0)
         return self._log.read()[-2000:].decode(errors="replace")
+
+
+def _externals_status(url: str) -> dict[str, str]:
+    """``/healthz``'s ``externals`` (``game/name`` -> status); empty while it does not answer."""
+    try:
+        with urllib.request.urlopen(url, timeout=HELLO_TIMEOUT_S) as response:
+            body = json.loads(response.read())
+    except urllib.error.HTTPError as error:  # 503 while the server cannot search yet
+        body = json.loads(error.read() or b"{}")
+    except (OSError, ValueError):
+        return {}
+    externals = body.get("externals") if isinstance(body, dict) else None
+    if not isinstance(externals, dict):
+        return {}
+    return {str(name): str(status) for name, status in externals.items()}
 
 
 def child_environment() -> dict[str, str]:

@@ -12,7 +12,8 @@ legal move known (reason ``engine_error``).
 
 A program starts in the background (:meth:`ProgramSearcher.start`): a
 worker is ready at once, and a think waits for the handshake only until its
-own deadline or ``stop`` (and only the first think of a start waits). A
+own deadline or ``stop``; a start still going on START_PATIENCE_S after it
+began is taken for hung, and thinks no longer wait for it. A
 program that fails again and again is not restarted at every think: it
 restarts after RESTART_BACKOFF_S, and meanwhile each think is answered at
 once with ``engine_error`` (the reason is logged).
@@ -57,6 +58,16 @@ logger = logging.getLogger(__name__)
 #: seconds. It runs in the background: no think waits for it past its own
 #: deadline.
 HANDSHAKE_TIMEOUT_S: Final = 10.0
+#: How long thinks wait for a program that is still starting, counted from
+#: its start; each waits until its own deadline or ``stop`` within it. A
+#: healthy program is up well before (Stockfish in milliseconds, our own
+#: ``arena uci`` in about 1 s, a large network in some seconds), so the
+#: first moves of a fast game are not lost to its start (issue 29: a
+#: tournament at 100 ms a move lost its first eight games to a 1 s start
+#: when only the first think waited); a start past it is taken for hung,
+#: and thinks are answered at once (``engine_error``) until the handshake
+#: gives up (HANDSHAKE_TIMEOUT_S): a hung start holds its worker no longer.
+START_PATIENCE_S: Final = 5.0
 #: How long a starting worker waits for its engines' handshakes before it
 #: reports ready: a healthy engine (Stockfish: some 50 ms) is up for the
 #: first think, and a hung one delays the server's start by no more than this.
@@ -176,9 +187,8 @@ class _Launch:
         #: The ``MultiPV`` last set on the program by a think; ``None``: not yet.
         self.multipv: int | None = None
         self.error: str | None = None
-        #: A think waited for this start until its deadline: later thinks
-        #: do not wait (a hung handshake costs one think, not every think).
-        self.waited_out = False
+        #: Thinks wait for this start until then (START_PATIENCE_S), no later.
+        self.patience_ends = time.monotonic() + START_PATIENCE_S
         try:
             process = start_program(engine)
         except ProgramError as error:
@@ -275,13 +285,15 @@ class ProgramSearcher:
         launch = self._launch
         if launch is None:
             return _NotReady(f"{self.engine.name} is unavailable: {self.unavailable}")
-        while not launch.done.wait(0 if launch.waited_out else POLL_S):
-            if launch.waited_out:
-                return _NotReady(f"{self.engine.name} is still starting")
+        while not launch.done.wait(POLL_S if time.monotonic() < launch.patience_ends else 0):
+            now = time.monotonic()
+            if now >= launch.patience_ends:
+                return _NotReady(
+                    f"{self.engine.name} is still starting after {START_PATIENCE_S:g} s"
+                )
             if stop is not None and stop.is_set():
                 return _NotReady("stopped", stopped=True)
-            if deadlines.hard is not None and time.monotonic() >= deadlines.hard:
-                launch.waited_out = True
+            if deadlines.hard is not None and now >= deadlines.hard:
                 return _NotReady(f"{self.engine.name} was not ready by the deadline (starting)")
         if launch.process is None or not launch.process.running():
             self.start()  # records the failure, and restarts now if its backoff allows

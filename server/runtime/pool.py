@@ -42,7 +42,7 @@ from engine.search.limits import Limits
 from engine.search.results import Info, SearchResult
 from engine.search.tt import DEFAULT_TT_SLOTS
 from protocol.codec import Encoding
-from server.external import ExternalEngine
+from server.external import STARTUP_WAIT_S, ExternalEngine
 from server.jobs import Job, SearchJob, TraceJob
 from server.runtime.constants import (
     DELIVERY_MARGIN_S,
@@ -154,8 +154,12 @@ class WorkerPool:
         externals: tuple[ExternalEngine, ...] = (),
         trace_preempt_after_s: float = TRACE_PREEMPT_AFTER_S,
         tree_budget: TreeBudget | None = None,
+        program_wait_s: float = STARTUP_WAIT_S,
     ) -> None:
-        """``externals`` are the engine programs the workers run for their games' thinks."""
+        """``externals`` are the engine programs the workers run for their games' thinks.
+
+        A starting worker waits up to ``program_wait_s`` for their handshakes.
+        """
         self.scheduler = Scheduler(
             size,
             max_queue=max_queue,
@@ -170,6 +174,7 @@ class WorkerPool:
         self.max_queue = self.scheduler.max_queue
         self.preempt_after_s = preempt_after_s
         self.externals = externals
+        self.program_wait_s = program_wait_s
         #: Each worker's bound on its Monte Carlo trees (server/runtime/memory.py).
         self.tree_budget = tree_budget or TreeBudget()
         #: Measured speeds of Monte Carlo traces, to refuse impossible ones early.
@@ -376,6 +381,7 @@ class WorkerPool:
                 self.worker_nice,
                 self.externals,
                 self.tree_budget,
+                self.program_wait_s,
             ),
             name=f"arena-worker-{number}",
             daemon=True,

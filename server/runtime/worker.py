@@ -148,8 +148,12 @@ def worker_main(
     nice: int = 0,
     externals: tuple[ExternalEngine, ...] = (),
     budget: TreeBudget | None = None,
+    program_wait_s: float = STARTUP_WAIT_S,
 ) -> None:
     """Serve jobs from ``conn`` until ``None`` arrives or the parent goes away.
+
+    Before it reports ready the worker starts its ``externals`` and waits
+    up to ``program_wait_s`` for their handshakes (:func:`_start_externals`).
 
     ``nice`` is added to the process's niceness first (the event loop in
     the parent should win the CPU over searches). ``budget`` bounds the
@@ -166,7 +170,7 @@ def worker_main(
             os.nice(nice)
     searchers: OrderedDict[str, GameSearcher] = OrderedDict()
     try:
-        _start_externals(searchers, externals)
+        _start_externals(searchers, externals, program_wait_s)
         conn.send(("ready",))
         while True:
             if not conn.poll(budget.idle_release_s):
@@ -295,13 +299,16 @@ def _trace(job: WorkerJob, task: TraceTask, stop: StopFlag) -> TraceReply:
 
 
 def _start_externals(
-    searchers: OrderedDict[str, GameSearcher], externals: tuple[ExternalEngine, ...]
+    searchers: OrderedDict[str, GameSearcher],
+    externals: tuple[ExternalEngine, ...],
+    wait_s: float = STARTUP_WAIT_S,
 ) -> None:
     """Start the external engines in the background before reporting ready.
 
-    Their handshakes get STARTUP_WAIT_S in all, so that a first think keeps
-    its whole time; one that takes longer (or hangs) goes on in the
-    background, and a think waits for it only until its own deadline.
+    Their handshakes get ``wait_s`` in all (STARTUP_WAIT_S; ``arena serve
+    --program-wait``), so that a first think keeps its whole time; one that
+    takes longer (or hangs) goes on in the background, and a think waits
+    for it only until its own deadline.
     """
     started = []
     for external in externals[:MAX_CACHED_PROGRAMS]:
@@ -311,7 +318,7 @@ def _start_externals(
         searchers[_searcher_key(external.game, dict(game.options), external.name)] = searcher
         searcher.start()
         started.append(searcher)
-    deadline = time.monotonic() + STARTUP_WAIT_S
+    deadline = time.monotonic() + wait_s
     for searcher in started:
         searcher.wait_started(deadline)
 

@@ -16,6 +16,8 @@
 * ``longpv``: reports a pv of 200,000 moves, the first 200 legal;
 * ``flood``: prints ``info string`` lines without end, even while idle;
 * ``nohandshake``: never finishes its handshake (no ``uciok``);
+* ``slow``: a healthy engine that takes :data:`SLOW_START_S` to start (a
+  large program loading: answers nothing before);
 * ``refuse``: answers every ``setoption`` with an error line;
 * ``multipv``: declares ``MultiPV`` (spin 1..5) and reports that many lines
   per depth (line ``i`` on the ``i``-th legal move in UCI order, scored
@@ -37,6 +39,8 @@ import time
 import chess
 
 HUGE = 10**30
+#: How long the ``slow`` engine takes to start (our own ``arena uci`` takes about 1 s).
+SLOW_START_S = 1.5
 
 
 def say(line: str) -> None:
@@ -150,6 +154,8 @@ def main() -> None:
     lines = 1
     if mode == "flood":
         threading.Thread(target=flood, daemon=True).start()
+    if mode == "slow":
+        time.sleep(SLOW_START_S)  # the engine's own start, not a test's synchronisation
     for raw in sys.stdin:
         words = raw.split()
         if not words:

@@ -31,6 +31,7 @@ from protocol.records import BestMove
 from protocol.records import Info as InfoMessage
 from server.connection import UNENCODABLE
 from server.external import (
+    START_PATIENCE_S,
     STARTUP_WAIT_S,
     STOP_GRACE_S,
     ExternalEngine,
@@ -195,20 +196,72 @@ async def test_a_hung_handshake_costs_neither_the_start_nor_other_thinks() -> No
         async with raw_client(server.port) as client, raw_client(server.port) as canary:
             await client.request({"type": "new_game", "id": 1, "game": "chess"})
             await canary.request({"type": "new_game", "id": 1, "game": "connect4"})
-            for think_id in range(2, 6):
+            # While the start is young, each think waits for it until its own
+            # deadline (a slow engine may yet come up), never longer; once it
+            # is older than START_PATIENCE_S thinks are answered at once.
+            think_id = 2
+            while True:
                 asked = time.monotonic()
                 _, best = await client.think(think_id, {"movetime_ms": 300})
-                assert time.monotonic() - asked < 0.3 + 2 * UNIT
+                took = time.monotonic() - asked
+                assert took < 0.3 + 2 * UNIT
                 assert best["reason"] == "engine_error" and best["depth"] == 0
                 assert chess.Move.from_uci(best["move"]) in chess.Board().legal_moves
                 # Another session's search on the same (only) worker keeps its time.
                 _, own = await canary.think(think_id, {"depth": 2})
                 assert own["reason"] == "depth" and own["depth"] == 2
-            # Only the first think waited for the hung handshake; the next ones did not.
+                think_id += 1
+                if took < 0.25:  # answered before its deadline: the patience is over
+                    break
+                assert time.monotonic() - started < START_PATIENCE_S + 5 * UNIT
+            assert time.monotonic() - started >= START_PATIENCE_S
             asked = time.monotonic()
-            _, best = await client.think(9, {"movetime_ms": int(10_000 * UNIT)})
+            _, best = await client.think(think_id, {"movetime_ms": int(10_000 * UNIT)})
             assert best["reason"] == "engine_error"
             assert time.monotonic() - asked < 3 * UNIT  # not its 10 s
+
+
+@pytest.mark.asyncio
+async def test_thinks_wait_for_a_slow_start_until_their_deadline() -> None:
+    # A healthy engine that takes 1.5 s to start (fake_uci_engine.py "slow"),
+    # longer than a starting worker waits for it (STARTUP_WAIT_S): the thinks
+    # of a fast game meanwhile each wait until their own deadline (issue 29:
+    # all but the first were answered at once, so a tournament at 100 ms a
+    # move played its first eight games with every move engine_error),
+    # and the engine answers as soon as it is up.
+    async with (
+        running_server(externals=(uci("slow"),)) as server,
+        raw_client(server.port) as client,
+    ):
+        await client.request({"type": "new_game", "id": 1, "game": "chess"})
+        failed = 0
+        for think_id in range(2, 100):
+            asked = time.monotonic()
+            _, best = await client.think(think_id, {"movetime_ms": 200})
+            took = time.monotonic() - asked
+            assert took < 0.2 + 2 * UNIT
+            if best["reason"] != "engine_error":
+                assert best["depth"] >= 1, best  # the engine's own answer
+                break
+            # Its deadline is a little before 200 ms (the answer must arrive by then).
+            assert took >= 0.1, f"think {think_id} did not wait for the start ({took:.3f} s)"
+            failed += 1
+        else:
+            pytest.fail("the slow engine never answered")
+        assert failed <= 1 + int(1.5 / 0.2) + 2 * int(UNIT / 0.2 + 1)
+
+
+@pytest.mark.asyncio
+async def test_a_server_can_wait_for_its_programs_before_serving() -> None:
+    # arena serve --program-wait (the tournament's local server waits 10 s):
+    # the first think finds the slow engine up and gets its answer.
+    async with (
+        running_server(externals=(uci("slow"),), program_wait_s=10.0) as server,
+        raw_client(server.port) as client,
+    ):
+        await client.request({"type": "new_game", "id": 1, "game": "chess"})
+        _, best = await client.think(2, {"movetime_ms": 200})
+        assert best["reason"] != "engine_error" and best["depth"] >= 1
 
 
 @pytest.mark.asyncio

@@ -1,5 +1,11 @@
 """The local server behind ``url=local`` engines: clean imports, failures before any file.
 
+Seen (issue 29): in an SPRT between two builds of ``arena uci`` at 100 ms a
+move, each program took about 1 s to start and the first eight games were
+played with every move ``engine_error`` (the server answered each think at
+once while the program started); the local server now serves only once its
+programs are up, and one that cannot start stops the tournament.
+
 Seen (issue 31): run from a folder holding a student's ``engine.py`` or
 ``server.py``, ``arena tournament`` started its local server on the
 student's files, which died ("the local server exited"), and then wrote a
@@ -22,6 +28,9 @@ from clients.cli import main
 from clients.tournament.command import EXIT_PREFLIGHT
 from clients.tournament.records import RULES
 from clients.tournament.runner import RunSettings
+
+#: The fake UCI engine of the server's tests (its modes: tests/server/fake_uci_engine.py).
+FAKE_UCI = Path(__file__).parents[2] / "server" / "fake_uci_engine.py"
 
 #: Files a student may keep beside a bot, each named like one of our top-level packages.
 SHADOWING = ("engine.py", "server.py", "clients.py", "protocol.py")
@@ -117,3 +126,53 @@ def test_local_workers_below_one_is_a_bad_setting(
     assert status == 2
     assert "--local-workers must be at least 1" in capsys.readouterr().err
     assert not (tmp_path / "t.db").exists()
+
+
+def _chess_match(tmp_path: Path, mode: str) -> list[str]:
+    program = f"{sys.executable} {FAKE_UCI} {mode}"
+    return [
+        "tournament",
+        "--game",
+        "chess",
+        "--engine",
+        "name=ours,url=local,depth=1",
+        "--engine",
+        f"name={mode},cmd={program},proto=uci",
+        "--movetime",
+        "50",
+        "--games",
+        "2",
+        "--max-plies",
+        "16",
+        "--db",
+        str(tmp_path / "m.db"),
+        "--quiet",
+    ]
+
+
+def test_no_move_of_a_slow_starting_engine_is_played_for_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The fake engine takes 1.5 s to start; at 50 ms a move every move of
+    # the first game was engine_error before the local server waited for it.
+    status = main(_chess_match(tmp_path, "slow"))
+    out, err = capsys.readouterr()
+    assert status == 0, out + err
+    records = [json.loads(line) for line in (tmp_path / "m.jsonl").read_text().splitlines()]
+    assert len(records) == 2
+    reasons = [move.get("reason") for record in records for move in record["moves"]]
+    assert "engine_error" not in reasons, reasons
+    assert reasons.count("time") >= 8  # both engines thought, at 50 ms a move
+
+
+def test_an_engine_that_cannot_start_stops_the_tournament_before_its_first_game(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # It never finishes its handshake: the server's probe gives up after
+    # 10 s and the tournament says so (as cutechess-cli does), with exit
+    # status 3 and no database, instead of playing every move for it.
+    status = main(_chess_match(tmp_path, "nohandshake"))
+    err = capsys.readouterr().err
+    assert status == EXIT_PREFLIGHT, err
+    assert "engine nohandshake cannot be used" in err and "uciok" in err, err
+    assert sorted(path.name for path in tmp_path.iterdir()) == []
