@@ -232,10 +232,14 @@ def _externals_status(url: str) -> dict[str, str]:
     """``/healthz``'s ``externals`` (``game/name`` -> status); empty while it does not answer."""
     try:
         with urllib.request.urlopen(url, timeout=HELLO_TIMEOUT_S) as response:
-            body = json.loads(response.read())
+            text = response.read()
     except urllib.error.HTTPError as error:  # 503 while the server cannot search yet
-        body = json.loads(error.read() or b"{}")
-    except (OSError, ValueError):
+        text = error.read()
+    except OSError:
+        return {}
+    try:
+        body = json.loads(text)
+    except ValueError:
         return {}
     externals = body.get("externals") if isinstance(body, dict) else None
     if not isinstance(externals, dict):

@@ -16,8 +16,10 @@ exit status 3; ``--help`` said the local server's default was
 
 from __future__ import annotations
 
+import http.server
 import json
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -176,3 +178,25 @@ def test_an_engine_that_cannot_start_stops_the_tournament_before_its_first_game(
     assert status == EXIT_PREFLIGHT, err
     assert "engine nohandshake cannot be used" in err and "uciok" in err, err
     assert sorted(path.name for path in tmp_path.iterdir()) == []
+
+
+def test_the_program_check_reads_nothing_from_a_silent_or_broken_healthz() -> None:
+    # Nothing listening, or an answer that is not the JSON /healthz gives:
+    # no programs known yet (the tournament asks again until its deadline).
+    class Garbage(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(503)
+            self.end_headers()
+            self.wfile.write(b"not json")
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    port = local._free_port()
+    assert local._externals_status(f"http://127.0.0.1:{port}/healthz") == {}
+    with http.server.HTTPServer(("127.0.0.1", 0), Garbage) as server:
+        thread = threading.Thread(target=server.handle_request, daemon=True)
+        thread.start()
+        url = f"http://127.0.0.1:{server.server_address[1]}/healthz"
+        assert local._externals_status(url) == {}
+        thread.join()
