@@ -43,6 +43,7 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import engine
@@ -56,6 +57,7 @@ from engine.games.backgammon import (
     BgState,
     HandBackgammon,
 )
+from engine.games.backgammon_net import load_network
 from engine.search.expectimax import ExpectimaxSearcher
 from engine.search.limits import Limits
 from engine.search.request import SearchRequest
@@ -201,9 +203,17 @@ _WORKER: dict[str, Any] = {}
 
 
 def _start_worker(
-    binary: str, plies: int, eval_name: str, movetime_ms: int, directory: str, depth: int | None
+    binary: str,
+    plies: int,
+    eval_name: str,
+    movetime_ms: int,
+    directory: str,
+    depth: int | None,
+    network: str | None,
 ) -> None:
     game: Backgammon = HandBackgammon() if eval_name == "hand" else Backgammon()
+    if network is not None:
+        game.network = load_network(Path(network))
     _WORKER["gnubg"] = GnubgPlayer(binary, plies, directory)
     _WORKER["game"] = game
     _WORKER["searcher"] = ExpectimaxSearcher(game, 1 << 16)
@@ -319,6 +329,11 @@ def main(argv: list[str] | None = None) -> int:
         help="net: Backgammon (the default game class); hand: HandBackgammon",
     )
     parser.add_argument("--gnubg-plies", type=int, default=0, help="gnubg's search plies")
+    parser.add_argument(
+        "--network",
+        help="our network's weights file instead of the shipped one (a candidate's, e.g. "
+        "from training/backgammon_distill.py export --to FILE)",
+    )
     args = parser.parse_args(argv)
     binary = gnubg_path()
     if binary is None:
@@ -329,6 +344,8 @@ def main(argv: list[str] | None = None) -> int:
         ["python -m bench.gnubg_match", *(argv if argv is not None else sys.argv[1:])]
     )
     game_class = "HandBackgammon" if args.eval == "hand" else "Backgammon"
+    if args.network:
+        game_class += f" with the network {args.network}"
     budget = f"depth {args.depth}" if args.depth else f"{args.movetime} ms a move"
     print(f"# {command}")
     print(
@@ -349,7 +366,15 @@ def main(argv: list[str] | None = None) -> int:
         context.Pool(
             args.parallel,
             initializer=_start_worker,
-            initargs=(binary, args.gnubg_plies, args.eval, args.movetime, directory, args.depth),
+            initargs=(
+                binary,
+                args.gnubg_plies,
+                args.eval,
+                args.movetime,
+                directory,
+                args.depth,
+                args.network,
+            ),
         ) as pool,
     ):
         for done, (_, pair_records) in enumerate(pool.imap_unordered(play_pair, tasks), 1):

@@ -59,7 +59,7 @@ same state of a cubeless money game (``4HPwATDgc/ABMA:cAkFAAAAAAAE``), or
 ``None`` at the opening roll.
 
 Evaluation: an estimate of the expected points of the player on roll times
-:data:`POINT`, by a network trained by self-play (see :meth:`Backgammon.evaluate`
+:data:`POINT`, by a learned network (see :meth:`Backgammon.evaluate`
 and :mod:`engine.games.backgammon_net`); :class:`HandBackgammon` keeps the
 hand-written evaluation the engine had before.
 
@@ -293,15 +293,16 @@ class Backgammon(Game[BgState, Action]):
     def evaluate(self, state: BgState) -> int:
         """Expected points of the player on roll, times :data:`POINT`, by the learned network.
 
-        The network (:mod:`engine.games.backgammon_net`, trained by TD(λ)
-        self-play) estimates the chances of winning and of gammons and
-        backgammons either way; their expected points are a positive linear
-        transform of the expected utility (1, 2 or 3 points won or lost), as
-        expectiminimax needs: chance nodes average it, which is only
-        meaningful on the scale of expected points, so it is not a mere
-        ranking. It lies within ``±VALUE_BOUND`` (3 points), the bound the
-        Star1/Star2 pruning uses. At a decision state the dice are ignored.
-        A finished game scores its exact points.
+        The network (:mod:`engine.games.backgammon_net`, trained on GNU
+        Backgammon's evaluations of self-play positions) estimates the
+        chances of winning and of gammons and backgammons either way; their
+        expected points are a positive linear transform of the expected
+        utility (1, 2 or 3 points won or lost), as expectiminimax needs:
+        chance nodes average it, which is only meaningful on the scale of
+        expected points, so it is not a mere ranking. It lies within
+        ``±VALUE_BOUND`` (3 points), the bound the Star1/Star2 pruning uses.
+        At a decision state the dice are ignored. A finished game scores its
+        exact points.
         """
         return self.evaluate_many([state])[0]
 

@@ -1,10 +1,15 @@
-"""The learned backgammon evaluation: a small neural network trained by TD(λ) self-play.
+"""The learned backgammon evaluation: a small neural network over the board.
 
 The network follows Tesauro's TD-Gammon (1992-95): one hidden layer of
 sigmoid units over a raw encoding of the board, outputs that estimate the
-chances of each result, trained only by playing against itself
-(``training/backgammon_td.py`` trains it; its settings and the command that
-reproduces it are stored with the weights, in ``backgammon_td.json``).
+chances of each result. It was first trained only by playing against itself
+(TD(λ), ``training/backgammon_td.py``; that network is kept as
+``training/backgammon_td80.json``). The shipped one has the same encoding
+and outputs and 128 hidden units, and learned by regression from GNU
+Backgammon's 1-ply evaluations of positions the TD network played
+(``training/backgammon_distill.py``): it is markedly better against gnubg
+(docs/benchmarks.md). Its settings and the commands that reproduce it are
+stored with the weights, in ``backgammon_td.json``.
 
 Encoding (:data:`INPUTS` units) of a position before the roll, from the side
 of the player on roll, then the same for the opponent, each board counted

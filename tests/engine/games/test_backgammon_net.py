@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import pytest
 
@@ -75,10 +76,22 @@ def test_numpy_equities_equal_the_plain_forward_pass() -> None:
 
 
 def test_the_shipped_network_says_how_it_was_trained() -> None:
-    settings = load_network().settings
-    for name in ("games", "games_trained", "hidden", "lam", "lr", "lr_final", "seed", "reproduce"):
+    network = load_network()
+    settings = network.settings
+    for name in ("method", "games", "plies", "positions", "hidden", "epochs", "seed", "reproduce"):
         assert name in settings, name
-    assert "training.backgammon_td" in settings["reproduce"]
+    assert settings["hidden"] == network.hidden
+    # Distilled from gnubg's evaluations of positions the TD network played:
+    # the commands start from that network, kept in training/.
+    assert "training.backgammon_distill" in settings["reproduce"]
+    assert "--network training/backgammon_td80.json" in settings["reproduce"]
+
+
+def test_the_td_network_the_distillation_started_from_is_kept_with_its_training() -> None:
+    td = load_network(Path(__file__).parents[3] / "training" / "backgammon_td80.json")
+    for name in ("games", "games_trained", "hidden", "lam", "lr", "lr_final", "seed", "reproduce"):
+        assert name in td.settings, name
+    assert "training.backgammon_td" in td.settings["reproduce"]
 
 
 def test_evaluate_many_equals_evaluate_and_scores_finished_games() -> None:
