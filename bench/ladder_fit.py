@@ -118,14 +118,20 @@ def _parse_anchor(text: str) -> tuple[str, float]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--db", required=True, help="a database written by arena tournament --db")
+    parser.add_argument(
+        "--db",
+        action="append",
+        required=True,
+        help="a database written by arena tournament --db (repeat to pool several runs, "
+        "e.g. one level a run)",
+    )
     parser.add_argument("--player", required=True, help="the engine to rate")
     parser.add_argument(
         "--anchor", action="append", type=_parse_anchor, required=True, help="NAME=RATING"
     )
     args = parser.parse_args(argv)
     anchors = dict(args.anchor)
-    games = games_from_db(args.db, args.player, anchors)
+    games = [game for db in args.db for game in games_from_db(db, args.player, anchors)]
     for name, rating in anchors.items():
         own = [score for opponent, score in games if opponent == rating]
         if own:

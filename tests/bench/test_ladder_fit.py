@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.ladder_fit import expected, fit_rating, games_from_db
+from bench.ladder_fit import expected, fit_rating, games_from_db, main
 
 
 def test_an_even_score_against_one_anchor_is_its_rating() -> None:
@@ -43,6 +43,38 @@ def test_draws_narrow_the_interval() -> None:
 def test_all_wins_give_no_finite_rating() -> None:
     assert fit_rating([(1600.0, 1.0)] * 5).rating is None
     assert fit_rating([]).rating is None
+
+
+def _write_db(
+    path: Path, engines: list[str], games: list[tuple[int, int, int, float | None]]
+) -> None:
+    db = sqlite3.connect(path)
+    db.executescript(
+        "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+        "CREATE TABLE games (id INTEGER PRIMARY KEY, first INTEGER, second INTEGER,"
+        " done INTEGER, first_points REAL);"
+    )
+    config = {"engines": [{"name": name} for name in engines]}
+    db.execute("INSERT INTO meta VALUES ('config', ?)", (json.dumps(config),))
+    db.executemany(
+        "INSERT INTO games (first, second, done, first_points) VALUES (?, ?, ?, ?)", games
+    )
+    db.commit()
+    db.close()
+
+
+def test_runs_of_one_level_each_are_pooled_into_one_fit(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A ladder played a level at a time (one database each) fits as one run would."""
+    _write_db(tmp_path / "a.db", ["ours", "sf1600"], [(0, 1, 1, 1.0), (1, 0, 1, 0.0)] * 3)
+    _write_db(tmp_path / "b.db", ["ours", "sf2100"], [(0, 1, 1, 0.0), (1, 0, 1, 1.0)] * 3)
+    anchors = ["--anchor", "sf1600=1600", "--anchor", "sf2100=2100"]
+    args = ["--db", str(tmp_path / "a.db"), "--db", str(tmp_path / "b.db"), "--player", "ours"]
+    assert main([*args, *anchors]) == 0
+    out = capsys.readouterr().out
+    assert "against sf1600 (1600): 6/6" in out and "against sf2100 (2100): 0/12" not in out
+    assert "against sf2100 (2100): 0/6" in out and "ours: 6/12, rating 1850" in out
 
 
 def test_games_are_read_from_both_seats(tmp_path: Path) -> None:
