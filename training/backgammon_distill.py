@@ -65,6 +65,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import numpy as np
 
+from bench.programs import find_program
 from engine.games.backgammon import START_BOARD, legal_plays
 from engine.games.backgammon_net import INPUTS, OUTPUTS, WEIGHTS_FILE, encode_many, load_network
 from training.backgammon_td import Net, equity, roll
@@ -138,19 +139,10 @@ def play_positions(net: Net, games: int, explore: float, seed: int) -> np.ndarra
 
 
 def find_gnubg() -> str:
-    for candidate in ("gnubg", "/usr/games/gnubg"):
-        path = candidate if os.path.isabs(candidate) else _which(candidate)
-        if path and os.access(path, os.X_OK):
-            return path
-    raise SystemExit("gnubg not found (Debian's package: apt-get install gnubg)")
-
-
-def _which(name: str) -> str | None:
-    for folder in os.environ.get("PATH", "").split(os.pathsep):
-        path = os.path.join(folder, name)
-        if os.access(path, os.X_OK):
-            return path
-    return None
+    path = find_program("gnubg")
+    if path is None:
+        raise SystemExit("gnubg not found (Debian's package: apt-get install gnubg)")
+    return path
 
 
 def label(boards: np.ndarray, plies: int, processes: int, progress: bool = True) -> np.ndarray:

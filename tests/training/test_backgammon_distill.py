@@ -10,11 +10,11 @@ from typing import Any
 import numpy as np
 import pytest
 
+from bench.programs import find_program
 from engine.games.backgammon import START_BOARD
 from engine.games.backgammon_net import encode_many, load_network
 from tests.engine.games.test_backgammon_net import random_positions
 from training.backgammon_distill import (
-    _which,
     export,
     fit,
     label,
@@ -23,7 +23,7 @@ from training.backgammon_distill import (
 )
 from training.backgammon_td import equity
 
-GNUBG = _which("gnubg") or ("/usr/games/gnubg" if Path("/usr/games/gnubg").exists() else None)
+GNUBG = find_program("gnubg")
 needs_gnubg = pytest.mark.skipif(
     GNUBG is None, reason="gnubg not installed (apt-get install gnubg)"
 )
