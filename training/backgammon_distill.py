@@ -21,6 +21,10 @@ each writing one file into the run's directory:
    moves deep judges the results of poor plays too, so the network must
    know them. Written: ``positions.npz`` (checkers per point, seen from
    the player on roll).
+   ``plays`` (optional, into a second run's directory): rolls drawn in
+   another run's positions (``--from``), and the results of *every* legal
+   play of each, so that the network also learns the differences between
+   the plays of one roll; ``fit --more`` trains on both runs.
 2. ``label``: GNU Backgammon (Debian's ``gnubg`` 1.07, its embedded
    Python) evaluates each position for the player on roll at
    ``--plies`` (cubeless, as our money games are). gnubg's answer is the
@@ -44,8 +48,15 @@ Usage (from the repository root, numpy installed, ``gnubg`` on PATH or in
 
     python -m training.backgammon_distill positions --run training/runs/distill --games 6000
     python -m training.backgammon_distill label --run training/runs/distill --plies 1
-    python -m training.backgammon_distill fit --run training/runs/distill --hidden 80
+    python -m training.backgammon_distill plays --run training/runs/plays \\
+        --from training/runs/distill --decisions 40000
+    python -m training.backgammon_distill label --run training/runs/plays --plies 1
+    python -m training.backgammon_distill fit --run training/runs/distill --features \\
+        --hidden 128 --more training/runs/plays
     python -m training.backgammon_distill export --run training/runs/distill
+
+``--features`` gives the network the hand-made features of
+:mod:`engine.games.backgammon_features` beside the raw board.
 """
 
 from __future__ import annotations
@@ -67,7 +78,15 @@ import numpy as np
 
 from bench.programs import find_program
 from engine.games.backgammon import START_BOARD, legal_plays
-from engine.games.backgammon_net import INPUTS, OUTPUTS, WEIGHTS_FILE, encode_many, load_network
+from engine.games.backgammon_features import FEATURE_NAMES
+from engine.games.backgammon_net import (
+    FEATURED_INPUTS,
+    INPUTS,
+    OUTPUTS,
+    WEIGHTS_FILE,
+    encode_many,
+    load_network,
+)
 from training.backgammon_td import Net, equity, roll
 
 Board = tuple[int, ...]
@@ -104,7 +123,9 @@ def _depth_one(net: Net, me: Board, opp: Board, dice: tuple[int, int]) -> list[t
     finished = [index for index, (mine, _) in enumerate(results) if not any(mine)]
     if finished:
         return [results[finished[0]]]
-    _, outputs = net.forward(encode_many([(theirs, mine) for mine, theirs in results]))
+    _, outputs = net.forward(
+        encode_many([(theirs, mine) for mine, theirs in results], net.with_features)
+    )
     order = np.argsort(equity(outputs))  # the opponent's equity, lowest first
     return [results[int(index)] for index in order]
 
@@ -131,6 +152,33 @@ def play_positions(net: Net, games: int, explore: float, seed: int) -> np.ndarra
             if not any(mine):
                 break
             me, opp = theirs, mine
+    return np.array(kept, dtype=np.uint8)
+
+
+def every_play(source: np.ndarray, decisions: int, seed: int) -> np.ndarray:
+    """The results of *every* legal play of ``decisions`` rolls met in ``source``'s positions.
+
+    A position of ``source`` (boards as :func:`play_positions` writes them) is
+    drawn, then a roll; each distinct result of a legal play (the game not
+    over) is kept, seen by the opponent, who is then on roll. The network
+    is fitted on them beside :func:`play_positions`' so that it learns the
+    differences between the plays of one roll, which is all a search needs
+    from it: a network judged by its error on positions alone can be better
+    there and choose worse plays (docs/backgammon.md, "Features and every play of a roll").
+    """
+    rng = np.random.default_rng(seed)
+    kept: list[tuple[Board, Board]] = []
+    drawn = 0
+    for index in rng.permutation(len(source)):
+        me, opp = tuple(source[index, 0].tolist()), tuple(source[index, 1].tolist())
+        first, second = int(rng.integers(1, 7)), int(rng.integers(1, 7))
+        plays = legal_plays(me, opp, max(first, second), min(first, second))
+        if len(plays) < 2:
+            continue
+        kept.extend((theirs, mine) for _, mine, theirs in plays if any(mine))
+        drawn += 1
+        if drawn == decisions:
+            break
     return np.array(kept, dtype=np.uint8)
 
 
@@ -263,13 +311,16 @@ def fit(
     holdout: float,
     seed: int,
     start: Net | None,
+    with_features: bool = False,
 ) -> tuple[Net, list[dict[str, float]]]:
     rng = np.random.default_rng(seed)
     order = rng.permutation(len(boards))
     held = order[: int(len(boards) * holdout)]
     trained = order[len(held) :]
-    inputs = encode_many([(tuple(me), tuple(opp)) for me, opp in boards.tolist()])
-    net = start if start is not None else Net(hidden, rng, 0.1)
+    net = start if start is not None else Net(hidden, rng, 0.1, with_features)
+    inputs = encode_many(
+        [(tuple(me), tuple(opp)) for me, opp in boards.tolist()], net.with_features
+    )
     optimiser = Adam(net, lr)
     history = []
     best_error = equity_error(net, inputs[held], labels[held])
@@ -305,10 +356,10 @@ def shipped_net() -> Net:
 def net_from_file(path: Path) -> Net:
     """A weights file (``backgammon_td.json``'s format) as a trainable Net."""
     shipped = load_network(path)
-    net = Net(shipped.hidden, np.random.default_rng(0), 0.1)
+    net = Net(shipped.hidden, np.random.default_rng(0), 0.1, shipped.with_features)
     net.load(
         {
-            "w1": np.array(shipped.hidden_weights).reshape(INPUTS, shipped.hidden),
+            "w1": np.array(shipped.hidden_weights).reshape(-1, shipped.hidden),
             "b1": np.array(shipped.hidden_bias),
             "w2": np.array(shipped.output_weights).reshape(shipped.hidden, len(OUTPUTS)),
             "b2": np.array(shipped.output_bias),
@@ -323,13 +374,19 @@ def net_from_file(path: Path) -> Net:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("action", choices=("positions", "label", "fit", "export"))
+    parser.add_argument("action", choices=("positions", "plays", "label", "fit", "export"))
     parser.add_argument("--run", type=Path, required=True, help="the run's directory")
     parser.add_argument("--games", type=int, default=6000, help="positions: self-play games")
     parser.add_argument(
         "--explore", type=float, default=0.1, help="positions: share of random plays"
     )
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--from", dest="source", type=Path, help="plays: the run whose positions are drawn from"
+    )
+    parser.add_argument(
+        "--decisions", type=int, default=40000, help="plays: rolls whose every play is kept"
+    )
     parser.add_argument("--plies", type=int, default=1, help="label: gnubg's plies")
     parser.add_argument("--processes", type=int, default=16, help="label: gnubgs at a time")
     parser.add_argument("--hidden", type=int, default=80, help="fit: hidden units")
@@ -337,6 +394,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--lr", type=float, default=0.003)
     parser.add_argument("--batch", type=int, default=128)
     parser.add_argument("--holdout", type=float, default=0.05)
+    parser.add_argument(
+        "--features",
+        action="store_true",
+        help="fit: the network reads the hand-made features too (engine.games.backgammon_features)",
+    )
     parser.add_argument(
         "--from-shipped", action="store_true", help="fit: start from the shipped network"
     )
@@ -372,6 +434,15 @@ def main(argv: list[str] | None = None) -> int:
         played = {"games": args.games, "explore": args.explore, "seed": args.seed}
         np.savez_compressed(positions_file, boards=boards, played=json.dumps(played))
         print(f"wrote {positions_file}: {len(boards):,} positions", file=sys.stderr)
+    elif args.action == "plays":
+        if args.source is None:
+            raise SystemExit("plays needs --from RUN (a run with positions.npz)")
+        boards = every_play(
+            np.load(args.source / "positions.npz")["boards"], args.decisions, args.seed
+        )
+        played = {"games": 0, "explore": 0.0, "seed": args.seed, "decisions": args.decisions}
+        np.savez_compressed(positions_file, boards=boards, played=json.dumps(played))
+        print(f"wrote {positions_file}: {len(boards):,} positions", file=sys.stderr)
     elif args.action == "label":
         boards = np.load(positions_file)["boards"]
         labels = label(boards, args.plies, args.processes)
@@ -397,6 +468,7 @@ def main(argv: list[str] | None = None) -> int:
             args.holdout,
             args.seed,
             shipped_net() if args.from_shipped else None,
+            args.features,
         )
         settings = vars(args) | {
             "run": str(args.run),
@@ -427,19 +499,33 @@ def _arguments(argv: list[str] | None) -> list[str]:
 
 
 def _reproduce(settings: dict[str, Any], fitted_file: Path) -> str:
-    """The commands that made the fitted network: each run's steps, then the export."""
+    """The commands that made the fitted network: each run's steps, then the fit and export.
+
+    The run's own positions and labels come first (a ``--more`` run's
+    ``plays`` may draw from them), then each ``--more`` run's, then the
+    run's last fit and the export.
+    """
+    runs = [settings["run"], *settings.get("more", [])]
     commands: list[str] = []
-    for run in [*settings.get("more", []), settings["run"]]:
+    for run in runs:
         path = Path(run) / "commands.txt"
         if not path.exists():
             commands.append(f"(the commands of {run} were not recorded)")
             continue
         lines = [line for line in path.read_text(encoding="utf-8").splitlines() if line]
-        # The last positions, label and fit of the run are the ones that count.
-        for step in ("positions", "label", "fit"):
+        # The last of each step is the one that counts.
+        for step in ("positions", "plays", "label"):
             last = [line for line in lines if line.split()[3:4] == [step]]
-            if last and (step != "fit" or run == settings["run"]):
+            if last:
                 commands.append(last[-1])
+    own = Path(settings["run"]) / "commands.txt"
+    if own.exists():
+        fits = [
+            line
+            for line in own.read_text(encoding="utf-8").splitlines()
+            if line.split()[3:4] == ["fit"]
+        ]
+        commands.extend(fits[-1:])
     commands.append(f"python -m training.backgammon_distill export --run {settings['run']}")
     return " && ".join(commands)
 
@@ -452,15 +538,20 @@ def export(fitted_file: Path, target: Path) -> dict[str, Any]:
     history = json.loads(str(fitted["history"]))
     command = _reproduce(settings, fitted_file)
     hidden = int(fitted["w1"].shape[1])
+    with_features = int(fitted["w1"].shape[0]) == FEATURED_INPUTS
     data = {
         "format": "alphabeta-arena backgammon TD network 1",
-        "inputs": INPUTS,
+        "inputs": FEATURED_INPUTS if with_features else INPUTS,
+        "features": list(FEATURE_NAMES) if with_features else [],
         "hidden": hidden,
         "outputs": list(OUTPUTS),
         "settings": {
             "method": "distilled from GNU Backgammon 1.07's evaluations "
             f"({settings['plies']}-ply, cubeless) of {settings['positions']:,} positions "
-            "of this engine's self-play (training/backgammon_distill.py)",
+            "of this engine's self-play"
+            + (" and of every play of rolls drawn from them" if settings.get("more") else "")
+            + (", with the hand-made features" if with_features else "")
+            + " (training/backgammon_distill.py)",
             "games": settings["games"],
             "explore": settings["explore"],
             "plies": settings["plies"],
@@ -472,6 +563,7 @@ def export(fitted_file: Path, target: Path) -> dict[str, Any]:
             "holdout": settings["holdout"],
             "seed": settings["seed"],
             "from_shipped": settings["from_shipped"],
+            "features": with_features,
             "more": settings.get("more", []),
             "history": history,
             "reproduce": command,

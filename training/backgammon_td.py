@@ -53,7 +53,13 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 import numpy as np
 
 from engine.games.backgammon import START_BOARD, game_points, legal_plays
-from engine.games.backgammon_net import INPUTS, OUTPUTS, WEIGHTS_FILE, encode_many
+from engine.games.backgammon_net import (
+    FEATURED_INPUTS,
+    INPUTS,
+    OUTPUTS,
+    WEIGHTS_FILE,
+    encode_many,
+)
 
 Board = tuple[int, ...]
 #: Output order (see engine.games.backgammon_net.OUTPUTS): seen from the other
@@ -83,8 +89,14 @@ class Settings:
 class Net:
     """One hidden layer of sigmoids, five sigmoid outputs; weights as in backgammon_net."""
 
-    def __init__(self, hidden: int, rng: np.random.Generator, scale: float) -> None:
-        self.w1 = rng.normal(0.0, scale, (INPUTS, hidden))
+    def __init__(
+        self, hidden: int, rng: np.random.Generator, scale: float, with_features: bool = False
+    ) -> None:
+        # With the hand-made features (engine.games.backgammon_features) after
+        # the raw units; TD training here always uses the raw units alone.
+        self.with_features = with_features
+        inputs = FEATURED_INPUTS if with_features else INPUTS
+        self.w1 = rng.normal(0.0, scale, (inputs, hidden))
         self.b1 = np.zeros(hidden)
         self.w2 = rng.normal(0.0, scale, (hidden, len(OUTPUTS)))
         self.b2 = np.zeros(len(OUTPUTS))

@@ -4,11 +4,12 @@ The network follows Tesauro's TD-Gammon (1992-95): one hidden layer of
 sigmoid units over a raw encoding of the board, outputs that estimate the
 chances of each result. It was first trained only by playing against itself
 (TD(λ), ``training/backgammon_td.py``; that network is kept as
-``training/backgammon_td80.json``). The shipped one has the same encoding
-and outputs and 128 hidden units, and learned by regression from GNU
-Backgammon's 1-ply evaluations of positions the TD network played
+``training/backgammon_td80.json``). The shipped one has the same outputs,
+128 hidden units and the hand-made features below, and learned by
+regression from GNU Backgammon's 1-ply evaluations of positions the TD
+network played and of every play of rolls drawn from them
 (``training/backgammon_distill.py``): it is markedly better against gnubg
-(docs/benchmarks.md). Its settings and the commands that reproduce it are
+(docs/backgammon.md). Its settings and the commands that reproduce it are
 stored with the weights, in ``backgammon_td.json``.
 
 Encoding (:data:`INPUTS` units) of a position before the roll, from the side
@@ -21,6 +22,12 @@ from its owner's side:
 * the bar: ``n / 2``; borne off: ``n / 15``;
 * the pip count / 100 (not in Tesauro's 198: it lets a small net read a race
   without adding up 96 units).
+
+A network may also read the hand-made features of
+:mod:`engine.games.backgammon_features` (shots, primes, the back checker,
+contact) after these :data:`INPUTS` units: its weights file lists them
+(``"features"``), and :data:`FEATURED_INPUTS` units go in. The shipped
+network does; the TD network of ``training/backgammon_td.py`` does not.
 
 There are no turn units: the position is always seen by the player on roll.
 
@@ -49,11 +56,15 @@ from typing import Any, Final
 
 import numpy as np
 
+from engine.games.backgammon_features import FEATURE_NAMES, features
+
 #: Checkers per player.
 CHECKERS: Final = 15
 #: Input units per side: 4 per point, the bar, borne off, pips.
 SIDE_INPUTS: Final = 24 * 4 + 3
 INPUTS: Final = 2 * SIDE_INPUTS
+#: Input units of a network that reads the hand-made features too.
+FEATURED_INPUTS: Final = INPUTS + len(FEATURE_NAMES)
 #: Names of the outputs, in order.
 OUTPUTS: Final = ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon")
 #: The weights shipped with the engine.
@@ -73,8 +84,13 @@ def sigmoid(value: float) -> float:
     return 1.0 / (1.0 + math.exp(-value))
 
 
-def encode(me: tuple[int, ...], opp: tuple[int, ...]) -> list[tuple[int, float]]:
+def encode(
+    me: tuple[int, ...], opp: tuple[int, ...], with_features: bool = False
+) -> list[tuple[int, float]]:
     """The non-zero input units of a position as (index, value), the player on roll's ``me``.
+
+    With ``with_features``, the features of
+    :func:`engine.games.backgammon_features.features` follow from index :data:`INPUTS`.
 
     Boards are 25 counts from their owner's side, index 24 the bar (see
     :mod:`engine.games.backgammon`). ``training/backgammon_td.py`` computes the
@@ -109,6 +125,10 @@ def encode(me: tuple[int, ...], opp: tuple[int, ...]) -> list[tuple[int, float]]
         if pips:
             units.append((base + 98, pips / PIP_SCALE))
         base += SIDE_INPUTS
+    if with_features:
+        units.extend(
+            (INPUTS + index, value) for index, value in enumerate(features(me, opp)) if value
+        )
     return units
 
 
@@ -127,9 +147,11 @@ class Network:
         output_weights: tuple[float, ...],
         output_bias: tuple[float, ...],
         settings: dict[str, Any],
+        with_features: bool = False,
     ) -> None:
-        if len(hidden_weights) != INPUTS * hidden or len(hidden_bias) != hidden:
-            raise ValueError(f"hidden layer weights do not fit {INPUTS} inputs x {hidden} units")
+        inputs = FEATURED_INPUTS if with_features else INPUTS
+        if len(hidden_weights) != inputs * hidden or len(hidden_bias) != hidden:
+            raise ValueError(f"hidden layer weights do not fit {inputs} inputs x {hidden} units")
         if len(output_weights) != hidden * len(OUTPUTS) or len(output_bias) != len(OUTPUTS):
             raise ValueError(f"output weights do not fit {hidden} units x {len(OUTPUTS)} outputs")
         self.hidden = hidden
@@ -138,10 +160,11 @@ class Network:
         self.output_weights = output_weights
         self.output_bias = output_bias
         self.settings = settings
+        self.with_features = with_features
         # The same network folded for equities(): sigmoid(x) = (1 + tanh(x / 2)) / 2,
         # so the halves go into the weights, and the equity, linear in the
         # outputs, becomes one dot product with EQUITY_OF_TANH.
-        w1 = np.array(hidden_weights).reshape(INPUTS, hidden)
+        w1 = np.array(hidden_weights).reshape(inputs, hidden)
         w2 = np.array(output_weights).reshape(hidden, len(OUTPUTS))
         self._half_w1 = w1 * 0.5
         self._half_b1 = np.array(hidden_bias) * 0.5
@@ -153,7 +176,7 @@ class Network:
         hidden = self.hidden
         weights = self.hidden_weights
         sums = list(self.hidden_bias)
-        for index, value in encode(me, opp):
+        for index, value in encode(me, opp, self.with_features):
             row = index * hidden
             if value == 1.0:
                 for unit in range(hidden):
@@ -177,7 +200,7 @@ class Network:
 
     def equities(self, positions: list[tuple[tuple[int, ...], tuple[int, ...]]]) -> list[float]:
         """:meth:`equity` of each (board on roll, other board), computed together with numpy."""
-        inputs = encode_many(positions)
+        inputs = encode_many(positions, self.with_features)
         hidden = inputs @ self._half_w1
         hidden += self._half_b1
         np.tanh(hidden, out=hidden)
@@ -199,8 +222,10 @@ POINT_UNITS: Final = np.array(
 PIPS_PER_CHECKER: Final = np.arange(1, 26, dtype=np.int64)
 
 
-def encode_many(positions: list[tuple[tuple[int, ...], tuple[int, ...]]]) -> Any:
-    """The input units of positions as a (count, INPUTS) numpy array: :func:`encode`, densely."""
+def encode_many(
+    positions: list[tuple[tuple[int, ...], tuple[int, ...]]], with_features: bool = False
+) -> Any:
+    """The input units of positions as a (count, inputs) numpy array: :func:`encode`, densely."""
     count = len(positions)
     raw = b"".join([bytes(me) + bytes(opp) for me, opp in positions])
     counts = np.frombuffer(raw, dtype=np.uint8).reshape(count, 2, 25)
@@ -209,7 +234,12 @@ def encode_many(positions: list[tuple[tuple[int, ...], tuple[int, ...]]]) -> Any
     units[:, :, 96] = counts[:, :, 24] * 0.5
     units[:, :, 97] = (CHECKERS - counts.sum(axis=2)) / 15.0
     units[:, :, 98] = (counts @ PIPS_PER_CHECKER) / PIP_SCALE
-    return units.reshape(count, INPUTS)
+    if not with_features:
+        return units.reshape(count, INPUTS)
+    # The features are loops over points, cheaper per position in compiled
+    # Python than as a dozen numpy passes over a small batch.
+    extra = np.array([features(me, opp) for me, opp in positions], dtype=np.float64)
+    return np.concatenate([units.reshape(count, INPUTS), extra.reshape(count, -1)], axis=1)
 
 
 def _floats(text: str) -> tuple[float, ...]:
@@ -224,8 +254,12 @@ def load_network(path: Path = WEIGHTS_FILE) -> Network:
     Raises ``OSError`` or ``ValueError`` when the file is missing or does not fit.
     """
     data = json.loads(path.read_text(encoding="utf-8"))
-    if data.get("inputs") != INPUTS or data.get("outputs") != list(OUTPUTS):
-        raise ValueError(f"{path}: not a network over this encoding ({INPUTS} inputs, {OUTPUTS})")
+    named = data.get("features", [])
+    if named not in ([], list(FEATURE_NAMES)):
+        raise ValueError(f"{path}: reads features {named}, not {list(FEATURE_NAMES)}")
+    inputs = FEATURED_INPUTS if named else INPUTS
+    if data.get("inputs") != inputs or data.get("outputs") != list(OUTPUTS):
+        raise ValueError(f"{path}: not a network over this encoding ({inputs} inputs, {OUTPUTS})")
     weights = data["weights"]
     return Network(
         int(data["hidden"]),
@@ -234,6 +268,7 @@ def load_network(path: Path = WEIGHTS_FILE) -> Network:
         _floats(weights["output"]),
         _floats(weights["output_bias"]),
         dict(data.get("settings", {})),
+        with_features=bool(named),
     )
 
 

@@ -11,10 +11,11 @@ import numpy as np
 import pytest
 
 from bench.programs import find_program
-from engine.games.backgammon import START_BOARD
+from engine.games.backgammon import START_BOARD, legal_plays
 from engine.games.backgammon_net import encode_many, load_network
 from tests.engine.games.test_backgammon_net import random_positions
 from training.backgammon_distill import (
+    every_play,
     export,
     fit,
     label,
@@ -41,6 +42,29 @@ def test_the_positions_are_positions_of_a_game_in_progress() -> None:
             assert not (me[point] and opp[23 - point])
 
 
+def test_every_play_keeps_all_the_results_of_each_roll_drawn() -> None:
+    source = np.array(random_positions(60, seed=6), dtype=np.uint8)
+    boards = every_play(source, decisions=10, seed=2)
+    assert boards.dtype == np.uint8 and boards.shape[1:] == (2, 25)
+    results = {(tuple(b[0]), tuple(b[1])) for b in boards.tolist()}
+    assert len(results) == len(boards)  # one row per distinct result
+    # Each row is the result of a legal play from some source position, seen by
+    # the opponent (on roll next), and those plays' siblings are all there.
+    found = 0
+    for me, opp in source.tolist():
+        for high in range(1, 7):
+            for low in range(1, high + 1):
+                after = {
+                    (theirs, mine)
+                    for _, mine, theirs in legal_plays(tuple(me), tuple(opp), high, low)
+                    if any(mine)
+                }
+                if len(after) > 1 and after <= results:
+                    found += 1
+    assert found >= 10
+    assert (every_play(source, decisions=10, seed=2) == boards).all()  # seeded
+
+
 @needs_gnubg
 def test_gnubg_labels_are_chances_for_the_player_on_roll() -> None:
     ahead = (2, 2, 2) + (0,) * 22  # six checkers on my 1-3 points, nine off
@@ -64,7 +88,7 @@ def test_the_fit_learns_labels_it_can_represent() -> None:
     teacher = shipped_net()
     positions = random_positions(3000, seed=9)
     boards = np.array(positions, dtype=np.uint8)
-    _, labels = teacher.forward(encode_many(positions))
+    _, labels = teacher.forward(encode_many(positions, teacher.with_features))
     _, history = fit(boards, labels, 20, 6, 0.03, 64, 0.1, 3, None)
     assert len(history) == 6
     # Seeded, so the same figures every run: 0.47 after one epoch, 0.20 after six.
@@ -108,6 +132,28 @@ def test_an_exported_network_loads_in_the_engine_with_the_same_values(tmp_path: 
         f"python -m training.backgammon_distill export --run {run}",
     ]
     assert network.settings["plies"] == 1
+    # With a second run of every play's results: this run's positions and
+    # labels first (the plays are drawn from them), then the other run's, then the fit.
+    plays = tmp_path / "plays"
+    plays.mkdir()
+    (plays / "commands.txt").write_text(
+        f"python -m training.backgammon_distill plays --run {plays} --from {run}\n"
+        f"python -m training.backgammon_distill label --run {plays}\n",
+        encoding="utf-8",
+    )
+    settings["more"] = [str(plays)]
+    saved["settings"] = json.dumps(settings)
+    np.savez_compressed(fitted, **saved)
+    export(fitted, target)
+    assert load_network(target).settings["reproduce"].split(" && ") == [
+        steps[0],
+        steps[1],
+        f"python -m training.backgammon_distill plays --run {plays} --from {run}",
+        f"python -m training.backgammon_distill label --run {plays}",
+        steps[3],
+        f"python -m training.backgammon_distill export --run {run}",
+    ]
+    assert network.with_features == net.with_features
     positions = random_positions(30, seed=7)
-    _, outputs = net.forward(encode_many(positions))
+    _, outputs = net.forward(encode_many(positions, net.with_features))
     assert np.allclose(network.equities(positions), equity(outputs), atol=1e-4)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 from pathlib import Path
 
@@ -16,9 +17,12 @@ from engine.games.backgammon import (
     Board,
     legal_plays,
 )
+from engine.games.backgammon_features import FEATURE_NAMES, features
 from engine.games.backgammon_net import (
+    FEATURED_INPUTS,
     INPUTS,
     OUTPUTS,
+    WEIGHTS_FILE,
     encode,
     encode_many,
     load_network,
@@ -64,6 +68,36 @@ def test_the_batch_encoding_equals_the_plain_one() -> None:
         assert dense[row].tolist() == plain
 
 
+def test_the_features_follow_the_raw_units_in_both_encodings() -> None:
+    positions = random_positions(200, seed=5)
+    dense = encode_many(positions, with_features=True)
+    assert dense.shape == (200, FEATURED_INPUTS) == (200, INPUTS + len(FEATURE_NAMES))
+    assert (dense[:, :INPUTS] == encode_many(positions)).all()
+    for row, (me, opp) in enumerate(positions):
+        plain = [0.0] * FEATURED_INPUTS
+        for index, value in encode(me, opp, with_features=True):
+            plain[index] = value
+        assert dense[row].tolist() == plain
+        assert plain[INPUTS:] == features(me, opp)
+
+
+def test_a_weights_file_must_name_the_features_this_engine_computes(tmp_path: Path) -> None:
+    shipped = json.loads(WEIGHTS_FILE.read_text(encoding="utf-8"))
+    assert shipped["features"] == list(FEATURE_NAMES)
+    assert load_network().with_features
+    renamed = shipped | {"features": ["shots", *FEATURE_NAMES[1:]]}
+    (tmp_path / "renamed.json").write_text(json.dumps(renamed), encoding="utf-8")
+    with pytest.raises(ValueError, match="reads features"):
+        load_network(tmp_path / "renamed.json")
+    # Without the list the file claims the raw encoding, and its weights do not fit it.
+    (tmp_path / "unnamed.json").write_text(
+        json.dumps({key: value for key, value in shipped.items() if key != "features"}),
+        encoding="utf-8",
+    )
+    with pytest.raises(ValueError, match="not a network over this encoding"):
+        load_network(tmp_path / "unnamed.json")
+
+
 def test_numpy_equities_equal_the_plain_forward_pass() -> None:
     network = GAME.network
     positions = random_positions(200, seed=2)
@@ -85,10 +119,17 @@ def test_the_shipped_network_says_how_it_was_trained() -> None:
     # the commands start from that network, kept in training/.
     assert "training.backgammon_distill" in settings["reproduce"]
     assert "--network training/backgammon_td80.json" in settings["reproduce"]
+    # With the hand-made features, and every play of rolls drawn from those positions.
+    assert settings["features"] is True and network.with_features
+    steps = [command.split()[3] for command in settings["reproduce"].split(" && ")]
+    assert steps == ["positions", "label", "plays", "label", "fit", "export"]
+    assert "--features" in settings["reproduce"] and "--more" in settings["reproduce"]
+    assert "/work/" not in settings["reproduce"]  # the repository's own paths
 
 
 def test_the_td_network_the_distillation_started_from_is_kept_with_its_training() -> None:
     td = load_network(Path(__file__).parents[3] / "training" / "backgammon_td80.json")
+    assert not td.with_features  # the raw encoding alone, as TD(λ) trains it
     for name in ("games", "games_trained", "hidden", "lam", "lr", "lr_final", "seed", "reproduce"):
         assert name in td.settings, name
     assert "training.backgammon_td" in td.settings["reproduce"]
