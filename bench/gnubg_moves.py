@@ -20,12 +20,14 @@ benchmark" does for its networks:
   cubeless). Written: the results and gnubg's equity of each for the mover.
 * ``score``: each network chooses a play per decision, as the engine's
   depth-1 search does (the result it values most) or, with ``--depth``,
-  as the engine's search at that depth does; its loss is gnubg's best
+  as the engine's search at that depth (or in ``--movetime`` ms) does; its loss is gnubg's best
   equity minus gnubg's equity of the chosen play. Reported per network: the
   mean loss per decision with a 95% interval, the share of decisions where
   it chose gnubg's play, and the share of large errors (over
   :data:`BLUNDER` points). Scored on the same decisions, the networks'
-  differences are far more certain than the intervals alone say.
+  differences are far more certain than the intervals alone say: each
+  network after the first is also given as its difference from the
+  first, decision by decision, with the interval of that difference.
 
 The reference is gnubg's evaluation at the given plies, not the truth
 (gnubg 1-ply is the teacher the shipped network was fitted to); a match
@@ -103,40 +105,57 @@ def build(
     }
 
 
-def score(bench: Path, network: Path, depth: int = 1) -> dict[str, float]:
-    """The losses of ``network``'s choices on the decisions of ``bench``.
+def losses(
+    bench: Path, network: Path, depth: int = 1, movetime_ms: int | None = None
+) -> np.ndarray:
+    """The equity each of ``network``'s choices loses on the decisions of ``bench``.
 
     At depth 1 the choice is the play whose result the network values most
-    (what the search's move ordering and a depth-1 search pick); deeper, the
-    engine's expectiminimax search at that fixed depth chooses, as it plays.
+    (what the search's move ordering and a depth-1 search pick). Deeper, or
+    with ``movetime_ms``, the engine's expectiminimax search chooses, at that
+    fixed depth or in that time, as it plays (a timed score depends on the
+    machine's load: give it with the figure).
     """
     data = np.load(bench)
     results = [(tuple(a.tolist()), tuple(b.tolist())) for a, b in data["results"]]
     truth = data["equities"]
     spans = data["spans"].tolist()
-    if depth <= 1:
+    if depth <= 1 and movetime_ms is None:
         ours = -np.array(load_network(network).equities(results))
         chosen = [start + int(np.argmax(ours[start:end])) for start, end in spans]
     else:
         game = Backgammon()
         game.network = load_network(network)
         searcher = ExpectimaxSearcher(game, 1 << 16)
+        limits = Limits(movetime_ms=movetime_ms) if movetime_ms else Limits(depth=depth)
         chosen = []
         for (start, end), (me, opp), (high, low) in zip(
             spans, data["positions"].tolist(), data["dice"].tolist(), strict=True
         ):
             state = BgState(tuple(me), tuple(opp), 0, (high, low))
-            move = searcher.think(SearchRequest(state, Limits(depth=depth))).move_value
+            move = searcher.think(SearchRequest(state, limits)).move_value
             after = game.play(state, move)
             chosen.append(results.index((after.me, after.opp), start, end))
-    losses = np.array([truth[start:end].max() for start, end in spans]) - truth[chosen]
+    lost: np.ndarray = np.array([truth[start:end].max() for start, end in spans]) - truth[chosen]
+    return lost
+
+
+def summarise(lost: np.ndarray) -> dict[str, float]:
+    """Mean loss a decision with its 95% interval, gnubg's play chosen, large errors."""
     return {
-        "decisions": float(len(losses)),
-        "mean_loss": float(losses.mean()),
-        "interval": float(1.96 * losses.std(ddof=1) / np.sqrt(len(losses))),
-        "best_chosen": float((losses < 1e-9).mean()),
-        "blunders": float((losses > BLUNDER).mean()),
+        "decisions": float(len(lost)),
+        "mean_loss": float(lost.mean()),
+        "interval": float(1.96 * lost.std(ddof=1) / np.sqrt(len(lost))),
+        "best_chosen": float((lost < 1e-9).mean()),
+        "blunders": float((lost > BLUNDER).mean()),
     }
+
+
+def score(
+    bench: Path, network: Path, depth: int = 1, movetime_ms: int | None = None
+) -> dict[str, float]:
+    """:func:`summarise` of :func:`losses`."""
+    return summarise(losses(bench, network, depth, movetime_ms))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -156,6 +175,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--depth", type=int, default=1, help="score: our search's depth (1: the network alone)"
     )
+    parser.add_argument(
+        "--movetime", type=int, help="score: our search's time a decision, ms (instead of depth)"
+    )
     args = parser.parse_intermixed_args(argv)
     if args.action == "build":
         if args.out is None:
@@ -167,13 +189,22 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.bench is None or not args.networks:
         parser.error("score needs --bench FILE and at least one network")
+    first: np.ndarray | None = None
     for network in args.networks:
-        figures = score(args.bench, network, args.depth)
+        lost = losses(args.bench, network, args.depth, args.movetime)
+        figures = summarise(lost)
         print(
             f"{network}: {figures['mean_loss']:.4f} ± {figures['interval']:.4f} points lost a "
             f"decision over {figures['decisions']:.0f}; gnubg's play chosen in "
             f"{figures['best_chosen']:.1%}, errors over {BLUNDER} in {figures['blunders']:.1%}"
         )
+        if first is None:
+            first = lost
+            continue
+        # On the same decisions: the interval of the difference, pair by pair.
+        difference = lost - first
+        half = 1.96 * difference.std(ddof=1) / np.sqrt(len(difference))
+        print(f"  minus {args.networks[0]}: {difference.mean():+.4f} ± {half:.4f} a decision")
     return 0
 
 
