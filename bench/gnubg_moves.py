@@ -2,8 +2,8 @@
 
 Run from the repository root (gnubg on PATH or in /usr/games)::
 
-    python -m bench.gnubg_moves build --out bench/runs/moves.npz --decisions 3000
-    python -m bench.gnubg_moves score --bench bench/runs/moves.npz NETWORK.json ...
+    python -m bench.gnubg_moves build --decisions 3000 --plies 2
+    python -m bench.gnubg_moves score [--depth 2] engine/games/backgammon_td.json OTHER.json ...
 
 A match against gnubg (``bench/gnubg_match.py``) is what counts, but 500
 games measure points a game only to about ±0.11, so two networks a few
@@ -54,6 +54,8 @@ from engine.search.request import SearchRequest
 from training.backgammon_distill import label, net_from_file, play_positions
 from training.backgammon_td import equity
 
+#: Where build writes and score reads, unless told (bench/results/ is not versioned).
+DEFAULT_FILE = Path("bench/results/moves.npz")
 #: The network whose self-play the decisions are drawn from, by default.
 PLAYER = Path(__file__).resolve().parents[1] / "training" / "backgammon_td80.json"
 #: A choice that loses more than this (points a game) counts as a large error;
@@ -162,8 +164,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("action", choices=("build", "score"))
     parser.add_argument("networks", nargs="*", type=Path, help="score: weights files")
-    parser.add_argument("--out", type=Path, help="build: the file written")
-    parser.add_argument("--bench", type=Path, help="score: a file written by build")
+    parser.add_argument(
+        "--out", type=Path, default=DEFAULT_FILE, help="build: the file written (%(default)s)"
+    )
+    parser.add_argument(
+        "--bench", type=Path, default=DEFAULT_FILE, help="score: a file written by build"
+    )
     parser.add_argument("--games", type=int, default=300, help="build: self-play games")
     parser.add_argument(
         "--player", type=Path, default=PLAYER, help="build: the network that plays the games"
@@ -180,15 +186,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_intermixed_args(argv)
     if args.action == "build":
-        if args.out is None:
-            parser.error("build needs --out FILE")
         data = build(args.player, args.games, args.seed, args.decisions, args.plies, args.processes)
         args.out.parent.mkdir(parents=True, exist_ok=True)
         np.savez_compressed(args.out, **data)  # type: ignore[arg-type]
         print(f"wrote {args.out}: {data['settings']}", file=sys.stderr)
         return 0
-    if args.bench is None or not args.networks:
-        parser.error("score needs --bench FILE and at least one network")
+    if not args.networks:
+        parser.error("score needs at least one network's weights file")
     first: np.ndarray | None = None
     for network in args.networks:
         lost = losses(args.bench, network, args.depth, args.movetime)
