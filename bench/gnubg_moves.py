@@ -46,12 +46,12 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.games.backgammon import Backgammon, BgState, legal_plays
+from engine.games.backgammon import Backgammon, BgState
 from engine.games.backgammon_net import load_network
 from engine.search.expectimax import ExpectimaxSearcher
 from engine.search.limits import Limits
 from engine.search.request import SearchRequest
-from training.backgammon_distill import label, net_from_file, play_positions
+from training.backgammon_distill import label, net_from_file, play_positions, rolls_with_a_choice
 from training.backgammon_td import equity
 
 #: Where build writes and score reads, unless told (bench/results/ is not versioned).
@@ -68,23 +68,19 @@ def build(
 ) -> dict[str, object]:
     """Draw the decisions and have gnubg judge every play of each."""
     source = play_positions(net_from_file(player), games, 0.1, seed)
-    rng = np.random.default_rng(seed)
     results: list[tuple[tuple[int, ...], tuple[int, ...]]] = []
     spans: list[tuple[int, int]] = []
     decided: list[tuple[tuple[int, ...], tuple[int, ...]]] = []
     dice: list[tuple[int, int]] = []
-    for index in rng.permutation(len(source)):
-        me, opp = tuple(source[index, 0].tolist()), tuple(source[index, 1].tolist())
-        first, second = int(rng.integers(1, 7)), int(rng.integers(1, 7))
-        plays = legal_plays(me, opp, max(first, second), min(first, second))
-        # A choice, and no play that ends the game (gnubg judges positions in play).
-        if len(plays) < 2 or any(not any(mine) for _, mine, _ in plays):
+    for me, opp, roll, plays in rolls_with_a_choice(source, seed):
+        # No play that ends the game: gnubg judges positions in play.
+        if any(not any(mine) for _, mine, _ in plays):
             continue
         start = len(results)
         results.extend((theirs, mine) for _, mine, theirs in plays)
         spans.append((start, len(results)))
         decided.append((me, opp))
-        dice.append((max(first, second), min(first, second)))
+        dice.append(roll)
         if len(spans) == decisions:
             break
     chances = label(np.array(results, dtype=np.uint8), plies, processes)

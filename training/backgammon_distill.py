@@ -68,6 +68,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -77,7 +79,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 import numpy as np
 
 from bench.programs import find_program
-from engine.games.backgammon import START_BOARD, legal_plays
+from engine.games.backgammon import START_BOARD, Action, legal_plays
 from engine.games.backgammon_features import FEATURE_NAMES
 from engine.games.backgammon_net import (
     FEATURED_INPUTS,
@@ -155,30 +157,40 @@ def play_positions(net: Net, games: int, explore: float, seed: int) -> np.ndarra
     return np.array(kept, dtype=np.uint8)
 
 
+def rolls_with_a_choice(
+    source: np.ndarray, seed: int
+) -> Iterator[tuple[Board, Board, tuple[int, int], list[tuple[Action, Board, Board]]]]:
+    """Positions of ``source`` in a seeded random order, each with a random roll that
+    leaves more than one legal play: (me, opp, (high, low), the legal plays).
+
+    Shared by :func:`every_play` and ``bench/gnubg_moves.py``; the order of the
+    draws is part of their recorded commands, so it must not change.
+    """
+    rng = np.random.default_rng(seed)
+    for index in rng.permutation(len(source)):
+        me, opp = tuple(source[index, 0].tolist()), tuple(source[index, 1].tolist())
+        first, second = int(rng.integers(1, 7)), int(rng.integers(1, 7))
+        dice = (max(first, second), min(first, second))
+        plays = legal_plays(me, opp, *dice)
+        if len(plays) >= 2:
+            yield me, opp, dice, plays
+
+
 def every_play(source: np.ndarray, decisions: int, seed: int) -> np.ndarray:
     """The results of *every* legal play of ``decisions`` rolls met in ``source``'s positions.
 
     A position of ``source`` (boards as :func:`play_positions` writes them) is
-    drawn, then a roll; each distinct result of a legal play (the game not
-    over) is kept, seen by the opponent, who is then on roll. The network
-    is fitted on them beside :func:`play_positions`' so that it learns the
-    differences between the plays of one roll, which is all a search needs
-    from it: a network judged by its error on positions alone can be better
-    there and choose worse plays (docs/backgammon.md, "Features and every play of a roll").
+    drawn, then a roll (:func:`rolls_with_a_choice`); each distinct result of a
+    legal play (the game not over) is kept, seen by the opponent, who is then
+    on roll. The network is fitted on them beside :func:`play_positions`' so
+    that it learns the differences between the plays of one roll, which is
+    all a search needs from it: a network judged by its error on positions
+    alone can be better there and choose worse plays (docs/backgammon.md,
+    "Features and every play of a roll").
     """
-    rng = np.random.default_rng(seed)
     kept: list[tuple[Board, Board]] = []
-    drawn = 0
-    for index in rng.permutation(len(source)):
-        me, opp = tuple(source[index, 0].tolist()), tuple(source[index, 1].tolist())
-        first, second = int(rng.integers(1, 7)), int(rng.integers(1, 7))
-        plays = legal_plays(me, opp, max(first, second), min(first, second))
-        if len(plays) < 2:
-            continue
+    for _, _, _, plays in islice(rolls_with_a_choice(source, seed), decisions):
         kept.extend((theirs, mine) for _, mine, theirs in plays if any(mine))
-        drawn += 1
-        if drawn == decisions:
-            break
     return np.array(kept, dtype=np.uint8)
 
 

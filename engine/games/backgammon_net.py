@@ -239,7 +239,9 @@ def encode_many(
     # The features are loops over points, cheaper per position in compiled
     # Python than as a dozen numpy passes over a small batch.
     extra = np.array([features(me, opp) for me, opp in positions], dtype=np.float64)
-    return np.concatenate([units.reshape(count, INPUTS), extra.reshape(count, -1)], axis=1)
+    return np.concatenate(
+        [units.reshape(count, INPUTS), extra.reshape(count, len(FEATURE_NAMES))], axis=1
+    )
 
 
 def _floats(text: str) -> tuple[float, ...]:

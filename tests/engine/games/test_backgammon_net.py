@@ -167,3 +167,11 @@ def test_a_bear_off_that_wins_is_ordered_first() -> None:
     opp = (0,) * 18 + (1,) + (0,) * 6
     state = BgState(me, opp, 0, (1, 1))
     assert GAME.ordered_moves(state)[0] == ((0, -1),)
+
+
+def test_an_empty_batch_is_evaluated_in_either_encoding() -> None:
+    # The search may ask for no positions at all; the feature columns must not
+    # need a row to know their width.
+    assert encode_many([], with_features=True).shape == (0, FEATURED_INPUTS)
+    assert encode_many([]).shape == (0, INPUTS)
+    assert load_network().equities([]) == []
