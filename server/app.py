@@ -150,11 +150,12 @@ class ArenaServer:
         if self.agent is not None:
             await self.agent.start()
         logger.info(
-            "listening on ws://%s:%d%s with %d workers; engine: %s (%s)",
+            "listening on ws://%s:%d%s with %d worker%s; engine: %s (%s)",
             self.config.host,
             self.port,
             WS_PATH,
             self.config.workers,
+            "" if self.config.workers == 1 else "s",
             ENGINE_BUILD,
             ENGINE_BUILD_NOTE,
         )
