@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Final
 
 from engine.games.chess.bitboards import (
     BISHOP,
+    BIT,
     DARK_SQUARES,
     FILE_A,
     KING,
@@ -33,6 +34,8 @@ from engine.games.chess.bitboards import (
     PAWN,
     QUEEN,
     ROOK,
+    Bitboard,
+    popcount,
 )
 
 if TYPE_CHECKING:
@@ -56,9 +59,28 @@ TEMPO: Final = 10
 PASSED_PAWN_MG: Final = (0, 0, 5, 10, 20, 35, 60, 0)
 PASSED_PAWN_EG: Final = (0, 5, 10, 20, 40, 70, 110, 0)
 #: Masks of the first ranks, for the upward fill of :func:`_passed_pawns`.
-_RANKS_1_TO_3: Final = (1 << 24) - 1
-_RANKS_1_TO_5: Final = (1 << 40) - 1
-_RANKS_1_TO_6: Final = (1 << 48) - 1
+_RANKS_1_TO_3: Final[Bitboard] = (1 << 24) - 1
+_RANKS_1_TO_5: Final[Bitboard] = (1 << 40) - 1
+_RANKS_1_TO_6: Final[Bitboard] = (1 << 48) - 1
+
+
+def _shelter_ranks() -> tuple[tuple[Bitboard, ...], tuple[Bitboard, ...]]:
+    """``[color][rank]``: the two ranks ahead of a king on ``rank`` (fewer near the edge)."""
+    ranks: list[Bitboard] = [0]  # ranks[r + 1]: rank r (0-7); ranks[0] and ranks[9]: none
+    rank_mask: Bitboard = 0xFF
+    for _ in range(8):
+        ranks.append(rank_mask)
+        rank_mask = rank_mask << 8
+    ranks.append(0)
+    ranks.append(0)
+    white = tuple(ranks[rank + 2] | ranks[rank + 3] for rank in range(8))
+    black = tuple(ranks[max(rank - 1, 0)] | ranks[rank] for rank in range(8))
+    return white, black
+
+
+_SHELTER_RANKS: Final = _shelter_ranks()
+
+
 #: Pawnless endings with one side ahead: drive the lone king to the edge and
 #: bring the kings together, so that the search finds the mate in KQK and KRK
 #: (the "mop-up" idea; weights ours).
@@ -205,9 +227,7 @@ def evaluate(position: Position) -> int:
     """Centipawns for the side to move: tapered ``mg``/``eg`` plus a few cheap terms."""
     boards = position.boards
     knights_bishops = boards[KNIGHT] | boards[BISHOP]
-    phase = (
-        knights_bishops.bit_count() + 2 * boards[ROOK].bit_count() + 4 * boards[QUEEN].bit_count()
-    )
+    phase = popcount(knights_bishops) + 2 * popcount(boards[ROOK]) + 4 * popcount(boards[QUEEN])
     if phase > FULL_PHASE:
         phase = FULL_PHASE
     # White's point of view until the end; the blend is divided last, from
@@ -245,15 +265,19 @@ def evaluate(position: Position) -> int:
 SCALE_MAX_PHASE: Final = 6
 
 
-def _file_set(board: int) -> int:
-    """The files that hold a square of ``board``, as a byte (bit 0: the a-file)."""
+def _file_set(board: Bitboard) -> int:
+    """The files that hold a square of ``board``, as a byte (bit 0: the a-file).
+
+    Only the low byte is read: what a right shift of a negative board brings
+    in from the top (compiled code) never reaches it.
+    """
     board |= board >> 32
     board |= board >> 16
     board |= board >> 8
-    return board & 0xFF
+    return int(board & 0xFF)
 
 
-def _structure(boards: tuple[int, ...], phase: int) -> int:
+def _structure(boards: tuple[Bitboard, ...], phase: int) -> int:
     """Rooks on open files, doubled and isolated pawns, king shelter; blended by ``phase``."""
     pawns = boards[PAWN]
     rooks = boards[ROOK]
@@ -271,7 +295,7 @@ def _structure(boards: tuple[int, ...], phase: int) -> int:
         while own_rooks:
             low = own_rooks & -own_rooks
             own_rooks ^= low
-            file_bit = 1 << ((low.bit_length() - 1) & 7)
+            file_bit = 1 << ((int(low).bit_length() - 1) & 7)
             if not pawn_files & file_bit:
                 side_mg += ROOK_OPEN_FILE_MG
                 side_eg += ROOK_OPEN_FILE_EG
@@ -279,38 +303,34 @@ def _structure(boards: tuple[int, ...], phase: int) -> int:
                 side_mg += ROOK_HALF_OPEN_FILE_MG
                 side_eg += ROOK_HALF_OPEN_FILE_EG
         # Doubled pawns: every pawn beyond the first on its file.
-        doubled = own_pawns.bit_count() - own_files.bit_count()
+        doubled = popcount(own_pawns) - own_files.bit_count()
         # Isolated pawns: on files with no own pawn on either side.
         isolated_files = own_files & ~(own_files << 1 | own_files >> 1)
-        isolated = (own_pawns & isolated_files * FILE_A).bit_count() if isolated_files else 0
+        isolated = popcount(own_pawns & isolated_files * FILE_A) if isolated_files else 0
         side_mg -= DOUBLED_PAWN_MG * doubled + ISOLATED_PAWN_MG * isolated
         side_eg -= DOUBLED_PAWN_EG * doubled + ISOLATED_PAWN_EG * isolated
         # King shelter: own pawns on the two ranks ahead of the king, on
         # its file and the files beside (middlegame only).
-        king = (kings & own).bit_length() - 1
+        king = int(kings & own).bit_length() - 1
         file, rank = king & 7, king >> 3
         shelter_files = (7 << file >> 1) & 0xFF
-        if color:
-            ahead = (0xFFFF << 8 * rank >> 16) if rank >= 2 else (0xFF if rank == 1 else 0)
-        else:
-            ahead = (0xFFFF << 8 * (rank + 1)) & ((1 << 64) - 1)
-        sheltered = _file_set(own_pawns & ahead & shelter_files * FILE_A)
+        sheltered = _file_set(own_pawns & _SHELTER_RANKS[color][rank] & shelter_files * FILE_A)
         side_mg -= KING_SHELTER_MISSING * (shelter_files & ~sheltered).bit_count()
         mg += sign * side_mg
         eg += sign * side_eg
     return mg * phase + eg * (FULL_PHASE - phase)
 
 
-def _non_pawn_material(boards: tuple[int, ...], side: int) -> int:
+def _non_pawn_material(boards: tuple[Bitboard, ...], side: Bitboard) -> int:
     return (
-        SCALE_KNIGHT * (boards[KNIGHT] & side).bit_count()
-        + SCALE_BISHOP * (boards[BISHOP] & side).bit_count()
-        + SCALE_ROOK * (boards[ROOK] & side).bit_count()
-        + SCALE_QUEEN * (boards[QUEEN] & side).bit_count()
+        SCALE_KNIGHT * popcount(boards[KNIGHT] & side)
+        + SCALE_BISHOP * popcount(boards[BISHOP] & side)
+        + SCALE_ROOK * popcount(boards[ROOK] & side)
+        + SCALE_QUEEN * popcount(boards[QUEEN] & side)
     )
 
 
-def _scale(boards: tuple[int, ...], white_ahead: bool) -> int:
+def _scale(boards: tuple[Bitboard, ...], white_ahead: bool) -> int:
     """The drawish-ending scale factor (out of :data:`SCALE_NORMAL`) for the side ahead."""
     strong = boards[0] if white_ahead else boards[7]
     weak = boards[7] if white_ahead else boards[0]
@@ -324,19 +344,21 @@ def _scale(boards: tuple[int, ...], white_ahead: bool) -> int:
     white_bishops = bishops & boards[0]
     black_bishops = bishops & boards[7]
     if (
-        white_bishops.bit_count() == 1
-        and black_bishops.bit_count() == 1
+        popcount(white_bishops) == 1
+        and popcount(black_bishops) == 1
         and bool(white_bishops & LIGHT_SQUARES) != bool(black_bishops & LIGHT_SQUARES)
     ):
         if strong_material == SCALE_BISHOP and weak_material == SCALE_BISHOP:
-            if boards[PAWN].bit_count() >= 2:
+            if popcount(boards[PAWN]) >= 2:
                 return SCALE_OPPOSITE_BISHOPS
             return SCALE_OPPOSITE_BISHOPS_FEW_PAWNS
         return SCALE_OPPOSITE_BISHOPS_PIECES
     return SCALE_NORMAL
 
 
-def _passed_pawns(position: Position, white_pawns: int, black_pawns: int, phase: int) -> int:
+def _passed_pawns(
+    position: Position, white_pawns: Bitboard, black_pawns: Bitboard, phase: int
+) -> int:
     """Passed-pawn bonus, White minus Black, already blended by ``phase``.
 
     When a side has only king and pawns, a passed pawn of the other side
@@ -352,8 +374,7 @@ def _passed_pawns(position: Position, white_pawns: int, black_pawns: int, phase:
     ahead_of_black |= (ahead_of_black & NOT_FILE_A) >> 1 | (ahead_of_black & NOT_FILE_H) << 1
     # Upwards the fill is cut at rank 7 (each shift only takes the squares
     # that land below rank 8): no black pawn stands on rank 8, and so every
-    # value stays below 2**56, a short int for compiled code, instead of
-    # growing past 64 bits and being masked afterwards.
+    # value stays below 2**56, the same in both builds.
     ahead_of_white = (white_pawns & _RANKS_1_TO_6) << 8
     ahead_of_white |= (ahead_of_white & _RANKS_1_TO_6) << 8
     ahead_of_white |= (ahead_of_white & _RANKS_1_TO_5) << 16
@@ -366,14 +387,14 @@ def _passed_pawns(position: Position, white_pawns: int, black_pawns: int, phase:
     while passed:
         low = passed & -passed
         passed ^= low
-        rank = (low.bit_length() - 1) >> 3
+        rank = (int(low).bit_length() - 1) >> 3
         mg += PASSED_PAWN_MG[rank]
         eg += PASSED_PAWN_EG[rank]
     passed = black_passed
     while passed:
         low = passed & -passed
         passed ^= low
-        rank = 7 - ((low.bit_length() - 1) >> 3)
+        rank = 7 - ((int(low).bit_length() - 1) >> 3)
         mg -= PASSED_PAWN_MG[rank]
         eg -= PASSED_PAWN_EG[rank]
     boards = position.boards
@@ -385,7 +406,7 @@ def _passed_pawns(position: Position, white_pawns: int, black_pawns: int, phase:
     return mg * phase + eg * (FULL_PHASE - phase)
 
 
-def _unstoppable(position: Position, passed: int, color: int) -> bool:
+def _unstoppable(position: Position, passed: Bitboard, color: int) -> bool:
     """Whether a passed pawn of ``color`` outruns the other king (the rule of the square).
 
     The pawn needs one move a rank to promote (a pawn on its second rank
@@ -394,12 +415,12 @@ def _unstoppable(position: Position, passed: int, color: int) -> bool:
     A pawn with a piece of its own side on its path is left out.
     """
     boards = position.boards
-    defender_king = (boards[KING] & boards[7 * (1 - color)]).bit_length() - 1
+    defender_king = int(boards[KING] & boards[7 * (1 - color)]).bit_length() - 1
     occupied = boards[0] | boards[7]
     while passed:
         low = passed & -passed
         passed ^= low
-        square = low.bit_length() - 1
+        square = int(low).bit_length() - 1
         file, rank = square & 7, square >> 3
         to_go = 7 - rank if color == 0 else rank
         if to_go == 6:
@@ -412,8 +433,10 @@ def _unstoppable(position: Position, passed: int, color: int) -> bool:
             king_distance -= 1
         if king_distance <= to_go:
             continue
+        # The file above the pawn (White) or below it (Black); a pawn is never
+        # on the last rank, so BIT[square + 8] exists.
         path = FILE_A << file
-        path = path & ~((1 << (square + 1)) - 1) if color == 0 else path & ((1 << square) - 1)
+        path = path & -BIT[square + 8] if color == 0 else path & (BIT[square] - 1)
         if not path & occupied:
             return True
     return False
@@ -421,8 +444,8 @@ def _unstoppable(position: Position, passed: int, color: int) -> bool:
 
 def _mop_up(position: Position, white_leads: bool) -> int:
     kings = position.boards[KING]
-    white_king = (kings & position.boards[0]).bit_length() - 1
-    black_king = (kings & position.boards[7]).bit_length() - 1
+    white_king = int(kings & position.boards[0]).bit_length() - 1
+    black_king = int(kings & position.boards[7]).bit_length() - 1
     loser = black_king if white_leads else white_king
     edge = _centre_distance(loser & 7, loser >> 3)
     apart = abs((white_king & 7) - (black_king & 7)) + abs((white_king >> 3) - (black_king >> 3))
@@ -430,7 +453,7 @@ def _mop_up(position: Position, white_leads: bool) -> int:
     return bonus if white_leads else -bonus
 
 
-def material_scores(boards: tuple[int, ...]) -> tuple[int, int]:
+def material_scores(boards: tuple[Bitboard, ...]) -> tuple[int, int]:
     """``(mg, eg)`` of a board from scratch (White minus Black), for parsed positions."""
     mg = eg = 0
     for color, occupancy in ((0, boards[0]), (1, boards[7])):
@@ -439,7 +462,7 @@ def material_scores(boards: tuple[int, ...]) -> tuple[int, int]:
             while pieces:
                 low = pieces & -pieces
                 pieces ^= low
-                index = ((piece + 6 * color) << 6) | (low.bit_length() - 1)
+                index = ((piece + 6 * color) << 6) | (int(low).bit_length() - 1)
                 mg += MG[index]
                 eg += EG[index]
     return mg, eg

@@ -37,6 +37,7 @@ from engine.games.chess.bitboards import (
     QUEEN,
     ROOK,
     ROOK_EMPTY,
+    popcount,
     squares_of,
 )
 from engine.games.chess.evaluation import MG, evaluate
@@ -185,7 +186,7 @@ class Chess(Game[Position, Move]):
         boards = state.boards
         if not (boards[PAWN] | boards[ROOK] | boards[QUEEN]):
             minors = boards[KNIGHT] | boards[BISHOP]
-            if minors.bit_count() <= 1 or (
+            if popcount(minors) <= 1 or (
                 not boards[KNIGHT] and (not minors & LIGHT_SQUARES or not minors & DARK_SQUARES)
             ):
                 return Outcome(None, "insufficient material")

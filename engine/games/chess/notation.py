@@ -21,6 +21,7 @@ import re
 
 from engine.errors import BadPositionError, IllegalMoveError
 from engine.games.chess.bitboards import (
+    BIT,
     BLACK_KINGSIDE,
     BLACK_QUEENSIDE,
     CASTLING_LETTERS,
@@ -35,6 +36,8 @@ from engine.games.chess.bitboards import (
     SQUARES,
     WHITE_KINGSIDE,
     WHITE_QUEENSIDE,
+    Bitboard,
+    popcount,
 )
 from engine.games.chess.evaluation import material_scores
 from engine.games.chess.position import (
@@ -101,11 +104,11 @@ def parse_fen(text: str) -> Position:
     return Position(boards, turn, castling, ep, halfmove, fullmove, key, mg, eg)
 
 
-def _parse_board(text: str) -> tuple[int, ...]:
+def _parse_board(text: str) -> tuple[Bitboard, ...]:
     ranks = text.split("/")
     if len(ranks) != 8:
         raise BadPositionError(f"the FEN board needs 8 ranks separated by '/', got {len(ranks)}")
-    boards = [0] * 8
+    boards: list[Bitboard] = [0] * 8
     for row, rank_text in enumerate(ranks):
         rank = 7 - row
         file = 0
@@ -115,7 +118,7 @@ def _parse_board(text: str) -> tuple[int, ...]:
             elif char.lower() in PIECE_LETTERS.strip():
                 if file > 7:
                     raise BadPositionError(f"rank {rank + 1} of the FEN board has over 8 squares")
-                bit = 1 << (rank * 8 + file)
+                bit = BIT[rank * 8 + file]
                 boards[PIECE_LETTERS.index(char.lower())] |= bit
                 boards[0 if char.isupper() else 7] |= bit
                 file += 1
@@ -126,16 +129,16 @@ def _parse_board(text: str) -> tuple[int, ...]:
     result = tuple(boards)
     for color, name in ((0, "White"), (7, "Black")):
         side = result[color]
-        if (result[KING] & side).bit_count() != 1:
+        if popcount(result[KING] & side) != 1:
             raise BadPositionError(f"{name} must have exactly one king")
-        if side.bit_count() > 16 or (result[PAWN] & side).bit_count() > 8:
+        if popcount(side) > 16 or popcount(result[PAWN] & side) > 8:
             raise BadPositionError(f"{name} has too many pieces (at most 16, of them 8 pawns)")
     if result[PAWN] & (RANK_1 | RANK_8):
         raise BadPositionError("pawns cannot stand on the first or last rank")
     return result
 
 
-def _parse_castling(text: str, boards: tuple[int, ...]) -> int:
+def _parse_castling(text: str, boards: tuple[Bitboard, ...]) -> int:
     if text == "-":
         return 0
     castling = 0
@@ -147,12 +150,12 @@ def _parse_castling(text: str, boards: tuple[int, ...]) -> int:
         castling |= 1 << CASTLING_LETTERS.index(char)
     for right, (letter, king_home, rook_home) in _CASTLING_HOMES.items():
         side = boards[0] if letter.isupper() else boards[7]
-        if not (boards[KING] & side) >> king_home & 1 or not (boards[ROOK] & side) >> rook_home & 1:
+        if not boards[KING] & side & BIT[king_home] or not boards[ROOK] & side & BIT[rook_home]:
             castling &= ~right  # the king or the rook has left home: the right is gone
     return castling
 
 
-def _parse_en_passant(text: str, boards: tuple[int, ...], turn: int) -> int:
+def _parse_en_passant(text: str, boards: tuple[Bitboard, ...], turn: int) -> int:
     if text == "-":
         return 0
     square = SQUARES.get(text)
@@ -164,8 +167,8 @@ def _parse_en_passant(text: str, boards: tuple[int, ...], turn: int) -> int:
     pushed = square ^ 8  # where the pawn that just moved two squares stands
     origin = square + 8 if turn == 0 else square - 8
     occupied = boards[0] | boards[7]
-    if not (boards[PAWN] & boards[7 - 7 * turn]) >> pushed & 1 or occupied & (
-        (1 << square) | (1 << origin)
+    if not boards[PAWN] & boards[7 - 7 * turn] & BIT[pushed] or occupied & (
+        BIT[square] | BIT[origin]
     ):
         raise BadPositionError(
             f"en passant square {text} is impossible: no pawn can just have passed it"
@@ -187,7 +190,7 @@ def format_fen(position: Position) -> str:
         row = ""
         empty = 0
         for file in range(8):
-            bit = 1 << (rank * 8 + file)
+            bit = BIT[rank * 8 + file]
             piece = next((p for p in range(PAWN, KING + 1) if boards[p] & bit), 0)
             if not piece:
                 empty += 1

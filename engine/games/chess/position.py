@@ -42,14 +42,11 @@ from engine.games.chess.bitboards import (
     BETWEEN,
     BISHOP,
     BISHOP_EMPTY,
+    BIT,
     BLACK_TO_MOVE_KEY,
     CASTLING_KEEP,
     CASTLING_KEYS,
-    DIAG_ATTACKS,
-    DIAG_MASKS,
     EP_FILE_KEYS,
-    FILE_ATTACKS,
-    FILE_MASKS,
     KING,
     KING_ATTACKS,
     KNIGHT,
@@ -64,10 +61,12 @@ from engine.games.chess.bitboards import (
     RANK_1,
     RANK_3,
     RANK_6,
-    RANK_ATTACKS,
-    RANK_MASKS,
+    RANK_8,
     ROOK,
     ROOK_EMPTY,
+    Bitboard,
+    bishop_attacks,
+    rook_attacks,
 )
 from engine.games.chess.evaluation import EG, MG
 
@@ -81,6 +80,15 @@ _MOVER_PAWN: Final = (7 - PAWN) << 17
 _MOVER_KING: Final = (7 - KING) << 17
 #: Promotion pieces in the order they are generated (queen first).
 PROMOTIONS: Final = (QUEEN << 14, ROOK << 14, BISHOP << 14, KNIGHT << 14)
+
+#: Squares that must be empty to castle, by side: f and g; b, c and d.
+_CASTLING_EMPTY_KINGSIDE: Final[tuple[Bitboard, ...]] = (0x60, 0x60 << 56)
+_CASTLING_EMPTY_QUEENSIDE: Final[tuple[Bitboard, ...]] = (0x0E, 0x0E << 56)
+#: The squares below bit 55 (a logical right shift's mask, see has_legal_move).
+_BELOW_BIT_55: Final[Bitboard] = (1 << 55) - 1
+#: A position's ``_checkers`` and ``_pinned`` before they are computed:
+#: every square, which neither can ever be.
+_NOT_YET: Final[Bitboard] = -1
 
 #: Castling by king destination: (king from, rook from, rook to).
 CASTLING_ROOKS: Final = {6: (4, 7, 5), 2: (4, 0, 3), 62: (60, 63, 61), 58: (60, 56, 59)}
@@ -133,7 +141,7 @@ class Position:
         "turn",
     )
 
-    boards: tuple[int, ...]
+    boards: tuple[Bitboard, ...]
     turn: int
     castling: int
     ep: int
@@ -144,12 +152,12 @@ class Position:
     eg: int
     history: tuple[int, ...]
     _moves: list[Move] | None
-    _checkers: int
-    _pinned: int
+    _checkers: Bitboard
+    _pinned: Bitboard
 
     def __init__(
         self,
-        boards: tuple[int, ...],
+        boards: tuple[Bitboard, ...],
         turn: int,
         castling: int,
         ep: int,
@@ -171,8 +179,8 @@ class Position:
         self.eg = eg
         self.history = history
         self._moves = None
-        self._checkers = -1
-        self._pinned = -1
+        self._checkers = _NOT_YET
+        self._pinned = _NOT_YET
 
     def _fields(self) -> tuple[object, ...]:
         return (
@@ -216,23 +224,23 @@ class Position:
             self._moves = moves
         return moves
 
-    def checkers(self) -> int:
+    def checkers(self) -> Bitboard:
         """Bitboard of the pieces giving check to the side to move."""
         checkers = self._checkers
-        if checkers < 0:
+        if checkers == _NOT_YET:
             checkers = checkers_of(self.boards, self.turn)
             self._checkers = checkers
         return checkers
 
-    def pinned(self) -> int:
+    def pinned(self) -> Bitboard:
         """Bitboard of the side to move's pieces pinned to its king."""
         pinned = self._pinned
-        if pinned < 0:
+        if pinned == _NOT_YET:
             boards = self.boards
             us = boards[7 * self.turn]
             them = boards[7 - 7 * self.turn]
             pinned = _pinned(
-                (boards[KING] & us).bit_length() - 1,
+                int(boards[KING] & us).bit_length() - 1,
                 us,
                 us | them,
                 (boards[ROOK] | boards[QUEEN]) & them,
@@ -242,11 +250,13 @@ class Position:
         return pinned
 
 
-def king_square(boards: tuple[int, ...], color: int) -> int:
-    return (boards[KING] & boards[7 * color]).bit_length() - 1
+def king_square(boards: tuple[Bitboard, ...], color: int) -> int:
+    return int(boards[KING] & boards[7 * color]).bit_length() - 1
 
 
-def attackers(boards: tuple[int, ...], square: int, occupied: int, color: int) -> int:
+def attackers(
+    boards: tuple[Bitboard, ...], square: int, occupied: Bitboard, color: int
+) -> Bitboard:
     """Pieces of ``color`` attacking ``square``, sliders seeing through nothing but ``occupied``."""
     pieces = boards[7 * color]
     found = pieces & (
@@ -259,28 +269,25 @@ def attackers(boards: tuple[int, ...], square: int, occupied: int, color: int) -
     # hold every square a slider could attack from).
     diagonal = (boards[BISHOP] | boards[QUEEN]) & pieces & BISHOP_EMPTY[square]
     if diagonal:
-        found |= DIAG_ATTACKS[square][occupied & DIAG_MASKS[square]] & diagonal
+        found |= bishop_attacks(square, occupied) & diagonal
     straight = (boards[ROOK] | boards[QUEEN]) & pieces & ROOK_EMPTY[square]
     if straight:
-        found |= (
-            RANK_ATTACKS[square][occupied & RANK_MASKS[square]]
-            | FILE_ATTACKS[square][occupied & FILE_MASKS[square]]
-        ) & straight
+        found |= rook_attacks(square, occupied) & straight
     return found
 
 
-def checkers_of(boards: tuple[int, ...], turn: int) -> int:
+def checkers_of(boards: tuple[Bitboard, ...], turn: int) -> Bitboard:
     """Pieces giving check to the king of ``turn``."""
     occupied = boards[0] | boards[7]
     return attackers(boards, king_square(boards, turn), occupied, 1 - turn)
 
 
-def _en_passant_is_legal(boards: tuple[int, ...], turn: int, frm: int, ep: int) -> bool:
+def _en_passant_is_legal(boards: tuple[Bitboard, ...], turn: int, frm: int, ep: int) -> bool:
     """Whether ``turn``'s pawn on ``frm`` may take en passant on ``ep`` (its king stays safe)."""
-    captured_bit = 1 << (ep ^ 8)
+    captured_bit = BIT[ep ^ 8]
     us_index, them_index = 7 * turn, 7 - 7 * turn
     after = list(boards)
-    move_bits = (1 << frm) | (1 << ep)
+    move_bits = BIT[frm] | BIT[ep]
     after[us_index] ^= move_bits
     after[PAWN] ^= move_bits | captured_bit
     after[them_index] ^= captured_bit
@@ -289,7 +296,7 @@ def _en_passant_is_legal(boards: tuple[int, ...], turn: int, frm: int, ep: int) 
 
 
 def _append_targets(
-    moves: list[Move], base: int, targets: int, them: int, boards: tuple[int, ...]
+    moves: list[Move], base: int, targets: Bitboard, them: Bitboard, boards: tuple[Bitboard, ...]
 ) -> None:
     """Append one move per target square of the piece encoded in ``base``."""
     captures = targets & them
@@ -307,14 +314,14 @@ def _append_targets(
             victim = 0x400000
         else:
             victim = 0x500000
-        moves.append(base | (bit.bit_length() - 1) << 6 | victim)
+        moves.append(base | (int(bit).bit_length() - 1) << 6 | victim)
     while quiet:
         bit = quiet & -quiet
         quiet ^= bit
-        moves.append(base | (bit.bit_length() - 1) << 6)
+        moves.append(base | (int(bit).bit_length() - 1) << 6)
 
 
-def _victim_bits(bit: int, boards: tuple[int, ...]) -> int:
+def _victim_bits(bit: Bitboard, boards: tuple[Bitboard, ...]) -> int:
     if bit & boards[PAWN]:
         return 0x100000
     if bit & boards[KNIGHT]:
@@ -343,7 +350,7 @@ def generate(position: Position, noisy_only: bool) -> list[Move]:
     rooks = boards[ROOK]
     queens = boards[QUEEN]
     kings = boards[KING]
-    king_sq = (kings & us).bit_length() - 1
+    king_sq = int(kings & us).bit_length() - 1
     their_pawns = pawns & them
     their_knights = knights & them
     their_king = kings & them
@@ -357,29 +364,22 @@ def generate(position: Position, noisy_only: bool) -> list[Move]:
 
     # King moves: each destination is tested with the king lifted off the
     # board, so that a slider's ray does not stop at the square it leaves.
-    without_king = occupied ^ (1 << king_sq)
+    without_king = occupied ^ BIT[king_sq]
     targets = KING_ATTACKS[king_sq] & (them if noisy_only else not_us)
     base = king_sq | _MOVER_KING
     while targets:
         bit = targets & -targets
         targets ^= bit
-        to = bit.bit_length() - 1
+        to = int(bit).bit_length() - 1
         if (
             (KNIGHT_ATTACKS[to] & their_knights)
             or (PAWN_ATTACKS[turn][to] & their_pawns)
             or (KING_ATTACKS[to] & their_king)
             or (
                 BISHOP_EMPTY[to] & their_diagonal  # a slider on a line, first (see attackers)
-                and DIAG_ATTACKS[to][without_king & DIAG_MASKS[to]] & their_diagonal
+                and bishop_attacks(to, without_king) & their_diagonal
             )
-            or (
-                ROOK_EMPTY[to] & their_straight
-                and (
-                    RANK_ATTACKS[to][without_king & RANK_MASKS[to]]
-                    | FILE_ATTACKS[to][without_king & FILE_MASKS[to]]
-                )
-                & their_straight
-            )
+            or (ROOK_EMPTY[to] & their_straight and rook_attacks(to, without_king) & their_straight)
         ):
             continue
         if bit & them:
@@ -391,7 +391,7 @@ def generate(position: Position, noisy_only: bool) -> list[Move]:
         return moves  # double check: only the king may move
 
     if checkers:
-        evasion = BETWEEN[king_sq * 64 + checkers.bit_length() - 1] | checkers
+        evasion = BETWEEN[king_sq * 64 + int(checkers).bit_length() - 1] | checkers
     else:
         evasion = ALL_SQUARES
         if position.castling and not noisy_only:
@@ -408,7 +408,7 @@ def generate(position: Position, noisy_only: bool) -> list[Move]:
     while pieces:
         bit = pieces & -pieces
         pieces ^= bit
-        square = bit.bit_length() - 1
+        square = int(bit).bit_length() - 1
         targets = KNIGHT_ATTACKS[square] & target_mask
         if targets:
             _append_targets(moves, square | base_piece, targets, them, boards)
@@ -420,15 +420,12 @@ def generate(position: Position, noisy_only: bool) -> list[Move]:
         while pieces:
             bit = pieces & -pieces
             pieces ^= bit
-            square = bit.bit_length() - 1
+            square = int(bit).bit_length() - 1
             targets = 0
             if piece_type != ROOK:
-                targets = DIAG_ATTACKS[square][occupied & DIAG_MASKS[square]]
+                targets = bishop_attacks(square, occupied)
             if piece_type != BISHOP:
-                targets |= (
-                    RANK_ATTACKS[square][occupied & RANK_MASKS[square]]
-                    | FILE_ATTACKS[square][occupied & FILE_MASKS[square]]
-                )
+                targets |= rook_attacks(square, occupied)
             targets &= target_mask
             if bit & pinned:
                 targets &= LINE[king_line + square]
@@ -439,14 +436,20 @@ def generate(position: Position, noisy_only: bool) -> list[Move]:
     return moves
 
 
-def _pinned(king_sq: int, us: int, occupied: int, their_straight: int, their_diagonal: int) -> int:
+def _pinned(
+    king_sq: int,
+    us: Bitboard,
+    occupied: Bitboard,
+    their_straight: Bitboard,
+    their_diagonal: Bitboard,
+) -> Bitboard:
     """Our absolutely pinned pieces: each the lone blocker between our king and an enemy slider."""
-    pinned = 0
+    pinned: Bitboard = 0
     snipers = (ROOK_EMPTY[king_sq] & their_straight) | (BISHOP_EMPTY[king_sq] & their_diagonal)
     while snipers:
         bit = snipers & -snipers
         snipers ^= bit
-        blockers = BETWEEN[king_sq * 64 + bit.bit_length() - 1] & occupied
+        blockers = BETWEEN[king_sq * 64 + int(bit).bit_length() - 1] & occupied
         if blockers and not blockers & (blockers - 1) and blockers & us:
             pinned |= blockers
     return pinned
@@ -468,12 +471,12 @@ def has_legal_move(position: Position) -> bool:
     us = boards[7 * turn]
     them = boards[7 - 7 * turn]
     occupied = us | them
-    king_sq = (boards[KING] & us).bit_length() - 1
+    king_sq = int(boards[KING] & us).bit_length() - 1
     checkers = position.checkers()
     if not checkers & (checkers - 1):  # not a double check: other pieces may move
-        evasion = ALL_SQUARES
+        evasion: Bitboard = ALL_SQUARES
         if checkers:
-            evasion = BETWEEN[king_sq * 64 + checkers.bit_length() - 1] | checkers
+            evasion = BETWEEN[king_sq * 64 + int(checkers).bit_length() - 1] | checkers
         pinned = position.pinned()
         target_mask = evasion & ~us
         king_line = king_sq * 64
@@ -481,7 +484,7 @@ def has_legal_move(position: Position) -> bool:
         while pieces:
             bit = pieces & -pieces
             pieces ^= bit
-            if KNIGHT_ATTACKS[bit.bit_length() - 1] & target_mask:
+            if KNIGHT_ATTACKS[int(bit).bit_length() - 1] & target_mask:
                 return True
         pawns = boards[PAWN] & us
         if pawns:
@@ -489,8 +492,11 @@ def has_legal_move(position: Position) -> bool:
                 single = (pawns << 8) & ~occupied
                 double = ((single & RANK_3) << 8) & ~occupied
                 pushes = (single & evasion) >> 8 | (double & evasion) >> 16
+                # The right shifts bring the sign bit (h8) in from the top in
+                # compiled code; only the shift by 9 reaches a square a pawn
+                # can stand on (h7), so its result is masked.
                 captures = ((((pawns & NOT_FILE_A) << 7) & them & evasion) >> 7) | (
-                    (((pawns & NOT_FILE_H) << 9) & them & evasion) >> 9
+                    (((pawns & NOT_FILE_H) << 9) & them & evasion) >> 9 & _BELOW_BIT_55
                 )
             else:
                 single = (pawns >> 8) & ~occupied
@@ -508,15 +514,12 @@ def has_legal_move(position: Position) -> bool:
             while pieces:
                 bit = pieces & -pieces
                 pieces ^= bit
-                square = bit.bit_length() - 1
-                targets = 0
+                square = int(bit).bit_length() - 1
+                targets: Bitboard = 0
                 if piece_type != ROOK:
-                    targets = DIAG_ATTACKS[square][occupied & DIAG_MASKS[square]]
+                    targets = bishop_attacks(square, occupied)
                 if piece_type != BISHOP:
-                    targets |= (
-                        RANK_ATTACKS[square][occupied & RANK_MASKS[square]]
-                        | FILE_ATTACKS[square][occupied & FILE_MASKS[square]]
-                    )
+                    targets |= rook_attacks(square, occupied)
                 targets &= target_mask
                 if bit & pinned:
                     targets &= LINE[king_line + square]
@@ -526,7 +529,7 @@ def has_legal_move(position: Position) -> bool:
     return bool(position.legal_moves())
 
 
-def _append_castling(moves: list[Move], position: Position, occupied: int) -> None:
+def _append_castling(moves: list[Move], position: Position, occupied: Bitboard) -> None:
     boards = position.boards
     turn = position.turn
     rights = position.castling >> (2 * turn)
@@ -538,7 +541,7 @@ def _append_castling(moves: list[Move], position: Position, occupied: int) -> No
     # with any(): a generator is slow in compiled code.
     if (
         rights & 1
-        and not occupied & (0x60 << rank)
+        and not occupied & _CASTLING_EMPTY_KINGSIDE[turn]
         and not attackers(boards, rank + 5, occupied, enemy)
         and not attackers(boards, rank + 6, occupied, enemy)
     ):
@@ -546,7 +549,7 @@ def _append_castling(moves: list[Move], position: Position, occupied: int) -> No
     # Queenside: b, c and d empty, d and c not attacked.
     if (
         rights & 2
-        and not occupied & (0x0E << rank)
+        and not occupied & _CASTLING_EMPTY_QUEENSIDE[turn]
         and not attackers(boards, rank + 3, occupied, enemy)
         and not attackers(boards, rank + 2, occupied, enemy)
     ):
@@ -556,11 +559,11 @@ def _append_castling(moves: list[Move], position: Position, occupied: int) -> No
 def _append_pawn_moves(
     moves: list[Move],
     position: Position,
-    us: int,
-    them: int,
-    occupied: int,
-    evasion: int,
-    pinned: int,
+    us: Bitboard,
+    them: Bitboard,
+    occupied: Bitboard,
+    evasion: Bitboard,
+    pinned: Bitboard,
     king_sq: int,
     noisy_only: bool,
 ) -> None:
@@ -574,9 +577,7 @@ def _append_pawn_moves(
         double = ((single & RANK_3) << 8) & empty
         left = ((our_pawns & NOT_FILE_A) << 7) & them
         right = ((our_pawns & NOT_FILE_H) << 9) & them
-        # RANK_8 as every bit from 56 up: the same squares ANDed with a
-        # bitboard, but a short int in compiled code, where RANK_8 is not.
-        last_rank = ~((1 << 56) - 1)
+        last_rank = RANK_8
         promotion_rank = 7
         push, left_delta, right_delta = 8, 7, 9
     else:
@@ -619,35 +620,33 @@ def _append_pawn_moves(
         while candidates:
             bit = candidates & -candidates
             candidates ^= bit
-            frm = bit.bit_length() - 1
+            frm = int(bit).bit_length() - 1
             if _en_passant_is_legal(boards, position.turn, frm, ep):
                 moves.append(frm | ep << 6 | FLAG_EN_PASSANT << 12 | _MOVER_PAWN | PAWN << 20)
 
 
 def _append_pawn_targets(
     moves: list[Move],
-    targets: int,
+    targets: Bitboard,
     delta: int,
     captures: bool,
     flag_bits: int,
-    pinned: int,
+    pinned: Bitboard,
     king_line: int,
     promotion_rank: int,
-    boards: tuple[int, ...],
+    boards: tuple[Bitboard, ...],
 ) -> None:
     """Append the pawn moves to ``targets``, each from ``delta`` squares behind it."""
     while targets:
         bit = targets & -targets
         targets ^= bit
-        to = bit.bit_length() - 1
+        to = int(bit).bit_length() - 1
         frm = to - delta
         if pinned >> frm & 1 and not LINE[king_line + frm] & bit:
             continue
         move = frm | to << 6 | _MOVER_PAWN | flag_bits
         if captures:
             move |= _victim_bits(bit, boards)
-        # The rank of ``to``, not ``bit & RANK_8``: RANK_8 is a 64-bit value,
-        # slow in compiled code.
         if to >> 3 == promotion_rank:
             for promotion in PROMOTIONS:
                 moves.append(move | promotion)
@@ -666,8 +665,8 @@ def play(position: Position, move: Move) -> Position:
     turn = position.turn
     boards = list(position.boards)
     us_index = 7 * turn
-    from_bit = 1 << frm
-    to_bit = 1 << to
+    from_bit = BIT[frm]
+    to_bit = BIT[to]
     boards[us_index] ^= from_bit | to_bit
 
     index = ((piece + 6 * turn) << 6) | frm
@@ -677,7 +676,7 @@ def play(position: Position, move: Move) -> Position:
     halfmove = position.halfmove + 1
     if captured:
         captured_square = to ^ 8 if flag == FLAG_EN_PASSANT else to
-        captured_bit = 1 << captured_square
+        captured_bit = BIT[captured_square]
         boards[7 - us_index] ^= captured_bit
         boards[captured] ^= captured_bit
         index = ((captured + 6 - 6 * turn) << 6) | captured_square
@@ -700,7 +699,7 @@ def play(position: Position, move: Move) -> Position:
 
     if flag == FLAG_CASTLING:
         _, rook_from, rook_to = CASTLING_ROOKS[to]
-        rook_bits = (1 << rook_from) | (1 << rook_to)
+        rook_bits = BIT[rook_from] | BIT[rook_to]
         boards[ROOK] ^= rook_bits
         boards[us_index] ^= rook_bits
         rook_index = (ROOK + 6 * turn) << 6
@@ -723,7 +722,7 @@ def play(position: Position, move: Move) -> Position:
         while candidates:
             bit = candidates & -candidates
             candidates ^= bit
-            if _en_passant_is_legal(new_boards, 1 - turn, bit.bit_length() - 1, square):
+            if _en_passant_is_legal(new_boards, 1 - turn, int(bit).bit_length() - 1, square):
                 ep = square
                 key ^= EP_FILE_KEYS[square & 7]
                 break
@@ -769,7 +768,7 @@ def perft(position: Position, depth: int) -> int:
     return total
 
 
-def compute_key(boards: tuple[int, ...], turn: int, castling: int, ep: int) -> int:
+def compute_key(boards: tuple[Bitboard, ...], turn: int, castling: int, ep: int) -> int:
     """The Zobrist key from scratch (play updates it incrementally)."""
     key = BLACK_TO_MOVE_KEY if turn else 0
     for color in (0, 1):
@@ -779,19 +778,19 @@ def compute_key(boards: tuple[int, ...], turn: int, castling: int, ep: int) -> i
             while pieces:
                 bit = pieces & -pieces
                 pieces ^= bit
-                key ^= PIECE_KEYS[((piece + 6 * color) << 6) | (bit.bit_length() - 1)]
+                key ^= PIECE_KEYS[((piece + 6 * color) << 6) | (int(bit).bit_length() - 1)]
     key ^= CASTLING_KEYS[castling]
     if ep:
         key ^= EP_FILE_KEYS[ep & 7]
     return key
 
 
-def en_passant_square(boards: tuple[int, ...], turn: int, square: int) -> int:
+def en_passant_square(boards: tuple[Bitboard, ...], turn: int, square: int) -> int:
     """``square`` if ``turn`` has a legal en passant capture there, else 0."""
     candidates = PAWN_ATTACKS[1 - turn][square] & boards[PAWN] & boards[7 * turn]
     while candidates:
         bit = candidates & -candidates
         candidates ^= bit
-        if _en_passant_is_legal(boards, turn, bit.bit_length() - 1, square):
+        if _en_passant_is_legal(boards, turn, int(bit).bit_length() - 1, square):
             return square
     return 0
