@@ -35,6 +35,7 @@ from engine.games.chess.bitboards import (
     squares_of,
 )
 from engine.games.chess.position import has_legal_move, perft
+from tests.engine.games.test_chess_perft import python_chess_perft
 
 GAME = Chess()
 
@@ -108,17 +109,7 @@ def test_positions_with_pieces_on_g8_and_h8_match_python_chess(fen: str) -> None
 
 @pytest.mark.parametrize("fen", CORNER_FENS)
 def test_perft_with_pieces_on_g8_and_h8_matches_python_chess(fen: str) -> None:
-    def oracle(board: chess.Board, depth: int) -> int:
-        if depth == 0:
-            return 1
-        total = 0
-        for move in board.legal_moves:
-            board.push(move)
-            total += oracle(board, depth - 1)
-            board.pop()
-        return total
-
-    assert perft(GAME.parse_position(fen), 3) == oracle(chess.Board(fen), 3)
+    assert perft(GAME.parse_position(fen), 3) == python_chess_perft(chess.Board(fen), 3)
 
 
 @pytest.mark.parametrize("seed", range(3))
