@@ -7,12 +7,18 @@ Measures, on one core, from the empty board (9x9 unless ``--size``):
 * ``legal``: :meth:`Go.legal_moves` on positions of seeded random games;
 * ``play``: :meth:`Go.play` of a legal move on the same positions.
 
+With ``--sgf`` it measures instead what a search gets on positions of real
+games (the records ``bench.gnugo_bench --sgf-dir`` writes): a Monte Carlo
+search of ``--playouts`` playouts (tree, priors and playouts) at plies 16,
+30 and 44 of each game, seeded, in playouts per second over all of them.
+
 The engine build (compiled or pure) is printed first: compare the two with
 ``ARENA_PURE_PYTHON=1``. Usage::
 
     python -m bench.go_bench
     ARENA_PURE_PYTHON=1 python -m bench.go_bench --seconds 5
     python -m bench.go_bench --light    # the light playout policy (before the heavy one)
+    python -m bench.go_bench --sgf DIR/game-0[1-6].sgf   # searches on real games' positions
 """
 
 from __future__ import annotations
@@ -22,7 +28,14 @@ import random
 import time
 
 import engine
-from engine.games.go import Go, GoState
+from engine.games.go import Go, GoState, sgf_main_line
+from engine.search.limits import Limits
+from engine.search.mcts import MctsSearcher
+from engine.search.request import SearchRequest
+
+#: The plies of a recorded game where ``--sgf`` searches: opening, middle
+#: game, and where the games against GNU Go are decided.
+SEARCH_PLIES = (16, 30, 44)
 
 
 def sample_positions(game: Go, count: int, seed: int) -> list[GoState]:
@@ -82,12 +95,38 @@ def bench_moves(game: Go, seconds: float, seed: int) -> None:
     print(f"play: {count / elapsed:,.0f}/s")
 
 
+def bench_search(game: Go, paths: list[str], playouts: int, seed: int) -> None:
+    searched = 0
+    elapsed = 0.0
+    for path in paths:
+        with open(path, encoding="utf-8") as file:
+            nodes = sgf_main_line(file.read())
+        moves = [
+            f";{prop}[{values[0] if values else ''}]"
+            for node in nodes
+            for prop, values in node
+            if prop in ("B", "W")
+        ]
+        for ply in SEARCH_PLIES:
+            if ply >= len(moves):
+                continue
+            state = game.parse_position(f"(;SZ[{game.size}]{''.join(moves[:ply])})")
+            searcher = MctsSearcher(game, seed=seed + ply)
+            began = time.perf_counter()
+            result = searcher.think(SearchRequest(state, Limits(nodes=playouts)))
+            elapsed += time.perf_counter() - began
+            searched += result.info.playouts
+    print(f"search playouts: {searched / elapsed:,.0f}/s ({searched} in {elapsed:.2f} s)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--size", type=int, default=9)
     parser.add_argument("--seconds", type=float, default=3.0, help="per measurement")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--light", action="store_true", help="the light playout policy")
+    parser.add_argument("--sgf", nargs="+", default=[], help="searches on these games' positions")
+    parser.add_argument("--playouts", type=int, default=1500, help="per search (--sgf)")
     args = parser.parse_args()
     game = Go(size=args.size)
     game.heavy_playouts = not args.light
@@ -95,6 +134,9 @@ def main() -> None:
         f"engine build: {engine.ENGINE_BUILD} ({engine.ENGINE_BUILD_NOTE});"
         f" Go {args.size}x{args.size}"
     )
+    if args.sgf:
+        bench_search(game, args.sgf, args.playouts, args.seed)
+        return
     bench_playouts(game, args.seconds, args.seed)
     bench_moves(game, args.seconds, args.seed)
 

@@ -30,6 +30,8 @@ from __future__ import annotations
 
 from typing import Final
 
+from mypy_extensions import i64
+
 EMPTY: Final = 0
 EDGE: Final = 3
 
@@ -53,6 +55,9 @@ class LadderReader:
     def __init__(self, colour: list[int], stride: int, budget: int) -> None:
         self.colour = colour
         self.stride = stride
+        #: The steps to a point's four neighbours: a list made once, where
+        #: a tuple of four sums would be built for every stone walked.
+        self._steps = [-1, 1, -stride, stride]
         self.budget = budget
         self.exhausted = False
         self._log: list[int] = []  # pairs (point, old colour) to undo
@@ -74,7 +79,7 @@ class LadderReader:
         """
         # Apart from go._string (the rules' bytearray, all stones): one walk for both reads boxed.
         colour = self.colour
-        stride = self.stride
+        steps = self._steps
         seen = self._seen
         self._stamp += 1
         stamp = self._stamp
@@ -82,11 +87,17 @@ class LadderReader:
         stones = [start]
         seen[start] = stamp
         liberties: list[int] = []
-        i = 0
+        # Machine integers in the compiled build (go_policy's playouts do
+        # the same): no tag checks on the walk's arithmetic.
+        p: i64
+        n: i64
+        step: i64
+        i: i64 = 0
         while i < len(stones):
             p = stones[i]
             i += 1
-            for n in (p - 1, p + 1, p - stride, p + stride):
+            for step in steps:
+                n = p + step
                 if seen[n] == stamp:
                     continue
                 v = colour[n]
@@ -111,7 +122,7 @@ class LadderReader:
         change is logged for :meth:`undo`.
         """
         colour = self.colour
-        stride = self.stride
+        steps = self._steps
         log = self._log
         enemy = 3 - mine
         self.budget -= 1
@@ -119,7 +130,8 @@ class LadderReader:
         log.append(colour[p])
         colour[p] = mine
         took = False
-        for n in (p - 1, p + 1, p - stride, p + stride):
+        for step in steps:
+            n = p + step
             if colour[n] == enemy:
                 stones, liberties = self.string(n, 1)
                 if not liberties:
@@ -187,7 +199,7 @@ class LadderReader:
         colour = self.colour
         defender = colour[target]
         attacker = 3 - defender
-        stride = self.stride
+        steps = self._steps
         stones, liberties = self.string(target, 2)  # all its stones when in atari
         if len(liberties) >= 2:
             return True
@@ -196,7 +208,8 @@ class LadderReader:
         # Take a chasing string in atari (the chaser's own weakness).
         tried: list[int] = []
         for s in stones:
-            for n in (s - 1, s + 1, s - stride, s + stride):
+            for step in steps:
+                n = s + step
                 if colour[n] != attacker:
                     continue
                 _, chaser_liberties = self.string(n, 2)

@@ -172,6 +172,7 @@ class PlayoutBoard:
         #: steps c and d do not play it either this move (PASS: none).
         self.refused = PASS
         colour = self.colour
+        steps = [-1, 1, -stride, stride]  # to the four neighbours, made once
         for p in points:
             if colour[p] == EMPTY:
                 self.where[p] = len(self.empties)
@@ -184,7 +185,8 @@ class PlayoutBoard:
             self.head[p] = p
             self.next[p] = p
             self.stones[p] = 1
-            for n in (p - 1, p + 1, p - stride, p + stride):
+            for step in steps:
+                n = p + step
                 if colour[n] == EMPTY:
                     self.libs[p] += 1
                     self.lib_sum[p] += n
@@ -729,7 +731,7 @@ def run_playout(
 
 
 def _liberty_points(
-    board: bytes, start: int, stride: int, label: list[int], index: int
+    board: bytes, start: int, steps: list[int], label: list[int], index: int
 ) -> set[int]:
     """Flood the string through ``start``, labelling its stones ``index``; its liberty points."""
     colour = board[start]
@@ -738,7 +740,8 @@ def _liberty_points(
     label[start] = index
     while stack:
         p = stack.pop()
-        for n in (p - 1, p + 1, p - stride, p + stride):
+        for step in steps:
+            n = p + step
             v = board[n]
             if v == EMPTY:
                 liberties.add(n)
@@ -764,6 +767,7 @@ def priors(
     me = player + 1
     enemy = 3 - me
     label = [-1] * len(board)
+    steps = [-1, 1, -stride, stride]  # to the four neighbours, made once
     string_libs: list[set[int]] = []
     string_stones: list[int] = []
     scratch: list[int] | None = None  # the board for ladder reads, made when one is needed
@@ -786,7 +790,8 @@ def priors(
         escape = False
         chased = 0  # stones of enemy strings this move ataris (two liberties, p one)
         chased_at = PASS  # a stone of the largest of them
-        for n in (p - 1, p + 1, p - stride, p + stride):
+        for step in steps:
+            n = p + step
             c = board[n]
             if c == EMPTY:
                 liberties.add(n)
@@ -796,7 +801,7 @@ def priors(
                 s = label[n]
                 if s < 0:
                     s = len(string_libs)
-                    string_libs.append(_liberty_points(board, n, stride, label, s))
+                    string_libs.append(_liberty_points(board, n, steps, label, s))
                     string_stones.append(0)
                 libs = string_libs[s]
                 if c == enemy:

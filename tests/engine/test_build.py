@@ -15,6 +15,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from random import Random
 from typing import Any
 
 import pytest
@@ -24,6 +25,7 @@ from engine import build
 from engine.registry import create_game
 from engine.search.alphabeta import Searcher
 from engine.search.limits import Limits
+from engine.search.mcts import MctsSearcher
 from engine.search.reference import perft
 from engine.search.request import SearchRequest
 from engine.search.solver import ExactSolver
@@ -50,6 +52,15 @@ FIXED_DEPTH_CASES: list[tuple[str, dict[str, Any], str | None, int]] = [
 ]
 PERFT_CASES: list[tuple[str, int]] = [("chess", 3), ("othello", 5), ("checkers", 5)]
 SOLVE_CASES = ["2252576253462244111563365343671351441", "7422341735647741166133573473242566"]
+#: Go with the knowledge at work: Black's E5 is in atari and its escape
+#: runs into a ladder, so the playouts' escape step and the priors read
+#: ladders (engine.games.go_ladder, typed with machine integers).
+GO_POSITION = (
+    "/".join((".........",) * 3 + ("....O....", "...OXO...", ".....O...") + (".........",) * 3)
+    + " X"
+)
+GO_PLAYOUTS = 30
+GO_SEARCH_PLAYOUTS = 300
 
 
 def probe() -> dict[str, Any]:
@@ -75,6 +86,12 @@ def probe() -> dict[str, Any]:
     for position in SOLVE_CASES:
         result = ExactSolver(connect4, 1 << 16).solve(connect4.parse_position(position))
         answers[f"solve {position}"] = [result.move, result.info.score.to_dict(), result.info.nodes]
+    go = create_game("go")
+    state = go.parse_position(GO_POSITION)
+    rng = Random(5)
+    answers["go playouts"] = [go.playout(state, rng, 1000) for _ in range(GO_PLAYOUTS)]
+    result = MctsSearcher(go, seed=3).think(SearchRequest(state, Limits(nodes=GO_SEARCH_PLAYOUTS)))
+    answers["go mcts"] = [result.move, result.info.score.to_dict(), result.info.playouts]
     return answers
 
 
