@@ -256,6 +256,19 @@ class Game(ABC, Generic[S, M]):
         Only called on positions that are not over.
         """
 
+    def repeats(self, state: S, plies: int) -> bool:
+        """Whether ``state``, ``plies`` plies below a search's root, occurred in between.
+
+        The rules end a game on the third occurrence. A search scores the
+        second as a draw already when the first is inside its tree (after
+        its root, the root left out), as Stockfish's ``Position::is_draw``
+        does: whoever could repeat once can repeat again, so a perpetual
+        check is seen four plies deep instead of eight. Positions of the
+        game up to the root still need the rules' third occurrence. Games
+        without repetitions keep this default.
+        """
+        return False
+
     def successors(self, state: S) -> list[tuple[M, S]]:
         """Each legal move and the state it leads to (games that make both at once override it)."""
         return [(move, self.play(state, move)) for move in self.legal_moves(state)]

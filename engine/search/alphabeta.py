@@ -555,12 +555,20 @@ class Searcher(BudgetedSearch):
         if is_pv:
             self.pv_table[ply] = []
 
-        # Step 2. Finished games score exactly, preferring fast wins.
+        # Step 2. Finished games score exactly, preferring fast wins; a
+        # position met again in the line searched is a draw.
         outcome = game.outcome(state)
         if outcome is not None:
             if outcome.winner is None:
                 return 0
             return WIN - ply if outcome.winner == game.to_move(state) else ply - WIN
+        if ply > 4 and game.repeats(state, ply):
+            # A position met before in this line, after the root (so four
+            # plies back at least), is a draw: whoever repeated it can
+            # repeat it again. The value depends on the path, so it is not
+            # a proof.
+            self.horizon += 1
+            return 0
 
         # Step 3. The horizon: a static evaluation or a quiescence search.
         if depth <= 0 or ply >= MAX_DEPTH:

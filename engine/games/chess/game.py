@@ -192,6 +192,19 @@ class Chess(Game[Position, Move]):
                 return Outcome(None, "insufficient material")
         return None
 
+    def repeats(self, state: Position, plies: int) -> bool:
+        # The history holds the positions since the last irreversible move;
+        # only those with the same side to move (every other one) can match.
+        history = state.history
+        key = state.key
+        index = len(history) - 2
+        stop = len(history) - plies + 1  # the root itself is left out, as in Stockfish
+        while index >= stop and index >= 0:
+            if history[index] == key:
+                return True
+            index -= 2
+        return False
+
     def evaluate(self, state: Position) -> int:
         return evaluate(state)
 

@@ -76,6 +76,37 @@ def test_the_losing_side_claims_a_threefold_repetition() -> None:
     assert result.info.score.value == 0 or result.info.score.draw
 
 
+# From the ladder against Stockfish 15.1 at UCI_Elo 1900 (2026-11-28, 200 ms
+# a move): White, a queen up after 39. Qxg4, scored +580 there, but Black
+# draws by perpetual check: 39... Rg2+ 40. Kf1 Rgf2+ 41. Kg1 Rg2+ (Stockfish
+# 15.1 at depth 22: 0.00). The game ended so, by threefold repetition.
+PERPETUAL = "6k1/p1p3p1/2P5/8/6QP/1P4P1/P3rr2/2R3K1 b - - 0 39"
+
+
+def test_a_perpetual_check_is_seen_as_a_draw_at_a_shallow_depth() -> None:
+    # Twofold repetition in the tree scores a draw: the perpetual shows
+    # after four plies instead of the eight a third occurrence needs (the
+    # search before this scored -580 up to depth 5, the draw from depth 6).
+    state = GAME.parse_position(PERPETUAL)
+    result = Searcher(GAME, 1 << 16).think(SearchRequest(state, Limits(depth=5)))
+    assert result.move in ("f2g2", "e2g2")
+    assert result.info.score.value == 0
+    # A draw that rests on a repetition in the tree is not a proof.
+    assert not result.info.score.draw and result.reason != "proven"
+
+
+def test_a_repetition_counts_only_inside_the_tree_after_the_root() -> None:
+    root = GAME.parse_position(PERPETUAL)
+    state = root
+    for text in ("f2g2", "g1f1", "g2f2", "f1g1"):
+        state = GAME.play_text(state, text)
+    assert not GAME.repeats(state, 4)  # back at the root: not a draw yet
+    state = GAME.play_text(state, "f2g2")
+    assert GAME.repeats(state, 5)  # the position after 39... Rg2+ again
+    assert not GAME.repeats(state, 4)  # searched from the ply after it
+    assert GAME.outcome(state) is None
+
+
 def test_the_losing_side_runs_out_the_fifty_move_clock() -> None:
     # 99 plies without capture or pawn move: any king move draws, a6a5 loses.
     state = GAME.parse_position("7k/8/p7/8/8/8/2Q5/K7 b - - 99 80")
