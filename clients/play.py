@@ -439,7 +439,11 @@ async def play(
     read: InputFunction = read_line,
     out: TextIO = sys.stdout,
 ) -> int:
-    """Play games until the person leaves; ``human`` is the player they play (2: watch).
+    """Play games until the person leaves; ``human``: 0 they move first, 1 the engine, 2 watch.
+
+    "First" is the side to move in the start position: from the usual start
+    ``human`` is the person's player index; from a position with the second
+    player to move, the other one.
 
     The engine thinks ``movetime_ms`` per move, or to ``depth`` (both: whichever
     comes first; neither: :data:`DEFAULT_MOVETIME_MS`), with the search
@@ -471,6 +475,13 @@ async def play(
         description = engine.server.game(game) if engine.server else None
         session.win_odds_scale = description.get("win_odds_scale") if description else None
         state = await session.start()
+        if human in (0, 1) and state.to_move == 1:
+            # A start position with the second player to move: "you first"
+            # (human 0) means playing that side, "engine first" the other.
+            human = 1 - human
+            session.human = human
+            flip = game in TURNED_FOR_SECOND_PLAYER and human == 1
+            session.view = View(flip=flip, color=session.view.color)
         while True:
             if state.is_over:
                 session.show(state)
