@@ -140,37 +140,19 @@ async def test_a_monte_carlo_score_is_shown_with_its_win_rate(url: str) -> None:
 
 
 @pytest.mark.asyncio(loop_scope="module")
-async def test_engine_first_from_a_position_with_black_to_move(url: str) -> None:
+@pytest.mark.parametrize(("human", "first"), [(0, "your turn"), (1, "engine plays")])
+async def test_who_moves_first_from_a_position_with_black_to_move(
+    url: str, human: int, first: str
+) -> None:
     # Seen in tmux: `arena play --game chess --position <Black to move>
-    # --engine-first` asked the person for Black's move, and without the
-    # flag the engine played Black's move first.
+    # --engine-first` (human 1) asked the person for Black's move, and
+    # without the flag (human 0) the engine played Black's move first.
     out = io.StringIO()
-    status = await play(
-        url,
-        "chess",
-        position=AFTER_E4,
-        depth=1,
-        movetime_ms=None,
-        human=1,
-        out=out,
-        read=scripted(["quit"]),
-    )
-    text = out.getvalue()
+    read = scripted(["quit"])
+    status = await play(url, "chess", position=AFTER_E4, depth=1, human=human, out=out, read=read)
     assert status == 0
-    assert "the engine's turn" in text and "engine plays" in text
-    assert text.index("engine plays") < text.index("bye")
-    out = io.StringIO()
-    status = await play(
-        url,
-        "chess",
-        position=AFTER_E4,
-        depth=1,
-        movetime_ms=None,
-        out=out,
-        read=scripted(["quit"]),
-    )
     text = out.getvalue()
-    assert status == 0 and "your turn" in text and "engine plays" not in text
+    assert first in text and ("engine plays" in text) == (human == 1)
 
 
 def test_score_text_maps_a_value_back_to_its_win_rate() -> None:
