@@ -150,6 +150,8 @@ class Searcher(BudgetedSearch):
         self._has_null_move = type(game).null_move is not Game.null_move
         self._has_check_hook = type(game).in_check is not Game.in_check
         self._has_quiet_hook = type(game).is_quiet is not Game.is_quiet
+        # Only games whose positions can recur (chess) look for repetitions.
+        self._has_repeats = type(game).repeats is not Game.repeats
         self._reductions = game.uses_reductions()
         self._futility_margin = game.futility_margin
         self._reduction_table = _reduction_table(game.log_reductions)
@@ -562,7 +564,7 @@ class Searcher(BudgetedSearch):
             if outcome.winner is None:
                 return 0
             return WIN - ply if outcome.winner == game.to_move(state) else ply - WIN
-        if ply > 4 and game.repeats(state, ply):
+        if self._has_repeats and ply > 4 and game.repeats(state, ply):
             # A position met before in this line, after the root (so four
             # plies back at least), is a draw: whoever repeated it can
             # repeat it again. The value depends on the path, so it is not
