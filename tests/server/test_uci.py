@@ -74,6 +74,9 @@ def test_go_reads_the_clock_of_the_side_to_move_less_the_overhead() -> None:
     order = uci.execute("go wtime 60000 btime 30000 winc 1000 binc 500 movestogo 20").search
     assert order is not None
     assert order.limits == Limits(clock=Clock(30000 - DEFAULT_MOVE_OVERHEAD_MS, 500, 20))
+    # A movetime loses the overhead too (README): the answer is due within it.
+    timed = uci.execute("go movetime 200").search
+    assert timed is not None and timed.limits == Limits(200 - DEFAULT_MOVE_OVERHEAD_MS)
     uci.execute("setoption name Move Overhead value 0")
     fixed = uci.execute("go movetime 250 depth 9 nodes 1000").search
     assert fixed is not None and fixed.limits == Limits(250, 9, 1000)
