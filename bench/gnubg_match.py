@@ -47,7 +47,7 @@ from pathlib import Path
 from typing import Any
 
 import engine
-from bench.programs import find_program
+from bench.programs import find_program, prepare_gnubg_home
 from engine.game import CHANCE
 from engine.games.backgammon import (
     OPENING_ROLLS,
@@ -359,6 +359,7 @@ def main(argv: list[str] | None = None) -> int:
     records: list[GameRecord] = []
     pair_nets: list[float] = []
     started = time.perf_counter()
+    prepare_gnubg_home()  # before the workers start their gnubgs together
     context = multiprocessing.get_context("fork")
     # Each worker's gnubg ends when its worker does (its requests pipe closes).
     with (

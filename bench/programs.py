@@ -5,6 +5,7 @@ from __future__ import annotations
 import shutil
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from bench.mcts_bench import wilson
 from server.programs.gtp_match import GameRecord, GtpProgram, play_game
@@ -16,6 +17,20 @@ GAMES_DIR = "/usr/games"
 def find_program(name: str) -> str | None:
     """The path of ``name`` on PATH or in /usr/games, or None when it is not installed."""
     return shutil.which(name) or shutil.which(name, path=GAMES_DIR)
+
+
+def prepare_gnubg_home() -> None:
+    """Make the folder GNU Backgammon keeps its settings in, before gnubgs start side by side.
+
+    gnubg 1.07 creates ``~/.gnubg`` (and ``backup`` inside) as it starts, and
+    exits at once with "File exists" when another gnubg created it a moment
+    before: on a machine where gnubg has never run, one of two gnubgs started
+    together then dies (13 of 80 such starts here, 2026-11-29; a fresh CI run
+    lost its labels to it). Made first, the folder is there for both.
+    """
+    folder = Path.home() / ".gnubg"
+    for path in (folder, folder / "backup"):
+        path.mkdir(mode=0o700, exist_ok=True)
 
 
 @dataclass(slots=True)

@@ -62,6 +62,7 @@ Usage (from the repository root, numpy installed, ``gnubg`` on PATH or in
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import subprocess
@@ -78,7 +79,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import numpy as np
 
-from bench.programs import find_program
+from bench.programs import find_program, prepare_gnubg_home
 from engine.games.backgammon import START_BOARD, Action, legal_plays
 from engine.games.backgammon_features import FEATURE_NAMES
 from engine.games.backgammon_net import (
@@ -96,6 +97,11 @@ Board = tuple[int, ...]
 #: Runs inside gnubg (``gnubg -t -q -p label.py``): reads boards (one JSON
 #: pair of 25 counts a line: the player on roll, then the other, each from
 #: its own side, bar last), writes gnubg's five chances for the player on roll.
+#: Seconds between two progress lines while gnubg labels.
+PROGRESS_EVERY_S = 2.0
+#: Characters of a failed gnubg's output quoted in the error.
+LOG_TAIL_CHARS = 400
+
 LABEL_DRIVER = r"""
 import json, os, sys
 import gnubg
@@ -208,6 +214,7 @@ def find_gnubg() -> str:
 def label(boards: np.ndarray, plies: int, processes: int, progress: bool = True) -> np.ndarray:
     """gnubg's five chances for each (on roll, other) board, ``processes`` gnubgs at a time."""
     binary = find_gnubg()
+    prepare_gnubg_home()
     chunks = np.array_split(np.arange(len(boards)), processes)
     with tempfile.TemporaryDirectory(prefix="distill_") as directory:
         script = os.path.join(directory, "label.py")
@@ -221,20 +228,24 @@ def label(boards: np.ndarray, plies: int, processes: int, progress: bool = True)
                     file.write(json.dumps([boards[index, 0].tolist(), boards[index, 1].tolist()]))
                     file.write("\n")
             env = dict(os.environ, DISTILL_IN=source, DISTILL_OUT=sink, DISTILL_PLIES=str(plies))
-            process = subprocess.Popen(
-                [binary, "-t", "-q", "-p", script],
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-                cwd=directory,
-                env=env,
-            )
-            running.append((process, sink, len(chunk)))
+            log = os.path.join(directory, f"gnubg{number}.log")
+            with open(log, "wb") as output:
+                process = subprocess.Popen(
+                    [binary, "-t", "-q", "-p", script],
+                    stdin=subprocess.DEVNULL,
+                    stdout=output,
+                    stderr=subprocess.STDOUT,
+                    cwd=directory,
+                    env=env,
+                )
+            running.append((process, sink, len(chunk), log))
         started = time.monotonic()
-        while any(process.poll() is None for process, _, _ in running):
-            time.sleep(2.0)
+        while any(process.poll() is None for process, _, _, _ in running):
+            pending = next(process for process, _, _, _ in running if process.poll() is None)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                pending.wait(timeout=PROGRESS_EVERY_S)
             if progress:
-                done = sum(_lines(sink) for _, sink, _ in running)
+                done = sum(_lines(sink) for _, sink, _, _ in running)
                 rate = done / max(time.monotonic() - started, 1e-9)
                 print(
                     f"\rlabelled {done:,} of {len(boards):,} ({rate:,.0f}/s)",
@@ -244,12 +255,16 @@ def label(boards: np.ndarray, plies: int, processes: int, progress: bool = True)
         if progress:
             print(file=sys.stderr)
         labels = []
-        for process, sink, count in running:
-            with open(sink, encoding="utf-8") as file:
-                rows = [json.loads(line) for line in file]
+        for process, sink, count, log in running:
+            rows = []
+            if os.path.exists(sink):
+                with open(sink, encoding="utf-8") as file:
+                    rows = [json.loads(line) for line in file]
             if process.returncode != 0 or len(rows) != count:
+                said = Path(log).read_text(encoding="utf-8", errors="replace").strip()
                 raise SystemExit(
-                    f"gnubg labelled {len(rows)} of {count} positions (exit {process.returncode})"
+                    f"gnubg labelled {len(rows)} of {count} positions (exit "
+                    f"{process.returncode}); its last output: {said[-LOG_TAIL_CHARS:]!r}"
                 )
             labels.extend(rows)
     return np.array(labels, dtype=np.float64)

@@ -83,6 +83,36 @@ def test_gnubg_labels_are_chances_for_the_player_on_roll() -> None:
     assert np.all(chances[:, 3] >= chances[:, 4] - 1e-6)
 
 
+@needs_gnubg
+def test_gnubgs_started_together_on_a_machine_new_to_gnubg_all_answer(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A fresh CI run lost one gnubg of two (2026-11-29): gnubg 1.07 creates ~/.gnubg as it
+    starts and exits with "File exists" when the other gnubg created it first. Each round
+    here starts two gnubgs in a home where gnubg never ran (without the fix about a third
+    of the rounds failed)."""
+    boards = np.array([[START_BOARD, START_BOARD]] * 2, np.uint8)
+    for round_ in range(4):
+        home = tmp_path / f"home{round_}"
+        home.mkdir()
+        monkeypatch.setenv("HOME", str(home))
+        assert label(boards, plies=0, processes=2, progress=False).shape == (2, 5)
+        assert (home / ".gnubg" / "backup").is_dir()
+
+
+def test_a_gnubg_that_fails_is_named_with_what_it_said(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake = tmp_path / "gnubg"
+    fake.write_text("#!/bin/sh\necho 'something went wrong' >&2\nexit 3\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setattr("training.backgammon_distill.find_gnubg", lambda: str(fake))
+    boards = np.array([[START_BOARD, START_BOARD]], np.uint8)
+    with pytest.raises(SystemExit, match=r"exit 3.*something went wrong"):
+        label(boards, plies=0, processes=1, progress=False)
+
+
 def test_the_fit_learns_labels_it_can_represent() -> None:
     """Labels made by a network are learned by a fresh one far better than it starts."""
     teacher = shipped_net()
