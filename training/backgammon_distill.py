@@ -94,14 +94,14 @@ from training.backgammon_td import Net, equity, roll
 
 Board = tuple[int, ...]
 
-#: Runs inside gnubg (``gnubg -t -q -p label.py``): reads boards (one JSON
-#: pair of 25 counts a line: the player on roll, then the other, each from
-#: its own side, bar last), writes gnubg's five chances for the player on roll.
 #: Seconds between two progress lines while gnubg labels.
 PROGRESS_EVERY_S = 2.0
 #: Characters of a failed gnubg's output quoted in the error.
 LOG_TAIL_CHARS = 400
 
+#: Runs inside gnubg (``gnubg -t -q -p label.py``): reads boards (one JSON
+#: pair of 25 counts a line: the player on roll, then the other, each from
+#: its own side, bar last), writes gnubg's five chances for the player on roll.
 LABEL_DRIVER = r"""
 import json, os, sys
 import gnubg
@@ -240,10 +240,9 @@ def label(boards: np.ndarray, plies: int, processes: int, progress: bool = True)
                 )
             running.append((process, sink, len(chunk), log))
         started = time.monotonic()
-        while any(process.poll() is None for process, _, _, _ in running):
-            pending = next(process for process, _, _, _ in running if process.poll() is None)
+        while pending := [process for process, _, _, _ in running if process.poll() is None]:
             with contextlib.suppress(subprocess.TimeoutExpired):
-                pending.wait(timeout=PROGRESS_EVERY_S)
+                pending[0].wait(timeout=PROGRESS_EVERY_S)
             if progress:
                 done = sum(_lines(sink) for _, sink, _, _ in running)
                 rate = done / max(time.monotonic() - started, 1e-9)
