@@ -412,6 +412,25 @@ class Game(ABC, Generic[S, M]):
         """
         return None
 
+    def is_legal(self, state: S, move: M) -> bool:
+        """Whether ``move`` is legal at ``state``, for a game that can tell cheaply.
+
+        Only overridden where it costs little (chess reads the legal moves
+        it keeps with the position): the alpha-beta search then tries a
+        transposition table's move before ordering the other moves. The
+        default is never called.
+        """
+        return move in self.legal_moves(state)
+
+    def quiescence_outcome(self, state: S) -> Outcome | None:
+        """How the game ended, as a quiescence search needs to know it (:meth:`outcome` by default).
+
+        A game may leave out a test that is costly at every quiescence node
+        and matters at few of them: chess does not look for a stalemate
+        there (see its override).
+        """
+        return self.outcome(state)
+
     def is_quiet(self, state: S, move: M) -> bool:
         """Whether ``move`` is quiet (no capture or promotion).
 

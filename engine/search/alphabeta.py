@@ -150,6 +150,7 @@ class Searcher(BudgetedSearch):
         self._has_null_move = type(game).null_move is not Game.null_move
         self._has_check_hook = type(game).in_check is not Game.in_check
         self._has_quiet_hook = type(game).is_quiet is not Game.is_quiet
+        self._has_legality_hook = type(game).is_legal is not Game.is_legal
         # Only games whose positions can recur (chess) look for repetitions.
         self._has_repeats = type(game).repeats is not Game.repeats
         self._reductions = game.uses_reductions()
@@ -663,23 +664,26 @@ class Searcher(BudgetedSearch):
                     return beta if value >= WIN_THRESHOLD else value
 
         # Step 8. Order the moves, lazily: the table's move first, then
-        # captures and killers, then the rest (engine.search.ordering).
-        if moves is None:
-            moves = game.ordered_moves(state)
-        elif threats is not None:
-            threats.reached_safely[ply + 1] = True
+        # captures and killers, then the rest (engine.search.ordering). A
+        # game that can tell a move legal cheaply has its table move tried
+        # alone, before the others are ordered: when it cuts, as it does
+        # at most nodes that have one, that work is never done (step 9 does
+        # it otherwise, and the order is the same).
         side = game.to_move(state)
-        reorder = self._reorder
-        moves, sort_later = pick_moves(
-            game,
-            state,
-            moves,
-            tt_move,
-            depth,
-            self.killers[ply] if reorder else None,
-            self.history[side] if reorder else None,
-            self._has_quiet_hook,
-        )
+        sort_later = False
+        deferred = False
+        if moves is None:
+            if self._has_legality_hook and tt_move is not None and game.is_legal(state, tt_move):
+                moves = [tt_move]
+                deferred = True
+            else:
+                moves, sort_later = self._ordered(
+                    state, game.ordered_moves(state), tt_move, depth, ply, side
+                )
+        else:
+            if threats is not None:
+                threats.reached_safely[ply + 1] = True
+            moves, sort_later = self._ordered(state, moves, tt_move, depth, ply, side)
 
         # Step 9. Search the moves: the first with the full window, the rest
         # with a null window (PVS), re-searched only when they beat alpha.
@@ -692,9 +696,19 @@ class Searcher(BudgetedSearch):
         leaf_children = depth == 1 and not self._has_quiescence
         if leaf_children and ply + 1 > self.seldepth:
             self.seldepth = ply + 1
-        for index in range(len(moves)):
-            if index == 1 and sort_later:
-                sort_rest(game, state, moves)  # the table's move did not cut
+        index = -1
+        while index + 1 < len(moves) or deferred:
+            index += 1
+            if index == 1:  # the table's move did not cut
+                if deferred:
+                    deferred = False
+                    moves, sort_later = self._ordered(
+                        state, game.ordered_moves(state), tt_move, depth, ply, side
+                    )
+                    if len(moves) < 2:
+                        break
+                if sort_later:
+                    sort_rest(game, state, moves)
             move = moves[index]
             child = game.play(state, move)
             if futile and index > 0 and game.is_quiet(state, move) and not game.in_check(child):
@@ -758,6 +772,22 @@ class Searcher(BudgetedSearch):
         self.tt.store(key, depth, flag, best_value, best_move, self.horizon == horizon_before, ply)
         return best_value
 
+    def _ordered(
+        self, state: Any, moves: list[Hashable], tt_move: Hashable, depth: int, ply: int, side: int
+    ) -> tuple[list[Hashable], bool]:
+        """Step 8's order and whether the rest waits for :func:`sort_rest` (:func:`pick_moves`)."""
+        reorder = self._reorder
+        return pick_moves(
+            self.game,
+            state,
+            moves,
+            tt_move,
+            depth,
+            self.killers[ply] if reorder else None,
+            self.history[side] if reorder else None,
+            self._has_quiet_hook,
+        )
+
     def _quiesce(self, state: Any, alpha: int, beta: int, ply: int) -> int:
         """Search noisy moves only, standing pat on the static evaluation."""
         game = self.game
@@ -785,7 +815,7 @@ class Searcher(BudgetedSearch):
                 self._check_limits()
             if ply + 1 > self.seldepth:
                 self.seldepth = ply + 1
-            outcome = game.outcome(child)
+            outcome = game.quiescence_outcome(child)
             if outcome is not None:
                 if outcome.winner is None:
                     value = 0

@@ -277,23 +277,47 @@ def _file_set(board: Bitboard) -> int:
     return int(board & 0xFF)
 
 
+def _file_masks() -> tuple[Bitboard, ...]:
+    masks: list[Bitboard] = []
+    for files in range(256):
+        mask: Bitboard = 0
+        for file in range(8):
+            if files >> file & 1:
+                mask |= FILE_A << file
+        masks.append(mask)
+    return tuple(masks)
+
+
+#: ``_FILE_MASKS[files]``: the squares of a byte of files (bit 0: the
+#: a-file). A look-up, not ``files * FILE_A``: compiled, that product of a
+#: plain int overflows into a Python long on every call.
+_FILE_MASKS: Final = _file_masks()
+#: ``_FILE_COUNTS[files]``: how many files a byte of files holds
+#: (``int.bit_count`` is a method call in compiled code).
+_FILE_COUNTS: Final = bytes(files.bit_count() for files in range(256))
+
+
 def _structure(boards: tuple[Bitboard, ...], phase: int) -> int:
-    """Rooks on open files, doubled and isolated pawns, king shelter; blended by ``phase``."""
+    """Rooks on open files, doubled and isolated pawns, king shelter; blended by ``phase``.
+
+    Written for the compiled build (it runs at every evaluation): bitboards
+    stay ``Bitboard``, files are bytes counted and widened by table, and the
+    loop over the two sides is a ``range``, not a tuple of boxed ints.
+    """
     pawns = boards[PAWN]
     rooks = boards[ROOK]
     kings = boards[KING]
+    pawn_files = _file_set(pawns)
     mg = eg = 0
-    for color in (0, 1):
+    for color in range(2):
         own = boards[7 * color]
-        sign = -1 if color else 1
-        own_pawns = pawns & own
+        own_pawns: Bitboard = pawns & own
         own_files = _file_set(own_pawns)
-        pawn_files = _file_set(pawns)
         side_mg = side_eg = 0
         # Rooks on open and half-open files.
-        own_rooks = rooks & own
+        own_rooks: Bitboard = rooks & own
         while own_rooks:
-            low = own_rooks & -own_rooks
+            low: Bitboard = own_rooks & -own_rooks
             own_rooks ^= low
             file_bit = 1 << ((int(low).bit_length() - 1) & 7)
             if not pawn_files & file_bit:
@@ -303,10 +327,10 @@ def _structure(boards: tuple[Bitboard, ...], phase: int) -> int:
                 side_mg += ROOK_HALF_OPEN_FILE_MG
                 side_eg += ROOK_HALF_OPEN_FILE_EG
         # Doubled pawns: every pawn beyond the first on its file.
-        doubled = popcount(own_pawns) - own_files.bit_count()
+        doubled = popcount(own_pawns) - _FILE_COUNTS[own_files]
         # Isolated pawns: on files with no own pawn on either side.
         isolated_files = own_files & ~(own_files << 1 | own_files >> 1)
-        isolated = popcount(own_pawns & isolated_files * FILE_A) if isolated_files else 0
+        isolated = popcount(own_pawns & _FILE_MASKS[isolated_files]) if isolated_files else 0
         side_mg -= DOUBLED_PAWN_MG * doubled + ISOLATED_PAWN_MG * isolated
         side_eg -= DOUBLED_PAWN_EG * doubled + ISOLATED_PAWN_EG * isolated
         # King shelter: own pawns on the two ranks ahead of the king, on
@@ -314,10 +338,14 @@ def _structure(boards: tuple[Bitboard, ...], phase: int) -> int:
         king = int(kings & own).bit_length() - 1
         file, rank = king & 7, king >> 3
         shelter_files = (7 << file >> 1) & 0xFF
-        sheltered = _file_set(own_pawns & _SHELTER_RANKS[color][rank] & shelter_files * FILE_A)
-        side_mg -= KING_SHELTER_MISSING * (shelter_files & ~sheltered).bit_count()
-        mg += sign * side_mg
-        eg += sign * side_eg
+        sheltered = _file_set(own_pawns & _SHELTER_RANKS[color][rank] & _FILE_MASKS[shelter_files])
+        side_mg -= KING_SHELTER_MISSING * _FILE_COUNTS[shelter_files & ~sheltered]
+        if color:
+            mg -= side_mg
+            eg -= side_eg
+        else:
+            mg += side_mg
+            eg += side_eg
     return mg * phase + eg * (FULL_PHASE - phase)
 
 

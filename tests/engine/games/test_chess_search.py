@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import pytest
 
+from engine.game import Game
 from engine.games.chess import Chess
 from engine.search.alphabeta import Searcher
 from engine.search.limits import Limits
@@ -188,3 +190,67 @@ def test_evaluation_is_colour_symmetric() -> None:
         assert GAME.evaluate(mirrored) == GAME.evaluate(state), fen
         assert abs(GAME.evaluate(state)) < 100_000
         state = GAME.play(state, rng.choice(GAME.legal_moves(state)))
+
+
+def test_quiescence_outcome_sees_mate_and_draws_by_rule_but_not_stalemate() -> None:
+    # A quiescence node out of check does not look for a legal move: a
+    # stalemate reads as a game going on there (the full-width search and
+    # `outcome` still see it); checkmate and the draws by rule are seen.
+    stalemate = GAME.parse_position("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1")
+    assert GAME.outcome(stalemate) is not None
+    assert GAME.quiescence_outcome(stalemate) is None
+    mate = GAME.parse_position("7k/6Q1/6K1/8/8/8/8/8 b - - 0 1")
+    found = GAME.quiescence_outcome(mate)
+    assert found is not None and found.winner == 0
+    bare_kings = GAME.parse_position("7k/8/6K1/8/8/8/8/8 b - - 0 1")
+    found = GAME.quiescence_outcome(bare_kings)
+    assert found is not None and found.winner is None
+    fifty = GAME.parse_position("7k/8/6K1/8/8/8/8/R7 b - - 100 80")
+    found = GAME.quiescence_outcome(fifty)
+    assert found is not None and found.reason == "fifty-move rule"
+
+
+def test_is_legal_tells_legal_moves_from_others() -> None:
+    state = GAME.parse_position("4k3/8/8/8/8/8/4r3/4K3 w - - 0 1")  # the king is in check
+    legal = set(GAME.legal_moves(state))
+    start_moves = GAME.legal_moves(GAME.initial_state())
+    assert legal and all(GAME.is_legal(state, move) for move in legal)
+    assert not any(GAME.is_legal(state, move) for move in start_moves if move not in legal)
+
+
+class _CountingChess(Chess):
+    """Chess that counts how often the search asks for the ordered moves."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.orderings = 0
+
+    def ordered_moves(self, state: Any) -> list[Any]:
+        self.orderings += 1
+        return super().ordered_moves(state)
+
+
+class _ChessWithoutLegality(_CountingChess):
+    """The same without the legality hook: the table's move waits for the ordering."""
+
+    is_legal = Game.is_legal
+
+
+def test_a_table_move_that_cuts_spares_the_ordering_of_the_others() -> None:
+    # The same searches with and without the hook, the second from the table
+    # the first left: with it, nodes whose table move cut never ordered their
+    # moves; the answers are the same legal move.
+    fen = "r1bq1rk1/ppp2ppp/2np1n2/2b1p3/2B1P3/2PP1N2/PP3PPP/RNBQ1RK1 w - - 0 7"
+    answers: list[str | None] = []
+    orderings: list[int] = []
+    for game in (_CountingChess(), _ChessWithoutLegality()):
+        state = game.parse_position(fen)
+        searcher = Searcher(game, 1 << 16)
+        searcher.think(SearchRequest(state, Limits(depth=5)))
+        game.orderings = 0
+        result = searcher.think(SearchRequest(state, Limits(depth=5)))
+        answers.append(result.move)
+        orderings.append(game.orderings)
+        assert result.move in {game.format_move(state, m) for m in game.legal_moves(state)}
+    assert answers[0] == answers[1]
+    assert orderings[0] < orderings[1] * 0.8
