@@ -286,7 +286,7 @@ def _en_passant_is_legal(boards: tuple[Bitboard, ...], turn: int, frm: int, ep: 
     """Whether ``turn``'s pawn on ``frm`` may take en passant on ``ep`` (its king stays safe)."""
     captured_bit = BIT[ep ^ 8]
     us_index, them_index = 7 * turn, 7 - 7 * turn
-    after = list(boards)
+    after: list[Bitboard] = list(boards)
     move_bits = BIT[frm] | BIT[ep]
     after[us_index] ^= move_bits
     after[PAWN] ^= move_bits | captured_bit
@@ -663,7 +663,7 @@ def play(position: Position, move: Move) -> Position:
     captured = move >> 20 & 7
     promotion = move >> 14 & 7
     turn = position.turn
-    boards = list(position.boards)
+    boards: list[Bitboard] = list(position.boards)  # typed: its items are XORed natively
     us_index = 7 * turn
     from_bit = BIT[frm]
     to_bit = BIT[to]
