@@ -666,9 +666,9 @@ class Searcher(BudgetedSearch):
         # Step 8. Order the moves, lazily: the table's move first, then
         # captures and killers, then the rest (engine.search.ordering). A
         # game that can tell a move legal cheaply has its table move tried
-        # alone, before the others are ordered: when it cuts, as it does
-        # at most nodes that have one, that work is never done (step 9 does
-        # it otherwise, and the order is the same).
+        # alone, before the others are ordered: when it cuts, that work is
+        # never done. Step 9 orders them otherwise, as here but for what
+        # the history learned in the table move's subtree.
         side = game.to_move(state)
         sort_later = False
         deferred = False
