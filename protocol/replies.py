@@ -52,7 +52,7 @@ class Welcome:
     protocol: int
     """The protocol version the server speaks (1)."""
     server: str
-    """The server's name, version and engine build, ``alphabeta-arena 0.5.0 (compiled)``."""
+    """The server's name, version and engine build, ``alphabeta-arena 0.6.0 (compiled)``."""
     games: tuple[dict[str, Any], ...]
     """Each game offered: ``name``, ``title``, ``options`` (with their defaults),
     ``option_help``, ``players``, ``eval_unit``, ``win_odds_scale`` (the score

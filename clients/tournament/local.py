@@ -174,7 +174,7 @@ class LocalServer:
                     raise LocalServerError("the local server did not start in time") from None
                 await asyncio.sleep(0.1)
                 continue
-            if server.endswith("(pure)"):  # the welcome's "alphabeta-arena 0.5.0 (pure)"
+            if server.endswith("(pure)"):  # the welcome's "alphabeta-arena 0.6.0 (pure)"
                 build, note = await asyncio.to_thread(engine_build, env)
                 self.engine_note = note if build == "pure" else "the pure-Python engine"
             if self.externals:
