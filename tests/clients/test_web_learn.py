@@ -304,9 +304,11 @@ def test_a_typed_tree_and_the_servers_errors(page: Page, learn_server: ServerThr
     page.select_option("#learn-algorithm", "minimax")
     page.click("#learn-draw")
     expect(page.locator("#learn-message")).to_contain_text("expectiminimax")
-    # Side by side, the three searches that have no chance nodes say so; expectiminimax is added.
+    # Side by side, expectiminimax alone, and a word on why (the three
+    # searches without chance nodes are not asked: they could only fail).
     rows = page.locator("#compare-table tbody tr")
-    expect(rows.locator("td.error")).to_have_count(3)
+    expect(rows.locator("td.note")).to_contain_text("only expectiminimax")
+    expect(rows.locator("td.error")).to_have_count(0)
     expect(
         page.locator('#compare-table tr[data-algorithm="expectiminimax"] td.value')
     ).to_have_text("3")
@@ -672,6 +674,7 @@ def test_predict_the_pruned_leaves_then_the_search_checks(
     text = result.inner_text()
     assert "Never looked at: 2·2, 2·3." in text and "Missed: 2·3." in text
     assert "Evaluated after all: 3·3." in text and f"\u2264 {ALPHA} = 3" in text
+    assert "v = 2" not in text and "v = ?" in text  # node 2's value is asked at step 10
     marks = {
         str(g.get_attribute("data-path")): str(g.get_attribute("data-pick"))
         for g in page.locator("#learn-tree .pickable").all()
@@ -683,11 +686,13 @@ def test_predict_the_pruned_leaves_then_the_search_checks(
     expect(page.locator("#predict-question")).to_contain_text("Which move will MAX pick")
     page.click('#predict-input button[data-answer="1"]')
     expect(result).to_have_class("right")
-    assert "largest of its moves' values (1: 3, 2: 2, 3: 2)" in result.inner_text()
+    # Node 2's value is asked later: its value (and what copies it) is "?".
+    assert "largest of its moves' values (1: 3, 2: ?, 3: 2)" in result.inner_text()
+    assert "still to come" in result.inner_text()
     # Then the search runs up to MIN node 2, where it asks for its value.
     page.keyboard.press("End")
     expect(page.locator("#step-counter")).to_have_text("step 10 of 22")
-    expect(page.locator("#predict-question")).to_contain_text("What value will 2 return")
+    expect(page.locator("#predict-question")).to_contain_text("What value will node 2 return")
     page.fill("#predict-value", "4")
     page.click("#predict-check")
     expect(result).to_have_class("wrong")
@@ -697,6 +702,59 @@ def test_predict_the_pruned_leaves_then_the_search_checks(
     # Classroom off: no questions, the whole search at once.
     page.click("#classroom")
     expect(page.locator("#predict")).to_be_hidden()
+
+
+def test_no_feedback_answers_a_question_still_to_come(
+    page: Page, learn_server: ServerThread
+) -> None:
+    """Reproduces the review of 2026-11-29: each exercise's first feedback gave the next answer.
+
+    The expectiminimax exercise asks the move MAX picks, then the value of
+    chance node 1: the move's feedback said "(1: 3, 2: 0.5)". The Principal
+    line button folded the tree to the answer at step 1, and the tree's
+    label (read aloud, and kept in the exported SVG) gave the root's value
+    and the leaves alpha-beta evaluates.
+    """
+    open_learn(page, learn_server.port, "?example=chance&classroom=1&lang=en")
+    expect(page.locator("#predict-question")).to_contain_text("Which move will MAX pick")
+    label = str(page.locator("#learn-tree svg").get_attribute("aria-label"))
+    assert "value" not in label and "as far as the search has gone" in label
+    page.click('#predict-input button[data-answer="1"]')
+    result = page.locator("#predict-result")
+    expect(result).to_have_class("right")
+    text = result.inner_text()
+    assert "worth ?" in text and "(1: ?, 2: 0.5)" in text and "3" not in text
+    # The value question, when it comes, gets the whole explanation.
+    page.locator("#learn-tree").focus()
+    page.keyboard.press("End")  # the search runs on to where it asks
+    expect(page.locator("#predict-question")).to_contain_text("What value will node 1 return")
+    page.fill("#predict-value", "3")
+    page.click("#predict-check")
+    expect(result).to_have_class("right")
+    assert "= 3" in result.inner_text() and "?" not in result.inner_text()
+    # Alpha-beta's exercise: the principal line waits for the last step, and
+    # a folded view counts only what has been searched.
+    open_learn(page, learn_server.port, "?example=notes-alphabeta&classroom=1&lang=en")
+    expect(page.locator("#collapse")).to_be_disabled()
+    page.locator("#collapse").click(force=True)
+    assert page.locator("#learn-tree .tree-more-count").count() == 0
+    label = str(page.locator("#learn-tree svg").get_attribute("aria-label"))
+    assert "value 3" not in label and "leaves evaluated" not in label
+    # Portuguese: "na raiz", "no nó MIN 2", and the root's name in the tooltips.
+    open_learn(page, learn_server.port, "?example=notes-alphabeta&classroom=1&ask=&lang=pt")
+    assert "Entra na raiz" in page.inner_text("#step-text")
+    titles = " ".join(page.locator("#learn-tree svg title").all_text_contents())
+    assert "root" not in titles and "raiz" in titles
+    page.locator("#learn-tree").focus()
+    page.keyboard.press("ArrowRight")
+    assert "Entra no nó MIN 1" in page.inner_text("#step-text")
+    page.keyboard.press("End")
+    expect(page.locator("#collapse")).to_be_enabled()
+    # A tree with chance nodes is compared by expectiminimax alone, with a word why.
+    open_learn(page, learn_server.port, "?example=chance&lang=en")
+    page.click("#compare-run")
+    expect(page.locator("#compare-table tbody")).to_contain_text("only expectiminimax")
+    expect(page.locator("#compare-table tbody td.error")).to_have_count(0)
 
 
 def test_a_teacher_shares_an_exercise_by_its_address(

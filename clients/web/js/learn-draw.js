@@ -8,6 +8,7 @@
 // (no stylesheet), so the drawing exports as a standalone SVG file.
 
 import { el } from "./svg.js";
+import { descendants } from "./learn-layout.js";
 import { describeValue, formatValue, formatWinsVisits, playerName } from "./learn-model.js";
 import { t } from "./i18n.js";
 
@@ -81,17 +82,24 @@ export function drawTree(container, trace, lay, index, options = {}) {
       class: "tree-current-halo",
     }));
   }
+  // Classroom mode: a folded node counts only the nodes searched so far
+  // below it (the whole count would tell how much the search will prune).
+  const soFar = classroom && !finished && !trace.mcts ? (node) => node.enterIndex <= index : null;
   for (const item of lay.items) {
     if (hidden(item)) continue;
     let group;
-    if (item.type === "node") group = drawNode(trace, item, index, item === currentItem, compact, onToggle, givens, stats, !finished && onPath.has(item.node));
+    if (item.type === "node") {
+      const shownItem = soFar && item.hidden > 0 ? { ...item, hidden: descendants(item.node, soFar) } : item;
+      group = drawNode(trace, shownItem, index, item === currentItem, compact, onToggle, givens, stats, !finished && onPath.has(item.node));
+    }
     else if (item.type === "ghost") group = drawGhost(trace, item, index, compact, classroom, givens);
     if (group) {
       if (pick) makePickable(group, item, pick);
       nodeLayer.append(group);
       continue;
     }
-    nodeLayer.append(drawMore(item, onShowAll));
+    const searched = soFar ? item.left.filter(soFar).reduce((sum, child) => sum + 1 + descendants(child, soFar), 0) : item.nodes;
+    nodeLayer.append(drawMore({ ...item, nodes: searched }, onShowAll));
   }
   if (trace.mcts && current && current.result !== null && current.result !== undefined && currentItem && !compact && !finished) {
     // The ring goes under the nodes (their labels stay readable), the result over them.
@@ -352,7 +360,7 @@ function drawNode(trace, item, index, isCurrent, compact, onToggle, givens = fal
   }
   if (node.kind === "cutoff") group.append(el("text", { x: x + R - 2, y: y - R + 2, "font-size": 9, fill: MUTED, class: "tree-eval-mark" }, t("tree.eval")));
 
-  const parts = [t("aria.node", { who: leaf ? t("node.leaf") : playerName(node.player), path: node.path })];
+  const parts = [t("aria.node", { who: leaf ? t("node.leaf") : playerName(node.player), path: node === trace.root ? t("path.root") : node.path })];
   if (trace.mcts) parts.push(...mctsParts(trace, node, stats ? stats.get(node) : null));
   else if (view.state === "unseen") parts.push(t("aria.unseen"));
   else if (view.state === "open") parts.push(view.partial !== null ? t("aria.searching.sofar", { value: describeValue(view.partial) }) : t("aria.searching"));

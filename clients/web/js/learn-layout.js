@@ -45,7 +45,9 @@ export function descendants(node, visible = null) {
 //   {type: "ghost", ghost, x, y, open}    a node alpha-beta never visited
 //                                         (with its subtree when known and
 //                                         every node is expanded)
-//   {type: "more", parent, count, nodes, x, y}  children left out
+//   {type: "more", parent, count, nodes, left, x, y}  children left out
+//                                         (left: those visited, nodes: how
+//                                         many nodes they hold)
 // and edges {parentItem, childItem}.
 export function layout(trace, expanded, showAll, { slot: slotWidth = SLOT, level: levelHeight = LEVEL, margin = MARGIN_X, maxChildren = MAX_CHILDREN, visible = null } = {}) {
   const columnX = (slot) => margin + 20 + slot * slotWidth;
@@ -99,7 +101,7 @@ export function layout(trace, expanded, showAll, { slot: slotWidth = SLOT, level
     }
     if (left.length > 0) {
       const count = left.reduce((sum, entry) => sum + (entry.ghost ? 0 : 1 + descendants(entry, visible)), 0);
-      const more = { type: "more", parent: node, count: left.length, nodes: count, x: columnX(slot++), y: rowY(node.level + 1) };
+      const more = { type: "more", parent: node, count: left.length, nodes: count, left: left.filter((entry) => !entry.ghost), x: columnX(slot++), y: rowY(node.level + 1) };
       items.push(more);
       childItems.push(more);
     }

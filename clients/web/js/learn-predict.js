@@ -56,7 +56,7 @@ export function applies(trace, question, typedTree) {
 }
 
 export function prompt(question) {
-  const node = question.path === "root" ? t("node.root") : question.path;
+  const node = question.path === "root" ? t("node.root") : t("predict.node", { path: question.path });
   return t(`predict.ask.${question.kind}`, { node });
 }
 
@@ -100,61 +100,109 @@ export function parseValue(text) {
 function nodeName(trace, node) {
   if (node === trace.root) return t("node.root");
   const who = node.kind === "terminal" ? t("node.leaf") : node.player === "chance" ? t("node.chance") : node.player.toUpperCase();
-  return `${who} ${node.path}`;
+  return t("predict.named", { who, path: node.path });
+}
+
+// What an explanation may show while other questions wait. A node whose
+// value a question still to come asks for is written "?", and so is a
+// number copied from it (a bound, the root's value) wherever it appears:
+// the feedback on one question must not answer the next one (the move
+// MAX picks is worth the value of the node asked about later; a cut's
+// alpha is that node's value too).
+class Shown {
+  // `answered`: the node the question answered is about, always shown.
+  constructor(trace, hiddenPaths, answered) {
+    this.answered = answered;
+    this.paths = new Set(hiddenPaths);
+    this.paths.delete(answered);
+    this.values = [...this.paths].map((path) => nodeAt(trace, path)).filter(Boolean).map((node) => node.value);
+    this.masked = false;
+  }
+
+  // A node's own value: hidden, or copied from a hidden node below it
+  // (a parent's value is one of its children's).
+  node(node) {
+    if (node.path === this.answered) return formatValue(node.value);
+    if (this.paths.has(node.path)) {
+      this.masked = true;
+      return "?";
+    }
+    const below = [...this.paths].some((path) => node.path === "root" || path.startsWith(`${node.path}·`));
+    return below ? this.number(node.value) : formatValue(node.value);
+  }
+
+  // A number that may be copied from a hidden node's value.
+  number(value) {
+    if (this.values.some((hidden) => Math.abs(hidden - value) < 1e-9)) {
+      this.masked = true;
+      return "?";
+    }
+    return formatValue(value);
+  }
 }
 
 // How a node's value came from its children's, from the trace: a sentence
 // that may start with the node's name ("the root"), so its first letter is
 // made a capital.
-export function explainValue(trace, node) {
-  const text = explainValueText(trace, node);
+function explainValue(trace, node, shown) {
+  const text = explainValueText(trace, node, shown);
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
-function explainValueText(trace, node) {
+function explainValueText(trace, node, shown) {
   if (node.children.length === 0) {
     return node.kind === "cutoff"
-      ? t("predict.explain.eval", { node: nodeName(trace, node), value: formatValue(node.value) })
-      : t("predict.explain.leaf", { node: nodeName(trace, node), value: formatValue(node.value) });
+      ? t("predict.explain.eval", { node: nodeName(trace, node), value: shown.node(node) })
+      : t("predict.explain.leaf", { node: nodeName(trace, node), value: shown.node(node) });
   }
-  const values = node.children.map((child) => formatValue(child.value));
+  const values = node.children.map((child) => shown.node(child));
   let text;
   if (node.player === "chance") {
-    const terms = node.children.map((child) => `${formatValue(child.probability ?? 0)} × ${formatValue(child.value)}`);
-    text = t("predict.explain.chance", { node: nodeName(trace, node), terms: terms.join(" + "), value: formatValue(node.value) });
+    const terms = node.children.map((child) => `${formatValue(child.probability ?? 0)} × ${shown.node(child)}`);
+    text = t("predict.explain.chance", { node: nodeName(trace, node), terms: terms.join(" + "), value: shown.node(node) });
   } else {
     const op = node.player === "max" ? "max" : "min";
-    text = t(`predict.explain.${op}`, { node: nodeName(trace, node), values: values.join(", "), value: formatValue(node.value) });
+    text = t(`predict.explain.${op}`, { node: nodeName(trace, node), values: values.join(", "), value: shown.node(node) });
   }
-  if (node.prunedAfter.length > 0) text += ` ${explainCut(trace, node)}`;
+  if (node.prunedAfter.length > 0) text += ` ${explainCut(trace, node, shown)}`;
   return text;
 }
 
 // Why a node stopped early (alpha-beta's test, with the trace's window).
-export function explainCut(trace, node) {
+function explainCut(trace, node, shown) {
   const moves = node.prunedAfter.join(", ");
   return node.player === "min"
-    ? t("predict.explain.cut.min", { value: formatValue(node.value), alpha: formatValue(node.alphaOut), moves })
-    : t("predict.explain.cut.max", { value: formatValue(node.value), beta: formatValue(node.betaOut), moves });
+    ? t("predict.explain.cut.min", { value: shown.node(node), alpha: shown.number(node.alphaOut), moves })
+    : t("predict.explain.cut.max", { value: shown.node(node), beta: shown.number(node.betaOut), moves });
 }
 
 // Checks `answer` against the trace: {correct, text, marks}. For prune,
 // `answer` is the Set of clicked leaf paths and marks says which were
-// right, missed or wrong.
-export function check(trace, question, answer) {
+// right, missed or wrong. `hidden` names the nodes whose values questions
+// still to come ask for: the explanation writes them (and numbers copied
+// from them) as "?", and says so.
+export function check(trace, question, answer, hidden = []) {
+  // A value question is about its node; the winner's answer is the root's value.
+  const shown = new Shown(trace, hidden, question.kind === "value" || question.kind === "winner" ? question.path : null);
+  const result = checkWith(trace, question, answer, shown);
+  if (shown.masked && !result.invalid) result.text += ` ${t("predict.hidden")}`;
+  return result;
+}
+
+function checkWith(trace, question, answer, shown) {
   if (question.kind === "value") {
     const node = nodeAt(trace, question.path);
     const given = parseValue(answer);
     if (given === null) return { correct: false, invalid: true, text: t("predict.invalid") };
     const correct = Math.abs(given - node.value) < 1e-9;
-    return { correct, text: `${t(correct ? "predict.right" : "predict.wrong")} ${explainValue(trace, node)}` };
+    return { correct, text: `${t(correct ? "predict.right" : "predict.wrong")} ${explainValue(trace, node, shown)}` };
   }
   if (question.kind === "move") {
     const correct = answer === trace.bestMove;
-    const values = trace.root.children.map((child) => `${child.move}: ${formatValue(child.value)}`).join(", ");
+    const values = trace.root.children.map((child) => `${child.move}: ${shown.node(child)}`).join(", ");
     return {
       correct,
-      text: `${t(correct ? "predict.right" : "predict.wrong")} ${t("predict.explain.move", { move: trace.bestMove ?? "–", value: formatValue(trace.value), values })}`,
+      text: `${t(correct ? "predict.right" : "predict.wrong")} ${t("predict.explain.move", { move: trace.bestMove ?? "–", value: shown.number(trace.value), values })}`,
     };
   }
   if (question.kind === "winner") {
@@ -162,9 +210,10 @@ export function check(trace, question, answer) {
     const correct = Number(answer) === sign;
     const who = t(sign > 0 ? "predict.winner.max" : sign < 0 ? "predict.winner.min" : "predict.winner.draw");
     const line = [...trace.principal].filter((node) => node !== trace.root).map((node) => node.move).join(" → ");
+    // The root's value is the winner's answer itself (-1, 0 or +1): it is shown.
     return {
       correct,
-      text: `${t(correct ? "predict.right" : "predict.wrong")} ${t("predict.explain.winner", { who, value: formatValue(trace.value), line })} ${explainValue(trace, trace.root)}`,
+      text: `${t(correct ? "predict.right" : "predict.wrong")} ${t("predict.explain.winner", { who, value: formatValue(trace.value), line })} ${explainValue(trace, trace.root, shown)}`,
     };
   }
   // prune
@@ -176,7 +225,7 @@ export function check(trace, question, answer) {
   const correct = [...marks.values()].every((mark) => mark === "right");
   const list = (kind) => [...marks].filter(([, mark]) => mark === kind).map(([path]) => path);
   const cutters = trace.nodes.filter((node) => node.prunedAfter.length > 0 && (question.path === "root" || node.path === question.path || node.path.startsWith(`${question.path}·`)));
-  const why = cutters.map((node) => `${nodeName(trace, node)}: ${explainCut(trace, node)}`).join(" ");
+  const why = cutters.map((node) => `${nodeName(trace, node)}: ${explainCut(trace, node, shown)}`).join(" ");
   const parts = [t(correct ? "predict.right" : "predict.wrong")];
   parts.push(truth.size === 0 ? t("predict.prune.none") : t("predict.prune.truth", { leaves: [...truth].join(", ") }));
   if (list("missed").length > 0) parts.push(t("predict.prune.missed", { leaves: list("missed").join(", ") }));

@@ -23,6 +23,7 @@ const TOKEN_KEY = "arena-token";
 const ALGORITHMS = ["minimax", "alphabeta", "alphabeta_ordered", "negamax", "expectiminimax", "mcts"];
 const algorithmName = (name) => (ALGORITHMS.includes(name) ? t(`alg.${name}`) : name);
 const MCTS = "mcts";
+const EXPECTIMINIMAX = "expectiminimax";
 // The step table's columns: the search's events, or MCTS's playouts.
 const COLUMNS = ["col.step", "col.event", "col.node", "col.alpha", "col.beta", "col.value"];
 const MCTS_COLUMNS = ["col.playout", "col.added", "col.result", "col.root.stats"];
@@ -346,6 +347,9 @@ function showTrace(trace, spec) {
   app.spec = spec;
   app.index = app.classroom ? 0 : trace.lastIndex;
   const start = initialExpansion(trace);
+  // A big tree opens folded on its principal line, which in classroom mode
+  // would show the answer: there it opens on the root's moves.
+  if (app.classroom && start.collapsed) start.expanded = new Set([trace.root]);
   app.expanded = start.expanded;
   app.collapsed = start.collapsed;
   app.showAll = new Set();
@@ -362,7 +366,7 @@ function showTrace(trace, spec) {
   relayout();
   // A tree too wide to read in the panel even fitted opens on its principal line.
   if (!app.collapsed && app.layout.items.length > WIDE_TREE_ITEMS && app.layout.width * FIT_MIN > $("learn-tree").clientWidth) {
-    app.expanded = new Set(trace.principal);
+    app.expanded = new Set(app.classroom ? [trace.root] : trace.principal);
     app.collapsed = true;
     relayout();
   }
@@ -400,9 +404,13 @@ function renderTitle() {
 function render(follow = true) {
   const trace = app.trace;
   if (!trace) return;
-  const label = trace.mcts
-    ? t("aria.tree.mcts", { visited: trace.visited, playouts: trace.playouts, rate: decimal(trace.value, 2) })
-    : t("aria.tree", { name: algorithmName(trace.algorithm), value: formatValue(trace.value), visited: trace.visited, leaves: trace.leaves });
+  // In classroom mode the label, which the exported SVG keeps too, says
+  // nothing the search has not shown yet.
+  const label = app.classroom && app.index < trace.lastIndex
+    ? t("aria.tree.classroom", { name: trace.mcts ? algorithmName(MCTS) : algorithmName(trace.algorithm) })
+    : trace.mcts
+      ? t("aria.tree.mcts", { visited: trace.visited, playouts: trace.playouts, rate: decimal(trace.value, 2) })
+      : t("aria.tree", { name: algorithmName(trace.algorithm), value: formatValue(trace.value), visited: trace.visited, leaves: trace.leaves });
   const asking = currentQuestion();
   const answered = answeredHere();
   const pickQuestion = asking?.question.kind === "prune" ? asking : answered?.question.kind === "prune" ? answered : null;
@@ -557,6 +565,9 @@ function renderWithheld() {
   else if (entry) note = withheld ? t(`ex.${entry.key}.intro`) : t(`ex.${entry.key}.note`);
   $("example-note").textContent = note;
   $("example-source").textContent = entry && !entry.custom ? t(`ex.${entry.key}.source`) : "";
+  // The principal line is the search's answer: folding to it waits too.
+  $("collapse").disabled = withheld;
+  $("collapse").title = t(withheld ? "learn.collapse.withheld" : "learn.collapse.title");
   $("compare-withheld").hidden = !withheld;
   $("compare-grid").hidden = withheld;
   $("compare-table").hidden = withheld;
@@ -614,7 +625,9 @@ function button(text, onClick, className = "") {
 }
 
 function answer(entry, given) {
-  const result = check(app.trace, entry.question, given);
+  // The nodes whose values later questions ask for stay hidden in the feedback.
+  const later = app.questions.filter((q) => q !== entry && !q.done && q.question.kind === "value").map((q) => q.question.path);
+  const result = check(app.trace, entry.question, given, later);
   if (result.invalid) {
     $("predict-result").textContent = result.text;
     $("predict-result").className = "wrong";
@@ -1074,7 +1087,15 @@ async function compare() {
   let widest = 0;
   // The three, and the search drawn above when it is another (negamax,
   // expectiminimax); not MCTS, whose win rates do not compare with utilities.
-  const searches = COMPARED.includes(spec.algorithm) || spec.algorithm === MCTS ? COMPARED : [...COMPARED, spec.algorithm];
+  // A tree with chance nodes is expectiminimax's alone: minimax and
+  // alpha-beta have no chance nodes (the server refuses them there).
+  const chance = app.trace !== null && app.trace.nodes.some((node) => node.player === "chance");
+  const searches = chance ? [EXPECTIMINIMAX] : COMPARED.includes(spec.algorithm) || spec.algorithm === MCTS ? COMPARED : [...COMPARED, spec.algorithm];
+  if (chance) {
+    const row = document.createElement("tr");
+    row.append(cell(t("compare.chance"), "note", 6));
+    body.append(row);
+  }
   for (const algorithm of searches) {
     const label = algorithmName(algorithm);
     const row = document.createElement("tr");
@@ -1179,6 +1200,8 @@ function updateButtons() {
   $("step-last").disabled = !trace || app.index >= trace.lastIndex;
   $("step-play").disabled = !trace;
   for (const id of ["export-svg", "export-png", "expand-all", "collapse"]) $(id).disabled = !trace;
+  // In classroom mode the principal line waits for the last step (renderWithheld).
+  if (trace && app.classroom && app.index < trace.lastIndex) $("collapse").disabled = true;
 }
 
 function say(text, kind = "hint") {
@@ -1259,7 +1282,7 @@ function wire() {
     render(false);
   });
   $("collapse").addEventListener("click", () => {
-    if (!app.trace) return;
+    if (!app.trace || (app.classroom && app.index < app.trace.lastIndex)) return;
     app.expanded = new Set(app.trace.principal);
     app.showAll = new Set();
     relayout();

@@ -225,7 +225,8 @@ function gameChosen() {
   const side = $("side");
   const previous = side.value || "0";
   side.replaceChildren(
-    new Option(t("play.side.first", { name: title(info.players[0]) }), "0"),
+    // In backgammon the opening roll decides who moves first: no side is named first.
+    new Option(info.name === "backgammon" ? title(info.players[0]) : t("play.side.first", { name: title(info.players[0]) }), "0"),
     new Option(title(info.players[1]), "1"),
     new Option(t("play.side.both"), "both"),
     new Option(t("play.side.none"), "none"),

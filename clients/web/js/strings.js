@@ -268,6 +268,7 @@ const en = {
   "learn.expand.title": "Draw every node",
   "learn.collapse": "Principal line",
   "learn.collapse.title": "Only the principal line and counts",
+  "learn.collapse.withheld": "The principal line is the search's answer: it is shown at the last step",
   "learn.svg": "Download SVG",
   "learn.svg.title": "Download the drawing as it is now, as an SVG file",
   "learn.png": "Download PNG",
@@ -354,6 +355,7 @@ const en = {
   "compare.title": "Side by side: move ordering as a measurement",
   "compare.run": "Compare minimax, alpha-beta and ordered alpha-beta",
   "compare.search": "search",
+  "compare.chance": "This tree has chance nodes, which minimax and alpha-beta do not know: only expectiminimax searches it.",
   "tree.more": "+{count} more",
   "tree.eval": "eval",
   "tree.pruned": "pruned",
@@ -383,6 +385,7 @@ const en = {
   "aria.mcts.stats": "MAX won {stats} visits",
   "aria.of": "of",
   "aria.tree": "Search tree of {name}: value {value}, {visited} nodes visited, {leaves} leaves evaluated",
+  "aria.tree.classroom": "Search tree of {name}, as far as the search has gone",
   "aria.tree.mcts": "Monte Carlo search tree: {visited} nodes after {playouts} playouts, MAX's win rate {rate} at the root",
   "aria.compare": "{name}: {visited} nodes visited, {leaves} leaves evaluated",
   // The server's error codes (protocol.md, protocol/errors.py ErrorCode):
@@ -472,6 +475,8 @@ const en = {
   "node.chance": "chance node",
   "predict.title": "Predict",
   "predict.ask.value": "What value will {node} return? Type it, then Check.",
+  "predict.node": "node {path}",
+  "predict.named": "{who} {path}",
   "predict.ask.prune": "Which leaves will alpha-beta never look at? Click them in the tree (the leaves' utilities are shown, grey, as the exercise gives them), then Check.",
   "predict.ask.move": "Which move will MAX pick at the root?",
   "predict.ask.winner": "With both sides playing their best, who wins?",
@@ -501,6 +506,7 @@ const en = {
   "predict.prune.none": "Nothing is pruned here: every leaf is evaluated.",
   "predict.prune.missed": "Missed: {leaves}.",
   "predict.prune.wrong": "Evaluated after all: {leaves}.",
+  "predict.hidden": "(? is a value that a question still to come asks for.)",
   "share.button": "Link to this exercise",
   "share.title": "An address that opens this tree, this search and these questions in classroom mode: send it to the class",
   "share.questions": "Questions",
@@ -568,6 +574,15 @@ const en = {
 // plural ("as Brancas jogam"): the verbs after a player's name agree.
 const PLURAL_NAMES = new Set(["Brancas", "Pretas"]);
 const agree = (singular, plural) => ({ name }) => (PLURAL_NAMES.has(name) ? plural : singular);
+// "em" joined to the article of a node's name: "na raiz", "no nó MIN 2",
+// "na folha 1·1" (a name without an article takes the masculine "no").
+const emPt = (where) => {
+  const text = String(where);
+  if (text.startsWith("a ")) return `n${text}`;
+  if (text.startsWith("o ")) return `n${text}`;
+  if (text.startsWith("folha")) return `na ${text}`;
+  return `no ${text}`;
+};
 
 const pt = {
   "lang.en": "English",
@@ -827,6 +842,7 @@ const pt = {
   "learn.expand.title": "Desenhar todos os nós",
   "learn.collapse": "Linha principal",
   "learn.collapse.title": "Só a linha principal e contagens",
+  "learn.collapse.withheld": "A linha principal é a resposta da busca: aparece no último passo",
   "learn.svg": "Baixar SVG",
   "learn.svg.title": "Baixar o desenho como está agora, em SVG",
   "learn.png": "Baixar PNG",
@@ -884,8 +900,8 @@ const pt = {
   "row.return": "retorna",
   "row.mover": "de quem joga {value}",
   "node.of": "nó {who}",
-  "event.enter": "Entra em {where}.",
-  "event.enter.window": "Entra em {where} com α {alpha}, β {beta}.",
+  "event.enter": (p) => `Entra ${emPt(p.where)}.`,
+  "event.enter.window": (p) => `Entra ${emPt(p.where)} com α {alpha}, β {beta}.`,
   "event.return": "{where} retorna {value}",
   "event.return.eval": "(a sua avaliação: o limite de profundidade)",
   "event.return.negamax": "(o negamax retorna {value} do ponto de vista de quem joga)",
@@ -911,6 +927,7 @@ const pt = {
   "legend.mcts": "<span class=\"sym max\">▲</span> joga MAX · <span class=\"sym min\">▼</span> joga MIN · <span class=\"sym chance\">○</span> acaso · <span class=\"sym leaf\">▭</span> fim de jogo · tracejado: ainda sem filhos (as estatísticas vêm de simulações ao acaso a partir dali) · 7/12: vitórias / visitas de MAX na simulação mostrada (um empate conta ½) · laranja: o caminho desta simulação e as estatísticas que ela mudou · círculo verde: o nó acrescentado · arestas grossas: muitas visitas · azul: a linha mais visitada",
   "compare.label": "Lado a lado",
   "compare.title": "Lado a lado: a ordenação de lances medida",
+  "compare.chance": "Esta árvore tem nós de acaso, que o minimax e a poda alfa-beta não conhecem: só o expectiminimax a busca.",
   "compare.run": "Comparar minimax, alfa-beta e alfa-beta ordenada",
   "compare.search": "busca",
   "tree.more": "+{count}",
@@ -942,6 +959,7 @@ const pt = {
   "aria.mcts.stats": "MAX venceu {stats} visitas",
   "aria.of": "de",
   "aria.tree": "Árvore de busca de {name}: valor {value}, {visited} nós visitados, {leaves} folhas avaliadas",
+  "aria.tree.classroom": "Árvore de busca de {name}, até onde a busca chegou",
   "aria.tree.mcts": "Árvore de busca Monte Carlo: {visited} nós depois de {playouts} simulações, taxa de vitória de MAX {rate} na raiz",
   "aria.compare": "{name}: {visited} nós visitados, {leaves} folhas avaliadas",
   // Os códigos de erro do servidor (protocol.md, ErrorCode).
@@ -1028,6 +1046,9 @@ const pt = {
   "node.chance": "nó de acaso",
   "predict.title": "Preveja",
   "predict.ask.value": "Que valor {node} vai retornar? Escreva-o e clique em Verificar.",
+  "predict.node": "o nó {path}",
+  // With its article: "a folha 1·1", "o nó MAX 2", "o nó de acaso 1".
+  "predict.named": ({ who }) => (who.startsWith("folha") ? "a {who} {path}" : who.startsWith("nó") ? "o {who} {path}" : "o nó {who} {path}"),
   "predict.ask.prune": "Que folhas a poda alfa-beta nunca vai olhar? Clique nelas na árvore (as utilidades das folhas aparecem em cinza, como o exercício as dá) e depois em Verificar.",
   "predict.ask.move": "Que lance MAX vai escolher na raiz?",
   "predict.ask.winner": "Com os dois lados jogando o melhor possível, quem vencerá o jogo?",
@@ -1057,6 +1078,7 @@ const pt = {
   "predict.prune.none": "Aqui nada é podado: todas as folhas são avaliadas.",
   "predict.prune.missed": "Faltaram: {leaves}.",
   "predict.prune.wrong": "Afinal avaliadas: {leaves}.",
+  "predict.hidden": "(? é um valor que uma pergunta ainda por vir pede.)",
   "share.button": "Link para este exercício",
   "share.title": "Um endereço que abre esta árvore, esta busca e estas perguntas no modo aula: envie-o à turma",
   "share.questions": "Perguntas",
