@@ -26,17 +26,22 @@ but cannot replace ours.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
+import os
 import sys
 import time
+import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Final
 
+# The catalog, not the registry: a bot imports its own game only
+# (engine.catalog), and its first move does not wait for the others.
+from engine.catalog import create_game, game_class
 from engine.game import Game
-from engine.registry import create_game
 
 #: The attribute :func:`bot` sets on the function it marks.
 MARK: Final = "__arena_bot__"
@@ -188,14 +193,26 @@ def decision(request: dict[str, Any], games: dict[str, Game[Any, Any]]) -> Decis
 
 
 def serve_lines(choose: Choose, lines: IO[str], out: IO[str]) -> None:
-    """Answer each request line of ``lines`` with ``choose``'s move on ``out``."""
+    """Answer each request line of ``lines`` with ``choose``'s move on ``out``.
+
+    When ``choose`` raises, its traceback goes to stderr (the bot's log)
+    and the answer is ``{"error": ...}`` (docs/bots.md): that move is
+    played for the bot, and the next request is served as usual.
+    """
     games: dict[str, Game[Any, Any]] = {}
     for line in lines:
         if not line.strip():
             continue
-        chosen = choose(decision(json.loads(line), games))
-        answer = chosen if isinstance(chosen, Answer) else Answer(str(chosen))
-        out.write(answer.to_line() + "\n")
+        try:
+            chosen = choose(decision(json.loads(line), games))
+        except Exception as error:  # the student's bug: reported, the bot goes on
+            traceback.print_exc(file=sys.stderr)
+            sys.stderr.flush()
+            reply = json.dumps({"error": f"{type(error).__name__}: {error}"})
+        else:
+            answer = chosen if isinstance(chosen, Answer) else Answer(str(chosen))
+            reply = answer.to_line()
+        out.write(reply + "\n")
         out.flush()
 
 
@@ -210,6 +227,12 @@ def main(argv: list[str] | None = None) -> int:
     except BotLoadError as error:
         print(f"clients.bot: {error}", file=sys.stderr)
         return 2
+    # The server names the bot's game (docs/bots.md, ARENA_GAME): its
+    # module is imported now, before the first request's clock runs.
+    game = os.environ.get("ARENA_GAME")
+    if game:
+        with contextlib.suppress(Exception):  # the first request says what is wrong
+            game_class(game)
     serve_lines(choose, sys.stdin, sys.stdout)
     return 0
 

@@ -14,7 +14,7 @@ also pickle as they are, can be shared between the search and the session
 that owns the game, and cannot be corrupted by an aborted search.
 
 To add a game: write one module in :mod:`engine.games` with a subclass of
-:class:`Game`, and add the class to :data:`engine.registry.GAME_CLASSES`.
+:class:`Game`, and add it to :data:`engine.catalog.GAME_PATHS`.
 """
 
 from __future__ import annotations

@@ -1,8 +1,10 @@
-"""The games the engine knows, by name.
+"""The games the engine knows, by name, every one of them imported.
 
-To add a game, write its module in :mod:`engine.games` and add its class to
-:data:`GAME_CLASSES`; everything else (the server's ``welcome`` list, option
-checking, the GUI's game menu) reads from here.
+The list is :data:`engine.catalog.GAME_PATHS` (to add a game, add it
+there); this module imports them all, for the server, which offers every
+game. A program that plays one game creates it with
+:func:`engine.catalog.create_game` (the same function as here) and
+imports only that one.
 """
 
 from __future__ import annotations
@@ -11,52 +13,19 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
-from engine.errors import BadOptionsError, UnknownGameError
+from engine.catalog import GAME_PATHS, create_game, game_class
 from engine.game import Game
-from engine.games.backgammon import Backgammon
-from engine.games.checkers import Checkers
-from engine.games.chess import Chess
-from engine.games.connect4 import ConnectFour
-from engine.games.go import Go
-from engine.games.nim import Nim
-from engine.games.othello import Othello
-from engine.games.tictactoe import TicTacToe
-from engine.games.tree import TreeGame
 from engine.searchers import algorithms
 
+__all__ = ["GAMES", "GAME_CLASSES", "create_game", "describe_games"]
+
 #: Every registered game class, in the order clients see them.
-GAME_CLASSES: tuple[type[Game[Any, Any]], ...] = (
-    TicTacToe,
-    Nim,
-    ConnectFour,
-    Othello,
-    Checkers,
-    Chess,
-    Backgammon,
-    Go,
-    TreeGame,
-)
+GAME_CLASSES: tuple[type[Game[Any, Any]], ...] = tuple(game_class(name) for name in GAME_PATHS)
 
 #: Game classes by registry name (read-only).
 GAMES: Mapping[str, type[Game[Any, Any]]] = MappingProxyType(
     {cls.name: cls for cls in GAME_CLASSES}
 )
-
-
-def create_game(name: str, options: Mapping[str, Any] | None = None) -> Game[Any, Any]:
-    """The game registered as ``name`` with ``options`` checked and defaults filled in.
-
-    Raises :class:`UnknownGameError` or :class:`BadOptionsError` with a
-    message fit to show the user.
-    """
-    cls = GAMES.get(name)
-    if cls is None:
-        raise UnknownGameError(f"unknown game {name!r} (games: {', '.join(GAMES)})")
-    if options is None:
-        options = {}
-    if not isinstance(options, Mapping):
-        raise BadOptionsError("options must be a map of option names to values")
-    return cls(**cls.check_options(options))
 
 
 def describe_games() -> list[dict[str, Any]]:

@@ -83,7 +83,7 @@ def reference_engines(text: str) -> list[EngineSpec]:
 SUMMARY_LOG_LINES: Final = 3
 #: The marks of the server's own notes in a bot's log (docs/bots.md, "The log").
 _NOTE_MARK: Final = "[arena "
-_FAILURE_WORDS: Final = ("refused", "no answer", "ended:", "cannot start")
+_FAILURE_WORDS: Final = ("refused", "no answer", "ended:", "cannot start", "answered engine_error")
 
 
 def bot_log_path(name: str) -> Path:

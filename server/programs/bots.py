@@ -59,6 +59,15 @@ class BotAnswerError(ValueError):
     """The bot's answer line breaks the protocol (no move, wrong types)."""
 
 
+class BotReportedError(BotAnswerError):
+    """The bot answered that it failed (``{"error": "..."}``, docs/bots.md): no move, still in step.
+
+    :mod:`clients.bot` answers so when the student's function raises, and
+    goes on to the next request: one bad position costs one move, not a
+    restart of the program.
+    """
+
+
 def log_path(name: str) -> str:
     """The log file of the bot named ``name``: ``$ARENA_BOT_LOGS/NAME.log``, else ``bot-logs/``."""
     directory = os.environ.get("ARENA_BOT_LOGS") or DEFAULT_BOT_LOG_DIR
@@ -66,15 +75,18 @@ def log_path(name: str) -> str:
     return os.path.abspath(os.path.join(directory, f"{safe or 'bot'}.log"))
 
 
-def environment() -> dict[str, str]:
-    """A bot's environment: the server's, without PYTHONSAFEPATH.
+def environment(game: str) -> dict[str, str]:
+    """A bot's environment: the server's, without PYTHONSAFEPATH, with ARENA_GAME.
 
     A server started by ``arena tournament`` sets PYTHONSAFEPATH (its own
     imports must not find a student's ``engine.py``); a student's Python
-    bot must still import the modules beside it.
+    bot must still import the modules beside it. ``ARENA_GAME`` names the
+    game the bot plays (docs/bots.md), so that it can get ready for it
+    before its first request: :mod:`clients.bot` imports the game then.
     """
     env = dict(os.environ)
     env.pop("PYTHONSAFEPATH", None)
+    env["ARENA_GAME"] = game
     return env
 
 
@@ -192,6 +204,9 @@ def parse_answer(line: str) -> BotAnswer:
     if not isinstance(body, dict):
         raise BotAnswerError("the answer is not a JSON object")
     move = body.get("move")
+    error = body.get("error")
+    if move is None and isinstance(error, str):
+        raise BotReportedError(f"the bot reported an error: {error[:MAX_COMMENT_CHARS]}")
     if not isinstance(move, str) or not move:
         raise BotAnswerError(f'the answer has no "move" string: {line[:60]!r}')
     score = _score(body.get("score"))

@@ -63,6 +63,19 @@ POLL_S: Final = 0.005
 PR_SET_PDEATHSIG: Final = 1
 
 
+def note_line(text: str) -> bytes:
+    """A line of the driver's own in a program's log: ``[arena HH:MM:SS] text``."""
+    return f"[arena {time.strftime('%H:%M:%S')}] {text}\n".encode(errors="replace")
+
+
+def append_note(log_path: str | None, text: str) -> None:
+    """Add a driver's line to a log file while no program holds it open (best effort)."""
+    if log_path is None:
+        return
+    with contextlib.suppress(OSError), open(log_path, "ab") as log:
+        log.write(note_line(text))
+
+
 class ProgramError(Exception):
     """The program failed: it would not start, ended, flooded, or broke its protocol."""
 
@@ -214,8 +227,7 @@ class LineProcess:
 
     def note(self, text: str) -> None:
         """Add a line of the driver's own to the program's log file (if it has one)."""
-        stamp = time.strftime("%H:%M:%S")
-        self._write_log(f"[arena {stamp}] {text}\n".encode(errors="replace"), own=True)
+        self._write_log(note_line(text), own=True)
 
     def _write_log(self, data: bytes, own: bool = False) -> None:
         with self._log_lock:

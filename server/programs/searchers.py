@@ -40,7 +40,8 @@ from engine.search.results import Info, SearchResult
 from engine.search.score import Score
 from server.programs import bots, gtp
 from server.programs.engines import ExternalEngine
-from server.programs.process import POLL_S, LineProcess, ProgramError
+from server.programs.process import POLL_S, LineProcess, ProgramError, append_note
+from server.programs.quiet import wait_until_quiet
 from server.programs.reports import PvChecker
 from server.programs.uci import (
     MULTIPV_OPTION,
@@ -114,6 +115,24 @@ class ExternalEngineError(ProgramError):
     """The engine failed: it would not start, crashed, hung or broke the protocol."""
 
 
+class AnswerFailedError(ExternalEngineError):
+    """A bot's answer to one request failed (late, illegal, malformed): restart it, no backoff.
+
+    The program itself still runs: one bad move is no crash loop. It is
+    started again at once (a late answer must not be read as the next
+    one's), and the next request finds it started and waiting rather than
+    waiting out a backoff: before, two late moves in a row at 200 ms a move
+    put a student's bot out for seconds of moves (the review of 2026-11-29).
+    A program that ends, or will not start, still backs off. A bot that
+    answered ``{"error": ...}`` is in step with its requests and is not
+    restarted at all (``restart`` false).
+    """
+
+    def __init__(self, why: str, restart: bool = True) -> None:
+        super().__init__(why)
+        self.restart = restart
+
+
 def start_program(engine: ExternalEngine) -> LineProcess:
     """Start ``engine``'s program: a ``cmd:`` bot under its resource limits, with its log file."""
     if engine.protocol != "cmd":
@@ -124,7 +143,7 @@ def start_program(engine: ExternalEngine) -> LineProcess:
         setup=bots.limit_resources(),
         log_path=engine.log_path,
         log_max_bytes=bots.BOT_LOG_MAX_BYTES,
-        env=bots.environment(),
+        env=bots.environment(engine.game),
     )
 
 
@@ -147,7 +166,9 @@ def shake_hands(
         if engine.protocol == "gtp":
             gtp.required(process, "protocol_version", deadline)
         elif engine.protocol == "cmd":
-            pass  # a bot has no handshake: it reads its first request when it comes
+            # A bot has no handshake: it is ready when it waits for its
+            # first request (server.programs.quiet), not when it is started.
+            wait_until_quiet(process.pid, deadline)
         else:
             return handshake(process, engine.options, deadline)
     except (ProgramError, ValueError):
@@ -264,6 +285,7 @@ class ProgramSearcher:
         if isinstance(process, _NotReady):
             if process.stopped:
                 return search.unsearched("stopped")
+            self._not_ready(process.why)
             return search.failed(process.why)
         process.discard_unread()  # what it said while idle (its stray info strings)
         try:
@@ -271,6 +293,10 @@ class ProgramSearcher:
         except _Stopped as stopped:
             self._restart()  # GTP has no stop: the program was cut off
             return search.unsearched(stopped.reason)
+        except AnswerFailedError as error:
+            if error.restart:
+                self._restart()  # a bad move, not a broken program: ready for the next request
+            return search.failed(str(error))
         except (ProgramError, ValueError) as error:
             self._failed(str(error))
             return search.failed(str(error))
@@ -299,6 +325,9 @@ class ProgramSearcher:
             self.start()  # records the failure, and restarts now if its backoff allows
             return _NotReady(f"{self.engine.name} failed to start: {self.unavailable}")
         return launch.process
+
+    def _not_ready(self, why: str) -> None:
+        """A think answered without the program (starting, or waiting out a backoff)."""
 
     def _failed(self, why: str | None, at_start: bool = False) -> None:
         """The program failed: end it, log why, and set when it may start again."""
@@ -531,22 +560,25 @@ class CmdSearcher(ProgramSearcher):
         process.send(
             bots.request(self.game, state, self._line, request.limits, budget_ms, self._requests)
         )
+        # Each search process runs its own copy of the bot, numbering its
+        # requests from 1: the copy's pid tells two "request 3" apart.
+        request_name = f"request {self._requests} (pid {process.pid})"
         chatter = 0
         while True:
             try:
                 line = process.read_line(deadline, stop)
             except ProgramError as error:
-                process.note(f"request {self._requests}: the bot ended: {error}")
+                process.note(f"{request_name}: the bot ended: {error}")
                 raise
             if line is None:
                 if stop is not None and stop.is_set() and time.monotonic() < deadline:
-                    process.note(f"request {self._requests}: stopped by the client")
+                    process.note(f"{request_name}: stopped by the client")
                     raise _Stopped("stopped")
                 why = f"no answer within its budget of {budget_ms} ms"
                 if chatter:
                     why += f" (it wrote {chatter} lines that are no answer)"
-                process.note(f"request {self._requests}: {why}: answered engine_error")
-                raise ExternalEngineError(why)
+                process.note(f"{request_name}: {why}: answered engine_error; starting it again")
+                raise AnswerFailedError(why)
             if not bots.is_answer(line):
                 chatter += 1
                 if chatter > MAX_GARBAGE_LINES:
@@ -555,13 +587,22 @@ class CmdSearcher(ProgramSearcher):
             try:
                 answer = bots.parse_answer(line)
                 result = self._result(search, answer, request.on_info)
+            except bots.BotReportedError as error:
+                process.note(f"{request_name}: {error}: answered engine_error")
+                raise AnswerFailedError(str(error), restart=False) from error
             except (bots.BotAnswerError, ExternalEngineError) as error:
-                process.note(f"request {self._requests}: answer refused: {error}")
-                raise
+                process.note(f"{request_name}: answer refused: {error}")
+                raise AnswerFailedError(str(error)) from error
             if answer.comment:
-                process.note(f"request {self._requests}: comment: {answer.comment}")
+                process.note(f"{request_name}: comment: {answer.comment}")
             self._line.answered(state, result.move or answer.move)
             return result
+
+    def _not_ready(self, why: str) -> None:
+        # Every move played for the bot has its line in the bot's log, also
+        # those answered while no copy of it runs (a backoff after crashes).
+        self._requests += 1
+        append_note(self.engine.log_path, f"request {self._requests}: {why}: answered engine_error")
 
     def _result(
         self,

@@ -6,6 +6,7 @@ import asyncio
 import io
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -14,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from clients.bot import Answer, BotLoadError, load, serve_lines
+from clients.bot import Answer, BotLoadError, Decision, load, serve_lines
 from clients.cli import main
 from clients.client import connect
 from engine.registry import create_game
@@ -142,6 +143,75 @@ def test_arena_bot_versus_plays_a_match(
     assert status == 0, out
     assert "2 of 2 games played" in out and "mybot" in out
     assert (tmp_path / "bot-logs" / "mybot.log").exists()
+
+
+def test_a_function_that_raises_answers_an_error_and_serves_on(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A student's exception costs that move (``{"error": ...}``), not the program."""
+
+    game = create_game("tictactoe")
+    start = game.format_position(game.initial_state())
+
+    def choose(decision: Decision) -> str:
+        if decision.position == start:
+            raise ValueError("no idea")
+        return "b2"
+
+    later = game.format_position(game.play_text(game.initial_state(), "a1"))
+    replies = answers(choose, request("tictactoe"), request("tictactoe", later))
+    assert replies == [{"error": "ValueError: no idea"}, {"move": "b2"}]
+    assert "ValueError: no idea" in capsys.readouterr().err
+
+
+def test_a_bot_imports_only_its_own_game() -> None:
+    """A bot's start pays for its game, not for every game (numpy, the backgammon network)."""
+    code = (
+        "import sys, clients.bot\n"
+        "from engine.catalog import game_class\n"
+        "game_class('connect4')\n"
+        "prefixes = ('engine.games', 'numpy', 'clients.client')\n"
+        "print(sorted(m for m in sys.modules if m.startswith(prefixes)))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    loaded = done.stdout
+    assert "engine.games.connect4" in loaded
+    assert "numpy" not in loaded and "engine.games.backgammon" not in loaded
+    assert "clients.client" not in loaded
+
+
+def test_a_python_bot_plays_its_own_moves_at_short_move_times(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Reproduces the review of 2026-11-29: at the README's class-tournament times (500 ms,
+    and 200) a function bot answered none of its moves.
+
+    Its process took 0.6 s to start (the client library and every game,
+    numpy included, were imported before the first request), the first
+    request was sent while it was starting, and a bot ended for a late
+    answer met the next request starting again. The bot is now taken for
+    started only once it waits for its first request, and it imports only
+    its game.
+    """
+    (tmp_path / "mybot.py").write_text(FUNCTION_BOT)
+    monkeypatch.chdir(tmp_path)
+    status = main(
+        [
+            "bot",
+            f"{tmp_path}/mybot.py:choose",
+            "--game",
+            "connect4",
+            "--versus",
+            "local:depth=1",
+            "--movetime",
+            str(int(200 * UNIT)),
+        ]
+    )
+    out = capsys.readouterr().out
+    assert status == 0, out
+    assert "2 of 2 games played" in out
+    failed = re.search(r"mybot: (\d+) moves? engine_error", out)
+    assert failed is None or failed.group(1) == "0", out
 
 
 def _free_port() -> int:

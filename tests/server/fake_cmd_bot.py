@@ -8,7 +8,9 @@ message on stderr, exit 3), ``fork`` (starts children that sleep, their
 pids on stderr, then answers), ``alloc`` (allocates without bound),
 ``sleep`` (answers long after its budget), ``early`` (writes to stdout
 before it is asked), ``illegal`` (answers a move that is not legal),
-``nomove`` (an answer without a move).
+``nomove`` (an answer without a move), ``error`` (answers ``{"error": ...}``,
+as ``clients.bot`` does when the function raises), ``slowstart`` (works
+for a while before it reads its first request, then answers at once).
 """
 
 from __future__ import annotations
@@ -26,6 +28,11 @@ def answer(body: dict[str, object]) -> None:
 
 def main() -> None:
     mode = sys.argv[1]
+    if mode == "slowstart":
+        # A start's imports: CPU for a while, before the first read.
+        until = time.monotonic() + float(sys.argv[2])
+        while time.monotonic() < until:
+            pass
     if mode == "early":
         print("hello, I am starting", flush=True)
         print("[1, 2, 3]", flush=True)
@@ -35,7 +42,7 @@ def main() -> None:
         print(f"request {request['request']}: {len(request['legal'])} moves", file=sys.stderr)
         if mode == "good":
             answer({"move": move, "score": 7, "depth": 2, "pv": [move], "comment": "first legal"})
-        elif mode in ("plain", "early"):
+        elif mode in ("plain", "early", "slowstart"):
             answer({"move": move})
         elif mode == "garbage":
             for _ in range(5):
@@ -68,6 +75,8 @@ def main() -> None:
             answer({"move": "not-a-move"})
         elif mode == "nomove":
             answer({"score": 3})
+        elif mode == "error":
+            answer({"error": "ValueError: a student's bug"})
 
 
 if __name__ == "__main__":

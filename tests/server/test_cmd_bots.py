@@ -161,6 +161,7 @@ FAILING = {
     "sleep": "no answer within its budget",
     "illegal": "illegal",
     "nomove": 'no "move"',
+    "error": "the bot reported an error: ValueError: a student's bug",
 }
 
 
@@ -203,6 +204,65 @@ def test_a_failed_bot_is_replaced(tmp_path: Path) -> None:
     finally:
         searcher.close()
     assert read_log(engine).count("started ") >= 2
+
+
+def test_a_bot_that_reports_an_error_keeps_running(tmp_path: Path) -> None:
+    """``{"error": ...}`` (clients.bot when the function raises) costs that move only."""
+    engine = bot("error", "connect4", tmp_path)
+    game, state = decision_state("connect4")
+    searcher = program_searcher(engine, game)
+    try:
+        for _ in range(3):
+            result = think(searcher, state, int(500 * UNIT))
+            assert result.reason == "engine_error" and result.move in legal(game, state)
+    finally:
+        searcher.close()
+    log = read_log(engine)
+    assert log.count("started ") == 1 and log.count("reported an error") == 3
+
+
+def test_a_late_bot_is_started_again_at_once_without_a_backoff(tmp_path: Path) -> None:
+    """Reproduces the review of 2026-11-29: two late moves in a row put a bot out for seconds.
+
+    A late answer restarts the bot at once, and the next request, made
+    when it is ready, gets its answer: lateness is no crash loop.
+    """
+    engine = bot("sleep", "connect4", tmp_path)
+    game, state = decision_state("connect4")
+    searcher = program_searcher(engine, game)
+    try:
+        for _ in range(3):
+            think(searcher, state, int(150 * UNIT))
+            assert searcher.unavailable is None and searcher._failures == 0
+            launch = searcher._launch
+            assert launch is not None  # started again already, for the next request
+            assert launch.done.wait(5 * UNIT)
+    finally:
+        searcher.close()
+    assert read_log(engine).count("starting it again") == 3
+
+
+def test_a_bot_gets_its_first_request_once_it_waits_for_it(tmp_path: Path) -> None:
+    """Reproduces the review of 2026-11-29: the first request met a bot still starting.
+
+    This bot works for a while before it reads its input (a Python bot's
+    imports); its start counts as done only once it waits, so the first
+    think's whole budget is left for its answer.
+    """
+    start_s = 0.4 * UNIT
+    argv = (sys.executable, str(FAKE_BOT), "slowstart", str(start_s))
+    engine = ExternalEngine("connect4", "slow", "cmd", argv, (), False, str(tmp_path / "slow.log"))
+    game, state = decision_state("connect4")
+    searcher = program_searcher(engine, game)
+    try:
+        started = time.monotonic()
+        searcher.start()
+        assert searcher.wait_started(started + 10 * UNIT)
+        assert time.monotonic() - started >= start_s  # not before it waits for input
+        result = think(searcher, state, int(100 * UNIT))
+        assert result.reason == "engine", result
+    finally:
+        searcher.close()
 
 
 @pytest.mark.parametrize("mode", ["two", "early"])

@@ -1,0 +1,109 @@
+"""When a program that has no handshake is ready: it waits for its input, using no CPU.
+
+A ``cmd:`` bot (docs/bots.md) says nothing before its first request, so
+nothing it writes tells when it has started. Sent at once, that request
+met a Python bot still importing (0.3-0.6 s): at a class tournament's
+200-500 ms a move, the bot answered none of its moves (the review of
+2026-11-29). A program ready for its input sleeps in a read, or in a poll
+on its pipe, and uses no CPU: :func:`wait_until_quiet` watches the
+program's processes (its session: a wrapper script's children too) in
+Linux's ``/proc`` until every thread of them has slept, with no CPU time
+added, for :data:`QUIET_POLLS` looks in a row. Elsewhere (no ``/proc``) it
+returns at once, as before.
+
+A program that sleeps while starting (``time.sleep``, a network wait) is
+taken for ready too soon; its first request then waits for it as before.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import Final
+
+#: Time between two looks at the program's threads.
+QUIET_POLL_S: Final = 0.01
+#: Looks in a row with every thread asleep and no CPU time added: 30 ms of
+#: quiet, much longer than any gap between two imports of a starting
+#: Python (a read of a file), much shorter than a move.
+QUIET_POLLS: Final = 3
+PROC: Final = "/proc"
+
+
+def _read(path: str) -> str | None:
+    try:
+        with open(path, encoding="ascii", errors="replace") as file:
+            return file.read()
+    except OSError:
+        return None
+
+
+def _fields(stat: str) -> list[str]:
+    """The fields of a ``stat`` line after the command's name (which may hold spaces)."""
+    return stat[stat.rfind(")") + 2 :].split()
+
+
+def _thread(task_dir: str) -> tuple[str, int] | None:
+    """A thread's state letter and CPU time so far (ns when schedstat tells, else ticks)."""
+    stat = _read(f"{task_dir}/stat")
+    if stat is None:
+        return None
+    fields = _fields(stat)
+    schedstat = _read(f"{task_dir}/schedstat")
+    # schedstat's first field is nanoseconds on the CPU; else utime + stime, in ticks.
+    cpu = int(schedstat.split()[0]) if schedstat else int(fields[11]) + int(fields[12])
+    return fields[0], cpu
+
+
+def _session_threads(session: int) -> list[tuple[str, int]] | None:
+    """Every thread of every process in ``session`` (``None``: no ``/proc`` to read)."""
+    try:
+        entries = os.listdir(PROC)
+    except OSError:
+        return None
+    threads: list[tuple[str, int]] = []
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        stat = _read(f"{PROC}/{entry}/stat")
+        if stat is None:
+            continue
+        fields = _fields(stat)
+        if len(fields) < 4 or fields[3] != str(session):
+            continue
+        try:
+            tasks = os.listdir(f"{PROC}/{entry}/task")
+        except OSError:
+            continue
+        for task in tasks:
+            thread = _thread(f"{PROC}/{entry}/task/{task}")
+            if thread is not None:
+                threads.append(thread)
+    return threads
+
+
+def wait_until_quiet(pid: int, deadline: float) -> bool:
+    """Wait until the session led by ``pid`` sleeps, CPU unused; whether it did by ``deadline``.
+
+    ``pid`` leads its own session (the driver starts programs with
+    ``start_new_session``). Returns ``False`` at once without ``/proc``,
+    and when the program has ended (its first request will say so).
+    """
+    quiet = 0
+    before: int | None = None
+    while True:
+        threads = _session_threads(pid)
+        if not threads:
+            return False  # no /proc, or the program is gone
+        live = [(state, cpu) for state, cpu in threads if state not in ("Z", "X")]
+        if not live:
+            return False
+        cpu = sum(cpu for _, cpu in live)
+        asleep = all(state == "S" for state, _ in live)
+        quiet = quiet + 1 if asleep and cpu == before else 0
+        if quiet >= QUIET_POLLS:
+            return True
+        before = cpu
+        if time.monotonic() + QUIET_POLL_S >= deadline:
+            return False
+        time.sleep(QUIET_POLL_S)
