@@ -31,6 +31,13 @@ FAULT_LATE: Final = (
     "lost on time: answered after {elapsed_ms:.0f} ms with {budget_ms} ms left "
     "(margin {margin_ms} ms)"
 )
+#: Added to :data:`FAULT_LATE`: what the late answer said, and the time the
+#: engine itself counted, so that a reader can tell a slow search from a
+#: delay on the way (the record has no move for the forfeited turn).
+FAULT_LATE_ANSWER: Final = (
+    "; it answered {move} ({reason}), the engine counting {engine_ms} ms "
+    "of which {queued_ms} ms queued"
+)
 #: No answer before the watchdog: ``what`` is :data:`GAVE_NO_MOVE` or :data:`DID_NOT_ANSWER`,
 #: ``detail`` empty or `` (the client's message)``.
 FAULT_SILENT: Final = "{what} within {timeout_ms:.0f} ms (watchdog){detail}"

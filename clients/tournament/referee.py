@@ -372,6 +372,12 @@ class _Game:
                 TIME_FORFEIT,
                 reasons.FAULT_LATE.format(
                     elapsed_ms=elapsed_ms, budget_ms=budget, margin_ms=timing.margin_ms
+                )
+                + reasons.FAULT_LATE_ANSWER.format(
+                    move=best.move[:40],
+                    reason=best.reason,
+                    engine_ms=best.time_ms,
+                    queued_ms=best.queued_ms,
                 ),
             )
         return best, elapsed_ms

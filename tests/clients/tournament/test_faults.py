@@ -92,6 +92,9 @@ async def test_clock_flag(tmp_path: Path, good: EngineSpec) -> None:
         _, records = await play(tmp_path, tournament)
     assert [record.kind for record in records] == [TIME_FORFEIT, TIME_FORFEIT]
     assert all("lost on time" in record.reason and "ms left" in record.reason for record in records)
+    # The late answer is said (the record has no move for that turn): the
+    # review of 2026-11-29 could not tell where a Go move's 620 ms went.
+    assert all("; it answered " in record.reason and "queued" in record.reason for record in records)
 
 
 async def test_engine_gone_after_the_start_forfeits(tmp_path: Path, good: EngineSpec) -> None:
