@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import multiprocessing
 import os
 import random
@@ -273,6 +274,13 @@ def gnubg_version(binary: str) -> str:
     return lines[0] if lines else "unknown version"
 
 
+def spread(mean: float, half: float) -> str:
+    """``+0.123 ± 0.045``, or the mean with "no interval" when one pair cannot give one."""
+    if math.isnan(half):
+        return f"{mean:+.3f} (no interval: one pair)"
+    return f"{mean:+.3f} ± {half:.3f}"
+
+
 def interval(values: list[float]) -> tuple[float, float]:
     """Mean and the half-width of its 95% normal interval."""
     mean = statistics.mean(values)
@@ -301,7 +309,7 @@ def report(records: list[GameRecord], pair_nets: list[float]) -> None:
         )
     print(f"points: ours {ours}, gnubg's {theirs}; net {ours - theirs:+d}")
     print(
-        f"points per game (ours minus gnubg's): {mean:+.3f} ± {half:.3f} "
+        f"points per game (ours minus gnubg's): {spread(mean, half)} "
         f"(95% interval over the {len(pair_nets)} pairs' net points / 2)"
     )
     if depths:
@@ -388,7 +396,7 @@ def main(argv: list[str] | None = None) -> int:
                 wins = sum(1 for r in records if r.engine_won)
                 print(
                     f"  {len(records)}/{pairs * 2} games: we won {wins}, "
-                    f"{mean:+.3f} ± {half:.3f} points a game, {elapsed:.0f} s, "
+                    f"{spread(mean, half)} points a game, {elapsed:.0f} s, "
                     f"about {elapsed / done * (pairs - done):.0f} s to go",
                     flush=True,
                 )
