@@ -62,6 +62,9 @@ SHOWN_PLIES = 16
 #: Games whose board turns round to put the person's side at the bottom when
 #: they play second, as the web GUI does (clients/web/js/main.js, boardView).
 TURNED_FOR_SECOND_PLAYER = ("chess", "checkers", "backgammon")
+#: Games whose board ``flip`` turns round (clients/render.py); the others
+#: have one way up (Connect Four's gravity, Go's coordinates, ...).
+FLIPPABLE = ("chess", "checkers", "othello", "backgammon")
 
 COMMANDS_HELP = """\
 commands:
@@ -70,7 +73,7 @@ commands:
   undo    take back your last move and the engine's reply
   new     start a new game
   hint    ask the engine for a move without playing it
-  flip    turn the board round
+  flip    turn the board round (chess, checkers, Othello, backgammon)
   quit    leave (also q, exit, or end of input)"""
 
 
@@ -335,6 +338,9 @@ class Session:
             self.say(COMMANDS_HELP)
             return "again"
         if word == "flip":
+            if self.game not in FLIPPABLE:
+                self.say(f"flip: a {self.game} board is drawn one way up only")
+                return "again"
             self.view = View(flip=not self.view.flip, color=self.view.color)
             self.show(state)
             return "again"

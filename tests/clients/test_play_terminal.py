@@ -132,8 +132,10 @@ async def test_a_monte_carlo_score_is_shown_with_its_win_rate(url: str) -> None:
         depth=None,
         algorithm="mcts",
         out=out,
-        read=scripted(["4", "quit"]),
+        read=scripted(["flip", "4", "quit"]),
     )
+    # A board drawn one way up says so (the review of 2026-11-29: flip did nothing, silently).
+    assert "flip: a connect4 board is drawn one way up only" in out.getvalue()
     played = re.search(r"^engine plays .*\(score ([^,]+), (\d+) playouts", out.getvalue(), re.M)
     assert played, out.getvalue()
     assert re.fullmatch(r"[+-]\d+ \(\d{1,3}%\)|win in \d+|loss in \d+|draw", played[1])
