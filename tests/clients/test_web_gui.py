@@ -1682,3 +1682,29 @@ def test_numbers_are_written_with_the_readers_decimal_mark(
         "+4,5",
         "black vence por 0,5",
     ]
+
+
+def test_a_change_of_language_rewrites_every_figure_of_the_engine_table(
+    page: Page, gui_server: ServerThread
+) -> None:
+    """Reproduces the review of 2026-11-29: after a switch to Portuguese the engine
+    table's rows kept "158.2k" and "1.49 s" beside a rewritten "+0,05"."""
+    page.goto(f"http://127.0.0.1:{gui_server.port}/?game=chess&side=both&lang=en")
+    page.wait_for_selector(".board-svg")
+    page.click("#analyse")
+    rows = page.locator("#info-lines tbody tr")
+    expect(rows.first).to_be_visible()
+    expect(rows.nth(2)).to_be_visible()  # a few depths
+    stop_if_thinking(page)
+    expect(page.locator("#think-status")).to_have_text(re.compile("^Best"))
+    english = page.locator("#info-lines tbody tr td:nth-child(5)").all_text_contents()
+    page.select_option("#lang", "pt")
+    expect(page.locator("#analyse")).to_have_text("Analisar")
+    figures = [
+        text
+        for column in (3, 4, 5)
+        for text in page.locator(f"#info-lines tbody tr td:nth-child({column})").all_text_contents()
+    ]
+    assert figures and not any(re.search(r"\d\.\d", text) for text in figures), figures
+    times = page.locator("#info-lines tbody tr td:nth-child(5)").all_text_contents()
+    assert len(times) == len(english)

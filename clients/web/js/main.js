@@ -1322,7 +1322,12 @@ function rewriteThinkPanel() {
   for (const row of $("info-lines").tBodies[0].rows) {
     if (!row.report) continue;
     const { info, think } = row.report;
+    // Every figure again, in the new language's decimal mark (the review of
+    // 2026-11-29 saw "158.2k" beside "+0,05" in one row).
     row.cells[1].textContent = scoreText(info, think);
+    row.cells[2].textContent = formatCount(info.nodes);
+    row.cells[3].textContent = formatRate(info);
+    row.cells[4].textContent = formatTime(info.time_ms);
     if (row.classList.contains("final")) row.title = t("play.best.row");
     if (row.classList.contains("partial")) row.title = t("play.partial.title");
   }
