@@ -1575,6 +1575,14 @@ def _referee_reasons() -> tuple[list[tuple[str, str, str]], set[str]]:
             "perdeu por tempo: respondeu após 812 ms com 300 ms restantes (margem 50 ms)",
         ),
         fault(
+            template("FAULT_LATE").format(elapsed_ms=620.0, budget_ms=500, margin_ms=100)
+            + template("FAULT_LATE_ANSWER").format(
+                move="E5", reason="time", engine_ms=490, queued_ms=0
+            ),
+            "perdeu por tempo: respondeu após 620 ms com 500 ms restantes (margem 100 ms);"
+            " respondeu E5 (time), o motor contando 490 ms, dos quais 0 ms na fila",
+        ),
+        fault(
             silent.format(what=template("GAVE_NO_MOVE"), timeout_ms=1500.0, detail=""),
             "não deu lance em 1500 ms (vigia)",
         ),

@@ -277,7 +277,13 @@ function buildOptions(info) {
     const value = info.options[name];
     const label = document.createElement("label");
     label.title = optionHelp(info.option_help[name]);
-    label.append(`${name} `);
+    // The option's name in the page's language where the table has one; the
+    // protocol's own name (used in addresses and by `arena`) is its title.
+    const word = has(`option.${name}`) ? t(`option.${name}`) : name;
+    const named = document.createElement("span");
+    named.textContent = `${word} `;
+    if (word !== name) named.title = name;
+    label.append(named);
     const input = document.createElement("input");
     input.name = name;
     input.dataset.kind = Array.isArray(value) ? "list" : typeof value;

@@ -21,6 +21,7 @@ const CLEANUP = " (counted after a clean-up phase)";
 
 // What an engine at fault did (the text after its name): [pattern, key, names of the groups].
 const FAULTS = [
+  [/^lost on time: answered after (\d+) ms with (\d+) ms left \(margin (\d+) ms\); it answered (.*) \((.*)\), the engine counting (\d+) ms of which (\d+) ms queued$/s, "reason.late.answer", ["elapsed", "budget", "margin", "move", "reason", "engine", "queued"]],
   [/^lost on time: answered after (\d+) ms with (\d+) ms left \(margin (\d+) ms\)$/s, "reason.late", ["elapsed", "budget", "margin"]],
   [/^gave no move within (\d+) ms \(watchdog\)(.*)$/s, "reason.nomove", ["ms", "detail"]],
   [/^did not answer within (\d+) ms \(watchdog\)(.*)$/s, "reason.noanswer", ["ms", "detail"]],

@@ -94,7 +94,7 @@ async def test_clock_flag(tmp_path: Path, good: EngineSpec) -> None:
     assert all("lost on time" in record.reason and "ms left" in record.reason for record in records)
     # The late answer is said (the record has no move for that turn): the
     # review of 2026-11-29 could not tell where a Go move's 620 ms went.
-    assert all("; it answered " in record.reason and "queued" in record.reason for record in records)
+    assert all("; it answered " in r.reason and "queued" in r.reason for r in records)
 
 
 async def test_engine_gone_after_the_start_forfeits(tmp_path: Path, good: EngineSpec) -> None:
