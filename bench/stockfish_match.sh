@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Our chess engine against Stockfish at limited strength (issue 29's ladder):
 # arena tournament plays a gauntlet, our engine (a local server, one search
-# process) against Stockfish at UCI_Elo 1600, 1900 and 2100 run directly as
+# at a time) against Stockfish at UCI_Elo 1600, 1900 and 2100 run directly as
 # UCI programs (cmd=...,proto=uci), GAMES games a level (the built-in named
 # openings, colours swapped), then bench.ladder_fit fits one rating on
 # Stockfish's scale with its 95% interval.
@@ -30,7 +30,12 @@ for elo in "${levels[@]}"; do
 done
 db="/tmp/stockfish-match-$(date +%s).db"
 echo "# load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+# One game at a time; the local server gets arena tournament's default of
+# one search process per game plus a spare, which takes a think only while
+# the first process finishes a search already answered at its deadline (with
+# --local-workers 1 such a think waited and was answered unsearched: one
+# move in 120 games on 2026-11-29). One search runs at a time either way.
 .venv/bin/arena tournament --game chess "${engines[@]}" --gauntlet --games "$games" \
-    --concurrency 1 --local-workers 1 --db "$db" --quiet "$@"
+    --concurrency 1 --db "$db" --quiet "$@"
 echo "# load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 .venv/bin/python -m bench.ladder_fit --db "$db" --player ours "${anchors[@]}"
