@@ -25,9 +25,9 @@ import datetime
 import os
 import re
 import sys
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, TextIO
+from typing import Any, Final, TextIO
 
 from clients.client import (
     BestMove,
@@ -394,6 +394,9 @@ class Session:
                 if self.game == "go":
                     reason = explain_go_move(self.options, self.position, state.history, text)
                     why = f": {reason}" if reason else ""
+                elif self.game == "chess":
+                    reason = explain_chess_move(state.position, state.legal_moves, text)
+                    why = f": {reason}" if reason else ""
                 self.say(
                     f"{text.strip()!r} is not a legal move{why}; "
                     f"type a move like {self.example(state)}, or help"
@@ -573,6 +576,94 @@ def check_algorithm(engine: Engine, game: str, algorithm: str) -> None:
         raise UnknownAlgorithmError(
             f"the server offers {game} with {', '.join(offered)}, not {algorithm!r}"
         )
+
+
+#: Chess pieces by their FEN letter (White's upper case), for explain_chess_move.
+CHESS_PIECES: Final = {
+    "p": "pawn",
+    "n": "knight",
+    "b": "bishop",
+    "r": "rook",
+    "q": "queen",
+    "k": "king",
+}
+#: Castling by SAN and by the king's UCI move: (side, which), FEN's rights letter for White.
+CASTLINGS: Final = {
+    "O-O": "K",
+    "0-0": "K",
+    "O-O-O": "Q",
+    "0-0-0": "Q",
+    "e1g1": "K",
+    "e1c1": "Q",
+    "e8g8": "K",
+    "e8c8": "Q",
+}
+
+
+def explain_chess_move(fen: str, legal: Sequence[str], text: str) -> str | None:
+    """Why a chess move the server refused is illegal, in words; ``None`` if it cannot say.
+
+    From the position's FEN and the legal moves (UCI) the server sent: an
+    empty square, a piece of the side not to move, castling that is not
+    possible (and why: the right is gone, a piece stands between, the king
+    is in check), or where the named piece may go instead.
+    """
+    fields = fen.split()
+    if len(fields) < 4:
+        return None
+    board: dict[str, str] = {}
+    for rank_index, row in enumerate(fields[0].split("/")):
+        file_index = 0
+        for char in row:
+            if char.isdigit():
+                file_index += int(char)
+                continue
+            board[f"{'abcdefgh'[file_index]}{8 - rank_index}"] = char
+            file_index += 1
+    white = fields[1] == "w"
+    side, other = ("White", "Black") if white else ("Black", "White")
+    word = text.strip()
+    castle = CASTLINGS.get(word)
+    if castle is not None and (word[0] in "O0" or board.get(word[:2], "").lower() == "k"):
+        right = castle if white else castle.lower()
+        home = "1" if white else "8"
+        between = ("f", "g") if castle == "K" else ("b", "c", "d")
+        wing = "kingside" if castle == "K" else "queenside"
+        if right not in fields[2]:
+            return f"{side} may no longer castle {wing} (the king or that rook has moved)"
+        blocked = [f + home for f in between if f + home in board]
+        if blocked:
+            return f"castling {wing} needs {', '.join(blocked)} empty"
+        return (
+            f"castling {wing} is not allowed now: "
+            "the king is in check or would cross an attacked square"
+        )
+    san = re.fullmatch(r"([NBRQK])[a-h]?[1-8]?x?([a-h][1-8])[+#]?", word)
+    if san is not None:
+        letter, target = san.group(1), san.group(2)
+        own = letter if white else letter.lower()
+        squares = sorted(square for square, char in board.items() if char == own)
+        name = CHESS_PIECES[letter.lower()]
+        if not squares:
+            return f"{side} has no {name}"
+        reach = sorted({move[2:4] for move in legal if move[:2] in squares})
+        if not reach:
+            return f"no {name} of {side}'s has a legal move here"
+        return f"no {name} of {side}'s can go to {target} (they can go to {', '.join(reach)})"
+    match = re.fullmatch(r"([a-h][1-8])([a-h][1-8])[qrbn]?", word)
+    if match is None:
+        return None
+    start, target = match.groups()
+    piece = board.get(start)
+    if piece is None:
+        return f"there is no piece on {start}"
+    if piece.isupper() != white:
+        return f"the {CHESS_PIECES[piece.lower()]} on {start} is {other}'s: {side} is to move"
+    name = CHESS_PIECES[piece.lower()]
+    targets = sorted({move[2:4] for move in legal if move[:2] == start})
+    if not targets:
+        return f"the {name} on {start} has no legal move here"
+    return f"the {name} on {start} can go to {', '.join(targets)}, not {target}"
 
 
 def explain_go_move(

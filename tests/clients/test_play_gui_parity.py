@@ -12,7 +12,7 @@ import pytest
 
 from clients.cli import configure_play
 from clients.client import UnknownAlgorithmError
-from clients.play import check_algorithm, explain_go_move, play
+from clients.play import check_algorithm, explain_chess_move, explain_go_move, play
 from protocol.records import Welcome
 from tests.clients.test_play_terminal import scripted
 
@@ -123,3 +123,32 @@ async def test_go_says_why_a_move_is_illegal(url: str) -> None:
     )
     text = out.getvalue()
     assert "'i5' is not a legal move: there is no column I" in text
+
+
+def test_chess_illegal_moves_explained() -> None:
+    """The review of 2026-11-29: e7e5 on White's move, Ke3, and O-O through pieces all
+    got the same "not a legal move"; a beginner is now told why."""
+    from engine.registry import create_game
+
+    game = create_game("chess")
+
+    def legal(fen: str) -> list[str]:
+        state = game.parse_position(fen)
+        return [game.format_move(state, move) for move in game.legal_moves(state)]
+
+    start = game.format_position(game.initial_state())
+    moves = legal(start)
+    assert explain_chess_move(start, moves, "e7e5") == (
+        "the pawn on e7 is Black's: White is to move"
+    )
+    assert explain_chess_move(start, moves, "e3e4") == "there is no piece on e3"
+    assert explain_chess_move(start, moves, "e2e5") == "the pawn on e2 can go to e3, e4, not e5"
+    assert explain_chess_move(start, moves, "O-O") == "castling kingside needs f1, g1 empty"
+    assert explain_chess_move(start, moves, "Ke3") == "no king of White's has a legal move here"
+    assert "can go to f4 (they can go to a3, c3, f3, h3)" in str(
+        explain_chess_move(start, moves, "Nf4")
+    )
+    moved = "r3k2r/8/8/8/8/8/8/R3K2R w Qkq - 0 1"
+    assert "may no longer castle kingside" in str(explain_chess_move(moved, legal(moved), "O-O"))
+    checked = "r3k2r/8/8/8/8/8/4r3/R3K2R w KQkq - 0 1"
+    assert "in check" in str(explain_chess_move(checked, legal(checked), "e1g1"))
