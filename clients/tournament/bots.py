@@ -117,14 +117,21 @@ def bot_summary(engines: list[EngineSpec], jsonl_path: Path | None) -> str:
             players = record["players"]
             for index, move in enumerate(record["moves"]):
                 player = players[index % 2] if not move.get("roll") else None
-                if player in failed and move.get("reason") == "engine_error":
+                # A bot's own answers have reason "engine"; any other move
+                # of a bot's turn was played for it (engine_error, or the
+                # server's own answer at the deadline: time, overloaded).
+                reason = move.get("reason")
+                if player in failed and not move.get("book") and reason not in (None, "engine"):
                     failed[player] += 1
         except (ValueError, KeyError, TypeError, IndexError):
             continue
-    out = ["Bots (moves a bot failed to answer were played for it: reason engine_error)"]
+    out = [
+        "Bots (moves a bot failed to answer were played for it: reason engine_error,"
+        " or time when the server answered at the deadline)"
+    ]
     for engine in bots:
         path = bot_log_path(engine.algorithm or engine.name)
-        out.append(f"{engine.name}: {failed[engine.name]} moves engine_error; log {path}")
+        out.append(f"{engine.name}: {failed[engine.name]} moves played for it; log {path}")
         try:
             notes = [
                 line.strip()

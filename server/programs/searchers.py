@@ -102,6 +102,11 @@ RESTART_BACKOFF_S: Final = (0.0, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 60.0)
 #: note in its log, the fallback move) before the pool's guard answers
 #: from nothing (GUARD_LEAD_S after the worker's deadline, 8 ms).
 BOT_ANSWER_LEAD_S: Final = 0.02
+#: The least answer time a request is sent with: a bot ready later than this
+#: before its lead (still starting after a restart) loses the move, and its
+#: start goes on for the next request. A Python bot's read, decision and
+#: write take about a millisecond; 10 ms leaves room for a slow one.
+MIN_BOT_BUDGET_S: Final = 0.01
 #: How long a program ended by us may take to exit after ``quit``.
 QUIT_GRACE_S: Final = 0.2
 #: The reason of an answer the engine failed to give.
@@ -319,12 +324,16 @@ class ProgramSearcher:
                 )
             if stop is not None and stop.is_set():
                 return _NotReady("stopped", stopped=True)
-            if deadlines.hard is not None and now >= deadlines.hard:
+            if deadlines.hard is not None and now >= deadlines.hard - self._ready_lead_s:
                 return _NotReady(f"{self.engine.name} was not ready by the deadline (starting)")
         if launch.process is None or not launch.process.running():
             self.start()  # records the failure, and restarts now if its backoff allows
             return _NotReady(f"{self.engine.name} failed to start: {self.unavailable}")
         return launch.process
+
+    #: How long before the think's hard deadline the program must be ready,
+    #: else the think is answered without it (and a start goes on).
+    _ready_lead_s: float = 0.0
 
     def _not_ready(self, why: str) -> None:
         """A think answered without the program (starting, or waiting out a backoff)."""
@@ -536,6 +545,12 @@ class CmdSearcher(ProgramSearcher):
     refused (``engine_error``, the bot restarted). Its ``score``, ``depth``
     and ``pv`` become one ``info``; its ``comment`` goes to its log.
     """
+
+    #: A bot still starting this close to the deadline is not sent the
+    #: request: its answer time would be nothing, the late answer would end
+    #: the copy that is starting, and the pool's guard would answer first
+    #: (reason ``time``, not ``engine_error``: the review of 2026-11-29).
+    _ready_lead_s = BOT_ANSWER_LEAD_S + MIN_BOT_BUDGET_S
 
     def __init__(self, engine: ExternalEngine, game: Game[Any, Any]) -> None:
         super().__init__(engine, game)

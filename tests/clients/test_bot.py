@@ -210,7 +210,7 @@ def test_a_python_bot_plays_its_own_moves_at_short_move_times(
     out = capsys.readouterr().out
     assert status == 0, out
     assert "2 of 2 games played" in out
-    failed = re.search(r"mybot: (\d+) moves? engine_error", out)
+    failed = re.search(r"mybot: (\d+) moves? played for it", out)
     assert failed is None or failed.group(1) == "0", out
 
 

@@ -1716,3 +1716,17 @@ def test_a_change_of_language_rewrites_every_figure_of_the_engine_table(
     assert figures and not any(re.search(r"\d\.\d", text) for text in figures), figures
     times = page.locator("#info-lines tbody tr td:nth-child(5)").all_text_contents()
     assert len(times) == len(english)
+
+
+def test_game_options_are_named_in_the_readers_language(
+    page: Page, gui_server: ServerThread
+) -> None:
+    """Connect Four's options: "width"/"height" in English, "largura"/"altura" in
+    Portuguese (the protocol's name as the title), each with its help after it."""
+    for lang, width, height in (("en", "width", "height"), ("pt", "largura", "altura")):
+        page.goto(f"http://127.0.0.1:{gui_server.port}/?game=connect4&side=both&lang={lang}")
+        page.wait_for_selector(".board-svg")
+        labels = page.locator("#options label").all_inner_texts()
+        assert [label.split()[0] for label in labels] == [width, height], labels
+        help_text = "number of columns" if lang == "en" else "número de colunas"
+        assert help_text in labels[0]

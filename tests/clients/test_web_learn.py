@@ -724,6 +724,11 @@ def test_no_feedback_answers_a_question_still_to_come(
     expect(result).to_have_class("right")
     text = result.inner_text()
     assert "worth ?" in text and "(1: ?, 2: 0.5)" in text and "3" not in text
+    # The chance node is named once ("chance node 1", not "chance node node 1").
+    page.locator("#learn-tree").focus()
+    page.keyboard.press("ArrowRight")
+    expect(page.locator("#step-text")).to_contain_text("Enters chance node 1")
+    page.keyboard.press("ArrowLeft")
     # The value question, when it comes, gets the whole explanation.
     page.locator("#learn-tree").focus()
     page.keyboard.press("End")  # the search runs on to where it asks
@@ -740,6 +745,11 @@ def test_no_feedback_answers_a_question_still_to_come(
     assert page.locator("#learn-tree .tree-more-count").count() == 0
     label = str(page.locator("#learn-tree svg").get_attribute("aria-label"))
     assert "value 3" not in label and "leaves evaluated" not in label
+    # Portuguese: the prune feedback's sentences start with a capital.
+    open_learn(page, learn_server.port, "?example=notes-alphabeta&classroom=1&lang=pt")
+    page.click('#learn-tree .pickable[data-path="2·2"]')
+    page.click("#predict-check")
+    expect(page.locator("#predict-result")).to_contain_text("O nó MIN 2: Parou cedo")
     # Portuguese: "na raiz", "no nó MIN 2", and the root's name in the tooltips.
     open_learn(page, learn_server.port, "?example=notes-alphabeta&classroom=1&ask=&lang=pt")
     assert "Entra na raiz" in page.inner_text("#step-text")

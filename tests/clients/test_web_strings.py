@@ -32,6 +32,18 @@ def tables() -> dict[str, set[str]]:
     return found
 
 
+def test_no_key_is_written_twice_in_a_table() -> None:
+    """A JavaScript object keeps the last of two equal keys, silently: the review of
+    2026-11-29 saw the option names' entries overwritten by the options' help."""
+    text = STRINGS.read_text(encoding="utf-8")
+    for lang in LANGUAGES:
+        start = text.index(f"const {lang} = {{")
+        end = text.index("\n};", start)
+        keys = KEY.findall(text[start:end])
+        twice = sorted({key for key in keys if keys.count(key) > 1})
+        assert twice == [], f"written twice in the {lang} table"
+
+
 def test_every_key_is_in_both_languages() -> None:
     found = tables()
     assert found["en"], "no English table found"

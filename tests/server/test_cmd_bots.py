@@ -265,6 +265,29 @@ def test_a_bot_gets_its_first_request_once_it_waits_for_it(tmp_path: Path) -> No
         searcher.close()
 
 
+def test_a_bot_still_starting_loses_the_move_but_not_its_start(tmp_path: Path) -> None:
+    """Reproduces the recheck of 2026-11-29: a request sent with a budget of 0 ms to a
+    copy still starting ended that copy, and the pool answered first (reason time)."""
+    argv = (sys.executable, str(FAKE_BOT), "slowstart", str(0.5 * UNIT))
+    engine = ExternalEngine("connect4", "slow", "cmd", argv, (), False, str(tmp_path / "slow.log"))
+    game, state = decision_state("connect4")
+    searcher = program_searcher(engine, game)
+    try:
+        searcher.start()
+        launch = searcher._launch
+        result = think(searcher, state, int(100 * UNIT))
+        assert result.reason == "engine_error", result
+        assert searcher._launch is launch  # the start goes on
+        assert launch is not None and launch.done.wait(10 * UNIT)
+        result = think(searcher, state, int(100 * UNIT))
+        assert result.reason == "engine", result
+    finally:
+        searcher.close()
+    log = read_log(engine)
+    assert "not ready by the deadline (starting): answered engine_error" in log
+    assert log.count("started ") == 1 and "budget of 0 ms" not in log
+
+
 @pytest.mark.parametrize("mode", ["two", "early"])
 def test_extra_output_is_not_taken_for_a_later_answer(mode: str, tmp_path: Path) -> None:
     engine = bot(mode, "connect4", tmp_path)

@@ -145,7 +145,10 @@ class Shown {
 // that may start with the node's name ("the root"), so its first letter is
 // made a capital.
 function explainValue(trace, node, shown) {
-  const text = explainValueText(trace, node, shown);
+  return capitalised(explainValueText(trace, node, shown));
+}
+
+function capitalised(text) {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
@@ -225,7 +228,7 @@ function checkWith(trace, question, answer, shown) {
   const correct = [...marks.values()].every((mark) => mark === "right");
   const list = (kind) => [...marks].filter(([, mark]) => mark === kind).map(([path]) => path);
   const cutters = trace.nodes.filter((node) => node.prunedAfter.length > 0 && (question.path === "root" || node.path === question.path || node.path.startsWith(`${question.path}·`)));
-  const why = cutters.map((node) => `${nodeName(trace, node)}: ${explainCut(trace, node, shown)}`).join(" ");
+  const why = cutters.map((node) => capitalised(`${nodeName(trace, node)}: ${explainCut(trace, node, shown)}`)).join(" ");
   const parts = [t(correct ? "predict.right" : "predict.wrong")];
   parts.push(truth.size === 0 ? t("predict.prune.none") : t("predict.prune.truth", { leaves: [...truth].join(", ") }));
   if (list("missed").length > 0) parts.push(t("predict.prune.missed", { leaves: list("missed").join(", ") }));

@@ -864,7 +864,8 @@ function describeEvent(trace, event) {
   if (!event) return "";
   if (trace.mcts) return describePlayout(trace, event);
   const node = event.node;
-  const who = node.kind === "terminal" ? t("node.leaf") : t("node.of", { who: playerName(node.player) });
+  // "MAX node 2", "chance node 1" (a chance node's name already says "node").
+  const who = node.kind === "terminal" ? t("node.leaf") : node.player === "chance" ? t("node.chance") : t("node.of", { who: playerName(node.player) });
   const where = node === trace.root ? t("node.root") : `${who} ${node.path}`;
   if (event.kind === "enter") {
     if (node.alphaIn !== null && trace.hasWindows) {

@@ -279,7 +279,7 @@ function buildOptions(info) {
     label.title = optionHelp(info.option_help[name]);
     // The option's name in the page's language where the table has one; the
     // protocol's own name (used in addresses and by `arena`) is its title.
-    const word = has(`option.${name}`) ? t(`option.${name}`) : name;
+    const word = has(`option.name.${name}`) ? t(`option.name.${name}`) : name;
     const named = document.createElement("span");
     named.textContent = `${word} `;
     if (word !== name) named.title = name;

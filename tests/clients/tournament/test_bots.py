@@ -158,6 +158,14 @@ def test_a_class_tournament_of_bots_runs_whatever_they_do(
     # The summary after the tables points each student at their log.
     summary = out.split("Bots (moves a bot failed")[1]
     assert "garbage: " in summary and "bot-logs/garbage.log" in summary
+    # Every move of garbage's turns was played for it, whatever the reason.
+    played_for = sum(
+        1
+        for record in records
+        for index, move in enumerate(record["moves"])
+        if record["players"][index % 2] == "garbage" and not move.get("book")
+    )
+    assert f"garbage: {played_for} moves played for it" in summary
     assert "no answer within its budget" in summary and "ana: " in summary
     log = (tmp_path / "bot-logs" / "garbage.log").read_text()
     assert "no answer within its budget" in log and "lines that are no answer" in log
