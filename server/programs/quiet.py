@@ -8,8 +8,9 @@ met a Python bot still importing (0.3-0.6 s): at a class tournament's
 on its pipe, and uses no CPU: :func:`wait_until_quiet` watches the
 program's processes (its session: a wrapper script's children too) in
 Linux's ``/proc`` until every thread of them has slept, with no CPU time
-added, for :data:`QUIET_POLLS` looks in a row. Elsewhere (no ``/proc``) it
-returns at once, as before.
+added (less than :data:`QUIET_CPU_NS`), for :data:`QUIET_POLLS` looks in a
+row, at most :data:`QUIET_MAX_S`. Elsewhere (no ``/proc``) it returns at
+once, as before.
 
 A program that sleeps while starting (``time.sleep``, a network wait) is
 taken for ready too soon; its first request then waits for it as before.
@@ -23,10 +24,19 @@ from typing import Final
 
 #: Time between two looks at the program's threads.
 QUIET_POLL_S: Final = 0.01
-#: Looks in a row with every thread asleep and no CPU time added: 30 ms of
-#: quiet, much longer than any gap between two imports of a starting
-#: Python (a read of a file), much shorter than a move.
+#: Looks in a row with every thread asleep and next to no CPU time added:
+#: 30 ms of quiet, much longer than any gap between two imports of a
+#: starting Python (a read of a file), much shorter than a move.
 QUIET_POLLS: Final = 3
+#: CPU time a quiet program may add between two looks, in nanoseconds: a
+#: tenth of a core. A starting program uses the whole core; a program that
+#: polls its input in a loop with a sleep uses a little, and is ready.
+QUIET_CPU_NS: Final = 1_000_000
+#: The longest wait for quiet: a program still busy after this is taken for
+#: started (it may work in the background while it waits for its input).
+#: Below START_PATIENCE_S (server.programs.searchers), so that the thinks
+#: waiting for the start get the program, not a "still starting".
+QUIET_MAX_S: Final = 4.0
 PROC: Final = "/proc"
 
 
@@ -89,6 +99,7 @@ def wait_until_quiet(pid: int, deadline: float) -> bool:
     ``start_new_session``). Returns ``False`` at once without ``/proc``,
     and when the program has ended (its first request will say so).
     """
+    deadline = min(deadline, time.monotonic() + QUIET_MAX_S)
     quiet = 0
     before: int | None = None
     while True:
@@ -100,7 +111,8 @@ def wait_until_quiet(pid: int, deadline: float) -> bool:
             return False
         cpu = sum(cpu for _, cpu in live)
         asleep = all(state == "S" for state, _ in live)
-        quiet = quiet + 1 if asleep and cpu == before else 0
+        idle = before is not None and cpu - before < QUIET_CPU_NS
+        quiet = quiet + 1 if asleep and idle else 0
         if quiet >= QUIET_POLLS:
             return True
         before = cpu

@@ -10,7 +10,9 @@ pids on stderr, then answers), ``alloc`` (allocates without bound),
 before it is asked), ``illegal`` (answers a move that is not legal),
 ``nomove`` (an answer without a move), ``error`` (answers ``{"error": ...}``,
 as ``clients.bot`` does when the function raises), ``slowstart`` (works
-for a while before it reads its first request, then answers at once).
+for a while before it reads its first request, then answers at once),
+``poll`` (a thread that wakes every few milliseconds beside the reading one,
+as a runtime's timers do; answers at once).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import threading
 import time
 
 
@@ -33,6 +36,13 @@ def main() -> None:
         until = time.monotonic() + float(sys.argv[2])
         while time.monotonic() < until:
             pass
+    if mode == "poll":
+
+        def tick() -> None:
+            while True:
+                time.sleep(0.003)
+
+        threading.Thread(target=tick, daemon=True).start()
     if mode == "early":
         print("hello, I am starting", flush=True)
         print("[1, 2, 3]", flush=True)
@@ -42,7 +52,7 @@ def main() -> None:
         print(f"request {request['request']}: {len(request['legal'])} moves", file=sys.stderr)
         if mode == "good":
             answer({"move": move, "score": 7, "depth": 2, "pv": [move], "comment": "first legal"})
-        elif mode in ("plain", "early", "slowstart"):
+        elif mode in ("plain", "early", "slowstart", "poll"):
             answer({"move": move})
         elif mode == "garbage":
             for _ in range(5):

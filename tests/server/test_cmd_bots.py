@@ -265,6 +265,23 @@ def test_a_bot_gets_its_first_request_once_it_waits_for_it(tmp_path: Path) -> No
         searcher.close()
 
 
+def test_a_bot_whose_timer_thread_ticks_is_ready_all_the_same(tmp_path: Path) -> None:
+    """Quiet means next to no CPU, not none: a runtime's timer thread waking every few
+    milliseconds (node, the JVM) must not keep a ready bot "starting" for seconds."""
+    argv = (sys.executable, str(FAKE_BOT), "poll")
+    engine = ExternalEngine("connect4", "tick", "cmd", argv, (), False, str(tmp_path / "tick.log"))
+    game, state = decision_state("connect4")
+    searcher = program_searcher(engine, game)
+    try:
+        started = time.monotonic()
+        searcher.start()
+        assert searcher.wait_started(started + 10 * UNIT)
+        assert time.monotonic() - started < 2 * UNIT  # well before QUIET_MAX_S
+        assert think(searcher, state, int(200 * UNIT)).reason == "engine"
+    finally:
+        searcher.close()
+
+
 def test_a_bot_still_starting_loses_the_move_but_not_its_start(tmp_path: Path) -> None:
     """Reproduces the recheck of 2026-11-29: a request sent with a budget of 0 ms to a
     copy still starting ended that copy, and the pool answered first (reason time)."""
