@@ -212,6 +212,8 @@ def test_a_bot_that_reports_an_error_keeps_running(tmp_path: Path) -> None:
     game, state = decision_state("connect4")
     searcher = program_searcher(engine, game)
     try:
+        searcher.start()
+        assert searcher.wait_started(time.monotonic() + 10 * UNIT)
         for _ in range(3):
             result = think(searcher, state, int(500 * UNIT))
             assert result.reason == "engine_error" and result.move in legal(game, state)
@@ -231,6 +233,8 @@ def test_a_late_bot_is_started_again_at_once_without_a_backoff(tmp_path: Path) -
     game, state = decision_state("connect4")
     searcher = program_searcher(engine, game)
     try:
+        searcher.start()  # each think below finds the bot started, as in a tournament
+        assert searcher.wait_started(time.monotonic() + 10 * UNIT)
         for _ in range(3):
             think(searcher, state, int(150 * UNIT))
             assert searcher.unavailable is None and searcher._failures == 0
