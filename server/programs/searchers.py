@@ -256,6 +256,7 @@ class ProgramSearcher:
 
     def start(self) -> None:
         """Start the program in the background, unless it runs, starts or waits out a backoff."""
+        self._start_pending = False
         launch = self._launch
         if launch is not None:
             if not launch.done.is_set():
@@ -300,7 +301,12 @@ class ProgramSearcher:
             return search.unsearched(stopped.reason)
         except AnswerFailedError as error:
             if error.restart:
-                self._restart()  # a bad move, not a broken program: ready for the next request
+                # A bad move, not a broken program: ended now, started again
+                # by after_answer once the think is answered (a process start
+                # here could take the answer past the pool's guard), or at
+                # the next think at the latest.
+                self._end()
+                self._start_pending = True
             return search.failed(str(error))
         except (ProgramError, ValueError) as error:
             self._failed(str(error))
@@ -330,6 +336,16 @@ class ProgramSearcher:
             self.start()  # records the failure, and restarts now if its backoff allows
             return _NotReady(f"{self.engine.name} failed to start: {self.unavailable}")
         return launch.process
+
+    #: Set when the program was ended for a bad answer: start it again
+    #: after the answer is sent (:meth:`after_answer`).
+    _start_pending: bool = False
+
+    def after_answer(self) -> None:
+        """After a think was answered: start a program ended for a bad answer, for the next one."""
+        if self._start_pending:
+            self._start_pending = False
+            self.start()
 
     #: How long before the think's hard deadline the program must be ready,
     #: else the think is answered without it (and a start goes on).

@@ -214,6 +214,11 @@ def _run(
         conn.send(("failed", seq, traceback.format_exc()))
         return
     conn.send(("done", seq, result))
+    # A program ended for a bad answer starts again now, after the answer
+    # went out: starting a process before it could make the think late.
+    after_answer = getattr(searcher, "after_answer", None)
+    if after_answer is not None:
+        after_answer()
 
 
 def _think(

@@ -238,6 +238,7 @@ def test_a_late_bot_is_started_again_at_once_without_a_backoff(tmp_path: Path) -
         for _ in range(3):
             think(searcher, state, int(150 * UNIT))
             assert searcher.unavailable is None and searcher._failures == 0
+            searcher.after_answer()  # as the worker does once the think is answered
             launch = searcher._launch
             assert launch is not None  # started again already, for the next request
             assert launch.done.wait(5 * UNIT)
