@@ -40,8 +40,6 @@ from clients.client import (
 )
 from clients.render import BG_NAMES, C4_NAMES, View, go_captures, render
 from engine.errors import GameError
-from engine.games.go import COLUMNS as GO_COLUMNS
-from engine.games.go import EMPTY as GO_EMPTY
 from engine.registry import create_game
 from engine.search.score import Score
 from protocol.codec import EncodingName
@@ -230,6 +228,11 @@ class Session:
     def say(self, text: str) -> None:
         print(text, file=self.out)
 
+    def title(self) -> str:
+        """The game's title as the server's ``welcome`` gives it ("Connect Four"), else its name."""
+        description = self.engine.server.game(self.game) if self.engine.server else None
+        return str(description.get("title") or self.game) if description else self.game
+
     async def start(self) -> GameState:
         state = await self.engine.new_game(self.game, self.options, self.position)
         self.seed = state.seed
@@ -339,7 +342,7 @@ class Session:
             return "again"
         if word == "flip":
             if self.game not in FLIPPABLE:
-                self.say(f"flip: a {self.game} board is drawn one way up only")
+                self.say(f"flip: a {self.title()} board is drawn one way up only")
                 return "again"
             self.view = View(flip=not self.view.flip, color=self.view.color)
             self.show(state)
@@ -638,6 +641,27 @@ def explain_chess_move(fen: str, legal: Sequence[str], text: str) -> str | None:
             f"castling {wing} is not allowed now: "
             "the king is in check or would cross an attacked square"
         )
+    for square in re.findall(r"[a-z]\d+", word):
+        if square[0] not in "abcdefgh" or square[1:] not in tuple("12345678"):
+            return f"{square} is not a square: files run a-h and ranks 1-8"
+    pawn = re.fullmatch(r"([a-h])(?:x([a-h]))?([1-8])(?:=?[QRBNqrbn])?[+#]?", word)
+    if pawn is not None:
+        file, capture, rank = pawn.groups()
+        target = f"{capture or file}{rank}"
+        own = "P" if white else "p"
+        squares = [
+            square
+            for square, char in board.items()
+            if char == own and (not capture or square[0] == file)
+        ]
+        where = f" on the {file}-file" if capture else ""
+        if not squares:
+            return f"{side} has no pawn{where}"
+        reach = sorted({move[2:4] for move in legal if move[:2] in squares})
+        refusal = f"no pawn of {side}'s{where} can go to {target}"
+        if capture and reach:
+            return f"{refusal} (they can go to {', '.join(reach)})"
+        return refusal
     san = re.fullmatch(r"([NBRQK])[a-h]?[1-8]?x?([a-h][1-8])[+#]?", word)
     if san is not None:
         letter, target = san.group(1), san.group(2)
@@ -652,7 +676,7 @@ def explain_chess_move(fen: str, legal: Sequence[str], text: str) -> str | None:
         return f"no {name} of {side}'s can go to {target} (they can go to {', '.join(reach)})"
     match = re.fullmatch(r"([a-h][1-8])([a-h][1-8])[qrbn]?", word)
     if match is None:
-        return None
+        return None  # the prompt's example says how a move is written
     start, target = match.groups()
     piece = board.get(start)
     if piece is None:
@@ -671,40 +695,18 @@ def explain_go_move(
 ) -> str | None:
     """Why a Go move the server refused is illegal, in words; ``None`` if it cannot say.
 
-    Off the board, the missing column I (GTP skips it), an occupied point,
-    suicide, or a repeated whole-board position (ko, positional superko):
-    worked out from the game's own rules, replaying the moves from ``start``.
+    The engine's own reason (``Go.why_illegal``, the one the server's error
+    carries), on the position replayed from ``start`` and the moves.
     """
-    word = text.strip().upper()
-    match = re.fullmatch(r"([A-Z])(\d{1,2})", word)
-    if match is None:
-        return "a point is a column letter and a row number, like D4 (or pass)"
     try:
         game: Any = create_game("go", options)
-        size: int = game.size
-        columns = GO_COLUMNS[:size]
-        letter, row = match.group(1), int(match.group(2))
-        if letter == "I":
-            return "there is no column I: Go boards skip the letter, so H is followed by J"
-        if letter not in columns or not 1 <= row <= size:
-            return (
-                f"{word} is off the {size}x{size} board "
-                f"(columns {columns[0]}-{columns[-1]} without I, rows 1-{size})"
-            )
         state = game.parse_position(start) if start else game.initial_state()
         for move in history:
             state = game.play(state, game.parse_move(state, move))
-        point = game.point(word)
-        if point is None:
-            return None
-        if state.board[point] != GO_EMPTY:
-            return f"{word} is occupied"
-        after = game.play(state, point)
+        reason: str = game.why_illegal(state, text)
     except (GameError, ValueError):
         return None
-    if after.board_key in state.history:
-        return f"{word} would repeat an earlier whole-board position (ko, positional superko)"
-    return f"{word} would be suicide: the stone would leave its own string without a liberty"
+    return reason
 
 
 def _go_view(view: View, state: GameState, start: str | None) -> View:

@@ -713,8 +713,38 @@ class Go(Game[GoState, int]):
             return p
         legal = self.legal_moves(state)
         raise IllegalMoveError(
-            f"{text!r} is not a legal move here", [self.format_move(state, m) for m in legal]
+            f"{text!r} is not a legal move here: {self.why_illegal(state, text)}",
+            [self.format_move(state, m) for m in legal],
         )
+
+    def why_illegal(self, state: GoState, text: str) -> str:
+        """Why ``text`` is not a legal move in ``state``, in words a player reads.
+
+        Not a vertex, the missing column I (GTP skips it), off the board, an
+        occupied point, suicide, or a repeated whole-board position (ko,
+        positional superko). The server puts it in its ``illegal_move`` error,
+        so that every client shows the same reason.
+        """
+        word = text.strip().upper() if isinstance(text, str) else ""
+        letter, number = word[:1], word[1:]
+        if not (letter.isalpha() and number.isdigit() and len(number) <= 2):
+            return "a point is a column letter and a row number, like D4 (or pass)"
+        if letter == "I":
+            return "there is no column I: Go boards skip the letter, so H is followed by J"
+        p = self.point(word)
+        if p is None:
+            columns = COLUMNS[: self.size]
+            return (
+                f"{word} is off the {self.size}x{self.size} board "
+                f"(columns {columns[0]}-{columns[-1]} without I, rows 1-{self.size})"
+            )
+        if state.board[p] != EMPTY:
+            return f"{word} is occupied"
+        board = bytearray(state.board)
+        _captured, alive = _place(board, p, state.player + 1, self.stride)
+        if not alive:
+            return f"{word} would be suicide: its own string would be left without a liberty"
+        return f"{word} would repeat an earlier whole-board position (ko, positional superko)"
 
     def _legal_point(self, state: GoState, p: int) -> bool:
         """Whether a stone on the empty point ``p`` is legal (no suicide, no superko)."""

@@ -148,6 +148,15 @@ def test_chess_illegal_moves_explained() -> None:
     assert "can go to f4 (they can go to a3, c3, f3, h3)" in str(
         explain_chess_move(start, moves, "Nf4")
     )
+    # The recheck of 2026-11-29: a pawn capture and a square off the board still gave no reason.
+    assert explain_chess_move(start, moves, "exd5") == (
+        "no pawn of White's on the e-file can go to d5 (they can go to e3, e4)"
+    )
+    assert explain_chess_move(start, moves, "e5") == "no pawn of White's can go to e5"
+    off = "is not a square: files run a-h and ranks 1-8"
+    assert explain_chess_move(start, moves, "e9") == f"e9 {off}"
+    assert explain_chess_move(start, moves, "Nj3") == f"j3 {off}"
+    assert explain_chess_move(start, moves, "hello") is None  # the prompt shows how to write one
     moved = "r3k2r/8/8/8/8/8/8/R3K2R w Qkq - 0 1"
     assert "may no longer castle kingside" in str(explain_chess_move(moved, legal(moved), "O-O"))
     checked = "r3k2r/8/8/8/8/8/4r3/R3K2R w KQkq - 0 1"

@@ -135,7 +135,7 @@ async def test_a_monte_carlo_score_is_shown_with_its_win_rate(url: str) -> None:
         read=scripted(["flip", "4", "quit"]),
     )
     # A board drawn one way up says so (the review of 2026-11-29: flip did nothing, silently).
-    assert "flip: a connect4 board is drawn one way up only" in out.getvalue()
+    assert "flip: a Connect Four board is drawn one way up only" in out.getvalue()
     played = re.search(r"^engine plays .*\(score ([^,]+), (\d+) playouts", out.getvalue(), re.M)
     assert played, out.getvalue()
     assert re.fullmatch(r"[+-]\d+ \(\d{1,3}%\)|win in \d+|loss in \d+|draw", played[1])

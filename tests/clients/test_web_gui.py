@@ -233,6 +233,10 @@ def test_connect4_click_shows_info_and_reply(page: Page, gui_server: ServerThrea
     # The board drew both stones.
     assert page.locator('circle.c4-cell[fill="#e03c31"]').count() == 1
     assert page.locator('circle.c4-cell[fill="#f2c500"]').count() == 1
+    # The key help names the digit keys here, and only here (review: every game's page did).
+    expect(page.locator("footer")).to_contain_text("digits: drop in that column")
+    page.select_option("#game", "chess")
+    expect(page.locator("#footer-digits")).to_be_hidden()
 
 
 def test_illegal_moves_are_refused_with_the_servers_message(
@@ -988,6 +992,9 @@ def test_go_click_plays_a_stone_and_the_engine_answers(
         expect(page.locator(f'g[data-move="{played[1]}"] circle.go-last')).to_have_count(1)
     expect(page.locator("#board-note")).to_contain_text("Captures: black 0, white 0")
     assert page.locator(".go-star").count() == 5
+    # A click on a stone is refused with the reason, as a typed move is (it was silent).
+    page.click('g[data-move="E5"]')
+    expect(page.locator("#message")).to_contain_text("E5 is occupied")
     assert not_blank(page, page.screenshot())
 
 
@@ -1534,6 +1541,59 @@ def test_the_lines_change_only_once_a_report_is_whole(page: Page, gui_server: Se
     assert marks() == {"E7": "1", "D4": "2", "C3": "3"}
     stop_if_thinking(page)
     expect(page.locator("#stop")).to_be_disabled()
+
+
+def test_a_best_move_from_an_unfinished_depth_is_labelled_with_it(
+    page: Page, gui_server: ServerThread
+) -> None:
+    """The review of 2026-11-29: after Stop, "Best Nc3" stood on a row labelled depth 9
+    beside depth 9's line 1, e3, with the bold arrow on e3. Nc3 came from the unfinished
+    depth 10: the answer's row now says 10*, and the bold arrow is the answer's move.
+
+    The server's own infos and bestmove are held back; the test sends the search's.
+    """
+    routes: list[Any] = []
+    thinks: list[dict[str, Any]] = []
+
+    def route(ws: Any) -> None:
+        server = ws.connect_to_server()
+
+        def to_server(message: str | bytes) -> None:
+            data = json.loads(message)
+            if data.get("type") == "think":
+                thinks.append(data)
+            server.send(message)
+
+        def to_page(message: str | bytes) -> None:
+            if json.loads(message).get("type") not in ("info", "bestmove"):
+                ws.send(message)
+
+        ws.on_message(to_server)
+        server.on_message(to_page)
+        routes.append(ws)
+
+    page.route_web_socket(re.compile(r"/ws$"), route)
+    open_game(page, gui_server.port, "chess", side="both")
+    page.select_option("#multipv", "2")
+    page.click("#analyse")
+    expect(page.locator("#stop")).to_be_enabled()
+    think_id = thinks[-1]["id"]
+
+    def send(kind: str, **fields: Any) -> None:
+        common = {"nodes": 9000, "nps": 90000, "time_ms": 100, "score": {"value": 15}}
+        routes[0].send(json.dumps({"type": kind, "id": think_id, **common, **fields}))
+
+    send("info", multipv=1, depth=9, seldepth=12, pv=["e2e3", "d7d5"], partial=False)
+    send("info", multipv=2, depth=9, seldepth=12, pv=["b1c3", "g8f6"], partial=False)
+    send("info", multipv=1, depth=10, seldepth=13, pv=["b1c3", "b8c6"], partial=True)
+    expect(page.locator("#t-depth")).to_have_text("10/13*")
+    send("bestmove", move="b1c3", depth=9, seldepth=13, pv=["b1c3", "b8c6"], reason="stopped")
+    final = page.locator("#info-lines tr.final")
+    expect(final).to_have_count(1)
+    expect(final.locator("td").first).to_have_text("10*")
+    expect(page.locator("#t-depth")).to_have_text("10/13*")
+    expect(page.locator(".arrow-best")).to_have_attribute("data-move", "b1c3")
+    assert page.locator("#lines li .pv-move").first.inner_text() == "e3"  # depth 9's list, kept
 
 
 def _referee_reasons() -> tuple[list[tuple[str, str, str]], set[str]]:

@@ -562,6 +562,9 @@ def test_classroom_mode_shows_nothing_that_has_not_happened(
     expect(page.locator("#learn-steps tbody tr:visible")).to_have_count(1)
     assert page.inner_text("#s-value") == "?" and page.inner_text("#s-best") == "?"
     assert page.is_hidden("#compare-grid") and page.is_visible("#compare-withheld")
+    # Not even hidden: the side by side's trees are made at the last step (the review
+    # of 2026-11-29 read "MAX root; valor 3" in the hidden grid's markup at step 1).
+    assert page.locator("#compare-grid .compare-tree, #compare-table tbody tr").count() == 0
     # Step by step the table grows one row at a time; the cut appears at step 13.
     page.locator("#learn-tree").focus()
     for number in range(2, 14):
@@ -578,6 +581,7 @@ def test_classroom_mode_shows_nothing_that_has_not_happened(
     assert page.inner_text("#s-value") == "3" and page.inner_text("#s-best") == "1"
     assert "4 and 6" in page.inner_text("#example-note")
     expect(page.locator("#compare-grid")).to_be_visible()
+    expect(page.locator("#compare-grid .compare-tree")).to_have_count(3)
     # The switch: off shows the whole search at once and leaves the address.
     page.click("#classroom")
     assert "classroom" not in page.url
@@ -904,10 +908,19 @@ def test_on_a_phone_a_tree_wider_than_its_smallest_fit_says_how_to_see_it(
     try:
         open_learn(page, learn_server.port, "?game=connect4&depth=2&lang=en")
         svg = page.locator("#learn-tree svg")
-        assert float(str(svg.get_attribute("data-scale"))) == pytest.approx(0.5)
+        assert float(str(svg.get_attribute("data-scale"))) == pytest.approx(0.75)
         expect(page.locator("#zoom-level")).to_contain_text("drag to see the rest")
-        # The textbook tree fits the phone: plain "fit".
+        # The textbook tree is drawn at a readable size: no text under 7.5 px (the review
+        # of 2026-11-29 measured 6 px when it was fitted at half size).
         open_learn(page, learn_server.port, "?example=notes&lang=en")
+        expect(page.locator("#zoom-level")).to_contain_text("turn the phone sideways")
+        smallest = page.evaluate(
+            "() => Math.min(...[...document.querySelectorAll('#learn-tree svg text')]"
+            ".filter((t) => t.textContent.trim()).map((t) => t.getBoundingClientRect().height))"
+        )
+        assert smallest >= 7.5, smallest
+        # Turned sideways, it fits whole.
+        page.set_viewport_size({"width": 844, "height": 390})
         expect(page.locator("#zoom-level")).to_contain_text("(fit)")
     finally:
         page.set_viewport_size({"width": 1400, "height": 1000})

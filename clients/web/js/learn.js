@@ -30,10 +30,13 @@ const MCTS_COLUMNS = ["col.playout", "col.added", "col.result", "col.root.stats"
 const COMPARED = ["minimax", "alphabeta", "alphabeta_ordered"];
 const DEFAULT_EXAMPLE = "notes-alphabeta";
 // Zoom: "fit" scales the drawing to the panel, between these bounds (below
-// the smallest the labels are too small to read: the panel scrolls). Half
-// size is what the notes' nine-leaf tree needs on a 390-pixel phone, where
-// its leaves and values still read (checked in Chromium's screenshots).
-const FIT_MIN = 0.5;
+// the smallest the labels are too small to read: the panel scrolls). At
+// three quarters the smallest texts, the α/β windows (10.5 units) and the
+// moves on the edges (11), are about 8 CSS pixels and the values 10; at
+// half size, which the notes' nine-leaf tree would need on a 390-pixel
+// phone, they were 6 px (the review of 2026-11-29, on Chromium's
+// screenshots): there the tree pans, or the phone is turned sideways.
+const FIT_MIN = 0.75;
 const FIT_MAX = 1.8;
 const ZOOM_STEP = 1.25;
 const ZOOM_MIN = 0.2;
@@ -61,6 +64,7 @@ const app = {
   tableStart: 0,
   tableEnd: 0,
   compared: null, // the spec the side-by-side was made for
+  compareDue: false, // a side-by-side to make once classroom mode shows the answer
   // Classroom mode: nothing the search has not done yet is shown (see render).
   classroom: false,
   zoom: "fit", // or a scale
@@ -558,7 +562,7 @@ function bestMoveText(trace) {
 // by side wait for the last step.
 function renderWithheld() {
   const trace = app.trace;
-  const withheld = app.classroom && trace && app.index < trace.lastIndex;
+  const withheld = classroomWithholds();
   const entry = app.example;
   let note = app.note ? t(app.note) : "";
   if (entry && entry.custom) note = entry.title || t("ex.custom.intro");
@@ -571,6 +575,12 @@ function renderWithheld() {
   $("compare-withheld").hidden = !withheld;
   $("compare-grid").hidden = withheld;
   $("compare-table").hidden = withheld;
+  if (!withheld && app.compareDue && !app.busy) compare();
+}
+
+// Whether classroom mode still hides the answer (before the last step).
+function classroomWithholds() {
+  return Boolean(app.classroom && app.trace && app.index < app.trace.lastIndex);
 }
 
 function setClassroom(on, restart = true) {
@@ -781,7 +791,8 @@ function applyZoom() {
   // A fit held at its smallest readable scale does not show the whole tree
   // (a phone): the label says so and how to see the rest.
   const overflows = app.layout.width * scale > $("learn-tree").clientWidth + 1;
-  const fitted = overflows ? t("view.fit.pan") : t("view.fitted");
+  const portrait = window.innerHeight > window.innerWidth && window.innerWidth < 700;
+  const fitted = overflows ? t(portrait ? "view.fit.pan.turn" : "view.fit.pan") : t("view.fitted");
   $("zoom-level").textContent = `${Math.round(scale * 100)}%${app.zoom === "fit" ? ` (${fitted})` : ""}`;
 }
 
@@ -1064,6 +1075,15 @@ function stopPlaying() {
 
 async function compare() {
   if (!app.conn || app.busy) return;
+  // Withheld, the other searches' trees are not even fetched: hidden markup
+  // holding their values is an answer for anyone who opens the inspector.
+  app.compareDue = classroomWithholds();
+  if (app.compareDue) {
+    $("compare-table").tBodies[0].replaceChildren();
+    $("compare-grid").replaceChildren();
+    app.compared = null;
+    return;
+  }
   let spec;
   try {
     spec = readSpec();

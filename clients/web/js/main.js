@@ -222,6 +222,8 @@ function gameChosen() {
   $("game-note").hidden = !has(note);
   $("game-note").textContent = has(note) ? t(note) : "";
   $("pgn-hint").hidden = info.name !== "chess";
+  // Only Connect Four's board answers digit keys (a column each).
+  $("footer-digits").hidden = info.name !== "connect4";
   const side = $("side");
   const previous = side.value || "0";
   side.replaceChildren(
@@ -682,6 +684,10 @@ async function finishThink(think, best) {
   showThinkStatus(() => t("play.best", { move: movesText(think, [best.move]), reason: searchReason(best.reason) }));
   if (best.reason === "overloaded") say(t("play.overloaded"), "error");
   showInfo(best, think, true);
+  // The bold arrow is the answer's move, also when a whole depth's line 1 was another.
+  if (app.lines && app.lines.position === think.position && app.lines.moves[0] !== best.move) {
+    app.lines = { ...app.lines, moves: [best.move, ...app.lines.moves.filter((move) => move !== best.move)] };
+  }
   if (current) app.evals[think.ply] = { score: graphScore(think, best), toMove: think.toMove, chance: countsPlayouts(best) };
   render();
   if (!current) return;
@@ -947,8 +953,9 @@ function showInfo(report, think, final = false) {
   // time also counts the wait for the deadline, so nodes over time would
   // understate the search's speed). A last info too short for a rate gives
   // the bestmove none either, so that the summary and the table agree.
-  const info = final ? { ...report, nps: think.lastNps } : report;
+  const info = final ? { ...report, nps: think.lastNps, ...fromUnfinishedDepth(report, think) } : report;
   if (!final && typeof info.nps === "number") think.lastNps = info.time_ms >= MIN_RATE_MS ? info.nps : undefined;
+  if (!final) think.lastPartial = info.partial ? info : null;
   showSummary(info, think);
   showPv(info.pv, think);
   app.summary = { info, think };
@@ -959,8 +966,8 @@ function showInfo(report, think, final = false) {
     row.title = t("play.partial.title");
   }
   if (final) {
-    row.className = "final";
-    row.title = t("play.best.row");
+    row.className = info.partial ? "final partial" : "final";
+    row.title = info.partial ? `${t("play.best.row")}; ${t("play.partial.title")}` : t("play.best.row");
   }
   const searched = countsPlayouts(info) ? formatCount(info.playouts) : String(info.depth);
   $("info-lines").tHead.rows[0].cells[0].textContent = t(searchedKey(info));
@@ -980,6 +987,16 @@ function showInfo(report, think, final = false) {
   const body = $("info-lines").tBodies[0];
   body.prepend(row);
   while (body.rows.length > MAX_INFO_ROWS) body.deleteRow(body.rows.length - 1);
+}
+
+// A bestmove whose move came from a depth the search did not finish (the
+// last info was partial and named it) is labelled with that depth, starred,
+// rather than with the last whole depth, whose line 1 may be another move:
+// the review saw "Best Nc3" on a row of depth 9 beside depth 9's line 1, e3.
+function fromUnfinishedDepth(best, think) {
+  const partial = think.lastPartial;
+  if (!partial || !partial.pv.length || partial.pv[0] !== best.move) return {};
+  return { depth: partial.depth, partial: true };
 }
 
 // Monte Carlo searches report playouts, which say more than their depth.

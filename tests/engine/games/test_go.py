@@ -143,7 +143,7 @@ def test_capture_of_a_string_of_two() -> None:
 def test_suicide_is_illegal() -> None:
     state = position(".....", ".....", ".....", "O....", ".O...")
     assert "A1" not in names(SMALL, state)
-    with pytest.raises(IllegalMoveError) as error:
+    with pytest.raises(IllegalMoveError, match="A1 would be suicide") as error:
         SMALL.parse_move(state, "A1")
     assert "B2" in error.value.legal_moves and "A1" not in error.value.legal_moves
 
@@ -171,7 +171,7 @@ def test_simple_ko() -> None:
     assert state.white_captures == 1
     assert state.ko == SMALL.point("C3")
     assert "C3" not in names(SMALL, state)
-    with pytest.raises(IllegalMoveError):
+    with pytest.raises(IllegalMoveError, match=r"C3 would repeat .* \(ko, positional superko\)"):
         SMALL.parse_move(state, "C3")
     # A ko threat and an answer elsewhere, then the retake is legal.
     state = play(SMALL, state, "E1", "E5")
@@ -193,7 +193,7 @@ def test_positional_superko() -> None:
     assert state.white_captures == 2
     assert state.ko == 0  # no simple ko
     assert "C5" not in names(SMALL, state)
-    with pytest.raises(IllegalMoveError):
+    with pytest.raises(IllegalMoveError, match="C5 would repeat an earlier whole-board position"):
         SMALL.parse_move(state, "C5")
     # The same board with a history that does not hold it: C5 is legal and
     # recreates exactly the start position's board.
@@ -351,6 +351,21 @@ def test_bad_moves(text: str) -> None:
         GAME.parse_move(GAME.initial_state(), text)
 
 
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("I5", "there is no column I"),
+        ("K5", r"K5 is off the 9x9 board \(columns A-J without I, rows 1-9\)"),
+        ("A10", "A10 is off the 9x9 board"),
+        ("E", "like D4"),
+        ("55", "like D4"),
+    ],
+)
+def test_a_refused_move_says_why(text: str, reason: str) -> None:
+    with pytest.raises(IllegalMoveError, match=reason):
+        GAME.parse_move(GAME.initial_state(), text)
+
+
 def test_format_move_refuses_what_is_not_a_move() -> None:
     state = GAME.initial_state()
     assert state.last_move == NO_MOVE
@@ -361,7 +376,8 @@ def test_format_move_refuses_what_is_not_a_move() -> None:
 
 def test_occupied_point_is_illegal() -> None:
     state = play(GAME, GAME.initial_state(), "E5")
-    with pytest.raises(IllegalMoveError):
+    # The reason is in the message: the server's error carries it to every client.
+    with pytest.raises(IllegalMoveError, match="'E5' is not a legal move here: E5 is occupied"):
         GAME.parse_move(state, "E5")
 
 
