@@ -45,6 +45,10 @@ from engine.game import Game
 
 #: The attribute :func:`bot` sets on the function it marks.
 MARK: Final = "__arena_bot__"
+#: The characters of a comment or an error the server keeps (docs/bots.md):
+#: more is cut here, so that an answer line stays far below the 16 KiB a
+#: line may hold (a 100 KB exception message was refused whole).
+MAX_TEXT_CHARS: Final = 500
 
 
 @dataclass(frozen=True)
@@ -93,12 +97,15 @@ class Answer:
     pv: list[str] | None = None
     comment: str | None = None
 
-    def to_line(self) -> str:
+    def to_line(self, request: int | None = None) -> str:
+        """The answer line; with the request's number, which the server checks (docs/bots.md)."""
         body: dict[str, Any] = {"move": self.move}
         for key in ("score", "depth", "pv", "comment"):
             value = getattr(self, key)
             if value is not None:
-                body[key] = value
+                body[key] = value[:MAX_TEXT_CHARS] if key == "comment" else value
+        if request is not None:
+            body["request"] = request
         return json.dumps(body)
 
 
@@ -203,15 +210,19 @@ def serve_lines(choose: Choose, lines: IO[str], out: IO[str]) -> None:
     for line in lines:
         if not line.strip():
             continue
+        number: int | None = None
         try:
-            chosen = choose(decision(json.loads(line), games))
+            request = json.loads(line)
+            number = request.get("request") if isinstance(request, dict) else None
+            chosen = choose(decision(request, games))
         except Exception as error:  # the student's bug: reported, the bot goes on
             traceback.print_exc(file=sys.stderr)
             sys.stderr.flush()
-            reply = json.dumps({"error": f"{type(error).__name__}: {error}"})
+            why = f"{type(error).__name__}: {error}"[:MAX_TEXT_CHARS]
+            reply = json.dumps({"error": why, "request": number})
         else:
             answer = chosen if isinstance(chosen, Answer) else Answer(str(chosen))
-            reply = answer.to_line()
+            reply = answer.to_line(number)
         out.write(reply + "\n")
         out.flush()
 

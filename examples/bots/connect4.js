@@ -25,5 +25,5 @@ readline.createInterface({ input: process.stdin }).on("line", (line) => {
   const legal = [...request.legal].sort((a, b) => Math.abs(a - centre) - Math.abs(b - centre));
   const wins = (who) => legal.filter((m) => four(board, Number(m), height[m] || 0, who));
   const move = [...wins(me), ...wins(1 - me), ...legal][0];
-  process.stdout.write(JSON.stringify({ move: move }) + "\n");
+  process.stdout.write(JSON.stringify({ move: move, request: request.request }) + "\n");
 });

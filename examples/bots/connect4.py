@@ -29,5 +29,6 @@ for line in sys.stdin:  # one request per line, one answer per request
     win = [m for m in legal if four(board, int(m), height.get(int(m), 0), me)]
     block = [m for m in legal if four(board, int(m), height.get(int(m), 0), 1 - me)]
     move = (win or block or legal)[0]
-    print(json.dumps({"move": move, "comment": "win" if win else "block" if block else "centre"}))
+    why = "win" if win else "block" if block else "centre"
+    print(json.dumps({"move": move, "comment": why, "request": request["request"]}))
     sys.stdout.flush()

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 import resource
 from collections.abc import Callable
@@ -24,6 +25,7 @@ from typing import Any, Final
 from engine.game import EVAL_LIMIT, Game
 from engine.search.limits import Limits
 from engine.search.score import Score
+from server.programs.process import MAX_LINE_BYTES
 from server.programs.reports import MAX_PV_MOVES, MAX_REPORTED_PLIES, clamp
 
 #: CPU seconds a bot's process may use from its start (RLIMIT_CPU; the
@@ -188,6 +190,9 @@ class BotAnswer:
     depth: int | None = None
     pv: tuple[str, ...] = ()
     comment: str | None = None
+    #: The request it answers, when the bot says (``"request": N``): an
+    #: answer written late, for an earlier request, is then told apart.
+    request: int | None = None
 
 
 def is_answer(line: str) -> bool:
@@ -197,6 +202,11 @@ def is_answer(line: str) -> bool:
 
 def parse_answer(line: str) -> BotAnswer:
     """The answer in ``line``; :class:`BotAnswerError` says what is wrong with it."""
+    if len(line.encode()) >= MAX_LINE_BYTES - 1:  # cut where a line must end
+        raise BotAnswerError(
+            f"the answer line is cut at {MAX_LINE_BYTES // 1024} KiB, the longest a line may be"
+            " (a long comment or error: shorten it)"
+        )
     try:
         body = json.loads(line)
     except (ValueError, RecursionError):
@@ -209,6 +219,9 @@ def parse_answer(line: str) -> BotAnswer:
         raise BotReportedError(f"the bot reported an error: {error[:MAX_COMMENT_CHARS]}")
     if not isinstance(move, str) or not move:
         raise BotAnswerError(f'the answer has no "move" string: {line[:60]!r}')
+    number = body.get("request")
+    if number is not None and (not isinstance(number, int) or isinstance(number, bool)):
+        raise BotAnswerError('"request" must be the request\'s number, an integer')
     score = _score(body.get("score"))
     depth = body.get("depth")
     if depth is not None and (not isinstance(depth, int) or isinstance(depth, bool)):
@@ -227,6 +240,7 @@ def parse_answer(line: str) -> BotAnswer:
         None if depth is None else clamp(depth, 0, MAX_REPORTED_PLIES),
         tuple(pv[:MAX_PV_MOVES]) if pv else (),
         None if comment is None else comment[:MAX_COMMENT_CHARS],
+        number,
     )
 
 
@@ -236,6 +250,11 @@ def _score(value: Any) -> Score | None:
         return None
     if isinstance(value, bool):
         raise BotAnswerError('"score" must be an integer or a score map')
+    if isinstance(value, float) and not math.isfinite(value):
+        # Python's json writes float("inf") as Infinity, and reads it back: a
+        # student's "best = float('inf')" sent as its score (the review of
+        # 2026-11-29 saw it end the search process).
+        raise BotAnswerError(f'"score" must be a finite number, not {value}')
     if isinstance(value, int | float):
         return Score(value=clamp(int(value), -EVAL_LIMIT, EVAL_LIMIT))
     if isinstance(value, dict) and len(value) == 1:

@@ -617,6 +617,15 @@ class CmdSearcher(ProgramSearcher):
                 continue
             try:
                 answer = bots.parse_answer(line)
+                if answer.request is not None and answer.request != self._requests:
+                    # Written for an earlier request, after its answer (or
+                    # past its deadline): not this request's answer.
+                    process.note(
+                        f"{request_name}: an answer to request {answer.request} came now:"
+                        " dropped (one answer per request)"
+                    )
+                    chatter += 1
+                    continue
                 result = self._result(search, answer, request.on_info)
             except bots.BotReportedError as error:
                 process.note(f"{request_name}: {error}: answered engine_error")

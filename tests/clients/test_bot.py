@@ -92,17 +92,21 @@ def test_a_function_a_bot_class_and_a_marked_function_are_bots(tmp_path: Path) -
         (tmp_path / name).write_text(text)
     # Connect Four: first has three in column 1, a win at 1.
     assert answers(load(f"{tmp_path}/f.py:choose"), request("connect4", "121212")) == [
-        {"move": "1", "score": 1000, "comment": "win"}
+        {"move": "1", "score": 1000, "comment": "win", "request": 1}
     ]
-    assert answers(load(f"{tmp_path}/f.py"), request("nim")) == [{"move": "1:1", "depth": 1}]
+    assert answers(load(f"{tmp_path}/f.py"), request("nim")) == [
+        {"move": "1:1", "depth": 1, "request": 1}
+    ]
     counter = load(f"{tmp_path}/c.py")
     assert [a["move"] for a in answers(counter, request("nim"), request("nim"))] == ["1:2", "1:3"]
-    assert answers(load(f"{tmp_path}/m.py"), request("tictactoe")) == [{"move": "c1"}]
+    assert answers(load(f"{tmp_path}/m.py"), request("tictactoe")) == [{"move": "c1", "request": 1}]
     with pytest.raises(BotLoadError):
         load(f"{tmp_path}/f.py:nothing")
     with pytest.raises(BotLoadError):
         load(f"{tmp_path}/missing.py")
     assert Answer("4", pv=["4", "3"]).to_line() == '{"move": "4", "pv": ["4", "3"]}'
+    # A comment is cut to what the server keeps: the line stays far below its 16 KiB.
+    assert len(Answer("4", comment="c" * 20000).to_line(7)) < 600
 
 
 def test_a_students_engine_py_beside_the_bot_does_not_replace_ours(tmp_path: Path) -> None:
@@ -119,7 +123,7 @@ def test_a_students_engine_py_beside_the_bot_does_not_replace_ours(tmp_path: Pat
         check=False,
     )
     assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout) == {"move": "1", "depth": 1}
+    assert json.loads(done.stdout) == {"move": "1", "depth": 1, "request": 1}
 
 
 def test_arena_bot_versus_plays_a_match(
@@ -160,7 +164,11 @@ def test_a_function_that_raises_answers_an_error_and_serves_on(
 
     later = game.format_position(game.play_text(game.initial_state(), "a1"))
     replies = answers(choose, request("tictactoe"), request("tictactoe", later))
-    assert replies == [{"error": "ValueError: no idea"}, {"move": "b2"}]
+    # Each answer names its request (docs/bots.md): a late one is then told apart.
+    assert replies == [
+        {"error": "ValueError: no idea", "request": 1},
+        {"move": "b2", "request": 1},
+    ]
     assert "ValueError: no idea" in capsys.readouterr().err
 
 

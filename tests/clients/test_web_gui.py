@@ -18,7 +18,7 @@ import re
 import shutil
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -1450,14 +1450,12 @@ def test_the_connection_status_survives_a_change_of_language(
         page.select_option("#lang", "en")  # the choice is kept for the module's other pages
 
 
-def test_the_lines_change_only_once_a_report_is_whole(page: Page, gui_server: ServerThread) -> None:
-    """A report is k infos, one message each: the list and the marks keep the last whole
-    report until the next one's last line. They mixed two reports, so a move re-ranked
-    from one to the next showed twice (['E7', 'C3', 'C3'] in a Go analysis under load).
-
-    The page's WebSocket goes through a route that holds back the server's own lines and
-    sends the test's, one at a time, with the page looked at between them.
-    """
+def hold_back(
+    page: Page, held: Callable[[dict[str, Any]], bool]
+) -> tuple[list[Any], list[dict[str, Any]]]:
+    """Route the page's WebSocket so that the server's messages ``held`` picks never
+    reach the page: the test sends its own through the returned routes (one per
+    connection). The thinks the page sends are collected in the second list."""
     routes: list[Any] = []
     thinks: list[dict[str, Any]] = []
 
@@ -1471,8 +1469,7 @@ def test_the_lines_change_only_once_a_report_is_whole(page: Page, gui_server: Se
             server.send(message)
 
         def to_page(message: str | bytes) -> None:
-            data = json.loads(message)
-            if not (data.get("type") == "info" and "multipv" in data):
+            if not held(json.loads(message)):
                 ws.send(message)
 
         ws.on_message(to_server)
@@ -1480,6 +1477,18 @@ def test_the_lines_change_only_once_a_report_is_whole(page: Page, gui_server: Se
         routes.append(ws)
 
     page.route_web_socket(re.compile(r"/ws$"), route)
+    return routes, thinks
+
+
+def test_the_lines_change_only_once_a_report_is_whole(page: Page, gui_server: ServerThread) -> None:
+    """A report is k infos, one message each: the list and the marks keep the last whole
+    report until the next one's last line. They mixed two reports, so a move re-ranked
+    from one to the next showed twice (['E7', 'C3', 'C3'] in a Go analysis under load).
+
+    The page's WebSocket goes through a route that holds back the server's own lines and
+    sends the test's, one at a time, with the page looked at between them.
+    """
+    routes, thinks = hold_back(page, lambda data: data.get("type") == "info" and "multipv" in data)
     open_game(page, gui_server.port, "go", side="both")
     page.select_option("#multipv", "3")
     page.click("#analyse")
@@ -1552,27 +1561,7 @@ def test_a_best_move_from_an_unfinished_depth_is_labelled_with_it(
 
     The server's own infos and bestmove are held back; the test sends the search's.
     """
-    routes: list[Any] = []
-    thinks: list[dict[str, Any]] = []
-
-    def route(ws: Any) -> None:
-        server = ws.connect_to_server()
-
-        def to_server(message: str | bytes) -> None:
-            data = json.loads(message)
-            if data.get("type") == "think":
-                thinks.append(data)
-            server.send(message)
-
-        def to_page(message: str | bytes) -> None:
-            if json.loads(message).get("type") not in ("info", "bestmove"):
-                ws.send(message)
-
-        ws.on_message(to_server)
-        server.on_message(to_page)
-        routes.append(ws)
-
-    page.route_web_socket(re.compile(r"/ws$"), route)
+    routes, thinks = hold_back(page, lambda data: data.get("type") in ("info", "bestmove"))
     open_game(page, gui_server.port, "chess", side="both")
     page.select_option("#multipv", "2")
     page.click("#analyse")

@@ -46,5 +46,7 @@ def test_games_states_and_results_round_trip(name: str) -> None:
     assert pickle.loads(pickle.dumps(state)) == state
     if game.to_move(state) == CHANCE:
         state = game.play(state, game.legal_moves(state)[0])
-    result = think(game, SearchRequest(state, Limits(depth=2)))
+    # A node cap as well: Monte Carlo (Go's default) has no depth, and ran its default
+    # 20,000 playouts (15 s of the suite) for a record that any search result shows.
+    result = think(game, SearchRequest(state, Limits(depth=2, nodes=500)))
     assert pickle.loads(pickle.dumps(result)) == result

@@ -12,7 +12,12 @@ before it is asked), ``illegal`` (answers a move that is not legal),
 as ``clients.bot`` does when the function raises), ``slowstart`` (works
 for a while before it reads its first request, then answers at once),
 ``poll`` (a thread that wakes every few milliseconds beside the reading one,
-as a runtime's timers do; answers at once).
+as a runtime's timers do; answers at once), ``inf`` (a score of Infinity,
+as Python's json writes ``float("inf")``), ``nan`` (a score of NaN),
+``bigcomment`` (a 20 KB comment), ``twicelate`` (answers the first legal
+move naming its request, then a little later the last legal move, naming
+the same request: a late second answer; ``ARENA_FAKE_DELAY_S`` sets the
+delay).
 """
 
 from __future__ import annotations
@@ -87,6 +92,17 @@ def main() -> None:
             answer({"score": 3})
         elif mode == "error":
             answer({"error": "ValueError: a student's bug"})
+        elif mode == "inf":
+            answer({"move": move, "score": float("inf")})
+        elif mode == "nan":
+            answer({"move": move, "score": float("nan")})
+        elif mode == "bigcomment":
+            answer({"move": move, "comment": "c" * 20000})
+        elif mode == "twicelate":
+            number = request["request"]
+            answer({"move": move, "request": number})
+            time.sleep(float(os.environ.get("ARENA_FAKE_DELAY_S", "0.1")))
+            answer({"move": request["legal"][-1], "request": number})
 
 
 if __name__ == "__main__":

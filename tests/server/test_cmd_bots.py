@@ -162,6 +162,11 @@ FAILING = {
     "illegal": "illegal",
     "nomove": 'no "move"',
     "error": "the bot reported an error: ValueError: a student's bug",
+    # The review of 2026-11-29: Infinity ended the search process (worker_lost) and
+    # left the bot's log silent; a 20 KB comment was refused as "not JSON".
+    "inf": '"score" must be a finite number, not inf',
+    "nan": '"score" must be a finite number, not nan',
+    "bigcomment": "the answer line is cut at 16 KiB",
 }
 
 
@@ -326,6 +331,31 @@ def test_extra_output_is_not_taken_for_a_later_answer(mode: str, tmp_path: Path)
             state = game.play(state, game.legal_moves(state)[-1])
     finally:
         searcher.close()
+
+
+def test_a_late_second_answer_is_not_taken_for_the_next_requests(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The review of 2026-11-29: a bot that answered, then answered the same request
+    again a little later, had that second answer read as the next request's, and every
+    answer after it one position behind. Naming its request tells them apart."""
+    monkeypatch.setenv("ARENA_FAKE_DELAY_S", str(0.05 * UNIT))
+    engine = bot("twicelate", "connect4", tmp_path)
+    game, state = decision_state("connect4")
+    searcher = program_searcher(engine, game)
+    try:
+        searcher.start()
+        assert searcher.wait_started(time.monotonic() + 10 * UNIT)
+        for _ in range(3):
+            result = think(searcher, state, int(400 * UNIT))
+            # The bot's first answer, the first legal move, every time.
+            first = game.format_move(state, game.legal_moves(state)[0])
+            assert result.reason == "engine" and result.move == first, result
+            state = game.play_text(state, result.move)
+            state = game.play(state, game.legal_moves(state)[-1])
+    finally:
+        searcher.close()
+    assert "came now: dropped (one answer per request)" in read_log(engine)
 
 
 def _alive(pid: int) -> bool:

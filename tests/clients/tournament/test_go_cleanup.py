@@ -22,7 +22,13 @@ from pathlib import Path
 
 import pytest
 
-from clients.tournament.config import EngineSpec, OpeningSource, Timing, TournamentConfig
+from clients.tournament.config import (
+    EngineSpec,
+    OpeningSource,
+    TimeControl,
+    Timing,
+    TournamentConfig,
+)
 from clients.tournament.go_cleanup import settled, unsettled_points
 from clients.tournament.records import RULES, GameRecord, replay
 from tests.clients.tournament.faulty_engine import FaultyEngine
@@ -231,6 +237,11 @@ async def test_results_against_gnu_go_are_gnu_gos_own_count(tmp_path: Path) -> N
                 ],
                 game="go",
                 games=2,
+                # 60 ms a move: some 200 playouts, under RESIGN_MIN_PLAYOUTS (500) even on
+                # a machine twice as fast, so that our side plays on and both games
+                # end in a count to check (at 200 ms it could resign both, and the
+                # games took 40 s of the suite).
+                tc=TimeControl(movetime_ms=60),
                 # a loaded machine and the pure-Python build: no loss on time
                 timing=Timing(margin_ms=5000, grace_ms=5000, move_timeout_ms=30000),
             ),
@@ -242,11 +253,42 @@ async def test_results_against_gnu_go_are_gnu_gos_own_count(tmp_path: Path) -> N
     for record in records:
         assert record.kind == RULES, record.reason
         result = go_result(record)
-        if result.endswith("+R"):  # a resignation: no count to check
+        if result.endswith("+R"):  # a resignation (GNU Go's, often): no count to check
             assert "resigns" in record.reason, record.reason
             continue
         assert result == gnugo_final_score(record.final_position, 9, 7.5), record
         assert record.result_text == result
+
+
+@pytest.mark.skipif(GNUGO is None, reason="gnugo is not installed (apt install gnugo)")
+@pytest.mark.asyncio
+async def test_a_counted_game_against_gnu_go_is_gnu_gos_own_count_in_both_colours(
+    tmp_path: Path,
+) -> None:
+    """The test above can see only resignations: GNU Go resigned both of its games
+    in a run of 2026-11-29, and then no count was checked. From a settled position
+    (19 stones: no side may resign before 40% of the points hold stones), with
+    GNU Go as the README runs it, both games end in a count, one in each colour."""
+    openings = tmp_path / "openings.txt"
+    openings.write_text(DEAD_IN_BLACKS_AREA + "\n")
+    async with GnuGoServer(GNUGO_COMMAND) as gnugo:
+        tournament = dataclasses.replace(
+            config(
+                [EngineSpec("ours", "local", algorithm="mcts"), EngineSpec("gnugo", gnugo.url)],
+                game="go",
+                games=2,
+                tc=TimeControl(movetime_ms=60),
+                timing=Timing(margin_ms=5000, grace_ms=5000, move_timeout_ms=30000),
+            ),
+            options={"size": 9, "komi": 7.5},
+            openings=OpeningSource(path=str(openings)),
+        )
+        text, records = await play(tmp_path, tournament)
+    assert {record.players[0] for record in records} == {"ours", "gnugo"}, text
+    for record in records:
+        result = go_result(record)
+        assert not result.endswith("+R"), record.reason
+        assert result == gnugo_final_score(record.final_position, 9, 7.5), record
 
 
 @pytest.mark.skipif(GNUGO is None, reason="gnugo is not installed (apt install gnugo)")

@@ -286,4 +286,6 @@ def test_arena_tournament_names_the_sgf_file_after_the_database(
     assert not (tmp_path / "go.pgn").exists()
     games = read_sgf((tmp_path / "go.sgf").read_text())
     assert [game[0]["SZ"] for game in games] == [["5"], ["5"]]
-    assert all(len(game) == 9 for game in games)  # the root and 8 moves
+    # The root and up to 8 moves: under load a 30 ms move can be lost on time, which
+    # ends that game early (the suite beside two other jobs saw it); each game has its result.
+    assert all(2 <= len(game) <= 9 and game[0].get("RE") for game in games)
