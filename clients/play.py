@@ -66,7 +66,8 @@ FLIPPABLE = ("chess", "checkers", "othello", "backgammon")
 
 COMMANDS_HELP = """\
 commands:
-  <move>  play a move in the game's notation (chess: e2e4 or SAN like Nf3, O-O)
+  <move>  play a move in the game's notation (chess: e2e4 or SAN like Nf3, O-O;
+          Go: D4, pass, or resign to give up the game)
   help    this list
   undo    take back your last move and the engine's reply
   new     start a new game

@@ -20,6 +20,8 @@ from pathlib import Path
 from typing import Final
 
 from clients.tournament.config import ConfigError, EngineSpec, parse_engine
+from clients.tournament.records import GameRecord, replay
+from engine.errors import GameError
 
 #: Files in a bots folder that are not bots.
 NOT_BOTS: Final = frozenset({".md", ".txt", ".log", ".json", ".csv", ".pyc", ".db", ".html"})
@@ -113,17 +115,21 @@ def bot_summary(engines: list[EngineSpec], jsonl_path: Path | None) -> str:
         lines = []
     for line in lines:
         try:
-            record = json.loads(line)
-            players = record["players"]
-            for index, move in enumerate(record["moves"]):
-                player = players[index % 2] if not move.get("roll") else None
+            record = GameRecord.from_json(json.loads(line))
+            # Whose move each was, from the game itself: not every other
+            # move (backgammon's rolls and opening roll, a Black-to-move
+            # opening: the ops review of 2026-11-29 found counts for the
+            # wrong bot).
+            for game, state, move in replay(record):
+                if move.roll or move.book or move.reason in (None, "engine"):
+                    continue
                 # A bot's own answers have reason "engine"; any other move
                 # of a bot's turn was played for it (engine_error, or the
                 # server's own answer at the deadline: time, overloaded).
-                reason = move.get("reason")
-                if player in failed and not move.get("book") and reason not in (None, "engine"):
+                player = record.players[game.to_move(state)]
+                if player in failed:
                     failed[player] += 1
-        except (ValueError, KeyError, TypeError, IndexError):
+        except (ValueError, KeyError, TypeError, IndexError, GameError):
             continue
     out = [
         "Bots (moves a bot failed to answer were played for it: reason engine_error,"

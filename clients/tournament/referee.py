@@ -290,7 +290,10 @@ class _Game:
                 await self._start_cleanup()
                 continue
             if outcome is not None:
-                after = "" if self.cleanup_ply is None else reasons.AFTER_CLEANUP
+                # "counted after a clean-up phase" only when counted: a side
+                # may resign during the clean-up (the Go review of 2026-11-29).
+                resigned = bool(self.moves) and self.moves[-1].move == RESIGN
+                after = "" if self.cleanup_ply is None or resigned else reasons.AFTER_CLEANUP
                 return outcome.winner, RULES, outcome.reason + after
             chances = self.game.chance_outcomes(self.state)
             if chances is not None:

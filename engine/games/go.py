@@ -40,7 +40,8 @@ its setup stones (``AB``, ``AW``, ``AE``, point lists ``aa:cc`` included),
 ``PL`` and the moves of its main line (``B[]``, ``W[]`` or ``[tt]`` for a
 pass), checked and played in order, so the history, captures and passes
 are those of the record; a setup node starts the history afresh (and
-ends any run of passes). ``SZ``
+ends any run of passes); moves after two passes play on (a clean-up
+phase, :meth:`Go.resumed`). ``SZ``
 must equal the game's size (19 when missing, as SGF says); ``KM`` is
 ignored: the game's ``komi`` option governs. Without ``PL`` the side to
 move follows the last move, or is White after handicap stones (Black setup
@@ -408,6 +409,19 @@ class Go(Game[GoState, int]):
 
     def _over(self, state: GoState) -> bool:
         return state.passes >= 2 or state.resigned >= 0 or state.ply >= self.max_length
+
+    def resumed(self, state: GoState) -> GoState:
+        """``state`` with play going on, if two passes or the length bound ended it.
+
+        The end of a game by passes is the players' agreement, not a rule
+        of the board: KGS's clean-up phase, GoGui and SGF records play on
+        after two passes. The board, the side to move, the ko, the
+        captures and the superko history stay; the passes in a row and the
+        plies count again from here. A resigned game stays over.
+        """
+        if state.resigned >= 0 or (state.passes < 2 and state.ply < self.max_length):
+            return state
+        return state._replace(passes=0, ply=0)
 
     def legal_moves(self, state: GoState) -> list[int]:
         if self._over(state):
@@ -870,7 +884,8 @@ class Go(Game[GoState, int]):
                 if prop in ("B", "W"):
                     player = 0 if prop == "B" else 1
                     value = values[0].strip() if values else ""
-                    state = state._replace(player=player)
+                    # A record may play on after two passes (a clean-up phase).
+                    state = self.resumed(state)._replace(player=player)
                     move = self._sgf_move(value, prop)
                     if self._over(state):
                         raise BadPositionError(f"SGF node {number + 1}: the game is already over")
@@ -1051,6 +1066,12 @@ OWNERSHIP_PLAYOUTS: Final = 64
 #: without two eyes, are taken for dead (:func:`dead_stones`): a rule of
 #: thumb set by hand, which leaves a wall facing a wall alone.
 DEAD_WALL_RATIO: Final = 2
+#: A region with at most this many empty points and not two eyes is dead
+#: whatever its size: two empty points make one eye at most (the first
+#: lesson of life and death in any Go primer). A 16-stone group round a
+#: two-point eye, which GNU Go counts dead, stayed on the board of a
+#: clean-up phase and gave the opposite count (2026-11-29).
+DEAD_EYE_SPACE: Final = 2
 
 
 def ownership(
@@ -1117,10 +1138,11 @@ def dead_stones(game: Go, state: GoState) -> list[int]:
     in a region closed by the other colour (connected points that are empty
     or of that colour) are dead when they have fewer than two eyes (empty
     points of the region whose neighbours are all theirs) and the closing
-    stones outnumber them by :data:`DEAD_WALL_RATIO` or more: a few stones
-    inside a wall, as after two passes in a finished game. A wall facing a
-    wall of the same length, a group with two eyes, and a large living
-    group stay alive.
+    stones outnumber them by :data:`DEAD_WALL_RATIO` or more (a few stones
+    inside a wall, as after two passes in a finished game), or the region
+    holds at most :data:`DEAD_EYE_SPACE` empty points (a group of any size
+    round a space too small for two eyes). A wall facing a wall of the same
+    length, a group with two eyes, and a large living group stay alive.
     """
     board = state.board
     stride = game.stride
@@ -1136,6 +1158,7 @@ def dead_stones(game: Go, state: GoState) -> list[int]:
         stones: list[int] = []
         closing: set[int] = set()
         eyes = 0
+        empty = 0
         i = 0
         while i < len(region):
             p = region[i]
@@ -1144,6 +1167,7 @@ def dead_stones(game: Go, state: GoState) -> list[int]:
                 stones.append(p)
                 seen[p] = 1
             else:
+                empty += 1
                 eye = True
                 for n in (p - 1, p + 1, p - stride, p + stride):
                     if board[n] != colour and board[n] != EDGE:
@@ -1156,7 +1180,7 @@ def dead_stones(game: Go, state: GoState) -> list[int]:
                 elif v != EDGE and n not in seen_here:
                     seen_here.add(n)
                     region.append(n)
-        if eyes < 2 and len(closing) >= DEAD_WALL_RATIO * len(stones):
+        if eyes < 2 and (len(closing) >= DEAD_WALL_RATIO * len(stones) or empty <= DEAD_EYE_SPACE):
             dead.extend(stones)
     return sorted(dead)
 
@@ -1167,8 +1191,10 @@ def cleanup_move(game: Go, state: GoState) -> int | None:
     The move of a clean-up phase in place of a pass (protocol.md,
     ``think.cleanup``): a capture of a dead string first, else a liberty of
     the dead string with the fewest, played where the mover's own string
-    keeps two liberties (no self-atari); the mover's own dead stones are
-    the opponent's to take.
+    keeps two liberties (no self-atari); else, in a dead string's last two
+    liberties (its eye space), a stone put in atari on purpose: taking it
+    leaves the string one liberty, and the next move takes the string. The
+    mover's own dead stones are the opponent's to take.
     """
     if game._over(state):
         return None
@@ -1181,6 +1207,7 @@ def cleanup_move(game: Go, state: GoState) -> int | None:
     stride = game.stride
     board = state.board
     best: tuple[int, int] | None = None
+    placement: int | None = None
     for s in sorted({info.label[p] for p in dead}, key=lambda label: info.liberties[label]):
         for p in dead:
             if info.label[p] != s:
@@ -1195,7 +1222,13 @@ def cleanup_move(game: Go, state: GoState) -> int | None:
                 freedom = mine.liberties[mine.label[n]]
                 if freedom >= 2 and (best is None or info.liberties[s] < best[0]):
                     best = (info.liberties[s], n)
-    return None if best is None else best[1]
+                elif info.liberties[s] == 2 and placement is None:
+                    around = (n - 1, n + 1, n - stride, n + stride)
+                    if all(after.board[m] != after.board[n] for m in around):
+                        placement = n  # a lone stone: taking it costs the string
+    if best is not None:
+        return best[1]
+    return placement
 
 
 def gaining_move(game: Go, state: GoState) -> int | None:

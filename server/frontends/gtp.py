@@ -45,6 +45,7 @@ from engine.errors import GameError
 from engine.games.go import (
     COLUMNS,
     EMPTY,
+    MAX_KOMI,
     RESIGN_TEXT,
     Go,
     GoState,
@@ -58,6 +59,7 @@ from engine.search.results import SearchResult
 from engine.searchers import resolve_algorithm
 from server import SERVER_VERSION
 from server.frontends.runtime import FrontendPool, protocol_stdout, read_lines, search_job
+from server.jobs import SearchJob
 
 #: GTP 2 (the draft every current controller speaks).
 PROTOCOL_VERSION: Final = 2
@@ -93,6 +95,17 @@ SGF_KEPT: Final = frozenset({"SZ", "AB", "AW", "AE", "PL", "B", "W"})
 COLOUR_NAMES: Final = ("black", "white")
 COLOURS: Final = {"b": 0, "black": 0, "w": 1, "white": 1}
 COLOUR_LETTERS: Final = ("X", "O")
+#: Commands a controller sends before a game (identity, the command list):
+#: answered at once, while the worker starts. Any other command waits for
+#: the worker and its warm-up first, so that no genmove's clock pays them.
+IDENTITY_COMMANDS: Final = frozenset(
+    {"", "protocol_version", "name", "version", "known_command", "list_commands", "quit"}
+)
+#: The warm-up search: a few playouts of the empty board, without a time
+#: limit (a cold process that overran one would be replaced by another
+#: cold one), and the longest it is waited for (as ``arena uci``'s).
+WARM_UP_LIMITS: Final = Limits(nodes=16)
+WARM_UP_TIMEOUT_S: Final = 5.0
 
 
 class GtpError(Exception):
@@ -227,7 +240,8 @@ class GtpEngine:
             "quit": self._quit,
         }
         #: The last search's answer and the colour it was for (the win-rate view).
-        self.last_search: tuple[int, SearchResult] | None = None
+        #: The last genmove's colour, its search and the move it played.
+        self.last_search: tuple[int, SearchResult, str] | None = None
         #: Per colour, how many of its ``genmove`` searches in a row would
         #: have resigned: it resigns at RESIGN_CONSECUTIVE.
         self.low_searches = ResignStreak()
@@ -280,11 +294,11 @@ class GtpEngine:
         # A reg_genmove only tells what the genmove would do: not counted.
         if self.low_searches.confirms(order.colour, low, record=order.register):
             return _success(order.command_id, RESIGN_MOVE)
-        self.last_search = (order.colour, result)
         played = result.move
         if played == RESIGN_MOVE:
             pv = result.info.pv
             played = pv[0] if pv and pv[0] != RESIGN_MOVE else "pass"
+        self.last_search = (order.colour, result, played)
         if order.register:
             state = order.state
             move = self.game.parse_move(state, played)
@@ -315,12 +329,14 @@ class GtpEngine:
             raise GtpError("syntax error") from None
         if not math.isfinite(komi):
             raise GtpError("syntax error")
-        # The game takes komi in half points; controllers send e.g. 6.5 or 7.
-        self._komi = round(komi * 2) / 2
-        moves = self.moves  # komi is a rule, not part of the board: replay the game
-        self._new_game()
-        for colour, move in moves:
-            self._play_colour(colour, move)
+        # GTP: "The engine must accept the komi even if it should be
+        # ridiculous." The game takes half points within ±MAX_KOMI (more
+        # than any 19x19 count but the most lopsided); controllers send 6.5 or 7.
+        komi = max(-MAX_KOMI, min(MAX_KOMI, round(komi * 2) / 2))
+        # Komi is a rule, not part of the board: the positions (a loaded
+        # SGF's too) stand as they are under the new game's rules.
+        self.game = _go(self._size, komi)
+        self._komi = komi
         return ""
 
     def _play(self, args: list[str]) -> str:
@@ -364,8 +380,12 @@ class GtpEngine:
             return ""
         dead = set(dead_stones(self.game, state))
         stones = [p for p in self.game.points if state.board[p] != EMPTY]
-        chosen = [p for p in stones if (p in dead) == (status == "dead")]
-        return " ".join(self.game.format_move(state, p) for p in chosen)
+        chosen = {p for p in stones if (p in dead) == (status == "dead")}
+        # GTP's vertex*&: one string per line (its stones on the line).
+        lines = []
+        for string in _strings(self.game, state, chosen):
+            lines.append(" ".join(self.game.format_move(state, p) for p in string))
+        return "\n".join(lines)
 
     def _loadsgf(self, args: list[str]) -> str:
         """``loadsgf FILE [MOVE]``: the position of an SGF file, before move number ``MOVE``.
@@ -380,7 +400,7 @@ class GtpEngine:
             with open(args[0], encoding="utf-8", errors="replace") as sgf:
                 text = sgf.read(MAX_SGF_CHARS + 1)
         except OSError:
-            raise GtpError("cannot open file") from None
+            raise GtpError("cannot load file") from None  # GTP 2's words
         if len(text) > MAX_SGF_CHARS:
             raise GtpError("file too large")
         size = 19
@@ -408,10 +428,10 @@ class GtpEngine:
         """The last search's chance of winning for the side it searched (a GoGui text view)."""
         if self.last_search is None:
             return "no search yet"
-        colour, result = self.last_search
+        colour, result, played = self.last_search
         chance = result.info.score.win_chance(self.game.win_odds_scale)
         playouts = result.info.playouts
-        return f"{COLOUR_NAMES[colour]} wins {chance:.1%} ({playouts} playouts, {result.move})"
+        return f"{COLOUR_NAMES[colour]} wins {chance:.1%} ({playouts} playouts, {played})"
 
     def _ownership(self, args: list[str]) -> str:
         """Who owns each point after playouts, -1 (White) to 1 (Black): GoGui's INFLUENCE."""
@@ -474,6 +494,8 @@ class GtpEngine:
         self.moves.append((colour, text))
 
     def _play_colour(self, colour: int, text: str) -> None:
+        if text.strip().lower() == "resign":  # GTP's play takes a vertex or pass
+            raise GtpError("illegal move")
         state = self._with_side_to_move(colour)
         try:
             move = self.game.parse_move(state, text)
@@ -482,8 +504,13 @@ class GtpEngine:
         self._push(colour, self.game.format_move(state, move), self.game.play(state, move))
 
     def _with_side_to_move(self, colour: int) -> GoState:
-        """The current position with ``colour`` to move (rebuilt if it is the other's turn)."""
-        state = self.state
+        """The current position with ``colour`` to move (rebuilt if it is the other's turn).
+
+        Two passes (or the length bound) do not end a GTP game: the
+        controller does (KGS's clean-up phase, GoGui playing on), so the
+        game is resumed where it stands.
+        """
+        state = self.game.resumed(self.state)
         if self.game.to_move(state) == colour or self.game.outcome(state) is not None:
             return state
         board, _ = self.game.format_position(state).rsplit(" ", 1)
@@ -503,6 +530,27 @@ class GtpEngine:
         if played < RESIGN_AFTER_SHARE * self._size * self._size:
             return False
         return result.info.score.win_chance(self.game.win_odds_scale) < self.resign_below
+
+
+def _strings(game: Go, state: GoState, stones: set[int]) -> list[list[int]]:
+    """``stones`` grouped by string (same colour, joined along the lines), board order."""
+    board, stride = state.board, game.stride
+    left = set(stones)
+    groups: list[list[int]] = []
+    for start in sorted(stones):
+        if start not in left:
+            continue
+        left.discard(start)
+        group, frontier = [start], [start]
+        while frontier:
+            p = frontier.pop()
+            for q in (p - 1, p + 1, p - stride, p + stride):
+                if q in left and board[q] == board[start]:
+                    left.discard(q)
+                    group.append(q)
+                    frontier.append(q)
+        groups.append(sorted(group))
+    return groups
 
 
 def _go(size: int, komi: float) -> Go:
@@ -600,15 +648,23 @@ async def _serve(engine: GtpEngine, read: TextIO, write: TextIO) -> int:
     runtime = FrontendPool()
     runtime.start()
     searches = 0
+    warm = False
     try:
         async for line in read_lines(read):
+            if not warm and _command_word(line) not in IDENTITY_COMMANDS:
+                # Before the game's first command, not on the first genmove's
+                # clock (the first genmove took 1.1-2.6 s of a 1 s byo-yomi:
+                # the Go review of 2026-11-29).
+                warm = True
+                searches += 1
+                await runtime.warm_up(_warm_up_job(engine, searches), WARM_UP_TIMEOUT_S)
             received = time.monotonic()
             answer = engine.execute(line)
             if isinstance(answer, Genmove):
                 searches += 1
                 order = answer
                 answer = engine.genmove_answer(
-                    order, await _search(runtime, engine, order, searches)
+                    order, await _search(runtime, engine, order, searches, received)
                 )
                 if engine.time is not None and order.register:
                     # Our own count of the clock, for controllers without time_left.
@@ -625,14 +681,33 @@ async def _serve(engine: GtpEngine, read: TextIO, write: TextIO) -> int:
     return 0
 
 
-async def _search(
-    runtime: FrontendPool, engine: GtpEngine, order: Genmove, number: int
-) -> SearchResult:
-    """The result of ``order``'s search on the worker (or the pool's answer without it)."""
-    await runtime.wait_idle()
-    job = search_job(
-        number, engine.game, order.state, order.limits, order.algorithm, time.monotonic()
+def _command_word(line: str) -> str:
+    """A GTP command's name, after its id if it has one (``""`` for a blank line)."""
+    words = _clean(line).split()
+    if words and words[0].isdigit():
+        words = words[1:]
+    return words[0].lower() if words else ""
+
+
+def _warm_up_job(engine: GtpEngine, number: int) -> SearchJob:
+    """A tiny search of the empty board: the worker loads what a Go search needs."""
+    game = engine.game
+    algorithm = resolve_algorithm(game, engine.algorithm)
+    return search_job(
+        number, game, game.initial_state(), WARM_UP_LIMITS, algorithm, time.monotonic()
     )
+
+
+async def _search(
+    runtime: FrontendPool, engine: GtpEngine, order: Genmove, number: int, received: float
+) -> SearchResult:
+    """The result of ``order``'s search on the worker (or the pool's answer without it).
+
+    Planned from when the ``genmove`` was read: a wait for the worker (one
+    replaced after a crash) is on the controller's clock too.
+    """
+    await runtime.wait_idle()
+    job = search_job(number, engine.game, order.state, order.limits, order.algorithm, received)
     if order.cleanup:
         job = dataclasses.replace(job, cleanup=True)
     return await runtime.submit(job).answer

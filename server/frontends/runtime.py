@@ -106,6 +106,22 @@ class FrontendPool:
                 await self._starting
         return await self.pool.wait_until(condition, START_TIMEOUT_S)
 
+    async def warm_up(self, job: SearchJob, timeout_s: float) -> bool:
+        """Wait for the worker and run ``job``, a tiny search, to its end or ``timeout_s``.
+
+        A cold search process imports and builds what its search needs on
+        its first search: done here, before the controller's clock runs,
+        the first real search is charged for searching only. False when no
+        worker started.
+        """
+        if not await self.wait_ready():
+            return False
+        ticket = self.submit(job)
+        done, _ = await asyncio.wait({ticket.answer}, timeout=timeout_s)
+        if not done:
+            ticket.stop()  # answered at once by the pool; the next search waits for the process
+        return True
+
     def submit(
         self, job: SearchJob, on_info: Callable[[Info], None] | None = None
     ) -> Ticket[SearchResult]:

@@ -16,9 +16,10 @@ replaces it if it does not come back), the answer is the best move
 reported so far, else the first legal move, with an ``info string`` saying
 so.
 
-The first ``isready`` also warms the search process: a tiny search
-(:data:`WARM_UP_LIMITS`) makes it import and build everything a chess
-search needs, so that the first ``go`` is charged for searching only.
+``uciok`` (else the first ``isready``) waits for the search process and
+warms it: a tiny search (:data:`WARM_UP_LIMITS`) makes it import and build
+everything a chess search needs, so that the first ``go`` is charged for
+searching only (python-chess sends ``go`` without an ``isready``).
 """
 
 from __future__ import annotations
@@ -105,6 +106,14 @@ class UciEngine:
     async def _apply(self, reaction: Reaction) -> bool:
         """Carry out one command's reaction; False once it is time to quit."""
         for line in reaction.lines:
+            if line == "uciok" and not self._warm and self._search is None:
+                # GUIs wait for uciok; python-chess then sends go without
+                # an isready, and the first go paid the process's start
+                # (686 ms for a movetime of 100: the ops review of 2026-11-29).
+                if not await self._runtime.wait_ready():
+                    self._write("info string the search process did not start")
+                else:
+                    await self._warm_up()
             self._write(line)
         if reaction.stop:
             self._stop_search()
@@ -127,6 +136,9 @@ class UciEngine:
         if self._search is not None:
             self._write("info string a search is running: send stop first; this go is ignored")
             return
+        # The GUI's clock runs from the go: a wait for the process (a new
+        # Hash's, one replaced after a crash) is the search's time too.
+        received = time.monotonic()
         await self._when_idle_restart_if_resized()
         if not await self._runtime.wait_idle():
             self._write("info string the search process did not start")
@@ -141,7 +153,7 @@ class UciEngine:
             state,
             order.limits,
             ALGORITHM,
-            time.monotonic(),
+            received,
             order.multipv,
             order.searchmoves,
         )
@@ -157,10 +169,7 @@ class UciEngine:
         state = game.parse_position(STARTPOS)
         self._seq += 1
         job = search_job(self._seq, game, state, WARM_UP_LIMITS, ALGORITHM, time.monotonic())
-        ticket = self._runtime.submit(job)
-        done, _ = await asyncio.wait({ticket.answer}, timeout=WARM_UP_TIMEOUT_S)
-        if not done:
-            ticket.stop()  # answered at once by the pool; the next go waits for the process
+        await self._runtime.warm_up(job, WARM_UP_TIMEOUT_S)
         self._warm = True
 
     def _stop_search(self) -> None:

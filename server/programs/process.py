@@ -264,7 +264,7 @@ class LineProcess:
             with contextlib.suppress(subprocess.TimeoutExpired):
                 status = self._process.wait(POLL_S * 10)
         if status is None:
-            return "still running"
+            return "its output closed while it runs on"
         if status < 0:
             with contextlib.suppress(ValueError):
                 return f"killed by {signal.Signals(-status).name}"
@@ -279,7 +279,7 @@ class LineProcess:
             # The output has ended first: the exit status follows at once.
             with contextlib.suppress(subprocess.TimeoutExpired):
                 status = self._process.wait(POLL_S * 10)
-        words = "still running" if status is None else f"exit status {status}"
+        words = "its output closed while it runs on" if status is None else f"exit status {status}"
         if status is not None and status < 0:
             with contextlib.suppress(ValueError):
                 words = f"killed by {signal.Signals(-status).name}"

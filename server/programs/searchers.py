@@ -779,8 +779,13 @@ class _Search:
         return move
 
     def unsearched(self, reason: str) -> SearchResult:
-        """The first legal move, depth 0: nothing the engine searched stands behind it."""
-        first = self.game.format_move(self.state, self.game.ordered_moves(self.state)[0])
+        """The first legal move, depth 0: nothing the engine searched stands behind it.
+
+        The first of ``legal_moves``, as the pool's guard answers and as
+        protocol.md says of depth 0 (it was the game's ordered first move,
+        so one engine's failures answered 4 and 1 on consecutive thinks).
+        """
+        first = self.game.format_move(self.state, self.game.legal_moves(self.state)[0])
         return SearchResult.unsearched(first, reason, self.elapsed_ms())
 
     def failed(self, why: str) -> SearchResult:

@@ -13,6 +13,7 @@ think's limits and the engine's reports; the figures pass
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
@@ -176,6 +177,18 @@ def go_command(limits: Limits, deadlines: Deadlines, mover: int, now: float) -> 
     return " ".join(words)
 
 
+def _count(text: str) -> int:
+    """A figure of an ``info`` line: an integer, or a finite number written otherwise
+    (``1e9``), to be clamped like any other; ``ValueError`` for what is no number."""
+    try:
+        return int(text)
+    except ValueError:
+        number = float(text)
+        if not math.isfinite(number):
+            raise
+        return int(number)
+
+
 def parse_info(line: str, elapsed_ms: int) -> Info | None:
     """An ``info`` line with ``depth``, ``score`` and ``pv`` as our :class:`Info`, else ``None``.
 
@@ -204,7 +217,7 @@ def parse_info(line: str, elapsed_ms: int) -> Info | None:
                     index += 1
                 continue
             if word in ("depth", "seldepth", "nodes", "nps", "time", "hashfull", "multipv"):
-                fields[word] = int(words[index + 1])
+                fields[word] = _count(words[index + 1])
                 index += 2
                 continue
             if word == "string":

@@ -1016,6 +1016,12 @@ def test_go_two_passes_end_the_game_with_the_area_shown(
     expect(page.locator("#board-note")).to_contain_text(
         "Area: black 44, white 37 + 7.5 komi = 44.5."
     )
+    # In Portuguese the count has the result's decimal mark (the Go review: "7.5" beside "7,5").
+    page.select_option("#lang", "pt")
+    try:
+        expect(page.locator("#board-note")).to_contain_text("+ 7,5 de komi = 44,5")
+    finally:
+        page.select_option("#lang", "en")
     expect(page.locator("#pass")).to_be_hidden()
     with page.expect_download() as info:
         page.click("#download-moves")

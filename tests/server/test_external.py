@@ -106,6 +106,16 @@ def test_info_lines_become_our_reports() -> None:
         assert parse_info(useless, 5) is None
 
 
+def test_out_of_range_figures_are_clamped_not_the_report_dropped() -> None:
+    """The ops review of 2026-11-29: a depth-7 report with nodes -5 and nps 1e9 was
+    dropped whole, and the engine's move then went out as depth 0, "nothing searched"."""
+    info = parse_info(
+        "info depth 7 seldepth 99999999 score cp 99999999999 nodes -5 nps 1e9 pv e2e4", 5
+    )
+    assert info is not None and info.depth == 7 and info.seldepth == 1000
+    assert info.nodes == 0 and info.nps == 10**9 and info.score == Score(value=100_000)
+
+
 def test_a_lines_rank_is_read_and_nonsense_ranks_are_no_report() -> None:
     second = parse_info("info depth 9 multipv 2 score cp 5 pv e2e4", 5)
     assert second is not None and second.multipv == 2

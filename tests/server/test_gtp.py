@@ -280,7 +280,7 @@ def test_loadsgf_sets_up_the_record_before_a_move_number(tmp_path: Path) -> None
     state = engine.state
     stones = [p for p in engine.game.points if state.board[p]]
     assert [engine.game.format_move(state, p) for p in stones] == ["D4"]
-    assert refused(engine, f"loadsgf {tmp_path / 'missing.sgf'}") == "cannot open file"
+    assert refused(engine, f"loadsgf {tmp_path / 'missing.sgf'}") == "cannot load file"
     (tmp_path / "bad.sgf").write_text("not sgf")
     assert refused(engine, f"loadsgf {tmp_path / 'bad.sgf'}").startswith("cannot load file")
 
@@ -330,3 +330,76 @@ def test_without_time_left_the_engine_counts_its_own_clock() -> None:
     assert (engine.time.left_ms[1], engine.time.stones_left[1]) == (10_000, 5)  # a new period
     ask(engine, "time_left w 3 2")  # the controller's word wins
     assert (engine.time.left_ms[1], engine.time.stones_left[1]) == (3_000, 2)
+
+
+# ----------------------------------------------------------------------
+# The Go review of 2026-11-29: GTP as controllers use it.
+
+
+def test_a_game_goes_on_after_two_passes_and_past_its_length() -> None:
+    """Two passes, or 2 x size² plies, ended the game: every later play was refused
+    and genmove passed at once. The controller ends a GTP game (KGS's clean-up phase,
+    GoGui playing on), as GNU Go lets it."""
+    engine = GtpEngine(playouts=50)
+    for line in ("play b e5", "play w pass", "play b pass", "play w d4"):
+        ask(engine, line)
+    assert isinstance(engine.execute("genmove b"), Genmove)
+    assert isinstance(engine.execute("kgs-genmove_cleanup b"), Genmove)
+    # the length bound (162 plies on 9x9) does not end it either
+    engine.states[-1] = engine.state._replace(ply=engine.game.max_length)
+    ask(engine, "play b c3")
+    assert isinstance(engine.execute("genmove w"), Genmove)
+
+
+def test_the_dead_stone_is_captured_in_a_clean_up_after_two_passes() -> None:
+    commands = "".join(f"play b {b}\nplay w {w}\n" for b, w in WALLS)
+    commands += "play w B5\nplay b pass\nplay w pass\n1 kgs-genmove_cleanup b\nquit\n"
+    engine = GtpEngine(playouts=100)
+    out = io.StringIO()
+    assert serve(engine, io.StringIO(commands), out) == 0
+    answer = out.getvalue().split("\n\n")[-3]
+    assert answer.startswith("=1 ") and answer[3:] not in ("pass", "resign"), answer
+
+
+def test_komi_keeps_the_loaded_board_and_takes_any_number(tmp_path: Path) -> None:
+    """komi after loadsgf emptied the board; komi 1000 was refused, and every later
+    clear_board and boardsize failed with it (GTP: "must accept the komi even if it
+    should be ridiculous")."""
+    record = tmp_path / "game.sgf"
+    record.write_text("(;GM[1]SZ[9];B[ee];W[cc];B[gg])")
+    engine = GtpEngine(playouts=50)
+    ask(engine, f"loadsgf {record}")
+    before = engine.state
+    ask(engine, "komi 6.5")
+    assert engine.state == before and engine.game.options["komi"] == 6.5
+    assert ask(engine, "komi 1000") == ""
+    assert engine.game.options["komi"] == 150  # the most the game takes
+    assert ask(engine, "final_score").startswith("W+")
+    ask(engine, "boardsize 13")
+    ask(engine, "clear_board")
+    ask(engine, "play b M13")
+    assert engine.game.size == 13
+
+
+def test_resign_is_no_vertex_for_play() -> None:
+    engine = GtpEngine(playouts=50)
+    ask(engine, "play b d4")
+    assert refused(engine, "play b resign") == "illegal move"
+    ask(engine, "play w e5")
+
+
+def test_final_status_list_gives_one_string_a_line() -> None:
+    engine = GtpEngine(playouts=50)
+    walls_with_a_dead_stone(engine)
+    lines = ask(engine, "final_status_list alive").split("\n")
+    assert sorted(lines) == ["E9 E8 E7 E6 E5 E4 E3 E2 E1", "F9 F8 F7 F6 F5 F4 F3 F2 F1"]
+
+
+def test_the_win_rate_names_the_move_played() -> None:
+    engine = GtpEngine(playouts=50)
+    order = engine.execute("genmove b")
+    assert isinstance(order, Genmove)
+    low = SearchResult.unsearched("resign", "time", 0)
+    low = dataclasses.replace(low, info=dataclasses.replace(low.info, pv=("C3",)))
+    assert engine.genmove_answer(order, low) == "= C3\n\n"
+    assert ask(engine, "arena-winrate").endswith(", C3)")

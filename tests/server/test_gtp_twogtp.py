@@ -123,3 +123,19 @@ def test_a_twogtp_session_against_gnu_go() -> None:
     finally:
         ours.close()
         gnugo.close()
+
+
+def test_the_first_genmove_keeps_a_one_second_byo_yomi() -> None:
+    """The Go review of 2026-11-29: the worker's start was on the first genmove's clock
+    (1.1-2.6 s for 1 s a move). It now starts, and warms up, before the game's first
+    command is answered; a genmove's time counts from when it was read."""
+    ours = GtpProgram([sys.executable, "-m", "clients", "gtp"])
+    try:
+        for command in ("boardsize 9", "clear_board", "komi 7.5", "time_settings 0 1 1"):
+            ours.ask(command)
+        asked = time.monotonic()
+        move = ours.ask("genmove b")
+        took = time.monotonic() - asked
+    finally:
+        ours.close()
+    assert move and took < 1.0 + 0.15 * UNIT, took

@@ -120,6 +120,17 @@ def engine() -> Iterator[chess.engine.SimpleEngine]:
         yield uci
 
 
+def test_the_first_go_after_uciok_keeps_its_time() -> None:
+    """The ops review of 2026-11-29: python-chess sends go without isready, and the first
+    go movetime 100 was answered after 686 ms (the search process still starting).
+    uciok now waits for the process and its warm-up, as an engine's own start does."""
+    with chess.engine.SimpleEngine.popen_uci(COMMAND, timeout=60 * UNIT) as uci:
+        asked = time.monotonic()
+        result = uci.play(chess.Board(), chess.engine.Limit(time=0.1))
+        took = time.monotonic() - asked
+    assert result.move is not None and took < 0.1 + 0.15 * UNIT, took
+
+
 def test_python_chess_plays_a_game_with_legal_moves(engine: chess.engine.SimpleEngine) -> None:
     assert engine.id["name"].startswith("alphabeta-arena")
     board = chess.Board()

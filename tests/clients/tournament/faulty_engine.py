@@ -55,6 +55,7 @@ FAULTS = (
     "pass",
     "resign",
     "none",
+    "cleanup_resign",
 )
 
 #: A ``patch`` value that removes the field from the ``bestmove``.
@@ -163,7 +164,9 @@ class FaultyEngine:
         if kind == "think":
             session.thinks += 1
             self.cleanup_thinks += message.get("cleanup") is True
-            if self.fault == "pass" and "pass" in session.legal():
+            if self.fault == "cleanup_resign" and message.get("cleanup") is True:
+                return [{**session.bestmove(request_id), "move": "resign"}]
+            if self.fault in ("pass", "cleanup_resign") and "pass" in session.legal():
                 return [{**session.bestmove(request_id), "move": "pass", "pv": ["pass"]}]
             if session.thinks == self.at_think:
                 return await self._misbehave(session, request_id, ws)

@@ -19,8 +19,10 @@ from pathlib import Path
 import pytest
 
 from clients.cli import main
-from clients.tournament.bots import bot_command, folder_engines, reference_engines
-from clients.tournament.config import ALGORITHM_NAME, ConfigError, parse_engine
+from clients.tournament.bots import bot_command, bot_summary, folder_engines, reference_engines
+from clients.tournament.config import ALGORITHM_NAME, ConfigError, EngineSpec, parse_engine
+from clients.tournament.records import RULES, GameRecord, MoveRecord
+from engine.registry import create_game
 from protocol.limits import MAX_ALGORITHM_CHARS
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "bots"
@@ -170,3 +172,33 @@ def test_a_class_tournament_of_bots_runs_whatever_they_do(
     log = (tmp_path / "bot-logs" / "garbage.log").read_text()
     assert "no answer within its budget" in log and "lines that are no answer" in log
     assert sys.executable in (tmp_path / "bot-logs" / "lib.log").read_text()
+
+
+def test_the_summary_counts_each_bots_own_turns_in_backgammon(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The ops review of 2026-11-29: the summary took every other move for one player,
+    and in backgammon (a roll before each move, the opening roll choosing who starts)
+    a bot that never failed had the reference engine's moves counted as its own
+    failures ("39 moves played for it"). Whose turn each was comes from the game."""
+    monkeypatch.chdir(tmp_path)
+    game = create_game("backgammon")
+    state = game.initial_state()
+    players = ("reference d1", "randy")
+    moves: list[MoveRecord] = []
+    while len(moves) < 40 and game.outcome(state) is None:
+        chances = game.chance_outcomes(state)
+        if chances is not None:
+            move = chances[0][0]
+            moves.append(MoveRecord(move=game.format_move(state, move), roll=True))
+        else:
+            move = game.legal_moves(state)[0]
+            # the reference engine's own reasons (depth), the bot's (engine)
+            reason = "depth" if players[game.to_move(state)] == "reference d1" else "engine"
+            moves.append(MoveRecord(move=game.format_move(state, move), reason=reason))
+        state = game.play(state, move)
+    record = GameRecord(1, 1, 1, "backgammon", {}, players, 0, None, None, RULES, "", tuple(moves))
+    path = tmp_path / "t.jsonl"
+    path.write_text(record.to_line() + "\n")
+    summary = bot_summary([EngineSpec("randy", command="python3 randy.py")], path)
+    assert "randy: 0 moves played for it" in summary, summary

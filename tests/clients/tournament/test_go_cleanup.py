@@ -87,6 +87,19 @@ async def test_passes_on_a_board_with_a_dead_stone_start_a_clean_up_phase(
 
 
 @pytest.mark.asyncio
+async def test_a_resignation_in_the_clean_up_phase_is_no_count(tmp_path: Path) -> None:
+    """The Go review of 2026-11-29: "white resigns (counted after a clean-up phase)"."""
+    async with FaultyEngine("cleanup_resign") as a, FaultyEngine("pass") as b:
+        engines = [EngineSpec("a", a.url), EngineSpec("b", b.url)]
+        tournament = dataclasses.replace(_cleanup_config(tmp_path, engines), games_per_pair=1)
+        _, records = await play(tmp_path, tournament)
+    (record,) = records
+    assert record.moves[-1].move == "resign" and record.extra == {"cleanup_ply": 2}
+    assert record.reason == "black resigns", record.reason
+    assert record.result_text == "W+R"
+
+
+@pytest.mark.asyncio
 async def test_a_settled_board_is_counted_at_the_first_two_passes(tmp_path: Path) -> None:
     async with FaultyEngine("pass") as a, FaultyEngine("pass") as b:
         tournament = dataclasses.replace(
@@ -266,18 +279,20 @@ async def test_a_counted_game_against_gnu_go_is_gnu_gos_own_count_in_both_colour
     tmp_path: Path,
 ) -> None:
     """The test above can see only resignations: GNU Go resigned both of its games
-    in a run of 2026-11-29, and then no count was checked. From a settled position
-    (19 stones: no side may resign before 40% of the points hold stones), with
-    GNU Go as the README runs it, both games end in a count, one in each colour."""
+    in a run of 2026-11-29, and then no count was checked. Here GNU Go, as the README
+    runs it, may not resign (--never-resign), and the games start from a settled
+    board (Black ahead by 1.5), where our search, as Black, wins on the count; as
+    White it may resign a lost game. Every game that is counted is GNU Go's count."""
     openings = tmp_path / "openings.txt"
     openings.write_text(DEAD_IN_BLACKS_AREA + "\n")
-    async with GnuGoServer(GNUGO_COMMAND) as gnugo:
+    async with GnuGoServer(GNUGO_COMMAND + " --never-resign") as gnugo:
+        ours = EngineSpec("ours", "local", algorithm="mcts")
         tournament = dataclasses.replace(
             config(
-                [EngineSpec("ours", "local", algorithm="mcts"), EngineSpec("gnugo", gnugo.url)],
+                [ours, EngineSpec("gnugo", gnugo.url)],
                 game="go",
                 games=2,
-                tc=TimeControl(movetime_ms=60),
+                tc=TimeControl(movetime_ms=200),
                 timing=Timing(margin_ms=5000, grace_ms=5000, move_timeout_ms=30000),
             ),
             options={"size": 9, "komi": 7.5},
@@ -285,10 +300,15 @@ async def test_a_counted_game_against_gnu_go_is_gnu_gos_own_count_in_both_colour
         )
         text, records = await play(tmp_path, tournament)
     assert {record.players[0] for record in records} == {"ours", "gnugo"}, text
+    counted = 0
     for record in records:
         result = go_result(record)
-        assert not result.endswith("+R"), record.reason
+        if result.endswith("+R"):
+            assert record.players[int(result[0] == "B")] == "ours", record.reason
+            continue
         assert result == gnugo_final_score(record.final_position, 9, 7.5), record
+        counted += 1
+    assert counted >= 1, [record.reason for record in records]
 
 
 @pytest.mark.skipif(GNUGO is None, reason="gnugo is not installed (apt install gnugo)")

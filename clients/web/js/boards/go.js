@@ -10,7 +10,7 @@
 // counts for a colour when it touches stones of that colour only.
 
 import { canvas, el, onClick } from "../svg.js";
-import { playerTitle, t } from "../i18n.js";
+import { localNumber, playerTitle, t } from "../i18n.js";
 
 export const COLUMNS = "ABCDEFGHJKLMNOPQRST";
 // The whole board is drawn in a viewBox about this wide, whatever the size,
@@ -231,7 +231,8 @@ function noteText(state, view, board, territory) {
   if (territory) {
     const komi = Number(state.options?.komi ?? 0);
     const white = territory.score.O + komi;
-    const komiText = komi ? t("board.go.komi", { komi, total: white }) : "";
+    // In the reader's decimal mark, as the result above the board ("7,5" in Portuguese).
+    const komiText = komi ? t("board.go.komi", { komi: localNumber(String(komi)), total: localNumber(String(white)) }) : "";
     parts.push(t("board.go.area", { black: territory.score.X, white: territory.score.O, komi: komiText }));
   }
   return `${parts.join(". ")}.`;
