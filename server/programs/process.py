@@ -129,6 +129,8 @@ class LineProcess:
         self.name = name or os.path.basename(self.argv[0])
         self._log: IO[bytes] | None = None
         self._log_left = log_max_bytes
+        #: Whether the log's last byte ends a line (a note then needs no newline first).
+        self._log_line_start = True
         self._log_lock = threading.Lock()
         if log_path is not None:
             try:
@@ -236,12 +238,17 @@ class LineProcess:
                 return
             try:
                 if own:
-                    log.write(data)
+                    # A note starts a line of its own, after stderr cut mid-line.
+                    log.write(data if self._log_line_start else b"\n" + data)
+                    self._log_line_start = True
                 elif self._log_left > 0:
-                    log.write(data[: self._log_left])
+                    kept = data[: self._log_left]
+                    log.write(kept)
+                    self._log_line_start = kept.endswith(b"\n")
                     self._log_left -= len(data)
                     if self._log_left <= 0:
                         log.write(b"\n[arena] the rest of this program's stderr is not kept\n")
+                        self._log_line_start = True
                 log.flush()
             except (OSError, ValueError):
                 self._log = None

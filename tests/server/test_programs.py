@@ -14,6 +14,7 @@ from server.external import ExternalEngine, parse_external, probe
 from server.programs.process import MAX_LINE_BYTES, LineProcess, ProgramError
 from server.programs.uci import option_problem, parse_option
 from tests.server.server_harness import UNIT
+from tests.timing import wait_until
 
 STOCKFISH = shutil.which("stockfish") or (
     "/usr/games/stockfish" if Path("/usr/games/stockfish").exists() else None
@@ -72,6 +73,31 @@ def test_the_end_of_a_program_says_why_with_its_stderr() -> None:
         process.send("anything")
     with pytest.raises(ProgramError, match="cannot start"):
         LineProcess(["/nonexistent/program"])
+
+
+def test_a_note_starts_a_line_of_its_own_after_stderr_cut_mid_line(tmp_path: Path) -> None:
+    """The ops review of 2026-11-29: a note glued onto a bot's unterminated stderr line."""
+    partial = (
+        "import sys\n"
+        "sys.stderr.write('noise without an end'); sys.stderr.flush()\n"
+        "print('ready', flush=True)\n"
+        "sys.stdin.readline()\n"
+    )
+    log = tmp_path / "bot.log"
+    process = LineProcess(
+        [sys.executable, "-c", partial], "partial", log_path=str(log), log_max_bytes=4096
+    )
+    try:
+        assert process.read_line(time.monotonic() + 5 * UNIT) == "ready"
+        # the stderr reader thread writes the log
+        wait_until(lambda: "noise" in log.read_text(), 5 * UNIT, "the stderr in the log")
+        process.note("request 1: a note")
+    finally:
+        process.close("", 1 * UNIT)
+    lines = log.read_text().splitlines()
+    assert "noise without an end" in lines and any(
+        line.endswith("request 1: a note") and "noise" not in line for line in lines
+    ), lines
 
 
 def test_kill_ends_what_the_program_started() -> None:

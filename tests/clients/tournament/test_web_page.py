@@ -163,7 +163,7 @@ def test_the_replay_shows_a_monte_carlo_score_as_the_first_players_chance(tmp_pa
     args = ["--game", "go", "--option", "size=9", "--reference", "none"]
     args += ["--engine", "name=alice,url=local,algorithm=mcts"]
     args += ["--engine", "name=bob,url=local,algorithm=alphabeta"]
-    args += ["--movetime", "300", "--games", "2", "--max-plies", "8", "--name", "Go rates"]
+    args += ["--movetime", "100", "--games", "2", "--max-plies", "8", "--name", "Go rates"]
     args += ["--margin", "5000"]  # a loaded machine and the pure-Python build: no loss on time
     screenshots = os.environ.get("ARENA_GUI_SCREENSHOTS")
     scale = create_game("go", {"size": 9}).win_odds_scale
