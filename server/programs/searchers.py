@@ -588,12 +588,18 @@ class CmdSearcher(ProgramSearcher):
             budget_ms: int | None = max(0, int((deadline - now) * 1000))
         else:
             budget_ms, deadline = None, now + UNTIMED_GENMOVE_S
-        process.send(
-            bots.request(self.game, state, self._line, request.limits, budget_ms, self._requests)
-        )
         # Each search process runs its own copy of the bot, numbering its
         # requests from 1: the copy's pid tells two "request 3" apart.
         request_name = f"request {self._requests} (pid {process.pid})"
+        try:
+            process.send(
+                bots.request(
+                    self.game, state, self._line, request.limits, budget_ms, self._requests
+                )
+            )
+        except ProgramError as error:  # it ended before it was asked: the log says so too
+            process.note(f"{request_name}: the bot ended: {error}")
+            raise
         chatter = 0
         while True:
             try:
