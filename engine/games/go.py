@@ -1231,6 +1231,18 @@ def cleanup_move(game: Go, state: GoState) -> int | None:
     return placement
 
 
+def fills_own_eye(game: Go, state: GoState, move: int) -> bool:
+    """Whether ``move`` puts a stone in one of the mover's own eyes (a point whose four
+    neighbours are the mover's stones or the edge, and not a false eye).
+
+    Under area counting the point is the mover's either way, and the stone
+    takes a liberty from its own group: never a gain. A search that sees
+    every move win alike may choose one (ours did, at 100 ms a move, until
+    its whole area had one eye left, 2026-11-29); the answer passes instead.
+    """
+    return move not in (PASS, RESIGN) and game._own_eye(state.board, move, state.player + 1)
+
+
 def gaining_move(game: Go, state: GoState) -> int | None:
     """A move that still gains on the board's count, for a search that would pass; else ``None``.
 

@@ -38,7 +38,16 @@ from typing import Any
 
 from engine.errors import GameError
 from engine.game import MCTS
-from engine.games.go import RESIGN, RESIGN_TEXT, Go, GoState, gaining_move, should_resign
+from engine.games.go import (
+    PASS,
+    RESIGN,
+    RESIGN_TEXT,
+    Go,
+    GoState,
+    fills_own_eye,
+    gaining_move,
+    should_resign,
+)
 from engine.registry import create_game
 from engine.search.limits import Deadlines, Limits
 from engine.search.request import SearchRequest
@@ -266,6 +275,13 @@ def go_answer(game: Go, state: GoState, result: SearchResult) -> SearchResult:
     info = result.info
     if should_resign(game, state, info.score.win_chance(game.win_odds_scale), info.playouts):
         return dataclasses.replace(result, move=RESIGN_TEXT, move_value=RESIGN)
+    chosen = game.point(result.move)
+    if chosen is not None and fills_own_eye(game, state, chosen):
+        # Filling an own eye never gains a point: as a pass, what a pass
+        # would give away is played instead (below), else the pass itself.
+        result = dataclasses.replace(
+            result, move=PASS_TEXT, move_value=PASS, info=dataclasses.replace(info, pv=(PASS_TEXT,))
+        )
     if result.move == PASS_TEXT:
         move = gaining_move(game, state)
         if move is not None:

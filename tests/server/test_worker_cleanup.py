@@ -72,3 +72,28 @@ def test_a_lost_go_position_is_resigned_keeping_the_best_line() -> None:
     assert go_answer(GAME, lost, few).move == searched.move
     hopeful = dataclasses.replace(hopeless, info=dataclasses.replace(info, score=Score(value=0)))
     assert go_answer(GAME, lost, hopeful).move == searched.move
+
+
+def test_an_own_eye_is_never_filled_the_answer_passes_instead() -> None:
+    """2026-11-29: at 100 ms a move, winning every line, our search filled its own area
+    (C1, D1, E1 ...) until one eye was left, a board GNU Go counts dead. Filling an own
+    eye gains nothing under area counting: the answer is a pass (or what a pass would
+    give away)."""
+    # White's whole board but A9 and J1; White to move, its search "chose" J1.
+    board = "." + "O" * 79 + "."
+    rows = "/".join(board[i : i + 9] for i in range(0, 81, 9))
+    state = GAME.parse_position(rows + " O")
+    searched = searcher_for(GAME, "mcts").think(SearchRequest(state, Limits(nodes=20)))
+    filling = dataclasses.replace(
+        searched,
+        move="J1",
+        move_value=GAME.point("J1"),
+        info=dataclasses.replace(searched.info, pv=("J1",), score=Score(value=300)),
+        reason="time",
+    )
+    answer = go_answer(GAME, state, filling)
+    assert answer.move == "pass" and answer.info.pv == ("pass",), answer
+    # A point that is no eye of its own is played as the search chose.
+    open_board = GAME.parse_position("/".join(["........."] * 9) + " X")
+    first = searcher_for(GAME, "mcts").think(SearchRequest(open_board, Limits(nodes=20)))
+    assert go_answer(GAME, open_board, first).move == first.move
