@@ -55,6 +55,14 @@ def legal(game: Any, state: Any) -> set[str]:
     return {game.format_move(state, move) for move in game.legal_moves(state)}
 
 
+def started(engine: ExternalEngine, game: Any) -> Any:
+    """The bot's searcher, started and waiting for its first request (as in a tournament)."""
+    searcher = program_searcher(engine, game)
+    searcher.start()
+    assert searcher.wait_started(time.monotonic() + 10 * UNIT)
+    return searcher
+
+
 def think(searcher: CmdSearcher, state: Any, movetime_ms: int) -> Any:
     return searcher.think(SearchRequest(state, Limits(movetime_ms=movetime_ms)))
 
@@ -215,10 +223,8 @@ def test_a_bot_that_reports_an_error_keeps_running(tmp_path: Path) -> None:
     """``{"error": ...}`` (clients.bot when the function raises) costs that move only."""
     engine = bot("error", "connect4", tmp_path)
     game, state = decision_state("connect4")
-    searcher = program_searcher(engine, game)
+    searcher = started(engine, game)
     try:
-        searcher.start()
-        assert searcher.wait_started(time.monotonic() + 10 * UNIT)
         for _ in range(3):
             result = think(searcher, state, int(500 * UNIT))
             assert result.reason == "engine_error" and result.move in legal(game, state)
@@ -236,10 +242,8 @@ def test_a_late_bot_is_started_again_at_once_without_a_backoff(tmp_path: Path) -
     """
     engine = bot("sleep", "connect4", tmp_path)
     game, state = decision_state("connect4")
-    searcher = program_searcher(engine, game)
+    searcher = started(engine, game)  # each think below finds the bot started
     try:
-        searcher.start()  # each think below finds the bot started, as in a tournament
-        assert searcher.wait_started(time.monotonic() + 10 * UNIT)
         for _ in range(3):
             think(searcher, state, int(150 * UNIT))
             assert searcher.unavailable is None and searcher._failures == 0
@@ -254,10 +258,10 @@ def test_a_late_bot_is_started_again_at_once_without_a_backoff(tmp_path: Path) -
 
 def time_to_start(searcher: CmdSearcher) -> float:
     """Seconds from starting the bot to its being taken for started (at most 10 units)."""
-    started = time.monotonic()
+    begun = time.monotonic()
     searcher.start()
-    assert searcher.wait_started(started + 10 * UNIT)
-    return time.monotonic() - started
+    assert searcher.wait_started(begun + 10 * UNIT)
+    return time.monotonic() - begun
 
 
 def test_a_bot_gets_its_first_request_once_it_waits_for_it(tmp_path: Path) -> None:
@@ -342,10 +346,8 @@ def test_a_late_second_answer_is_not_taken_for_the_next_requests(
     monkeypatch.setenv("ARENA_FAKE_DELAY_S", str(0.05 * UNIT))
     engine = bot("twicelate", "connect4", tmp_path)
     game, state = decision_state("connect4")
-    searcher = program_searcher(engine, game)
+    searcher = started(engine, game)
     try:
-        searcher.start()
-        assert searcher.wait_started(time.monotonic() + 10 * UNIT)
         for _ in range(3):
             result = think(searcher, state, int(400 * UNIT))
             # The bot's first answer, the first legal move, every time.

@@ -257,13 +257,19 @@ def test_kgs_genmove_cleanup_and_reg_genmove_ask_for_searches() -> None:
     assert engine.moves == before  # reg_genmove plays nothing
 
 
-def test_the_clean_up_search_plays_on_over_the_worker_pool() -> None:
+def cleanup_answer(before: str) -> tuple[GtpEngine, str]:
+    """The walls with a dead stone, the commands ``before``, then Black's
+    ``kgs-genmove_cleanup`` served over the worker pool: the engine and its answer."""
     commands = "".join(f"play b {b}\nplay w {w}\n" for b, w in WALLS)
-    commands += "play w B5\n1 kgs-genmove_cleanup b\nquit\n"
+    commands += f"play w B5\n{before}1 kgs-genmove_cleanup b\nquit\n"
     engine = GtpEngine(playouts=100)
     out = io.StringIO()
     assert serve(engine, io.StringIO(commands), out) == 0
-    answer = out.getvalue().split("\n\n")[-3]
+    return engine, out.getvalue().split("\n\n")[-3]
+
+
+def test_the_clean_up_search_plays_on_over_the_worker_pool() -> None:
+    engine, answer = cleanup_answer("")
     # a move, not a pass (the worker captures before passing), now played
     assert answer.startswith("=1 ") and answer[3:] not in ("pass", "resign"), answer
     assert engine.moves[-1] == (0, answer[3:])
@@ -352,12 +358,7 @@ def test_a_game_goes_on_after_two_passes_and_past_its_length() -> None:
 
 
 def test_the_dead_stone_is_captured_in_a_clean_up_after_two_passes() -> None:
-    commands = "".join(f"play b {b}\nplay w {w}\n" for b, w in WALLS)
-    commands += "play w B5\nplay b pass\nplay w pass\n1 kgs-genmove_cleanup b\nquit\n"
-    engine = GtpEngine(playouts=100)
-    out = io.StringIO()
-    assert serve(engine, io.StringIO(commands), out) == 0
-    answer = out.getvalue().split("\n\n")[-3]
+    _, answer = cleanup_answer("play b pass\nplay w pass\n")
     assert answer.startswith("=1 ") and answer[3:] not in ("pass", "resign"), answer
 
 
