@@ -7,6 +7,7 @@ that a time budget is a playout count and nothing sleeps.
 
 from __future__ import annotations
 
+from itertools import pairwise
 from typing import Any
 
 from engine.games.go import (
@@ -20,6 +21,7 @@ from engine.registry import create_game
 from engine.search.limits import Clock, Limits, plan_deadlines
 from engine.search.mcts import (
     EARLY_STOP_MIN_PLAYOUTS,
+    MIN_INFO_INTERVAL_S,
     MctsSearcher,
     Node,
     decided,
@@ -112,3 +114,33 @@ def test_a_fixed_move_time_is_searched_to_its_end() -> None:
     assert move == "1"
     assert reason == "time"
     assert searcher.playouts >= 0.95 * 2.0 / STEP_S
+
+
+def test_a_short_search_reports_before_its_end() -> None:
+    # Found under load (2026-11-29): at 100 ms a move the first report was
+    # due after INFO_INTERVAL_S, so a search process late with its answer
+    # left the server's guard nothing but the first move of the game's
+    # order (Go's A9) although some 50 playouts had been made. A short
+    # search now reports after half its time left, at MIN_INFO_INTERVAL_S
+    # apart at the closest, so the guard has a move from late in it.
+    clock = FakeClock()
+    reports: list[tuple[float, int]] = []
+    searcher = MctsSearcher(CONNECT4, seed=1)
+    searcher.clock = clock
+    limits = Limits(movetime_ms=100)
+    deadlines = plan_deadlines(limits, 0.0)
+    allotment = deadlines.allotted()
+    assert allotment is not None and allotment <= 0.1
+    request = SearchRequest(
+        block_position(),
+        limits,
+        deadlines,
+        on_info=lambda info: reports.append((clock.now, info.playouts or 0)),
+    )
+    searcher.think(request)
+    during = [(now, playouts) for now, playouts in reports[:-1] if playouts > 0]
+    assert during, reports
+    # The last report before the end comes after about 80% of the time
+    # (half of what is left each time, until the intervals reach 10 ms).
+    assert during[-1][0] >= 0.7 * allotment, reports
+    assert all(b[0] - a[0] >= MIN_INFO_INTERVAL_S for a, b in pairwise(during)), reports
