@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import os
 
+import pytest
+
 #: Where Debian installs game programs such as GNU Go (``gnugo``), which the
 #: Go tests use as an oracle and an opponent. Root's PATH leaves it out, so
 #: it is added here: ``shutil.which("gnugo")`` then finds it for every user.
@@ -19,9 +21,40 @@ if os.path.isdir(DEBIAN_GAMES_DIR) and DEBIAN_GAMES_DIR not in os.environ.get("P
     os.environ["PATH"] = os.environ.get("PATH", "") + os.pathsep + DEBIAN_GAMES_DIR
 
 
-def pytest_report_header() -> str:
-    """Which time unit this run's timing bounds scale from, and why."""
-    from tests.timing import UNIT, UNIT_VARIABLE
+#: pytest's config attribute that says how the run's time unit was chosen.
+_UNIT_HOW = "arena_unit_how"
 
-    how = "set" if UNIT_VARIABLE in os.environ else "1 x the load per core, at least 1"
-    return f"time unit: {UNIT:.2f} s ({UNIT_VARIABLE}: {how})"
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Decide the run's time unit once, in the first process, for every test process.
+
+    pytest-xdist's test processes start after this and inherit the
+    environment, so all of them time with the same unit, and the header
+    below names it.
+    """
+    from tests.timing import UNIT_VARIABLE, load_factor
+
+    if "PYTEST_XDIST_WORKER" in os.environ:  # a test process: the first one decided
+        return
+    if UNIT_VARIABLE in os.environ:
+        setattr(config, _UNIT_HOW, "set")
+        return
+    asked = config.getoption("numprocesses", default=None)
+    processes = asked if isinstance(asked, int) and asked > 0 else 1
+    os.environ[UNIT_VARIABLE] = repr(load_factor(processes))
+    setattr(
+        config,
+        _UNIT_HOW,
+        f"the load per core at the start with {processes} test process(es), at least 1",
+    )
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    """Which time unit this run's timing bounds scale from, and why."""
+    from tests.timing import UNIT_VARIABLE
+
+    # Read from the environment: tests.timing.UNIT of this process was
+    # fixed when pytest_configure imported the module, before the decision.
+    unit = float(os.environ[UNIT_VARIABLE])
+    how = getattr(config, _UNIT_HOW, "set")
+    return f"time unit: {unit:.2f} s ({UNIT_VARIABLE}: {how})"

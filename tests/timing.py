@@ -5,8 +5,10 @@ Every timing bound and timeout in the tests is a multiple of :data:`UNIT`
 them all on a slow or busy machine. Without it the unit is 1 (it suits two
 shared cores) times the machine's load per core when the suite starts, if
 that is above 1 (a machine with more runnable processes than cores gives
-each process less of a second), at most :data:`MAX_LOAD_FACTOR`; pytest's
-header says which unit a run used.
+each process less of a second), at most :data:`MAX_LOAD_FACTOR`, the
+suite's own test processes counted (:func:`load_factor`). The suite's
+first process decides it once (tests/conftest.py) and hands it to the
+others in ``ARENA_TEST_UNIT``; pytest's header says which unit a run used.
 
 A test that must wait for something to happen waits for the condition itself
 (:func:`wait_until`, :func:`wait_until_async`), with a bound in units, rather
@@ -34,10 +36,17 @@ UNIT_VARIABLE = "ARENA_TEST_UNIT"
 MAX_LOAD_FACTOR = 3.0
 
 
-def load_factor() -> float:
-    """The one-minute load average per core, between 1 and :data:`MAX_LOAD_FACTOR`."""
+def load_factor(processes: int = 1) -> float:
+    """The one-minute load average per core, between 1 and :data:`MAX_LOAD_FACTOR`.
+
+    ``processes`` is how many test processes the suite runs side by side
+    (pytest-xdist): the others are not in the load yet when it starts, and
+    run beside each test for the whole run. Two of them and a CPU hog on two
+    cores (2026-11-29) starved a search process at nice 10 of the 500 ms a
+    test gave it, where the load at the start said one process a core.
+    """
     try:
-        load = os.getloadavg()[0]
+        load = os.getloadavg()[0] + max(0, processes - 1)
     except OSError:  # no load average on this system
         return 1.0
     return min(MAX_LOAD_FACTOR, max(1.0, load / (os.cpu_count() or 1)))

@@ -184,9 +184,16 @@ def test_a_failing_bot_gets_engine_error_a_legal_move_and_a_log_that_says_why(
 ) -> None:
     engine = bot(mode, "connect4", tmp_path)
     game, state = decision_state("connect4")
-    searcher = program_searcher(engine, game)
+    # Started first: a launch not done by the deadline is another failure
+    # ("not up"), which a loaded machine gave a silent bot at 300 ms.
+    searcher = started(engine, game)
     assert isinstance(searcher, CmdSearcher)
-    movetime_ms = int(300 * UNIT)
+    # A bot that fails on its own (crashes, answers wrongly) must be asked
+    # before the deadline: its interpreter's start counts in the move's time,
+    # and on a loaded machine 300 ms did not cover it (the bot was ended for
+    # silence before it could fail). The silent ones are given 300 ms.
+    silent = FAILING[mode] == "no answer within its budget"
+    movetime_ms = int((300 if silent else 3000) * UNIT)
     try:
         asked = time.monotonic()
         result = think(searcher, state, movetime_ms)
@@ -197,7 +204,11 @@ def test_a_failing_bot_gets_engine_error_a_legal_move_and_a_log_that_says_why(
     assert result.move in legal(game, state) and result.info.depth == 0
     # Within its time and the grace a pipe gets, whatever the bot does.
     assert took < movetime_ms / 1000 + 2 * UNIT
-    wait_until(lambda: FAILING[mode] in read_log(engine), 5 * UNIT, "the reason in the log")
+    wait_until(
+        lambda: FAILING[mode] in read_log(engine),
+        5 * UNIT,
+        f"the reason in the log: {FAILING[mode]!r} (it holds {read_log(engine)!r})",
+    )
     if mode == "crash":
         assert "Traceback: something broke" in read_log(engine)
 
@@ -205,7 +216,9 @@ def test_a_failing_bot_gets_engine_error_a_legal_move_and_a_log_that_says_why(
 def test_a_failed_bot_is_replaced(tmp_path: Path) -> None:
     engine = bot("sleep", "connect4", tmp_path)
     game, state = decision_state("connect4")
-    searcher = program_searcher(engine, game)
+    # Started before the first think: on a loaded machine a launch not done
+    # within the 200 ms answered that think without asking the bot at all.
+    searcher = started(engine, game)
     assert isinstance(searcher, CmdSearcher)
     try:
         think(searcher, state, int(200 * UNIT))
@@ -437,13 +450,22 @@ def test_a_bot_runs_under_its_resource_limits(tmp_path: Path) -> None:
 @pytest.mark.parametrize("mode", ["good", "crash", "nothing", "garbage"])
 async def test_a_bot_behind_the_server_answers_thinks(mode: str, tmp_path: Path) -> None:
     # A silent bot's think is answered engine_error by its searcher, before
-    # the pool's guard would answer it from nothing.
+    # the pool's guard would answer it from nothing; but a search process
+    # starved on a loaded machine (two test processes and a CPU hog on two
+    # cores, its nice 10 beside their 0) may miss the guard's lead of 7 ms,
+    # and then the guard answers, reason `time` and depth 0, as protocol.md
+    # says (section 4, external engines). A bot that answers or crashes is
+    # answered for by its searcher well before the deadline.
     engine = bot(mode, "connect4", tmp_path)
+    silent = mode in ("nothing", "garbage")
     async with running_server(externals=(engine,)) as server, raw_client(server.port) as client:
         await client.request({"type": "new_game", "id": 1, "game": "connect4"})
         for think_id in (2, 3):
             _, best = await client.think(think_id, {"movetime_ms": int(500 * UNIT)})
-            assert best["reason"] == ("engine" if mode == "good" else "engine_error"), best
+            if silent and best["reason"] == "time":
+                assert best["depth"] == 0, best
+            else:
+                assert best["reason"] == ("engine" if mode == "good" else "engine_error"), best
             assert best["move"] in set("1234567")
 
 

@@ -154,7 +154,9 @@ async def test_an_external_engine_thinks_streams_and_stops() -> None:
         chess_entry = next(g for g in welcome["games"] if g["name"] == "chess")
         assert chess_entry["algorithms"][0] == "fake" and chess_entry["algorithms"][-1] == "second"
         await client.request({"type": "new_game", "id": 1, "game": "chess"})
-        infos, best = await client.think(2, {"movetime_ms": 150})
+        # Long enough for the fake engine to report its second depth ("mate 2")
+        # on a loaded machine too: at 150 ms it once reported only its first.
+        infos, best = await client.think(2, {"movetime_ms": int(400 * UNIT)})
         assert best["algorithm"] == "fake" and best["reason"] == "time"
         assert chess.Move.from_uci(best["move"]) in chess.Board().legal_moves
         assert infos and infos[-1]["score"] == {"win_in": 3}  # "mate 2" is 3 plies

@@ -205,7 +205,10 @@ async def test_a_hung_handshake_costs_neither_the_start_nor_other_thinks() -> No
                 _, best = await client.think(think_id, {"movetime_ms": 300})
                 took = time.monotonic() - asked
                 assert took < 0.3 + 2 * UNIT
-                assert best["reason"] == "engine_error" and best["depth"] == 0
+                # A search process late with its own answer on a loaded machine
+                # is answered by the pool's guard, reason `time` (protocol.md,
+                # section 4, external engines); either way nothing was searched.
+                assert best["reason"] in ("engine_error", "time") and best["depth"] == 0
                 assert chess.Move.from_uci(best["move"]) in chess.Board().legal_moves
                 # Another session's search on the same (only) worker keeps its time.
                 _, own = await canary.think(think_id, {"depth": 2})

@@ -181,11 +181,15 @@ def test_the_replay_shows_a_monte_carlo_score_as_the_first_players_chance(tmp_pa
         for game in games:
             assert len(game["moves"]) == 8
             # Every alice move carries her server's scale (its welcome's); bob's none.
+            # On a loaded machine an answer may come unsearched (the deadline
+            # before the worker began), and then says so: 0 playouts, depth 0.
             for ply, move in enumerate(game["moves"]):
                 if game["players"][ply % 2] == "alice":
-                    assert move["win_odds_scale"] == scale and move["playouts"] > 0, move
+                    assert move["win_odds_scale"] == scale, move
+                    assert move["playouts"] > 0 or move["depth"] == move["nodes"] == 0, move
                 else:
                     assert "playouts" not in move and "win_odds_scale" not in move, move
+            assert any(move.get("playouts", 0) > 0 for move in game["moves"]), game["moves"]
         browser = driver.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
             page, problems = _watched_page(browser)

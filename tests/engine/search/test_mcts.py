@@ -16,7 +16,7 @@ import pytest
 
 from engine.game import CHANCE, Game
 from engine.registry import GAMES, create_game
-from engine.search.limits import Clock, Limits
+from engine.search.limits import Clock, Limits, plan_deadlines
 from engine.search.mcts import (
     DEFAULT_PLAYOUTS,
     EXPLORATION,
@@ -277,12 +277,29 @@ def test_no_limit_stops_at_the_default_cap() -> None:
 # Reports.
 
 
+class _MillisecondClock:
+    """A fake time source for :attr:`MctsSearcher.clock`: 1 ms more at each reading."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        self.now += 0.001
+        return self.now
+
+
 def test_info_stream() -> None:
+    # On the search's own clock, one playout a millisecond: a test process
+    # starved for most of 450 ms (two test processes and a CPU hog on two
+    # cores) once got no report but the last one.
     game, searcher = _searcher("connect4")
+    searcher.clock = _MillisecondClock()
     infos: list[Info] = []
-    result = searcher.think(
-        SearchRequest(game.initial_state(), Limits(movetime_ms=450), on_info=infos.append)
+    limits = Limits(movetime_ms=450)
+    request = SearchRequest(
+        game.initial_state(), limits, plan_deadlines(limits, 0.0), on_info=infos.append
     )
+    result = searcher.think(request)
     assert len(infos) >= 3
     playouts = [info.playouts for info in infos]
     assert playouts == sorted(playouts) and playouts[0] > 0
