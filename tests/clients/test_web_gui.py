@@ -801,6 +801,10 @@ def test_token_is_asked_for_and_kept_for_the_tab(page: Page) -> None:
         page.reload()  # the token stays in this tab's session storage
         page.wait_for_selector("#connection.good")
         expect(page.locator("#token-form")).to_be_hidden()
+        # The board's module is fetched after the connection: stopping the
+        # server before it came failed the page ("Failed to fetch dynamically
+        # imported module", once in CI with two test processes).
+        page.wait_for_selector(".board-svg")
     finally:
         server.stop()
 
