@@ -36,7 +36,6 @@ are already modules of their own. Hence the length (over 600 lines).
 from __future__ import annotations
 
 import math
-import time
 from bisect import bisect_left, bisect_right
 from collections import defaultdict
 from collections.abc import Hashable
@@ -134,7 +133,7 @@ class Searcher(BudgetedSearch):
     """
 
     def __init__(self, game: Game[Any, Any], tt_slots: int = DEFAULT_TT_SLOTS) -> None:
-        self.game = game
+        super().__init__(game)
         self.tt = TranspositionTable(tt_slots)
         # History heuristic: cutoff credit per move, one table per side.
         # A move never credited reads 0 (defaultdict): the sort below can
@@ -243,7 +242,7 @@ class Searcher(BudgetedSearch):
             self._node_limit = self.nodes + int(SOLVER_SHARE * (node_limit - self.nodes))
         target = self._iteration_deadline if self._iteration_deadline is not None else hard
         if target is not None:
-            now = time.monotonic()
+            now = self.clock()
             share = now + SOLVER_SHARE * max(0.0, target - now)
             self._hard_deadline = share if hard is None else min(hard, share)
         self._next_check = self.nodes + 1  # check the narrowed limits at the first node

@@ -64,6 +64,10 @@ class BudgetedSearch:
     """
 
     game: Game[Any, Any]
+    #: The time source of the search: its start, deadlines and reports are
+    #: read on it (``time.monotonic``, or a test's fake clock, which makes a
+    #: timed search's course the same on a loaded machine as on an idle one).
+    clock: Callable[[], float]
     nodes: int
     seldepth: int
     tt_probes: int
@@ -88,6 +92,10 @@ class BudgetedSearch:
     _multipv: int = 1
     #: Whether ``searchmoves`` cut the root's moves (its value is then not the position's).
     _root_restricted: bool = False
+
+    def __init__(self, game: Game[Any, Any]) -> None:
+        self.game = game
+        self.clock = time.monotonic
 
     # ------------------------------------------------------------------
     # The driver.
@@ -255,7 +263,7 @@ class BudgetedSearch:
 
     def _arm(self, request: SearchRequest) -> None:
         """Arm the limits of ``request`` for a new search (after resetting ``self.nodes``)."""
-        deadlines = request.planned()
+        deadlines = request.planned(self.clock)
         limits = request.limits
         self._start = deadlines.start
         self._stop = request.stop
@@ -278,7 +286,7 @@ class BudgetedSearch:
             raise SearchAborted("nodes")
         if self._stop is not None and self._stop.is_set():
             raise SearchAborted("stopped")
-        if self._hard_deadline is not None and time.monotonic() >= self._hard_deadline:
+        if self._hard_deadline is not None and self.clock() >= self._hard_deadline:
             raise SearchAborted("time")
         next_check = self.nodes + CHECK_INTERVAL
         if limit is not None and next_check > limit + 1:
@@ -288,13 +296,13 @@ class BudgetedSearch:
     def _should_stop_early(self) -> bool:
         """Whether to start no new iteration: stopped, or past the iteration deadline."""
         deadline = self._iteration_deadline
-        return self._stop_requested() or (deadline is not None and time.monotonic() >= deadline)
+        return self._stop_requested() or (deadline is not None and self.clock() >= deadline)
 
     def _stop_requested(self) -> bool:
         return self._stop is not None and self._stop.is_set()
 
     def _elapsed_ms(self) -> int:
-        return int((time.monotonic() - self._start) * 1000)
+        return int((self.clock() - self._start) * 1000)
 
     # ------------------------------------------------------------------
     # Reports and answers.

@@ -90,7 +90,7 @@ class ExpectimaxSearcher(BudgetedSearch):
     """
 
     def __init__(self, game: Game[Any, Any], tt_slots: int = DEFAULT_TT_SLOTS) -> None:
-        self.game = game
+        super().__init__(game)
         self.tt = TranspositionTable(tt_slots)
         self._scale = game.utility_scale
         self._bound = game.value_bound

@@ -140,8 +140,7 @@ lines).
 from __future__ import annotations
 
 import math
-import time
-from collections.abc import Callable, Hashable
+from collections.abc import Hashable
 from random import Random
 from typing import Any, Final, final
 
@@ -319,7 +318,7 @@ class MctsSearcher(BudgetedSearch):
         reuse: bool = True,
         priors: bool = True,
     ) -> None:
-        self.game = game
+        super().__init__(game)
         self.priors = priors
         self.rates_playouts = True
         self.rng = Random(seed)
@@ -345,8 +344,6 @@ class MctsSearcher(BudgetedSearch):
         #: Whether the current search is timed by a clock (not a fixed move
         #: time): its allotment is weighed by the game and it may stop early.
         self._clocked = False
-        #: The time source of the search loop (``time.monotonic``; a test's fake clock).
-        self.clock: Callable[[], float] = time.monotonic
         self._reset_counters()
 
     def tree_bytes(self) -> int:
@@ -428,11 +425,6 @@ class MctsSearcher(BudgetedSearch):
         self._next_info = self._next_report(self.clock())
         return None
 
-    def _should_stop_early(self) -> bool:
-        """As the driver's, on the search's own time source (:attr:`clock`)."""
-        deadline = self._iteration_deadline
-        return self._stop_requested() or (deadline is not None and self.clock() >= deadline)
-
     def _next_report(self, now: float) -> float:
         """When the next progress report is due: soon enough for a short search to have one."""
         interval = INFO_INTERVAL_S
@@ -500,7 +492,7 @@ class MctsSearcher(BudgetedSearch):
 
         For traces (:mod:`engine.search.trace`): no time management, reports
         or reuse. Stops early when the root is proven; returns when
-        ``deadline`` (``time.monotonic()`` seconds) passes or ``stop`` is set,
+        ``deadline`` (on :attr:`clock`, ``time.monotonic()`` seconds) passes or ``stop`` is set,
         with :attr:`playouts` telling how many ran. The index is the root
         move :meth:`think` would play. Raises ``ValueError`` at a chance state
         or a finished game.
@@ -514,7 +506,7 @@ class MctsSearcher(BudgetedSearch):
         while self.playouts < playouts and root.proven == UNPROVEN:
             if stop is not None and stop.is_set():
                 break
-            if deadline is not None and time.monotonic() >= deadline:
+            if deadline is not None and self.clock() >= deadline:
                 break
             self._playout(root)
             self.playouts += 1

@@ -61,11 +61,12 @@ class SearchRequest:
     searchmoves: tuple[str, ...] = ()
     cleanup: bool = False
 
-    def planned(self) -> Deadlines:
+    def planned(self, clock: Callable[[], float] = time.monotonic) -> Deadlines:
         """The deadlines to obey: the caller's, or planned from the limits starting now.
 
-        The one place a search plans its own deadlines.
+        The one place a search plans its own deadlines; ``clock`` is the
+        searcher's time source (:attr:`BudgetedSearch.clock`).
         """
         if self.deadlines is not None:
             return self.deadlines
-        return plan_deadlines(self.limits, time.monotonic())
+        return plan_deadlines(self.limits, clock())

@@ -29,6 +29,7 @@ from engine.search.reference import alpha_beta_search
 from engine.search.request import SearchRequest
 from engine.search.results import Info
 from engine.search.score import Score
+from tests.engine.search.fake_clock import SteppingClock
 from tests.timing import UNIT
 
 #: Extra seconds a timed search may take beyond its budget in these tests
@@ -277,23 +278,12 @@ def test_no_limit_stops_at_the_default_cap() -> None:
 # Reports.
 
 
-class _MillisecondClock:
-    """A fake time source for :attr:`MctsSearcher.clock`: 1 ms more at each reading."""
-
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        self.now += 0.001
-        return self.now
-
-
 def test_info_stream() -> None:
     # On the search's own clock, one playout a millisecond: a test process
     # starved for most of 450 ms (two test processes and a CPU hog on two
     # cores) once got no report but the last one.
     game, searcher = _searcher("connect4")
-    searcher.clock = _MillisecondClock()
+    searcher.clock = SteppingClock(0.001)
     infos: list[Info] = []
     limits = Limits(movetime_ms=450)
     request = SearchRequest(

@@ -1,6 +1,6 @@
 """MCTS time management with a clock: the game's phase weight and the early stop.
 
-The search reads its time from ``MctsSearcher.clock``; these tests give it
+The search reads its time from its ``clock`` (``BudgetedSearch.clock``); these tests give it
 a fake clock that advances a fixed step per reading (one per playout), so
 that a time budget is a playout count and nothing sleeps.
 """
@@ -29,19 +29,11 @@ from engine.search.mcts import (
     weighed_allotment,
 )
 from engine.search.request import SearchRequest
+from tests.engine.search.fake_clock import SteppingClock
 
 CONNECT4 = create_game("connect4")
 #: Seconds the fake clock moves at each reading.
 STEP_S = 0.005
-
-
-class FakeClock:
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        self.now += STEP_S
-        return self.now
 
 
 def block_position() -> Any:
@@ -89,7 +81,7 @@ def test_go_spends_most_in_the_middle_game() -> None:
 
 def _search(limits: Limits) -> tuple[MctsSearcher, str, str]:
     searcher = MctsSearcher(CONNECT4, seed=1)
-    searcher.clock = FakeClock()
+    searcher.clock = SteppingClock(STEP_S)
     request = SearchRequest(block_position(), limits, plan_deadlines(limits, 0.0))
     result = searcher.think(request)
     assert result.move is not None
@@ -123,7 +115,7 @@ def test_a_short_search_reports_before_its_end() -> None:
     # order (Go's A9) although some 50 playouts had been made. A short
     # search now reports after half its time left, at MIN_INFO_INTERVAL_S
     # apart at the closest, so the guard has a move from late in it.
-    clock = FakeClock()
+    clock = SteppingClock(STEP_S)
     reports: list[tuple[float, int]] = []
     searcher = MctsSearcher(CONNECT4, seed=1)
     searcher.clock = clock
