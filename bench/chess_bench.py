@@ -5,6 +5,7 @@ dependencies; the reference data lives in ../shared/refdata)::
 
     python -m bench.chess_bench perft [--depth 5]
     python -m bench.chess_bench nps [--seconds 1] [--limit 20]
+    python -m bench.chess_bench depth [--search-depth 8] [--rounds 3]
     python -m bench.chess_bench wac [--seconds 1] [--limit N] [--engine ours|sunfish|both]
     python -m bench.chess_bench match [--games 32] [--movetime-ms 100]
     python -m bench.chess_bench all
@@ -325,6 +326,52 @@ def run_nps(seconds: float, limit: int) -> None:
         print(f"  {name:8s} {nodes:>10,d} nodes in {spent:6.1f} s: {nodes / spent:>8,.0f} nodes/s")
 
 
+#: Positions of the time-to-depth measure (``depth``): an open game, a
+#: tactical middle game (kiwipete), a closed one, two endgames.
+DEPTH_POSITIONS = (
+    "r1bqkbnr/pppp1ppp/2n5/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R b KQkq - 3 3",
+    "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+    "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP3PPP/R2QKB1R w KQ - 0 8",
+    "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+    "2r3k1/5pp1/p3p2p/1p1pP3/3P1P2/P1r3P1/1R4KP/1R6 w - - 0 30",
+)
+
+
+def run_depth(depth: int, rounds: int) -> None:
+    """Time to depth: each position searched to ``depth`` by a fresh searcher.
+
+    A change to the search that saves nodes may cost time per node; what a
+    timed game gets is the time to reach a depth. The time is this
+    process's CPU time (``time.process_time``), so that other work on the
+    machine weighs less; each position's least time over ``rounds`` runs is
+    kept (the search is deterministic: the same nodes each run).
+    """
+    import engine
+
+    game = Chess()
+    print(f"time to depth {depth} ({engine.ENGINE_BUILD} engine), least of {rounds} runs:")
+    total_nodes = 0
+    total_seconds = 0.0
+    for fen in DEPTH_POSITIONS:
+        state = game.parse_position(fen)
+        best = math.inf
+        nodes = 0
+        move = None
+        for _ in range(rounds):
+            searcher = Searcher(game)
+            started = time.process_time()
+            result = searcher.think(SearchRequest(state, Limits(depth=depth)))
+            best = min(best, time.process_time() - started)
+            nodes, move = result.info.nodes, result.move
+        total_nodes += nodes
+        total_seconds += best
+        print(f"  {move:6s} {nodes:>9,d} nodes {best:6.2f} s  {fen}")
+    print(
+        f"  total {total_nodes:,d} nodes in {total_seconds:.2f} s: "
+        f"{total_nodes / total_seconds:,.0f} nodes/s"
+    )
+
+
 # ----------------------------------------------------------------------
 # Match.
 
@@ -430,6 +477,7 @@ def _commands() -> dict[str, Callable[[argparse.Namespace], None]]:
     return {
         "perft": lambda a: run_perft(a.depth),
         "nps": lambda a: run_nps(a.seconds, a.limit or 20),
+        "depth": lambda a: run_depth(a.search_depth, a.rounds),
         "wac": lambda a: run_wac(a.seconds, a.limit, _engines(a.engine), a.skip),
         "match": lambda a: run_match(a.games, a.movetime_ms / 1000, a.seed),
         "all": _run_all,
@@ -453,6 +501,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("command", choices=sorted(_commands()))
     parser.add_argument("--depth", type=int, default=5, help="perft depth at most (default 5)")
     parser.add_argument("--seconds", type=float, default=1.0, help="time per position")
+    parser.add_argument("--search-depth", type=int, default=8, help="depth: the depth to reach")
+    parser.add_argument("--rounds", type=int, default=3, help="depth: runs of each position")
     parser.add_argument("--limit", type=int, default=None, help="only the first N positions")
     parser.add_argument("--skip", type=int, default=0, help="WAC: skip the first N positions")
     parser.add_argument("--engine", choices=("ours", "sunfish", "both"), default="both")
