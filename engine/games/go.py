@@ -1322,9 +1322,15 @@ class ResignStreak:
         return streak >= RESIGN_CONSECUTIVE
 
 
-def should_resign(game: Go, state: GoState, win_chance: float, playouts: int) -> bool:
-    """Whether a search that gives the side to move ``win_chance`` after ``playouts`` resigns."""
-    if win_chance >= RESIGN_BELOW or playouts < RESIGN_MIN_PLAYOUTS:
+def should_resign(
+    game: Go, state: GoState, win_chance: float, playouts: int, below: float = RESIGN_BELOW
+) -> bool:
+    """Whether a search that gives the side to move ``win_chance`` after ``playouts`` resigns.
+
+    ``below`` is the threshold: the server's :data:`RESIGN_BELOW`, or the
+    one ``arena gtp --resign-below`` was given.
+    """
+    if win_chance >= below or playouts < RESIGN_MIN_PLAYOUTS:
         return False
     stones = sum(1 for p in game.points if state.board[p] != EMPTY)
     return max(state.ply, stones) >= RESIGN_AFTER_SHARE * game.size * game.size

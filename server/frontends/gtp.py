@@ -46,6 +46,7 @@ from engine.games.go import (
     COLUMNS,
     EMPTY,
     MAX_KOMI,
+    RESIGN_BELOW,
     RESIGN_TEXT,
     Go,
     GoState,
@@ -53,6 +54,7 @@ from engine.games.go import (
     dead_stones,
     ownership,
     sgf_main_line,
+    should_resign,
 )
 from engine.search.limits import Clock, Limits
 from engine.search.results import SearchResult
@@ -71,11 +73,9 @@ MAX_SIZE: Final = 19
 #: Search time per move when the controller sets no time (milliseconds).
 DEFAULT_MOVETIME_MS: Final = 1000
 #: Resign when the search gives the side to move less than this chance of
-#: winning; 0 never resigns. GoGui and twogtp both accept resignation.
-DEFAULT_RESIGN_BELOW: Final = 0.05
-#: No resignation before this share of the board's points has been played:
-#: early win rates from few playouts are noisy.
-RESIGN_AFTER_SHARE: Final = 0.4
+#: winning (the server's threshold); 0 never resigns. GoGui and twogtp both
+#: accept resignation.
+DEFAULT_RESIGN_BELOW: Final = RESIGN_BELOW
 
 #: A search's resignation (protocol.md, bestmove), and GTP's.
 RESIGN_MOVE: Final = RESIGN_TEXT
@@ -290,7 +290,7 @@ class GtpEngine:
         """
         if result.move is None:
             return _success(order.command_id, RESIGN_MOVE)
-        low = self._should_resign(result) or (result.move == RESIGN_MOVE and self.resign_below > 0)
+        low = self._should_resign(order.state, result)
         # A reg_genmove only tells what the genmove would do: not counted.
         if self.low_searches.confirms(order.colour, low, record=order.register):
             return _success(order.command_id, RESIGN_MOVE)
@@ -523,13 +523,18 @@ class GtpEngine:
             return Limits(movetime_ms=self.movetime_ms)
         return Limits(clock=self.time.clock(colour))
 
-    def _should_resign(self, result: SearchResult) -> bool:
+    def _should_resign(self, state: GoState, result: SearchResult) -> bool:
+        """Whether the search of ``state`` would resign at this engine's threshold.
+
+        The server's search says ``resign`` at its own threshold
+        (:data:`RESIGN_BELOW`); the rule is applied again here with
+        :attr:`resign_below`, which may be lower or higher.
+        """
         if self.resign_below <= 0 or result.move == "pass":
             return False
-        played = len(self.states) - 1
-        if played < RESIGN_AFTER_SHARE * self._size * self._size:
-            return False
-        return result.info.score.win_chance(self.game.win_odds_scale) < self.resign_below
+        info = result.info
+        chance = info.score.win_chance(self.game.win_odds_scale)
+        return should_resign(self.game, state, chance, info.playouts, self.resign_below)
 
 
 def _strings(game: Go, state: GoState, stones: set[int]) -> list[list[int]]:

@@ -7,9 +7,10 @@ import io
 import math
 from pathlib import Path
 
-from engine.games.go import RESIGN_CONSECUTIVE, RESIGN_MIN_PLAYOUTS
+from engine.games.go import RESIGN_BELOW, RESIGN_CONSECUTIVE, RESIGN_MIN_PLAYOUTS
 from engine.registry import create_game
 from engine.search.limits import Limits, plan_deadlines
+from engine.search.mcts import score_from_win_rate
 from engine.search.results import SearchResult
 from engine.search.score import Score
 from server.frontends.gtp import Genmove, GtpEngine, serve
@@ -394,6 +395,37 @@ def test_final_status_list_gives_one_string_a_line() -> None:
     walls_with_a_dead_stone(engine)
     lines = ask(engine, "final_status_list alive").split("\n")
     assert sorted(lines) == ["E9 E8 E7 E6 E5 E4 E3 E2 E1", "F9 F8 F7 F6 F5 F4 F3 F2 F1"]
+
+
+def _resign_at(chance: float, scale: int, pv: str) -> SearchResult:
+    """The server's search saying ``resign`` (it does below its 5%) at this chance of winning."""
+    result = SearchResult.unsearched("resign", "time", 0)
+    score = Score(value=score_from_win_rate(chance, scale))
+    info = dataclasses.replace(result.info, score=score, playouts=RESIGN_MIN_PLAYOUTS, pv=(pv,))
+    return dataclasses.replace(result, info=info)
+
+
+def test_resign_below_is_the_threshold_whichever_side_of_the_servers_it_is() -> None:
+    # arena gtp --resign-below 0.02 resigned at the server's 5%: any
+    # "resign" from the server's search counted as low. Now the engine's
+    # rule is applied again with the threshold arena gtp was given.
+    for below, chance, resigns in ((0.02, 0.04, False), (0.02, 0.01, True), (0.1, 0.07, True)):
+        engine = GtpEngine(playouts=200, resign_below=below)
+        ask(engine, "boardsize 5")
+        for ply, vertex in enumerate(["A1", "E5", "A2", "E4", "A3", "E3", "A4", "E2", "B1", "D5"]):
+            ask(engine, f"play {'b' if ply % 2 == 0 else 'w'} {vertex}")
+        scale = engine.game.win_odds_scale
+        answers = []
+        for black, white in (("C3", "C4"), ("B3", "B4"), ("C2", "D2")):
+            order = engine.execute("genmove b")
+            assert isinstance(order, Genmove)
+            low = _resign_at(chance, scale, black)
+            if chance > RESIGN_BELOW:  # above the server's threshold: its best move
+                low = dataclasses.replace(low, move=black)
+            answers.append(engine.genmove_answer(order, low))
+            if answers[-1] != "= resign\n\n":
+                ask(engine, f"play w {white}")
+        assert (answers[-1] == "= resign\n\n") == resigns, (below, chance, answers)
 
 
 def test_the_win_rate_names_the_move_played() -> None:
