@@ -64,7 +64,12 @@ PR_SET_PDEATHSIG: Final = 1
 
 
 def note_line(text: str) -> bytes:
-    """A line of the driver's own in a program's log: ``[arena HH:MM:SS] text``."""
+    """A line of the driver's own in a program's log: ``[arena HH:MM:SS] text``.
+
+    One line whatever ``text`` holds (a ``python -c`` program in the
+    command it names): its line ends are written ``\\n``.
+    """
+    text = text.replace("\r", "\\r").replace("\n", "\\n")
     return f"[arena {time.strftime('%H:%M:%S')}] {text}\n".encode(errors="replace")
 
 
@@ -160,6 +165,8 @@ class LineProcess:
             self._close_log()
             raise ProgramError(f"cannot start {self.name}: {error}") from None
         self.note(f"started {' '.join(self.argv)} (pid {self._process.pid})")
+        #: What marks the program's stderr lines in its log (:meth:`_stderr_lines`).
+        self._log_mark = b"[pid %d] " % self._process.pid
         assert self._process.stdin is not None
         assert self._process.stdout is not None and self._process.stderr is not None
         self._stdin: IO[bytes] = self._process.stdin
@@ -243,7 +250,7 @@ class LineProcess:
                     self._log_line_start = True
                 elif self._log_left > 0:
                     kept = data[: self._log_left]
-                    log.write(kept)
+                    log.write(self._stderr_lines(kept))
                     self._log_line_start = kept.endswith(b"\n")
                     self._log_left -= len(data)
                     if self._log_left <= 0:
@@ -252,6 +259,20 @@ class LineProcess:
                 log.flush()
             except (OSError, ValueError):
                 self._log = None
+
+    def _stderr_lines(self, data: bytes) -> bytes:
+        """``data`` from stderr with each line it starts marked ``[pid N]``.
+
+        Two copies of one bot (a tournament's two games at once, or a bot
+        against itself) append to one log file; the mark tells their lines
+        apart, and the chunk goes out in one write, so that a line the
+        program wrote whole is never cut by the other copy's.
+        """
+        mark = self._log_mark
+        marked = data.replace(b"\n", b"\n" + mark)
+        if marked.endswith(b"\n" + mark):
+            marked = marked[: -len(mark)]  # the next chunk's first line gets its own
+        return mark + marked if self._log_line_start else marked
 
     def _close_log(self) -> None:
         with self._log_lock:

@@ -390,7 +390,7 @@ def test_a_bots_children_end_with_it(tmp_path: Path) -> None:
         assert result.reason == "engine"
 
         def children() -> list[int]:
-            lines = read_log(engine).splitlines()
+            lines = [line.partition("] ")[2] for line in read_log(engine).splitlines()]
             return [int(line.split()[1]) for line in lines if line.startswith("child ")]
 
         wait_until(lambda: len(children()) == 3, 5 * UNIT, "the children in the log")

@@ -95,9 +95,48 @@ def test_a_note_starts_a_line_of_its_own_after_stderr_cut_mid_line(tmp_path: Pat
     finally:
         process.close("", 1 * UNIT)
     lines = log.read_text().splitlines()
-    assert "noise without an end" in lines and any(
+    assert f"[pid {process.pid}] noise without an end" in lines and any(
         line.endswith("request 1: a note") and "noise" not in line for line in lines
     ), lines
+
+
+def test_two_copies_of_a_bot_sharing_a_log_have_their_lines_told_apart(tmp_path: Path) -> None:
+    """A bot in two games at once (or against itself) writes one log: every
+    stderr line carries its writer's pid, and no line is cut by the other's."""
+    chatty = (
+        "import sys\n"
+        "name = sys.argv[1]\n"
+        "for i in range(300):\n"
+        "    sys.stderr.write(f'{name} line {i} ' + 'x' * 40 + '\\n'); sys.stderr.flush()\n"
+        "print('done', flush=True)\n"
+        "sys.stdin.readline()\n"
+    )
+    log = tmp_path / "bot.log"
+    copies = {
+        name: LineProcess(
+            [sys.executable, "-c", chatty, name], name, log_path=str(log), log_max_bytes=1 << 20
+        )
+        for name in ("first", "second")
+    }
+    try:
+        for process in copies.values():
+            assert process.read_line(time.monotonic() + 10 * UNIT) == "done"
+        wait_until(
+            lambda: log.read_text().count(" line 299 ") == 2, 10 * UNIT, "both copies' lines"
+        )
+    finally:
+        for process in copies.values():
+            process.close("", 1 * UNIT)
+    seen = {name: 0 for name in copies}
+    for line in log.read_text().splitlines():
+        if line.startswith("[arena "):
+            continue  # the driver's notes
+        mark, _, text = line.partition("] ")
+        name, _, rest = text.partition(" line ")
+        assert mark == f"[pid {copies[name].pid}", line
+        assert rest == f"{seen[name]} " + "x" * 40, line
+        seen[name] += 1
+    assert seen == {"first": 300, "second": 300}
 
 
 def test_kill_ends_what_the_program_started() -> None:
