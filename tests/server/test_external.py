@@ -179,7 +179,10 @@ async def test_a_failing_engine_still_answers_every_think(mode: str) -> None:
         await client.request({"type": "new_game", "id": 1, "game": "chess"})
         # The second think gets a new program (started in the background as
         # the first failed): time enough for it to start, it fails at once.
-        movetime_ms = 300 if mode == "garbage" else int(3000 * UNIT)
+        # A garbage engine searches to the deadline, which must leave its
+        # program time to start: at 300 ms, with a CPU-bound program beside
+        # two test processes, it was still starting (engine_error).
+        movetime_ms = int((1000 if mode == "garbage" else 3000) * UNIT)
         for think_id in (2, 3):
             _, best = await client.think(think_id, {"movetime_ms": movetime_ms})
             assert chess.Move.from_uci(best["move"]) in chess.Board().legal_moves
