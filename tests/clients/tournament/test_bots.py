@@ -14,6 +14,7 @@ import shlex
 import shutil
 import stat
 import sys
+from itertools import takewhile
 from pathlib import Path
 
 import pytest
@@ -168,7 +169,14 @@ def test_a_class_tournament_of_bots_runs_whatever_they_do(
         if record["players"][index % 2] == "garbage" and not move.get("book")
     )
     assert f"garbage: {played_for} moves played for it" in summary
-    assert "no answer within its budget" in summary and "ana: " in summary
+    # Its last reasons: a silent answer's, or, when a restart was still
+    # under way at a think (a CPU-bound program beside the suite), that one.
+    lines = summary.split("garbage: ")[1].split("\n")[1:]
+    notes = "\n".join(takewhile(lambda line: line.startswith("    "), lines))
+    assert any(
+        reason in notes for reason in ("no answer within its budget", "not ready by the deadline")
+    ), notes
+    assert "ana: " in summary
     log = (tmp_path / "bot-logs" / "garbage.log").read_text()
     assert "no answer within its budget" in log and "lines that are no answer" in log
     assert sys.executable in (tmp_path / "bot-logs" / "lib.log").read_text()
