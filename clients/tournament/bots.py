@@ -105,7 +105,7 @@ def bot_summary(engines: list[EngineSpec], jsonl_path: Path | None) -> str:
     Empty when the tournament has no bots. Read after the games: a summary
     a teacher can show, pointing each student at their log.
     """
-    bots = [engine for engine in engines if engine.command is not None and engine.proto == "cmd"]
+    bots = [engine for engine in engines if engine.is_bot]
     if not bots:
         return ""
     failed = dict.fromkeys((engine.name for engine in bots), 0)

@@ -80,6 +80,16 @@ class EngineSpec:
     def is_local(self) -> bool:
         return self.url == LOCAL_URL
 
+    @property
+    def is_bot(self) -> bool:
+        """A class bot (``cmd=`` with ``proto=cmd``): the server plays for it when it fails.
+
+        Its moves answered ``engine_error`` are played on (docs/bots.md); any
+        other engine's such answer loses it the game (the referee's
+        ``ENGINE_FAILURE``), as a crash does in cutechess-cli.
+        """
+        return self.command is not None and self.proto == "cmd"
+
     def external_spec(self, game: str) -> str | None:
         """The local server's ``--external`` spec for a program engine, ``None`` for others."""
         if self.command is None:

@@ -19,6 +19,7 @@ from typing import TextIO
 from clients.tournament.records import (
     CONNECTION_FAILED,
     DISCONNECT,
+    ENGINE_FAILURE,
     FAULT_KINDS,
     ILLEGAL_MOVE,
     PROTOCOL_ERROR,
@@ -50,6 +51,7 @@ FAULT_COLUMNS = {
     DISCONNECT: "disconnect",
     PROTOCOL_ERROR: "protocol",
     CONNECTION_FAILED: "unreachable",
+    ENGINE_FAILURE: "failed",
 }
 assert set(FAULT_COLUMNS) == set(FAULT_KINDS)
 
@@ -191,7 +193,8 @@ def report(names: Sequence[str], results: Sequence[GameResult], sprt: str | None
         crosstable_text(names, results),
         "",
         "Losses by fault (time: on time; timeout: no answer at all; protocol: a malformed "
-        "or refused message; unreachable: could not connect)",
+        "or refused message; unreachable: could not connect; failed: its server answered "
+        "engine_error)",
         faults_table(names, results),
     ]
     if sprt:

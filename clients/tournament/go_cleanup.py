@@ -1,4 +1,4 @@
-"""Go's clean-up phase: whether a board can be counted as it stands (pure).
+"""Go's clean-up phase: whether a board can be counted as it stands (pure: no I/O).
 
 The referee counts a finished Go game by area, every stone on the board
 alive (the engine's Tromp-Taylor rules). That is only right once the dead
@@ -21,9 +21,22 @@ point to a player. Dead stones inside an area make the region around them
 border both colours; so do neutral points between living groups (dame,
 which Chinese counting rewards filling) and the shared liberties of a
 seki, for which the clean-up phase costs a few moves and changes nothing.
+
+A settled board can still hold a dead group: one round an eye space of
+two points, with no opposing stone inside yet, borders its own colour
+only. GNU Go counts it dead; counted as it stood, it once gave Black 12
+points GNU Go gave White (W+76.5 where GNU Go said W+88.5, 2026-11-29).
+So a board is :func:`countable` only when it is settled and the engine's
+capture-all-dead rule (``engine.games.go.dead_stones``, the rule our own
+search uses before it passes) finds no dead stones on it.
 """
 
 from __future__ import annotations
+
+from typing import Any
+
+from engine.game import Game
+from engine.games.go import Go, dead_stones
 
 #: The game whose games end in a count of the board.
 GO = "go"
@@ -54,6 +67,13 @@ def unsettled_points(position: str) -> int:
 def settled(position: str) -> bool:
     """Whether the count of this board gives every empty point to a player."""
     return unsettled_points(position) == 0
+
+
+def countable(game: Game[Any, Any], state: Any) -> bool:
+    """Whether a finished Go game's board can be counted as it stands (else: a clean-up phase)."""
+    if not settled(game.format_position(state)):
+        return False
+    return not isinstance(game, Go) or not dead_stones(game, state)
 
 
 def _region(rows: list[str], row: int, column: int) -> tuple[set[tuple[int, int]], set[str]]:

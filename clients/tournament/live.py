@@ -29,7 +29,7 @@ from clients.tournament.bots import bot_log_path
 from clients.tournament.config import EngineSpec, TournamentConfig
 from clients.tournament.display import FAULT_COLUMNS, format_elo
 from clients.tournament.records import GameRecord, MoveRecord, replay
-from clients.tournament.referee import GameSpec
+from clients.tournament.referee import ENGINE_ERROR, GameSpec
 from clients.tournament.standings import (
     GameResult,
     crosstable,
@@ -57,8 +57,6 @@ MAX_LOG_READ_BYTES = 64 * 1024
 MAX_LISTED_GAMES = 200
 #: Finished games whose log excerpts are kept in memory (the oldest are dropped).
 MAX_KEPT_EXCERPTS = 500
-#: The move ``reason`` of a move the server played for a bot that failed to answer.
-ENGINE_ERROR = "engine_error"
 #: Characters shown in place of text that was cut.
 CUT = "…"
 
@@ -314,7 +312,7 @@ def logged_engines(config: TournamentConfig) -> dict[str, Path]:
     return {
         engine.name: bot_log_path(engine.algorithm or engine.name)
         for engine in config.engines
-        if engine.command is not None and engine.proto == "cmd"
+        if engine.is_bot
     }
 
 

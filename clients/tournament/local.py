@@ -75,6 +75,8 @@ PROGRAMS_POLL_S = 0.05
 HELLO_TIMEOUT_S = 5.0
 #: How long it may take to shut down gracefully before it is killed.
 SHUTDOWN_TIMEOUT_S = 10.0
+#: How much of the end of the server's log :meth:`LocalServer.log_lines` reads.
+LOG_READ_BYTES = 64 * 1024
 #: How long asking a fresh interpreter which engine build it loads may take.
 BUILD_PROBE_TIMEOUT_S = 60.0
 #: ``prctl`` option that sends a signal to a child when its parent dies (linux/prctl.h).
@@ -186,7 +188,7 @@ class LocalServer:
         url = f"http://127.0.0.1:{port}/healthz"
         deadline = time.monotonic() + PROGRAMS_TIMEOUT_S
         while True:
-            programs = await asyncio.to_thread(_externals_status, url)
+            programs = await asyncio.to_thread(externals_status, url)
             failed = {  # "game/name" -> "unavailable: why"
                 name.partition("/")[2]: status.removeprefix("unavailable: ")
                 for name, status in programs.items()
@@ -227,8 +229,22 @@ class LocalServer:
         self._log.seek(0)
         return self._log.read()[-2000:].decode(errors="replace")
 
+    def log_lines(self, word: str, count: int) -> list[str]:
+        """The last ``count`` lines of the server's log (its last 64 KB) that hold ``word``.
 
-def _externals_status(url: str) -> dict[str, str]:
+        Read while the server runs: ``pread`` leaves the file offset the
+        server writes at (shared with it) where it is.
+        """
+        if self._log.closed:
+            return []
+        fd = self._log.fileno()
+        size = os.fstat(fd).st_size
+        start = max(0, size - LOG_READ_BYTES)
+        text = os.pread(fd, size - start, start).decode(errors="replace")
+        return [line.strip() for line in text.splitlines() if word in line][-count:]
+
+
+def externals_status(url: str) -> dict[str, str]:
     """``/healthz``'s ``externals`` (``game/name`` -> status); empty while it does not answer."""
     try:
         with urllib.request.urlopen(url, timeout=HELLO_TIMEOUT_S) as response:

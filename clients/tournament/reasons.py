@@ -49,6 +49,13 @@ FAULT_ERROR_REPLY: Final = "answered with error {code}: {message}"
 FAULT_MALFORMED: Final = "sent a malformed reply ({error})"
 FAULT_ILLEGAL: Final = "played an illegal move {move!r} (legal: {legal})"
 FAULT_UNREACHABLE: Final = "could not be reached ({error})"
+#: Its server answered the think with reason ``engine_error``: the program
+#: behind it crashed, hung, broke its protocol or was not up (the server's
+#: log says which); ``move`` is the server's fallback, not played.
+FAULT_ENGINE_ERROR: Final = (
+    "failed: its server answered engine_error (the program crashed, hung, broke its "
+    "protocol or was not up) and offered {move} in its place"
+)
 
 #: The longest piece of an engine's own text (an error message...) kept in a reason.
 MAX_QUOTED_CHARS: Final = 200

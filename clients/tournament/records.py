@@ -37,8 +37,19 @@ ILLEGAL_MOVE = "illegal_move"
 DISCONNECT = "disconnect"
 PROTOCOL_ERROR = "protocol_error"
 CONNECTION_FAILED = "connection_failed"
+#: The engine's server answered its think ``engine_error``: the program
+#: behind it failed, and the move it sent was the server's, not the engine's.
+ENGINE_FAILURE = "engine_failure"
 #: Faults: the game is lost by the engine at fault.
-FAULT_KINDS = (TIME_FORFEIT, TIMEOUT, ILLEGAL_MOVE, DISCONNECT, PROTOCOL_ERROR, CONNECTION_FAILED)
+FAULT_KINDS = (
+    TIME_FORFEIT,
+    TIMEOUT,
+    ILLEGAL_MOVE,
+    DISCONNECT,
+    PROTOCOL_ERROR,
+    CONNECTION_FAILED,
+    ENGINE_FAILURE,
+)
 
 _PGN_TERMINATION = {
     RULES: "normal",
@@ -49,6 +60,7 @@ _PGN_TERMINATION = {
     DISCONNECT: "abandoned",
     PROTOCOL_ERROR: "rules infraction",
     CONNECTION_FAILED: "abandoned",
+    ENGINE_FAILURE: "abandoned",
 }
 
 

@@ -61,12 +61,13 @@ from clients.tournament.clock import (
     watchdog_ms,
 )
 from clients.tournament.config import EngineSpec, TournamentConfig
-from clients.tournament.go_cleanup import GO, RESIGN, settled
+from clients.tournament.go_cleanup import GO, RESIGN, countable
 from clients.tournament.openings import Opening
 from clients.tournament.reasons import quoted
 from clients.tournament.records import (
     ADJUDICATION,
     DISCONNECT,
+    ENGINE_FAILURE,
     ILLEGAL_MOVE,
     PROTOCOL_ERROR,
     RULES,
@@ -105,6 +106,9 @@ class Fault(Exception):
         self.detail = detail
 
 
+#: The ``bestmove`` reason of a think the engine's server answered for it
+#: (protocol.md section 8: the program behind it failed).
+ENGINE_ERROR = "engine_error"
 #: Bits of a dice seed: below 2**53, so that it is an exact number in any JSON reader.
 DICE_SEED_BITS = 48
 
@@ -255,7 +259,7 @@ class _Game:
             and self.cleanup_ply is None
             and bool(self.moves)
             and self.moves[-1].move != RESIGN
-            and not settled(self.game.format_position(self.state))
+            and not countable(self.game, self.state)
         )
 
     async def _start_cleanup(self) -> None:
@@ -382,6 +386,13 @@ class _Game:
                     engine_ms=best.time_ms,
                     queued_ms=best.queued_ms,
                 ),
+            )
+        if best.reason == ENGINE_ERROR and not self.spec.engines[player].is_bot:
+            # The move is the server's fallback, not the engine's: a game
+            # played on so measures the server (issue 29's SPRT of
+            # 2026-11-29 drew 67 games of such moves and accepted H0).
+            raise Fault(
+                player, ENGINE_FAILURE, reasons.FAULT_ENGINE_ERROR.format(move=best.move[:40])
             )
         return best, elapsed_ms
 

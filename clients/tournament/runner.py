@@ -36,6 +36,7 @@ from clients.tournament.openings import (
 )
 from clients.tournament.records import (
     CONNECTION_FAILED,
+    ENGINE_FAILURE,
     GameRecord,
     MoveRecord,
     epd,
@@ -44,13 +45,32 @@ from clients.tournament.records import (
 )
 from clients.tournament.referee import GameSpec, Referee
 from clients.tournament.scheduler import ScheduledGame, openings_needed, schedule
-from clients.tournament.standings import pairing_results
+from clients.tournament.standings import GameResult, pairing_results
 from clients.tournament.stats import SprtState, sprt_pentanomial, sprt_trinomial
 from clients.tournament.store import Store
 from engine.registry import create_game
 
 #: A ``bestmove`` reason: the engine's server had no search process free in time.
 OVERLOADED = "overloaded"
+#: A ``bestmove`` reason: the search ended at its deadline.
+TIME = "time"
+#: Games in a row an engine may lose by failing (its server answering
+#: ``engine_error``) before the tournament stops with the reason, games in
+#: progress finishing, resumable. A broken program (or one its machine
+#: cannot start in time) would otherwise lose every game in milliseconds
+#: while its server waits out the restart backoff (up to 60 s), and an SPRT
+#: would decide on those forfeits. Three: one failure can be bad luck, a
+#: crash restarted at once; three in a row are a program that does not work.
+MAX_FAILURES_IN_A_ROW = 3
+#: Lines of the local server's log quoted when a program engine stops the tournament.
+FAILURE_LOG_LINES = 3
+
+
+def _unsearched(move: MoveRecord) -> bool:
+    """A move its engine's server answered without a search behind it."""
+    if move.book or move.roll:
+        return False
+    return move.reason == OVERLOADED or (move.reason == TIME and move.depth == 0)
 
 
 class GameWatcher(Protocol):
@@ -177,6 +197,10 @@ class TournamentRunner:
         #: Games being played, and a signal when one ends (a knockout may then add games).
         self._playing = 0
         self._game_ended = asyncio.Event()
+        #: Per engine index, the games it has lost in a row by failing (ENGINE_FAILURE).
+        self._failures_in_a_row = [0] * len(self.names)
+        #: Why the tournament stops before its end (an engine that keeps failing).
+        self._abort: str | None = None
 
     # ------------------------------------------------------------------
 
@@ -213,6 +237,8 @@ class TournamentRunner:
             finally:
                 await asyncio.gather(*(pool.close() for pool in self.pools.values()))
                 self.progress.close()
+        if self._abort is not None:
+            raise TournamentAborted(self._abort)
         return self.report()
 
     def _tokens(self) -> list[str | None]:
@@ -234,9 +260,10 @@ class TournamentRunner:
             )
         unsearched = self._unsearched_moves()
         if unsearched:
-            text += "\n\nMoves answered without a search (the engine's server was overloaded): " + (
-                ", ".join(f"{name} {count}" for name, count in unsearched.items())
-            )
+            text += (
+                "\n\nMoves answered without a search (the engine's server was overloaded, "
+                "or had no result from it by the deadline: reason time, depth 0): "
+            ) + (", ".join(f"{name} {count}" for name, count in unsearched.items()))
         done, total = len(results), self._total_games()
         footer = f"{done} of {total} games played"
         if status:
@@ -271,13 +298,19 @@ class TournamentRunner:
         return games
 
     def _unsearched_moves(self) -> dict[str, int]:
-        """Per engine, the moves its server answered with reason ``overloaded`` (if any)."""
+        """Per engine, the moves its server answered for it without a search (if any).
+
+        ``overloaded`` (no search process in time), or ``time`` at depth 0:
+        the deadline came before any search result (a program silent at
+        its deadline, GNU Go cut off at 60 ms a move on a loaded machine,
+        gets the first legal move so).
+        """
         counts: dict[str, int] = {}
         for record in self.store.records():
-            if not any(move.reason == OVERLOADED for move in record.moves):
+            if not any(_unsearched(move) for move in record.moves):
                 continue
             for game, state, move in replay(record):
-                if move.reason == OVERLOADED:
+                if _unsearched(move):
                     name = record.players[game.to_move(state)]
                     counts[name] = counts.get(name, 0) + 1
         return counts
@@ -377,10 +410,38 @@ class TournamentRunner:
         results = self.store.results()
         self._queue.extend(self._extend_knockout())
         self.progress.finished(record, results)
+        self._count_failures(results[-1])
         interval = self.settings.rating_interval
         if interval > 0 and len(results) % interval == 0:
             self.progress.table(interim_report(self.names, results, self._total_games()))
         self._check_sprt()
+
+    def _count_failures(self, result: GameResult) -> None:
+        """Stop the tournament when an engine has lost MAX_FAILURES_IN_A_ROW games by failing."""
+        loser = result.at_fault if result.kind == ENGINE_FAILURE else None
+        for index in (result.first, result.second):
+            self._failures_in_a_row[index] = (
+                self._failures_in_a_row[index] + 1 if index == loser else 0
+            )
+        if loser is None or self._failures_in_a_row[loser] < MAX_FAILURES_IN_A_ROW:
+            return
+        if self._abort is None:
+            self._abort = (
+                f"{self.names[loser]} lost {MAX_FAILURES_IN_A_ROW} games in a row by failing "
+                f"(its server answered engine_error: the program crashed, hung, broke its "
+                f"protocol or was not up){self._failure_log(loser)}"
+            )
+            self._stopping = True
+            self.progress.print(f"stopping (games in progress finish): {self._abort}")
+
+    def _failure_log(self, index: int) -> str:
+        """The local server's last words on a failing program engine (``""`` for others)."""
+        engine = self.config.engines[index]
+        if self.local_server is None or not engine.is_local or engine.command is None:
+            return ""
+        name = engine.algorithm or engine.name
+        lines = self.local_server.log_lines(f"external engine {name} ", FAILURE_LOG_LINES)
+        return "".join(f"\n    {line[:300]}" for line in lines)
 
     # ------------------------------------------------------------------
     # SPRT.
@@ -454,6 +515,7 @@ class TournamentRunner:
             return
         async with LocalServer(self.settings.workers(), self.config.externals()) as server:
             warn_if_pure(server)
+            self.local_server = server
             yield [server.url if engine.url == LOCAL_URL else engine.url for engine in engines]
 
     @contextlib.contextmanager

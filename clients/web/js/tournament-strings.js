@@ -96,6 +96,7 @@ const en = {
   "reason.malformed": "sent a malformed reply ({error})",
   "reason.illegal": "played an illegal move {move} (legal: {legal})",
   "reason.unreachable": "could not be reached ({error})",
+  "reason.failed": "failed: its server answered engine_error (the program crashed, hung, broke its protocol or was not up) and offered {move} in its place",
 };
 
 const pt = {
@@ -189,6 +190,7 @@ const pt = {
   "reason.malformed": "enviou uma resposta malformada ({error})",
   "reason.illegal": "jogou um lance ilegal {move} (legais: {legal})",
   "reason.unreachable": "não pôde ser contactado ({error})",
+  "reason.failed": "falhou: o seu servidor respondeu engine_error (o programa caiu, travou, violou o protocolo ou não estava pronto) e ofereceu {move} em seu lugar",
 };
 
 export const TEXTS = { en, pt };

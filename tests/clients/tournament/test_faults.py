@@ -106,7 +106,7 @@ async def test_engine_gone_after_the_start_forfeits(tmp_path: Path, good: Engine
     assert all(record.players[record.winner or 0] == "good" for record in records)
     assert all("connection refused" in record.reason for record in records), records[0].reason
     row = next(line for line in text.splitlines()[-4:] if line.startswith("gone "))
-    assert row.split()[1:] == ["0", "0", "0", "0", "0", "2", "2"], text  # unreachable: 2
+    assert row.split()[1:] == ["0", "0", "0", "0", "0", "2", "0", "2"], text  # unreachable: 2
 
 
 async def test_no_engine_reachable_aborts_and_keeps_the_schedule(tmp_path: Path) -> None:

@@ -29,8 +29,10 @@ from clients.tournament.config import (
     Timing,
     TournamentConfig,
 )
-from clients.tournament.go_cleanup import settled, unsettled_points
+from clients.tournament.go_cleanup import countable, settled, unsettled_points
+from clients.tournament.local import externals_status
 from clients.tournament.records import RULES, GameRecord, replay
+from engine.registry import create_game
 from tests.clients.tournament.faulty_engine import FaultyEngine
 from tests.clients.tournament.helpers import config, play
 
@@ -51,14 +53,51 @@ def test_settled_boards() -> None:
     assert unsettled_points("XX.OO/XX.OO/XXXOO/XX.OO/XX.OO O") == 4
 
 
-def _cleanup_config(tmp_path: Path, engines: list[EngineSpec]) -> TournamentConfig:
+#: The final board of a game against GNU Go level 5 at 60 ms a move, 2026-11-29
+#: (a CPU hog beside the suite): Black's last group, bottom left, has one eye
+#: space of two points (A1, A2) and no White stone inside, so every empty
+#: region borders one colour: "settled". The referee counted it W+76.5;
+#: GNU Go's final_score, taking the group for dead, W+88.5.
+ONE_EYED = (
+    "OOOOOO.O./O.O.O.O.O/OOOOOOOOO/OOOOO.OOO/OOOOOO..O/OOOOOO.../XXOOOOOOO/.XO.O.O.O/.XOOOOOOO X"
+)
+
+
+def test_a_dead_group_round_a_two_point_eye_space_is_not_countable() -> None:
+    game = create_game("go", {"size": 9, "komi": 7.5})
+    assert settled(ONE_EYED)  # the check the referee made alone before
+    assert not countable(game, game.parse_position(ONE_EYED))
+    # the boards above: a settled one with no dead stones is countable
+    small = create_game("go", {"size": 5})
+    assert countable(small, small.parse_position("..X../..X../..X../..X../..X.. X"))
+    assert not countable(small, small.parse_position(DEAD_STONE))
+
+
+def _cleanup_config(
+    tmp_path: Path, engines: list[EngineSpec], position: str = DEAD_STONE, size: int = 5
+) -> TournamentConfig:
     openings = tmp_path / "openings.txt"
-    openings.write_text(DEAD_STONE + "\n")
+    openings.write_text(position + "\n")
     return dataclasses.replace(
         config(engines, game="go", games=2),
-        options={"size": 5},
+        options={"size": size},
         openings=OpeningSource(path=str(openings)),
     )
+
+
+@pytest.mark.asyncio
+async def test_passes_beside_a_one_eyed_group_start_a_clean_up_phase(tmp_path: Path) -> None:
+    async with FaultyEngine("pass") as a, FaultyEngine("pass") as b:
+        engines = [EngineSpec("a", a.url), EngineSpec("b", b.url)]
+        tournament = dataclasses.replace(
+            _cleanup_config(tmp_path, engines, ONE_EYED, 9), games_per_pair=1
+        )
+        _, records = await play(tmp_path, tournament)
+        assert a.cleanup_thinks + b.cleanup_thinks == 2
+    (record,) = records
+    assert record.extra == {"cleanup_ply": 2}
+    # nobody took the group: stones left after the clean-up count as alive
+    assert record.reason == "white wins by 76.5 (counted after a clean-up phase)"
 
 
 @pytest.mark.asyncio
@@ -166,6 +205,12 @@ class GnuGoServer:
                 "warning",
                 "--external",
                 f"go=gtp:{GNUGO} {self.arguments}",
+                # As the tournament's own local server: the search process
+                # serves once GNU Go is up, so that on a loaded machine no
+                # think finds it still starting (answered engine_error, a
+                # lost game since the referee counts that a failure).
+                "--program-wait",
+                "10",
             ],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
@@ -178,11 +223,18 @@ class GnuGoServer:
                 raise RuntimeError(self.process.stderr.read() if self.process.stderr else "")
             try:
                 socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
-                return self
             except OSError:
                 if time.monotonic() > deadline:
                     raise RuntimeError("arena serve did not start") from None
                 await asyncio.sleep(0.2)  # polling a port: no event to wait on
+                continue
+            health = f"http://127.0.0.1:{self.port}/healthz"
+            status = await asyncio.to_thread(externals_status, health)
+            if status and all(value == "ok" for value in status.values()):
+                return self
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"GNU Go behind arena serve is not ok: {status}")
+            await asyncio.sleep(0.2)  # polling /healthz, as the tournament's LocalServer does
 
     async def __aexit__(self, *exc: object) -> None:
         process, self.process = self.process, None
@@ -335,3 +387,27 @@ async def test_gnu_go_without_capture_all_dead_cleans_up(tmp_path: Path) -> None
     (record,) = records
     assert gnugo_final_score(DEAD_IN_BLACKS_AREA, 9, 7.5) == "B+1.5"
     assert go_result(record) == gnugo_final_score(record.final_position, 9, 7.5), record
+
+
+@pytest.mark.skipif(GNUGO is None, reason="gnugo is not installed (apt install gnugo)")
+@pytest.mark.asyncio
+async def test_gnu_go_takes_a_one_eyed_group_before_the_count(tmp_path: Path) -> None:
+    # The board the referee once counted W+76.5: Black passes at once, and the
+    # count must be GNU Go's own (W+88.5), in the game's normal moves or in a
+    # clean-up phase.
+    async with FaultyEngine("pass") as black, GnuGoServer(GNUGO_COMMAND) as gnugo:
+        tournament = dataclasses.replace(
+            _cleanup_config(
+                tmp_path,
+                [EngineSpec("passer", black.url), EngineSpec("gnugo", gnugo.url)],
+                ONE_EYED,
+                9,
+            ),
+            games_per_pair=1,
+            options={"size": 9, "komi": 7.5},
+            timing=Timing(margin_ms=5000, grace_ms=5000, move_timeout_ms=30000),
+        )
+        _, records = await play(tmp_path, tournament)
+    (record,) = records
+    assert gnugo_final_score(ONE_EYED, 9, 7.5) == "W+88.5"
+    assert go_result(record) == "W+88.5", record

@@ -6,6 +6,14 @@ played with every move ``engine_error`` (the server answered each think at
 once while the program started); the local server now serves only once its
 programs are up, and one that cannot start stops the tournament.
 
+Seen (issue 29, 2026-11-29): an SPRT between two builds of ``arena uci``
+beside a build that loaded the machine had both programs failing (every
+think answered ``engine_error``, 1,081 of 1,086 moves played by the
+server for them); the tournament drew 67 games of such moves and
+"accepted H0" without a word. A program engine's failed think now loses
+it the game (as a crash does in cutechess-cli), and three such losses in
+a row stop the tournament with the local server's last words on it.
+
 Seen (issue 31): run from a folder holding a student's ``engine.py`` or
 ``server.py``, ``arena tournament`` started its local server on the
 student's files, which died ("the local server exited"), and then wrote a
@@ -28,7 +36,7 @@ import clients.tournament.local as local
 import engine
 from clients.cli import main
 from clients.tournament.command import EXIT_PREFLIGHT
-from clients.tournament.records import RULES
+from clients.tournament.records import ENGINE_FAILURE, RULES
 from clients.tournament.runner import RunSettings
 
 #: The fake UCI engine of the server's tests (its modes: tests/server/fake_uci_engine.py).
@@ -167,6 +175,42 @@ def test_no_move_of_a_slow_starting_engine_is_played_for_it(
     assert reasons.count("time") >= 8  # both engines thought, at 50 ms a move
 
 
+def test_a_program_that_keeps_failing_loses_its_games_and_stops_the_tournament(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # It crashes in every search. Before, each of its moves was played for
+    # it (engine_error), its games were scored as its own, and an SPRT
+    # concluded on them.
+    args = _chess_match(tmp_path, "crash")
+    args[args.index("--games") + 1] = "10"
+    status = main([*args, "--sprt", "elo0=0,elo1=30"])
+    out, err = capsys.readouterr()
+    assert status == 1, out + err
+    records = [json.loads(line) for line in (tmp_path / "m.jsonl").read_text().splitlines()]
+    # Games in progress finish; the first three of the crash engine were lost by failing.
+    assert len(records) >= 3
+    assert {record["kind"] for record in records} == {ENGINE_FAILURE}
+    assert all(
+        record["reason"].startswith("crash failed: its server answered engine_error")
+        for record in records
+    )
+    assert all(record["winner"] == record["players"].index("ours") for record in records)
+    played_for_it = [
+        move
+        for record in records
+        for move in record["moves"]
+        if move.get("reason") == "engine_error"
+    ]
+    assert played_for_it == []  # the server's fallback is not recorded as the engine's move
+    assert "aborted: crash lost 3 games in a row by failing" in out, out
+    assert "external engine crash failed" in out, out  # the local server's log, quoted
+    assert "accepted" not in out, out
+    assert "resume with" in out
+    faults = out[out.index("Losses by fault") :]
+    assert "failed" in faults.splitlines()[1]
+    assert faults.splitlines()[3].split()[-2:] == [str(len(records))] * 2
+
+
 def test_an_engine_that_cannot_start_stops_the_tournament_before_its_first_game(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -193,10 +237,10 @@ def test_the_program_check_reads_nothing_from_a_silent_or_broken_healthz() -> No
             pass
 
     port = local._free_port()
-    assert local._externals_status(f"http://127.0.0.1:{port}/healthz") == {}
+    assert local.externals_status(f"http://127.0.0.1:{port}/healthz") == {}
     with http.server.HTTPServer(("127.0.0.1", 0), Garbage) as server:
         thread = threading.Thread(target=server.handle_request, daemon=True)
         thread.start()
         url = f"http://127.0.0.1:{server.server_address[1]}/healthz"
-        assert local._externals_status(url) == {}
+        assert local.externals_status(url) == {}
         thread.join()

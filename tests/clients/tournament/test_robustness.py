@@ -39,7 +39,7 @@ from clients.tournament.connections import (
     preflight,
 )
 from clients.tournament.local import local_workers, server_command
-from clients.tournament.records import PROTOCOL_ERROR, GameRecord, MoveRecord
+from clients.tournament.records import PROTOCOL_ERROR, GameRecord, MoveRecord, replay
 from clients.tournament.runner import RunSettings, TournamentRunner, create_tournament
 from clients.tournament.store import Store
 from clients.tournament.validation import strict_loads_constant
@@ -179,7 +179,7 @@ async def test_a_malformed_bestmove_loses_and_the_records_stay_strict_json(
         for move in line["moves"]:
             assert all(isinstance(move.get(key, 0), int) for key in ("depth", "nodes"))
     row = [line for line in text.splitlines() if line.startswith("broken ")][-1]
-    assert row.split()[1:] == ["0", "0", "0", "0", "2", "0", "2"], text  # protocol 2, total 2
+    assert row.split()[1:] == ["0", "0", "0", "0", "2", "0", "0", "2"], text  # protocol 2, total 2
 
 
 async def test_a_malformed_info_loses_too(tmp_path: Path, weak: FaultyEngine) -> None:
@@ -242,6 +242,29 @@ async def test_a_monte_carlo_move_records_the_scale_its_servers_welcome_gave(
     assert sum("win_odds_scale" in move for line in lines for move in line["moves"]) == (
         0 if kept is None else 2
     )
+
+
+async def test_moves_answered_without_a_search_are_counted_in_the_report(
+    tmp_path: Path, weak: FaultyEngine
+) -> None:
+    # Seen 2026-11-29: GNU Go behind a server, cut off at 60 ms a move beside
+    # a CPU hog, had moves answered "time" at depth 0 (the first legal moves,
+    # A9 and B9) for it, and the report said nothing of them.
+    unsearched = {"reason": "time", "depth": 0, "seldepth": 0, "pv": MISSING}
+    async with FaultyEngine("patch", patch=unsearched) as silent:
+        tournament = config([EngineSpec("silent", silent.url), EngineSpec("weak", weak.url)])
+        text, records = await asyncio.wait_for(play(tmp_path, tournament), ENDS_WITHIN_S)
+    assert len(records) == 2, text
+    # the engine answers so at its second think of each game
+    own = sum(
+        1
+        for record in records
+        for game, state, move in replay(record)
+        if move.reason == "time" and record.players[game.to_move(state)] == "silent"
+    )
+    assert own == 2
+    line = next(line for line in text.splitlines() if line.startswith("Moves answered without"))
+    assert line.endswith(f"reason time, depth 0): silent {own}"), line
 
 
 async def test_a_record_can_never_hold_nan_or_infinity() -> None:

@@ -172,11 +172,12 @@ def test_fault_table_counts_losses_by_kind() -> None:
         "disconnect",
         "protocol",
         "unreachable",
+        "failed",
         "total",
     ]
-    assert table[1].split() == ["alpha", "1", "0", "0", "0", "1", "0", "2"]
-    assert table[2].split() == ["b", "0", "0", "0", "0", "0", "1", "1"]
-    assert table[3].split() == ["c"] + ["0"] * 7
+    assert table[1].split() == ["alpha", "1", "0", "0", "0", "1", "0", "0", "2"]
+    assert table[2].split() == ["b", "0", "0", "0", "0", "0", "1", "0", "1"]
+    assert table[3].split() == ["c"] + ["0"] * 8
     # every column is right-aligned under its heading
     assert all(len(line) == len(table[0]) for line in table)
 
