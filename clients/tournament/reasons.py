@@ -56,6 +56,9 @@ FAULT_ENGINE_ERROR: Final = (
     "failed: its server answered engine_error (the program crashed, hung, broke its "
     "protocol or was not up) and offered {move} in its place"
 )
+#: Added to :data:`FAULT_ENGINE_ERROR` for a program of the tournament's own
+#: local server: why, as that server logged it.
+FAULT_ENGINE_WHY: Final = "; its server's log: {why}"
 
 #: The longest piece of an engine's own text (an error message...) kept in a reason.
 MAX_QUOTED_CHARS: Final = 200

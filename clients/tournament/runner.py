@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import os
 import random
 import signal
@@ -64,6 +65,9 @@ TIME = "time"
 MAX_FAILURES_IN_A_ROW = 3
 #: Lines of the local server's log quoted when a program engine stops the tournament.
 FAILURE_LOG_LINES = 3
+#: How the server logs a think it answered ``engine_error`` for a program
+#: (server/programs/searchers.py, ``ProgramSearcher._replaced``), then why.
+REPLACED_LOG = "external engine {name}: think answered engine_error: "
 
 
 def _unsearched(move: MoveRecord) -> bool:
@@ -385,7 +389,7 @@ class TournamentRunner:
                     self._moved,
                 )
                 healthy = [ok0, ok1]
-            self._save(record)
+            self._save(self._with_failure_log(record))
         except BaseException:
             self.progress.abandoned(spec.game_id)
             if self.watcher is not None:
@@ -433,6 +437,22 @@ class TournamentRunner:
             )
             self._stopping = True
             self.progress.print(f"stopping (games in progress finish): {self._abort}")
+
+    def _with_failure_log(self, record: GameRecord) -> GameRecord:
+        """A game a program lost by failing, its reason saying why (from the local server's log)."""
+        if record.kind != ENGINE_FAILURE or record.winner is None:
+            return record
+        index = self.names.index(record.players[1 - record.winner])
+        engine = self.config.engines[index]
+        if self.local_server is None or not engine.is_local or engine.command is None:
+            return record
+        marker = REPLACED_LOG.format(name=engine.algorithm or engine.name)
+        lines = self.local_server.log_lines(marker, 1)
+        if not lines:
+            return record
+        why = lines[-1][lines[-1].index(marker) + len(marker) :]
+        detail = reasons.FAULT_ENGINE_WHY.format(why=reasons.quoted(why))
+        return dataclasses.replace(record, reason=record.reason + detail)
 
     def _failure_log(self, index: int) -> str:
         """The local server's last words on a failing program engine (``""`` for others)."""

@@ -292,7 +292,7 @@ class ProgramSearcher:
             if process.stopped:
                 return search.unsearched("stopped")
             self._not_ready(process.why)
-            return search.failed(process.why)
+            return self._replaced(search, process.why)
         process.discard_unread()  # what it said while idle (its stray info strings)
         try:
             result = self._think(process, request, search)
@@ -307,13 +307,24 @@ class ProgramSearcher:
                 # the next think at the latest.
                 self._end()
                 self._start_pending = True
-            return search.failed(str(error))
+            return self._replaced(search, str(error))
         except (ProgramError, ValueError) as error:
             self._failed(str(error))
-            return search.failed(str(error))
+            return self._replaced(search, str(error))
         self._failures = 0
         self.unavailable = None
         return result
+
+    def _replaced(self, search: _Search, why: str) -> SearchResult:
+        """The think answered ``engine_error``: one warning naming the engine and why.
+
+        One line per such answer, at the default log level: an operator sees
+        which engine failed and how, and ``arena tournament``, which
+        forfeits the game, quotes the line from its local server's log (it
+        looks for ``external engine NAME: think answered engine_error:``).
+        """
+        logger.warning("external engine %s: think answered engine_error: %s", self.engine.name, why)
+        return search.failed(why)
 
     def _ready(self, request: SearchRequest) -> LineProcess | _NotReady:
         """The program through its handshake, by the think's deadline or stop; else why not."""
@@ -796,7 +807,6 @@ class _Search:
 
     def failed(self, why: str) -> SearchResult:
         """The best legal move known when the engine failed: its last report's, else the first."""
-        logger.info("external engine answer replaced (engine_error): %s", why)
         if self.last is not None:
             return SearchResult.from_progress(
                 self.last, self.completed_depth, ENGINE_ERROR, self.elapsed_ms()

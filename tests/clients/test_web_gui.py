@@ -1675,6 +1675,18 @@ def _referee_reasons() -> tuple[list[tuple[str, str, str]], set[str]]:
             template("FAULT_UNREACHABLE").format(error="[Errno 111] refused"),
             "não pôde ser contactado ([Errno 111] refused)",
         ),
+        fault(
+            template("FAULT_ENGINE_ERROR").format(move="A9"),
+            "falhou: o seu servidor respondeu engine_error (o programa caiu, travou, violou o"
+            " protocolo ou não estava pronto) e ofereceu A9 em seu lugar",
+        ),
+        fault(
+            template("FAULT_ENGINE_ERROR").format(move="A9")
+            + template("FAULT_ENGINE_WHY").format(why="the engine answered C4, illegal"),
+            "falhou: o seu servidor respondeu engine_error (o programa caiu, travou, violou o"
+            " protocolo ou não estava pronto) e ofereceu A9 em seu lugar; registo do servidor:"
+            " the engine answered C4, illegal",
+        ),
     ], used
 
 

@@ -202,6 +202,8 @@ def test_a_program_that_keeps_failing_loses_its_games_and_stops_the_tournament(
         if move.get("reason") == "engine_error"
     ]
     assert played_for_it == []  # the server's fallback is not recorded as the engine's move
+    # each reason says why, from the local server's log
+    assert all("; its server's log: " in record["reason"] for record in records), records
     assert "aborted: crash lost 3 games in a row by failing" in out, out
     assert "external engine crash failed" in out, out  # the local server's log, quoted
     assert "accepted" not in out, out
@@ -209,6 +211,30 @@ def test_a_program_that_keeps_failing_loses_its_games_and_stops_the_tournament(
     faults = out[out.index("Losses by fault") :]
     assert "failed" in faults.splitlines()[1]
     assert faults.splitlines()[3].split()[-2:] == [str(len(records))] * 2
+
+
+def test_an_engines_illegal_answer_loses_the_game_and_the_record_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Seen 2026-11-30 with GNU Go 3.8 behind the local server: it answered a
+    # recapture that positional superko forbids; its server answered
+    # engine_error and played the first legal move for it (A9). As CGOS and
+    # bench/gnugo_bench.py judge it, the illegal move loses, and the record
+    # now says what the program did.
+    status = main(_chess_match(tmp_path, "illegal"))
+    out, err = capsys.readouterr()
+    assert status == 0, out + err
+    records = [json.loads(line) for line in (tmp_path / "m.jsonl").read_text().splitlines()]
+    assert len(records) == 2
+    for record in records:
+        assert record["kind"] == ENGINE_FAILURE
+        assert record["players"][1 - record["winner"]] == "illegal"
+        assert "; its server's log: " in record["reason"]
+    first = records[0]["reason"]
+    assert "; its server's log: the engine answered " in first and first.endswith(", illegal")
+    # The second game may be lost to the restart that followed (this fake
+    # engine takes longer to start than the 50 ms a move): "was not ready by
+    # the deadline (starting)" (docs/tournament.md, Faults).
 
 
 def test_an_engine_that_cannot_start_stops_the_tournament_before_its_first_game(
