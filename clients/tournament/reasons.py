@@ -50,11 +50,12 @@ FAULT_MALFORMED: Final = "sent a malformed reply ({error})"
 FAULT_ILLEGAL: Final = "played an illegal move {move!r} (legal: {legal})"
 FAULT_UNREACHABLE: Final = "could not be reached ({error})"
 #: Its server answered the think with reason ``engine_error``: the program
-#: behind it crashed, hung, broke its protocol or was not up (the server's
+#: behind it crashed, hung, broke its protocol, answered an illegal move or
+#: was not up (the server's
 #: log says which); ``move`` is the server's fallback, not played.
 FAULT_ENGINE_ERROR: Final = (
     "failed: its server answered engine_error (the program crashed, hung, broke its "
-    "protocol or was not up) and offered {move} in its place"
+    "protocol, answered an illegal move or was not up) and offered {move} in its place"
 )
 #: Added to :data:`FAULT_ENGINE_ERROR` for a program of the tournament's own
 #: local server: why, as that server logged it.

@@ -433,7 +433,7 @@ class TournamentRunner:
             self._abort = (
                 f"{self.names[loser]} lost {MAX_FAILURES_IN_A_ROW} games in a row by failing "
                 f"(its server answered engine_error: the program crashed, hung, broke its "
-                f"protocol or was not up){self._failure_log(loser)}"
+                f"protocol, answered an illegal move or was not up){self._failure_log(loser)}"
             )
             self._stopping = True
             self.progress.print(f"stopping (games in progress finish): {self._abort}")

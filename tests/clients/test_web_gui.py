@@ -1678,14 +1678,15 @@ def _referee_reasons() -> tuple[list[tuple[str, str, str]], set[str]]:
         fault(
             template("FAULT_ENGINE_ERROR").format(move="A9"),
             "falhou: o seu servidor respondeu engine_error (o programa caiu, travou, violou o"
-            " protocolo ou não estava pronto) e ofereceu A9 em seu lugar",
+            " protocolo, respondeu um lance ilegal ou não estava pronto) e ofereceu A9 em seu"
+            " lugar",
         ),
         fault(
             template("FAULT_ENGINE_ERROR").format(move="A9")
             + template("FAULT_ENGINE_WHY").format(why="the engine answered C4, illegal"),
             "falhou: o seu servidor respondeu engine_error (o programa caiu, travou, violou o"
-            " protocolo ou não estava pronto) e ofereceu A9 em seu lugar; registo do servidor:"
-            " the engine answered C4, illegal",
+            " protocolo, respondeu um lance ilegal ou não estava pronto) e ofereceu A9 em seu"
+            " lugar; registo do servidor: the engine answered C4, illegal",
         ),
     ], used
 

@@ -31,8 +31,8 @@ const FAULTS = [
   [/^sent a malformed reply \((.*)\)$/s, "reason.malformed", ["error"]],
   [/^played an illegal move (.*) \(legal: (.*)\)$/s, "reason.illegal", ["move", "legal"]],
   [/^could not be reached \((.*)\)$/s, "reason.unreachable", ["error"]],
-  [/^failed: its server answered engine_error \(the program crashed, hung, broke its protocol or was not up\) and offered (.*?) in its place; its server's log: (.*)$/s, "reason.failed.why", ["move", "why"]],
-  [/^failed: its server answered engine_error \(the program crashed, hung, broke its protocol or was not up\) and offered (.*) in its place$/s, "reason.failed", ["move"]],
+  [/^failed: its server answered engine_error \(the program crashed, hung, broke its protocol, answered an illegal move or was not up\) and offered (.*?) in its place; its server's log: (.*)$/s, "reason.failed.why", ["move", "why"]],
+  [/^failed: its server answered engine_error \(the program crashed, hung, broke its protocol, answered an illegal move or was not up\) and offered (.*) in its place$/s, "reason.failed", ["move"]],
 ];
 
 function fault(detail) {

@@ -96,8 +96,8 @@ const en = {
   "reason.malformed": "sent a malformed reply ({error})",
   "reason.illegal": "played an illegal move {move} (legal: {legal})",
   "reason.unreachable": "could not be reached ({error})",
-  "reason.failed": "failed: its server answered engine_error (the program crashed, hung, broke its protocol or was not up) and offered {move} in its place",
-  "reason.failed.why": "failed: its server answered engine_error (the program crashed, hung, broke its protocol or was not up) and offered {move} in its place; its server's log: {why}",
+  "reason.failed": "failed: its server answered engine_error (the program crashed, hung, broke its protocol, answered an illegal move or was not up) and offered {move} in its place",
+  "reason.failed.why": "failed: its server answered engine_error (the program crashed, hung, broke its protocol, answered an illegal move or was not up) and offered {move} in its place; its server's log: {why}",
 };
 
 const pt = {
@@ -191,8 +191,8 @@ const pt = {
   "reason.malformed": "enviou uma resposta malformada ({error})",
   "reason.illegal": "jogou um lance ilegal {move} (legais: {legal})",
   "reason.unreachable": "não pôde ser contactado ({error})",
-  "reason.failed": "falhou: o seu servidor respondeu engine_error (o programa caiu, travou, violou o protocolo ou não estava pronto) e ofereceu {move} em seu lugar",
-  "reason.failed.why": "falhou: o seu servidor respondeu engine_error (o programa caiu, travou, violou o protocolo ou não estava pronto) e ofereceu {move} em seu lugar; registo do servidor: {why}",
+  "reason.failed": "falhou: o seu servidor respondeu engine_error (o programa caiu, travou, violou o protocolo, respondeu um lance ilegal ou não estava pronto) e ofereceu {move} em seu lugar",
+  "reason.failed.why": "falhou: o seu servidor respondeu engine_error (o programa caiu, travou, violou o protocolo, respondeu um lance ilegal ou não estava pronto) e ofereceu {move} em seu lugar; registo do servidor: {why}",
 };
 
 export const TEXTS = { en, pt };
