@@ -68,6 +68,8 @@ FAILURE_LOG_LINES = 3
 #: How the server logs a think it answered ``engine_error`` for a program
 #: (server/programs/searchers.py, ``ProgramSearcher._replaced``), then why.
 REPLACED_LOG = "external engine {name}: think answered engine_error: "
+#: How it logs a program's failure (``ProgramSearcher._failed``: restart, backoff).
+FAILED_LOG = "external engine {name} failed "
 
 
 def _unsearched(move: MoveRecord) -> bool:
@@ -443,25 +445,30 @@ class TournamentRunner:
         if record.kind != ENGINE_FAILURE or record.winner is None:
             return record
         index = self.names.index(record.players[1 - record.winner])
-        engine = self.config.engines[index]
-        if self.local_server is None or not engine.is_local or engine.command is None:
-            return record
-        marker = REPLACED_LOG.format(name=engine.algorithm or engine.name)
-        lines = self.local_server.log_lines(marker, 1)
+        lines = self._program_log(index, REPLACED_LOG, 1)
         if not lines:
             return record
+        marker = REPLACED_LOG.format(name=self._program_name(index))
         why = lines[-1][lines[-1].index(marker) + len(marker) :]
         detail = reasons.FAULT_ENGINE_WHY.format(why=reasons.quoted(why))
         return dataclasses.replace(record, reason=record.reason + detail)
 
     def _failure_log(self, index: int) -> str:
         """The local server's last words on a failing program engine (``""`` for others)."""
+        lines = self._program_log(index, FAILED_LOG, FAILURE_LOG_LINES)
+        return "".join(f"\n    {line[:300]}" for line in lines)
+
+    def _program_name(self, index: int) -> str:
+        """The name the local server gives a program engine (its search's)."""
+        engine = self.config.engines[index]
+        return engine.algorithm or engine.name
+
+    def _program_log(self, index: int, marker: str, count: int) -> list[str]:
+        """The last lines of the local server's log on one of its programs holding ``marker``."""
         engine = self.config.engines[index]
         if self.local_server is None or not engine.is_local or engine.command is None:
-            return ""
-        name = engine.algorithm or engine.name
-        lines = self.local_server.log_lines(f"external engine {name} ", FAILURE_LOG_LINES)
-        return "".join(f"\n    {line[:300]}" for line in lines)
+            return []
+        return self.local_server.log_lines(marker.format(name=self._program_name(index)), count)
 
     # ------------------------------------------------------------------
     # SPRT.
