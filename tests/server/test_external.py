@@ -231,7 +231,9 @@ async def test_stockfish_behind_the_server() -> None:
         await client.request(
             {"type": "new_game", "id": 1, "game": "chess", "moves": ["e2e4", "e7e5", "g1f3"]}
         )
-        infos, best = await client.think(2, {"movetime_ms": 300}, algorithm="sf")
+        # A depth limit: at 300 ms a move a loaded machine (CI, 2026-11-30)
+        # had Stockfish still starting at the deadline (depth 0, no info).
+        infos, best = await client.think(2, {"depth": 6}, algorithm="sf")
         board = chess.Board()
         for move in ("e2e4", "e7e5", "g1f3"):
             board.push_uci(move)
