@@ -263,7 +263,8 @@ def gnu_go_failed(record: GameRecord) -> bool:
     (CI) it may be cut off and still be starting again at its next think;
     its server answers those thinks engine_error, which loses the game.
     """
-    return record.kind == ENGINE_FAILURE and record.players[1 - (record.winner or 0)] == "gnugo"
+    loser = record.players[1 - (record.winner or 0)]
+    return record.kind == ENGINE_FAILURE and loser.startswith("gnugo")
 
 
 def gnugo_final_score(position: str, size: int, komi: float) -> str:
@@ -402,6 +403,8 @@ async def test_gnu_go_without_capture_all_dead_cleans_up(tmp_path: Path) -> None
         _, records = await play(tmp_path, tournament)
     (record,) = records
     assert gnugo_final_score(DEAD_IN_BLACKS_AREA, 9, 7.5) == "B+1.5"
+    if gnu_go_failed(record):  # CI, 2026-11-30: no count to check
+        pytest.skip(f"GNU Go lost by failing: {record.reason}")
     assert go_result(record) == gnugo_final_score(record.final_position, 9, 7.5), record
 
 
