@@ -330,11 +330,24 @@ class LineProcess:
         with contextlib.suppress(OSError, ValueError):
             self._stdin.close()
 
-    def close(self, command: str | None, grace_s: float) -> None:
-        """Ask the program to end with ``command`` (``quit``), killing it after ``grace_s``."""
-        if self._process.poll() is None and command is not None:
-            with contextlib.suppress(ProgramError, ValueError):
-                self.send(command)
+    def close(self, command: str | None, grace_s: float, why: str | None = None) -> None:
+        """Ask the program to end, killing it if it has not after ``grace_s``.
+
+        ``command`` (``quit``) is sent first; with none (a bot, which has no
+        quit line) the program's input is closed instead, which ends a
+        loop over its stdin: a bot then exits by itself, as a UCI engine
+        does on ``quit``. ``why`` goes to its log first, so that the exit
+        after it reads as the server's doing and not as a crash.
+        """
+        if why is not None:
+            self.note(f"ended by the server (pid {self.pid}): {why}")
+        if self._process.poll() is None:
+            if command is not None:
+                with contextlib.suppress(ProgramError, ValueError):
+                    self.send(command)
+            else:
+                with contextlib.suppress(OSError, ValueError):
+                    self._stdin.close()
             with contextlib.suppress(subprocess.TimeoutExpired):
                 self._process.wait(grace_s)
         self.kill()
@@ -379,7 +392,9 @@ class LineProcess:
                 self._stderr_tail += chunk
                 del self._stderr_tail[:-STDERR_TAIL_BYTES]
                 self._write_log(chunk)
-        self.note(f"the program's stderr has ended ({self.ended_because_briefly()})")
+        self.note(
+            f"the program's stderr has ended (pid {self.pid}: {self.ended_because_briefly()})"
+        )
         self._close_log()
         with contextlib.suppress(OSError):
             stream.close()

@@ -107,8 +107,13 @@ BOT_ANSWER_LEAD_S: Final = 0.02
 #: start goes on for the next request. A Python bot's read, decision and
 #: write take about a millisecond; 10 ms leaves room for a slow one.
 MIN_BOT_BUDGET_S: Final = 0.01
-#: How long a program ended by us may take to exit after ``quit``.
+#: How long a program ended by us may take to exit after ``quit`` (or, a
+#: bot, after the end of its input).
 QUIT_GRACE_S: Final = 0.2
+#: Why a program is ended after its start-up check (its log says so).
+PROBE_DONE: Final = "its start-up check is done"
+#: Why a program is ended when its search process closes or drops it.
+NO_LONGER_NEEDED: Final = "no longer needed (its search process is closing or has made room)"
 #: The reason of an answer the engine failed to give.
 ENGINE_ERROR: Final = "engine_error"
 #: The reason of an answer a program gave by itself before any limit: GTP
@@ -188,8 +193,8 @@ def probe(engine: ExternalEngine, timeout_s: float = HANDSHAKE_TIMEOUT_S) -> str
         process = bring_up(engine, time.monotonic() + timeout_s)
     except (ProgramError, ValueError) as error:
         return str(error)
-    # A bot has no quit line: it is ended (the end of its stdin first).
-    process.close(None if engine.protocol == "cmd" else "quit", QUIT_GRACE_S)
+    # A bot has no quit line: the end of its stdin ends it (LineProcess.close).
+    process.close(None if engine.protocol == "cmd" else "quit", QUIT_GRACE_S, PROBE_DONE)
     return None
 
 
@@ -386,10 +391,11 @@ class ProgramSearcher:
         self._end()
         self.start()
 
-    def _end(self) -> None:
+    def _end(self, why: str | None = None) -> None:
+        """End the program: asked to quit (``why`` noted in its log), or killed while starting."""
         launch, self._launch = self._launch, None
         if launch is not None and launch.process is not None:
-            launch.process.close("quit", QUIT_GRACE_S)
+            launch.process.close("quit", QUIT_GRACE_S, why)
         elif launch is not None and launch.starting is not None:
             # Still in its handshake: killed now, its thread sees the end.
             launch.starting.kill()
@@ -400,7 +406,7 @@ class ProgramSearcher:
 
     def close(self) -> None:
         """End the program (a searcher evicted from a worker's cache, or the worker ending)."""
-        self._end()
+        self._end(NO_LONGER_NEEDED)
 
     def __del__(self) -> None:
         self.close()
@@ -689,15 +695,20 @@ class CmdSearcher(ProgramSearcher):
         search.last = info
         return SearchResult.from_progress(info, depth, ENGINE_DONE, search.elapsed_ms())
 
-    def _end(self) -> None:
-        """End the bot in the background: the think it failed is answered first.
+    def _end(self, why: str | None = None) -> None:
+        """End the bot: killed in the background after a failure, politely when no longer needed.
 
-        A bot has no quit line: it is killed (its whole process group). The
-        kill waits for the process to go, which must not delay the
-        ``engine_error`` answer past the pool's guard.
+        A bot that failed (its log already says how) is killed, its whole
+        process group, from a thread: the kill waits for the process to go,
+        which must not delay the ``engine_error`` answer past the pool's
+        guard. One the server is done with (``why``) gets the end of its
+        input, as :func:`probe` gives it, and exits by itself.
         """
         launch, self._launch = self._launch, None
         if launch is None:
+            return
+        if why is not None and launch.process is not None:
+            launch.process.close(None, QUIT_GRACE_S, why)
             return
         process = launch.process or launch.starting
         if process is not None:

@@ -23,7 +23,7 @@ from engine.search.limits import Limits
 from engine.search.request import SearchRequest
 from server.external import ExternalEngine, parse_external, program_searcher
 from server.programs import bots
-from server.programs.searchers import CmdSearcher
+from server.programs.searchers import NO_LONGER_NEEDED, PROBE_DONE, QUIT_GRACE_S, CmdSearcher, probe
 from tests.server.server_harness import UNIT, raw_client, running_server
 from tests.timing import wait_until
 
@@ -398,6 +398,47 @@ def test_a_bots_children_end_with_it(tmp_path: Path) -> None:
     finally:
         searcher.close()
     wait_until(lambda: not any(_alive(pid) for pid in children()), 5 * UNIT, "no child left")
+
+
+def test_a_bot_the_server_is_done_with_ends_by_itself_and_its_log_says_why(
+    tmp_path: Path,
+) -> None:
+    """Regression (a class tournament, 2026-12-06): every bot's log began and
+    ended with "the program's stderr has ended (killed by SIGKILL)", once
+    after the server's start-up check and once at the tournament's end,
+    though nothing had gone wrong: a student reads that as their bot
+    crashing. A bot the server no longer needs now gets the end of its
+    input (docs/bots.md: it exits by itself), and its log says why first.
+    """
+    engine = bot("plain", "connect4", tmp_path)
+    assert probe(engine) is None
+    game, state = decision_state("connect4")
+    searcher = started(engine, game)
+    try:
+        assert think(searcher, state, int(1000 * UNIT)).reason == "engine"
+    finally:
+        searcher.close()
+    wait_until(
+        lambda: read_log(engine).count("stderr has ended") == 2, 5 * UNIT, "both ends logged"
+    )
+    log = read_log(engine)
+    assert "SIGKILL" not in log, log
+    assert f"): {PROBE_DONE}" in log and f"): {NO_LONGER_NEEDED}" in log
+    assert log.count("ended by the server (pid ") == 2, log
+    assert log.count(": exit status 0)") == 2, log
+
+
+def test_a_bot_that_ignores_the_end_of_its_input_is_killed_after_a_grace(tmp_path: Path) -> None:
+    # Sleeps whatever its input does: the server waits QUIT_GRACE_S, then kills it.
+    argv = (sys.executable, "-c", "import time; time.sleep(60)")
+    engine = ExternalEngine("connect4", "deaf", "cmd", argv, (), False, str(tmp_path / "deaf.log"))
+    began = time.monotonic()
+    assert probe(engine) is None
+    assert time.monotonic() - began < QUIT_GRACE_S + 10 * UNIT
+    wait_until(lambda: "stderr has ended" in read_log(engine), 5 * UNIT, "its end logged")
+    log = read_log(engine)
+    assert "ended by the server (pid " in log and f"): {PROBE_DONE}" in log, log
+    assert ": killed by SIGKILL)" in log, log
 
 
 @pytest.mark.skipif(os.getuid() == 0, reason="the kernel applies no RLIMIT_NPROC to root")
