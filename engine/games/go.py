@@ -1278,6 +1278,25 @@ def gaining_move(game: Go, state: GoState) -> int | None:
     return None
 
 
+def passing_wins(game: Go, state: GoState) -> bool:
+    """Whether a pass now ends the game, the side to move winning the board as it stands.
+
+    The opponent has just passed, so a pass is the game's second in a row
+    and the board is counted (area, komi included). Only a board that
+    needs no clean-up qualifies: no dead stones by :func:`dead_stones` (the
+    opponent's would be a point given away, the mover's a count that
+    flatters it), so the count is the one a capture-all-dead referee
+    makes too. A search that wins every line may answer any move there
+    (ours filled its area, or played inside the opponent's, while a player
+    in the browser passed again and again, 2026-12-06); passing back ends
+    the game it has won, as Pachi and KataGo do.
+    """
+    if state.passes != 1 or game._over(state) or dead_stones(game, state):
+        return False
+    outcome = game.outcome(game.play(state, PASS))
+    return outcome is not None and outcome.winner == state.player
+
+
 #: Resign when the search gives the side to move less than this chance of
 #: winning (protocol.md, ``bestmove``): 5%, the level at which Monte Carlo
 #: programs commonly resign, low enough that a light-playout search's

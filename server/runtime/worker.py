@@ -46,6 +46,7 @@ from engine.games.go import (
     GoState,
     fills_own_eye,
     gaining_move,
+    passing_wins,
     should_resign,
 )
 from engine.registry import create_game
@@ -239,7 +240,9 @@ def _think(
     phase. Our search scores the board as it stands, so a side already
     winning may pass with points still to take (the opponent's dead
     stones, neutral points): it plays them instead
-    (:func:`engine.games.go.gaining_move`); and a side whose win rate has
+    (:func:`engine.games.go.gaining_move`); when the opponent has passed and
+    the board as it stands is won, it passes back
+    (:func:`engine.games.go.passing_wins`); and a side whose win rate has
     fallen below the threshold resigns (:func:`engine.games.go.should_resign`;
     the session passes the resignation on only when it is the side's third
     in a row, :meth:`server.session.Session.finish_think`).
@@ -273,6 +276,13 @@ def go_answer(game: Go, state: GoState, result: SearchResult) -> SearchResult:
     if result.move is None or result.reason in ("stopped", "only_move"):
         return result
     info = result.info
+    if result.move != PASS_TEXT and passing_wins(game, state) and gaining_move(game, state) is None:
+        # The opponent passed and the board, as it stands, is ours: any
+        # move now is one a search that wins every line chose at random
+        # (and a resignation would throw the won game away).
+        return dataclasses.replace(
+            result, move=PASS_TEXT, move_value=PASS, info=dataclasses.replace(info, pv=(PASS_TEXT,))
+        )
     if should_resign(game, state, info.score.win_chance(game.win_odds_scale), info.playouts):
         return dataclasses.replace(result, move=RESIGN_TEXT, move_value=RESIGN)
     chosen = game.point(result.move)

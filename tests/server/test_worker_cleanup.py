@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import multiprocessing
 
-from engine.games.go import RESIGN_MIN_PLAYOUTS, Go
+from engine.games.go import PASS, RESIGN_MIN_PLAYOUTS, Go
 from engine.search.limits import Deadlines, Limits
 from engine.search.request import SearchRequest
 from engine.search.results import SearchResult
@@ -97,3 +97,52 @@ def test_an_own_eye_is_never_filled_the_answer_passes_instead() -> None:
     open_board = GAME.parse_position("/".join(["........."] * 9) + " X")
     first = searcher_for(GAME, "mcts").think(SearchRequest(open_board, Limits(nodes=20)))
     assert go_answer(GAME, open_board, first).move == first.move
+
+
+#: 5x5, Black's wall on C, White's on D: Black 15 points, White 10 + 7.5.
+SPLIT_5X5 = "/".join(["..XO."] * 5)
+
+
+def test_a_won_board_is_passed_back_when_the_opponent_passes() -> None:
+    """2026-12-06, in the browser: a player passed, on a board White had won by
+    2.5 as it stood, and our White answered A5 (inside Black's area), then E3, and
+    on an empty 5x5 board filled its own area pass after pass. A search that
+    wins every line picks any move; the answer now passes back and ends the game."""
+    game = Go(size=5)
+    state = game.play(game.parse_position(SPLIT_5X5 + " X"), PASS)  # Black passes
+    searched = searcher_for(game, "mcts").think(SearchRequest(state, Limits(nodes=20)))
+    for move in ("A5", "E3"):
+        chose = dataclasses.replace(
+            searched,
+            move=move,
+            move_value=game.point(move),
+            info=dataclasses.replace(searched.info, pv=(move,), playouts=RESIGN_MIN_PLAYOUTS),
+            reason="time",
+        )
+        answer = go_answer(game, state, chose)
+        assert answer.move == "pass" and answer.info.pv == ("pass",), answer
+        assert game.outcome(game.play(state, PASS)) is not None  # the pass ends the game
+        assert game.result_text(state) == "W+2.5"
+    # The side that loses the count plays on; so does a side whose opponent
+    # did not pass.
+    black_to_move = game.parse_position(SPLIT_5X5 + " O")
+    losing = game.play(black_to_move, PASS)  # White passes; Black loses the count
+    searched = searcher_for(game, "mcts").think(SearchRequest(losing, Limits(nodes=20)))
+    playing = dataclasses.replace(searched, reason="time")
+    assert go_answer(game, losing, playing).move == searched.move
+    fresh = game.parse_position(SPLIT_5X5 + " O")
+    searched = searcher_for(game, "mcts").think(SearchRequest(fresh, Limits(nodes=20)))
+    assert (
+        go_answer(game, fresh, dataclasses.replace(searched, reason="time")).move == searched.move
+    )
+
+
+def test_no_pass_back_over_dead_stones_or_points_still_to_take() -> None:
+    # A dead White stone in Black's area: after White's pass, Black takes it first.
+    state = GAME.play(GAME.parse_position(DEAD_IN_BLACKS_AREA.replace(" X", " O")), PASS)
+    assert GAME.to_move(state) == 0 and state.passes == 1
+    searched = PassingSearcher().think(SearchRequest(state, Limits(nodes=20)))
+    elsewhere = dataclasses.replace(searched, move="J9", move_value=GAME.point("J9"), reason="time")
+    assert go_answer(GAME, state, elsewhere).move == "J9"  # the search's own move stands
+    passing = dataclasses.replace(searched, reason="time")
+    assert go_answer(GAME, state, passing).move in ("A5", "C5", "B4", "B6")

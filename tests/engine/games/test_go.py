@@ -33,6 +33,7 @@ from engine.games.go import (
     cleanup_move,
     dead_stones,
     gaining_move,
+    passing_wins,
     ownership,
     should_resign,
 )
@@ -856,3 +857,16 @@ def test_a_resign_streak_confirms_the_third_low_search_in_a_row_of_one_side() ->
     assert not streak.confirms(0, True)  # each side counts its own
     assert streak.confirms(1, True, record=False)  # asked, not counted
     assert streak.counts == [1, RESIGN_CONSECUTIVE - 1]
+
+
+def test_passing_wins_only_after_a_pass_on_a_board_won_as_it_stands() -> None:
+    game = Go(size=5)
+    split = game.parse_position("/".join(["..XO."] * 5) + " X")  # W+2.5 as it stands
+    assert not passing_wins(game, split)  # nobody has passed
+    after_black_pass = game.play(split, PASS)
+    assert passing_wins(game, after_black_pass)  # White's pass ends it, White winning
+    white_to_lose = game.play(game.parse_position("/".join(["..XO."] * 5) + " O"), PASS)
+    assert not passing_wins(game, white_to_lose)  # Black would lose the count
+    # A lone White stone inside Black's area is dead: the board needs a clean-up first.
+    dead = game.play(game.parse_position("X.XO./..XO./..XO./..XO./O.XO. X"), PASS)
+    assert dead_stones(game, dead) and not passing_wins(game, dead)
