@@ -249,6 +249,15 @@ def test_illegal_moves_are_refused_with_the_servers_message(
     page.press("#move-input", "Enter")
     expect(page.locator("#message")).to_contain_text("'9' is not a legal move here")
     assert moves(page) == []
+    # The message follows a change of language (the review of 2026-12-06: it
+    # stayed English on a page switched to Portuguese); the server's own
+    # words stay as they are, in brackets.
+    english = page.inner_text("#message")
+    page.select_option("#lang", "pt")
+    expect(page.locator("#message")).not_to_have_text(english)
+    assert "'9' is not a legal move here" in page.inner_text("#message")
+    page.select_option("#lang", "en")
+    expect(page.locator("#message")).to_have_text(english)
     # Keyboard: digits drop stones, t takes back.
     page.press("#move-input", "Escape")  # leaves the text box: keys act on the page
     page.keyboard.press("3")

@@ -119,7 +119,7 @@ def current_row(page: Page) -> tuple[str, ...]:
 def test_notes_tree_under_alpha_beta_greys_leaves_4_and_6(
     page: Page, learn_server: ServerThread
 ) -> None:
-    open_learn(page, learn_server.port, "?example=notes-alphabeta", visited=11)
+    open_learn(page, learn_server.port, "?example=notes-alphabeta&classroom=0", visited=11)
     assert page.inner_text("#s-value") == "3" and page.inner_text("#s-best") == "1"
     assert page.inner_text("#s-leaves") == "7"
     # The two leaves never visited are drawn, greyed, as pruned children of MIN node 2.
@@ -144,7 +144,7 @@ def test_notes_tree_under_alpha_beta_greys_leaves_4_and_6(
 def test_stepping_shows_the_textbook_alpha_beta_sequence(
     page: Page, learn_server: ServerThread
 ) -> None:
-    open_learn(page, learn_server.port, "?example=notes-alphabeta", visited=11)
+    open_learn(page, learn_server.port, "?example=notes-alphabeta&classroom=0", visited=11)
     assert [row[1:] for row in step_rows(page)] == NOTES_ALPHABETA_STEPS
     page.locator("#learn-tree").focus()
     page.keyboard.press("Home")
@@ -183,7 +183,7 @@ def test_stepping_shows_the_textbook_alpha_beta_sequence(
 
 
 def test_side_by_side_measures_the_ordering(page: Page, learn_server: ServerThread) -> None:
-    open_learn(page, learn_server.port, "?example=notes", visited=13)
+    open_learn(page, learn_server.port, "?example=notes&classroom=0", visited=13)
     table = page.locator("#compare-table")
     expect(table.locator('tr[data-algorithm="alphabeta_ordered"] td.leaves')).to_be_visible()
 
@@ -211,7 +211,7 @@ def test_side_by_side_measures_the_ordering(page: Page, learn_server: ServerThre
 def test_export_downloads_a_standalone_svg_and_a_png(
     page: Page, learn_server: ServerThread
 ) -> None:
-    open_learn(page, learn_server.port, "?example=notes-alphabeta", visited=11)
+    open_learn(page, learn_server.port, "?example=notes-alphabeta&classroom=0", visited=11)
     with page.expect_download() as svg_download:
         page.click("#export-svg")
     assert svg_download.value.suggested_filename.endswith(".svg")
@@ -297,7 +297,7 @@ def test_the_play_page_links_here_with_its_position(page: Page, learn_server: Se
 
 
 def test_a_typed_tree_and_the_servers_errors(page: Page, learn_server: ServerThread) -> None:
-    open_learn(page, learn_server.port, "?example=chance", visited=15)
+    open_learn(page, learn_server.port, "?example=chance&classroom=0", visited=15)
     assert page.inner_text("#s-value") == "3"
     assert page.locator("#learn-tree .tree-node circle").count() == 2  # the two chance nodes
     # Minimax has no chance nodes: the server's message is shown.
@@ -439,9 +439,9 @@ def test_documentation_screenshots(page: Page, learn_server: ServerThread) -> No
 
     # The drawings of the walk-through (docs/learn.md), at a projector's size.
     page.set_viewport_size(projector)
-    open_learn(page, port, "?example=notes&lang=en", visited=13)
+    open_learn(page, port, "?example=notes&lang=en&classroom=0", visited=13)
     shot("minimax", "#learn-tree-panel")
-    open_learn(page, port, "?example=notes-alphabeta&lang=en", visited=11)
+    open_learn(page, port, "?example=notes-alphabeta&lang=en&classroom=0", visited=11)
     page.locator("#learn-tree").focus()
     page.keyboard.press("Home")
     steps(12)
@@ -457,7 +457,7 @@ def test_documentation_screenshots(page: Page, learn_server: ServerThread) -> No
     shot("ordering-bad", "#learn-compare")
     open_learn(page, port, "?example=cutoff&lang=en")
     shot("cutoff", "#learn-tree-panel")
-    open_learn(page, port, "?example=chance&lang=en", visited=15)
+    open_learn(page, port, "?example=chance&lang=en&classroom=0", visited=15)
     shot("chance", "#learn-tree-panel")
     open_learn(page, port, "?game=tictactoe&algorithm=alphabeta&depth=3&lang=en")
     shot("large", "#learn-tree-panel")
@@ -637,11 +637,11 @@ def test_the_pseudocode_follows_each_step(page: Page, learn_server: ServerThread
             assert {name: shown.get(name) for name in variables} == variables, number
     assert page.locator("#learn-code .code-line.cut").count() == 0
     # Minimax has its own program, the notes' VALOR-MINIMAX in Portuguese.
-    open_learn(page, learn_server.port, "?example=notes&lang=pt", visited=13)
+    open_learn(page, learn_server.port, "?example=notes&lang=pt&classroom=0", visited=13)
     assert "DECISÃO-MINIMAX" in page.inner_text("#learn-code")
     assert "VALOR-MINIMAX" in page.inner_text("#code-caption")
     assert code_lines(page) == ["mm.decision.return"]
-    open_learn(page, learn_server.port, "?example=chance&lang=en", visited=15)
+    open_learn(page, learn_server.port, "?example=chance&lang=en&classroom=0", visited=15)
     assert "EXPECTIMINIMAX" in page.inner_text("#learn-code")
     page.locator("#learn-tree").focus()
     page.keyboard.press("Home")
@@ -677,8 +677,12 @@ def test_predict_the_pruned_leaves_then_the_search_checks(
     expect(result).to_have_class("wrong")
     text = result.inner_text()
     assert "Never looked at: 2·2, 2·3." in text and "Missed: 2·3." in text
-    assert "Evaluated after all: 3·3." in text and f"\u2264 {ALPHA} = 3" in text
-    assert "v = 2" not in text and "v = ?" in text  # node 2's value is asked at step 10
+    assert "Evaluated after all: 3·3." in text
+    # Why MIN 2 was cut (alpha = 3: MAX has a better move than 2) would answer
+    # the move question still to come (the review of 2026-12-06): said at the
+    # step that makes the cut instead.
+    assert "shown at the step that makes it" in text
+    assert f"{ALPHA} = 3" not in text and "better move" not in text
     marks = {
         str(g.get_attribute("data-path")): str(g.get_attribute("data-pick"))
         for g in page.locator("#learn-tree .pickable").all()
@@ -749,11 +753,19 @@ def test_no_feedback_answers_a_question_still_to_come(
     assert page.locator("#learn-tree .tree-more-count").count() == 0
     label = str(page.locator("#learn-tree svg").get_attribute("aria-label"))
     assert "value 3" not in label and "leaves evaluated" not in label
-    # Portuguese: the prune feedback's sentences start with a capital.
-    open_learn(page, learn_server.port, "?example=notes-alphabeta&classroom=1&lang=pt")
+    # Portuguese: the prune feedback's sentences start with a capital (no
+    # question about the root to come: the cut's reason is given).
+    open_learn(page, learn_server.port, "?example=notes-alphabeta&classroom=1&ask=prune&lang=pt")
     page.click('#learn-tree .pickable[data-path="2·2"]')
     page.click("#predict-check")
     expect(page.locator("#predict-result")).to_contain_text("O nó MIN 2: Parou cedo")
+    # With the move question to come, the reason waits for its step.
+    open_learn(page, learn_server.port, "?example=deep&lang=pt")
+    expect(page.locator("#classroom")).to_be_checked()  # an exercise asks first
+    page.click("#predict-check")
+    result = page.locator("#predict-result")
+    expect(result).to_contain_text("aparece no passo que o faz")
+    assert "Parou cedo" not in result.inner_text() and "melhor" not in result.inner_text()
     # Portuguese: "na raiz", "no nó MIN 2", and the root's name in the tooltips.
     open_learn(page, learn_server.port, "?example=notes-alphabeta&classroom=1&ask=&lang=pt")
     assert "Entra na raiz" in page.inner_text("#step-text")
@@ -765,7 +777,7 @@ def test_no_feedback_answers_a_question_still_to_come(
     page.keyboard.press("End")
     expect(page.locator("#collapse")).to_be_enabled()
     # A tree with chance nodes is compared by expectiminimax alone, with a word why.
-    open_learn(page, learn_server.port, "?example=chance&lang=en")
+    open_learn(page, learn_server.port, "?example=chance&lang=en&classroom=0")
     page.click("#compare-run")
     expect(page.locator("#compare-table tbody")).to_contain_text("only expectiminimax")
     expect(page.locator("#compare-table tbody td.error")).to_have_count(0)
@@ -774,7 +786,7 @@ def test_no_feedback_answers_a_question_still_to_come(
 def test_a_teacher_shares_an_exercise_by_its_address(
     page: Page, learn_server: ServerThread
 ) -> None:
-    open_learn(page, learn_server.port, "?lang=en")
+    open_learn(page, learn_server.port, "?lang=en&classroom=0")
     page.fill("#learn-position", "[[1,-1],[0,0]]")
     page.select_option("#learn-algorithm", "minimax")
     page.fill("#learn-ask", "winner,value:1")
@@ -803,7 +815,7 @@ def test_a_teacher_shares_an_exercise_by_its_address(
 def test_the_learn_page_in_portuguese_and_its_switch(
     page: Page, learn_server: ServerThread
 ) -> None:
-    open_learn(page, learn_server.port, "?example=notes-alphabeta&lang=pt", visited=11)
+    open_learn(page, learn_server.port, "?example=notes-alphabeta&lang=pt&classroom=0", visited=11)
     assert page.evaluate("document.documentElement.lang") == "pt"
     assert page.inner_text("h1") == "alphabeta-arena · Aprender"
     expect(page.locator("#step-counter")).to_have_text("passo 22 de 22")
@@ -830,7 +842,7 @@ def test_the_learn_page_in_portuguese_and_its_switch(
     # Numbers with the Portuguese decimal comma; the code panel's variables
     # as the program (Python) writes them, with a point.
     expect(page.locator("#s-value")).to_have_text(re.compile(r"^[01],\d\d$"))
-    open_learn(page, learn_server.port, "?example=chance", visited=15)
+    open_learn(page, learn_server.port, "?example=chance&classroom=0", visited=15)
     assert "0,5" in page.locator("#learn-tree .tree-value").all_text_contents()
     assert "p 0,5" in page.locator("#learn-tree text.tree-move").all_text_contents()
     page.locator("#learn-tree").focus()
@@ -912,7 +924,7 @@ def test_on_a_phone_a_tree_wider_than_its_smallest_fit_says_how_to_see_it(
         expect(page.locator("#zoom-level")).to_contain_text("drag to see the rest")
         # The textbook tree is drawn at a readable size: no text under 7.5 px (the review
         # of 2026-11-29 measured 6 px when it was fitted at half size).
-        open_learn(page, learn_server.port, "?example=notes&lang=en")
+        open_learn(page, learn_server.port, "?example=notes&lang=en&classroom=0")
         expect(page.locator("#zoom-level")).to_contain_text("turn the phone sideways")
         smallest = page.evaluate(
             "() => Math.min(...[...document.querySelectorAll('#learn-tree svg text')]"
@@ -924,3 +936,28 @@ def test_on_a_phone_a_tree_wider_than_its_smallest_fit_says_how_to_see_it(
         expect(page.locator("#zoom-level")).to_contain_text("(fit)")
     finally:
         page.set_viewport_size({"width": 1400, "height": 1000})
+
+
+def test_an_exercise_opens_asking_and_leaves_no_answer_in_the_page(
+    page: Page, learn_server: ServerThread
+) -> None:
+    """The review of 2026-12-06: `/learn` opened the alpha-beta exercise solved
+    (value 3, move 1, the note saying why 4 and 6 are never looked at), and a
+    click on the exercise after the solved view hid the side by side but left
+    its three trees, values and all, in the page's markup."""
+    open_learn(page, learn_server.port, "?lang=en")
+    expect(page.locator("#classroom")).to_be_checked()
+    expect(page.locator("#predict-question")).to_contain_text("never look at")
+    expect(page.locator("#s-value")).to_have_text("?")
+    assert "never looked at" not in page.inner_text("#example-note")
+    # The teacher's solved view, with its side by side made...
+    open_learn(page, learn_server.port, "?example=notes-alphabeta&lang=en&classroom=0", visited=11)
+    expect(page.locator(".compare-tree svg")).to_have_count(3)
+    # ...then the exercise: nothing of the side by side stays in the page.
+    page.click('button[data-example="notes-alphabeta"]')
+    expect(page.locator("#classroom")).to_be_checked()
+    expect(page.locator(".compare-tree svg")).to_have_count(0)
+    expect(page.locator("#compare-table tbody tr")).to_have_count(0)
+    # It comes back at the last step.
+    page.click("#classroom")  # off: the whole search, and the side by side again
+    expect(page.locator(".compare-tree svg")).to_have_count(3)

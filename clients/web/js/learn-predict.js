@@ -117,6 +117,7 @@ class Shown {
     this.paths.delete(answered);
     this.values = [...this.paths].map((path) => nodeAt(trace, path)).filter(Boolean).map((node) => node.value);
     this.masked = false;
+    this.rootLater = false;
   }
 
   // A node's own value: hidden, or copied from a hidden node below it
@@ -174,19 +175,25 @@ function explainValueText(trace, node, shown) {
 // Why a node stopped early (alpha-beta's test, with the trace's window).
 function explainCut(trace, node, shown) {
   const moves = node.prunedAfter.join(", ");
+  const one = node.prunedAfter.length === 1 ? ".one" : "";
   return node.player === "min"
-    ? t("predict.explain.cut.min", { value: shown.node(node), alpha: shown.number(node.alphaOut), moves })
-    : t("predict.explain.cut.max", { value: shown.node(node), beta: shown.number(node.betaOut), moves });
+    ? t(`predict.explain.cut.min${one}`, { value: shown.node(node), alpha: shown.number(node.alphaOut), moves })
+    : t(`predict.explain.cut.max${one}`, { value: shown.node(node), beta: shown.number(node.betaOut), moves });
 }
 
 // Checks `answer` against the trace: {correct, text, marks}. For prune,
 // `answer` is the Set of clicked leaf paths and marks says which were
 // right, missed or wrong. `hidden` names the nodes whose values questions
 // still to come ask for: the explanation writes them (and numbers copied
-// from them) as "?", and says so.
-export function check(trace, question, answer, hidden = []) {
+// from them) as "?", and says so. `rootLater`: a question about the root
+// (the move MAX picks, who wins) is still to come, and a cut's reason
+// ("MAX already has a better move elsewhere", with the root's bound) would
+// answer it: the prune check then names the pruned leaves only; each
+// cut's reason is shown at the step that makes it.
+export function check(trace, question, answer, hidden = [], rootLater = false) {
   // A value question is about its node; the winner's answer is the root's value.
   const shown = new Shown(trace, hidden, question.kind === "value" || question.kind === "winner" ? question.path : null);
+  shown.rootLater = rootLater;
   const result = checkWith(trace, question, answer, shown);
   if (shown.masked && !result.invalid) result.text += ` ${t("predict.hidden")}`;
   return result;
@@ -233,6 +240,7 @@ function checkWith(trace, question, answer, shown) {
   parts.push(truth.size === 0 ? t("predict.prune.none") : t("predict.prune.truth", { leaves: [...truth].join(", ") }));
   if (list("missed").length > 0) parts.push(t("predict.prune.missed", { leaves: list("missed").join(", ") }));
   if (list("wrong").length > 0) parts.push(t("predict.prune.wrong", { leaves: list("wrong").join(", ") }));
-  if (why) parts.push(why);
+  if (why && shown.rootLater) parts.push(t("predict.prune.why.later"));
+  else if (why) parts.push(why);
   return { correct, text: parts.join(" "), marks };
 }

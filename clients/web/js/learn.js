@@ -226,8 +226,12 @@ function applyUrl(params) {
     $("learn-ask").value = ask;
     if (!chosen || game) app.example = { key: "custom", ask, custom: true, title: params.get("title") || "" };
   }
+  // An exercise asks before it reveals, as a click on it does, unless the
+  // address says otherwise (&classroom=0: the solved view, for the teacher).
   const classroom = params.get("classroom");
-  setClassroom(classroom === "1" || classroom === "true" || classroom === "on", false);
+  const asks = Boolean(app.example && app.example.ask);
+  const on = classroom === null ? asks : ["1", "true", "on"].includes(classroom);
+  setClassroom(on, false);
 }
 
 function readSpec() {
@@ -572,6 +576,14 @@ function renderWithheld() {
   // The principal line is the search's answer: folding to it waits too.
   $("collapse").disabled = withheld;
   $("collapse").title = t(withheld ? "learn.collapse.withheld" : "learn.collapse.title");
+  if (withheld && (app.compared || $("compare-grid").childElementCount > 0)) {
+    // Turned on over a side by side already made: its trees leave the page
+    // (hidden markup would keep their values), to be made again at the end.
+    $("compare-table").tBodies[0].replaceChildren();
+    $("compare-grid").replaceChildren();
+    app.compared = null;
+    app.compareDue = true;
+  }
   $("compare-withheld").hidden = !withheld;
   $("compare-grid").hidden = withheld;
   $("compare-table").hidden = withheld;
@@ -637,7 +649,8 @@ function button(text, onClick, className = "") {
 function answer(entry, given) {
   // The nodes whose values later questions ask for stay hidden in the feedback.
   const later = app.questions.filter((q) => q !== entry && !q.done && q.question.kind === "value").map((q) => q.question.path);
-  const result = check(app.trace, entry.question, given, later);
+  const rootLater = app.questions.some((q) => q !== entry && !q.done && ["move", "winner"].includes(q.question.kind));
+  const result = check(app.trace, entry.question, given, later, rootLater);
   if (result.invalid) {
     $("predict-result").textContent = result.text;
     $("predict-result").className = "wrong";

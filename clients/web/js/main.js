@@ -2,7 +2,7 @@
 // engine take turns, shows the engine thinking, and keeps the move list,
 // the evaluation graph and the position box up to date.
 
-import { Connection, serverUrl } from "./connection.js";
+import { Connection, EngineError, errorText, serverUrl } from "./connection.js";
 import { keyBelongsElsewhere, runShortcut } from "./keys.js";
 import { drawGraph } from "./graph.js";
 import { graphScore, noteIteration } from "./parity.js";
@@ -103,7 +103,7 @@ async function connect() {
   } catch (error) {
     if (!refused && reconnectTimer === null) {
       setStatus(t("play.refused"), "bad");
-      say(error.message, "error");
+      say(errorSaid(error), "error");
     }
     return;
   }
@@ -124,7 +124,7 @@ async function connect() {
   // Reconnected: the same game, the same line, the same position shown.
   const shown = app.state ? app.state.history.length : 0;
   if (await startGame({ ...app.start, moves: app.line.slice(0, shown), browse: true }, true)) {
-    say(t("play.reconnected"), "hint");
+    say(() => t("play.reconnected"), "hint");
   }
 }
 
@@ -132,14 +132,14 @@ function scheduleReconnect(reason) {
   if (reconnectTimer !== null) return;
   const seconds = (reconnectDelay / 1000).toFixed(1);
   setStatus(t("status.reconnecting", { seconds }), "bad");
-  say(t("play.disconnected", { reason, seconds }), "error");
+  say(() => t("play.disconnected", { reason, seconds }), "error");
   reconnectTimer = setTimeout(connect, reconnectDelay);
   reconnectDelay = Math.min(reconnectDelay * 2, RECONNECT_MOST_MS);
 }
 
 function askToken(reason) {
   setStatus(t("status.token"), "bad");
-  say(t(reason ? "play.refused.reason" : "play.refused.token", { reason }), "error");
+  say(() => t(reason ? "play.refused.reason" : "play.refused.token", { reason }), "error");
   $("token-form").hidden = false;
   $("token").focus();
 }
@@ -175,7 +175,7 @@ function applyUrlOptions(params) {
       if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) given = parsed;
       else throw new Error("not an object");
     } catch {
-      say(t("play.url.options.bad", { options: json }), "error");
+      say(() => t("play.url.options.bad", { options: json }), "error");
     }
   }
   for (const input of $("options").querySelectorAll("input")) {
@@ -360,7 +360,7 @@ async function startGame(spec, keepEvals, accept = null) {
   try {
     state = await app.conn.request(message);
   } catch (error) {
-    if (app.conn) say(error.message, "error");
+    if (app.conn) say(errorSaid(error), "error");
     return false;
   }
   if (accept && !accept(state)) return "skipped";
@@ -466,7 +466,7 @@ async function rollDice() {
   try {
     state = await app.conn.request({ type: "roll" });
   } catch (error) {
-    if (generation === app.generation && app.conn) say(error.message, "error");
+    if (generation === app.generation && app.conn) say(errorSaid(error), "error");
     return;
   }
   if (generation === app.generation) await setState(state);
@@ -477,11 +477,11 @@ async function humanMove(move) {
   const state = app.state;
   if (!state || !app.conn) return;
   if (app.think && app.think.purpose === "play") {
-    say(t("play.engine.thinking"), "error");
+    say(() => t("play.engine.thinking"), "error");
     return;
   }
   if (!state.result && app.sides[state.to_move] === "engine") {
-    say(t("play.engine.turn", { name: title(playerName(state.to_move)) }), "error");
+    say(() => t("play.engine.turn", { name: title(playerName(state.to_move)) }), "error");
     return;
   }
   if (app.think) await cancelThink(); // analysis restarts on the new position
@@ -498,7 +498,7 @@ async function sendMove(move) {
   try {
     state = await app.conn.request({ type: "move", move });
   } catch (error) {
-    if (generation === app.generation && app.conn) say(error.message, "error");
+    if (generation === app.generation && app.conn) say(errorSaid(error), "error");
     return;
   } finally {
     app.moving = false;
@@ -531,7 +531,7 @@ async function loadPosition() {
     return;
   }
   if (await startGame({ game: info.name, options: readOptions(), position, moves: [] }, false)) {
-    say(t("play.loaded"), "hint");
+    say(() => t("play.loaded"), "hint");
   }
 }
 
@@ -542,7 +542,7 @@ async function loadPgn(text) {
   try {
     game = parsePgn(text);
   } catch {
-    say(t("play.pgn.bad"), "error");
+    say(() => t("play.pgn.bad"), "error");
     return;
   }
   $("side").value = "both";
@@ -550,7 +550,7 @@ async function loadPgn(text) {
   // tags: the export keeps the game's names, event and date.
   if (await startGame({ game: "chess", options: {}, position: game.position, moves: game.moves, tags: game.tags }, false)) {
     await reviewGame(); // the review's steps clear the message line: say it after
-    say(t("play.pgn.loaded", { count: game.moves.length }), "hint");
+    say(() => t("play.pgn.loaded", { count: game.moves.length }), "hint");
   }
 }
 
@@ -595,7 +595,7 @@ async function reviewGame() {
       try {
         best = await done;
       } catch (error) {
-        if (app.conn) say(error.message, "error");
+        if (app.conn) say(errorSaid(error), "error");
         finished = false;
         break;
       } finally {
@@ -653,7 +653,7 @@ function startThink(purpose) {
   done.then((best) => finishThink(think, best), (error) => {
     if (app.think === think) app.think = null;
     if (error.code === "overloaded") retryLater(think, error.retryAfterMs);
-    else if (app.conn) say(error.message, "error"); // a lost connection says so itself
+    else if (app.conn) say(errorSaid(error), "error"); // a lost connection says so itself
     render();
   });
 }
@@ -661,7 +661,7 @@ function startThink(purpose) {
 // The server's queue was full: say so, and ask again after the time it gave.
 function retryLater(think, retryAfterMs) {
   const wait = Math.max(100, retryAfterMs ?? 1000);
-  say(t("play.busy", { seconds: (wait / 1000).toFixed(1) }), "error");
+  say(() => t("play.busy", { seconds: (wait / 1000).toFixed(1) }), "error");
   $("message").dataset.busy = "1";
   showThinkStatus(() => t("play.busy.status"));
   setTimeout(() => {
@@ -682,7 +682,7 @@ async function finishThink(think, best) {
   }
   const current = think.generation === app.generation;
   showThinkStatus(() => t("play.best", { move: movesText(think, [best.move]), reason: searchReason(best.reason) }));
-  if (best.reason === "overloaded") say(t("play.overloaded"), "error");
+  if (best.reason === "overloaded") say(() => t("play.overloaded"), "error");
   showInfo(best, think, true);
   // The bold arrow is the answer's move, also when a whole depth's line 1 was another.
   if (app.lines && app.lines.position === think.position && app.lines.moves[0] !== best.move) {
@@ -1221,11 +1221,24 @@ function gameTitle(info) {
   return has(key) ? t(key) : info.title || info.name;
 }
 
+let sayAgain = null;
+
+// The message box: `text`, or a function that writes it in the page's
+// language, called again when the language changes (an error said in
+// English stayed English on a page switched to Portuguese).
 function say(text, kind = "hint") {
   const box = $("message");
-  box.textContent = text;
+  sayAgain = typeof text === "function" ? text : null;
+  box.textContent = sayAgain ? sayAgain() : text;
   box.className = kind;
   box.dataset.busy = "0"; // retryLater marks its own message
+}
+
+// An error as the message box says it: an engine's error in the page's
+// language whenever it is written (its code's explanation, then the
+// server's own words), any other error by its text.
+function errorSaid(error) {
+  return error instanceof EngineError ? () => errorText(error.code, error.serverMessage) : error.message;
 }
 
 function setStatus(text, kind) {
@@ -1240,7 +1253,7 @@ function setStatus(text, kind) {
 async function copyText(text, what) {
   try {
     await navigator.clipboard.writeText(text);
-    say(t("play.copied", { what }), "hint");
+    say(() => t("play.copied", { what }), "hint");
   } catch {
     say(`${what}: ${text}`, "hint"); // no clipboard (insecure context): show it to copy by hand
   }
@@ -1330,6 +1343,7 @@ function wire() {
     readSides();
     if (app.state) render();
     rewriteThinkPanel();
+    if (sayAgain) $("message").textContent = sayAgain();
   });
 }
 

@@ -33,8 +33,8 @@ from engine.games.go import (
     cleanup_move,
     dead_stones,
     gaining_move,
-    passing_wins,
     ownership,
+    passing_wins,
     should_resign,
 )
 from engine.registry import create_game

@@ -1,6 +1,7 @@
 // Tic-tac-toe: cells a1 (bottom left) to c3 (top right); the position is nine
 // characters, top row first, X, O or '.'.
 
+import { t } from "../i18n.js";
 import { canvas, el, fileLetter, onClick } from "../svg.js";
 
 const CELL = 100;
@@ -10,7 +11,7 @@ export default function create(container, hooks) {
   return {
     update(view) {
       const size = 3 * CELL + 2 * MARGIN;
-      const svg = canvas(container, size, size, "Tic-tac-toe board");
+      const svg = canvas(container, size, size, t("board.tictactoe"));
       const legal = new Set(view.state.legal_moves);
       const marks = [...view.state.position];
       for (let row = 0; row < 3; row++) {
