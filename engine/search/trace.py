@@ -437,9 +437,9 @@ def check_cost(
     if estimate > cap:
         raise TraceLimitError(
             f"the full trace would have more than {cap} nodes (about {estimate} or more, "
-            f"estimated from the branching factors at depth {depth}), and a trace counts "
-            f"at most {limit} (max_nodes {max_nodes}, at most {MAX_TRACE_NODES}): "
-            "ask for a smaller depth"
+            f"estimated from the branching factors at depth {depth}), and with max_nodes "
+            f"{max_nodes} a trace stops counting at {limit} nodes (max_nodes may be at most "
+            f"{MAX_TRACE_NODES}): ask for a smaller depth or a larger max_nodes"
         )
 
 
@@ -705,8 +705,9 @@ class _Tracer:
             value = self._search(root, node, depth)
         except _CountExceeded:
             raise TraceLimitError(
-                f"the full trace has more than {self.count_limit} nodes; max_nodes is "
-                f"{self.max_nodes} (at most {MAX_TRACE_NODES}): ask for a smaller depth"
+                f"the full trace has more than {self.count_limit} nodes, where a trace with "
+                f"max_nodes {self.max_nodes} stops counting (max_nodes may be at most "
+                f"{MAX_TRACE_NODES}): ask for a smaller depth or a larger max_nodes"
             ) from None
         if self.visited > self.max_nodes:
             raise TraceLimitError(self._too_large_message())

@@ -1017,6 +1017,17 @@ def test_go_two_passes_end_the_game_with_the_area_shown(
     page: Page, gui_server: ServerThread
 ) -> None:
     open_game(page, gui_server.port, "go", side="both")
+    # Before any search the Engine panel is labelled for the Monte Carlo search
+    # to come (the review of 2026-12-06 saw "depth" and a graph scaled ±1.1).
+    expect(page.locator("#t-depth-label")).to_have_text("playouts")
+    expect(page.locator("#info-lines thead th").first).to_have_text("playouts")
+    axis = page.locator("#graph .graph-label").all_text_contents()
+    assert len(axis) == 3 and all(text.endswith("%") for text in axis), axis
+    page.select_option("#lang", "pt")
+    try:
+        expect(page.locator("#t-depth-label")).to_have_text("simulações")
+    finally:
+        page.select_option("#lang", "en")
     load_position(page, GO_CLOSE_9X9)
     page.click("#pass")
     wait_for_plies(page, 1)

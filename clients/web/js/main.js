@@ -262,6 +262,14 @@ function fillAlgorithms(info) {
 
 // The search to name in a think: none for the game's default (the first),
 // which the server uses anyway.
+// Whether the next search of `game` is a Monte Carlo one (it reports
+// playouts and chances of winning): the chosen search, else the game's default.
+function expectsPlayouts(game) {
+  if (!game) return false;
+  const info = gameInfo(game);
+  return (chosenAlgorithm() ?? (info.algorithms || [])[0]) === "mcts";
+}
+
 function chosenAlgorithm() {
   const menu = $("algorithm");
   return $("algorithm-label").hidden || menu.selectedIndex <= 0 ? null : menu.value;
@@ -371,7 +379,7 @@ async function startGame(spec, keepEvals, accept = null) {
     app.lineSan = [];
     if (!keepEvals) app.analysing = false;
   }
-  clearThinkPanel();
+  clearThinkPanel(state.game);
   say("");
   $("board-note").textContent = "";
   await setState(state);
@@ -827,7 +835,7 @@ function renderResult(state, info) {
 function renderGraph(state) {
   const info = gameInfo(state.game);
   const unit = unitName(info.eval_unit);
-  const monteCarlo = (chosenAlgorithm() ?? (info.algorithms || [])[0]) === "mcts";
+  const monteCarlo = expectsPlayouts(state.game);
   const povKey = monteCarlo && info.win_odds_scale > 0 ? "play.scores.pov.chance" : unit ? "play.scores.pov.unit" : "play.scores.pov";
   $("score-pov").textContent = t(povKey, { name: title(info.players[0]), unit });
   // The note on depths (parity.js) means nothing to a Monte Carlo search.
@@ -839,7 +847,9 @@ function renderGraph(state) {
   });
   // Labelled as chances when every point is a Monte Carlo win rate (the
   // values are its log-odds, so the curve is the same either way).
-  const chances = points.length > 0 && points.every((point) => point.chance) && info.win_odds_scale > 0;
+  // With no point yet, as the search to come will report (a Go game's
+  // empty graph was scaled ±1.1 in points).
+  const chances = info.win_odds_scale > 0 && (points.length > 0 ? points.every((point) => point.chance) : monteCarlo);
   const label = chances ? (value) => formatChance(value, info.win_odds_scale) : (value) => formatValue(value, info.eval_unit);
   drawGraph($("graph"), points, Math.max(app.line.length, state.history.length), label,
     browsing() ? state.history.length : null, (ply) => goToPly(Math.min(ply, app.line.length)));
@@ -875,11 +885,15 @@ function showThinkStatus(describe) {
   $("think-status").textContent = describe();
 }
 
-function clearThinkPanel() {
+function clearThinkPanel(game = app.state?.game) {
   $("info-lines").tBodies[0].replaceChildren();
   for (const id of ["t-depth", "t-score", "t-nodes", "t-nps", "t-time"]) $(id).textContent = "–";
-  $("t-depth-label").textContent = t("play.depth");
-  $("info-lines").tHead.rows[0].cells[0].textContent = t("play.depth");
+  // Labelled for the search to come (a Go game's first said "depth").
+  const searched = expectsPlayouts(game) ? "summary.playouts" : "play.depth";
+  for (const label of [$("t-depth-label"), $("info-lines").tHead.rows[0].cells[0]]) {
+    label.dataset.i18n = searched; // a change of language writes it again (applyStatic)
+    label.textContent = t(searched);
+  }
   $("pv").textContent = "";
   $("t-score").classList.remove("proven-win", "proven-loss", "proven-draw");
   $("t-score").title = "";
@@ -970,6 +984,7 @@ function showInfo(report, think, final = false) {
     row.title = info.partial ? `${t("play.best.row")}; ${t("play.partial.title")}` : t("play.best.row");
   }
   const searched = countsPlayouts(info) ? formatCount(info.playouts) : String(info.depth);
+  $("info-lines").tHead.rows[0].cells[0].dataset.i18n = searchedKey(info);
   $("info-lines").tHead.rows[0].cells[0].textContent = t(searchedKey(info));
   const cells = [
     info.partial ? `${searched}*` : searched,
@@ -1010,6 +1025,7 @@ function searchedKey(report) {
 }
 
 function showSummary(report, think) {
+  $("t-depth-label").dataset.i18n = searchedKey(report);
   $("t-depth-label").textContent = t(searchedKey(report));
   if (countsPlayouts(report)) $("t-depth").textContent = formatCount(report.playouts);
   else $("t-depth").textContent = report.seldepth > report.depth ? `${report.depth}/${report.seldepth}` : String(report.depth);
@@ -1368,7 +1384,8 @@ function rewriteThinkPanel() {
     if (row.classList.contains("final")) row.title = t("play.best.row");
     if (row.classList.contains("partial")) row.title = t("play.partial.title");
   }
-  $("info-lines").tHead.rows[0].cells[0].textContent = t(app.summary ? searchedKey(app.summary.info) : "play.depth");
+  const searched = expectsPlayouts(app.state?.game) ? "summary.playouts" : "play.depth";
+  $("info-lines").tHead.rows[0].cells[0].textContent = t(app.summary ? searchedKey(app.summary.info) : searched);
   if (app.linesThink && !$("lines").hidden) drawLines(app.linesThink);
 }
 
