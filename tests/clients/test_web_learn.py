@@ -961,3 +961,23 @@ def test_an_exercise_opens_asking_and_leaves_no_answer_in_the_page(
     # It comes back at the last step.
     page.click("#classroom")  # off: the whole search, and the side by side again
     expect(page.locator(".compare-tree svg")).to_have_count(3)
+
+
+def test_a_wide_tree_opens_with_its_principal_line_in_view(
+    page: Page, learn_server: ServerThread
+) -> None:
+    """The review of 2026-12-06: the Play page's Learn link from a 5x5 Go game opened
+    a tree centred past its root (the scroll was computed in the drawing's units on a
+    scaled drawing), the principal line's first move, E5, off the left edge."""
+    query = (
+        "?game=go&position=..XO./..XO./..XO./..XO./..XO.%20X&moves=pass%20A5%20pass%20E3"
+        '&options={"size":5,"komi":7.5}&algorithm=alphabeta&depth=2&lang=en'
+    )
+    page.set_viewport_size({"width": 1280, "height": 800})
+    open_learn(page, learn_server.port, query)
+    best = page.inner_text("#s-best").strip()
+    box = page.locator("#learn-tree").bounding_box()
+    for path in ("root", best):
+        node = page.locator(f'#learn-tree .tree-node[data-path="{path}"]').bounding_box()
+        assert box is not None and node is not None, path
+        assert box["x"] <= node["x"] and node["x"] + node["width"] <= box["x"] + box["width"], path

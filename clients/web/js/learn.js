@@ -379,10 +379,22 @@ function showTrace(trace, spec) {
     relayout();
   }
   render(false);
-  // A wide tree opens with its root in view.
-  const root = $("learn-tree").querySelector('.tree-node[data-path="root"]');
+  // A wide tree opens with its root in view and, once the answer may be
+  // shown, the principal line's first move beside it (the review of
+  // 2026-12-06 found it off the left edge). Positions are measured on the
+  // screen: the drawing may be scaled (getBBox's units are the drawing's).
   const box = $("learn-tree");
-  if (root) box.scrollLeft = Math.max(0, root.getBBox().x + root.getBBox().width / 2 - box.clientWidth / 2);
+  const root = box.querySelector('.tree-node[data-path="root"]');
+  if (!root) return;
+  const centre = (node) => {
+    const rect = node.getBoundingClientRect();
+    return box.scrollLeft + rect.left - box.getBoundingClientRect().left + rect.width / 2;
+  };
+  let target = centre(root);
+  const first = classroomWithholds() ? null : trace.root.children.find((child) => trace.principal.has(child));
+  const drawn = first ? box.querySelector(`.tree-node[data-path="${CSS.escape(first.path)}"]`) : null;
+  if (drawn) target = (target + centre(drawn)) / 2;
+  box.scrollLeft = Math.max(0, target - box.clientWidth / 2);
 }
 
 // MCTS lays out the tree as grown by the step shown (see layout's `visible`).
