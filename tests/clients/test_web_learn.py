@@ -336,6 +336,15 @@ def test_mcts_draws_the_tree_it_grew_and_replays_its_growth(
     assert re.fullmatch(r"\d+(\.\d)?/200", str(root.locator(".tree-value").text_content()))
     assert int(page.inner_text("#s-visited")) == 201  # the root and one node per playout
     assert page.locator('#learn-tree .tree-node[data-kind="playout"]').count() > 0
+    # A folded node's "+N more" sits clear of its wins/visits (it overlapped
+    # them by some 7 px, the review of 2026-12-06).
+    folded = page.locator("#learn-tree .tree-node:has(.tree-more-count)")
+    assert folded.count() > 0
+    for index in range(folded.count()):
+        value = folded.nth(index).locator(".tree-value").bounding_box()
+        more = folded.nth(index).locator(".tree-more-count").bounding_box()
+        assert value is not None and more is not None
+        assert value["y"] + value["height"] <= more["y"] + 1, (value, more)
     assert page.locator("#learn-tree .tree-edge.principal").count() >= 2
     assert "as of the playout shown" in page.inner_text("#legend-mcts")
     assert page.is_hidden("#legend-minimax")

@@ -355,7 +355,10 @@ function drawNode(trace, item, index, isCurrent, compact, onToggle, givens = fal
     group.append(block);
   }
   if (item.hidden > 0) {
-    const below = y + (leaf ? LEAF_BELOW : R + 28) + lines.length * 12;
+    // Under an MCTS node's wins/visits label (set lower than a value: it
+    // overlapped the link by some 7 px, the review of 2026-12-06).
+    const under = leaf ? LEAF_BELOW : trace.mcts && !item.open ? R + 42 : R + 28;
+    const below = y + under + lines.length * 12;
     group.append(el("text", { x, y: below, "text-anchor": "middle", "font-size": 11, fill: "#1f5fa8", "text-decoration": "underline", class: "tree-more-count" }, t("tree.more", { count: item.hidden })));
   }
   if (node.kind === "cutoff") group.append(el("text", { x: x + R - 2, y: y - R + 2, "font-size": 9, fill: MUTED, class: "tree-eval-mark" }, t("tree.eval")));
