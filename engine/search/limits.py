@@ -33,6 +33,15 @@ HARD_STRETCH: Final = 3.0
 MAX_SHARE_OF_CLOCK: Final = 0.5
 #: Kept back from the time left for the message to reach the opponent's clock.
 CLOCK_SAFETY_MS: Final = 20
+#: The least a move on a clock is given when the clock allows it (never more
+#: than :data:`MAX_SHARE_OF_CLOCK` of what is left). A server needs about
+#: 23 ms of a think for delivery and its guard and answers a shorter one
+#: unsearched (server/runtime/constants.py, MIN_WORKER_BUDGET_S); an
+#: unsearched answer costs no time, so a side down to 250 ms of a sudden-death
+#: clock played unsearched first legal moves for the rest of the game (a 0.6 s
+#: game between two of our engines, 2026-12-06). 50 ms leaves the search
+#: some 25 ms: a few plies of chess. Half of it is the least allotment.
+MIN_CLOCK_MOVE_MS: Final = 50
 #: Deepest iteration of every searcher (plies). Real searches stop far
 #: sooner; the bound keeps per-ply tables small and is the ``max_depth`` the
 #: server announces.
@@ -131,8 +140,9 @@ def _clock_budget_ms(clock: Clock) -> tuple[float, float]:
     moves_to_go = clock.moves_to_go if clock.moves_to_go and clock.moves_to_go > 0 else None
     allotment = left / (moves_to_go or DEFAULT_MOVES_TO_GO) + INCREMENT_SHARE * max(0, clock.inc_ms)
     ceiling = left if moves_to_go == 1 else left * MAX_SHARE_OF_CLOCK
-    allotment = min(allotment, ceiling)
-    return allotment, min(HARD_STRETCH * allotment, ceiling)
+    hard = min(max(HARD_STRETCH * allotment, MIN_CLOCK_MOVE_MS), ceiling)
+    allotment = min(max(allotment, MIN_CLOCK_MOVE_MS / 2), hard)
+    return allotment, hard
 
 
 def _earliest(a: float | None, b: float) -> float:

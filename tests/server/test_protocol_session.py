@@ -230,6 +230,19 @@ async def test_clock_limit(shared_server: ArenaServer) -> None:
         assert best["move"] in "1234567"
 
 
+async def test_a_low_clock_still_gets_a_searched_move(shared_server: ArenaServer) -> None:
+    """The review of 2026-12-06: with 249 ms left on a sudden-death clock the plan
+    gave a move 23 ms, under what the server needs to search at all: every move from
+    there on was the first legal one, unsearched and free, and the game shuffled
+    to a repetition from two pawns up. A move now gets 50 ms while the clock
+    allows (half of what is left), and a search."""
+    async with raw_client(shared_server.port) as client:
+        await new_game(client, game="chess")
+        _, best = await client.think(1, {"clock": {"time_ms": 249, "inc_ms": 0}})
+        assert best["depth"] >= 1 and best["nodes"] > 0, best
+        assert best["time_ms"] <= 249 // 2, best
+
+
 async def test_undecodable_frames_get_bad_message(shared_server: ArenaServer) -> None:
     async with raw_client(shared_server.port, "msgpack") as client:
         for frame in (

@@ -12,6 +12,7 @@ from engine.search.limits import (
     HARD_STRETCH,
     MAX_DEPTH,
     MAX_SHARE_OF_CLOCK,
+    MIN_CLOCK_MOVE_MS,
     SOFT_SHARE,
     Clock,
     Deadlines,
@@ -114,3 +115,15 @@ def test_a_request_plans_its_deadlines_only_when_the_caller_did_not() -> None:
     own = SearchRequest(None, Limits(movetime_ms=250)).planned()
     assert before <= own.start <= time.monotonic()
     assert own.hard == pytest.approx(own.start + 0.25)
+
+
+def test_a_low_clock_still_gives_a_move_the_least_time_it_can() -> None:
+    # 249 ms left: 229 / 30 = 7.6 ms, stretched to 23 ms, was under what a
+    # server needs to search; now 50 ms (half of the time left at most).
+    low = plan_deadlines(Limits(clock=Clock(time_ms=249)), START)
+    assert low.hard == pytest.approx(START + MIN_CLOCK_MOVE_MS / 1000)
+    assert low.allotted() == pytest.approx(START + MIN_CLOCK_MOVE_MS / 2000)
+    # Never past half of what is left, and nothing on an empty clock.
+    lower = plan_deadlines(Limits(clock=Clock(time_ms=80)), START)
+    assert lower.hard == pytest.approx(START + (80 - CLOCK_SAFETY_MS) * MAX_SHARE_OF_CLOCK / 1000)
+    assert plan_deadlines(Limits(clock=Clock(time_ms=0)), START).hard == START
