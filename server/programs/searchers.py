@@ -179,6 +179,13 @@ def shake_hands(
             # A bot has no handshake: it is ready when it waits for its
             # first request (server.programs.quiet), not when it is started.
             wait_until_quiet(process.pid, deadline)
+            if not process.running():
+                # A bot that cannot run (no such file, a syntax error) is
+                # quiet too, and ended: without this its every move was
+                # played for it, and a tournament of it "succeeded".
+                raise ProgramError(
+                    f"{engine.name} ended as soon as it started: {process.ended_because()}"
+                )
         else:
             return handshake(process, engine.options, deadline)
     except (ProgramError, ValueError):

@@ -428,6 +428,19 @@ def test_a_bot_the_server_is_done_with_ends_by_itself_and_its_log_says_why(
     assert log.count(": exit status 0)") == 2, log
 
 
+def test_a_bot_that_cannot_run_fails_its_start_up_check(tmp_path: Path) -> None:
+    """The review of 2026-12-06: `arena bot` on a file with a syntax error, and a
+    tournament of `cmd=python3 /nonexistent.py`, played whole matches with every
+    move played for the bot and exited 0: the start-up check took a program that
+    had already ended for one waiting for its first request."""
+    missing = tmp_path / "nonexistent.py"
+    argv = (sys.executable, str(missing))
+    engine = ExternalEngine("connect4", "gone", "cmd", argv, (), False, str(tmp_path / "gone.log"))
+    why = probe(engine)
+    assert why is not None and "ended as soon as it started: exit status 2" in why, why
+    assert "nonexistent.py" in why
+
+
 def test_a_bot_that_ignores_the_end_of_its_input_is_killed_after_a_grace(tmp_path: Path) -> None:
     # Sleeps whatever its input does: the server waits QUIT_GRACE_S, then kills it.
     argv = (sys.executable, "-c", "import time; time.sleep(60)")
