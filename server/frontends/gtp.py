@@ -415,12 +415,17 @@ class GtpEngine:
             raise GtpError(f"cannot load file: {error}") from None
         if limit is not None:
             nodes = _first_moves(nodes, max(0, limit - 1))
-        self._size = size
-        self._new_game()
+        # Read in full before anything changes: a failed loadsgf leaves the
+        # board as it was (it used to clear it, so that the controller and
+        # the engine no longer agreed on the position).
+        game = _go(size, self._komi)
         try:
-            loaded = self.game.parse_position(_sgf_text(nodes))
+            loaded = game.parse_position(_sgf_text(nodes))
         except GameError as error:
             raise GtpError(f"cannot load file: {error}") from None
+        self._size = size
+        self._new_game()
+        self.game = game
         self.states = [loaded]
         return COLOUR_NAMES[self.game.to_move(loaded)]
 

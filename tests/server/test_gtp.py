@@ -290,6 +290,13 @@ def test_loadsgf_sets_up_the_record_before_a_move_number(tmp_path: Path) -> None
     assert refused(engine, f"loadsgf {tmp_path / 'missing.sgf'}") == "cannot load file"
     (tmp_path / "bad.sgf").write_text("not sgf")
     assert refused(engine, f"loadsgf {tmp_path / 'bad.sgf'}").startswith("cannot load file")
+    # A file whose moves break the rules is refused and changes nothing (the
+    # review of 2026-12-06: the board was left empty, 9x9, Black to play).
+    board = ask(engine, "showboard")
+    (tmp_path / "illegal.sgf").write_text("(;GM[1]SZ[9];B[ee];W[ee])")
+    why = refused(engine, f"loadsgf {tmp_path / 'illegal.sgf'}")
+    assert why.startswith("cannot load file") and "not a legal move" in why, why
+    assert ask(engine, "showboard") == board and engine.game.size == 7
 
 
 def test_gogui_analyze_commands_give_a_win_rate_and_an_ownership_map() -> None:
