@@ -451,6 +451,10 @@ def parse_sprt(text: str) -> Sprt:
         sprt = Sprt(**{key: float(value) for key, value in values.items()})
     except ValueError:
         raise ConfigError(f"sprt {text!r}: every value must be a number") from None
+    if not all(math.isfinite(value) for value in (sprt.elo0, sprt.elo1)):
+        # nan never decided (and went into the database as JSON's invalid
+        # NaN); elo1=inf "accepted H0" after one draw.
+        raise ConfigError(f"sprt {text!r}: elo0 and elo1 must be finite numbers")
     if not (0 < sprt.alpha < 1 and 0 < sprt.beta < 1) or sprt.elo1 <= sprt.elo0:
         raise ConfigError(f"sprt {text!r}: need 0 < alpha, beta < 1 and elo1 > elo0")
     return sprt

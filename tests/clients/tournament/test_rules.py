@@ -67,7 +67,8 @@ def test_time_control_and_rules_parsing() -> None:
     }
     assert parse_resign_rule("score=700") == {"resign_count": 3, "resign_score": 700}
     assert parse_sprt("elo0=0,elo1=10").alpha == 0.05
-    for bad in ("elo0=5,elo1=0", "alpha=2", "elo1=x"):
+    # nan never decided and inf "accepted H0" after one draw (the review of 2026-12-06).
+    for bad in ("elo0=5,elo1=0", "alpha=2", "elo1=x", "elo0=nan,elo1=5", "elo1=inf", "elo0=-inf"):
         with pytest.raises(ConfigError):
             parse_sprt(bad)
 
