@@ -594,9 +594,16 @@ def _with_bot_summary(text: str, config: TournamentConfig, settings: RunSettings
 
 
 def _check_epdout(args: argparse.Namespace, game: str) -> None:
-    """``--epdout`` writes chess positions (EPD); refused for other games."""
+    """``--epdout`` writes chess positions (EPD), ``--pgn`` chess or Go records; else refused."""
     if args.epdout and game not in EPD_GAMES:
         raise ConfigError(f"--epdout is for chess (EPD positions), not {game}")
+    if args.pgn and game not in RECORD_SUFFIXES:
+        # It was ignored without a word (the review of 2026-12-06); every
+        # game's moves are in the .jsonl records.
+        raise ConfigError(
+            f"--pgn is for chess (PGN) and Go (SGF), not {game}: its games' moves are in "
+            "the .jsonl records"
+        )
 
 
 def _has_work(store: Store) -> bool:

@@ -120,6 +120,13 @@ def test_epdout_is_refused_for_games_other_than_chess(
     err = capsys.readouterr().err
     assert status == 2 and "--epdout is for chess" in err
     assert not (tmp_path / "t.db").exists()
+    # --pgn likewise: it was ignored without a word (the review of 2026-12-06).
+    pgn = ["--pgn", str(tmp_path / "c4.pgn"), "--db", str(tmp_path / "p.db")]
+    engines = ["--engine", "local:depth=1", "--engine", "local:depth=2", "--depth", "1"]
+    status = main(["tournament", "--game", "connect4", *engines, *pgn])
+    err = capsys.readouterr().err
+    assert status == 2 and "--pgn is for chess (PGN) and Go (SGF), not connect4" in err
+    assert not (tmp_path / "p.db").exists()
 
 
 def test_go_results_are_written_as_go_players_write_them() -> None:
