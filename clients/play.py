@@ -658,6 +658,10 @@ def explain_chess_move(fen: str, legal: Sequence[str], text: str) -> str | None:
         where = f" on the {file}-file" if capture else ""
         if not squares:
             return f"{side} has no pawn{where}"
+        promotions = [move for move in legal if move[:2] in squares and move[2:4] == target]
+        if promotions and all(len(move) == 5 for move in promotions) and "=" not in word:
+            # "no pawn can go to a8" said of a pawn that can (the review of 2026-12-06).
+            return f"a pawn reaching {target} must promote: {word.rstrip('+#')}=Q (or =R, =B, =N)"
         reach = sorted({move[2:4] for move in legal if move[:2] in squares})
         refusal = f"no pawn of {side}'s{where} can go to {target}"
         if capture and reach:
@@ -674,6 +678,12 @@ def explain_chess_move(fen: str, legal: Sequence[str], text: str) -> str | None:
         reach = sorted({move[2:4] for move in legal if move[:2] in squares})
         if not reach:
             return f"no {name} of {side}'s has a legal move here"
+        movers = sorted({move[:2] for move in legal if move[:2] in squares and move[2:4] == target})
+        if len(movers) > 1:
+            # Two can: "no knight can go to d2 (they can go to ... d2)" said
+            # the opposite (the review of 2026-12-06). SAN names the one meant.
+            named = [letter + _disambiguation(start, movers) + target for start in movers]
+            return f"ambiguous: {len(movers)} {name}s can go to {target}: {' or '.join(named)}"
         return f"no {name} of {side}'s can go to {target} (they can go to {', '.join(reach)})"
     match = re.fullmatch(r"([a-h][1-8])([a-h][1-8])[qrbn]?", word)
     if match is None:
@@ -689,6 +699,15 @@ def explain_chess_move(fen: str, legal: Sequence[str], text: str) -> str | None:
     if not targets:
         return f"the {name} on {start} has no legal move here"
     return f"the {name} on {start} can go to {', '.join(targets)}, not {target}"
+
+
+def _disambiguation(start: str, movers: list[str]) -> str:
+    """SAN's from-square part for the piece on ``start`` among ``movers``: file, rank or both."""
+    if sum(1 for square in movers if square[0] == start[0]) == 1:
+        return start[0]
+    if sum(1 for square in movers if square[1] == start[1]) == 1:
+        return start[1]
+    return start
 
 
 def explain_go_move(

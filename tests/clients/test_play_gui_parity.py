@@ -161,3 +161,29 @@ def test_chess_illegal_moves_explained() -> None:
     assert "may no longer castle kingside" in str(explain_chess_move(moved, legal(moved), "O-O"))
     checked = "r3k2r/8/8/8/8/8/4r3/R3K2R w KQkq - 0 1"
     assert "in check" in str(explain_chess_move(checked, legal(checked), "e1g1"))
+
+
+def test_ambiguous_and_unpromoted_chess_moves_are_explained() -> None:
+    """The review of 2026-12-06: "Nd2" with two knights able to go there was told
+    "no knight of White's can go to d2 (they can go to ... d2 ...)", and "a8" with a
+    pawn on a7 "no pawn of White's can go to a8"."""
+    from engine.registry import create_game
+
+    game = create_game("chess")
+
+    def legal(fen: str) -> list[str]:
+        state = game.parse_position(fen)
+        return [game.format_move(state, move) for move in game.legal_moves(state)]
+
+    knights = "4k3/8/8/8/8/8/8/1N2KN2 w - - 0 1"  # Nb1 and Nf1 both reach d2
+    assert explain_chess_move(knights, legal(knights), "Nd2") == (
+        "ambiguous: 2 knights can go to d2: Nbd2 or Nfd2"
+    )
+    rooks = "4k3/8/8/R7/8/8/8/R3K3 w - - 0 1"  # Ra1 and Ra5 both reach a3
+    assert explain_chess_move(rooks, legal(rooks), "Ra3") == (
+        "ambiguous: 2 rooks can go to a3: R1a3 or R5a3"
+    )
+    pawn = "4k3/P7/8/8/8/8/8/4K3 w - - 0 1"
+    assert explain_chess_move(pawn, legal(pawn), "a8") == (
+        "a pawn reaching a8 must promote: a8=Q (or =R, =B, =N)"
+    )
