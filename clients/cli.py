@@ -471,6 +471,12 @@ def describe_error(error: BaseException, url: str | None = None, token_sent: boo
         return f"the WebSocket handshake failed: {error}"
     if isinstance(error, EngineError):
         return f"{error.code}: {error.message}"
+    from engine.errors import GameError
+
+    if isinstance(error, GameError):
+        # Read on this side (a chess position for the SAN notation): the same
+        # words as the server's refusal, not the class's name.
+        return f"{error.code}: {error}"
     where = f"cannot reach {url}: " if url else ""
     refused = getattr(error, "errno", None) == errno.ECONNREFUSED
     if isinstance(error, ConnectionRefusedError) or refused:

@@ -309,3 +309,13 @@ def test_server_urls_name_an_address_a_browser_can_open() -> None:
     assert server_urls("0.0.0.0", 80)[1] == "http://127.0.0.1:80/"
     assert server_urls("::1", 9000) == ("ws://[::1]:9000/ws", "http://[::1]:9000/")
     assert server_urls("arena.example", 1)[0] == "ws://arena.example:1/ws"
+
+
+def test_a_position_refused_on_this_side_reads_as_the_servers_refusal() -> None:
+    """The review of 2026-12-06: `arena play --game chess --position 'not a fen'`
+    printed "BadPositionError: ..." where every other game printed "bad_position: ..."."""
+    from clients.cli import describe_error
+    from engine.errors import BadPositionError
+
+    line = describe_error(BadPositionError("not a FEN: 'not a fen'"))
+    assert line == "bad_position: not a FEN: 'not a fen'"
