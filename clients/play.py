@@ -349,6 +349,8 @@ class Session:
             self.show(state)
             return "again"
         if word == "new":
+            if state.history:
+                self.save_pgn(state)  # the game left, finished or not ("*")
             self.say("new game")
             return await self.start()
         if word == "undo":
@@ -407,16 +409,26 @@ class Session:
                 )
 
     async def game_over(self, state: GameState) -> GameState | None:
-        """After the end: ``new`` or ``undo``, or ``None`` to leave."""
-        self.save_pgn(state)
+        """After the end: ``new`` or ``undo``, or ``None`` to leave.
+
+        The game goes to ``--pgn`` when it is left (quit, or ``new``, which
+        saves it itself), not when it ends: an ``undo`` after a mate used to
+        leave the mate in the file as a finished game, besides the game
+        played on from there.
+        """
         if self.human == 2:
+            self.save_pgn(state)
             return None
         while True:
             text = await self.read("game over: new, undo or quit: ")
             if text is None:
+                self.save_pgn(state)
                 return None
             outcome = await self.command(text, state)
-            if outcome is None or isinstance(outcome, GameState):
+            if outcome is None:
+                self.save_pgn(state)
+                return None
+            if isinstance(outcome, GameState):
                 return outcome
             if outcome == "move":
                 self.say("the game is over; type new, undo or quit")

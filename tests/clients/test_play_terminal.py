@@ -379,3 +379,35 @@ def test_chess_notation_from_a_position() -> None:
     assert shown.endswith("11. f3 f6 12. f4 f5")
     other = Notation("checkers", None, None)
     assert other.line((), ("11-15",)) == ["11-15"] and other.move_list(()) == ""
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_pgn_keeps_the_games_left_and_not_a_mate_taken_back(url: str, tmp_path: Path) -> None:
+    """The review of 2026-12-06: a game left with `new` never reached --pgn, and a
+    mate taken back with `undo` stayed in the file as a finished 1-0 game."""
+    path = tmp_path / "games.pgn"
+    await play(
+        url,
+        "chess",
+        depth=1,
+        movetime_ms=None,
+        out=io.StringIO(),
+        pgn=str(path),
+        read=scripted(["Nf3", "new", "e4", "quit"]),
+    )
+    games = path.read_text()
+    assert games.count('[Result "*"]') == 2, games
+    assert re.search(r"^1\. Nf3 \S+ \*$", games, re.MULTILINE), games
+    assert re.search(r"^1\. e4 \S+ \*$", games, re.MULTILINE), games
+    mate = tmp_path / "mate.pgn"
+    await play(
+        url,
+        "chess",
+        depth=1,
+        movetime_ms=None,
+        position="6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1",
+        out=io.StringIO(),
+        pgn=str(mate),
+        read=scripted(["Ra8", "undo", "quit"]),
+    )
+    assert not mate.exists() or "1-0" not in mate.read_text(), mate.read_text()
