@@ -403,6 +403,9 @@ class Session:
                 elif self.game == "chess":
                     reason = explain_chess_move(state.position, state.legal_moves, text)
                     why = f": {reason}" if reason else ""
+                elif self.game == "backgammon":
+                    reason = explain_backgammon_move(state.position, state.legal_moves, text)
+                    why = f": {reason}" if reason else ""
                 self.say(
                     f"{text.strip()!r} is not a legal move{why}; "
                     f"type a move like {self.example(state)}, or help"
@@ -711,6 +714,46 @@ def explain_chess_move(fen: str, legal: Sequence[str], text: str) -> str | None:
     if not targets:
         return f"the {name} on {start} has no legal move here"
     return f"the {name} on {start} can go to {', '.join(targets)}, not {target}"
+
+
+def explain_backgammon_move(position: str, legal: Sequence[str], text: str) -> str | None:
+    """Why ``text`` is not one of the legal plays of the roll in ``position``, or ``None``.
+
+    The two usual reasons (the review of 2026-12-06 got only "not a legal
+    move" for both): a step that no die (or sum of dice) makes, and a play
+    that leaves a die unplayed when the rules require both (all four of a
+    double) to be used wherever they can be.
+    """
+    roll = re.fullmatch(r"(\d)-(\d)", position.split()[-1]) if position.split() else None
+    if roll is None or not legal:
+        return None
+    first, second = int(roll.group(1)), int(roll.group(2))
+    dice = [first] * 4 if first == second else [first, second]
+    steps = re.findall(r"(bar|\d+)/(off|\d+)\*?(?:\((\d)\))?", text.strip().lower())
+    if not steps:
+        return None
+    sums = {sum(dice[:count]) for count in range(1, len(dice) + 1)} | set(dice)
+    used = 0
+    for start, end, times in steps:
+        origin = 25 if start == "bar" else int(start)
+        distance = origin - (0 if end == "off" else int(end))
+        if end != "off" and distance not in sums:
+            return f"{start}/{end} moves {distance} pips: the dice are {first} and {second}"
+        used += max(distance, 0) * (int(times) if times else 1)
+
+    def pips(play: str) -> int:
+        total = 0
+        for start, end, times in re.findall(r"(bar|\d+)/(off|\d+)\*?(?:\((\d)\))?", play):
+            origin = 25 if start == "bar" else int(start)
+            total += max(origin - (0 if end == "off" else int(end)), 0) * (
+                int(times) if times else 1
+            )
+        return total
+
+    if all(pips(play) > used for play in legal):
+        every = "all four dice" if first == second else f"both dice ({first} and {second})"
+        return f"{every} must be played when they can be, e.g. {legal[0]}"
+    return None
 
 
 def _disambiguation(start: str, movers: list[str]) -> str:

@@ -187,3 +187,24 @@ def test_ambiguous_and_unpromoted_chess_moves_are_explained() -> None:
     assert explain_chess_move(pawn, legal(pawn), "a8") == (
         "a pawn reaching a8 must promote: a8=Q (or =R, =B, =N)"
     )
+
+
+def test_backgammon_illegal_moves_are_explained() -> None:
+    """The review of 2026-12-06: with 5-2 to play, 13/11 and 13/9 got only "not a
+    legal move"."""
+    from clients.play import explain_backgammon_move
+    from engine.registry import create_game
+
+    game = create_game("backgammon")
+    state = game.initial_state()
+    outcomes = game.chance_outcomes(state)
+    assert outcomes is not None
+    state = game.play(state, next(o for o, _ in outcomes if o == (5, 2)))
+    position = game.format_position(state)
+    legal = [game.format_move(state, move) for move in game.legal_moves(state)]
+    assert explain_backgammon_move(position, legal, "13/9") == (
+        "13/9 moves 4 pips: the dice are 5 and 2"
+    )
+    half = str(explain_backgammon_move(position, legal, "13/11"))
+    assert half.startswith("both dice (5 and 2) must be played when they can be, e.g. ")
+    assert explain_backgammon_move(position, legal, "hello") is None
