@@ -716,6 +716,20 @@ def explain_chess_move(fen: str, legal: Sequence[str], text: str) -> str | None:
     return f"the {name} on {start} can go to {', '.join(targets)}, not {target}"
 
 
+#: One step of a backgammon play: from, to, and how many checkers (``13/8(2)``).
+_BACKGAMMON_STEP: Final = re.compile(r"(bar|\d+)/(off|\d+)\*?(?:\((\d)\))?")
+
+
+def _step_pips(start: str, end: str) -> int:
+    """The pips of one step (the bar is point 25, off is point 0)."""
+    return (25 if start == "bar" else int(start)) - (0 if end == "off" else int(end))
+
+
+def _play_pips(steps: list[tuple[str, str, str]]) -> int:
+    """The pips a play's steps use in all."""
+    return sum(max(_step_pips(a, b), 0) * (int(n) if n else 1) for a, b, n in steps)
+
+
 def explain_backgammon_move(position: str, legal: Sequence[str], text: str) -> str | None:
     """Why ``text`` is not one of the legal plays of the roll in ``position``, or ``None``.
 
@@ -729,7 +743,7 @@ def explain_backgammon_move(position: str, legal: Sequence[str], text: str) -> s
         return None
     first, second = int(roll.group(1)), int(roll.group(2))
     dice = [first] * 4 if first == second else [first, second]
-    steps = re.findall(r"(bar|\d+)/(off|\d+)\*?(?:\((\d)\))?", text.strip().lower())
+    steps = _BACKGAMMON_STEP.findall(text.strip().lower())
     if not steps:
         return None
     sums = {sum(dice[:count]) for count in range(1, len(dice) + 1)} | set(dice)
