@@ -747,24 +747,12 @@ def explain_backgammon_move(position: str, legal: Sequence[str], text: str) -> s
     if not steps:
         return None
     sums = {sum(dice[:count]) for count in range(1, len(dice) + 1)} | set(dice)
-    used = 0
-    for start, end, times in steps:
-        origin = 25 if start == "bar" else int(start)
-        distance = origin - (0 if end == "off" else int(end))
-        if end != "off" and distance not in sums:
-            return f"{start}/{end} moves {distance} pips: the dice are {first} and {second}"
-        used += max(distance, 0) * (int(times) if times else 1)
-
-    def pips(play: str) -> int:
-        total = 0
-        for start, end, times in re.findall(r"(bar|\d+)/(off|\d+)\*?(?:\((\d)\))?", play):
-            origin = 25 if start == "bar" else int(start)
-            total += max(origin - (0 if end == "off" else int(end)), 0) * (
-                int(times) if times else 1
-            )
-        return total
-
-    if all(pips(play) > used for play in legal):
+    for begin, finish, _ in steps:
+        distance = _step_pips(begin, finish)
+        if finish != "off" and distance not in sums:
+            return f"{begin}/{finish} moves {distance} pips: the dice are {first} and {second}"
+    used = _play_pips(steps)
+    if all(_play_pips(_BACKGAMMON_STEP.findall(play)) > used for play in legal):
         every = "all four dice" if first == second else f"both dice ({first} and {second})"
         return f"{every} must be played when they can be, e.g. {legal[0]}"
     return None
