@@ -75,6 +75,8 @@ PROGRAMS_POLL_S = 0.05
 HELLO_TIMEOUT_S = 5.0
 #: How long it may take to shut down gracefully before it is killed.
 SHUTDOWN_TIMEOUT_S = 10.0
+#: How the server's command line refuses an ``--external`` spec (server/cli.py).
+EXTERNAL_REFUSAL = "python -m server: --external: "
 #: How much of the end of the server's log :meth:`LocalServer.log_lines` reads.
 LOG_READ_BYTES = 64 * 1024
 #: How long asking a fresh interpreter which engine build it loads may take.
@@ -167,7 +169,13 @@ class LocalServer:
         deadline = time.monotonic() + STARTUP_TIMEOUT_S
         while True:
             if self.process.poll() is not None:
-                raise LocalServerError(f"the local server exited: {self._log_tail()}")
+                # Its refusal of an engine's command names the server's own
+                # flag ("python -m server: --external: cannot find the
+                # program"), which the user never typed: said as the engine's.
+                tail = self._log_tail().replace(
+                    EXTERNAL_REFUSAL, "an engine's cmd= cannot be run: "
+                )
+                raise LocalServerError(f"the local server exited: {tail}")
             try:
                 server = await asyncio.wait_for(self._hello(), HELLO_TIMEOUT_S)
             except Exception:  # refused, or accepted but not serving yet

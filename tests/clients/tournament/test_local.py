@@ -278,3 +278,18 @@ def test_the_program_check_reads_nothing_from_a_silent_or_broken_healthz() -> No
         url = f"http://127.0.0.1:{server.server_address[1]}/healthz"
         assert local.externals_status(url) == {}
         thread.join()
+
+
+def test_a_program_that_cannot_be_found_is_named_as_the_engines_command(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The review of 2026-12-06: "python -m server: --external: cannot find the
+    program", naming a flag of the server's that the user never typed."""
+    refusal = "python -m server: --external: cannot find the program '/nonexistent/prog'"
+    failing = [sys.executable, "-c", f"import sys; sys.exit({refusal!r})"]
+    monkeypatch.setattr(local, "server_command", lambda port, workers, externals=(): failing)
+    status = main(_tournament(tmp_path))
+    err = capsys.readouterr().err
+    assert status == EXIT_PREFLIGHT, err
+    assert "an engine's cmd= cannot be run: cannot find the program '/nonexistent/prog'" in err
+    assert "--external" not in err, err
