@@ -489,7 +489,14 @@ def describe_error(error: BaseException, url: str | None = None, token_sent: boo
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args, extras = parser.parse_known_args(argv)
+    if extras:
+        # An unknown flag is the command's to refuse: "arena play: error: ...
+        # (see arena play --help)", where it said "arena: error" (the review
+        # of 2026-12-06).
+        commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+        commands.choices[args.command].error(f"unrecognized arguments: {' '.join(extras)}")
     try:
         status: int = args.run(args)
     except KeyboardInterrupt:

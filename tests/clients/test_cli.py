@@ -119,6 +119,9 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
         (["gtp", "--playouts", "0"], "--playouts: 0 is not at least 1"),
         (["gtp", "--algorithm", "expectiminimax"], "invalid choice"),
         (["nosuchcommand"], "invalid choice"),
+        # An unknown flag names the command it was given to (the review of 2026-12-06).
+        (["play", "--bogus"], "arena play: error: unrecognized arguments: --bogus"),
+        (["uci", "--foo", "x"], "arena uci: error: unrecognized arguments: --foo x"),
     ],
 )
 def test_bad_options_are_one_line(
