@@ -297,7 +297,9 @@ def run_bot(args: argparse.Namespace) -> int:
     ]
     with tempfile.TemporaryDirectory(prefix="arena-bot-") as records:
         match += ["--db", str(Path(records) / "match.db")]
-        return run(parser.parse_args(match))
+        namespace = parser.parse_args(match)
+        namespace.prog_name = "arena bot"  # its messages are this command's
+        return run(namespace)
 
 
 # ----------------------------------------------------------------------

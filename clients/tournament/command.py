@@ -455,16 +455,16 @@ def run(args: argparse.Namespace) -> int:
                 created = True
             store = create_tournament(args.db, config)
     except (ConfigError, StoreError, GameError) as error:
-        print(f"arena tournament: {error}", file=sys.stderr)
+        print(f"{_prog(args)}: {error}", file=sys.stderr)
         return 2
     except OSError as error:
-        print(f"arena tournament: {_os_error(error)}", file=sys.stderr)
+        print(f"{_prog(args)}: {_os_error(error)}", file=sys.stderr)
         return 2
     except sqlite3.Error as error:
-        print(f"arena tournament: cannot use the database {args.db}: {error}", file=sys.stderr)
+        print(f"{_prog(args)}: cannot use the database {args.db}: {error}", file=sys.stderr)
         return 2
     except PreflightError as error:
-        print(f"arena tournament: {error}", file=sys.stderr)
+        print(f"{_prog(args)}: {error}", file=sys.stderr)
         return EXIT_PREFLIGHT
     except KeyboardInterrupt:
         return 130
@@ -500,10 +500,10 @@ def run(args: argparse.Namespace) -> int:
         text = session.runner.report() + f"\naborted: {error}\nresume with --db {args.db} --resume"
         status = 1
     except (PreflightError, LocalServerError) as error:
-        print(f"arena tournament: {error}", file=sys.stderr)
+        print(f"{_prog(args)}: {error}", file=sys.stderr)
         return EXIT_PREFLIGHT
     except ConfigError as error:  # the live page cannot listen
-        print(f"arena tournament: {error}", file=sys.stderr)
+        print(f"{_prog(args)}: {error}", file=sys.stderr)
         return 2
     finally:
         if session.store is not None:
@@ -591,6 +591,11 @@ def _with_bot_summary(text: str, config: TournamentConfig, settings: RunSettings
     """The final tables, then what each bot of the tournament did (if it has bots)."""
     summary = bot_summary(list(config.engines), settings.jsonl_path)
     return f"{text}\n\n{summary}" if summary else text
+
+
+def _prog(args: argparse.Namespace) -> str:
+    """Who speaks: ``arena tournament``, or a command that runs one (``arena bot``)."""
+    return str(getattr(args, "prog_name", None) or "arena tournament")
 
 
 def _check_epdout(args: argparse.Namespace, game: str) -> None:

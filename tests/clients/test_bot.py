@@ -261,3 +261,14 @@ async def test_arena_bot_port_serves_the_function_as_an_engine_server(tmp_path: 
     finally:
         server.send_signal(signal.SIGTERM)
         server.wait(30 * UNIT)
+
+
+def test_arena_bots_messages_are_its_own(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The review of 2026-12-06: `arena bot --game nosuch` said "arena tournament: unknown game"."""
+    source = tmp_path / "ok.py"
+    source.write_text("def choose(decision):\n    return decision.legal[0]\n")
+    status = main(["bot", f"{source}:choose", "--game", "nosuch", "--versus", "local:depth=1"])
+    err = capsys.readouterr().err
+    assert status == 2 and err.startswith("arena bot: unknown game 'nosuch'"), err
