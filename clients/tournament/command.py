@@ -492,6 +492,12 @@ def run(args: argparse.Namespace) -> int:
         if session.shown:  # the tables are printed: only the live page was stopped
             return 0
         if session.runner is None:
+            if Path(args.db).exists():  # it was left without a word (the review of 2026-12-06)
+                print(
+                    f"{_prog(args)}: interrupted before the first game: "
+                    f"resume with --db {args.db} --resume",
+                    file=sys.stderr,
+                )
             return 130
         text = session.runner.report() + f"\ninterrupted: resume with --db {args.db} --resume"
         status = 130
