@@ -77,6 +77,11 @@ class EngineSpec:
         object.__setattr__(self, "engine_options", pairs)
 
     @property
+    def capped(self) -> bool:
+        """Whether the engine limits its own moves (``depth=``, ``nodes=`` or ``movetime=``)."""
+        return self.depth is not None or self.nodes is not None or self.movetime_ms is not None
+
+    @property
     def is_local(self) -> bool:
         return self.url == LOCAL_URL
 
@@ -320,6 +325,13 @@ class TimeControl:
     def has_clock(self) -> bool:
         return self.base_ms is not None
 
+    @property
+    def limits(self) -> bool:
+        """Whether the control limits a move at all (else each engine's own caps must)."""
+        return any(
+            value is not None for value in (self.base_ms, self.movetime_ms, self.depth, self.nodes)
+        )
+
     def describe(self) -> str:
         """The control in the usual notation: ``40/60+0.5``, ``movetime=100ms``, ``depth=6``."""
         parts = []
@@ -332,7 +344,7 @@ class TimeControl:
             parts.append(f"depth={self.depth}")
         if self.nodes is not None:
             parts.append(f"nodes={self.nodes}")
-        return " ".join(parts) or "none"
+        return " ".join(parts) or "the engines' own caps"
 
 
 def parse_clock(text: str) -> tuple[int, int, int | None]:
@@ -504,9 +516,16 @@ class TournamentConfig:
             raise ConfigError("two cmd= engines would have the same name: give each a name=")
         if self.games_per_pair < 1:
             raise ConfigError("games per pairing must be at least 1")
-        tc = self.time_control
-        if tc.base_ms is None and tc.movetime_ms is None and tc.depth is None and tc.nodes is None:
-            raise ConfigError("give a time control: a clock, a move time, a depth or nodes")
+        if not self.time_control.limits:
+            # Every engine capped by its own depth, nodes or move time is a
+            # control too (cutechess-cli's tc=inf with depth=N per engine).
+            uncapped = [engine.name for engine in self.engines if not engine.capped]
+            if uncapped:
+                raise ConfigError(
+                    "give a time control (a clock, a move time, a depth or nodes), or a cap"
+                    f" to every engine (depth=, nodes= or movetime=): {', '.join(uncapped)}"
+                    f" {'has' if len(uncapped) == 1 else 'have'} none"
+                )
         if self.sprt is not None and len(self.engines) != 2:
             raise ConfigError("SPRT compares exactly two engines")
         if self.knockout and (self.gauntlet or self.sprt is not None):

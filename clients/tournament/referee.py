@@ -475,7 +475,8 @@ def _record(
         reason=reason,
         moves=tuple(moves),
         final_position=final_position,
-        time_control=config.time_control.describe(),
+        # No control of the tournament's own (each engine capped): PGN's "-".
+        time_control=config.time_control.describe() if config.time_control.limits else "",
         started=started,
         finished=finished,
         tournament=config.name,

@@ -86,8 +86,17 @@ def test_config_round_trip_and_validation() -> None:
     assert TournamentConfig.from_json(config.to_json()) == config
     with pytest.raises(ConfigError, match="two engines"):
         TournamentConfig("connect4", config.engines[:1], config.time_control).validate()
-    with pytest.raises(ConfigError, match="time control"):
-        TournamentConfig("connect4", config.engines, TimeControl()).validate()
+    # Engines that each cap their own moves need no control of the
+    # tournament's (the review of 2026-12-06 found depth=3 against depth=5
+    # refused); one engine without a cap is named.
+    TournamentConfig("connect4", config.engines, TimeControl()).validate()
+    assert TimeControl().describe() == "the engines' own caps" and not TimeControl().limits
+    uncapped = (config.engines[0], parse_engine("name=free"))
+    with pytest.raises(ConfigError, match="time control .* free has none"):
+        TournamentConfig("connect4", uncapped, TimeControl()).validate()
+    plain = (parse_engine("name=a"), parse_engine("name=b"))
+    with pytest.raises(ConfigError, match="a, b have none"):
+        TournamentConfig("connect4", plain, TimeControl()).validate()
 
 
 def test_clock_arithmetic() -> None:
