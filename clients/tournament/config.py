@@ -162,10 +162,15 @@ def parse_engine(text: str) -> EngineSpec:
     for item in body.split(","):
         key, sep, value = item.partition("=")
         if key.strip().startswith("option.") and sep:
-            options.append((key.strip()[len("option.") :], value.strip()))
+            name = key.strip()[len("option.") :]
+            if any(name == given for given, _ in options):
+                raise ConfigError(f"engine {text!r}: option.{name} is given twice")
+            options.append((name, value.strip()))
         else:
             rest.append(item)
     for key, value in parse_pairs(",".join(rest), _ENGINE_KEYS).items():
+        if key in values:
+            raise ConfigError(f"engine {text!r}: {key!r} is given twice")
         values[key] = value
     if "cmd" in values:
         return _program_engine(text, values, tuple(options))
@@ -572,7 +577,7 @@ class TournamentConfig:
 
 
 def parse_pairs(text: str, allowed: tuple[str, ...]) -> dict[str, str]:
-    """``"a=1,b=2"`` -> ``{"a": "1", "b": "2"}``; unknown keys are a :class:`ConfigError`."""
+    """``"a=1,b=2"`` -> ``{"a": "1", "b": "2"}``; unknown or repeated keys: :class:`ConfigError`."""
     values: dict[str, str] = {}
     for item in filter(None, (part.strip() for part in text.split(","))):
         key, sep, value = item.partition("=")
@@ -581,6 +586,9 @@ def parse_pairs(text: str, allowed: tuple[str, ...]) -> dict[str, str]:
             raise ConfigError(f"{item!r} is not KEY=VALUE")
         if key not in allowed:
             raise ConfigError(f"unknown key {key!r} in {text!r} (keys: {', '.join(allowed)})")
+        if key in values:
+            # The last one silently won: elo0=0,elo0=5 ran an SPRT at 5.
+            raise ConfigError(f"{key!r} is given twice in {text!r}")
         values[key] = value.strip()
     return values
 

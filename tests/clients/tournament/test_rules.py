@@ -68,6 +68,15 @@ def test_time_control_and_rules_parsing() -> None:
     assert parse_resign_rule("score=700") == {"resign_count": 3, "resign_score": 700}
     assert parse_sprt("elo0=0,elo1=10").alpha == 0.05
     # nan never decided and inf "accepted H0" after one draw (the review of 2026-12-06).
+    # A repeated key silently kept the last (the review of 2026-12-06).
+    with pytest.raises(ConfigError, match="'elo0' is given twice"):
+        parse_sprt("elo0=0,elo1=10,elo0=5")
+    with pytest.raises(ConfigError, match="given twice"):
+        parse_resign_rule("score=700,score=900")
+    twice = ("local:depth=3,depth=5", "local:url=ws://x/ws", "name=a,cmd=x,option.A=1,option.A=2")
+    for spec in twice:
+        with pytest.raises(ConfigError, match="given twice"):
+            parse_engine(spec)
     for bad in ("elo0=5,elo1=0", "alpha=2", "elo1=x", "elo0=nan,elo1=5", "elo1=inf", "elo0=-inf"):
         with pytest.raises(ConfigError):
             parse_sprt(bad)
@@ -92,7 +101,7 @@ def test_config_round_trip_and_validation() -> None:
     TournamentConfig("connect4", config.engines, TimeControl()).validate()
     assert TimeControl().describe() == "the engines' own caps" and not TimeControl().limits
     uncapped = (config.engines[0], parse_engine("name=free"))
-    with pytest.raises(ConfigError, match="time control .* free has none"):
+    with pytest.raises(ConfigError, match=r"time control .* free has none"):
         TournamentConfig("connect4", uncapped, TimeControl()).validate()
     plain = (parse_engine("name=a"), parse_engine("name=b"))
     with pytest.raises(ConfigError, match="a, b have none"):
