@@ -1306,8 +1306,9 @@ RESIGN_BELOW: Final = 0.05
 #: (plies since the game's start, or stones on the board, whichever is
 #: more): early win rates are noisy.
 RESIGN_AFTER_SHARE: Final = 0.4
-#: No resignation on a search of fewer playouts than this: the win rate
-#: must have stayed low over that many games played out.
+#: No resignation on a win rate resting on fewer playouts than this (the
+#: search's own and those of the tree it reused: ``SearchResult.root_playouts``):
+#: it must have stayed low over that many games played out.
 RESIGN_MIN_PLAYOUTS: Final = 500
 #: A side resigns only when this many of its searches in a row, in one game,
 #: would each resign (:func:`should_resign`); the earlier ones play their

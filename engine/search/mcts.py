@@ -402,6 +402,7 @@ class MctsSearcher(BudgetedSearch):
         root = self._reuse_or_new_root(state)
         self._search_root = root
         self.reused_visits = root.visits
+        self.stats.reused_visits = root.visits
         if len(root_moves) == 1:
             value = score_from_win_rate(self._root_win_rate(root, state), game.win_odds_scale)
             if root.visits == 0:

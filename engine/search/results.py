@@ -53,7 +53,10 @@ class SearchStats:
     ``first_move_cutoff_rate`` is the share of beta cutoffs made by the first
     move tried at a node (near 1.0 means the ordering is nearly perfect);
     ``effective_branching_factor`` is the ratio of the nodes of the last two
-    completed iterations.
+    completed iterations. ``reused_visits`` are the visits a tree search's
+    root already had from the previous search's tree (0 for a fresh tree
+    and for the other searches): the root's win rate rests on them and on
+    this search's playouts (:attr:`SearchResult.root_playouts`).
     """
 
     nodes_per_depth: list[int] = field(default_factory=list)
@@ -61,6 +64,7 @@ class SearchStats:
     first_move_cutoffs: int = 0
     tt_probes: int = 0
     tt_hits: int = 0
+    reused_visits: int = 0
 
     @property
     def first_move_cutoff_rate(self) -> float:
@@ -101,6 +105,11 @@ class SearchResult:
     stats: SearchStats
     move_value: Any = None
     value: int = 0
+
+    @property
+    def root_playouts(self) -> int:
+        """The playouts a tree search's root win rate rests on: its own and the reused tree's."""
+        return self.info.playouts + self.stats.reused_visits
 
     @classmethod
     def from_progress(

@@ -539,7 +539,7 @@ class GtpEngine:
             return False
         info = result.info
         chance = info.score.win_chance(self.game.win_odds_scale)
-        return should_resign(self.game, state, chance, info.playouts, self.resign_below)
+        return should_resign(self.game, state, chance, result.root_playouts, self.resign_below)
 
 
 def _strings(game: Go, state: GoState, stones: set[int]) -> list[list[int]]:

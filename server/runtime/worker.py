@@ -283,7 +283,9 @@ def go_answer(game: Go, state: GoState, result: SearchResult) -> SearchResult:
         return dataclasses.replace(
             result, move=PASS_TEXT, move_value=PASS, info=dataclasses.replace(info, pv=(PASS_TEXT,))
         )
-    if should_resign(game, state, info.score.win_chance(game.win_odds_scale), info.playouts):
+    # The root's win rate rests on the reused tree's playouts too: a short
+    # think (100 ms, a few hundred playouts) on a kept tree may resign.
+    if should_resign(game, state, info.score.win_chance(game.win_odds_scale), result.root_playouts):
         return dataclasses.replace(result, move=RESIGN_TEXT, move_value=RESIGN)
     chosen = game.point(result.move)
     if chosen is not None and fills_own_eye(game, state, chosen):

@@ -11,7 +11,7 @@ from engine.games.go import RESIGN_BELOW, RESIGN_CONSECUTIVE, RESIGN_MIN_PLAYOUT
 from engine.registry import create_game
 from engine.search.limits import Limits, plan_deadlines
 from engine.search.mcts import score_from_win_rate
-from engine.search.results import SearchResult
+from engine.search.results import SearchResult, SearchStats
 from engine.search.score import Score
 from server.frontends.gtp import Genmove, GtpEngine, serve
 
@@ -163,6 +163,20 @@ def test_genmove_resigns_only_when_searches_in_a_row_stay_below_the_threshold() 
     assert isinstance(order, Genmove)
     assert engine.genmove_answer(order, SearchResult.unsearched("B5", "time", 0)) == "= B5\n\n"
     assert engine.low_searches.counts[0] == 0
+    # A short think on a kept tree: its root's win rate rests on the reused
+    # playouts too, and it counts (issue 30: at 100 ms a move none did).
+    ask(engine, "undo")
+    short = _hopeless("B5", ("B5",))
+    short = dataclasses.replace(
+        short,
+        info=dataclasses.replace(short.info, playouts=RESIGN_MIN_PLAYOUTS // 4),
+        stats=SearchStats(reused_visits=RESIGN_MIN_PLAYOUTS),
+    )
+    order = engine.execute("genmove b")
+    assert isinstance(order, Genmove)
+    assert engine.genmove_answer(order, short) == "= B5\n\n"
+    assert engine.low_searches.counts[0] == 1
+    engine.low_searches.counts = [0, 0]
     ask(engine, "undo")
     engine.low_searches.counts = [RESIGN_CONSECUTIVE - 1, 0]
     order = engine.execute("reg_genmove b")

@@ -146,3 +146,22 @@ def test_no_pass_back_over_dead_stones_or_points_still_to_take() -> None:
     assert go_answer(GAME, state, elsewhere).move == "J9"  # the search's own move stands
     passing = dataclasses.replace(searched, reason="time")
     assert go_answer(GAME, state, passing).move in ("A5", "C5", "B4", "B6")
+
+
+def test_a_short_think_on_a_kept_tree_resigns_a_lost_game() -> None:
+    # Issue 30, seen on a loaded server: a think of 100 ms (a few hundred
+    # playouts) never resigned, since each think counted only its own
+    # playouts, and the engine played on in a lost game. The root's win
+    # rate rests on the kept tree's playouts too.
+    lost = GAME.parse_position("/".join(["XX.OOOO.O"] * 9) + " X")  # Black: 27 of 81
+    few = RESIGN_MIN_PLAYOUTS * 3 // 5
+    limited = WorkerJob(
+        1, "go", dict(GAME.options), lost, Limits(nodes=few), Deadlines(0.0, None, None), "mcts"
+    )
+    searcher = searcher_for(GAME, "mcts")
+    stop = StopFlag(multiprocessing.get_context("spawn"))
+    first = _think(searcher, limited, stop, lambda info: None)
+    assert first.move != "resign" and first.root_playouts == few, first
+    again = _think(searcher, limited, stop, lambda info: None)
+    assert again.stats.reused_visits >= few and again.root_playouts >= RESIGN_MIN_PLAYOUTS
+    assert again.move == "resign", again
