@@ -1306,9 +1306,13 @@ RESIGN_BELOW: Final = 0.05
 #: (plies since the game's start, or stones on the board, whichever is
 #: more): early win rates are noisy.
 RESIGN_AFTER_SHARE: Final = 0.4
-#: No resignation on a win rate resting on fewer playouts than this (the
-#: search's own and those of the tree it reused: ``SearchResult.root_playouts``):
-#: it must have stayed low over that many games played out.
+#: No resignation on a win rate that has not stayed low over this many
+#: games played out, summed over the streak of searches that resigns
+#: (:data:`RESIGN_CONSECUTIVE`): each of them must rest on at least
+#: :data:`RESIGN_MIN_THINK_PLAYOUTS` (its own playouts and those of the tree
+#: it reused, ``SearchResult.root_playouts``). A streak of short thinks
+#: (50 ms, some 250 playouts each) once never resigned and played on until
+#: the whole board was taken.
 RESIGN_MIN_PLAYOUTS: Final = 500
 #: A side resigns only when this many of its searches in a row, in one game,
 #: would each resign (:func:`should_resign`); the earlier ones play their
@@ -1317,6 +1321,8 @@ RESIGN_MIN_PLAYOUTS: Final = 500
 #: (GNU Go counted W+0.5 for our White on the board where it resigned, at
 #: move 82 of a game in docs/benchmarks.md, issue 30's fifth step).
 RESIGN_CONSECUTIVE: Final = 3
+#: The playouts each search of the streak rests on at least (167).
+RESIGN_MIN_THINK_PLAYOUTS: Final = -(-RESIGN_MIN_PLAYOUTS // RESIGN_CONSECUTIVE)
 
 
 class ResignStreak:
@@ -1350,7 +1356,7 @@ def should_resign(
     ``below`` is the threshold: the server's :data:`RESIGN_BELOW`, or the
     one ``arena gtp --resign-below`` was given.
     """
-    if win_chance >= below or playouts < RESIGN_MIN_PLAYOUTS:
+    if win_chance >= below or playouts < RESIGN_MIN_THINK_PLAYOUTS:
         return False
     stones = sum(1 for p in game.points if state.board[p] != EMPTY)
     return max(state.ply, stones) >= RESIGN_AFTER_SHARE * game.size * game.size

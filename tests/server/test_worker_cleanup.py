@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import multiprocessing
 
-from engine.games.go import PASS, RESIGN_MIN_PLAYOUTS, Go
+from engine.games.go import PASS, RESIGN_MIN_PLAYOUTS, RESIGN_MIN_THINK_PLAYOUTS, Go
 from engine.search.limits import Deadlines, Limits
 from engine.search.request import SearchRequest
 from engine.search.results import SearchResult
@@ -67,7 +67,7 @@ def test_a_lost_go_position_is_resigned_keeping_the_best_line() -> None:
     answer = go_answer(GAME, lost, hopeless)
     assert answer.move == "resign" and answer.info.pv == searched.info.pv
     few = dataclasses.replace(
-        hopeless, info=dataclasses.replace(info, playouts=RESIGN_MIN_PLAYOUTS - 1)
+        hopeless, info=dataclasses.replace(info, playouts=RESIGN_MIN_THINK_PLAYOUTS - 1)
     )
     assert go_answer(GAME, lost, few).move == searched.move
     hopeful = dataclasses.replace(hopeless, info=dataclasses.replace(info, score=Score(value=0)))
@@ -154,7 +154,7 @@ def test_a_short_think_on_a_kept_tree_resigns_a_lost_game() -> None:
     # playouts, and the engine played on in a lost game. The root's win
     # rate rests on the kept tree's playouts too.
     lost = GAME.parse_position("/".join(["XX.OOOO.O"] * 9) + " X")  # Black: 27 of 81
-    few = RESIGN_MIN_PLAYOUTS * 3 // 5
+    few = RESIGN_MIN_THINK_PLAYOUTS * 3 // 5
     limited = WorkerJob(
         1, "go", dict(GAME.options), lost, Limits(nodes=few), Deadlines(0.0, None, None), "mcts"
     )
@@ -163,5 +163,5 @@ def test_a_short_think_on_a_kept_tree_resigns_a_lost_game() -> None:
     first = _think(searcher, limited, stop, lambda info: None)
     assert first.move != "resign" and first.root_playouts == few, first
     again = _think(searcher, limited, stop, lambda info: None)
-    assert again.stats.reused_visits >= few and again.root_playouts >= RESIGN_MIN_PLAYOUTS
+    assert again.stats.reused_visits >= few and again.root_playouts >= RESIGN_MIN_THINK_PLAYOUTS
     assert again.move == "resign", again

@@ -27,6 +27,7 @@ from engine.games.go import (
     RESIGN_BELOW,
     RESIGN_CONSECUTIVE,
     RESIGN_MIN_PLAYOUTS,
+    RESIGN_MIN_THINK_PLAYOUTS,
     Go,
     GoState,
     ResignStreak,
@@ -841,7 +842,11 @@ def test_resignation_needs_a_low_win_rate_over_enough_playouts_past_the_opening(
     busy = GAME.parse_position("/".join(["X.XXXOO.O"] * 9) + " X")  # 63 stones of 81
     assert should_resign(GAME, busy, 0.01, RESIGN_MIN_PLAYOUTS)
     assert not should_resign(GAME, busy, RESIGN_BELOW, RESIGN_MIN_PLAYOUTS)
-    assert not should_resign(GAME, busy, 0.01, RESIGN_MIN_PLAYOUTS - 1)
+    # Each search of the streak of RESIGN_CONSECUTIVE needs its share of the
+    # 500 (short thinks once never resigned: issue 30, 2026-12-07).
+    assert should_resign(GAME, busy, 0.01, RESIGN_MIN_THINK_PLAYOUTS)
+    assert not should_resign(GAME, busy, 0.01, RESIGN_MIN_THINK_PLAYOUTS - 1)
+    assert RESIGN_MIN_THINK_PLAYOUTS * RESIGN_CONSECUTIVE >= RESIGN_MIN_PLAYOUTS
     assert not should_resign(GAME, GAME.initial_state(), 0.0, 10 * RESIGN_MIN_PLAYOUTS)
 
 
