@@ -24,6 +24,7 @@ from typing import Any, Final
 
 from engine.errors import GameError
 from engine.games.chess.game import Chess
+from engine.games.chess.notation import parse_move as parse_uci_move
 from engine.search.limits import MAX_DEPTH, Clock, Limits
 from engine.search.results import Info
 from engine.search.score import Score
@@ -121,6 +122,9 @@ class UciProtocol:
     def __init__(self) -> None:
         self.game = Chess()
         self.state: Any = self.game.parse_position(STARTPOS)
+        #: Why the last ``position`` was refused (``go`` then searches nothing:
+        #: answering for the position before it would answer the wrong game).
+        self.refused: str | None = None
         self.options = Options()
         self.debug = False
         self._handlers = self._command_table()
@@ -231,10 +235,18 @@ class UciProtocol:
         # The transposition table is kept: its entries are keyed by the
         # whole position, so they stay right in the next game.
         self.state = self.game.parse_position(STARTPOS)
+        self.refused = None
         return Reaction()
 
     def _position(self, arguments: list[str]) -> Reaction:
-        """``position startpos|fen <6 fields> [moves m1 m2 ...]``; a bad one keeps the old."""
+        """``position startpos|fen <6 fields> [moves m1 m2 ...]``.
+
+        Moves past a draw the players could claim (threefold repetition, the
+        fifty-move rule) are played: the GUI is the arbiter (FIDE Laws 9.2,
+        9.3). A position refused is no position: until the next good one,
+        ``go`` answers ``bestmove (none)`` with the reason, never a move of
+        the position before it.
+        """
         if "moves" in arguments:
             cut = arguments.index("moves")
             setup, moves = arguments[:cut], arguments[cut + 1 :]
@@ -246,22 +258,42 @@ class UciProtocol:
             elif setup[:1] == ["fen"] and len(setup) > 1:
                 state = self.game.parse_position(" ".join(setup[1:]))
             else:
-                return _says("position needs: position startpos|fen <fen> [moves ...]")
+                return self._refuse("position needs: position startpos|fen <fen> [moves ...]")
             for number, text in enumerate(moves, 1):
                 try:
-                    state = self.game.play(state, self.game.parse_move(state, text))
+                    state = self.game.play(state, parse_uci_move(state, text))
                 except GameError as error:
-                    return _says(f"position not changed: move {number} ({text}): {error}")
+                    return self._refuse(f"move {number} ({text[:16]}): {error}")
         except GameError as error:
-            return _says(f"position not changed: {error}")
+            return self._refuse(str(error))
         self.state = state
+        self.refused = None
         return Reaction()
 
+    def _refuse(self, why: str) -> Reaction:
+        self.refused = why
+        return _says(f"position refused: {why}; go answers no move until a position is given")
+
     def _go(self, arguments: list[str]) -> Reaction:
+        if self.refused is not None:
+            return Reaction([f"info string no position: {self.refused}", "bestmove (none)"])
         try:
             limits, searchmoves, notes = self._go_limits(arguments)
         except ValueError as error:
             return _says(f"go not understood: {error}")
+        state = self.state
+        ended = self.game.outcome(state)
+        moves = state.legal_moves()
+        if ended is not None and moves:
+            if ended.reason == "insufficient material":
+                # A dead position: no move changes the draw, and none is searched.
+                move = self.game.format_move(state, moves[0])
+                return Reaction(
+                    [f"info string {ended.reason}: a draw whatever is played", f"bestmove {move}"]
+                )
+            # A draw the GUI has not claimed: play on as if it could still be.
+            notes.append(f"{ended.reason}: a draw the GUI may claim; searching on")
+            state = self.game.unclaimed(state)
         options = self.options
         multipv = shown = options.multipv
         strength = strength_for(options.elo) if options.limit_strength else None
@@ -272,7 +304,7 @@ class UciProtocol:
             limits = Limits(limits.movetime_ms, depth, nodes, limits.clock)
             if strength.noise_cp > 0:
                 multipv = max(multipv, STRENGTH_LINES)
-        order = SearchOrder(self.state, limits, multipv, shown, searchmoves, strength)
+        order = SearchOrder(state, limits, multipv, shown, searchmoves, strength)
         return Reaction([f"info string {note}" for note in notes], order)
 
     def _go_limits(self, arguments: list[str]) -> tuple[Limits, tuple[str, ...], list[str]]:
@@ -336,7 +368,7 @@ class UciProtocol:
         kept: list[str] = []
         for text in moves:
             try:
-                self.game.parse_move(self.state, text)
+                parse_uci_move(self.state, text)
             except GameError:
                 notes.append(f"searchmoves: {text[:16]} is not a legal move here: left out")
                 continue

@@ -53,17 +53,19 @@ def test_uci_announces_id_and_options_then_uciok() -> None:
     assert any(line.startswith("option name Move Overhead type spin") for line in lines)
 
 
-def test_position_with_moves_and_a_bad_one_keeps_the_old_position() -> None:
+def test_position_with_moves_and_a_bad_one_is_refused_and_no_move_is_searched() -> None:
     uci = UciProtocol()
     assert uci.execute("position startpos moves e2e4 e7e5 g1f3").lines == []
     after = uci.game.format_position(uci.state)
     assert after.startswith("rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b")
     refused = uci.execute("position startpos moves e2e4 e2e4").lines
     assert refused and "move 2 (e2e4)" in refused[0] and refused[0].startswith("info string")
-    assert uci.game.format_position(uci.state) == after
+    # Not the position before it: a go answers no move (the review of 2026-12-07).
+    assert uci.execute("go depth 1").lines[-1] == "bestmove (none)"
     uci.execute("position fen 8/8/8/8/8/8/k7/7K w - - 0 1")
     assert uci.game.format_position(uci.state).startswith("8/8/8/8/8/8/k7/7K w")
-    assert uci.execute("position fen not a fen").lines[0].startswith("info string position not")
+    refused = uci.execute("position fen not a fen").lines
+    assert refused[0].startswith("info string position refused")
     uci.execute("ucinewgame")
     assert uci.game.format_position(uci.state) == STARTPOS
 

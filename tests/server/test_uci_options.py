@@ -139,8 +139,47 @@ def test_go_mate_is_a_depth_of_2n_minus_1_and_searchmoves_end_at_a_go_word() -> 
     assert order.limits.movetime_ms is not None
 
 
+def test_draws_to_claim_are_played_on_and_a_refused_position_is_no_position() -> None:
+    # The review of 2026-12-07: after a threefold repetition (a draw to
+    # claim, FIDE 9.2) the engine answered bestmove (none), refused every
+    # later position, and the next go searched the position before it.
+    uci = UciProtocol()
+    knights = "g1f3 g8f6 f3g1 f6g8 " * 2
+    assert uci.execute(f"position startpos moves {knights}").lines == []
+    reaction = uci.execute("go depth 2")
+    order = reaction.search
+    assert order is not None and uci.game.outcome(order.state) is None
+    assert reaction.lines == [
+        "info string threefold repetition: a draw the GUI may claim; searching on"
+    ]
+    assert uci.execute(f"position startpos moves {knights} e2e4").lines == []  # played on
+    uci.execute("position fen 7k/8/8/8/8/8/1R6/K7 w - - 100 80 moves b2b3")  # fifty moves
+    order = uci.execute("go depth 2").search
+    assert order is not None and order.state.halfmove == 99
+    uci.execute("position fen 7k/8/8/8/8/8/8/KB3b2 w - - 0 1")  # dead: no search
+    dead = uci.execute("go depth 2")
+    assert dead.search is None and dead.lines[-1] == "bestmove a1a2"
+    refused = uci.execute("position startpos moves e2e5")
+    assert refused.lines[0].startswith("info string position refused: move 1 (e2e5)")
+    answer = uci.execute("go movetime 100")
+    assert answer.search is None and answer.lines[-1] == "bestmove (none)"
+    uci.execute("position startpos")
+    assert uci.execute("go depth 1").search is not None
+
+
 # ----------------------------------------------------------------------
 # The process, through python-chess.
+
+
+def test_play_goes_on_after_a_repetition_no_one_claimed(engine: chess.engine.SimpleEngine) -> None:
+    board = chess.Board()
+    for move in ["g1f3", "g8f6", "f3g1", "f6g8"] * 2:
+        board.push_uci(move)
+    assert board.can_claim_threefold_repetition() and not board.is_game_over()
+    played = engine.play(board, chess.engine.Limit(depth=2)).move
+    assert played is not None and played in board.legal_moves
+    board.push(played)
+    assert engine.play(board, chess.engine.Limit(depth=2)).move in board.legal_moves
 
 
 def test_analyse_with_multipv_3(engine: chess.engine.SimpleEngine) -> None:

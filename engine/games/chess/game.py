@@ -212,6 +212,36 @@ class Chess(Game[Position, Move]):
                 return Outcome(None, "insufficient material")
         return None
 
+    def unclaimed(self, state: Position) -> Position:
+        """``state`` as a search root when the players have not claimed a draw they could.
+
+        Threefold repetition and the fifty-move rule end a game only when a
+        player claims the draw (FIDE Laws 9.2 and 9.3), and a UCI GUI is the
+        arbiter that may play on; this game counts both as the game's end.
+        The root keeps one earlier occurrence of its position (a further
+        repetition in the tree is again a draw) and a fifty-move count of at
+        most 99 plies (a move that neither captures nor moves a pawn reaches
+        the rule again). Dead material is a draw no move changes, not a claim.
+        """
+        earlier = [index for index, key in enumerate(state.history) if key == state.key]
+        history = state.history
+        if len(earlier) > 1:
+            dropped = set(earlier[:-1])
+            history = tuple(key for index, key in enumerate(history) if index not in dropped)
+        halfmove = min(state.halfmove, FIFTY_MOVE_PLIES - 1)
+        return Position(
+            state.boards,
+            state.turn,
+            state.castling,
+            state.ep,
+            halfmove,
+            state.fullmove,
+            state.key,
+            state.mg,
+            state.eg,
+            history,
+        )
+
     def repeats(self, state: Position, plies: int) -> bool:
         # The history holds the positions since the last irreversible move;
         # only those with the same side to move (every other one) can match.

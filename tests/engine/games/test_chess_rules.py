@@ -301,6 +301,15 @@ def test_threefold_repetition() -> None:
     outcome = GAME.outcome(state)
     assert outcome is not None and outcome.reason == "threefold repetition"
     assert outcome.winner is None and GAME.legal_moves(state) == []
+    # Unclaimed (a UCI GUI plays on): the root counts its position twice;
+    # Nf3 again makes a third Nf3 position, a draw in the search as in the game.
+    root = GAME.unclaimed(state)
+    assert GAME.outcome(root) is None and len(GAME.legal_moves(root)) == 20
+    again = GAME.outcome(GAME.play(root, GAME.parse_move(root, "g1f3")))
+    assert again is not None and again.reason == "threefold repetition"
+    assert GAME.outcome(play_line(root, "b1c3")) is None
+    fifty = GAME.unclaimed(GAME.parse_position("7k/8/8/8/8/8/8/KR6 w - - 120 80"))
+    assert fifty.halfmove == 99 and GAME.outcome(fifty) is None
 
 
 def test_fifty_move_rule_but_mate_on_the_last_move_wins() -> None:
