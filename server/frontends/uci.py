@@ -73,6 +73,9 @@ class _Search:
     stopped: bool = False
     task: asyncio.Task[None] | None = None
     lines: dict[int, Info] = field(default_factory=dict)
+    #: Set by ``stop`` or ``ponderhit``: a ``go infinite``/``go ponder``
+    #: answer that came first waits for it (:attr:`SearchOrder.until_stop`).
+    released: asyncio.Event = field(default_factory=asyncio.Event)
 
 
 class UciEngine:
@@ -117,6 +120,8 @@ class UciEngine:
             self._write(line)
         if reaction.stop:
             self._stop_search()
+        if reaction.ponderhit and self._search is not None:
+            self._search.released.set()
         if reaction.quit:
             return False
         if reaction.resize:
@@ -144,7 +149,12 @@ class UciEngine:
             self._write("info string the search process did not start")
         game, state = self.protocol.game, order.state
         if not game.legal_moves(state):
-            self._write(bestmove_line(None))  # mated or stalemated: nothing to search
+            # Mated or stalemated: nothing to search; the score as Stockfish
+            # gives it (python-chess's analyse then has one).
+            self._write("info depth 0 score " + ("mate 0" if state.checkers() else "cp 0"))
+            search = _Search(order)
+            self._search = search
+            search.task = asyncio.create_task(self._answer_nothing(search))
             return
         self._seq += 1
         job = search_job(
@@ -175,7 +185,10 @@ class UciEngine:
     def _stop_search(self) -> None:
         """Ask for the running search's answer now (the pool answers within its grace)."""
         search = self._search
-        if search is not None and search.ticket is not None:
+        if search is None:
+            return
+        search.released.set()
+        if search.ticket is not None:
             search.stopped = True
             search.ticket.stop()
 
@@ -199,6 +212,8 @@ class UciEngine:
         """Write the search's one ``bestmove``, saying so when the worker did not give it."""
         assert search.ticket is not None, "a search is answered once submitted"
         result = await search.ticket.answer
+        if search.order.until_stop:
+            await search.released.wait()
         if self._search is search:
             self._search = None
         note = None
@@ -216,6 +231,14 @@ class UciEngine:
         if strength is not None and note is None:
             move = self._weaker_move(search, strength.noise_cp) or move
         self._write(bestmove_line(move))
+
+    async def _answer_nothing(self, search: _Search) -> None:
+        """``bestmove (none)`` for a position without a legal move (after ``stop`` when told)."""
+        if search.order.until_stop:
+            await search.released.wait()
+        if self._search is search:
+            self._search = None
+        self._write(bestmove_line(None))
 
     def _weaker_move(self, search: _Search, noise_cp: int) -> str | None:
         """UCI_LimitStrength's move: among the last completed depth's lines, with noise."""

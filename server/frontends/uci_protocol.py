@@ -74,6 +74,10 @@ class SearchOrder:
     them to write (``MultiPV``; a limited strength searches more lines than
     it shows). ``searchmoves``: the root moves to search (none: all).
     ``strength``: the handicaps of ``UCI_LimitStrength``, if set.
+    ``until_stop``: ``go infinite`` or ``go ponder``, whose ``bestmove``
+    waits for ``stop`` (or ``ponderhit``) even when the search ends first,
+    on a proven mate or a single legal move ("do not exit the search
+    without being told so in this mode", the UCI specification).
     """
 
     state: Any
@@ -82,6 +86,7 @@ class SearchOrder:
     shown: int = 1
     searchmoves: tuple[str, ...] = ()
     strength: Strength | None = None
+    until_stop: bool = False
 
 
 @dataclass(slots=True)
@@ -96,6 +101,8 @@ class Reaction:
     ready: bool = False
     #: ``setoption name Hash``: the search process needs a table of this size.
     resize: bool = False
+    #: ``ponderhit``: a ``go ponder``'s answer may now be given.
+    ponderhit: bool = False
 
 
 @dataclass(slots=True)
@@ -152,8 +159,9 @@ class UciProtocol:
             "go": self._go,
             "stop": lambda _: Reaction(stop=True),
             # No Ponder option is announced; a GUI that ponders anyway gets
-            # a search with its limits, which ponderhit leaves running.
-            "ponderhit": lambda _: Reaction(),
+            # a search with its limits, which ponderhit leaves running (its
+            # bestmove, held until then, may now be written).
+            "ponderhit": lambda _: Reaction(ponderhit=True),
             "quit": lambda _: Reaction(stop=True, quit=True),
         }
 
@@ -304,7 +312,8 @@ class UciProtocol:
             limits = Limits(limits.movetime_ms, depth, nodes, limits.clock)
             if strength.noise_cp > 0:
                 multipv = max(multipv, STRENGTH_LINES)
-        order = SearchOrder(state, limits, multipv, shown, searchmoves, strength)
+        until_stop = "infinite" in arguments or "ponder" in arguments
+        order = SearchOrder(state, limits, multipv, shown, searchmoves, strength, until_stop)
         return Reaction([f"info string {note}" for note in notes], order)
 
     def _go_limits(self, arguments: list[str]) -> tuple[Limits, tuple[str, ...], list[str]]:

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import os
+import queue
 import shutil
 import signal
+import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -190,6 +193,71 @@ def test_a_mated_side_answers_bestmove_none(engine: chess.engine.SimpleEngine) -
     mated = chess.Board("rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3")
     result = engine.play(mated, chess.engine.Limit(time=0.1))
     assert result.move is None
+
+
+class _RawUci:
+    """``arena uci`` on pipes, its lines read in a thread (every wait bounded)."""
+
+    def __init__(self) -> None:
+        self.process = subprocess.Popen(
+            COMMAND, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1
+        )
+        self.lines: queue.Queue[str] = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            self.lines.put(line.strip())
+
+    def send(self, line: str) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(line + "\n")
+        self.process.stdin.flush()
+
+    def until(self, prefix: str) -> list[str]:
+        """The lines up to the first that starts with ``prefix`` (that one last)."""
+        seen: list[str] = []
+        while not seen or not seen[-1].startswith(prefix):
+            seen.append(self.lines.get(timeout=60 * UNIT))
+        return seen
+
+    def close(self) -> None:
+        self.send("quit")
+        self.process.wait(timeout=30 * UNIT)
+
+
+def test_go_infinite_answers_only_after_stop_even_when_the_search_has_ended() -> None:
+    # The review of 2026-12-07: go infinite on a mate in one (and go ponder)
+    # wrote bestmove 3 ms later, by itself; UCI: "do not exit the search
+    # without being told so in this mode".
+    uci = _RawUci()
+    try:
+        uci.send("uci")
+        uci.until("uciok")
+        uci.send("position fen 6k1/5ppp/8/8/8/8/8/3Q2K1 w - - 0 1")
+        uci.send("go infinite")
+        assert "score mate 1" in uci.until("info depth 1")[-1]
+        uci.send("isready")  # answered at once; the search has ended, its answer waits
+        assert not [line for line in uci.until("readyok") if line.startswith("bestmove")]
+        uci.send("stop")
+        assert uci.until("bestmove")[-1] == "bestmove d1d8"
+        uci.send("go ponder wtime 1000 btime 1000")  # held until ponderhit
+        uci.until("info depth 1")
+        uci.send("isready")
+        assert not [line for line in uci.until("readyok") if line.startswith("bestmove")]
+        uci.send("ponderhit")
+        assert uci.until("bestmove")[-1] == "bestmove d1d8"
+        # Stalemated: Stockfish's depth-0 report, and the answer waits as well.
+        uci.send("position fen 7k/5Q2/6K1/8/8/8/8/8 b - - 0 1")
+        uci.send("go infinite")
+        assert uci.until("info depth 0")[-1] == "info depth 0 score cp 0"
+        uci.send("isready")
+        assert not [line for line in uci.until("readyok") if line.startswith("bestmove")]
+        uci.send("stop")
+        assert uci.until("bestmove")[-1] == "bestmove (none)"
+    finally:
+        uci.close()
 
 
 def _children(pid: int) -> list[int]:
