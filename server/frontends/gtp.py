@@ -230,6 +230,7 @@ class GtpEngine:
             "showboard": self._showboard,
             "time_settings": self._time_settings,
             "time_left": self._time_left,
+            "kgs-time_settings": self._kgs_time_settings,
             "final_status_list": self._final_status_list,
             "kgs-genmove_cleanup": self._genmove_cleanup,
             "reg_genmove": self._reg_genmove,
@@ -466,6 +467,32 @@ class GtpEngine:
             raise GtpError("syntax error")
         self.time = TimeSettings(main * 1000, byo * 1000, stones)
         return ""
+
+    def _kgs_time_settings(self, args: list[str]) -> str:
+        """KGS's ``kgs-time_settings none | absolute M | byoyomi M T P | canadian M T S``.
+
+        As ``time_settings`` (GTP 2's Canadian byo-yomi), with Japanese
+        byo-yomi (P periods of T seconds) kept as periods of one move in T
+        seconds: no move uses up a period, and the other periods stay a margin.
+        """
+        if not args:
+            raise GtpError("syntax error")
+        kind, rest = args[0].lower(), args[1:]
+        if kind == "none":
+            _exactly(rest, 0)
+            return self._time_settings(["0", "1", "0"])  # GTP 2's "no time limit"
+        if kind == "absolute":
+            return self._time_settings([*_exactly(rest, 1), "0", "0"])
+        if kind == "byoyomi":
+            main, period, periods = _exactly(rest, 3)
+            if _int_arg([periods], "kgs-time_settings") < 0:
+                raise GtpError("syntax error")
+            if _int_arg([periods], "kgs-time_settings") == 0:
+                return self._time_settings([main, "0", "0"])
+            return self._time_settings([main, period, "1"])
+        if kind == "canadian":
+            return self._time_settings(rest)
+        raise GtpError("syntax error")
 
     def _time_left(self, args: list[str]) -> str:
         colour_text, seconds, stones = _exactly(args, 3)

@@ -13,7 +13,7 @@ from engine.search.limits import Limits, plan_deadlines
 from engine.search.mcts import score_from_win_rate
 from engine.search.results import SearchResult, SearchStats
 from engine.search.score import Score
-from server.frontends.gtp import Genmove, GtpEngine, serve
+from server.frontends.gtp import Genmove, GtpEngine, TimeSettings, serve
 
 #: Commands the issue names; every one must be listed and known.
 REQUIRED_COMMANDS = [
@@ -32,6 +32,7 @@ REQUIRED_COMMANDS = [
     "showboard",
     "time_settings",
     "time_left",
+    "kgs-time_settings",
     "quit",
     # issue 30: as Go tools use GTP
     "final_status_list",
@@ -230,6 +231,24 @@ def test_time_settings_and_time_left_drive_the_search_clock() -> None:
     ask(engine, "time_settings 0 1 0")  # GTP: no time limit
     assert engine._limits(0).movetime_ms == engine.movetime_ms
     assert refused(engine, "time_settings 1 2") == "syntax error"
+
+
+def test_kgs_time_settings_are_time_settings() -> None:
+    # The review of 2026-12-07: "? unknown command" (KGS sends it first).
+    engine = GtpEngine()
+    assert ask(engine, "known_command kgs-time_settings") == "true"
+    ask(engine, "kgs-time_settings byoyomi 600 30 5")  # a move in each 30 s period
+    assert engine.time == TimeSettings(600_000, 30_000, 1)
+    ask(engine, "kgs-time_settings canadian 300 60 10")
+    assert engine.time == TimeSettings(300_000, 60_000, 10)
+    ask(engine, "kgs-time_settings absolute 120")
+    assert engine.time == TimeSettings(120_000, 0, 0)
+    ask(engine, "kgs-time_settings byoyomi 90 10 0")  # no periods: sudden death
+    assert engine.time == TimeSettings(90_000, 0, 0)
+    ask(engine, "kgs-time_settings none")
+    assert engine.time is not None and engine.time.unlimited
+    for bad in ("", "fischer 60 5", "byoyomi 60 10", "none 5", "byoyomi 60 10 -1"):
+        assert refused(engine, f"kgs-time_settings {bad}") == "syntax error"
 
 
 # ----------------------------------------------------------------------
