@@ -126,6 +126,14 @@ class UciEngine:
             return False
         if reaction.resize:
             self._resize_pending = True
+            if self._search is None:
+                # Carried out now, as Stockfish sizes its table when it reads
+                # the setoption: a go right after it (python-chess's
+                # configure, then play) otherwise paid the new process's
+                # start and got an unsearched move (the review of 2026-12-07).
+                await self._when_idle_restart_if_resized()
+                if await self._runtime.wait_ready():
+                    await self._warm_up()
         if reaction.ready:
             await self._when_idle_restart_if_resized()
             if not await self._runtime.wait_ready():
@@ -212,10 +220,6 @@ class UciEngine:
         """Write the search's one ``bestmove``, saying so when the worker did not give it."""
         assert search.ticket is not None, "a search is answered once submitted"
         result = await search.ticket.answer
-        if search.order.until_stop:
-            await search.released.wait()
-        if self._search is search:
-            self._search = None
         note = None
         if result.reason == WORKER_LOST:
             note = "ended unexpectedly"
@@ -223,9 +227,15 @@ class UciEngine:
         elif not search.stopped and self._runtime.still_searching():
             note = "did not answer in time"  # the pool answered; the worker is being stopped
         if note is not None:
+            later = " at stop" if search.order.until_stop and not search.released.is_set() else ""
             self._write(
                 f"info string the search process {note}: answering with the best move so far"
+                + later
             )
+        if search.order.until_stop:
+            await search.released.wait()
+        if self._search is search:
+            self._search = None
         move = result.move
         strength = search.order.strength
         if strength is not None and note is None:

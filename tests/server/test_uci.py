@@ -158,7 +158,9 @@ def test_analysis_streams_info_and_stop_answers_at_once(
             if "depth" in info and "pv" in info:
                 depths.append(info["depth"])
                 assert "score" in info and "nodes" in info and "hashfull" in info
-            if len(depths) >= 3:
+            # A proven mate ends the search; go infinite's bestmove still
+            # waits for the stop below (the UCI specification).
+            if len(depths) >= 3 or ("score" in info and info["score"].is_mate()):
                 break
         engine.ping()  # isready during the search: readyok at once
         stopped_at = time.monotonic()
@@ -187,6 +189,20 @@ def test_clock_games_keep_time(engine: chess.engine.SimpleEngine) -> None:
         assert spent < left * 0.6 + 0.3 * UNIT
         left = left - spent + 0.02
         board.push(result.move)
+
+
+def test_a_new_hash_mid_game_still_gets_a_searched_move(
+    engine: chess.engine.SimpleEngine,
+) -> None:
+    # The review of 2026-12-07: configure({"Hash": 64}) then play(time=0.1)
+    # (python-chess sends no isready) got e1d1, unsearched, leaving the queen
+    # en prise: the new search process's start had used up the move's time.
+    board = chess.Board("3k4/8/8/3q4/8/8/3R4/4K3 w - - 0 1")
+    engine.play(board, chess.engine.Limit(depth=1))  # the game has begun: no isready now
+    engine.configure({"Hash": 16})
+    result = engine.play(board, chess.engine.Limit(time=0.1), info=chess.engine.INFO_ALL)
+    assert result.info.get("depth", 0) >= 1, result.info
+    assert result.move == chess.Move.from_uci("d2d5")
 
 
 def test_a_mated_side_answers_bestmove_none(engine: chess.engine.SimpleEngine) -> None:
@@ -287,6 +303,11 @@ def test_a_killed_search_process_still_gets_a_bestmove_and_is_replaced(
             if info.get("depth", 0) >= 2:
                 break
         os.kill(_search_process(engine), signal.SIGKILL)
+        # Said at once; the answer of a go infinite waits for stop (UCI).
+        while "string" not in analysis.info:
+            analysis.get()
+        assert "ended unexpectedly" in analysis.info["string"]
+        analysis.stop()
         best = analysis.wait()
     assert best.move in board.legal_moves
     again = engine.play(board, chess.engine.Limit(time=0.05))
