@@ -485,11 +485,10 @@ class GtpEngine:
             return self._time_settings([*_exactly(rest, 1), "0", "0"])
         if kind == "byoyomi":
             main, period, periods = _exactly(rest, 3)
-            if _int_arg([periods], "kgs-time_settings") < 0:
+            count = _int_arg([periods], "kgs-time_settings")
+            if count < 0:
                 raise GtpError("syntax error")
-            if _int_arg([periods], "kgs-time_settings") == 0:
-                return self._time_settings([main, "0", "0"])
-            return self._time_settings([main, period, "1"])
+            return self._time_settings([main, period, "1"] if count else [main, "0", "0"])
         if kind == "canadian":
             return self._time_settings(rest)
         raise GtpError("syntax error")

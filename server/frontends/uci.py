@@ -131,15 +131,10 @@ class UciEngine:
                 # the setoption: a go right after it (python-chess's
                 # configure, then play) otherwise paid the new process's
                 # start and got an unsearched move (the review of 2026-12-07).
-                await self._when_idle_restart_if_resized()
-                if await self._runtime.wait_ready():
-                    await self._warm_up()
+                await self._ready_after_resize()
         if reaction.ready:
-            await self._when_idle_restart_if_resized()
-            if not await self._runtime.wait_ready():
+            if not await self._ready_after_resize():
                 self._write("info string the search process did not start")
-            elif not self._warm and self._search is None:
-                await self._warm_up()
             self._write("readyok")
         if reaction.search is not None:
             await self._go(reaction.search)
@@ -180,6 +175,15 @@ class UciEngine:
         self._search = search
         self._warm = True
         search.task = asyncio.create_task(self._answer(search))
+
+    async def _ready_after_resize(self) -> bool:
+        """Apply a pending ``Hash``, then wait for the process and its warm-up (False: none)."""
+        await self._when_idle_restart_if_resized()
+        if not await self._runtime.wait_ready():
+            return False
+        if not self._warm and self._search is None:
+            await self._warm_up()
+        return True
 
     async def _warm_up(self) -> None:
         """Run the warm-up search (:data:`WARM_UP_LIMITS`) and wait for it."""
