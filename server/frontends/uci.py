@@ -76,6 +76,8 @@ class _Search:
     #: Set by ``stop`` or ``ponderhit``: a ``go infinite``/``go ponder``
     #: answer that came first waits for it (:attr:`SearchOrder.until_stop`).
     released: asyncio.Event = field(default_factory=asyncio.Event)
+    #: The nodes of the last ``info`` line written (the final line tells the rest).
+    nodes_shown: int = 0
 
 
 class UciEngine:
@@ -218,6 +220,7 @@ class UciEngine:
         if not info.partial and info.pv:
             search.lines[info.multipv] = info
         if info.multipv <= search.order.shown:
+            search.nodes_shown = max(search.nodes_shown, info.nodes)
             self._write(info_line(info, self.protocol.options.show_wdl))
 
     async def _answer(self, search: _Search) -> None:
@@ -236,6 +239,12 @@ class UciEngine:
                 f"info string the search process {note}: answering with the best move so far"
                 + later
             )
+        final = result.info
+        if note is None and final.pv and final.nodes > search.nodes_shown:
+            # Nodes searched after the last report (an unfinished iteration):
+            # the last line counts them, as Stockfish's does, so that a
+            # `go nodes N` shows the N it spent.
+            self._write(info_line(final, self.protocol.options.show_wdl))
         if search.order.until_stop:
             await search.released.wait()
         if self._search is search:

@@ -347,11 +347,22 @@ class UciProtocol:
         overhead = self.options.move_overhead_ms
         clock = None
         white = self.game.to_move(self.state) == 0
-        time_left = numbers.get("wtime" if white else "btime")
+        own, other = ("w", "b") if white else ("b", "w")
+        time_left = numbers.get(f"{own}time")
+        increment = numbers.get(f"{own}inc", 0)
+        if time_left is None and f"{other}time" in numbers:
+            # Only the other side's clock: a clock game all the same, which
+            # without a clock of its own would search until a stop that never
+            # comes. Its clock is the best guess of ours.
+            time_left = numbers[f"{other}time"]
+            increment = numbers.get(f"{other}inc", 0)
+            notes.append(
+                f"go gives {other}time but no {own}time for the side to move: timed by {other}time"
+            )
         if time_left is not None:
             clock = Clock(
                 max(MIN_SEARCH_MS, time_left - overhead),
-                max(0, numbers.get("winc" if white else "binc", 0)),
+                max(0, increment),
                 numbers.get("movestogo"),
             )
         movetime = numbers.get("movetime")

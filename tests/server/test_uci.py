@@ -94,6 +94,20 @@ def test_go_reads_the_clock_of_the_side_to_move_less_the_overhead() -> None:
     assert "e2e4 is not a legal move" in searchmoves.lines[0]
 
 
+def test_go_with_only_the_other_sides_clock_is_timed_by_it() -> None:
+    # `go btime 1000` with White to move gave no limit at all: a search
+    # until a stop that the GUI, waiting for a bestmove, never sends.
+    uci = UciProtocol()
+    uci.execute("setoption name Move Overhead value 0")
+    reaction = uci.execute("go btime 1000 binc 100")  # White to move
+    assert reaction.search is not None
+    assert reaction.search.limits == Limits(clock=Clock(1000, 100))
+    assert reaction.search.until_stop is False
+    assert reaction.lines == [
+        "info string go gives btime but no wtime for the side to move: timed by btime"
+    ]
+
+
 def test_options_are_checked_and_hash_resizes_the_table() -> None:
     uci = UciProtocol()
     assert uci.execute("setoption name Hash value 64").resize
@@ -146,6 +160,14 @@ def test_python_chess_plays_a_game_with_legal_moves(engine: chess.engine.SimpleE
         if board.is_game_over():
             break
     assert len(board.move_stack) >= 8
+
+
+def test_the_last_info_of_go_nodes_counts_every_node(engine: chess.engine.SimpleEngine) -> None:
+    # The review of 2026-12-07: `go nodes 5000` ended on `info depth 5 ...
+    # nodes 3731`, the last completed iteration's count; python-chess's
+    # analyse reported 3,731 nodes for a search of 5,000.
+    info = engine.analyse(chess.Board(), chess.engine.Limit(nodes=5000))
+    assert info["nodes"] >= 5000 and info["pv"]
 
 
 def test_analysis_streams_info_and_stop_answers_at_once(

@@ -84,19 +84,22 @@ def parse_fen(text: str) -> Position:
     if not isinstance(text, str):
         raise BadPositionError("a chess position is a FEN string")
     fields = text.split()
-    if not 4 <= len(fields) <= 6:
+    if not 2 <= len(fields) <= 6:
         raise BadPositionError(
             f"a FEN has 6 fields (board, side, castling, en passant, halfmove clock, "
-            f"move number; the last two optional), got {len(fields)}"
+            f"move number; the last four optional), got {len(fields)}"
         )
+    # Missing fields take python-chess's and Stockfish's defaults: no castling
+    # right, no en passant square, a fresh halfmove clock, move 1.
+    fields += ["-", "-", "0", "1"][len(fields) - 2 :]
     boards = _parse_board(fields[0])
     if fields[1] not in ("w", "b"):
         raise BadPositionError(f"the side to move must be 'w' or 'b', got {fields[1]!r}")
     turn = 0 if fields[1] == "w" else 1
     castling = _parse_castling(fields[2], boards)
     ep = _parse_en_passant(fields[3], boards, turn)
-    halfmove = _parse_counter(fields[4] if len(fields) > 4 else "0", "halfmove clock", 0)
-    fullmove = _parse_counter(fields[5] if len(fields) > 5 else "1", "move number", 1)
+    halfmove = _parse_counter(fields[4], "halfmove clock", 0)
+    fullmove = _parse_counter(fields[5], "move number", 1)
     if checkers_of(boards, 1 - turn):
         raise BadPositionError("the side not to move is in check")
     mg, eg = material_scores(boards)

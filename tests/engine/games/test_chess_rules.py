@@ -148,12 +148,20 @@ def test_fen_without_clocks_and_normalisations() -> None:
     assert GAME.format_position(state) == "4k3/8/8/8/4P3/8/8/4K3 b - - 0 1"
     state = GAME.parse_position("4k3/8/8/8/3pP3/8/8/4K3 b - e3 0 1")
     assert GAME.format_position(state).split()[3] == "e3"
+    # Board and side only, as python-chess and Stockfish take them (an arena
+    # uci review, 2026-12-07): no castling, no en passant, move 1.
+    state = GAME.parse_position("4k3/8/8/8/8/8/8/4K2R b")
+    assert GAME.format_position(state) == "4k3/8/8/8/8/8/8/4K2R b - - 0 1"
+    state = GAME.parse_position("4k3/8/8/8/8/8/8/4K2R w K")
+    assert GAME.format_position(state) == "4k3/8/8/8/8/8/8/4K2R w K - 0 1"
 
 
 @pytest.mark.parametrize(
     "fen",
     [
         "",
+        "4k3/8/8/8/8/8/8/4K2R",  # no side to move
+        "4k3/8/8/8/8/8/8/4K2R w K - 0 1 2",  # seven fields
         "8/8/8/8/8/8/8/8 w - - 0 1",  # no kings
         "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR x KQkq - 0 1",
         "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBN w KQkq - 0 1",  # short rank
