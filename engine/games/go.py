@@ -1248,8 +1248,10 @@ def gaining_move(game: Go, state: GoState) -> int | None:
 
     Under area counting a pass gives away what a move could still take:
     the opponent's dead stones (:func:`cleanup_move`), then a neutral point
-    (an empty point of a region that borders both colours) that the mover
-    can fill keeping two liberties. ``None`` when passing loses nothing.
+    (an empty point of a region that borders both colours, or neither on an
+    open board) that the mover can fill keeping two liberties: one touching
+    both colours first, else the best of the others by the tree's priors.
+    ``None`` when passing loses nothing.
     """
     move = cleanup_move(game, state)
     if move is not None:
@@ -1271,11 +1273,57 @@ def gaining_move(game: Go, state: GoState) -> int | None:
                 near |= v
         if near != BLACK | WHITE:
             continue  # a neutral point touches both colours
-        after = game.play(state, p)
-        mine = _Analysis(after.board, game.points, stride)
-        if after.board[p] == me and mine.liberties[mine.label[p]] >= 2:
+        if _keeps_two_liberties(game, state, p, me):
             return p
+    # No point touches both colours, yet a region may still reach both (or
+    # neither: an open board, a gap of two points between two walls): a
+    # move there still gains, where a pass ended a game at move 3 with 79
+    # neutral points on the board (a browser review, 2026-12-07). The best
+    # such point by the tree's priors (shape, distance to the last move).
+    candidates = [p for p in _unsettled_points(board, game.points, stride) if p in legal]
+    if not candidates:
+        return None
+    ranked = go_policy.priors(board, state.player, state.last_move, stride, game.size, candidates)
+    visits, wins = ranked
+    order = sorted(range(len(candidates)), key=lambda i: (-wins[i] / visits[i], candidates[i]))
+    for i in order:
+        if _keeps_two_liberties(game, state, candidates[i], me):
+            return candidates[i]
     return None
+
+
+def _keeps_two_liberties(game: Go, state: GoState, point: int, me: int) -> bool:
+    """Whether ``point`` stays the mover's with at least two liberties once played."""
+    after = game.play(state, point)
+    mine = _Analysis(after.board, game.points, game.stride)
+    return after.board[point] == me and mine.liberties[mine.label[point]] >= 2
+
+
+def _unsettled_points(board: bytes, points: list[int], stride: int) -> list[int]:
+    """The empty points of regions that reach both colours or neither (not yet anyone's area)."""
+    unsettled: list[int] = []
+    seen = bytearray(len(board))
+    for start in points:
+        if board[start] != EMPTY or seen[start]:
+            continue
+        seen[start] = 1
+        region = [start]
+        reach = 0
+        i = 0
+        while i < len(region):
+            p = region[i]
+            i += 1
+            for n in (p - 1, p + 1, p - stride, p + stride):
+                c = board[n]
+                if c == EMPTY:
+                    if not seen[n]:
+                        seen[n] = 1
+                        region.append(n)
+                elif c != EDGE:
+                    reach |= c
+        if reach not in (BLACK, WHITE):
+            unsettled.extend(region)
+    return unsettled
 
 
 def passing_wins(game: Go, state: GoState) -> bool:

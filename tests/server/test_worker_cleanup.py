@@ -11,7 +11,13 @@ from __future__ import annotations
 import dataclasses
 import multiprocessing
 
-from engine.games.go import PASS, RESIGN_MIN_PLAYOUTS, RESIGN_MIN_THINK_PLAYOUTS, Go
+from engine.games.go import (
+    PASS,
+    RESIGN_MIN_PLAYOUTS,
+    RESIGN_MIN_THINK_PLAYOUTS,
+    Go,
+    gaining_move,
+)
 from engine.search.limits import Deadlines, Limits
 from engine.search.request import SearchRequest
 from engine.search.results import SearchResult
@@ -165,3 +171,42 @@ def test_a_short_think_on_a_kept_tree_resigns_a_lost_game() -> None:
     again = _think(searcher, limited, stop, lambda info: None)
     assert again.stats.reused_visits >= few and again.root_playouts >= RESIGN_MIN_THINK_PLAYOUTS
     assert again.move == "resign", again
+
+
+def test_no_pass_back_on_an_open_board() -> None:
+    """A browser review, 2026-12-07: Black played E5, our White F7, Black passed,
+    and White passed back, ending the game on its komi with 79 neutral points
+    on the board. protocol.md says no pass while a neutral point is left to
+    fill; no point touched both colours, but every region reached both."""
+    state = GAME.play(
+        GAME.play(GAME.play(GAME.initial_state(), GAME.point("E5")), GAME.point("F7")), PASS
+    )
+    assert GAME.to_move(state) == 1 and state.passes == 1
+    searched = searcher_for(GAME, "mcts").think(SearchRequest(state, Limits(nodes=20)))
+    for chosen in ("pass", "C3"):
+        chose = dataclasses.replace(
+            searched,
+            move=chosen,
+            move_value=GAME.point(chosen) if chosen != "pass" else PASS,
+            info=dataclasses.replace(searched.info, pv=(chosen,), playouts=RESIGN_MIN_PLAYOUTS),
+            reason="time",
+        )
+        answer = go_answer(GAME, state, chose)
+        assert answer.move not in ("pass", "resign") and answer.info.pv == (answer.move,), answer
+        if chosen != "pass":
+            assert answer.move == chosen  # the search's own move stands
+    # Black passes on an empty board: White does not take the game on komi alone.
+    empty = GAME.play(GAME.initial_state(), PASS)
+    searched = searcher_for(GAME, "mcts").think(SearchRequest(empty, Limits(nodes=20)))
+    passing = dataclasses.replace(
+        searched,
+        move="pass",
+        move_value=PASS,
+        info=dataclasses.replace(searched.info, pv=("pass",)),
+        reason="time",
+    )
+    assert go_answer(GAME, empty, passing).move != "pass"
+    # Two walls two points apart: no point touches both, the gap is still to fill.
+    gap = Go(size=5).parse_position("/".join(["X..O."] * 5) + " X")
+    move = gaining_move(Go(size=5), gap)
+    assert move is not None and Go(size=5).format_move(gap, move)[0] in "BC"
