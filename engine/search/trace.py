@@ -790,20 +790,23 @@ class _Tracer:
             child_state = self.game.result(state, move)
             child = self._enter(child_state, node, self._move_text(state, move), None)
             v2 = self.alphabeta(child_state, child, depth - 1, alpha, beta)
+            # The order of the notes' MAX-VALUE and MIN-VALUE (Russell and
+            # Norvig): the test, then the window's update, so that a node cut
+            # off leaves its window as the pseudocode beside the tree does.
             if maximizing:
                 if v is None or v2 > v:
                     v, node.best_move = v2, child.move
-                    alpha = max(alpha, v)
                 if v >= beta:  # MIN above will never let the game come here
                     self._prune(node, state, moves[index + 1 :])
                     break
+                alpha = max(alpha, v)
             else:
                 if v is None or v2 < v:
                     v, node.best_move = v2, child.move
-                    beta = min(beta, v)
                 if v <= alpha:  # MAX above already has something better
                     self._prune(node, state, moves[index + 1 :])
                     break
+                beta = min(beta, v)
         assert v is not None
         node.alpha_out, node.beta_out = alpha, beta
         return self._exit(node, v)
@@ -831,10 +834,10 @@ class _Tracer:
             v2 = -self.negamax(child_state, child, depth - 1, -beta, -alpha, -color)
             if v is None or v2 > v:
                 v, node.best_move = v2, child.move
-                alpha = max(alpha, v)
-            if v >= beta:
+            if v >= beta:  # the test before the update, as in alphabeta above
                 self._prune(node, state, moves[index + 1 :])
                 break
+            alpha = max(alpha, v)
         assert v is not None
         self._window(node, alpha, beta, color, entry=False)
         node.mover_value = v

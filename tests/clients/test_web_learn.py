@@ -46,7 +46,10 @@ NEG, POS, ALPHA, BETA = "\u2212\u221e", "+\u221e", "\u03b1", "\u03b2"
 #: The notes' tree under alpha-beta, step by step, as the step table shows
 #: it: (event, node, alpha, beta, value). MAX is sure of 3 after move 1;
 #: under move 2 the first leaf, 2, is at most alpha: moves 2 and 3 there
-#: (the leaves 4 and 6) are pruned. Under move 3 beta falls 14, 5, 2.
+#: (the leaves 4 and 6) are pruned. Under move 3 beta falls 14, 5; the last
+#: leaf, 2, is at most alpha. A node cut off returns before it narrows beta,
+#: as MIN-VALUE of the pseudocode beside the tree does (it showed beta 2
+#: where the pseudocode keeps +inf: a review of 2026-12-07).
 NOTES_ALPHABETA_STEPS = [
     ("enter", "▲ root", NEG, POS, ""),
     ("enter", "▼ 1", NEG, POS, ""),
@@ -60,7 +63,7 @@ NOTES_ALPHABETA_STEPS = [
     ("enter", "▼ 2", "3", POS, ""),
     ("enter", "▭ 2·1", "3", POS, ""),
     ("return", "▭ 2·1", "3", POS, "2"),
-    ("return", "▼ 2", "3", "2", "2 ✂ 2,3"),
+    ("return", "▼ 2", "3", POS, "2 ✂ 2,3"),
     ("enter", "▼ 3", "3", POS, ""),
     ("enter", "▭ 3·1", "3", POS, ""),
     ("return", "▭ 3·1", "3", POS, "14"),
@@ -68,7 +71,7 @@ NOTES_ALPHABETA_STEPS = [
     ("return", "▭ 3·2", "3", "14", "5"),
     ("enter", "▭ 3·3", "3", "5", ""),
     ("return", "▭ 3·3", "3", "5", "2"),
-    ("return", "▼ 3", "3", "2", "2"),
+    ("return", "▼ 3", "3", "5", "2"),
     ("return", "▲ root", "3", POS, "3"),
 ]
 
@@ -862,6 +865,61 @@ def test_the_learn_page_in_portuguese_and_its_switch(
         probabilities.add(local_variables(page).get("P(r)"))
     assert "0.5" in probabilities
     page.select_option("#lang", "en")  # the other tests read English
+
+
+def test_a_switch_of_language_rewrites_the_steps_and_the_messages(
+    page: Page, learn_server: ServerThread
+) -> None:
+    """A review of 2026-12-07: after a switch to English the Steps rows still
+    read "entra" and "retorna", an error stayed in the language it was written
+    in, a chance tree under minimax got "no such algorithm", each step scrolled
+    the whole page (the tree off the screen), and the side by side's button did
+    nothing in classroom mode."""
+    page.set_viewport_size({"width": 1366, "height": 768})
+    open_learn(page, learn_server.port, "?example=notes-alphabeta&lang=pt&classroom=0", visited=11)
+    assert {row[1] for row in step_rows(page)} == {"entra", "retorna"}
+    page.select_option("#lang", "en")
+    expect(page.locator("#step-counter")).to_have_text("step 22 of 22")
+    assert {row[1] for row in step_rows(page)} == {"enter", "return"}
+    # Stepping moves the Steps panel, not the page.
+    page.locator("#learn-tree").focus()
+    page.keyboard.press("Home")
+    scrolled = page.evaluate("window.scrollY")
+    for _ in range(21):
+        page.keyboard.press("ArrowRight")
+    expect(page.locator("#step-counter")).to_have_text("step 22 of 22")
+    assert page.evaluate("window.scrollY") == scrolled
+    assert page.locator("#learn-steps tbody tr.current").is_visible()
+    # A chance tree under minimax: what to do, in the page's language, both ways.
+    page.fill("#learn-position", '[{"p":[0.5,0.5],"c":[[2,3],[4,5]]},[1,0]]')
+    page.select_option("#learn-algorithm", "minimax")
+    page.click("#learn-draw")
+    message = page.locator("#learn-message")
+    expect(message).to_contain_text("chance nodes")
+    expect(message).to_contain_text("expectiminimax")
+    page.select_option("#lang", "pt")
+    expect(message).to_contain_text("nós de acaso")
+    page.select_option("#lang", "en")
+    expect(message).to_contain_text("chance nodes")
+    # Classroom mode: the side by side waits for the last step, and says so.
+    open_learn(page, learn_server.port, "?example=notes-alphabeta&classroom=1&ask=&lang=en")
+    expect(page.locator("#compare-run")).to_be_disabled()
+    assert "after the last step" in str(page.locator("#compare-run").get_attribute("title"))
+    page.locator("#learn-tree").focus()
+    page.keyboard.press("End")
+    expect(page.locator("#compare-run")).to_be_enabled()
+
+
+def test_a_prune_answer_notes_no_hidden_value_it_does_not_hide(
+    page: Page, learn_server: ServerThread
+) -> None:
+    # With the move question still to come, the cut's reason waits for its
+    # step, and the note on "?" followed an answer that showed none.
+    open_learn(page, learn_server.port, "?example=deep&lang=en")
+    page.click("#predict-check")
+    result = page.locator("#predict-result")
+    expect(result).to_contain_text("at the step that makes it")
+    assert "?" not in result.inner_text()
 
 
 #: JavaScript: pairs of move labels whose boxes overlap (drawn ones only).

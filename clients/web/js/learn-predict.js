@@ -235,12 +235,14 @@ function checkWith(trace, question, answer, shown) {
   const correct = [...marks.values()].every((mark) => mark === "right");
   const list = (kind) => [...marks].filter(([, mark]) => mark === kind).map(([path]) => path);
   const cutters = trace.nodes.filter((node) => node.prunedAfter.length > 0 && (question.path === "root" || node.path === question.path || node.path.startsWith(`${question.path}·`)));
-  const why = cutters.map((node) => capitalised(`${nodeName(trace, node)}: ${explainCut(trace, node, shown)}`)).join(" ");
+  // Written only when said: writing it marks the "?" it would show, and the
+  // note on "?" followed an answer that showed none (a review, 2026-12-07).
+  const why = () => cutters.map((node) => capitalised(`${nodeName(trace, node)}: ${explainCut(trace, node, shown)}`)).join(" ");
   const parts = [t(correct ? "predict.right" : "predict.wrong")];
   parts.push(truth.size === 0 ? t("predict.prune.none") : t("predict.prune.truth", { leaves: [...truth].join(", ") }));
   if (list("missed").length > 0) parts.push(t("predict.prune.missed", { leaves: list("missed").join(", ") }));
   if (list("wrong").length > 0) parts.push(t("predict.prune.wrong", { leaves: list("wrong").join(", ") }));
-  if (why && shown.rootLater) parts.push(t("predict.prune.why.later"));
-  else if (why) parts.push(why);
+  if (cutters.length > 0 && shown.rootLater) parts.push(t("predict.prune.why.later"));
+  else if (cutters.length > 0) parts.push(why());
   return { correct, text: parts.join(" "), marks };
 }

@@ -5,7 +5,7 @@
 // have them; compare the searches side by side; export the drawing. Monte
 // Carlo tree search draws the tree it grew, and its steps replay the growth.
 
-import { Connection, serverUrl } from "./connection.js";
+import { Connection, EngineError, errorText as engineErrorText, serverUrl } from "./connection.js";
 import { keyBelongsElsewhere, runShortcut } from "./keys.js";
 import { EXAMPLES, example } from "./learn-examples.js";
 import { Trace, branchingFactor, formatValue, formatWinsVisits, playerName } from "./learn-model.js";
@@ -75,6 +75,9 @@ const app = {
   picked: new Set(), // leaves clicked for a prune question
   example: null,
   note: "",
+  // The message box's text as a function of the page's language (say), so
+  // that a change of language writes it again; null for plain text.
+  sayAgain: null,
 };
 
 // ---------------------------------------------------------------------------
@@ -289,6 +292,12 @@ async function requestTrace(spec, algorithm) {
   return app.conn.request(message);
 }
 
+// Whether a tree of the notes' notation holds a chance node ({"p": [...], "c": [...]}).
+function hasChanceNodes(tree) {
+  if (Array.isArray(tree)) return tree.some(hasChanceNodes);
+  return tree !== null && typeof tree === "object" && (Array.isArray(tree.p) || hasChanceNodes(tree.c ?? null));
+}
+
 function parsedTree(spec) {
   if (spec.game !== TREE) return null;
   try {
@@ -308,13 +317,21 @@ async function drawSearch() {
   try {
     spec = readSpec();
   } catch (error) {
-    say(error.message, "error");
+    // Read again in the new language when it changes (readSpec only reads the form).
+    say(() => {
+      try {
+        readSpec();
+        return error.message;
+      } catch (again) {
+        return again.message;
+      }
+    }, "error");
     return;
   }
   stopPlaying();
   app.busy = true;
   updateButtons();
-  say(t("learn.searching"), "hint");
+  say(() => t("learn.searching"), "hint");
   try {
     const state = await startPosition(spec);
     // Dice at the root and no search named: the one with chance nodes (the
@@ -329,7 +346,7 @@ async function drawSearch() {
     showTrace(new Trace(reply, parsedTree(spec)), spec);
     say("");
   } catch (error) {
-    say(errorText(error, spec), "error");
+    say(() => errorText(error, spec), "error");
     app.busy = false;
     updateButtons();
     if (app.again) {
@@ -872,7 +889,13 @@ function wirePan() {
 
 // A server error as the page says it: a tree too big to draw gets advice.
 function errorText(error, spec) {
-  if (error.code !== "limit_exceeded") return error.message;
+  if (error.code === "unknown_algorithm" && hasChanceNodes(parsedTree(spec))) {
+    // The server's words say why; the page says what to do, in its language.
+    return t("learn.chance.algorithm", { algorithm: algorithmName(spec.algorithm) });
+  }
+  if (error.code !== "limit_exceeded") {
+    return error instanceof EngineError ? engineErrorText(error.code, error.serverMessage) : error.message;
+  }
   // The advice says in the page's language what the limit means; the server's words name the limit.
   const message = t("error.server", { message: error.serverMessage || error.message });
   if (spec.algorithm === MCTS) return t("limit.mcts", { message });
@@ -913,7 +936,9 @@ function describeEvent(trace, event) {
   if (node.kind === "cutoff") text += ` ${t("event.return.eval")}`;
   if (node.moverValue !== null && trace.algorithm === "negamax") text += ` ${t("event.return.negamax", { value: formatValue(node.moverValue) })}`;
   if (node.prunedAfter.length > 0) {
-    const values = { alpha: formatValue(node.alphaOut), beta: formatValue(node.betaOut), moves: node.prunedAfter.join(", "), count: node.prunedAfter.length };
+    // The test of the pseudocode: v against the window it was given (a node
+    // cut off returns before narrowing its own bound).
+    const values = { value: formatValue(node.value), alpha: formatValue(node.alphaOut), beta: formatValue(node.betaOut), moves: node.prunedAfter.join(", "), count: node.prunedAfter.length };
     text += `; ${t(node.player === "min" ? "event.cut.min" : "event.cut.max", values)}`;
   }
   if (node === trace.root) text += `; ${t("event.best", { move: bestMoveText(trace).text })}`;
@@ -972,7 +997,20 @@ function renderTable(follow) {
     if (index === app.index) row.setAttribute("aria-current", "step");
     else row.removeAttribute("aria-current");
   }
-  if (follow) body.querySelector("tr.current")?.scrollIntoView({ block: "nearest" });
+  if (follow) followRow(body.querySelector("tr.current"));
+}
+
+// Bring the current row into the Steps panel's own view, scrolling that
+// panel only: scrollIntoView scrolled the whole page too, taking the tree and
+// the step's text off the screen at each step (a review, 2026-12-07).
+function followRow(row) {
+  const panel = row?.closest(".steps-scroll");
+  if (!row || !panel) return;
+  const shown = panel.getBoundingClientRect();
+  const at = row.getBoundingClientRect();
+  const header = panel.querySelector("thead")?.getBoundingClientRect().height ?? 0; // sticky
+  if (at.top < shown.top + header) panel.scrollTop -= shown.top + header - at.top;
+  else if (at.bottom > shown.bottom) panel.scrollTop += at.bottom - shown.bottom;
 }
 
 // A row of the playouts: the path's last node (added by the playout, or
@@ -1248,11 +1286,19 @@ function updateButtons() {
   for (const id of ["export-svg", "export-png", "expand-all", "collapse"]) $(id).disabled = !trace;
   // In classroom mode the principal line waits for the last step (renderWithheld).
   if (trace && app.classroom && app.index < trace.lastIndex) $("collapse").disabled = true;
+  // So does the side by side: its button, enabled, did nothing there (a
+  // review, 2026-12-07); its title says when it comes.
+  const withheld = classroomWithholds();
+  if (withheld) $("compare-run").disabled = true;
+  $("compare-run").title = withheld ? t("compare.withheld") : "";
 }
 
+// The message box: a text, or a function that writes it in the page's
+// language (written again when the language changes).
 function say(text, kind = "hint") {
   const box = $("learn-message");
-  box.textContent = text;
+  app.sayAgain = typeof text === "function" ? text : null;
+  box.textContent = app.sayAgain ? app.sayAgain() : text;
   box.className = kind;
 }
 
@@ -1344,7 +1390,11 @@ function wire() {
     // The side by side, drawn again in the new language.
     if (app.compared && !app.busy) compare();
     for (const button of $("examples").querySelectorAll("button")) exampleLabel(button, example(button.dataset.example));
+    // The Steps rows are made in a language once: made again (the rows
+    // kept their words after a switch, a review of 2026-12-07).
+    app.tableEnd = 0;
     if (app.trace) render(false);
+    if (app.sayAgain) say(app.sayAgain, $("learn-message").className);
   });
   $("share-link").addEventListener("click", shareLink);
   $("zoom-in").addEventListener("click", () => zoomBy(ZOOM_STEP));
