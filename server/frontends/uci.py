@@ -29,7 +29,7 @@ import contextlib
 import random
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Final, TextIO
 
 from engine.search.limits import Limits
@@ -73,6 +73,8 @@ class _Search:
     stopped: bool = False
     task: asyncio.Task[None] | None = None
     lines: dict[int, Info] = field(default_factory=dict)
+    #: Every complete report by iteration and line: ``{depth: {multipv: Info}}``.
+    by_depth: dict[int, dict[int, Info]] = field(default_factory=dict)
     #: Set by ``stop`` or ``ponderhit``: a ``go infinite``/``go ponder``
     #: answer that came first waits for it (:attr:`SearchOrder.until_stop`).
     released: asyncio.Event = field(default_factory=asyncio.Event)
@@ -219,6 +221,7 @@ class UciEngine:
     def _on_info(self, search: _Search, info: Info) -> None:
         if not info.partial and info.pv:
             search.lines[info.multipv] = info
+            search.by_depth.setdefault(info.depth, {})[info.multipv] = info
         if info.multipv <= search.order.shown:
             search.nodes_shown = max(search.nodes_shown, info.nodes)
             self._write(info_line(info, self.protocol.options.show_wdl))
@@ -239,12 +242,8 @@ class UciEngine:
                 f"info string the search process {note}: answering with the best move so far"
                 + later
             )
-        final = result.info
-        if note is None and final.pv and final.nodes > search.nodes_shown:
-            # Nodes searched after the last report (an unfinished iteration):
-            # the last line counts them, as Stockfish's does, so that a
-            # `go nodes N` shows the N it spent.
-            self._write(info_line(final, self.protocol.options.show_wdl))
+        if note is None:
+            self._last_lines(search, result.info)
         if search.order.until_stop:
             await search.released.wait()
         if self._search is search:
@@ -254,6 +253,26 @@ class UciEngine:
         if strength is not None and note is None:
             move = self._weaker_move(search, strength.noise_cp) or move
         self._write(bestmove_line(move))
+
+    def _last_lines(self, search: _Search, final: Info) -> None:
+        """The answer's last ``info`` lines, where they add to the reports.
+
+        Nodes searched after the last report (an unfinished iteration): line
+        1 counts them, as Stockfish's last line does, so that a ``go nodes
+        N`` shows the N it spent. With MultiPV, an iteration cut off after
+        its first lines leaves the others as the last iteration that searched
+        them left them, each root move once (b1c3 came as line 1 of depth 7
+        and as line 2 of depth 6, the review of 2026-12-07).
+        """
+        shown = search.order.shown
+        lines = final_lines(search.by_depth, shown, final if final.pv else None)
+        for rank, line in enumerate(lines, start=1):
+            if rank == 1:
+                fresh = line.nodes > search.nodes_shown
+            else:
+                fresh = search.lines.get(rank) is not line
+            if fresh:
+                self._write(info_line(replace(line, multipv=rank), self.protocol.options.show_wdl))
 
     async def _answer_nothing(self, search: _Search) -> None:
         """``bestmove (none)`` for a position without a legal move (after ``stop`` when told)."""
@@ -286,6 +305,23 @@ class UciEngine:
         with contextlib.suppress(BrokenPipeError, ValueError):
             self._out.write(line + "\n")
             self._out.flush()
+
+
+def final_lines(
+    by_depth: dict[int, dict[int, Info]], count: int, first: Info | None = None
+) -> list[Info]:
+    """The last word on ``count`` root lines: ``first`` (the answer's own line, which an
+    unfinished iteration may have changed), then the deepest iteration's lines in order,
+    then those of earlier iterations, each root move once (as Stockfish reports a stopped
+    MultiPV search: the lines not searched again keep their previous word)."""
+    lines: list[Info] = [first] if first is not None and first.pv else []
+    seen = {info.pv[0] for info in lines}
+    for depth in sorted(by_depth, reverse=True):
+        for _, info in sorted(by_depth[depth].items()):
+            if info.pv[0] not in seen and len(lines) < count:
+                seen.add(info.pv[0])
+                lines.append(info)
+    return lines
 
 
 def serve(read: TextIO | None = None, write: TextIO | None = None) -> int:

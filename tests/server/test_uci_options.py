@@ -16,6 +16,7 @@ import pytest
 
 from engine.search.results import Info
 from engine.search.score import Score
+from server.frontends.uci import final_lines
 from server.frontends.uci_protocol import UciProtocol, info_line
 from server.frontends.uci_strength import (
     CALIBRATION,
@@ -193,6 +194,41 @@ def test_analyse_with_multipv_3(engine: chess.engine.SimpleEngine) -> None:
     assert scores == sorted(scores, reverse=True)
     # python-chess sets MultiPV back to 1 for play: line 1's move.
     assert engine.play(board, chess.engine.Limit(depth=2)).move == chess.Move.from_uci("f3f7")
+
+
+def test_the_last_lines_of_a_cut_multipv_search_name_distinct_moves() -> None:
+    # The review of 2026-12-07: `go movetime 800` with MultiPV 3 ended on line 1
+    # of depth 7 (b1c3) after lines 1-3 of depth 6 (f1b5, b1c3, ...): the last
+    # report of each line named b1c3 twice. The lines not searched again keep
+    # their earlier word, each root move once.
+    def line(depth: int, rank: int, move: str) -> Info:
+        return Info(depth, depth, Score(value=10 - rank), (move,), 1, 1, 1, 0.0, multipv=rank)
+
+    by_depth = {
+        6: {1: line(6, 1, "f1b5"), 2: line(6, 2, "b1c3"), 3: line(6, 3, "d2d4")},
+        7: {1: line(7, 1, "b1c3")},
+    }
+    final = final_lines(by_depth, 3)
+    assert [(info.depth, info.pv[0]) for info in final] == [(7, "b1c3"), (6, "f1b5"), (6, "d2d4")]
+    assert final_lines({6: by_depth[6]}, 2) == [by_depth[6][1], by_depth[6][2]]
+    # The answer's own line first: an unfinished depth 7 had found d2d4.
+    found = line(6, 1, "d2d4")
+    final = final_lines({6: by_depth[6]}, 3, found)
+    assert [info.pv[0] for info in final] == ["d2d4", "f1b5", "b1c3"]
+
+
+def test_analyse_with_multipv_cut_by_nodes_keeps_the_best_lines(
+    engine: chess.engine.SimpleEngine,
+) -> None:
+    # 30,000 nodes cut depth 7 after it had found d2d4 over depth 6's b1c3:
+    # the lines were d2d4, then depth 6's lines 2 and 3, b1c3 left out.
+    board = chess.Board("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3")
+    best = engine.analyse(board, chess.engine.Limit(depth=6), multipv=3)
+    cut = engine.analyse(board, chess.engine.Limit(nodes=30000), multipv=3)
+    moves = [info["pv"][0] for info in cut]
+    assert len(set(moves)) == 3, moves
+    if moves[0] != best[0]["pv"][0]:  # a deeper iteration changed its mind
+        assert moves[1] == best[0]["pv"][0], (moves, best)
 
 
 def test_threads_wdl_and_limited_strength(engine: chess.engine.SimpleEngine) -> None:
