@@ -62,6 +62,12 @@ EVAL_LIMIT: Final = 100_000
 #: no player moves there; see :meth:`Game.chance_outcomes`.
 CHANCE: Final = -1
 
+#: The most legal moves :meth:`Game.quick_move` weighs one by one; past it,
+#: the first listed. A quick move is chosen on the server's event loop (an
+#: answer with no time to search), so its cost must stay small and bounded:
+#: 64 children of chess or checkers cost well under a millisecond.
+QUICK_MOVE_MAX_MOVES: Final = 64
+
 #: Names of the searches a ``think`` may ask for (see :mod:`engine.searchers`).
 ALPHABETA: Final = "alphabeta"
 EXPECTIMINIMAX: Final = "expectiminimax"
@@ -373,6 +379,42 @@ class Game(ABC, Generic[S, M]):
         makes a costlier ordering pay.
         """
         return self.legal_moves(state)
+
+    def quick_move(self, state: S) -> M:
+        """A legal move chosen without a search, for an answer that has no time for one.
+
+        One ply of the evaluation: a move that wins at once, else the move
+        whose position the static evaluation likes best for the mover (a
+        draw counts 0, a loss least). The first legal move was the answer
+        before, the king's walk ``e1e2`` in an open game. ``state`` must
+        have a legal move. Games with many moves (:data:`QUICK_MOVE_MAX_MOVES`)
+        get the first listed, or override it (Go: the playout policy's move).
+        """
+        moves = self.legal_moves(state)
+        if len(moves) == 1 or len(moves) > QUICK_MOVE_MAX_MOVES:
+            return moves[0]
+        mover = self.to_move(state)
+        children = [self.play(state, move) for move in moves]
+        values = [0] * len(moves)
+        open_rows: list[int] = []
+        for row, child in enumerate(children):
+            outcome = self.outcome(child)
+            if outcome is None:
+                open_rows.append(row)
+            elif outcome.winner is not None:
+                values[row] = EVAL_LIMIT + 1 if outcome.winner == mover else -EVAL_LIMIT - 1
+        if open_rows:
+            scored = self.evaluate_many([children[row] for row in open_rows])
+            for row, value in zip(open_rows, scored, strict=True):
+                child = children[row]
+                side = (
+                    self.roller(child)
+                    if self.chance_outcomes(child) is not None
+                    else self.to_move(child)
+                )
+                values[row] = value if side == mover else -value
+        best = max(range(len(moves)), key=values.__getitem__)  # the first of the best
+        return moves[best]
 
     def winning_move(self, state: S) -> M | None:
         """A move that ends the game at once in a win for the mover, if cheap to find.

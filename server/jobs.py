@@ -27,7 +27,8 @@ class SearchJob:
     engine's clock too) and ``deadlines.hard`` is when the ``bestmove`` must
     have been sent, never later than the server's longest think.
     ``fallback_move`` is a legal move (the first the game lists), known
-    without searching: the answer when no search result can be had in time.
+    without searching: a ``bestmove`` that cannot be encoded falls back to
+    it; an answer with no search result has :meth:`unsearched_move`.
     ``algorithm`` names the search (checked against the game's offer).
     ``cleanup`` (Go) asks for a move of a clean-up phase: every dead stone
     captured before a pass (protocol.md, ``think.cleanup``). ``multipv``
@@ -45,6 +46,19 @@ class SearchJob:
     cleanup: bool = False
     multipv: int = 1
     searchmoves: tuple[str, ...] = ()
+
+    def unsearched_move(self) -> str:
+        """The answer when no search result exists (no time to search, an overloaded pool).
+
+        The first of ``searchmoves``, else the game's quick move (one ply of
+        its evaluation: :meth:`engine.game.Game.quick_move`), chosen only
+        when such an answer is given, so that other thinks do not pay for
+        it. ``fallback_move``, the first legal move, was the answer before:
+        the king's walk ``e1e2`` in an open game (the review of 2026-12-07).
+        """
+        if self.searchmoves:
+            return self.searchmoves[0]
+        return self.game.format_move(self.state, self.game.quick_move(self.state))
 
     @property
     def received_at(self) -> float:

@@ -644,6 +644,12 @@ class Go(Game[GoState, int]):
             state.board, state.player, state.last_move, self.stride, self.size, moves
         )
 
+    def quick_move(self, state: GoState) -> int:
+        """The playout policy's move (capture, escape, shape, else a random move that fills
+        no own eye), seeded by the position: a board's first point, the corner A9, was the
+        answer with no time to search before."""
+        return self.playout_move(state, Random(self.key(state)))
+
     def playout_move(self, state: GoState, rng: Random) -> int:
         """The playout policy's move, among the legal moves (superko respected)."""
         info = _Analysis(state.board, self.points, self.stride)

@@ -244,6 +244,16 @@ class UciEngine:
             )
         if note is None:
             self._last_lines(search, result.info)
+        unsearched = result.info.depth == 0 and result.info.nodes == 0
+        if note is None and unsearched and result.reason in ("time", "overloaded"):
+            # No time was left for a search (the go's time less the Move
+            # Overhead under what the pool needs to deliver on time): say so,
+            # the move is one ply of the evaluation, not a search's.
+            overhead = self.protocol.options.move_overhead_ms
+            self._write(
+                f"info string not searched ({result.reason}): too little time after the"
+                f" Move Overhead of {overhead} ms; the move is one ply of the evaluation"
+            )
         if search.order.until_stop:
             await search.released.wait()
         if self._search is search:

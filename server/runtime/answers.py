@@ -75,4 +75,4 @@ def unsearched(job: Job, encoding: Encoding | None, reason: str, elapsed_ms: int
         refusal = job.unanswered(reason)
         frame = encode(refusal.to_record().to_wire(), encoding or Encoding.JSON)
         return TraceReply(frame, str(refusal.code))
-    return SearchResult.unsearched(job.fallback_move, reason, elapsed_ms)
+    return SearchResult.unsearched(job.unsearched_move(), reason, elapsed_ms)

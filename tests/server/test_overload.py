@@ -45,7 +45,8 @@ async def test_a_budget_too_short_to_search_is_answered_at_once_and_says_so() ->
         infos, best = await client.think(1, {"movetime_ms": 1})
         assert time.monotonic() - sent < 0.1 * UNIT
         assert not infos and best["reason"] == "time" and best["depth"] == 0
-        assert best["move"] == state["legal_moves"][0] and best["nodes"] == 0
+        # Not the first legal move ("1"): one ply of the evaluation, the centre.
+        assert best["move"] == "4" != state["legal_moves"][0] and best["nodes"] == 0
         assert server.pool.busy_worker_pids() == [], "no worker was bothered"
 
 

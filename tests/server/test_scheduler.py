@@ -48,6 +48,9 @@ from server.runtime.worker import TraceReply
 T0 = 1000.0
 GAME = create_game("connect4")
 FALLBACK = "1"
+#: An answer without a search result: the game's quick move (the centre),
+#: not the first legal move (chess answered the king's walk e1e2 so).
+UNSEARCHED = GAME.format_move(GAME.initial_state(), GAME.quick_move(GAME.initial_state()))
 
 
 def think(
@@ -198,7 +201,7 @@ def test_a_budget_too_short_to_search_is_answered_at_once_with_reason_time() -> 
     run = Run()
     commands = run.submit(1, think(0.010))
     (delivery,) = only(commands, Deliver)
-    assert delivery.answer.move == FALLBACK and delivery.answer.info.depth == 0
+    assert delivery.answer.move == UNSEARCHED != FALLBACK and delivery.answer.info.depth == 0
     assert delivery.answer.reason == "time" and not only(commands, SendJob)
 
 
@@ -229,7 +232,7 @@ def test_a_result_after_the_deadline_is_dropped_and_frees_the_worker() -> None:
     commands = run.worker_result(1, 1, result("7"), T0 + 1.2)
     assert not only(commands, Deliver), "one answer per think"
     assert commands[0] == SendJob(1, 2, 2), "the worker takes the next think"
-    assert run.answer(1).move == FALLBACK and run.answer(1).info.depth == 0
+    assert run.answer(1).move == UNSEARCHED and run.answer(1).info.depth == 0
 
 
 def test_a_guard_that_fires_early_is_rearmed_not_lost() -> None:
@@ -291,7 +294,7 @@ def test_worker_death_before_any_progress_answers_with_the_fallback() -> None:
     run = Run()
     run.submit(1, think(5.0))
     run.worker_died(1, "killed", T0 + 0.2)
-    assert run.answer(1).move == FALLBACK and run.answer(1).info.depth == 0
+    assert run.answer(1).move == UNSEARCHED and run.answer(1).info.depth == 0
     assert run.answer(1).reason == "worker_lost"
 
 
@@ -374,7 +377,7 @@ def test_stop_overdue_answers_from_what_is_known() -> None:
     run.submit(1, think(None))
     run.stop(1, T0 + 0.1)
     commands = run.timer_fired(T0 + 0.1 + STOP_GRACE_S)
-    assert run.answer(1).move == FALLBACK and run.answer(1).reason == "stopped"
+    assert run.answer(1).move == UNSEARCHED and run.answer(1).reason == "stopped"
     assert run.worker_state(1) is WorkerState.DRAINING and SetStopFlag(1) in commands
 
 

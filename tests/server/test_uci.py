@@ -170,6 +170,19 @@ def test_the_last_info_of_go_nodes_counts_every_node(engine: chess.engine.Simple
     assert info["nodes"] >= 5000 and info["pv"]
 
 
+def test_a_go_too_short_to_search_says_so_and_answers_one_ply() -> None:
+    # The review of 2026-12-07: `go movetime 10` (less the 30 ms Move Overhead)
+    # was answered at once with the first legal move, the king's walk e1e2,
+    # and no word of it.
+    with chess.engine.SimpleEngine.popen_uci(COMMAND, timeout=60 * UNIT) as uci:
+        board = chess.Board()
+        board.push_uci("e2e4")
+        board.push_uci("e7e5")
+        result = uci.play(board, chess.engine.Limit(time=0.01), info=chess.engine.INFO_ALL)
+        assert result.move is not None and result.move.uci() != "e1e2"
+        assert "not searched (time)" in str(result.info.get("string", ""))
+
+
 def test_analysis_streams_info_and_stop_answers_at_once(
     engine: chess.engine.SimpleEngine,
 ) -> None:
