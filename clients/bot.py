@@ -19,9 +19,10 @@ class with state (a ``choose`` method); :func:`bot` marks the function to
 use when the file is named without one (``arena bot mybot.py``).
 
 The file is imported by its path under a name of its own, and its
-directory comes *after* the installed packages on ``sys.path``: a student's
-``engine.py`` or ``clients.py`` beside the bot can be imported by the bot
-but cannot replace ours.
+directory comes *after* the installed packages on ``sys.path``: its other
+modules beside it import, and a student's ``engine.py`` or ``clients.py``
+cannot replace this project's packages of those names (nor be imported
+under them: a bot that tries is told to rename its file).
 """
 
 from __future__ import annotations
@@ -29,12 +30,13 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import json
+import math
 import os
 import sys
 import time
 import traceback
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, Any, Final
 
@@ -128,6 +130,10 @@ def bot(function: Choose) -> Choose:
     return function
 
 
+#: The packages of this project, which a module beside a bot cannot stand in for.
+OUR_PACKAGES: Final = frozenset({"engine", "protocol", "server", "clients"})
+
+
 class BotLoadError(Exception):
     """The bot file or its function cannot be loaded; the message says which."""
 
@@ -150,7 +156,18 @@ def load(target: str) -> Choose:
         raise BotLoadError(f"{path_text!r} is not a Python file")
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
+    try:
+        spec.loader.exec_module(module)
+    except ImportError as error:
+        # `from engine import helper` with an engine.py beside the bot found
+        # this project's engine package (a review, 2026-12-07): say what to do.
+        name = (error.name or "").partition(".")[0]
+        if name in OUR_PACKAGES and (path.parent / f"{name}.py").exists():
+            raise BotLoadError(
+                f"{path.name} imports {name!r}, which is this project's own package:"
+                f" rename {name}.py beside it (for example my_{name}.py) and import that"
+            ) from error
+        raise
     found = getattr(module, name, None) if name else _default(module)
     if found is None:
         raise BotLoadError(f"{path.name} has no {name or 'choose function or Bot class'}")
@@ -199,6 +216,13 @@ def decision(request: dict[str, Any], games: dict[str, Game[Any, Any]]) -> Decis
     )
 
 
+def _finite_or_none(score: object) -> bool:
+    """Whether ``score`` may go to the server: none, or a finite number (not a bool)."""
+    if score is None:
+        return True
+    return isinstance(score, int | float) and not isinstance(score, bool) and math.isfinite(score)
+
+
 def serve_lines(choose: Choose, lines: IO[str], out: IO[str]) -> None:
     """Answer each request line of ``lines`` with ``choose``'s move on ``out``.
 
@@ -222,6 +246,15 @@ def serve_lines(choose: Choose, lines: IO[str], out: IO[str]) -> None:
             reply = json.dumps({"error": why, "request": number})
         else:
             answer = chosen if isinstance(chosen, Answer) else Answer(str(chosen))
+            if not _finite_or_none(answer.score):
+                # The server refuses a score that is not a finite number, and
+                # with it the move (a review, 2026-12-07): the move stands alone.
+                print(
+                    f"clients.bot: score {answer.score!r} is not a number: left out",
+                    file=sys.stderr,
+                )
+                sys.stderr.flush()
+                answer = replace(answer, score=None)
             reply = answer.to_line(number)
         out.write(reply + "\n")
         out.flush()

@@ -51,6 +51,24 @@ def bot_command(path: Path) -> str | None:
     return None
 
 
+def skipped_files(folder: str) -> list[str]:
+    """Files of ``folder`` that look like bots but cannot run: not ``.py`` or ``.js``, and not
+    executable (a shell script without ``chmod +x`` left its author out of the tournament
+    without a word, a review of 2026-12-07)."""
+    root = Path(folder)
+    if not root.is_dir():
+        return []
+    return [
+        path.name
+        for path in sorted(root.iterdir())
+        if path.is_file()
+        and not path.name.startswith((".", "_"))
+        and path.suffix not in NOT_BOTS
+        and path.suffix not in (".py", ".js")
+        and not os.access(path, os.X_OK)
+    ]
+
+
 def folder_engines(folder: str) -> list[EngineSpec]:
     """One engine per bot in ``folder``, named after its file, in name order."""
     root = Path(folder)

@@ -311,9 +311,9 @@ class LineProcess:
         if status is not None and status < 0:
             with contextlib.suppress(ValueError):
                 words = f"killed by {signal.Signals(-status).name}"
-        tail = self.stderr_tail()
+        tail = readable_tail(self.stderr_tail())
         if tail:
-            words += f"; stderr: {tail[-300:]}"
+            words += f"; stderr: {tail}"
         return words
 
     # ------------------------------------------------------------------
@@ -406,3 +406,36 @@ def _skip_rest_of_line(stream: IO[bytes]) -> None:
         rest = stream.readline(MAX_LINE_BYTES)
         if not rest or rest.endswith(b"\n"):
             return
+
+
+#: The most of a program's last stderr quoted in why it ended (its log has all).
+QUOTED_STDERR_CHARS: Final = 300
+
+
+def readable_tail(text: str, limit: int = QUOTED_STDERR_CHARS) -> str:
+    """The end of a program's stderr as one line of at most ``limit`` characters.
+
+    A Python traceback is quoted from its last frame outside Python's own
+    frozen modules (the student's file and line) to the error; the last
+    300 characters alone began mid-word inside importlib's frames and lost
+    both (a bot with a syntax error, a review of 2026-12-07). When even that
+    is too long, its first line and its error are kept.
+    """
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    if not lines:
+        return ""
+    frames = [
+        index
+        for index, line in enumerate(lines)
+        if line.startswith('File "') and not line.startswith('File "<frozen')
+    ]
+    kept = lines[frames[-1] :] if frames else lines
+    quoted = " | ".join(kept)
+    if len(quoted) <= limit:
+        return quoted
+    if len(kept) > 1:
+        head, last = kept[0], kept[-1]
+        room = max(0, limit - len(last) - 5)
+        if room >= 20:
+            return f"{head[:room]} | … | {last}"
+    return "…" + quoted[-(limit - 1) :]

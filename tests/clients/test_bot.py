@@ -126,6 +126,38 @@ def test_a_students_engine_py_beside_the_bot_does_not_replace_ours(tmp_path: Pat
     assert json.loads(done.stdout) == {"move": "1", "depth": 1, "request": 1}
 
 
+def test_a_module_beside_the_bot_imports_and_one_named_like_ours_is_told_to_rename(
+    tmp_path: Path,
+) -> None:
+    # The review of 2026-12-07: docs/bots.md said an engine.py beside the bot
+    # was the student's to import; `from engine import helper` failed with an
+    # ImportError naming this project's engine package.
+    (tmp_path / "helpers.py").write_text("def first(moves):\n    return moves[0]\n")
+    (tmp_path / "good.py").write_text(
+        "from helpers import first\n\ndef choose(state):\n    return first(state.legal)\n"
+    )
+    assert answers(load(f"{tmp_path}/good.py"), request("nim")) == [{"move": "1:1", "request": 1}]
+    (tmp_path / "engine.py").write_text("def helper():\n    return 1\n")
+    (tmp_path / "clash.py").write_text(
+        "from engine import helper\n\ndef choose(state):\n    return 0\n"
+    )
+    with pytest.raises(BotLoadError, match=r"rename engine\.py beside it"):
+        load(f"{tmp_path}/clash.py")
+
+
+def test_a_score_that_is_not_a_number_is_left_out_and_the_move_stands(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # The review of 2026-12-07: Answer(move, score=float("nan")) was sent as
+    # NaN, refused by the server with the move, and every move was played for
+    # the bot.
+    def choose(decision: Decision) -> Answer:
+        return Answer(decision.legal[0], score=float("nan"))  # type: ignore[arg-type]
+
+    assert answers(choose, request("nim")) == [{"move": "1:1", "request": 1}]
+    assert "score nan is not a number: left out" in capsys.readouterr().err
+
+
 def test_arena_bot_versus_plays_a_match(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

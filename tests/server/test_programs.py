@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from server.external import ExternalEngine, parse_external, probe
-from server.programs.process import MAX_LINE_BYTES, LineProcess, ProgramError
+from server.programs.process import MAX_LINE_BYTES, LineProcess, ProgramError, readable_tail
 from server.programs.uci import option_problem, parse_option
 from tests.server.server_harness import UNIT
 from tests.timing import wait_until
@@ -203,3 +203,31 @@ def test_stockfish_options_are_checked_before_it_serves(options: str, why: str |
         assert reason is None
     else:
         assert reason is not None and why in reason, reason
+
+
+def test_a_tracebacks_quote_starts_at_the_students_own_frame() -> None:
+    # The review of 2026-12-07: a bot with a syntax error was refused with
+    # "stderr: xternal>", line 1074, in get_code ...": the last 300 characters
+    # began inside importlib's frames and lost the student's file and line.
+    traceback = "\n".join(
+        [
+            "Traceback (most recent call last):",
+            '  File "/usr/lib/python3.11/runpy.py", line 198, in _run_module_as_main',
+            '  File "/work/clients/bot.py", line 150, in load',
+            "    spec.loader.exec_module(module)",
+        ]
+        + ['  File "<frozen importlib._bootstrap_external>", line 1074, in get_code'] * 6
+        + [
+            '  File "/home/ana/bots/syntax.py", line 1',
+            "    def choose(state)",
+            "                     ^",
+            "SyntaxError: expected ':'",
+        ]
+    )
+    quoted = readable_tail(traceback)
+    assert quoted.startswith('File "/home/ana/bots/syntax.py", line 1')
+    assert quoted.endswith("SyntaxError: expected ':'") and len(quoted) <= 300
+    long = readable_tail('File "/a.py", line 1\n' + "x" * 500 + "\nValueError: bad")
+    assert long.startswith('File "/a.py"') and long.endswith("ValueError: bad")
+    assert len(long) <= 300
+    assert readable_tail("plain words\n") == "plain words"

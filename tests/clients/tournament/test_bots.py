@@ -20,7 +20,13 @@ from pathlib import Path
 import pytest
 
 from clients.cli import main
-from clients.tournament.bots import bot_command, bot_summary, folder_engines, reference_engines
+from clients.tournament.bots import (
+    bot_command,
+    bot_summary,
+    folder_engines,
+    reference_engines,
+    skipped_files,
+)
 from clients.tournament.config import ALGORITHM_NAME, ConfigError, EngineSpec, parse_engine
 from clients.tournament.records import RULES, GameRecord, MoveRecord
 from engine.registry import create_game
@@ -104,6 +110,9 @@ def test_a_bots_folder_makes_one_entrant_per_bot(tmp_path: Path) -> None:
     assert reference_engines("none") == []
     with pytest.raises(ConfigError):
         folder_engines(str(tmp_path / "nowhere"))
+    # A script its author forgot to chmod was left out without a word (a
+    # review, 2026-12-07): the command names it.
+    assert skipped_files(str(tmp_path)) == ["notes"]
 
 
 def test_a_class_tournament_of_bots_runs_whatever_they_do(
