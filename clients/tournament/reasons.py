@@ -57,6 +57,17 @@ FAULT_ENGINE_ERROR: Final = (
     "failed: its server answered engine_error (the program crashed, hung, broke its "
     "protocol, answered an illegal move or was not up) and offered {move} in its place"
 )
+#: A program engine gave no move by its deadline; its server answered in its place.
+FAULT_STAND_IN: Final = (
+    "lost on time: its program gave no move by its deadline{within}, and its server "
+    "offered {move} in its place"
+)
+#: A class bot had :data:`~clients.tournament.referee.BOT_FAILED_MOVES_TO_LOSE`
+#: of its moves in one game played for it.
+FAULT_BOT_FAILED: Final = (
+    "failed: {count} of its moves in this game were played for it (it crashed, answered "
+    "an illegal move or garbage, or was silent at its deadline; its log says which)"
+)
 #: Added to :data:`FAULT_ENGINE_ERROR` for a program of the tournament's own
 #: local server: why, as that server logged it.
 FAULT_ENGINE_WHY: Final = "; its server's log: {why}"

@@ -109,6 +109,16 @@ class Fault(Exception):
 #: The ``bestmove`` reason of a think the engine's server answered for it
 #: (protocol.md section 8: the program behind it failed).
 ENGINE_ERROR = "engine_error"
+#: The ``bestmove`` reason of a think answered at its deadline; at depth 0
+#: with no node searched, no result of the engine stood behind the move.
+TIME_REASON = "time"
+#: A class bot loses the game when this many of its moves in it were played
+#: for it (reason ``engine_error``, or ``time`` at depth 0: it failed, or was
+#: silent at its deadline). One failure is played on (a bug on one position
+#: should not lose a student the game, docs/bots.md); three in one game are
+#: a bot that does not play, which drew every game against another such bot
+#: (42-ply Connect Four draws of stand-in moves, a review of 2026-12-07).
+BOT_FAILED_MOVES_TO_LOSE = 3
 #: Bits of a dice seed: below 2**53, so that it is an exact number in any JSON reader.
 DICE_SEED_BITS = 48
 
@@ -218,6 +228,8 @@ class _Game:
         tc = config.time_control
         self.clock = GameClock(tc.base_ms, tc.inc_ms, tc.moves) if tc.base_ms is not None else None
         self.request_timeout_s = config.timing.request_timeout_ms / 1000
+        #: Per player, the moves its server played for it in this game (bots only).
+        self.failed_moves = [0, 0]
 
     async def run(self) -> tuple[GameRecord, tuple[bool, bool]]:
         started = _now()
@@ -387,13 +399,35 @@ class _Game:
                     queued_ms=best.queued_ms,
                 ),
             )
-        if best.reason == ENGINE_ERROR and not self.spec.engines[player].is_bot:
+        engine_spec = self.spec.engines[player]
+        if best.reason == ENGINE_ERROR and not engine_spec.is_bot:
             # The move is the server's fallback, not the engine's: a game
             # played on so measures the server (issue 29's SPRT of
             # 2026-11-29 drew 67 games of such moves and accepted H0).
             raise Fault(
                 player, ENGINE_FAILURE, reasons.FAULT_ENGINE_ERROR.format(move=best.move[:40])
             )
+        silent = best.reason == TIME_REASON and best.depth == 0 and best.nodes == 0
+        if silent and engine_spec.command is not None and not engine_spec.is_bot:
+            # A program (proto=uci or gtp) with no answer at its deadline: the
+            # server's stand-in is not its move; it loses on time, as in
+            # cutechess-cli (a late GNU Go had A9, C9, D9 ... played for it and
+            # the game was scored, a review of 2026-12-07).
+            raise Fault(
+                player,
+                TIME_FORFEIT,
+                reasons.FAULT_STAND_IN.format(
+                    within="" if budget is None else f" ({budget:.0f} ms)", move=best.move[:40]
+                ),
+            )
+        if engine_spec.is_bot and (silent or best.reason == ENGINE_ERROR):
+            self.failed_moves[player] += 1
+            if self.failed_moves[player] >= BOT_FAILED_MOVES_TO_LOSE:
+                raise Fault(
+                    player,
+                    ENGINE_FAILURE,
+                    reasons.FAULT_BOT_FAILED.format(count=self.failed_moves[player]),
+                )
         return best, elapsed_ms
 
     def _check_move(self, player: int, best: BestMove) -> tuple[Any, str]:

@@ -425,6 +425,10 @@ class TournamentRunner:
     def _count_failures(self, result: GameResult) -> None:
         """Stop the tournament when an engine has lost MAX_FAILURES_IN_A_ROW games by failing."""
         loser = result.at_fault if result.kind == ENGINE_FAILURE else None
+        if loser is not None and self.config.engines[loser].is_bot:
+            # A class bot's lost games are its own results, the tournament
+            # goes on (docs/bots.md): only a program's failures stop it.
+            loser = None
         for index in (result.first, result.second):
             self._failures_in_a_row[index] = (
                 self._failures_in_a_row[index] + 1 if index == loser else 0

@@ -167,6 +167,17 @@ def test_a_class_tournament_of_bots_runs_whatever_they_do(
     # Each move answered engine_error; on a loaded machine the pool's guard
     # may answer one first (reason time): the move is lost either way.
     assert "engine_error" in garbage_reasons and garbage_reasons <= {"engine_error", "time"}
+    # A bot that never plays loses each game at its third move played for it
+    # (it drew every game against another such bot, a review of 2026-12-07),
+    # and the tournament goes on.
+    forfeits = 0
+    for record in records:
+        if "garbage" in record["players"]:
+            assert record["players"][1 - record["winner"]] == "garbage", record["reason"]
+            if record["kind"] == "engine_failure":  # else four in a row came first
+                assert "3 of its moves in this game were played for it" in record["reason"]
+                forfeits += 1
+    assert forfeits > 0
     # The summary after the tables points each student at their log.
     summary = out.split("Bots (moves a bot failed")[1]
     assert "garbage: " in summary and "bot-logs/garbage.log" in summary

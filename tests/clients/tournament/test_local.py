@@ -36,11 +36,12 @@ import clients.tournament.local as local
 import engine
 from clients.cli import main
 from clients.tournament.command import EXIT_PREFLIGHT
-from clients.tournament.records import ENGINE_FAILURE, RULES
+from clients.tournament.records import ENGINE_FAILURE, RULES, TIME_FORFEIT
 from clients.tournament.runner import RunSettings
 
 #: The fake UCI engine of the server's tests (its modes: tests/server/fake_uci_engine.py).
 FAKE_UCI = Path(__file__).parents[2] / "server" / "fake_uci_engine.py"
+FAKE_GTP = Path(__file__).parents[2] / "server" / "fake_gtp_engine.py"
 
 #: Files a student may keep beside a bot, each named like one of our top-level packages.
 SHADOWING = ("engine.py", "server.py", "clients.py", "protocol.py")
@@ -293,3 +294,40 @@ def test_a_program_that_cannot_be_found_is_named_as_the_engines_command(
     assert status == EXIT_PREFLIGHT, err
     assert "an engine's cmd= cannot be run: cannot find the program '/nonexistent/prog'" in err
     assert "--external" not in err, err
+
+
+def test_a_program_silent_at_its_deadline_loses_on_time(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A review of 2026-12-07: a late GNU Go had A9, C9, D9 ... played for it
+    # by its server (reason time, depth 0) and the game was scored as its
+    # own. A GTP program that never finishes a genmove now loses on time.
+    program = f"{sys.executable} {FAKE_GTP} slow"
+    status = main(
+        [
+            "tournament",
+            "--game",
+            "go",
+            "--option",
+            "size=5",
+            "--engine",
+            "name=ours,url=local,depth=1",
+            "--engine",
+            f"name=silent,cmd={program},proto=gtp",
+            "--movetime",
+            "200",
+            "--games",
+            "2",
+            "--db",
+            str(tmp_path / "g.db"),
+            "--quiet",
+        ]
+    )
+    out, err = capsys.readouterr()
+    assert status == 0, out + err
+    records = [json.loads(line) for line in (tmp_path / "g.jsonl").read_text().splitlines()]
+    assert len(records) == 2
+    for record in records:
+        assert record["kind"] == TIME_FORFEIT, record["reason"]
+        assert record["players"][1 - record["winner"]] == "silent"
+        assert "gave no move by its deadline" in record["reason"], record["reason"]
