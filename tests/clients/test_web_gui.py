@@ -1013,6 +1013,34 @@ def test_go_click_plays_a_stone_and_the_engine_answers(
     assert not_blank(page, page.screenshot())
 
 
+def test_a_reload_keeps_the_game_and_go_has_a_resign_button(
+    page: Page, gui_server: ServerThread
+) -> None:
+    """A review of 2026-12-07: F5 threw the game away without a word, and Go's
+    resignation worked only typed into the Move box."""
+    open_game(page, gui_server.port, "connect4", side="both")
+    for column in ("4", "4", "3", "5"):
+        page.click(f'.c4-column[data-move="{column}"]')
+    wait_for_plies(page, 4)
+    page.reload()
+    page.wait_for_selector("#connection.good")
+    expect(page.locator("#moves .ply")).to_have_count(4)
+    assert moves(page) == ["4", "4", "3", "5"]
+    expect(page.locator("#message")).to_contain_text("as it was before the reload")
+    # A page opened anew (a link, the address bar) starts afresh.
+    open_game(page, gui_server.port, "connect4", side="both")
+    expect(page.locator("#moves .ply")).to_have_count(0)
+    # Go: Resign beside Pass; Take back undoes it.
+    open_game(page, gui_server.port, "go", side="both")
+    expect(page.locator("#resign")).to_be_visible()
+    page.click("#resign")
+    expect(page.locator("#result")).to_contain_text("resign")
+    expect(page.locator("#resign")).to_be_hidden()
+    page.click("#takeback")
+    expect(page.locator("#result")).to_be_hidden()
+    expect(page.locator("#resign")).to_be_visible()
+
+
 def test_go_two_passes_end_the_game_with_the_area_shown(
     page: Page, gui_server: ServerThread
 ) -> None:
@@ -1707,6 +1735,28 @@ def _referee_reasons() -> tuple[list[tuple[str, str, str]], set[str]]:
             "falhou: o seu servidor respondeu engine_error (o programa caiu, travou, violou o"
             " protocolo, respondeu um lance ilegal ou não estava pronto) e ofereceu A9 em seu"
             " lugar; registo do servidor: the engine answered C4, illegal",
+        ),
+        fault(
+            template("FAULT_STAND_IN").format(within=" (200 ms)", move="D5"),
+            "perdeu por tempo: o seu programa não deu lance até o prazo (200 ms), e o seu"
+            " servidor ofereceu D5 em seu lugar",
+        ),
+        fault(
+            template("FAULT_STAND_IN").format(within="", move="D5"),
+            "perdeu por tempo: o seu programa não deu lance até o prazo, e o seu servidor"
+            " ofereceu D5 em seu lugar",
+        ),
+        fault(
+            template("FAULT_BOT_FAILED").format(count=3),
+            "falhou: 3 dos seus lances nesta partida foram jogados por ele (caiu, respondeu um"
+            " lance ilegal ou lixo, ou ficou calado até o prazo; o seu registo diz qual)",
+        ),
+        fault(
+            template("FAULT_BOT_FAILED").format(count=3)
+            + r.FAULT_ENGINE_WHY.format(why="no answer"),
+            "falhou: 3 dos seus lances nesta partida foram jogados por ele (caiu, respondeu um"
+            " lance ilegal ou lixo, ou ficou calado até o prazo; o seu registo diz qual);"
+            " registo do servidor: no answer",
         ),
     ], used
 

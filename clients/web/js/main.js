@@ -55,6 +55,7 @@ const app = {
 const RECONNECT_FIRST_MS = 500;
 const RECONNECT_MOST_MS = 15000;
 const TOKEN_KEY = "arena-token";
+const GAME_KEY = "arena-game"; // this tab's game, restored by a reload
 
 let reconnectDelay = RECONNECT_FIRST_MS;
 let reconnectTimer = null;
@@ -193,6 +194,19 @@ async function startFromUrl(params) {
   const position = params.get("position");
   const moves = (params.get("moves") || "").split(/[\s,]+/).filter(Boolean);
   if (!position && moves.length === 0) {
+    // A reload keeps the game this tab was playing (it started a new one, the
+    // moves lost without a word: a review, 2026-12-07); a page opened anew,
+    // from a link or the address bar, starts afresh.
+    const saved = reloaded() ? savedGame() : null;
+    if (saved && (!params.get("game") || params.get("game") === saved.game) && app.games.some((g) => g.name === saved.game)) {
+      $("game").value = saved.game;
+      gameChosen();
+      applyUrlOptions(new URLSearchParams({ options: JSON.stringify(saved.options || {}) }));
+      if (await startGame({ game: saved.game, options: saved.options || {}, position: saved.position, moves: saved.moves }, false)) {
+        say(() => t("play.restored"), "hint");
+        return;
+      }
+    }
     await newGameFromForm();
     return;
   }
@@ -386,12 +400,39 @@ async function startGame(spec, keepEvals, accept = null) {
   return true;
 }
 
+// The game of this tab, kept for a reload (sessionStorage: this tab only).
+function saveGame(state) {
+  if (!app.start) return;
+  const saved = { game: app.start.game, options: app.start.options, position: app.start.position, moves: state.history };
+  try {
+    sessionStorage.setItem(GAME_KEY, JSON.stringify(saved));
+  } catch {
+    // storage full or refused: a reload starts a new game, as before
+  }
+}
+
+function reloaded() {
+  const [entry] = performance.getEntriesByType("navigation");
+  return entry?.type === "reload";
+}
+
+function savedGame() {
+  try {
+    const saved = JSON.parse(sessionStorage.getItem(GAME_KEY) || "null");
+    if (saved && typeof saved.game === "string" && Array.isArray(saved.moves)) return saved;
+  } catch {
+    // unreadable: none
+  }
+  return null;
+}
+
 async function setState(state) {
   // Notes and messages describe a position: a new one clears them.
   if (!app.state || app.state.position !== state.position || app.state.history.length !== state.history.length) {
     $("board-note").textContent = "";
   }
   app.state = state;
+  saveGame(state);
   if (!isPrefix(state.history, app.line)) {
     // A move away from the listed line: it replaces the rest of the line (and
     // the scores of positions that are no longer in it).
@@ -745,6 +786,9 @@ function render() {
   $("flip").hidden = !app.board.flippable;
   $("board").classList.toggle("interactive", view.interactive);
   $("pass").hidden = !(view.interactive && state.legal_moves.includes("pass"));
+  // Go's resignation is a move of its own (protocol.md section 9), not in
+  // legal_moves: typed, it worked, but no player would guess (a review, 2026-12-07).
+  $("resign").hidden = !(view.interactive && state.game === "go");
   if (document.activeElement !== $("position")) $("position").value = state.position;
   // Backgammon: gnubg's own PositionID:MatchID, to paste into gnubg's `set gnubgid`.
   $("gnubg-id").hidden = !state.gnubg_id;
@@ -1334,6 +1378,7 @@ function wire() {
     humanMove(move);
   });
   $("pass").addEventListener("click", () => humanMove("pass"));
+  $("resign").addEventListener("click", () => humanMove("resign"));
   $("go").addEventListener("click", () => startThink("play"));
   $("analyse").addEventListener("click", () => startThink("analyse"));
   $("stop").addEventListener("click", stopThink);
