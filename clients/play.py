@@ -21,10 +21,12 @@ drawing is in :mod:`clients.render`. Hence the length (over 600 lines).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime
 import os
 import re
 import sys
+import threading
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Final, TextIO
@@ -67,7 +69,8 @@ FLIPPABLE = ("chess", "checkers", "othello", "backgammon")
 COMMANDS_HELP = """\
 commands:
   <move>  play a move in the game's notation (chess: e2e4 or SAN like Nf3, O-O;
-          Go: D4, pass, or resign to give up the game)
+          Go: D4 or pass)
+  resign  give up the game (Go: a move the server plays; other games end here)
   help    this list
   undo    take back your last move and the engine's reply
   new     start a new game
@@ -77,11 +80,39 @@ commands:
 
 
 async def read_line(prompt: str) -> str | None:
-    """Read a line without blocking the event loop; ``None`` at end of input."""
-    try:
-        return await asyncio.to_thread(input, prompt)
-    except EOFError:
-        return None
+    """Read a line without blocking the event loop; ``None`` at end of input.
+
+    ``input`` runs in a daemon thread of its own, not in the loop's default
+    executor: ``asyncio.run`` waits for that executor's threads as it shuts
+    down, so Ctrl-C at the prompt did nothing until Enter was pressed (a
+    review in tmux, 2026-12-07). A daemon thread still reading is left
+    behind at exit.
+    """
+    loop = asyncio.get_running_loop()
+    answer: asyncio.Future[str | None] = loop.create_future()
+
+    def settle(line: str | None, error: BaseException | None) -> None:
+        if answer.done():
+            return
+        if error is None:
+            answer.set_result(line)
+        else:
+            answer.set_exception(error)
+
+    def read() -> None:
+        line: str | None = None
+        error: BaseException | None = None
+        try:
+            line = input(prompt)
+        except EOFError:
+            line = None
+        except Exception as failure:  # a closed or unreadable stdin: said by the caller
+            error = failure
+        with contextlib.suppress(RuntimeError):  # the loop has closed: nobody waits
+            loop.call_soon_threadsafe(settle, line, error)
+
+    threading.Thread(target=read, name="arena play input", daemon=True).start()
+    return await answer
 
 
 def is_terminal(out: TextIO) -> bool:
@@ -216,6 +247,8 @@ class Session:
     pgn: str | None = None
     view: View = field(default_factory=View)
     players: list[str] = field(default_factory=list)
+    #: The winner of the person's resignation in this game (not Go), until a new game or undo.
+    resigned_to: int | None = None
     seed: int | None = None
     #: History lengths at which the person was asked for a move.
     decisions: list[int] = field(default_factory=list)
@@ -371,6 +404,11 @@ class Session:
         if not word:
             self.say(f"type a move like {self.example(state)}, or help")
             return "again"
+        if word == "resign" and self.game != "go" and not state.is_over:
+            # Go's resignation is a move the server plays (protocol.md section
+            # 9); other games end here, the game left as a loss (in chess it
+            # was refused as an illegal move, a review of 2026-12-07).
+            return "resign"
         return "move"
 
     async def human_turn(self, state: GameState) -> GameState | None:
@@ -390,6 +428,8 @@ class Session:
                 return outcome
             if outcome == "again":
                 continue
+            if outcome == "resign":
+                return await self.resigned(state)
             try:
                 return await self.engine.move(_typed_move(self.game, text.strip()))
             except EngineError as error:
@@ -410,6 +450,26 @@ class Session:
                     f"{text.strip()!r} is not a legal move{why}; "
                     f"type a move like {self.example(state)}, or help"
                 )
+
+    async def resigned(self, state: GameState) -> GameState | None:
+        """The person resigned (a game other than Go): ``new``, ``undo`` or leave.
+
+        The game is saved as lost when it is left (quit or ``new``), as a
+        finished one is."""
+        mover = state.to_move
+        winner = 1 - mover if isinstance(mover, int) else 1 - self.human
+        self.resigned_to = winner
+        self.say(f"you resign: {self.name(winner)} wins")
+        while True:
+            text = await self.read("game over: new, undo or quit: ")
+            outcome = None if text is None else await self.command(text, state)
+            if outcome is None:
+                return None  # the caller saves the game, as lost
+            if isinstance(outcome, GameState):
+                self.resigned_to = None  # a new game, or the resignation taken back
+                return outcome
+            if outcome in ("move", "resign"):
+                self.say("the game is over; type new, undo or quit")
 
     async def game_over(self, state: GameState) -> GameState | None:
         """After the end: ``new`` or ``undo``, or ``None`` to leave.
@@ -437,10 +497,13 @@ class Session:
                 self.say("the game is over; type new, undo or quit")
 
     def save_pgn(self, state: GameState) -> None:
+        """Append the game to ``--pgn`` (a resigned one as lost)."""
         if not self.pgn or self.notation is None or self.notation.chess is None:
             return
         result = "*"
-        if state.result is not None:
+        if self.resigned_to is not None:
+            result = "1-0" if self.resigned_to == 0 else "0-1"
+        elif state.result is not None:
             result = {None: "1/2-1/2", 0: "1-0", 1: "0-1"}.get(state.result.winner, "*")
         names = ["engine", "engine"]
         if self.human in (0, 1):

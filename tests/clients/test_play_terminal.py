@@ -186,6 +186,30 @@ async def test_game_over_offers_undo_and_new(url: str) -> None:
 
 
 @pytest.mark.asyncio(loop_scope="module")
+async def test_resign_in_chess_ends_the_game_as_a_loss(url: str, tmp_path: Path) -> None:
+    # A review of 2026-12-07: `resign` worked in Go only; in chess it was
+    # "'resign' is not a legal move".
+    out = io.StringIO()
+    path = tmp_path / "resigned.pgn"
+    prompts: list[str] = []
+    status = await play(
+        url,
+        "chess",
+        depth=1,
+        movetime_ms=None,
+        out=out,
+        pgn=str(path),
+        read=scripted(["e4", "resign", "e5", "quit"], prompts),
+    )
+    text = out.getvalue()
+    assert status == 0
+    assert "you resign: black (engine) wins" in text.lower(), text
+    assert prompts[2].startswith("game over") and "the game is over" in text
+    record = path.read_text()
+    assert '[Result "0-1"]' in record and record.rstrip().endswith("0-1")
+
+
+@pytest.mark.asyncio(loop_scope="module")
 async def test_pgn_of_a_chess_game(url: str, tmp_path: Path) -> None:
     out = io.StringIO()
     path = tmp_path / "game.pgn"
@@ -411,3 +435,27 @@ async def test_pgn_keeps_the_games_left_and_not_a_mate_taken_back(url: str, tmp_
         read=scripted(["Ra8", "undo", "quit"]),
     )
     assert not mate.exists() or "1-0" not in mate.read_text(), mate.read_text()
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+@pytest.mark.asyncio(loop_scope="module")
+async def test_ctrl_c_at_the_prompt_leaves_at_once(url: str) -> None:
+    # A review in tmux (2026-12-07): Ctrl-C at the move prompt echoed ^C and
+    # the program went on until Enter was pressed (asyncio.run waited for
+    # the thread blocked in input()).
+    socket = f"arena-play-ctrl-c-{os.getpid()}"
+    command = shlex.join(
+        [sys.executable, "-m", "clients", "play", "--url", url, "--game", "connect4"]
+    )
+    try:
+        await _tmux(
+            socket,
+            *("new-session", "-d", "-s", "play", "-x", "100", "-y", "50", "-c", str(REPO)),
+            f"{command}; echo EXIT=$?; sleep 30",
+        )
+        await _wait_for(socket, r"your move \[")
+        await _tmux(socket, "send-keys", "-t", "play", "C-c")
+        screen = await _wait_for(socket, r"EXIT=\d+")
+        assert "EXIT=130" in screen, screen
+    finally:
+        await _tmux(socket, "kill-server")
