@@ -344,7 +344,12 @@ class Session:
             f"{best.playouts} playouts" if best.playouts is not None else f"depth {best.depth}"
         )
         score = score_text(best.score, best.playouts, self.win_odds_scale)
-        return f"{both}  (score {score}, {searched}, {best.time_ms} ms, {best.reason})"
+        # Whose score: the side that moved (a hint's and the engine's move
+        # are both the mover's, which read as one scale flipping sign, a
+        # review of 2026-12-07).
+        mover = _player_name(self.players, state.to_move) if isinstance(state.to_move, int) else ""
+        whose = f" for {mover}" if mover else ""
+        return f"{both}  (score {score}{whose}, {searched}, {best.time_ms} ms, {best.reason})"
 
     async def undo(self, state: GameState) -> GameState | None:
         """Back to the person's previous decision; ``None`` when there is none."""
@@ -445,6 +450,9 @@ class Session:
                     why = f": {reason}" if reason else ""
                 elif self.game == "backgammon":
                     reason = explain_backgammon_move(state.position, state.legal_moves, text)
+                    why = f": {reason}" if reason else ""
+                elif self.game == "connect4":
+                    reason = explain_connect4_move(self.options, text)
                     why = f": {reason}" if reason else ""
                 self.say(
                     f"{text.strip()!r} is not a legal move{why}; "
@@ -791,6 +799,19 @@ def _step_pips(start: str, end: str) -> int:
 def _play_pips(steps: list[tuple[str, str, str]]) -> int:
     """The pips a play's steps use in all."""
     return sum(max(_step_pips(a, b), 0) * (int(n) if n else 1) for a, b, n in steps)
+
+
+def explain_connect4_move(options: Mapping[str, Any] | None, text: str) -> str | None:
+    """Why a Connect Four column is refused: full, or not on the board (a review of
+    2026-12-07 saw only "'4' is not a legal move")."""
+    width = int((options or {}).get("width", 7))
+    word = text.strip()
+    if not word.isdigit():
+        return f"a move is a column number, 1 to {width}"
+    column = int(word)
+    if not 1 <= column <= width:
+        return f"the columns are 1 to {width}"
+    return f"column {column} is full"
 
 
 def explain_backgammon_move(position: str, legal: Sequence[str], text: str) -> str | None:

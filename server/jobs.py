@@ -15,6 +15,7 @@ from typing import Any
 
 from engine.game import Game
 from engine.search.limits import Deadlines, Limits
+from engine.searchers import algorithms
 from protocol.errors import Internal, LimitExceeded, Overloaded, ProtocolError, RequestId
 
 
@@ -50,14 +51,22 @@ class SearchJob:
     def unsearched_move(self) -> str:
         """The answer when no search result exists (no time to search, an overloaded pool).
 
-        The first of ``searchmoves``, else the game's quick move (one ply of
-        its evaluation: :meth:`engine.game.Game.quick_move`), chosen only
-        when such an answer is given, so that other thinks do not pay for
-        it. ``fallback_move``, the first legal move, was the answer before:
-        the king's walk ``e1e2`` in an open game (the review of 2026-12-07).
+        The first of ``searchmoves``; else, for a think of our own searches,
+        the game's quick move (one ply of its evaluation:
+        :meth:`engine.game.Game.quick_move`), chosen only when such an
+        answer is given, so that other thinks do not pay for it;
+        ``fallback_move``, the first legal move, was the answer before: the
+        king's walk ``e1e2`` in an open game (the review of 2026-12-07). An
+        external program's think keeps ``fallback_move``.
         """
         if self.searchmoves:
             return self.searchmoves[0]
+        if self.algorithm not in algorithms(self.game):
+            # An external program's think (a UCI or GTP engine, a bot): its
+            # stand-in stays the neutral first legal move. A failing bot in a
+            # class tournament must not play better than it would: one ply of
+            # our evaluation won it games of Connect Four.
+            return self.fallback_move
         return self.game.format_move(self.state, self.game.quick_move(self.state))
 
     @property

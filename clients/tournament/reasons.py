@@ -62,8 +62,8 @@ FAULT_STAND_IN: Final = (
     "lost on time: its program gave no move by its deadline{within}, and its server "
     "offered {move} in its place"
 )
-#: A class bot had :data:`~clients.tournament.referee.BOT_FAILED_MOVES_TO_LOSE`
-#: of its moves in one game played for it.
+#: A class bot had too many of its moves in one game played for it
+#: (:data:`~clients.tournament.referee.BOT_FAILURES_TO_LOSE`).
 FAULT_BOT_FAILED: Final = (
     "failed: {count} of its moves in this game were played for it (it crashed, answered "
     "an illegal move or garbage, or was silent at its deadline; its log says which)"

@@ -112,13 +112,18 @@ ENGINE_ERROR = "engine_error"
 #: The ``bestmove`` reason of a think answered at its deadline; at depth 0
 #: with no node searched, no result of the engine stood behind the move.
 TIME_REASON = "time"
-#: A class bot loses the game when this many of its moves in it were played
-#: for it (reason ``engine_error``, or ``time`` at depth 0: it failed, or was
-#: silent at its deadline). One failure is played on (a bug on one position
-#: should not lose a student the game, docs/bots.md); three in one game are
-#: a bot that does not play, which drew every game against another such bot
-#: (42-ply Connect Four draws of stand-in moves, a review of 2026-12-07).
-BOT_FAILED_MOVES_TO_LOSE = 3
+#: A class bot's moves played for it (reason ``engine_error``, or ``time`` at
+#: depth 0: it failed, or was silent at its deadline) lose it the game at
+#: this many separate failures in the game (each one a failed move after a
+#: move of its own)... One is played on (a bug on one position should not
+#: lose a student the game, docs/bots.md); bots that never played drew every
+#: game against each other (42-ply Connect Four draws of stand-in moves, a
+#: review of 2026-12-07). A failure's restart may cost the next moves too
+#: (the program not ready, "starting"): those count as the same failure.
+BOT_FAILURES_TO_LOSE = 3
+#: ... or at this many of its moves in a row played for it: a bot silent or
+#: answering garbage at every move. More than a restart's few moves.
+BOT_FAILED_IN_A_ROW_TO_LOSE = 5
 #: Bits of a dice seed: below 2**53, so that it is an exact number in any JSON reader.
 DICE_SEED_BITS = 48
 
@@ -228,8 +233,11 @@ class _Game:
         tc = config.time_control
         self.clock = GameClock(tc.base_ms, tc.inc_ms, tc.moves) if tc.base_ms is not None else None
         self.request_timeout_s = config.timing.request_timeout_ms / 1000
-        #: Per player, the moves its server played for it in this game (bots only).
+        #: Per player (bots only): its moves played for it in this game, the
+        #: separate failures among them, and the last ones in a row.
         self.failed_moves = [0, 0]
+        self.failures = [0, 0]
+        self.failed_in_a_row = [0, 0]
 
     async def run(self) -> tuple[GameRecord, tuple[bool, bool]]:
         started = _now()
@@ -420,14 +428,23 @@ class _Game:
                     within="" if budget is None else f" ({budget:.0f} ms)", move=best.move[:40]
                 ),
             )
-        if engine_spec.is_bot and (silent or best.reason == ENGINE_ERROR):
-            self.failed_moves[player] += 1
-            if self.failed_moves[player] >= BOT_FAILED_MOVES_TO_LOSE:
-                raise Fault(
-                    player,
-                    ENGINE_FAILURE,
-                    reasons.FAULT_BOT_FAILED.format(count=self.failed_moves[player]),
-                )
+        if engine_spec.is_bot:
+            if not (silent or best.reason == ENGINE_ERROR):
+                self.failed_in_a_row[player] = 0
+            else:
+                if self.failed_in_a_row[player] == 0:
+                    self.failures[player] += 1
+                self.failed_in_a_row[player] += 1
+                self.failed_moves[player] += 1
+                if (
+                    self.failures[player] >= BOT_FAILURES_TO_LOSE
+                    or self.failed_in_a_row[player] >= BOT_FAILED_IN_A_ROW_TO_LOSE
+                ):
+                    raise Fault(
+                        player,
+                        ENGINE_FAILURE,
+                        reasons.FAULT_BOT_FAILED.format(count=self.failed_moves[player]),
+                    )
         return best, elapsed_ms
 
     def _check_move(self, player: int, best: BestMove) -> tuple[Any, str]:

@@ -814,17 +814,17 @@ class _Search:
         return move
 
     def unsearched(self, reason: str) -> SearchResult:
-        """The game's quick move, depth 0: nothing the engine searched stands behind it.
+        """The first legal move, depth 0: nothing the engine searched stands behind it.
 
-        :meth:`engine.game.Game.quick_move` (one ply of our evaluation; Go:
-        the playout policy's move), as the pool's guard answers and as
-        protocol.md says of depth 0: the same move for the same position
-        whichever answers (the game's ordered first move once answered 4 and
-        1 on one engine's consecutive failures), and not the first legal
-        move, which played A9, C9, D9 ... for a late GNU Go (2026-12-07).
+        The first of ``legal_moves``, as the pool's guard answers for a
+        program's think (:meth:`server.jobs.SearchJob.unsearched_move`) and
+        as protocol.md says of depth 0 (it was the game's ordered first
+        move, so one engine's failures answered 4 and 1 on consecutive
+        thinks). Not our one-ply quick move: a failing program, a bot in a
+        class tournament, must not play better through its stand-ins.
         """
-        move = self.game.format_move(self.state, self.game.quick_move(self.state))
-        return SearchResult.unsearched(move, reason, self.elapsed_ms())
+        first = self.game.format_move(self.state, self.game.legal_moves(self.state)[0])
+        return SearchResult.unsearched(first, reason, self.elapsed_ms())
 
     def failed(self, why: str) -> SearchResult:
         """The best legal move known when the engine failed: its last report's, else the first."""

@@ -136,9 +136,12 @@ async def test_a_monte_carlo_score_is_shown_with_its_win_rate(url: str) -> None:
     )
     # A board drawn one way up says so (the review of 2026-11-29: flip did nothing, silently).
     assert "flip: a Connect Four board is drawn one way up only" in out.getvalue()
-    played = re.search(r"^engine plays .*\(score ([^,]+), (\d+) playouts", out.getvalue(), re.M)
+    played = re.search(
+        r"^engine plays .*\(score (.+?) for (.+?), (\d+) playouts", out.getvalue(), re.M
+    )
     assert played, out.getvalue()
     assert re.fullmatch(r"[+-]\d+ \(\d{1,3}%\)|win in \d+|loss in \d+|draw", played[1])
+    assert played[2].endswith("Yellow")  # whose score: the engine's (a review, 2026-12-07)
 
 
 @pytest.mark.asyncio(loop_scope="module")
@@ -459,3 +462,22 @@ async def test_ctrl_c_at_the_prompt_leaves_at_once(url: str) -> None:
         assert "EXIT=130" in screen, screen
     finally:
         await _tmux(socket, "kill-server")
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_a_full_connect_four_column_is_explained(url: str) -> None:
+    # A review of 2026-12-07: "'4' is not a legal move; type a move like 5".
+    out = io.StringIO()
+    status = await play(
+        url,
+        "connect4",
+        position="444444",
+        movetime_ms=50,
+        out=out,
+        read=scripted(["4", "9", "x", "quit"]),
+    )
+    text = out.getvalue()
+    assert status == 0
+    assert "'4' is not a legal move: column 4 is full" in text
+    assert "'9' is not a legal move: the columns are 1 to 7" in text
+    assert "'x' is not a legal move: a move is a column number, 1 to 7" in text

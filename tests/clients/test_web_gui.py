@@ -319,6 +319,30 @@ def load_position(page: Page, position: str) -> None:
     expect(page.locator("#message")).to_have_text("Position loaded.")
 
 
+def test_the_promotion_chooser_takes_the_keyboard(page: Page, gui_server: ServerThread) -> None:
+    # A review of 2026-12-07: the four piece buttons got no focus, and Escape
+    # did not close them: keyboard users had to type b8=Q.
+    open_game(page, gui_server.port, "chess", side="both")
+    load_position(page, "8/1P6/8/8/8/8/k7/7K w - - 0 1")
+    page.click('g[data-square="b7"]')
+    page.click('g[data-square="b8"]')
+    chooser = page.locator(".promotion button")
+    expect(chooser).to_have_count(4)
+    expect(chooser.first).to_be_focused()
+    page.keyboard.press("ArrowRight")
+    expect(chooser.nth(1)).to_be_focused()
+    page.keyboard.press("Escape")
+    expect(chooser).to_have_count(0)
+    assert moves(page) == []
+    page.click('g[data-square="b7"]')
+    page.click('g[data-square="b8"]')
+    expect(chooser.first).to_be_focused()
+    page.keyboard.press("ArrowLeft")  # round to the knight
+    page.keyboard.press("Enter")
+    expect(page.locator("#moves .ply")).to_have_count(1)
+    assert moves(page)[0].startswith("b8=N")
+
+
 def test_checkers_multi_jump_by_clicking_each_landing_square(
     page: Page, gui_server: ServerThread
 ) -> None:

@@ -94,6 +94,11 @@ export function drawTree(container, trace, lay, index, options = {}) {
     }
     else if (item.type === "ghost") group = drawGhost(trace, item, index, compact, classroom, givens);
     if (group) {
+      // Classroom mode: an unseen node and an unseen ghost (a node alpha-beta
+      // will prune) carry the same markup: the ghost's missing data-id, its
+      // class and its parent's child count told the pruning to anyone who
+      // opened the inspector (a review, 2026-12-07).
+      if (soFar) sameUnseenMarkup(group);
       if (pick) makePickable(group, item, pick);
       nodeLayer.append(group);
       continue;
@@ -430,14 +435,27 @@ function mctsParts(trace, node, stats) {
   ];
 }
 
+function sameUnseenMarkup(group) {
+  if (group.getAttribute("data-state") !== "unseen") {
+    group.removeAttribute("data-children"); // an open node's count of children seen so far
+    return;
+  }
+  group.setAttribute("class", "tree-node unseen");
+  for (const name of ["data-id", "data-children", "data-kind"]) group.removeAttribute(name);
+}
+
 // In classroom mode a node alpha-beta will prune looks, until the cut
 // happens, like any node the search has not reached yet: an empty outline.
-function drawUnseenGhost(item, givens = false) {
+function drawUnseenGhost(item, givens = false, compact = false) {
   const { ghost, x, y } = item;
   const group = el("g", { class: "tree-ghost", "data-path": ghost.path, "data-move": ghost.move, "data-state": "unseen", opacity: 0.35 });
   const isLeaf = ghost.value !== null;
   const colours = isLeaf ? COLOURS.leaf : COLOURS[ghost.player] || COLOURS.chance;
-  group.append(shape(isLeaf ? "leaf" : ghost.player, ghost.player, x, y, { fill: "#ffffff", stroke: colours.stroke, "stroke-width": 1.6 }));
+  // Drawn as drawNode draws a node not reached yet, its empty value included.
+  const half = isLeaf && !compact ? 18 : undefined;
+  group.append(shape(isLeaf ? "leaf" : ghost.player, ghost.player, x, y, { fill: "#ffffff", stroke: colours.stroke, "stroke-width": 1.6 }, compact, half));
+  const at = isLeaf ? { x, y: y + 4.5, "text-anchor": "middle" } : { x, y: y + R + 15, "text-anchor": "middle" };
+  group.append(el("text", { ...at, "font-size": 13, "font-weight": "bold", fill: INK, class: "tree-value" }, ""));
   if (isLeaf && givens) {
     group.append(givenText(x, y, ghost.value));
     group.setAttribute("opacity", 0.8);
@@ -451,7 +469,7 @@ function drawUnseenGhost(item, givens = false) {
 function drawGhost(trace, item, index, compact, classroom = false, givens = false) {
   const { ghost, x, y } = item;
   const cut = trace.view(ghost.cutAt, index).state === "done";
-  if (classroom && !cut) return drawUnseenGhost(item, givens);
+  if (classroom && !cut) return drawUnseenGhost(item, givens, compact);
   const top = ghost.parent === ghost.cutAt;
   const group = el("g", {
     class: `tree-ghost${cut ? (top ? " pruned" : " pruned-below") : ""}`,

@@ -10,6 +10,7 @@ student's ``engine.py`` beside the bots.
 from __future__ import annotations
 
 import json
+import re
 import shlex
 import shutil
 import stat
@@ -34,6 +35,19 @@ from protocol.limits import MAX_ALGORITHM_CHARS
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "bots"
 GARBAGE_BOT = "import sys\nfor line in sys.stdin:\n    print('thinking...', flush=True)\n"
+#: A bot that answers one illegal move in the whole tournament (a flag file
+#: beside it remembers), then plays: one failure, and the moves its restart
+#: costs, never lose it a game.
+ONCE_ILLEGAL_BOT = (
+    "from pathlib import Path\n"
+    "from clients.bot import Decision\n\n\n"
+    "def choose(decision: Decision) -> str:\n"
+    "    flag = Path(__file__).with_suffix('.failed')\n"
+    "    if len(decision.moves) >= 2 and not flag.exists():\n"
+    "        flag.write_text('once')\n"
+    "        return '99'\n"
+    "    return decision.legal[0]\n"
+)
 LIBRARY_BOT = (
     "from clients.bot import Decision\n\n\n"
     "def choose(decision: Decision) -> str:\n"
@@ -123,6 +137,7 @@ def test_a_class_tournament_of_bots_runs_whatever_they_do(
     shutil.copy(EXAMPLES / "connect4.py", bots / "ana.py")
     (bots / "garbage.py").write_text(GARBAGE_BOT)
     (bots / "lib.py").write_text(LIBRARY_BOT)
+    (bots / "once.py").write_text(ONCE_ILLEGAL_BOT)
     # A student's files named like our packages, where the tournament runs.
     for name in ("engine.py", "server.py", "clients.py", "protocol.py"):
         (tmp_path / name).write_text("raise SystemExit('a student file was imported')\n")
@@ -150,12 +165,13 @@ def test_a_class_tournament_of_bots_runs_whatever_they_do(
     )
     out = capsys.readouterr().out
     assert status == 0, out
-    assert "12 of 12 games played" in out
+    assert "20 of 20 games played" in out
     records = [json.loads(line) for line in (tmp_path / "class.jsonl").read_text().splitlines()]
     assert {name for record in records for name in record["players"]} == {
         "ana",
         "garbage",
         "lib",
+        "once",
         "reference d1",
     }
     garbage_reasons = set()
@@ -172,12 +188,24 @@ def test_a_class_tournament_of_bots_runs_whatever_they_do(
     # and the tournament goes on.
     forfeits = 0
     for record in records:
-        if "garbage" in record["players"]:
+        if "garbage" in record["players"] and "once" not in record["players"]:
             assert record["players"][1 - record["winner"]] == "garbage", record["reason"]
             if record["kind"] == "engine_failure":  # else four in a row came first
-                assert "3 of its moves in this game were played for it" in record["reason"]
+                assert re.search(
+                    r"failed: \d+ of its moves in this game were played for it", record["reason"]
+                )
                 forfeits += 1
+        # One illegal answer (and the moves its restart cost) loses no game.
+        if "once" in record["players"] and record["kind"] == "engine_failure":
+            assert record["players"][1 - record["winner"]] != "once", record["reason"]
     assert forfeits > 0
+    once_moves = [
+        move.get("reason")
+        for record in records
+        for index, move in enumerate(record["moves"])
+        if record["players"][index % 2] == "once" and not move.get("book")
+    ]
+    assert "engine_error" in once_moves  # its one illegal answer was played for it
     # The summary after the tables points each student at their log.
     summary = out.split("Bots (moves a bot failed")[1]
     assert "garbage: " in summary and "bot-logs/garbage.log" in summary

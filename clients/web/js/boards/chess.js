@@ -151,6 +151,29 @@ export default function create(container, hooks) {
       });
       box.append(button);
     }
+    // Keyboard: the queen has the focus, arrows move it, Escape puts the
+    // piece back (the chooser got no focus and no way out, a review of
+    // 2026-12-07: keyboard users had to type b8=Q).
+    box.setAttribute("role", "group");
+    box.setAttribute("aria-label", t("board.promote"));
+    box.addEventListener("keydown", (event) => {
+      const buttons = [...box.querySelectorAll("button")];
+      const at = buttons.indexOf(document.activeElement);
+      if (event.key === "Escape") {
+        event.preventDefault();
+        event.stopPropagation();
+        promotion = null;
+        selected = null;
+        hooks.note("");
+        redraw();
+      } else if (["ArrowRight", "ArrowDown", "ArrowLeft", "ArrowUp"].includes(event.key) && at >= 0) {
+        event.preventDefault();
+        event.stopPropagation();
+        const step = event.key === "ArrowRight" || event.key === "ArrowDown" ? 1 : -1;
+        buttons[(at + step + buttons.length) % buttons.length].focus();
+      }
+    });
+    requestAnimationFrame(() => box.querySelector("button")?.focus());
     return box;
   }
 
