@@ -58,7 +58,17 @@ MAX_COMMENT_CHARS: Final = 500
 
 
 class BotAnswerError(ValueError):
-    """The bot's answer line breaks the protocol (no move, wrong types)."""
+    """The bot's answer line breaks the protocol (no move, wrong types).
+
+    ``in_step`` is false when the line may not be the whole answer (cut at
+    the longest line, or not JSON): what follows may belong to it, so the
+    program is started again; a well-formed JSON answer with a bad field
+    leaves the bot in step with its requests.
+    """
+
+    def __init__(self, message: str, in_step: bool = True) -> None:
+        super().__init__(message)
+        self.in_step = in_step
 
 
 class BotReportedError(BotAnswerError):
@@ -205,12 +215,13 @@ def parse_answer(line: str) -> BotAnswer:
     if len(line.encode()) >= MAX_LINE_BYTES - 1:  # cut where a line must end
         raise BotAnswerError(
             f"the answer line is cut at {MAX_LINE_BYTES // 1024} KiB, the longest a line may be"
-            " (a long comment or error: shorten it)"
+            " (a long comment or error: shorten it)",
+            in_step=False,
         )
     try:
         body = json.loads(line)
     except (ValueError, RecursionError):
-        raise BotAnswerError(f"the answer is not JSON: {line[:60]!r}") from None
+        raise BotAnswerError(f"the answer is not JSON: {line[:60]!r}", in_step=False) from None
     if not isinstance(body, dict):
         raise BotAnswerError("the answer is not a JSON object")
     move = body.get("move")

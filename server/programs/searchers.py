@@ -660,9 +660,19 @@ class CmdSearcher(ProgramSearcher):
             except bots.BotReportedError as error:
                 process.note(f"{request_name}: {error}: answered engine_error")
                 raise AnswerFailedError(str(error), restart=False) from error
-            except (bots.BotAnswerError, ExternalEngineError) as error:
+            except bots.BotAnswerError as error:
+                # A line cut or not JSON may not be the whole answer: a fresh
+                # copy answers next. A well-formed one with a bad field is in step.
                 process.note(f"{request_name}: answer refused: {error}")
-                raise AnswerFailedError(str(error)) from error
+                raise AnswerFailedError(str(error), restart=not error.in_step) from error
+            except ExternalEngineError as error:
+                # A well-formed answer, in time, to this request, refused for
+                # its move (illegal): the bot is in step, and is not
+                # restarted. A restart cost the next moves too (the copy still
+                # starting at their deadlines: three moves for one illegal
+                # answer, a review of 2026-12-07).
+                process.note(f"{request_name}: answer refused: {error}")
+                raise AnswerFailedError(str(error), restart=False) from error
             if answer.comment:
                 process.note(f"{request_name}: comment: {answer.comment}")
             self._line.answered(state, result.move or answer.move)

@@ -247,6 +247,25 @@ def test_a_bot_that_reports_an_error_keeps_running(tmp_path: Path) -> None:
     assert log.count("started ") == 1 and log.count("reported an error") == 3
 
 
+def test_a_bot_that_answers_an_illegal_move_keeps_running(tmp_path: Path) -> None:
+    """A review of 2026-12-07: a bot that answered one illegal move was started
+    again, and its copy, still starting at the next requests' deadlines, lost
+    those moves too: three bad answers cost eight moves. A JSON answer to the
+    request is in step: it costs that move only."""
+    engine = bot("illegal", "connect4", tmp_path)
+    game, state = decision_state("connect4")
+    searcher = started(engine, game)
+    try:
+        for _ in range(3):
+            result = think(searcher, state, int(500 * UNIT))
+            assert result.reason == "engine_error" and result.move in legal(game, state)
+    finally:
+        searcher.close()
+    log = read_log(engine)
+    assert log.count("started ") == 1 and log.count("answer refused") == 3
+    assert "not ready" not in log
+
+
 def test_a_late_bot_is_started_again_at_once_without_a_backoff(tmp_path: Path) -> None:
     """Reproduces the review of 2026-11-29: two late moves in a row put a bot out for seconds.
 
