@@ -402,7 +402,7 @@ class Session:
             if state.is_over:
                 self.say("the game is over: no hint")
                 return "again"
-            self.say("thinking about a hint...")
+            self.say(f"thinking about a hint... (scores for {self.name(state.to_move)})")
             best = await self.think(state)
             self.say(f"hint: {self.describe(state, best)}")
             return "again"
@@ -613,7 +613,8 @@ async def play(
                     return 0
                 state = next_state
             else:
-                session.say(f"{session.name(state.to_move)} is thinking...")
+                mover = session.name(state.to_move)
+                session.say(f"{mover} is thinking... (scores for {mover.split(' (')[0]})")
                 best = await session.think(state)
                 session.say(f"engine plays {session.describe(state, best)}")
                 state = await engine.move(best.move)

@@ -383,9 +383,10 @@ class Game(ABC, Generic[S, M]):
     def quick_move(self, state: S) -> M:
         """A legal move chosen without a search, for an answer that has no time for one.
 
-        One ply of the evaluation: a move that wins at once, else the move
-        whose position the static evaluation likes best for the mover (a
-        draw counts 0, a loss least). The first legal move was the answer
+        One ply of the evaluation, with the opponent's captures in reply
+        where the game names them (:meth:`noisy_moves`): a move that wins at
+        once, else the move whose position the static evaluation likes best
+        for the mover (a draw counts 0, a loss least). The first legal move was the answer
         before, the king's walk ``e1e2`` in an open game. ``state`` must
         have a legal move. Games with many moves (:data:`QUICK_MOVE_MAX_MOVES`)
         get the first listed, or override it (Go: the playout policy's move).
@@ -407,14 +408,33 @@ class Game(ABC, Generic[S, M]):
             scored = self.evaluate_many([children[row] for row in open_rows])
             for row, value in zip(open_rows, scored, strict=True):
                 child = children[row]
-                side = (
-                    self.roller(child)
-                    if self.chance_outcomes(child) is not None
-                    else self.to_move(child)
-                )
+                chance = self.chance_outcomes(child) is not None
+                side = self.roller(child) if chance else self.to_move(child)
+                if side != mover and not chance:
+                    # The opponent's best capture in reply, where the game
+                    # names them: one ply alone took a pawn defended by a
+                    # knight (Nxe5 after 2...Nc6, a review of 2026-12-07).
+                    value = self._best_capture_reply(child, value)
                 values[row] = value if side == mover else -value
         best = max(range(len(moves)), key=values.__getitem__)  # the first of the best
         return moves[best]
+
+    def _best_capture_reply(self, state: S, stand_pat: int) -> int:
+        """The mover's value of ``state``: its static value, or better after a capture."""
+        best = stand_pat
+        for reply in self.noisy_moves(state) or []:
+            after = self.play(state, reply)
+            outcome = self.outcome(after)
+            if outcome is not None:
+                if outcome.winner == self.to_move(state):
+                    return EVAL_LIMIT + 1
+                value = 0 if outcome.winner is None else -EVAL_LIMIT - 1
+            elif self.to_move(after) == self.to_move(state):
+                value = self.evaluate(after)
+            else:
+                value = -self.evaluate(after)
+            best = max(best, value)
+        return best
 
     def winning_move(self, state: S) -> M | None:
         """A move that ends the game at once in a win for the mover, if cheap to find.

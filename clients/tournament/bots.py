@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import shutil
 import sys
@@ -30,6 +31,10 @@ NOT_BOTS: Final = frozenset({".md", ".txt", ".log", ".json", ".csv", ".pyc", ".d
 DEFAULT_REFERENCE_DEPTHS: Final = (2, 4)
 #: What marks a Python file written with clients.bot (a function, no loop of its own).
 _BOT_LIBRARY_MARKS: Final = ("from clients.bot import", "import clients.bot")
+#: A function bot that does not import clients.bot (docs/bots.md's shortest form).
+_FUNCTION_BOT = re.compile(r"^def choose\(", re.MULTILINE)
+#: What a bot with a loop of its own does: read its requests.
+_READS_REQUESTS: Final = ("sys.stdin", "input(", "fileinput")
 
 
 def bot_command(path: Path) -> str | None:
@@ -38,9 +43,14 @@ def bot_command(path: Path) -> str | None:
         return None
     if path.suffix == ".py":
         text = path.read_text(errors="replace")
-        if any(mark in text for mark in _BOT_LIBRARY_MARKS):
+        if any(mark in text for mark in _BOT_LIBRARY_MARKS) or _FUNCTION_BOT.search(text):
             return shlex.join([sys.executable, "-P", "-m", "clients.bot", str(path)])
-        return shlex.join([sys.executable, str(path)])
+        if any(mark in text for mark in _READS_REQUESTS):
+            return shlex.join([sys.executable, str(path)])
+        # Neither a choose function nor a loop reading requests: a module
+        # beside the bots (helpers a bot imports), not an entrant. Run as one
+        # it ended at once and stopped the tournament (a review, 2026-12-07).
+        return None
     if path.suffix == ".js":
         node = shutil.which("node")
         if node is None:
@@ -51,22 +61,30 @@ def bot_command(path: Path) -> str | None:
     return None
 
 
-def skipped_files(folder: str) -> list[str]:
-    """Files of ``folder`` that look like bots but cannot run: not ``.py`` or ``.js``, and not
+def skipped_files(folder: str) -> list[tuple[str, str]]:
+    """Files of ``folder`` that are not entrants, each with why: a Python module with no bot
+    in it (a helper the bots import), a file neither ``.py`` nor ``.js`` that is not
     executable (a shell script without ``chmod +x`` left its author out of the tournament
     without a word, a review of 2026-12-07)."""
     root = Path(folder)
     if not root.is_dir():
         return []
-    return [
-        path.name
-        for path in sorted(root.iterdir())
-        if path.is_file()
-        and not path.name.startswith((".", "_"))
-        and path.suffix not in NOT_BOTS
-        and path.suffix not in (".py", ".js")
-        and not os.access(path, os.X_OK)
-    ]
+    skipped: list[tuple[str, str]] = []
+    for path in sorted(root.iterdir()):
+        if not path.is_file() or path.name.startswith((".", "_")) or path.suffix in NOT_BOTS:
+            continue
+        if path.suffix == ".py" and bot_command(path.resolve()) is None:
+            skipped.append(
+                (
+                    path.name,
+                    "no bot in it (no choose function, no loop reading requests): a helper module",
+                )
+            )
+        elif path.suffix not in (".py", ".js") and not os.access(path, os.X_OK):
+            skipped.append(
+                (path.name, f"not executable (chmod +x {shlex.quote(path.name)} to enter it)")
+            )
+    return skipped
 
 
 def folder_engines(folder: str) -> list[EngineSpec]:

@@ -22,7 +22,6 @@ import asyncio
 import contextlib
 import json
 import os
-import shlex
 import signal
 import sqlite3
 import sys
@@ -401,12 +400,8 @@ def config_from_args(args: argparse.Namespace) -> TournamentConfig:
         engines.append(parse_engine(text))
     if args.bots is not None:
         engines += folder_engines(args.bots) + reference_engines(args.reference)
-        for name in skipped_files(args.bots):
-            print(
-                f"{_prog(args)}: skipped {name}: not a bot (.py or .js) and not executable"
-                f" (chmod +x {shlex.quote(name)} to enter it)",
-                file=sys.stderr,
-            )
+        for name, why in skipped_files(args.bots):
+            print(f"{_prog(args)}: skipped {name}: {why}", file=sys.stderr)
     config = TournamentConfig(
         game=args.game,
         engines=tuple(unique_names(engines)),

@@ -112,6 +112,9 @@ ENGINE_ERROR = "engine_error"
 #: The ``bestmove`` reason of a think answered at its deadline; at depth 0
 #: with no node searched, no result of the engine stood behind the move.
 TIME_REASON = "time"
+#: The ``bestmove`` reason of a think no search (nor program) answered: the
+#: server had no time left for it (protocol.md).
+OVERLOADED_REASON = "overloaded"
 #: A class bot's moves played for it (reason ``engine_error``, or ``time`` at
 #: depth 0: it failed, or was silent at its deadline) lose it the game at
 #: this many separate failures in the game (each one a failed move after a
@@ -329,6 +332,7 @@ class _Game:
             best, elapsed_ms = await self._think(player)
             move, text = self._check_move(player, best)
             self.state = self.game.play(self.state, move)
+            self._no_win_by_stand_in(player, best)
             if self.clock is not None:
                 self.clock.punch(player, elapsed_ms)
             self.moves.append(
@@ -446,6 +450,26 @@ class _Game:
                         reasons.FAULT_BOT_FAILED.format(count=self.failed_moves[player]),
                     )
         return best, elapsed_ms
+
+    def _no_win_by_stand_in(self, player: int, best: BestMove) -> None:
+        """A bot's move played for it that would win the game loses it by fault.
+
+        Its stand-ins are the first legal moves: in Connect Four four of
+        them make a column, and bots that never gave an answer won games so
+        (a review of 2026-12-07). A win is the bot's own move, or none.
+        """
+        stand_in = best.reason in (ENGINE_ERROR, OVERLOADED_REASON) or (
+            best.reason == TIME_REASON and best.depth == 0 and best.nodes == 0
+        )
+        if not self.spec.engines[player].is_bot or not stand_in:
+            return
+        outcome = self.game.outcome(self.state)
+        if outcome is not None and outcome.winner == player:
+            raise Fault(
+                player,
+                ENGINE_FAILURE,
+                reasons.FAULT_BOT_FAILED.format(count=self.failed_moves[player]),
+            )
 
     def _check_move(self, player: int, best: BestMove) -> tuple[Any, str]:
         """The move and its canonical notation; a :class:`Fault` when it is not legal."""

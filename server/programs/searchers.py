@@ -119,6 +119,9 @@ ENGINE_ERROR: Final = "engine_error"
 #: The reason of an answer a program gave by itself before any limit: GTP
 #: has no depth or node limit, and GNU Go plays within the time it is given.
 ENGINE_DONE: Final = "engine"
+#: The reason of a think that reached the program's process too late to ask
+#: it (protocol.md's ``overloaded``: no search was made, the server's doing).
+OVERLOADED: Final = "overloaded"
 
 
 class ExternalEngineError(ProgramError):
@@ -601,7 +604,6 @@ class CmdSearcher(ProgramSearcher):
         # A bot is asked for its move as always: the clean-up phase is the referee's.
         state, stop, deadlines = request.state, request.stop, request.planned()
         self._line.at(state)
-        self._requests += 1
         now = time.monotonic()
         if deadlines.hard is not None:
             # The budget is the whole time: answered at the hard deadline
@@ -610,8 +612,20 @@ class CmdSearcher(ProgramSearcher):
             # guard answers it from nothing.
             deadline = deadlines.hard - BOT_ANSWER_LEAD_S
             budget_ms: int | None = max(0, int((deadline - now) * 1000))
+            if deadline - now < MIN_BOT_BUDGET_S:
+                # The think reached this process with no time left for the
+                # bot (an overloaded machine): it is not asked, not ended,
+                # not charged. It was sent requests with 0 ms, ended for
+                # silence, and lost games by fault (a review, 2026-12-07).
+                append_note(
+                    self.engine.log_path,
+                    f"not asked: the server had {budget_ms} ms of the think left"
+                    " (an overloaded machine); a legal move played for it, reason overloaded",
+                )
+                return search.unsearched(OVERLOADED)
         else:
             budget_ms, deadline = None, now + UNTIMED_GENMOVE_S
+        self._requests += 1
         # Each search process runs its own copy of the bot, numbering its
         # requests from 1: the copy's pid tells two "request 3" apart.
         request_name = f"request {self._requests} (pid {process.pid})"

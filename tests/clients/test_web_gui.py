@@ -1054,6 +1054,15 @@ def test_a_reload_keeps_the_game_and_go_has_a_resign_button(
     # A page opened anew (a link, the address bar) starts afresh.
     open_game(page, gui_server.port, "connect4", side="both")
     expect(page.locator("#moves .ply")).to_have_count(0)
+    # Opened from a link with moves: a reload keeps the moves played since.
+    page.goto(f"http://127.0.0.1:{gui_server.port}/?game=connect4&side=both&moves=4,4")
+    page.wait_for_selector("#connection.good")
+    expect(page.locator("#moves .ply")).to_have_count(2)
+    page.click('.c4-column[data-move="3"]')
+    expect(page.locator("#moves .ply")).to_have_count(3)
+    page.reload()
+    page.wait_for_selector("#connection.good")
+    expect(page.locator("#moves .ply")).to_have_count(3)
     # Go: Resign beside Pass; Take back undoes it.
     open_game(page, gui_server.port, "go", side="both")
     expect(page.locator("#resign")).to_be_visible()

@@ -575,6 +575,9 @@ def test_classroom_mode_shows_nothing_that_has_not_happened(
         assert unseen.nth(i).get_attribute("class") == "tree-node unseen"
         assert unseen.nth(i).get_attribute("data-id") is None
     assert page.locator("#learn-tree [data-children]").count() == 0
+    # Nor the moves, nor which unseen nodes are buttons (the second review).
+    assert page.locator("#learn-tree .tree-node[data-state='unseen'][data-move]").count() == 0
+    assert page.locator("#learn-tree .tree-node[data-state='unseen'][tabindex]").count() == 0
     tree_text = "".join(page.locator("#learn-tree svg text").all_text_contents())
     assert "4" not in tree_text and "6" not in tree_text and "pruned" not in tree_text
     assert "4 and 6" not in page.inner_text("#example-note")

@@ -29,6 +29,9 @@ def test_chess_develops_takes_what_hangs_and_mates() -> None:
     assert quick("chess", hanging) == "e4d5"
     scholar = "r1bqkbnr/pppp1ppp/2n5/4p3/2B1P3/5Q2/PPPP1PPP/RNB1K1NR w KQkq - 2 3"
     assert quick("chess", scholar) == "f3f7"
+    # The opponent's captures in reply are looked at: one ply alone took the
+    # pawn on e5 that the knight on c6 defends (the second review, 2026-12-07).
+    assert quick("chess", moves="e2e4 e7e5 g1f3 b8c6") != "f3e5"
 
 
 def test_connect_four_wins_at_once_and_takes_the_centre() -> None:

@@ -266,6 +266,26 @@ def test_a_bot_that_answers_an_illegal_move_keeps_running(tmp_path: Path) -> Non
     assert "not ready" not in log
 
 
+def test_a_think_with_no_time_left_is_not_sent_and_costs_the_bot_nothing(tmp_path: Path) -> None:
+    """A review of 2026-12-07, on a loaded machine: healthy bots were sent requests
+    with a budget of 0 ms, ended for silence, and lost games by fault. A think that
+    reaches the bot's process with less than MIN_BOT_BUDGET_S left is answered
+    ``overloaded`` (the server's doing) without asking or ending the bot."""
+    engine = bot("good", "connect4", tmp_path)
+    game, state = decision_state("connect4")
+    searcher = started(engine, game)
+    try:
+        late = searcher.think(SearchRequest(state, Limits(movetime_ms=1)))
+        assert late.reason == "overloaded" and late.move in legal(game, state)
+        result = think(searcher, state, int(500 * UNIT))
+        assert result.reason == "engine" and result.move in legal(game, state)
+    finally:
+        searcher.close()
+    log = read_log(engine)
+    assert log.count("started ") == 1 and "not asked: the server had 0 ms" in log
+    assert "request 1 " in log and "request 2 " not in log  # the late think was never sent
+
+
 def test_a_late_bot_is_started_again_at_once_without_a_backoff(tmp_path: Path) -> None:
     """Reproduces the review of 2026-11-29: two late moves in a row put a bot out for seconds.
 

@@ -90,7 +90,11 @@ export function drawTree(container, trace, lay, index, options = {}) {
     let group;
     if (item.type === "node") {
       const shownItem = soFar && item.hidden > 0 ? { ...item, hidden: descendants(item.node, soFar) } : item;
-      group = drawNode(trace, shownItem, index, item === currentItem, compact, onToggle, givens, stats, !finished && onPath.has(item.node));
+      // Classroom mode: a node not reached yet does not fold. Folding it hid
+      // the leaves a question asks for, and it made the node a button that
+      // a node to be pruned is not (reviews of 2026-12-07).
+      const toggle = soFar && trace.view(item.node, index).state === "unseen" ? null : onToggle;
+      group = drawNode(trace, shownItem, index, item === currentItem, compact, toggle, givens, stats, !finished && onPath.has(item.node));
     }
     else if (item.type === "ghost") group = drawGhost(trace, item, index, compact, classroom, givens);
     if (group) {
@@ -441,7 +445,7 @@ function sameUnseenMarkup(group) {
     return;
   }
   group.setAttribute("class", "tree-node unseen");
-  for (const name of ["data-id", "data-children", "data-kind"]) group.removeAttribute(name);
+  for (const name of ["data-id", "data-children", "data-kind", "data-move"]) group.removeAttribute(name);
 }
 
 // In classroom mode a node alpha-beta will prune looks, until the cut

@@ -191,22 +191,23 @@ function applyUrlOptions(params) {
 // if it has them (?game=chess&position=<FEN>&moves=e2e4 e7e5, as the Learn
 // page's link to this page writes them).
 async function startFromUrl(params) {
+  // A reload keeps the game this tab was playing, the moves played since
+  // the page opened included (it started the address's game again, the
+  // moves lost without a word: reviews of 2026-12-07); a page opened anew,
+  // from a link or the address bar, starts what the address says.
+  const saved = reloaded() ? savedGame() : null;
+  if (saved && (!params.get("game") || params.get("game") === saved.game) && app.games.some((g) => g.name === saved.game)) {
+    $("game").value = saved.game;
+    gameChosen();
+    applyUrlOptions(new URLSearchParams({ options: JSON.stringify(saved.options || {}) }));
+    if (await startGame({ game: saved.game, options: saved.options || {}, position: saved.position, moves: saved.moves }, false)) {
+      say(() => t("play.restored"), "hint");
+      return;
+    }
+  }
   const position = params.get("position");
   const moves = (params.get("moves") || "").split(/[\s,]+/).filter(Boolean);
   if (!position && moves.length === 0) {
-    // A reload keeps the game this tab was playing (it started a new one, the
-    // moves lost without a word: a review, 2026-12-07); a page opened anew,
-    // from a link or the address bar, starts afresh.
-    const saved = reloaded() ? savedGame() : null;
-    if (saved && (!params.get("game") || params.get("game") === saved.game) && app.games.some((g) => g.name === saved.game)) {
-      $("game").value = saved.game;
-      gameChosen();
-      applyUrlOptions(new URLSearchParams({ options: JSON.stringify(saved.options || {}) }));
-      if (await startGame({ game: saved.game, options: saved.options || {}, position: saved.position, moves: saved.moves }, false)) {
-        say(() => t("play.restored"), "hint");
-        return;
-      }
-    }
     await newGameFromForm();
     return;
   }

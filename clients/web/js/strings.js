@@ -864,7 +864,7 @@ const pt = {
   "learn.options.bad": "As opções não são JSON: {options}",
   "learn.searching": "Buscando…",
   "learn.chance.switch": "Aqui lançam-se os dados: a busca é o expectiminimax, cujos nós de acaso (○) fazem a média sobre os resultados.",
-  "learn.chance.algorithm": "Esta árvore tem nós de acaso (○), que o {algorithm} não sabe buscar: escolha o expectiminimax (ou a busca em árvore Monte Carlo).",
+  "learn.chance.algorithm": "Esta árvore tem nós de acaso (○), que a busca escolhida ({algorithm}) não trata: escolha o expectiminimax (ou a busca em árvore Monte Carlo).",
   "learn.tree": "Árvore de busca",
   "learn.tree.drawing": "Desenho da árvore de busca (arraste para deslocar, Ctrl e a roda para ampliar)",
   "learn.expand": "Expandir tudo",

@@ -166,6 +166,8 @@ export default function create(container, hooks) {
         selected = null;
         hooks.note("");
         redraw();
+        // The focus back where the keyboard user left off: the move box.
+        document.getElementById("move-input")?.focus();
       } else if (["ArrowRight", "ArrowDown", "ArrowLeft", "ArrowUp"].includes(event.key) && at >= 0) {
         event.preventDefault();
         event.stopPropagation();
