@@ -271,26 +271,35 @@ def _area(board: bytes | bytearray, points: list[int], stride: int) -> tuple[int
         elif v == WHITE:
             white += 1
         elif not seen[start]:
-            seen[start] = 1
-            region = [start]
-            reach = 0
-            i = 0
-            while i < len(region):
-                p = region[i]
-                i += 1
-                for n in (p - 1, p + 1, p - stride, p + stride):
-                    c = board[n]
-                    if c == EMPTY:
-                        if not seen[n]:
-                            seen[n] = 1
-                            region.append(n)
-                    elif c != EDGE:
-                        reach |= c
+            region, reach = _region(board, start, seen, stride)
             if reach == BLACK:
                 black += len(region)
             elif reach == WHITE:
                 white += len(region)
     return black, white
+
+
+def _region(
+    board: bytes | bytearray, start: int, seen: bytearray, stride: int
+) -> tuple[list[int], int]:
+    """The empty region around ``start`` (marked in ``seen``) and the colours it reaches
+    (``BLACK | WHITE`` bits: one colour's area, a neutral region, or neither on an open board)."""
+    seen[start] = 1
+    region = [start]
+    reach = 0
+    i = 0
+    while i < len(region):
+        p = region[i]
+        i += 1
+        for n in (p - 1, p + 1, p - stride, p + stride):
+            c = board[n]
+            if c == EMPTY:
+                if not seen[n]:
+                    seen[n] = 1
+                    region.append(n)
+            elif c != EDGE:
+                reach |= c
+    return region, reach
 
 
 class _Analysis:
@@ -1310,25 +1319,10 @@ def _unsettled_points(board: bytes, points: list[int], stride: int) -> list[int]
     unsettled: list[int] = []
     seen = bytearray(len(board))
     for start in points:
-        if board[start] != EMPTY or seen[start]:
-            continue
-        seen[start] = 1
-        region = [start]
-        reach = 0
-        i = 0
-        while i < len(region):
-            p = region[i]
-            i += 1
-            for n in (p - 1, p + 1, p - stride, p + stride):
-                c = board[n]
-                if c == EMPTY:
-                    if not seen[n]:
-                        seen[n] = 1
-                        region.append(n)
-                elif c != EDGE:
-                    reach |= c
-        if reach not in (BLACK, WHITE):
-            unsettled.extend(region)
+        if board[start] == EMPTY and not seen[start]:
+            region, reach = _region(board, start, seen, stride)
+            if reach not in (BLACK, WHITE):
+                unsettled.extend(region)
     return unsettled
 
 

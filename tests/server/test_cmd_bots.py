@@ -232,9 +232,17 @@ def test_a_failed_bot_is_replaced(tmp_path: Path) -> None:
     assert read_log(engine).count("started ") >= 2
 
 
-def test_a_bot_that_reports_an_error_keeps_running(tmp_path: Path) -> None:
-    """``{"error": ...}`` (clients.bot when the function raises) costs that move only."""
-    engine = bot("error", "connect4", tmp_path)
+@pytest.mark.parametrize(
+    ("mode", "noted"), [("error", "reported an error"), ("illegal", "answer refused")]
+)
+def test_a_bot_in_step_keeps_running(mode: str, noted: str, tmp_path: Path) -> None:
+    """A bot in step with its requests costs that move only, not a restart.
+
+    ``{"error": ...}`` (clients.bot when the function raises), and, since a
+    review of 2026-12-07, a JSON answer naming an illegal move: the bot was
+    started again for it, and its copy, still starting at the next
+    requests' deadlines, lost those moves too (three bad answers cost eight)."""
+    engine = bot(mode, "connect4", tmp_path)
     game, state = decision_state("connect4")
     searcher = started(engine, game)
     try:
@@ -244,25 +252,7 @@ def test_a_bot_that_reports_an_error_keeps_running(tmp_path: Path) -> None:
     finally:
         searcher.close()
     log = read_log(engine)
-    assert log.count("started ") == 1 and log.count("reported an error") == 3
-
-
-def test_a_bot_that_answers_an_illegal_move_keeps_running(tmp_path: Path) -> None:
-    """A review of 2026-12-07: a bot that answered one illegal move was started
-    again, and its copy, still starting at the next requests' deadlines, lost
-    those moves too: three bad answers cost eight moves. A JSON answer to the
-    request is in step: it costs that move only."""
-    engine = bot("illegal", "connect4", tmp_path)
-    game, state = decision_state("connect4")
-    searcher = started(engine, game)
-    try:
-        for _ in range(3):
-            result = think(searcher, state, int(500 * UNIT))
-            assert result.reason == "engine_error" and result.move in legal(game, state)
-    finally:
-        searcher.close()
-    log = read_log(engine)
-    assert log.count("started ") == 1 and log.count("answer refused") == 3
+    assert log.count("started ") == 1 and log.count(noted) == 3
     assert "not ready" not in log
 
 
