@@ -131,6 +131,14 @@ BOT_FAILED_IN_A_ROW_TO_LOSE = 5
 DICE_SEED_BITS = 48
 
 
+def unsearched(best: BestMove) -> bool:
+    """Whether the engine's server answered without any result of the engine: at its
+    deadline with nothing searched (``time``, depth 0, no node), or ``overloaded``."""
+    if best.reason == OVERLOADED_REASON:
+        return True
+    return best.reason == TIME_REASON and best.depth == 0 and best.nodes == 0
+
+
 def dice_seed(seed: int, pair: int) -> int:
     """The seed of the referee's dice for both games of pair ``pair`` of a tournament.
 
@@ -419,7 +427,7 @@ class _Game:
             raise Fault(
                 player, ENGINE_FAILURE, reasons.FAULT_ENGINE_ERROR.format(move=best.move[:40])
             )
-        silent = best.reason == TIME_REASON and best.depth == 0 and best.nodes == 0
+        silent = best.reason == TIME_REASON and unsearched(best)
         if silent and engine_spec.command is not None and not engine_spec.is_bot:
             # A program (proto=uci or gtp) with no answer at its deadline: the
             # server's stand-in is not its move; it loses on time, as in
@@ -458,9 +466,7 @@ class _Game:
         them make a column, and bots that never gave an answer won games so
         (a review of 2026-12-07). A win is the bot's own move, or none.
         """
-        stand_in = best.reason in (ENGINE_ERROR, OVERLOADED_REASON) or (
-            best.reason == TIME_REASON and best.depth == 0 and best.nodes == 0
-        )
+        stand_in = best.reason == ENGINE_ERROR or unsearched(best)
         if not self.spec.engines[player].is_bot or not stand_in:
             return
         outcome = self.game.outcome(self.state)

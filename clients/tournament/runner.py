@@ -44,6 +44,8 @@ from clients.tournament.records import (
     game_text,
     replay,
 )
+from clients.tournament.referee import OVERLOADED_REASON as OVERLOADED
+from clients.tournament.referee import TIME_REASON as TIME
 from clients.tournament.referee import GameSpec, Referee
 from clients.tournament.scheduler import ScheduledGame, openings_needed, schedule
 from clients.tournament.standings import GameResult, pairing_results
@@ -51,10 +53,6 @@ from clients.tournament.stats import SprtState, sprt_pentanomial, sprt_trinomial
 from clients.tournament.store import Store
 from engine.registry import create_game
 
-#: A ``bestmove`` reason: the engine's server had no search process free in time.
-OVERLOADED = "overloaded"
-#: A ``bestmove`` reason: the search ended at its deadline.
-TIME = "time"
 #: Games in a row an engine may lose by failing (its server answering
 #: ``engine_error``) before the tournament stops with the reason, games in
 #: progress finishing, resumable. A broken program (or one its machine
