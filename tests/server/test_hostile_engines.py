@@ -245,10 +245,12 @@ async def test_thinks_wait_for_a_slow_start_until_their_deadline() -> None:
             assert took < 0.2 + 2 * UNIT
             if best["depth"] >= 1:
                 break  # the engine's own answer
-            # Up too late in this think to report a depth (reason time), or
-            # not up at all (engine_error): either way the think waited for
-            # it to its deadline, a little before 200 ms.
-            assert best["reason"] in ("engine_error", "time"), best
+            # Up too late in this think to report a depth (reason time), not
+            # up at all (engine_error), or, on a loaded machine, queued the
+            # whole think behind the one worker still draining the previous
+            # think from the engine just up (overloaded; a CI run, 2026-12-07):
+            # either way the think waited to its deadline, a little before 200 ms.
+            assert best["reason"] in ("engine_error", "time", "overloaded"), best
             assert took >= 0.1, f"think {think_id} did not wait for the start ({took:.3f} s)"
             failed += 1
         else:
