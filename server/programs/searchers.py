@@ -612,6 +612,14 @@ class CmdSearcher(ProgramSearcher):
             # guard answers it from nothing.
             deadline = deadlines.hard - BOT_ANSWER_LEAD_S
             budget_ms: int | None = max(0, int((deadline - now) * 1000))
+            if deadline - now < MIN_BOT_BUDGET_S <= deadline - search.started:
+                # The think came with time enough, which the bot's own start
+                # took (it was ready a moment before _ready would have given
+                # up): the bot's failure, as when it is not ready at all, not
+                # an overloaded server (a CI run, 2026-12-07).
+                why = f"{self.engine.name} was not ready by the deadline (starting)"
+                self._not_ready(why)
+                return self._replaced(search, why)
             if deadline - now < MIN_BOT_BUDGET_S:
                 # The think reached this process with no time left for the
                 # bot (an overloaded machine): it is not asked, not ended,

@@ -23,7 +23,15 @@ from engine.search.limits import Limits
 from engine.search.request import SearchRequest
 from server.external import ExternalEngine, parse_external, program_searcher
 from server.programs import bots
-from server.programs.searchers import NO_LONGER_NEEDED, PROBE_DONE, QUIT_GRACE_S, CmdSearcher, probe
+from server.programs.searchers import (
+    BOT_ANSWER_LEAD_S,
+    MIN_BOT_BUDGET_S,
+    NO_LONGER_NEEDED,
+    PROBE_DONE,
+    QUIT_GRACE_S,
+    CmdSearcher,
+    probe,
+)
 from tests.server.server_harness import UNIT, raw_client, running_server
 from tests.timing import wait_until
 
@@ -274,6 +282,35 @@ def test_a_think_with_no_time_left_is_not_sent_and_costs_the_bot_nothing(tmp_pat
     log = read_log(engine)
     assert log.count("started ") == 1 and "not asked: the server had 0 ms" in log
     assert "request 1 " in log and "request 2 " not in log  # the late think was never sent
+
+
+def test_a_bot_whose_start_takes_the_think_fails_it_not_the_server(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A CI run of 2026-12-07: a bot restarted after a failure was ready a
+    moment before the think's time for it ran out, and the think was
+    answered ``overloaded``, blaming the server for the bot's slow start.
+    Here its start ends 5 ms short of the time the bot needs."""
+    engine = bot("good", "connect4", tmp_path)
+    game, state = decision_state("connect4")
+    searcher = started(engine, game)
+    ready = searcher._ready
+
+    def ready_late(request: SearchRequest) -> Any:
+        process = ready(request)
+        hard = request.planned().hard
+        assert hard is not None
+        # The last moment _ready still returns the process, less a little.
+        time.sleep(max(0.0, hard - BOT_ANSWER_LEAD_S - MIN_BOT_BUDGET_S / 2 - time.monotonic()))
+        return process
+
+    monkeypatch.setattr(searcher, "_ready", ready_late)
+    try:
+        result = think(searcher, state, int(200 * UNIT))
+    finally:
+        searcher.close()
+    assert result.reason == "engine_error" and result.move in legal(game, state)
+    assert "not asked" not in read_log(engine)
 
 
 def test_a_late_bot_is_started_again_at_once_without_a_backoff(tmp_path: Path) -> None:
