@@ -280,6 +280,29 @@ def test_a_node_with_many_moves_shows_some_and_a_count(
     expect(more).to_have_count(0)
 
 
+def test_the_current_step_is_never_in_the_more_box(page: Page, learn_server: ServerThread) -> None:
+    """A review of 2026-12-07: stepping (or an MCTS playout) into a move past
+    the ninth drew it nowhere, the step's text naming a node inside "+N more"."""
+    query = "?game=chess&algorithm=minimax&depth=1&classroom=0"
+    open_learn(page, learn_server.port, query, visited=21)
+    page.locator("#learn-tree").focus()
+    page.keyboard.press("Home")
+    current = page.locator("#learn-tree .tree-node.current")
+    for _ in range(40):  # into and out of each of the twenty moves
+        page.keyboard.press("ArrowRight")
+        move = current_row(page)[2].split()[-1]  # "▼ b1c3"
+        expect(current).to_have_attribute("data-path", move)
+        expect(page.locator("#learn-tree .tree-node")).to_have_count(10)
+    # Go's 81 moves under MCTS: each playout's node is drawn.
+    open_learn(page, learn_server.port, "?game=go&algorithm=mcts&playouts=60&lang=en&classroom=0")
+    page.locator("#learn-tree").focus()
+    page.keyboard.press("Home")
+    for _ in range(60):
+        page.keyboard.press("ArrowRight")
+        path = current.get_attribute("data-path")
+        assert path is not None and path in page.inner_text("#step-text")
+
+
 def test_the_play_page_links_here_with_its_position(page: Page, learn_server: ServerThread) -> None:
     page.goto(f"http://127.0.0.1:{learn_server.port}/?game=tictactoe&side=both")
     page.wait_for_selector(".board-svg")
@@ -400,6 +423,25 @@ def test_mcts_draws_the_tree_it_grew_and_replays_its_growth(
     svg = ET.fromstring(text)
     assert svg.tag == f"{SVG}svg" and "<style" not in text
     assert "/30" in "".join(e.text or "" for e in svg.iter(f"{SVG}text"))
+
+
+def test_each_mcts_step_draws_the_node_its_text_names(
+    page: Page, learn_server: ServerThread
+) -> None:
+    """A review of 2026-12-07: the MCTS example opened at playout 200, whose
+    text names the line it selected and the node it added, with that node
+    inside a folded branch (opening at the last step did not unfold it, as a
+    step does)."""
+    open_learn(page, learn_server.port, "?example=mcts&lang=en&classroom=0")
+    expect(page.locator("#step-counter")).to_have_text("playout 200 of 200")
+    current = page.locator("#learn-tree .tree-node.current")
+    expect(current).to_have_count(1)
+    assert str(current.get_attribute("data-path")) in page.inner_text("#step-text")
+    # And back from the end, each step's node is drawn.
+    page.locator("#learn-tree").focus()
+    for _ in range(30):
+        page.keyboard.press("ArrowLeft")
+        expect(current).to_have_count(1)
 
 
 def test_mcts_solver_and_errors(page: Page, learn_server: ServerThread) -> None:

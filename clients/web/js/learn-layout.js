@@ -4,7 +4,8 @@
 // children, and a node with many children shows a few of them and one
 // "+N more" box for the rest (unless it is in `showAll`). `visible`, when
 // given, leaves out the nodes it refuses: MCTS lays out only the tree grown
-// so far, so that every step reads as compactly as the last.
+// so far, so that every step reads as compactly as the last. `keep`, when
+// given, holds nodes never left in a "+N more" box (the current step's path).
 
 import { ghostCount } from "./learn-model.js";
 
@@ -49,7 +50,7 @@ export function descendants(node, visible = null) {
 //                                         (left: those visited, nodes: how
 //                                         many nodes they hold)
 // and edges {parentItem, childItem}.
-export function layout(trace, expanded, showAll, { slot: slotWidth = SLOT, level: levelHeight = LEVEL, margin = MARGIN_X, maxChildren = MAX_CHILDREN, visible = null } = {}) {
+export function layout(trace, expanded, showAll, { slot: slotWidth = SLOT, level: levelHeight = LEVEL, margin = MARGIN_X, maxChildren = MAX_CHILDREN, visible = null, keep = null } = {}) {
   const columnX = (slot) => margin + 20 + slot * slotWidth;
   const rowY = (level) => MARGIN_TOP + level * levelHeight;
   const items = [];
@@ -90,9 +91,12 @@ export function layout(trace, expanded, showAll, { slot: slotWidth = SLOT, level
     let shown = entries;
     let left = [];
     if (entries.length > maxChildren && !showAll.has(node)) {
-      shown = entries.slice(0, maxChildren - 1);
-      const principal = children.find((child) => trace.principal.has(child));
-      if (principal && !shown.includes(principal)) shown[shown.length - 1] = principal;
+      // The first ones, in their order, and among them always the principal
+      // child and the child on the current step's path (`keep`): a step's
+      // text named a node hidden in the "+N more" box (a review, 2026-12-07).
+      const wanted = children.filter((child) => trace.principal.has(child) || (keep !== null && keep.has(child)));
+      const others = entries.filter((entry) => !wanted.includes(entry)).slice(0, maxChildren - 1 - wanted.length);
+      shown = entries.filter((entry) => wanted.includes(entry) || others.includes(entry));
       left = entries.filter((entry) => !shown.includes(entry));
     }
     const childItems = [];

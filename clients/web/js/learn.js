@@ -419,7 +419,9 @@ function relayout() {
   const trace = app.trace;
   const index = app.index;
   const visible = trace.mcts ? (node) => node.enterIndex <= index : null;
-  app.layout = layout(trace, app.expanded, app.showAll, { visible });
+  const event = trace.events[index];
+  const keep = event && event.node ? new Set(trace.lineage(event.node)) : null;
+  app.layout = layout(trace, app.expanded, app.showAll, { visible, keep });
 }
 
 // The texts that depend on the trace and the language only.
@@ -1082,10 +1084,8 @@ function goTo(index) {
   app.reveal = null;
   if (clamped === app.index) return;
   app.index = clamped;
-  if (app.trace.mcts) {
-    revealAdded(app.trace.events[clamped]);
-    relayout();
-  }
+  if (app.trace.mcts) revealAdded(app.trace.events[clamped]);
+  relayout();  // the step's node is never left in a "+N more" box
   render(true);
 }
 
