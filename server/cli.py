@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import errno
 import logging
 import os
@@ -24,7 +25,7 @@ from server.app import WS_PATH, ArenaServer
 from server.config import DEFAULT_DRAIN_GRACE_S, ServerConfig
 from server.external import ExternalEngine, check_externals, parse_external
 from server.runtime.constants import QUEUE_PER_WORKER
-from server.runtime.memory import TreeBudget
+from server.runtime.memory import TreeBudget, physical_memory_bytes, worker_bound_bytes
 
 #: Bytes in a mebibyte (the unit of ``--worker-tree-mb``).
 MIB = 1024 * 1024
@@ -236,6 +237,10 @@ def config_from_args(args: argparse.Namespace) -> ServerConfig:
         hello_timeout_ms=args.hello_timeout_ms,
         max_queue=args.max_queue,
     )
+    tree_budget = TreeBudget(
+        tree_bytes=args.worker_tree_mb * MIB, table_bytes=args.worker_table_mb * MIB
+    )
+    _check_memory_for(args.workers, tree_budget)
     return ServerConfig(
         host=args.host,
         port=args.port,
@@ -246,14 +251,31 @@ def config_from_args(args: argparse.Namespace) -> ServerConfig:
         allowed_hosts=tuple(args.allow_host),
         max_connections=args.max_connections,
         worker_nice=max(0, args.worker_nice),
-        tree_budget=TreeBudget(
-            tree_bytes=args.worker_tree_mb * MIB, table_bytes=args.worker_table_mb * MIB
-        ),
+        tree_budget=tree_budget,
         externals=_externals(args.external),
         program_wait_s=args.program_wait,
         agent_port=agent_port,
         drain_grace_s=drain_grace_s,
     )
+
+
+def _check_memory_for(workers: int, budget: TreeBudget) -> None:
+    """Refuse more workers than this machine's memory holds at their bound.
+
+    ``--workers 1000`` on a machine of 24 GB started processes until the
+    kernel killed programs beside the server, and no signal stopped it
+    (a review, 2026-12-07).
+    """
+    total = physical_memory_bytes()
+    each = worker_bound_bytes(budget)
+    if total is not None and workers * each > total:
+        most = max(1, total // each)
+        raise ValueError(
+            f"--workers {workers} may need up to {workers * each / 2**30:.1f} GiB "
+            f"({each // MIB} MiB a worker: its trees, its tables and the engine), "
+            f"and this machine has {total / 2**30:.1f} GiB: use at most {most}, or lower "
+            "--worker-tree-mb and --worker-table-mb (the default is one worker per core)"
+        )
 
 
 def _externals(specs: list[str]) -> tuple[ExternalEngine, ...]:
@@ -335,11 +357,25 @@ async def _serve_until_signalled(config: ServerConfig) -> None:
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, on_signal, signum)
     server = ArenaServer(config)
+    starting = asyncio.create_task(server.start())
+    signalled = asyncio.create_task(stop.wait())
     try:
-        await server.start()
+        # A signal while the workers start ends the start: SIGTERM was
+        # ignored until every worker was up (a review, 2026-12-07).
+        await asyncio.wait({starting, signalled}, return_when=asyncio.FIRST_COMPLETED)
+        if not starting.done():
+            starting.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await starting
+            await server.pool.close()
+            print("stopped while starting", file=sys.stderr, flush=True)
+            return
+        starting.result()  # a failed start raises here
     except BaseException:
         await server.pool.close()  # the workers started before the bind failed
         raise
+    finally:
+        signalled.cancel()
     ws_url, gui_url = server_urls(config.host, server.port)
     print(f"serving on {ws_url}; GUI at {gui_url}", flush=True)
     try:

@@ -27,6 +27,7 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import gc
+import os
 from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -56,6 +57,11 @@ DEFAULT_IDLE_RELEASE_S = 30.0
 OTHERS_SHARE = 0.5
 
 
+#: A worker's own memory beside its trees and tables: the interpreter with
+#: the engine imported, about 50 MB (docs/load.md).
+WORKER_BASE_BYTES = 50 * 1024 * 1024
+
+
 @dataclass(frozen=True, slots=True)
 class TreeBudget:
     """How much memory one worker's MCTS trees and tables may hold, and when idle trees go."""
@@ -67,6 +73,19 @@ class TreeBudget:
     def table_slots(self, wanted: int) -> int:
         """Slots of one searcher's table: ``wanted``, or fewer to keep its share of the budget."""
         return min(wanted, slots_for_bytes(self.table_bytes // MAX_CACHED_SEARCHERS))
+
+
+def worker_bound_bytes(budget: TreeBudget) -> int:
+    """The most memory one worker holds under ``budget``: its trees, its tables, itself."""
+    return WORKER_BASE_BYTES + budget.tree_bytes + budget.table_bytes
+
+
+def physical_memory_bytes() -> int | None:
+    """This machine's physical memory, or ``None`` where the system does not say."""
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, ValueError, OSError):
+        return None
 
 
 def fit_trees(

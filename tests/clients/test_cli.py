@@ -146,6 +146,15 @@ def test_serve_port_in_use_is_one_line() -> None:
     assert result.returncode == 1
 
 
+def test_serve_refuses_more_workers_than_the_memory_holds() -> None:
+    """A review of 2026-12-07: ``--workers 1000`` started processes until the
+    kernel killed programs beside the server (a compiler's, here)."""
+    result = arena("serve", "--port", "0", "--workers", "100000")
+    line = assert_one_line_error(result, "serve")
+    assert "--workers 100000 may need up to" in line and "use at most" in line
+    assert result.returncode == 2  # a usage error, as every bad option
+
+
 def test_serve_port_in_use_with_debug_logging_shows_the_traceback() -> None:
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", 0))

@@ -183,3 +183,65 @@ async def test_sigterm_under_load_answers_every_think() -> None:
         if process.returncode is None:
             process.kill()
             await process.wait()
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux /proc")
+async def test_sigterm_while_the_workers_start_stops_the_server() -> None:
+    """A review of 2026-12-07: SIGTERM was ignored until every worker was up
+    (``timeout 8 arena serve --workers 1000`` ran on for minutes). Here the
+    workers wait up to 60 s for a program that never finishes its handshake."""
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
+    mute = (
+        f"chess:mute=uci:{sys.executable} {REPO_ROOT}/tests/server/fake_uci_engine.py nohandshake"
+    )
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "server",
+        "--port",
+        "0",
+        "--workers",
+        "1",
+        "--external",
+        mute,
+        "--program-wait",
+        "60",
+        cwd=REPO_ROOT,
+        env=env,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    assert process.stderr is not None
+    try:
+        # The worker is up and waiting for its program: the server is starting.
+        deadline = asyncio.get_running_loop().time() + 20 * UNIT
+        while not any(
+            "fake_uci_engine" in command_of(grandchild)
+            for child in children_of(process.pid)
+            if is_running(child)
+            for grandchild in _children_or_none(child)
+        ):
+            assert asyncio.get_running_loop().time() < deadline, "the program never started"
+            await asyncio.sleep(POLL_S)
+        workers = children_of(process.pid)
+        process.send_signal(signal.SIGTERM)
+        # At once, not once the program's handshake gives up (10 s; 60 s asked).
+        assert await asyncio.wait_for(process.wait(), 5 * UNIT) == 0
+        stderr = (await process.stderr.read()).decode()
+        assert "stopped while starting" in stderr and "listening" not in stderr
+        for _ in range(int(20 * UNIT)):
+            left = [pid for pid in workers if is_running(pid)]
+            if not left:
+                break
+            await asyncio.sleep(0.1)
+        assert not left, f"child processes left behind: {[command_of(pid) for pid in left]}"
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+
+
+def _children_or_none(pid: int) -> set[int]:
+    try:
+        return children_of(pid)
+    except FileNotFoundError:
+        return set()
