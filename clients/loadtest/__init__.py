@@ -98,6 +98,7 @@ from clients.loadtest.metrics import (
     histogram_share_at_most,
     metrics_url,
     parse_metrics,
+    readings_differ,
     scrape_metrics,
     server_view,
 )
@@ -188,6 +189,7 @@ __all__ = [
     "parse_metrics",
     "parse_share",
     "percentiles",
+    "readings_differ",
     "require_loopback",
     "run",
     "run_checks",

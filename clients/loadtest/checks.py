@@ -54,7 +54,12 @@ def run_checks(report: Mapping[str, Any], config: LoadConfig) -> list[dict[str, 
     failed = {
         key: count
         for key, count in report["connections"].items()
-        if count and (key.startswith("connect_failed") or key.startswith("closed_by"))
+        if count
+        and (
+            key.startswith("connect_failed")
+            or key.startswith("closed_by")
+            or key == "connection_lost"
+        )
     }
     checks.append(
         _check(

@@ -103,6 +103,30 @@ def _labelled_deltas(
     return dict(sorted(deltas.items()))
 
 
+#: The gauge that tells one run of a server from another (server/metrics.py).
+START_TIME = "arena_start_time_seconds"
+#: Samples that only grow while a server runs: counters, and histograms'
+#: counts and buckets (not their sums: a lateness may be negative).
+_GROWING = re.compile(r".*(_total|_count)(\{.*\})?|.*_bucket\{.*")
+
+
+def readings_differ(before: Mapping[str, float], after: Mapping[str, float]) -> str | None:
+    """Why two ``/metrics`` readings are not one server's before and after, else ``None``.
+
+    A server restarted during the run, or two instances behind a proxy
+    answering the two readings, gave negative counts (a review, 2026-12-07).
+    """
+    if before.get(START_TIME) != after.get(START_TIME):
+        return (
+            "the server restarted during the run, or the two readings came from "
+            "different instances (behind a proxy)"
+        )
+    for key, value in before.items():
+        if _GROWING.fullmatch(key) and after.get(key, 0.0) < value:
+            return f"a counter went back ({key}): the server restarted during the run"
+    return None
+
+
 def server_view(before: Mapping[str, float], after: Mapping[str, float]) -> dict[str, Any]:
     def delta(key: str) -> float:
         return after.get(key, 0.0) - before.get(key, 0.0)

@@ -70,6 +70,8 @@ def format_report(report: Mapping[str, Any]) -> str:
             f"{_share(late.get('within_10ms_share'))}, lateness p99 <= {late['p99_le_ms']} ms"
             f"; answers by reason {_counts(server.get('bestmoves', {}))}"
         )
+    if report.get("server_note"):
+        lines.append(f"server figures {report['server_note']}")
     checks = report.get("checks", ())
     for check in checks:
         verdict = "ok" if check["ok"] else CROSSED[check.get("level", "fail")]

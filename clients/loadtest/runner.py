@@ -19,7 +19,7 @@ from websockets.exceptions import InvalidHandshake, InvalidStatus
 from clients.load_config import target_at
 from clients.loadtest.checks import run_checks, run_status
 from clients.loadtest.config import MAX_CONNECTIONS, LoadConfig
-from clients.loadtest.metrics import scrape_metrics, server_view
+from clients.loadtest.metrics import readings_differ, scrape_metrics, server_view
 from clients.loadtest.scenarios import Scenario, load_scenario
 from clients.loadtest.series import series_row
 from clients.loadtest.session import REPLY_TIMEOUT_S, LoadSession
@@ -325,12 +325,30 @@ class LoadRun:
                 "dropped_share": round(dropped / due, 5) if due else 0.0,
             }
         report["plan"] = [asdict(stage) for stage in self.plan]
-        if before is not None and after is not None:
+        note = _server_note(before, after)
+        if note is None and before is not None and after is not None:
             report["server"] = server_view(before, after)
+            counted = sum(report["server"]["bestmoves"].values())
+            answered = report["thinks"]["answered"]
+            if counted < answered:
+                note = (
+                    f"partial: the server counted {counted} bestmoves of the {answered} "
+                    "answered (another instance behind a proxy?)"
+                )
+        if note is not None:
+            report["server_note"] = note
         report["checks"] = run_checks(report, self.config)
         report["status"] = run_status(report["checks"])
         report["passed"] = report["status"] == "passed"
         return report
+
+
+def _server_note(before: dict[str, float] | None, after: dict[str, float] | None) -> str | None:
+    """Why the server's own figures are left out of the report, else ``None``."""
+    if before is None or after is None:
+        return "unavailable: the server's /metrics could not be read"
+    why = readings_differ(before, after)
+    return None if why is None else f"unavailable: {why}"
 
 
 def run_load(

@@ -350,5 +350,10 @@ class LoadSession:
     def _on_closed(self, closed: ConnectionClosed) -> None:
         if not self.closed:
             self.closed = True
-            code = closed.rcvd.code if closed.rcvd is not None else "none"
-            self.recorder.closes[f"closed_by_server_{code}"] += 1
+            if closed.rcvd is None:
+                # No close frame: the connection broke (close code 1006), as
+                # when the server dies; "closed_by_server_none" said the
+                # server closed it (a review, 2026-12-07).
+                self.recorder.closes["connection_lost"] += 1
+            else:
+                self.recorder.closes[f"closed_by_server_{closed.rcvd.code}"] += 1

@@ -24,6 +24,7 @@ from clients.loadtest import (
     parse_metrics,
     parse_share,
     percentiles,
+    readings_differ,
     require_loopback,
     run,
     run_checks,
@@ -67,6 +68,33 @@ def test_histogram_deltas_between_scrapes() -> None:
     assert histogram_quantile_bound(before, after, name, 1.0) == float("inf")
 
 
+def test_readings_of_a_restarted_server_or_of_two_instances_are_left_out() -> None:
+    """A review of 2026-12-07: a server killed and started again during the run
+    (or two instances behind HAProxy answering the two readings) gave
+    "-675 timed bestmoves" and "p99 <= None ms"."""
+    first = (
+        "arena_start_time_seconds 1000\n"
+        'arena_bestmoves_total{reason="time"} 700\n'
+        "arena_bestmove_lateness_seconds_count 700\n"
+    )
+    later_same = first.replace(" 700", " 900")
+    restarted = later_same.replace("1000\n", "2000\n").replace(" 900", " 25")
+    went_back = later_same.replace(" 900", " 25")
+    before = parse_metrics(first)
+    assert readings_differ(before, parse_metrics(later_same)) is None
+    assert "restarted" in str(readings_differ(before, parse_metrics(restarted)))
+    assert "proxy" in str(readings_differ(before, parse_metrics(restarted)))
+    assert "went back" in str(readings_differ(before, parse_metrics(went_back)))
+    report = synthetic_report() | {"server_note": "unavailable: the server restarted"}
+    assert "server figures unavailable: the server restarted" in format_report(report)
+
+
+def test_a_connection_that_breaks_is_lost_not_closed_by_the_server() -> None:
+    broken = synthetic_report() | {"connections": {"connection_lost": 2}}
+    config = LoadConfig("ws://127.0.0.1:1/ws", thresholds=())
+    assert verdicts(broken, config)["no failed connections"] is False
+
+
 def test_scenarios_by_name_or_path() -> None:
     assert load_scenario("mixed").__name__ == "mixed"
     assert load_scenario("tests.clients.test_loadtest:two_thinks") is two_thinks
@@ -108,6 +136,7 @@ async def test_mixed_run_reports_everything_and_loses_nothing(url: str) -> None:
         assert latency[name]["count"] > 0, name
         assert latency[name]["p50"] <= latency[name]["p99"] <= latency[name]["max"]
     assert report["errors"] == {}
+    assert report.get("server_note") is None, report.get("server_note")
     assert report["server"]["event_loop_lag"]["count"] > 0
     assert "thinks answered" in format_report(report)
     json.dumps(report)  # the report is plain JSON
