@@ -17,6 +17,7 @@ import io
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -202,6 +203,7 @@ class LocalCluster:
 
     def start(self) -> None:
         """Start every instance, then HAProxy; return when HAProxy sees them all up."""
+        self._check_ports_free()
         for index in range(len(self.instances)):
             self.start_instance(index, wait=False)
         for index in range(len(self.instances)):
@@ -222,6 +224,28 @@ class LocalCluster:
             stderr=self._proxy_log,
         )
         self.wait_proxy_sees({instance.backend.name: "UP" for instance in self.instances})
+
+    def _check_ports_free(self) -> None:
+        """Refuse to start on a port something already listens on.
+
+        A second cluster on the ports of a running one reported success: its
+        health checks reached the first cluster's processes, and HAProxy,
+        which shares its port with another HAProxy, split the clients between
+        the two (a review, 2026-12-07).
+        """
+        ports = {
+            "--proxy-port": [self.options.proxy_port],
+            "--stats-port": [self.options.stats_port],
+            "--first-server-port": [i.backend.port for i in self.instances],
+            "--first-agent-port": [i.backend.agent_port for i in self.instances],
+        }
+        for option, numbers in ports.items():
+            for port in numbers:
+                if not port_is_free(port):
+                    raise PortInUseError(
+                        f"127.0.0.1:{port} ({option}) is already in use: stop what listens "
+                        f"there (another cluster?) or choose other ports"
+                    )
 
     def start_instance(self, index: int, wait: bool = True) -> None:
         """Start instance ``index`` (again) on its ports."""
@@ -351,6 +375,21 @@ class LocalCluster:
         )
 
 
+class PortInUseError(RuntimeError):
+    """A port the cluster needs is taken."""
+
+
+def port_is_free(port: int, host: str = "127.0.0.1") -> bool:
+    """Whether nothing listens on ``host:port`` (a connection in TIME_WAIT does not count)."""
+    with socket.socket() as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError:
+            return False
+    return True
+
+
 def _child_env() -> dict[str, str]:
     """The environment of an instance: ours, with this checkout importable."""
     root = str(Path(__file__).resolve().parents[1])
@@ -418,13 +457,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         drain_grace_s=args.drain_grace_s,
     )
     stop = _stop_on_signals()
-    with LocalCluster(options) as cluster:
-        print(f"cluster of {len(cluster.instances)} on {cluster.url}", flush=True)
-        for instance in cluster.instances:
-            print(f"  {instance.backend.name}: {instance.url} ({instance.http}/metrics)")
-        print(f"  HAProxy stats: {cluster.stats_url}\nCtrl-C stops everything.", flush=True)
-        stop.wait()
-        print("stopping", flush=True)
+    try:
+        with LocalCluster(options) as cluster:
+            print(f"cluster of {len(cluster.instances)} on {cluster.url}", flush=True)
+            for instance in cluster.instances:
+                print(f"  {instance.backend.name}: {instance.url} ({instance.http}/metrics)")
+            print(f"  HAProxy stats: {cluster.stats_url}\nCtrl-C stops everything.", flush=True)
+            stop.wait()
+            print("stopping", flush=True)
+    except PortInUseError as error:
+        print(f"local-cluster: {error}", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -361,3 +361,22 @@ def test_local_cluster_script_prints_the_url_and_stops_everything_on_ctrl_c() ->
         if process.poll() is None:
             process.kill()
             process.wait()
+
+
+def test_local_cluster_script_refuses_ports_in_use() -> None:
+    """A review of 2026-12-07: a second cluster started on a running one's ports
+    said "cluster of 2 on ..." while its instance could not listen, and two
+    HAProxies shared the proxy port, splitting the clients between them."""
+    ports = free_ports(8)
+    script = Path(__file__).resolve().parents[2] / "deploy" / "local-cluster.sh"
+    command = [str(script), "--proxy-port", str(ports[0]), "--stats-port", str(ports[1])]
+    command += ["--first-server-port", str(ports[2]), "--first-agent-port", str(ports[5])]
+    env = {**os.environ, "PYTHON": sys.executable}
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", ports[3]))  # the second instance's port
+        taken.listen()
+        result = subprocess.run(
+            command, capture_output=True, text=True, env=env, timeout=40 * UNIT, check=False
+        )
+    assert result.returncode == 1 and result.stdout == ""
+    assert f"127.0.0.1:{ports[3]} (--first-server-port) is already in use" in result.stderr
