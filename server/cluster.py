@@ -101,9 +101,11 @@ defaults
     # A WebSocket, once upgraded, is a tunnel: the server pings every 20 s.
     timeout tunnel 1h
     timeout client-fin 5s
-    # A connection refused by a dead instance is retried on another one.
+    # A connection refused by a dead instance is retried on another one, and
+    # so is one it accepted and reset without an answer (it died meanwhile).
     retries 3
     option redispatch 1
+    retry-on conn-failure empty-response
 
 frontend arena
     bind {bind}

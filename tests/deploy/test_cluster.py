@@ -9,6 +9,7 @@ their own ``/metrics`` (``arena_sessions_open``), read directly.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import random
 import re
@@ -16,8 +17,10 @@ import select
 import shutil
 import signal
 import socket
+import struct
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack
@@ -25,10 +28,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from websockets.exceptions import ConnectionClosed
+import websockets
+from websockets.exceptions import ConnectionClosed, InvalidStatus
 
-from server.cluster import ClusterOptions, LocalCluster, http_text
-from tests.server.server_harness import UNIT, RawClient, raw_client
+from server.cluster import Backend, ClusterOptions, LocalCluster, haproxy_config, http_text
+from tests.server.server_harness import POLL_S, UNIT, RawClient, raw_client
 from tests.server.test_shutdown import children_of, is_running
 
 pytestmark = pytest.mark.skipif(
@@ -380,3 +384,90 @@ def test_local_cluster_script_refuses_ports_in_use() -> None:
         )
     assert result.returncode == 1 and result.stdout == ""
     assert f"127.0.0.1:{ports[3]} (--first-server-port) is already in use" in result.stderr
+
+
+class ResettingBackend:
+    """An instance that passes HAProxy's checks and resets every session it is
+    sent without an answer, as an instance killed between accepting a
+    connection and answering it does (HAProxy logs ``SH--``)."""
+
+    def __init__(self) -> None:
+        self.server = socket.create_server(("127.0.0.1", 0))
+        self.agent = socket.create_server(("127.0.0.1", 0))
+        self.port = self.server.getsockname()[1]
+        self.agent_port = self.agent.getsockname()[1]
+        for target in (self._serve, self._answer_agent):
+            threading.Thread(target=target, daemon=True).start()
+
+    def _serve(self) -> None:
+        with contextlib.suppress(OSError):
+            while True:
+                connection, _ = self.server.accept()
+                with connection:
+                    if b"/healthz" in connection.recv(4096):
+                        connection.sendall(
+                            b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok"
+                        )
+                    else:  # a reset: SO_LINGER on, 0 s
+                        linger = struct.pack("ii", 1, 0)
+                        connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, linger)
+
+    def _answer_agent(self) -> None:
+        with contextlib.suppress(OSError):
+            while True:
+                connection, _ = self.agent.accept()
+                with connection:
+                    connection.sendall(b"up ready 100%\n")
+
+    def close(self) -> None:
+        self.server.close()
+        self.agent.close()
+
+
+@pytest.mark.asyncio
+async def test_a_session_reset_by_a_dying_instance_is_retried_on_another(tmp_path: Path) -> None:
+    """A review of 2026-12-07: right after a SIGKILL, a client's new session got
+    HTTP 502 from HAProxy (``SH--``: the dying instance had accepted the
+    connection). Here one of two instances resets every session: with
+    ``retry-on conn-failure empty-response`` each opens on the other."""
+    dying = ResettingBackend()
+    ports = free_ports(3)
+    options = ClusterOptions(
+        instances=1, proxy_port=ports[0], stats_port=ports[1], first_server_port=ports[2]
+    )
+    with LocalCluster(options) as cluster:
+        live = cluster.instances[0].backend
+        config = tmp_path / "retry.cfg"
+        config.write_text(
+            haproxy_config(
+                [live, Backend("dying", "127.0.0.1", dying.port, dying.agent_port)],
+                bind=f"127.0.0.1:{free_ports(1)[0]}",
+                stats_bind=None,
+            )
+        )
+        bind = re.search(r"bind (\S+)", config.read_text())
+        assert bind is not None
+        proxy = subprocess.Popen(
+            [shutil.which("haproxy") or "haproxy", "-db", "-f", str(config)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            url = f"ws://{bind.group(1)}/ws"
+            opened = 0
+            deadline = time.monotonic() + 20 * UNIT
+            while opened < 20:  # leastconn sends about half of them to the dying one
+                assert time.monotonic() < deadline, f"{opened} sessions opened"
+                try:
+                    async with websockets.connect(url, open_timeout=5 * UNIT):
+                        opened += 1
+                except InvalidStatus as refused:
+                    status = refused.response.status_code
+                    assert status != 502, f"502 after {opened} sessions"
+                    await asyncio.sleep(POLL_S)  # 503: the proxy's first checks still due
+                except OSError:
+                    await asyncio.sleep(POLL_S)  # the proxy still starting
+        finally:
+            proxy.terminate()
+            proxy.wait()
+            dying.close()
