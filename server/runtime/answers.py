@@ -15,6 +15,7 @@ from typing import Any
 from engine.search.results import Info, SearchResult
 from protocol.codec import Encoding, encode
 from server.jobs import Job, TraceJob
+from server.runtime.constants import MIN_WORKER_BUDGET_S
 from server.runtime.worker import TraceReply
 
 #: What a ticket is answered with: a think's result or a trace's reply.
@@ -50,6 +51,24 @@ def from_worker(
         result, reason=reason, info=dataclasses.replace(result.info, time_ms=elapsed_ms)
     )
     return answer
+
+
+#: A think that waited in the queue for at least this share of its budget
+#: and then searched nothing is answered ``overloaded``, not ``time``: the
+#: wait, not the budget, left the search no time. Such thinks reached a
+#: worker with 25-50 ms of 100 and completed nothing on a loaded machine,
+#: and were counted as searched too briefly (a review, 2026-12-07).
+WAIT_SHARE_OVERLOADED = 0.5
+
+
+def with_the_wait_named(answer: Answer, queued_ms: int, job: Job) -> Answer:
+    """``answer``, its reason ``overloaded`` if the queue ate the time it had nothing for."""
+    if not isinstance(answer, SearchResult) or answer.reason != "time" or answer.info.depth > 0:
+        return answer
+    budget_s = job.deadline - job.received_at
+    if budget_s < MIN_WORKER_BUDGET_S or queued_ms < WAIT_SHARE_OVERLOADED * budget_s * 1000:
+        return answer  # a budget too short to search at all says time, as it should
+    return dataclasses.replace(answer, reason="overloaded")
 
 
 def without_worker(

@@ -633,6 +633,7 @@ class Scheduler:
         """Give ``ticket`` its one answer; it leaves the scheduler's books."""
         if ticket.dispatched_at is None:
             ticket.queued_ms = self._elapsed_ms(ticket, now)
+        answer = answers.with_the_wait_named(answer, ticket.queued_ms, ticket.job)
         ticket.state = TicketState.ANSWERED
         ticket.overdue_at = None
         self._tickets.pop(ticket.id, None)

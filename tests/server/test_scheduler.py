@@ -265,6 +265,28 @@ def test_a_think_that_waited_until_its_budget_was_gone_is_answered_overloaded() 
     assert run.scheduler.queued == 0
 
 
+@pytest.mark.parametrize(("waited_s", "reason"), [(0.6, "overloaded"), (0.3, "time")])
+def test_a_think_the_queue_left_too_little_to_search_is_answered_overloaded(
+    waited_s: float, reason: str
+) -> None:
+    """A review of 2026-12-07: thinks of 100 ms that waited 51-76 ms in the queue
+    reached a worker and completed nothing on a loaded machine; they were
+    answered ``time``, as if their budget had been too short. The wait is
+    named when it took half the budget or more."""
+    run = Run()
+    run.submit(1, think(waited_s))
+    run.submit(2, think(1.0))
+    run.worker_result(1, 1, result(), T0 + waited_s - 0.01)
+    assert run.sent()[-1] == SendJob(1, 2, 2)
+    run.worker_result(1, 2, result(UNSEARCHED, depth=0), T0 + 0.99)
+    answer = run.answer(2)
+    assert answer.reason == reason and answer.info.depth == 0
+    # With a completed depth, time is the reason whatever the wait.
+    run.submit(3, think(1.0, received=T0 + 1.0))
+    run.worker_result(1, 3, result(depth=2), T0 + 1.99)
+    assert run.answer(3).reason == "time"
+
+
 def test_a_queued_think_whose_budget_ran_out_is_not_sent_to_the_freed_worker() -> None:
     run = Run()
     run.submit(1, think(1.0))
