@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from enum import StrEnum
-from typing import Any, Literal, NoReturn
+from typing import Any, Final, Literal, NoReturn
 
 import msgpack  # type: ignore[import-untyped]
 
@@ -82,13 +82,27 @@ def decode(frame: bytes | str) -> tuple[Encoding, dict[str, Any]]:
     else:
         encoding = Encoding.JSON
         try:
-            value = json.loads(frame, parse_constant=_reject_constant)
+            value = json.loads(frame, parse_constant=_reject_constant, parse_int=_parse_int)
         except (ValueError, RecursionError) as error:
             raise BadMessage(f"text frame is not one JSON value: {error}") from None
     if not isinstance(value, dict):
         raise BadMessage(f"a message is a map, got {type(value).__name__}")
     _check_structure(value, encoding)
     return encoding, value
+
+
+#: Digits of the longest JSON integer read: far beyond any 64-bit number (no
+#: field takes more than ±2^53), far below Python's own limit of 4300, whose
+#: message named a Python setting (a review, 2026-12-07).
+MAX_JSON_INT_DIGITS: Final = 100
+
+
+def _parse_int(text: str) -> int:
+    if len(text) > MAX_JSON_INT_DIGITS:
+        raise ValueError(
+            f"an integer of {len(text)} characters (at most {MAX_JSON_INT_DIGITS} are read)"
+        )
+    return int(text)
 
 
 def _reject_constant(name: str) -> NoReturn:

@@ -47,6 +47,20 @@ def test_deep_nesting_is_refused_not_crashing() -> None:
         decode(json.dumps({"type": "hello"})[:-1] + ', "x": ' + "[" * 50_000 + "]" * 50_000 + "}")
 
 
+def test_a_huge_json_integer_is_refused_in_our_words() -> None:
+    """A review of 2026-12-07: 5,000 digits were refused with Python's message,
+    "Exceeds the limit (4300 digits) ... use sys.set_int_max_str_digits()"."""
+    for frame in (
+        '{"type": "hello", "id": ' + "9" * 5000 + "}",
+        '{"type": "hello", "x": -' + "9" * 101 + "}",
+    ):
+        with pytest.raises(ProtocolError) as error:
+            decode(frame)
+        assert error.value.code is ErrorCode.BAD_MESSAGE
+        assert "at most 100 are read" in str(error.value) and "sys." not in str(error.value)
+    assert decode('{"type": "hello", "x": ' + "9" * 99 + "}")[1]["x"] == int("9" * 99)
+
+
 def test_limits_are_clamped_or_refused() -> None:
     think = parse_request(
         {"type": "think", "limits": {"movetime_ms": 10**12, "depth": 10**9, "nodes": 5}}

@@ -283,7 +283,9 @@ def _san_matches(move: Move, san: re.Match[str]) -> bool:
 
 
 def _uci_list(moves: list[Move]) -> list[str]:
-    return sorted(format_uci(move) for move in moves)
+    # In the order of the game's legal_moves, as the state message lists them
+    # (sorted, they differed from it: a review, 2026-12-07).
+    return [format_uci(move) for move in moves]
 
 
 def format_san(position: Position, move: Move) -> str:
