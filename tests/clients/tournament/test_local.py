@@ -173,7 +173,10 @@ def test_no_move_of_a_slow_starting_engine_is_played_for_it(
     assert len(records) == 2
     reasons = [move.get("reason") for record in records for move in record["moves"]]
     assert "engine_error" not in reasons, reasons
-    assert reasons.count("time") >= 8  # both engines thought, at 50 ms a move
+    # Both engines were asked at 50 ms a move (on a loaded machine a think
+    # may wait in the queue until too little is left, answered overloaded).
+    assert reasons.count("time") + reasons.count("overloaded") >= 8, reasons
+    assert "time" in reasons, reasons
 
 
 def test_a_program_that_keeps_failing_loses_its_games_and_stops_the_tournament(
