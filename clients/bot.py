@@ -238,7 +238,11 @@ def serve_lines(choose: Choose, lines: IO[str], out: IO[str]) -> None:
         try:
             request = json.loads(line)
             number = request.get("request") if isinstance(request, dict) else None
-            chosen = choose(decision(request, games))
+            # The student's print() goes to the log, not into the answers:
+            # print(request) made every move of a bot refused (a review,
+            # 2026-12-07).
+            with contextlib.redirect_stdout(sys.stderr):
+                chosen = choose(decision(request, games))
         except Exception as error:  # the student's bug: reported, the bot goes on
             traceback.print_exc(file=sys.stderr)
             sys.stderr.flush()
@@ -246,6 +250,8 @@ def serve_lines(choose: Choose, lines: IO[str], out: IO[str]) -> None:
             reply = json.dumps({"error": why, "request": number})
         else:
             answer = chosen if isinstance(chosen, Answer) else Answer(str(chosen))
+            if not isinstance(answer.move, str):
+                answer = replace(answer, move=str(answer.move))  # Answer(4), as return 4
             if not _finite_or_none(answer.score):
                 # The server refuses a score that is not a finite number, and
                 # with it the move (a review, 2026-12-07): the move stands alone.

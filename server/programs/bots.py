@@ -205,9 +205,29 @@ class BotAnswer:
     request: int | None = None
 
 
+#: The keys that make a JSON object an answer (a debug line has none of them).
+ANSWER_KEYS: Final = frozenset({"move", "error", "request"})
+
+
 def is_answer(line: str) -> bool:
-    """Whether ``line`` is meant as an answer (a JSON object); other lines are the bot's chatter."""
-    return line.startswith("{")
+    """Whether ``line`` is meant as an answer; other lines are the bot's chatter.
+
+    An answer is a JSON object with ``move``, ``error`` or ``request`` (or a line cut at
+    the longest a line may be, which :func:`parse_answer` refuses). Any
+    other line is skipped, also one that starts with ``{``: a student's
+    ``print(request)``, node's ``console.log`` of an object (its first line
+    is ``{``) or a JSON debug line were refused as answers, and cost the bot
+    every move (a review, 2026-12-07).
+    """
+    if not line.startswith("{"):
+        return False
+    if len(line.encode()) >= MAX_LINE_BYTES - 1:
+        return True
+    try:
+        body = json.loads(line)
+    except (ValueError, RecursionError):
+        return False
+    return isinstance(body, dict) and not body.keys().isdisjoint(ANSWER_KEYS)
 
 
 def parse_answer(line: str) -> BotAnswer:

@@ -122,6 +122,8 @@ ENGINE_DONE: Final = "engine"
 #: The reason of a think that reached the program's process too late to ask
 #: it (protocol.md's ``overloaded``: no search was made, the server's doing).
 OVERLOADED: Final = "overloaded"
+#: Lines starting with "{" that are no answer, noted in the bot's log per request.
+NOTED_CHATTER_LINES: Final = 3
 
 
 class ExternalEngineError(ProgramError):
@@ -666,6 +668,13 @@ class CmdSearcher(ProgramSearcher):
                 chatter += 1
                 if chatter > MAX_GARBAGE_LINES:
                     raise ExternalEngineError("the bot writes lines that are no answer")
+                if chatter <= NOTED_CHATTER_LINES and line.startswith("{"):
+                    # Meant as an answer, perhaps (single quotes, no "move"):
+                    # the log shows it, so that a silent bot is understood.
+                    process.note(
+                        f"{request_name}: skipped a line that is no answer (a JSON object"
+                        f' with "move"; debug output belongs on stderr): {line[:80]!r}'
+                    )
                 continue
             try:
                 answer = bots.parse_answer(line)

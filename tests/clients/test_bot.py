@@ -181,6 +181,24 @@ def test_arena_bot_versus_plays_a_match(
     assert (tmp_path / "bot-logs" / "mybot.log").exists()
 
 
+def test_a_function_that_prints_keeps_its_answers_clean(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A review of 2026-12-07: print(decision.legal) in choose() went into the
+    answers, where a line starting with "{" or "[" was read as the answer.
+    Prints go to stderr (the bot's log); Answer(4) is sent as "4"."""
+
+    def choose(decision: Decision) -> Answer:
+        print({"legal": decision.legal})
+        print("thinking")
+        return Answer(4)  # type: ignore[arg-type]
+
+    game = create_game("connect4")
+    start = game.format_position(game.initial_state())
+    assert answers(choose, request("connect4", start)) == [{"move": "4", "request": 1}]
+    assert "{'legal': ['1'" in capsys.readouterr().err
+
+
 def test_a_function_that_raises_answers_an_error_and_serves_on(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

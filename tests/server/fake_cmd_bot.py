@@ -17,7 +17,8 @@ as Python's json writes ``float("inf")``), ``nan`` (a score of NaN),
 ``bigcomment`` (a 20 KB comment), ``twicelate`` (answers the first legal
 move naming its request, then a little later the last legal move, naming
 the same request: a late second answer; ``ARENA_FAKE_DELAY_S`` sets the
-delay).
+delay), ``debugprints`` (prints a dict, a lone ``{`` and a JSON debug
+line before each answer).
 """
 
 from __future__ import annotations
@@ -64,6 +65,12 @@ def main() -> None:
                 print("thinking very hard", flush=True)
         elif mode == "badjson":
             print("{move: " + move, flush=True)
+        elif mode == "debugprints":
+            # What students print while they debug, then the answer.
+            print({"legal": request.get("legal", [])[:3]}, flush=True)  # a dict's repr
+            print("{", flush=True)  # node's console.log of an object begins so
+            print(json.dumps({"debug": "thinking", "n": 7}), flush=True)
+            answer({"move": move})
         elif mode == "nothing":
             pass
         elif mode == "two":

@@ -170,13 +170,15 @@ def test_the_moves_so_far_follow_the_bots_own_game(game_name: str) -> None:
 
 FAILING = {
     "garbage": "no answer within its budget",
-    "badjson": "not JSON",
+    # Lines that are no answer are skipped, and the log quotes them: the bot
+    # was silent (a review of 2026-12-07: debug prints were taken as answers).
+    "badjson": "skipped a line that is no answer",
     "nothing": "no answer within its budget",
     "crash": "exit status 3",
     "alloc": "MemoryError",
     "sleep": "no answer within its budget",
     "illegal": "illegal",
-    "nomove": 'no "move"',
+    "nomove": "skipped a line that is no answer",
     "error": "the bot reported an error: ValueError: a student's bug",
     # The review of 2026-11-29: Infinity ended the search process (worker_lost) and
     # left the bot's log silent; a 20 KB comment was refused as "not JSON".
@@ -200,7 +202,7 @@ def test_a_failing_bot_gets_engine_error_a_legal_move_and_a_log_that_says_why(
     # before the deadline: its interpreter's start counts in the move's time,
     # and on a loaded machine 300 ms did not cover it (the bot was ended for
     # silence before it could fail). The silent ones are given 300 ms.
-    silent = FAILING[mode] == "no answer within its budget"
+    silent = FAILING[mode] in ("no answer within its budget", "skipped a line that is no answer")
     movetime_ms = int((300 if silent else 3000) * UNIT)
     try:
         asked = time.monotonic()
@@ -219,6 +221,25 @@ def test_a_failing_bot_gets_engine_error_a_legal_move_and_a_log_that_says_why(
     )
     if mode == "crash":
         assert "Traceback: something broke" in read_log(engine)
+
+
+def test_debug_prints_on_stdout_cost_the_bot_nothing(tmp_path: Path) -> None:
+    """A review of 2026-12-07: a dict printed with print(), node's console.log of
+    an object (its first line a lone "{") and a JSON debug line were each
+    refused as the answer, and the bot restarted: it lost every move."""
+    engine = bot("debugprints", "connect4", tmp_path)
+    game, state = decision_state("connect4")
+    searcher = started(engine, game)
+    try:
+        for _ in range(3):
+            result = think(searcher, state, int(1000 * UNIT))
+            assert result.reason == "engine" and result.move in legal(game, state)
+    finally:
+        searcher.close()
+    log = read_log(engine)
+    assert log.count("started ") == 1 and "refused" not in log
+    # The first three such lines of each request are quoted, to explain a silence.
+    assert "skipped a line that is no answer" in log and "{'legal'" in log
 
 
 def test_a_failed_bot_is_replaced(tmp_path: Path) -> None:
