@@ -17,6 +17,7 @@ import re
 import shlex
 import shutil
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Final
 
@@ -93,12 +94,21 @@ def folder_engines(folder: str) -> list[EngineSpec]:
     if not root.is_dir():
         raise ConfigError(f"--bots {folder}: no such folder")
     engines = []
+    files: dict[str, str] = {}
     for path in sorted(root.iterdir()):
         command = bot_command(path.resolve())
         if command is None:
             continue
         if "," in command:
             raise ConfigError(f"{path.name}: a bot's path may hold no comma")
+        if path.stem in files:
+            # Named after its file: ana.py and ana.js were refused with advice
+            # (give each a name=) that --bots has no way to follow (a review).
+            raise ConfigError(
+                f"--bots {folder}: {files[path.stem]} and {path.name} would both enter as "
+                f"{path.stem!r}: rename one of them"
+            )
+        files[path.stem] = path.name
         engines.append(parse_engine(f"name={path.stem},cmd={command}"))
     if not engines:
         raise ConfigError(f"--bots {folder}: no bot in it (.py, .js or an executable file)")
@@ -135,7 +145,21 @@ def bot_log_path(name: str) -> Path:
     return Path(directory) / f"{safe or 'bot'}.log"
 
 
-def bot_summary(engines: list[EngineSpec], jsonl_path: Path | None) -> str:
+def log_sizes(engines: list[EngineSpec]) -> dict[str, int]:
+    """Each bot's log size now, by bot name: the summary quotes only what this run adds."""
+    sizes = {}
+    for engine in engines:
+        if engine.is_bot:
+            try:
+                sizes[engine.name] = bot_log_path(engine.algorithm or engine.name).stat().st_size
+            except OSError:
+                sizes[engine.name] = 0
+    return sizes
+
+
+def bot_summary(
+    engines: list[EngineSpec], jsonl_path: Path | None, since: Mapping[str, int] | None = None
+) -> str:
     """For each ``cmd`` bot: moves answered ``engine_error`` and why, from its log.
 
     Empty when the tournament has no bots. Read after the games: a summary
@@ -175,9 +199,15 @@ def bot_summary(engines: list[EngineSpec], jsonl_path: Path | None) -> str:
         path = bot_log_path(engine.algorithm or engine.name)
         out.append(f"{engine.name}: {failed[engine.name]} moves played for it; log {path}")
         try:
+            # This run's part of the log only: a log keeps every run, and a
+            # fixed bot's summary quoted its earlier run's failures (a
+            # review, 2026-12-07).
+            with path.open("rb") as log:
+                log.seek((since or {}).get(engine.name, 0))
+                text = log.read().decode(errors="replace")
             notes = [
                 line.strip()
-                for line in path.read_text(errors="replace").splitlines()
+                for line in text.splitlines()
                 if line.startswith(_NOTE_MARK) and any(word in line for word in _FAILURE_WORDS)
             ]
         except OSError:

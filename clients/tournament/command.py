@@ -33,6 +33,7 @@ from clients.tournament.bots import (
     DEFAULT_REFERENCE_DEPTHS,
     bot_summary,
     folder_engines,
+    log_sizes,
     reference_engines,
     skipped_files,
 )
@@ -443,6 +444,7 @@ def run(args: argparse.Namespace) -> int:
         web = None if args.web is None else parse_web_address(args.web)
         if args.rating_interval < 0:
             raise ConfigError("--rating-interval must be at least 0")
+        _check_output_folders(args)
         if args.resume:
             store = Store.open(args.db)
             config = store.config()
@@ -486,6 +488,7 @@ def run(args: argparse.Namespace) -> int:
         rating_interval=args.rating_interval,
         token=args.token,
         engine_tokens=engine_tokens,
+        bot_log_sizes=log_sizes(list(config.engines)),
     )
     session = _Session(args, settings, store, created, web)
     try:
@@ -598,13 +601,30 @@ class _Session:
 
 def _with_bot_summary(text: str, config: TournamentConfig, settings: RunSettings) -> str:
     """The final tables, then what each bot of the tournament did (if it has bots)."""
-    summary = bot_summary(list(config.engines), settings.jsonl_path)
+    summary = bot_summary(list(config.engines), settings.jsonl_path, settings.bot_log_sizes)
     return f"{text}\n\n{summary}" if summary else text
 
 
 def _prog(args: argparse.Namespace) -> str:
     """Who speaks: ``arena tournament``, or a command that runs one (``arena bot``)."""
     return str(getattr(args, "prog_name", None) or "arena tournament")
+
+
+def _check_output_folders(args: argparse.Namespace) -> None:
+    """Each output file's folder exists, before anything is written.
+
+    ``--jsonl nodir/games.jsonl`` created the database, then failed with "No
+    such file or directory" naming no file; run again, it found the
+    database and asked for --resume (a review, 2026-12-07).
+    """
+    for option, value in (
+        ("--db", args.db),
+        ("--jsonl", args.jsonl),
+        ("--pgn", args.pgn),
+        ("--epdout", args.epdout),
+    ):
+        if value and not Path(value).parent.is_dir():
+            raise ConfigError(f"{option} {value}: no folder {Path(value).parent}")
 
 
 def _check_epdout(args: argparse.Namespace, game: str) -> None:

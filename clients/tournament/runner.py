@@ -154,6 +154,8 @@ class RunSettings:
     token: str | None = field(default=None, repr=False)
     #: Remote engines' own tokens by engine name (``token=`` in their specs; not stored).
     engine_tokens: dict[str, str] = field(default_factory=dict, repr=False)
+    #: Each bot's log size when the run began (its summary quotes what follows).
+    bot_log_sizes: dict[str, int] = field(default_factory=dict)
 
     def workers(self) -> int:
         """The local server's search processes: ``local_workers``, else one per game and one."""

@@ -25,6 +25,7 @@ from clients.tournament.bots import (
     bot_command,
     bot_summary,
     folder_engines,
+    log_sizes,
     reference_engines,
     skipped_files,
 )
@@ -279,3 +280,29 @@ def test_the_summary_counts_each_bots_own_turns_in_backgammon(
     path.write_text(record.to_line() + "\n")
     summary = bot_summary([EngineSpec("randy", command="python3 randy.py")], path)
     assert "randy: 0 moves played for it" in summary, summary
+
+
+def test_the_summary_quotes_only_this_runs_part_of_a_bots_log(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A review of 2026-12-07: a bot fixed after a run still had the earlier
+    run's failures quoted under its name (a log keeps every run)."""
+    monkeypatch.setenv("ARENA_BOT_LOGS", str(tmp_path))
+    engines = [EngineSpec("fixed", command="python3 fixed.py")]
+    log = tmp_path / "fixed.log"
+    log.write_text("[arena 07:49:01] request 3: answer refused: the engine answered 8, illegal\n")
+    sizes = log_sizes(engines)
+    with log.open("a") as more:
+        more.write("[arena 07:55:00] started python3 fixed.py (pid 7)\n")
+    summary = bot_summary(engines, None, sizes)
+    assert "fixed: 0 moves played for it" in summary and "illegal" not in summary
+    assert "illegal" in bot_summary(engines, None)  # the whole log, as before
+
+
+def test_two_bots_of_one_name_are_refused_naming_both_files(tmp_path: Path) -> None:
+    """A review of 2026-12-07: ana.py beside ana.js stopped --bots with "give
+    each a name=", which --bots cannot do, and named neither file."""
+    (tmp_path / "ana.py").write_text("def choose(decision):\n    return decision.legal[0]\n")
+    (tmp_path / "ana.js").write_text("process.stdin.on('data', () => {});\n")
+    with pytest.raises(ConfigError, match=r"ana\.js and ana\.py would both enter as 'ana'"):
+        folder_engines(str(tmp_path))

@@ -60,3 +60,19 @@ def test_fast_engines_on_the_local_server_lose_nothing_but_games(
             points[record["players"][winner]] += 1
     assert points["local d2"] >= points["local d1"], points
     assert "60 of 60 games played" in out
+
+
+def test_an_output_file_in_a_missing_folder_is_refused_before_anything_is_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A review of 2026-12-07: --jsonl nodir/games.jsonl created the database,
+    then failed naming no file; run again, the database asked for --resume."""
+    db = tmp_path / "t.db"
+    argv = ["tournament", "--game", "tictactoe", "--engine", "local:depth=1"]
+    argv += ["--engine", "local:depth=2", "--db", str(db), "--quiet"]
+    status = main([*argv, "--jsonl", str(tmp_path / "nodir" / "games.jsonl")])
+    assert status == 2 and not db.exists()
+    assert (
+        f"--jsonl {tmp_path}/nodir/games.jsonl: no folder {tmp_path}/nodir"
+        in capsys.readouterr().err
+    )
