@@ -65,8 +65,9 @@ FAULT_STAND_IN: Final = (
 #: A class bot had too many of its moves in one game played for it
 #: (:data:`~clients.tournament.referee.BOT_FAILURES_TO_LOSE`).
 FAULT_BOT_FAILED: Final = (
-    "failed: {count} of its moves in this game were played for it (it crashed, answered "
-    "an illegal move or garbage, or was silent at its deadline; its log says which)"
+    "failed: it gave no move of its own {count} times in this game, the last ending the "
+    "game (it crashed, answered an illegal move or garbage, or was silent at its deadline; "
+    "its log says which)"
 )
 #: Added to :data:`FAULT_ENGINE_ERROR` for a program of the tournament's own
 #: local server: why, as that server logged it.
@@ -77,8 +78,17 @@ MAX_QUOTED_CHARS: Final = 200
 
 
 def quoted(text: str) -> str:
-    """An engine's own text as a reason quotes it: cut to :data:`MAX_QUOTED_CHARS`."""
-    return text if len(text) <= MAX_QUOTED_CHARS else text[: MAX_QUOTED_CHARS - 3] + "..."
+    """An engine's own text as a reason quotes it: cut to :data:`MAX_QUOTED_CHARS`.
+
+    Cut in the middle: its start says what happened and its end how (a
+    traceback's last line, ``KeyError: 'legal_moves'``, was what the end cut
+    off: a review, 2026-12-07).
+    """
+    if len(text) <= MAX_QUOTED_CHARS:
+        return text
+    head = (MAX_QUOTED_CHARS - 5) // 2
+    tail = MAX_QUOTED_CHARS - 5 - head
+    return f"{text[:head]} ... {text[-tail:]}"
 
 
 def fault_reason(name: str, detail: str) -> str:

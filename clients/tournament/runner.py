@@ -66,6 +66,10 @@ FAILURE_LOG_LINES = 3
 #: How the server logs a think it answered ``engine_error`` for a program
 #: (server/programs/searchers.py, ``ProgramSearcher._replaced``), then why.
 REPLACED_LOG = "external engine {name}: think answered engine_error: "
+#: Lines of it read for a lost game's cause, and the words of a failure that
+#: only follows another (a program started again, not up yet).
+CAUSE_LOG_LINES = 10
+KNOCK_ON = "was not ready by the deadline"
 #: How it logs a program's failure (``ProgramSearcher._failed``: restart, backoff).
 FAILED_LOG = "external engine {name} failed "
 
@@ -132,6 +136,17 @@ def create_tournament(path: str | Path, config: TournamentConfig) -> Store:
     else:
         games = schedule(len(config.engines), config.games_per_pair, len(openings), config.gauntlet)
     return Store.create(path, config, openings, games)
+
+
+def failure_cause(whys: list[str]) -> str:
+    """The last of a program's failures that is a cause, not its knock-on.
+
+    After a crash or a silence the copy started again may not be up by the
+    next moves: "not ready by the deadline" was quoted for a game lost to a
+    crash (a review, 2026-12-07).
+    """
+    causes = [why for why in whys if KNOCK_ON not in why]
+    return (causes or whys)[-1]
 
 
 @dataclass(slots=True)
@@ -449,11 +464,11 @@ class TournamentRunner:
         if record.kind != ENGINE_FAILURE or record.winner is None:
             return record
         index = self.names.index(record.players[1 - record.winner])
-        lines = self._program_log(index, REPLACED_LOG, 1)
+        lines = self._program_log(index, REPLACED_LOG, CAUSE_LOG_LINES)
         if not lines:
             return record
         marker = REPLACED_LOG.format(name=self._program_name(index))
-        why = lines[-1][lines[-1].index(marker) + len(marker) :]
+        why = failure_cause([line[line.index(marker) + len(marker) :] for line in lines])
         detail = reasons.FAULT_ENGINE_WHY.format(why=reasons.quoted(why))
         return dataclasses.replace(record, reason=record.reason + detail)
 

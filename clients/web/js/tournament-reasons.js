@@ -33,8 +33,8 @@ const FAULTS = [
   [/^could not be reached \((.*)\)$/s, "reason.unreachable", ["error"]],
   [/^lost on time: its program gave no move by its deadline \((\d+) ms\), and its server offered (.*) in its place$/s, "reason.standin.ms", ["ms", "move"]],
   [/^lost on time: its program gave no move by its deadline, and its server offered (.*) in its place$/s, "reason.standin", ["move"]],
-  [/^failed: (\d+) of its moves in this game were played for it \(it crashed, answered an illegal move or garbage, or was silent at its deadline; its log says which\); its server's log: (.*)$/s, "reason.botfailed.why", ["count", "why"]],
-  [/^failed: (\d+) of its moves in this game were played for it \(it crashed, answered an illegal move or garbage, or was silent at its deadline; its log says which\)$/s, "reason.botfailed", ["count"]],
+  [/^failed: it gave no move of its own (\d+) times in this game, the last ending the game \(it crashed, answered an illegal move or garbage, or was silent at its deadline; its log says which\); its server's log: (.*)$/s, "reason.botfailed.why", ["count", "why"]],
+  [/^failed: it gave no move of its own (\d+) times in this game, the last ending the game \(it crashed, answered an illegal move or garbage, or was silent at its deadline; its log says which\)$/s, "reason.botfailed", ["count"]],
   [/^failed: its server answered engine_error \(the program crashed, hung, broke its protocol, answered an illegal move or was not up\) and offered (.*?) in its place; its server's log: (.*)$/s, "reason.failed.why", ["move", "why"]],
   [/^failed: its server answered engine_error \(the program crashed, hung, broke its protocol, answered an illegal move or was not up\) and offered (.*) in its place$/s, "reason.failed", ["move"]],
 ];
