@@ -1156,6 +1156,24 @@ def test_go_engine_search_menu_and_playouts(page: Page, gui_server: ServerThread
     expect(page.locator("#stop")).to_be_disabled()
 
 
+def test_the_search_chosen_for_one_game_stays_with_it(page: Page, gui_server: ServerThread) -> None:
+    """A review of 2026-12-07: mcts chosen in Go stayed chosen in chess (whose
+    default is alphabeta), and chess's alphabeta in Go, where it passed back
+    on an empty board."""
+    open_game(page, gui_server.port, "go", side="both")
+    page.select_option("#algorithm", "alphabeta")
+    page.select_option("#game", "chess")
+    expect(page.locator("#algorithm option").first).to_have_text("alphabeta (default)")
+    assert page.input_value("#algorithm") == "alphabeta"  # the default, not Go's pick
+    page.select_option("#algorithm", "mcts")
+    page.select_option("#game", "connect4")
+    assert page.locator("#algorithm").evaluate("(menu) => menu.selectedIndex") == 0
+    page.select_option("#game", "go")
+    assert page.input_value("#algorithm") == "alphabeta"  # Go's own pick, kept
+    page.select_option("#game", "chess")
+    assert page.input_value("#algorithm") == "mcts"
+
+
 #: Any UCI move (a PV that is not SAN has one).
 UCI_MOVE = re.compile(r"\b[a-h][1-8][a-h][1-8][qrbn]?\b")
 

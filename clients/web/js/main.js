@@ -24,6 +24,7 @@ const CHANCE = "chance";
 
 const app = {
   conn: null,
+  algorithmChosen: {}, // game name → the search the user chose for it (the menu's value)
   lines: null, // {position, moves}: the analysed lines' first moves, drawn as arrows
   linesThink: null, // the think whose lines the list shows (drawn again on a change of language)
   summary: null, // {info, think}: the report the summary shows (likewise)
@@ -159,7 +160,10 @@ function applyUrlSettings(params) {
     if (seconds !== null && Number(seconds) > 0) $(`time-${player}`).value = seconds;
   }
   const algorithm = params.get("algorithm");
-  if (algorithm && [...$("algorithm").options].some((option) => option.value === algorithm)) $("algorithm").value = algorithm;
+  if (algorithm && [...$("algorithm").options].some((option) => option.value === algorithm)) {
+    $("algorithm").value = algorithm;
+    rememberAlgorithm();
+  }
   applyUrlOptions(params);
 }
 
@@ -266,13 +270,22 @@ function gameChosen() {
 
 // The searches the server offers for the game, its default first; servers
 // that do not say (before protocol 0.3) get no menu and their default.
+// The menu shows the search chosen for this game, else the game's default:
+// a choice made for Go (mcts) carried over to chess, whose default is
+// alphabeta, and Go got chess's choice (a review, 2026-12-07).
 function fillAlgorithms(info) {
   const menu = $("algorithm");
-  const previous = menu.value;
   const names = Array.isArray(info.algorithms) ? info.algorithms : [];
   menu.replaceChildren(...names.map((name, index) => new Option(index === 0 ? t("play.algorithm.default", { name }) : name, name)));
-  if (names.includes(previous)) menu.value = previous;
+  const chosen = app.algorithmChosen[info.name];
+  if (names.includes(chosen)) menu.value = chosen;
   $("algorithm-label").hidden = names.length === 0;
+}
+
+// The user's pick of a search, kept for the game it was made for.
+function rememberAlgorithm() {
+  const game = $("game").value;
+  if (game) app.algorithmChosen[game] = $("algorithm").value;
 }
 
 // The search to name in a think: none for the game's default (the first),
@@ -1385,6 +1398,7 @@ function wire() {
   $("stop").addEventListener("click", stopThink);
   $("multipv").addEventListener("change", restartAnalysis);
   $("algorithm").addEventListener("change", () => {
+    rememberAlgorithm();
     restartAnalysis();
     if (app.state) renderGraph(app.state); // the scores' note says what the new search's scores are
   });
