@@ -360,9 +360,26 @@ def test_othello_forced_pass_is_a_button(page: Page, gui_server: ServerThread) -
     open_game(page, gui_server.port, "othello", side="both")
     load_position(page, "OX" + "-" * 62 + " X")  # Black has no move, White has c1
     expect(page.locator("#pass")).to_be_visible()
+    # The note says why (a review of 2026-12-07: the button alone did not).
+    expect(page.locator("#board-note")).to_contain_text("Black has no legal move: pass.")
     page.click("#pass")
     assert wait_for_plies(page, 1) == ["pass"]
     expect(page.locator("#pass")).to_be_hidden()
+    expect(page.locator("#board-note")).not_to_contain_text("no legal move")
+
+
+def test_a_go_pass_tells_that_stones_left_on_the_board_count(
+    page: Page, gui_server: ServerThread
+) -> None:
+    """A review of 2026-12-07: a player passed with the engine's stones still in
+    their area, and lost on the count (area scoring, nothing marked dead)
+    without a word of the rule."""
+    open_game(page, gui_server.port, "go", side="both")
+    page.click("#pass")
+    wait_for_plies(page, 1)
+    expect(page.locator("#board-note")).to_contain_text(
+        "every stone then on the board counts as alive"
+    )
 
 
 def test_backgammon_rolls_moves_and_takes_back(page: Page, gui_server: ServerThread) -> None:
@@ -1799,15 +1816,16 @@ def _referee_reasons() -> tuple[list[tuple[str, str, str]], set[str]]:
         ),
         fault(
             template("FAULT_BOT_FAILED").format(count=3),
-            "falhou: 3 dos seus lances nesta partida foram jogados por ele (caiu, respondeu um"
-            " lance ilegal ou lixo, ou ficou calado até o prazo; o seu registo diz qual)",
+            "falhou: não deu lance seu 3 vezes nesta partida, a última encerrando a partida"
+            " (caiu, respondeu um lance ilegal ou lixo, ou ficou calado até o prazo; o seu"
+            " registo diz qual)",
         ),
         fault(
             template("FAULT_BOT_FAILED").format(count=3)
             + r.FAULT_ENGINE_WHY.format(why="no answer"),
-            "falhou: 3 dos seus lances nesta partida foram jogados por ele (caiu, respondeu um"
-            " lance ilegal ou lixo, ou ficou calado até o prazo; o seu registo diz qual);"
-            " registo do servidor: no answer",
+            "falhou: não deu lance seu 3 vezes nesta partida, a última encerrando a partida"
+            " (caiu, respondeu um lance ilegal ou lixo, ou ficou calado até o prazo; o seu"
+            " registo diz qual); registo do servidor: no answer",
         ),
     ], used
 

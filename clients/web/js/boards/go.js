@@ -227,7 +227,13 @@ export default function create(container, hooks) {
 function noteText(state, view, board, territory) {
   const taken = captures(state.position, state.history, view.start ?? null);
   const parts = [t("board.go.captures", { black: taken.X, white: taken.O })];
-  if (view.lastMove === "pass") parts.push(t("board.go.passed", { name: playerTitle(NAMES[OTHER[board.toMove]]) }));
+  if (view.lastMove === "pass") {
+    parts.push(t("board.go.passed", { name: playerTitle(NAMES[OTHER[board.toMove]]) }));
+    // Tromp-Taylor: nothing is marked dead. A player who passed with the
+    // engine's stones still in their area lost on the count, never told
+    // (a review, 2026-12-07).
+    if (!territory) parts.push(t("board.go.rules"));
+  }
   if (territory) {
     const komi = Number(state.options?.komi ?? 0);
     const white = territory.score.O + komi;

@@ -3,7 +3,7 @@
 // and the side to move. A forced pass is the page's Pass button.
 
 import { canvas, el, fileLetter, onClick } from "../svg.js";
-import { t } from "../i18n.js";
+import { playerTitle, t } from "../i18n.js";
 
 const CELL = 60;
 const MARGIN = 28;
@@ -37,7 +37,13 @@ export default function create(container, hooks) {
         svg.append(el("text", { x: MARGIN / 2, y: MARGIN + row * CELL + CELL / 2, class: "coord" }, String(row + 1)));
         svg.append(el("text", { x: MARGIN + row * CELL + CELL / 2, y: MARGIN / 2, class: "coord" }, fileLetter(row)));
       }
-      hooks.note(t(view.lastMove === "pass" ? "board.othello.discs.pass" : "board.othello.discs", { black: counts.X, white: counts.O }));
+      let note = t(view.lastMove === "pass" ? "board.othello.discs.pass" : "board.othello.discs", { black: counts.X, white: counts.O });
+      // A forced pass: the button alone did not say why (a review, 2026-12-07).
+      const moves = view.state.legal_moves;
+      if (!view.state.result && moves.length === 1 && moves[0] === "pass") {
+        note += ` ${t("board.othello.nomove", { name: playerTitle(view.state.to_move === 0 ? "black" : "white") })}`;
+      }
+      hooks.note(note);
     },
   };
 }
