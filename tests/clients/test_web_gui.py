@@ -232,6 +232,9 @@ def test_connect4_click_shows_info_and_reply(page: Page, gui_server: ServerThrea
     assert re.fullmatch(r"\d+(/\d+)?\*?", page.inner_text("#t-depth"))
     assert page.inner_text("#pv").startswith("PV: ")
     assert page.locator("circle.last-move").count() == 1
+    # A screen reader hears the reply (a review of 2026-12-07: nothing said it).
+    expect(page.locator("#announce")).to_have_text(f"Yellow played {played[1]}")
+    assert page.locator("#announce").get_attribute("aria-live") == "polite"
     # The board drew both stones.
     assert page.locator('circle.c4-cell[fill="#e03c31"]').count() == 1
     assert page.locator('circle.c4-cell[fill="#f2c500"]').count() == 1

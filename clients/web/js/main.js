@@ -754,8 +754,13 @@ async function finishThink(think, best) {
   if (current) app.evals[think.ply] = { score: graphScore(think, best), toMove: think.toMove, chance: countsPlayouts(best) };
   render();
   if (!current) return;
-  if (think.purpose === "play") await sendMove(best.move);
-  else scheduleEngine();
+  if (think.purpose === "play") {
+    // A screen reader hears the engine's move (the board is one picture; a
+    // review of 2026-12-07 found nothing announced).
+    const info = gameInfo(think.game);
+    $("announce").textContent = t("play.announce", { name: title(info.players[think.toMove] ?? ""), move: movesText(think, [best.move]) });
+    await sendMove(best.move);
+  } else scheduleEngine();
 }
 
 // Stops the running think, if any, and waits for its bestmove.
