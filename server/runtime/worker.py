@@ -65,7 +65,13 @@ from server.external import (
     find_external,
     program_searcher,
 )
-from server.runtime.memory import MAX_CACHED_SEARCHERS, TreeBudget, fit_trees, release_trees
+from server.runtime.memory import (
+    MAX_CACHED_SEARCHERS,
+    Collector,
+    TreeBudget,
+    fit_trees,
+    release_trees,
+)
 
 #: Engine programs kept running per worker, besides those searchers: a
 #: program holds no table here, and one ended is started cold at its next
@@ -182,14 +188,21 @@ def worker_main(
     try:
         _start_externals(searchers, externals, program_wait_s)
         conn.send(("ready",))
+        collector = Collector()
+        collector.start()
         while True:
-            if not conn.poll(budget.idle_release_s):
-                release_trees(searchers.values())  # idle: a closed session's tree goes too
+            if not conn.poll(collector.wait_s(budget.idle_release_s)):
+                if collector.jobs_since:
+                    collector.collect()  # between searches, not inside one
+                else:
+                    release_trees(searchers.values())  # idle: a closed session's tree goes too
                 continue
             job = conn.recv()
             if job is None:
                 return
             _run(conn, stop, job, searchers, tt_slots, externals, budget)
+            if collector.after_job():
+                collector.collect()
     except (EOFError, BrokenPipeError, ConnectionResetError):
         return  # the parent is gone: nothing left to serve
     finally:
