@@ -287,7 +287,10 @@ def test_help_lists_the_games(capsys: pytest.CaptureFixture[str], command: str) 
             ["--openings", "/nonexistent/book.pgn"],
             "/nonexistent/book.pgn: no such file or directory",
         ),
-        (["--db", "/nonexistent/dir/t.db"], "cannot use the database /nonexistent/dir/t.db"),
+        (
+            ["--db", "/nonexistent/dir/t.db"],
+            "--db /nonexistent/dir/t.db: no folder /nonexistent/dir",
+        ),
         (["--game", "nosuch"], "unknown game 'nosuch'"),
     ],
 )

@@ -233,7 +233,15 @@ def test_a_clock_spends_its_allotment_and_no_more() -> None:
     elapsed = time.monotonic() - started
     # 6 s over 30 moves to go: 0.2 s (0.1 s soft, 0.6 s hard).
     assert result.reason == "time"
-    assert 0.15 <= elapsed < 0.2 + SLACK_S
+    assert elapsed < 0.2 + SLACK_S
+    if elapsed < 0.15:
+        # The clock's time management ended it sooner: its most-visited move
+        # could no longer be overtaken in the time left (a suite run of
+        # 2026-12-07 stopped at 0.143 s so; this test took that for a fault).
+        root = searcher._search_root
+        visits = sorted((child.visits for child in root.children if child), reverse=True)
+        left = result.info.playouts / elapsed * (0.2 - elapsed)
+        assert visits[0] - visits[1] > left / 2, (elapsed, visits[:2], left)
 
 
 def test_stop_from_another_thread_answers_with_the_best_so_far() -> None:
