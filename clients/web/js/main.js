@@ -1393,6 +1393,12 @@ function wire() {
     event.preventDefault();
     const move = $("move-input").value.trim();
     if (!move) return;
+    if (!app.conn || !app.conn.isOpen) {
+      // Kept in the box until the page is connected again: it was cleared
+      // and lost during an outage (a review, 2026-12-07).
+      say(() => t("conn.not"), "error");
+      return;
+    }
     $("move-input").value = "";
     humanMove(move);
   });
