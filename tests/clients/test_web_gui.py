@@ -1181,6 +1181,27 @@ def test_go_engine_search_menu_and_playouts(page: Page, gui_server: ServerThread
     expect(page.locator("#stop")).to_be_disabled()
 
 
+def test_a_move_played_while_browsing_says_it_replaced_the_rest(
+    page: Page, gui_server: ServerThread
+) -> None:
+    """A review of 2026-12-07: a move played back at move 2 dropped the later
+    moves without a word."""
+    open_game(page, gui_server.port, "chess", side="both")
+    for count, move in enumerate(["e2e4", "e7e5", "g1f3", "b8c6"], start=1):
+        page.fill("#move-input", move)
+        page.press("#move-input", "Enter")
+        wait_for_plies(page, count)
+    page.click('#moves .ply[data-ply="2"]')
+    expect(page.locator("#moves .ply.current")).to_have_text("e5")
+    page.fill("#move-input", "f1c4")
+    page.press("#move-input", "Enter")
+    expect(page.locator("#message")).to_have_text(
+        "This move replaced the rest of the game: the 2 moves after it"
+        " (Take back does not bring them back)."
+    )
+    assert moves(page) == ["e4", "e5", "Bc4"]
+
+
 def test_the_search_chosen_for_one_game_stays_with_it(page: Page, gui_server: ServerThread) -> None:
     """A review of 2026-12-07: mcts chosen in Go stayed chosen in chess (whose
     default is alphabeta), and chess's alphabeta in Go, where it passed back

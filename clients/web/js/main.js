@@ -449,7 +449,12 @@ async function setState(state) {
   saveGame(state);
   if (!isPrefix(state.history, app.line)) {
     // A move away from the listed line: it replaces the rest of the line (and
-    // the scores of positions that are no longer in it).
+    // the scores of positions that are no longer in it), and the page says
+    // so (a review of 2026-12-07: the later moves went without a word).
+    const dropped = app.line.length - (state.history.length - 1);
+    if (dropped > 0 && isPrefix(state.history.slice(0, -1), app.line)) {
+      say(() => t("play.line.replaced", { count: dropped }), "hint");
+    }
     app.line = state.history.slice();
     app.lineSan = (state.history_san || state.history).slice();
     app.evals = app.evals.slice(0, state.history.length);
