@@ -26,7 +26,9 @@ from clients.tournament.records import GameRecord, replay
 from engine.errors import GameError
 
 #: Files in a bots folder that are not bots.
-NOT_BOTS: Final = frozenset({".md", ".txt", ".log", ".json", ".csv", ".pyc", ".db", ".html"})
+NOT_BOTS: Final = frozenset(
+    {".md", ".txt", ".log", ".json", ".jsonl", ".csv", ".pyc", ".db", ".html", ".pgn", ".sgf"}
+)
 #: The depths of the reference engines a ``--bots`` tournament adds by default:
 #: a shallow one any working bot should beat, and one that takes some beating.
 DEFAULT_REFERENCE_DEPTHS: Final = (2, 4)
@@ -72,7 +74,13 @@ def skipped_files(folder: str) -> list[tuple[str, str]]:
         return []
     skipped: list[tuple[str, str]] = []
     for path in sorted(root.iterdir()):
-        if not path.is_file() or path.name.startswith((".", "_")) or path.suffix in NOT_BOTS:
+        if path.name.startswith((".", "_")) or path.suffix in NOT_BOTS:
+            continue
+        if path.is_dir():
+            # A student's bot in a folder of its own was left out without a word.
+            skipped.append((path.name, "a folder: a bot is one file at the top of --bots"))
+            continue
+        if not path.is_file():
             continue
         if path.suffix == ".py" and bot_command(path.resolve()) is None:
             skipped.append(
@@ -82,10 +90,23 @@ def skipped_files(folder: str) -> list[tuple[str, str]]:
                 )
             )
         elif path.suffix not in (".py", ".js") and not os.access(path, os.X_OK):
-            skipped.append(
-                (path.name, f"not executable (chmod +x {shlex.quote(path.name)} to enter it)")
-            )
+            # Only a script is told to chmod +x: README, Makefile or a
+            # weights file were too (a review, 2026-12-07).
+            if _is_script(path):
+                why = f"not executable (chmod +x {shlex.quote(path.name)} to enter it)"
+            else:
+                why = "not a bot (a bot is a .py or .js file, or an executable program)"
+            skipped.append((path.name, why))
     return skipped
+
+
+def _is_script(path: Path) -> bool:
+    """Whether ``path`` starts with ``#!``: a program once it may be executed."""
+    try:
+        with path.open("rb") as file:
+            return file.read(2) == b"#!"
+    except OSError:
+        return False
 
 
 def folder_engines(folder: str) -> list[EngineSpec]:

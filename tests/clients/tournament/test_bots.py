@@ -134,9 +134,17 @@ def test_a_bots_folder_makes_one_entrant_per_bot(tmp_path: Path) -> None:
     assert "my_engine" not in [engine.name for engine in engines]
     bare = next(engine for engine in engines if engine.name == "bare")
     assert "-P -m clients.bot" in (bare.command or "")  # a function bot without the import
+    # Only a script is told to chmod +x; a folder, a Makefile or the
+    # tournament's own records are named or passed over (a review of 2026-12-07).
+    (tmp_path / "run.sh").write_text("#!/bin/sh\nexec python3 ana.py\n")
+    (tmp_path / "Makefile").write_text("all:\n\ttrue\n")
+    (tmp_path / "t.jsonl").write_text("{}\n")
+    (tmp_path / "maria").mkdir()
     skipped = dict(skipped_files(str(tmp_path)))
-    assert set(skipped) == {"notes", "my_engine.py"}
-    assert "chmod +x notes" in skipped["notes"] and "helper module" in skipped["my_engine.py"]
+    assert set(skipped) == {"notes", "my_engine.py", "run.sh", "Makefile", "maria"}
+    assert "chmod +x run.sh" in skipped["run.sh"] and "helper module" in skipped["my_engine.py"]
+    assert "chmod" not in skipped["notes"] + skipped["Makefile"]
+    assert "not a bot" in skipped["Makefile"] and "a folder" in skipped["maria"]
 
 
 def test_a_class_tournament_of_bots_runs_whatever_they_do(
