@@ -138,6 +138,11 @@ def create_tournament(path: str | Path, config: TournamentConfig) -> Store:
     return Store.create(path, config, openings, games)
 
 
+#: An engine's share of moves answered without a search above which an
+#: SPRT's verdict comes with a warning.
+UNSEARCHED_WARNING_SHARE = 0.05
+
+
 def failure_cause(whys: list[str]) -> str:
     """The last of a program's failures that is a cause, not its knock-on.
 
@@ -285,6 +290,22 @@ class TournamentRunner:
                 "\n\nMoves answered without a search (the engine's server was overloaded, "
                 "or had no result from it by the deadline: reason time, depth 0): "
             ) + (", ".join(f"{name} {count}" for name, count in unsearched.items()))
+            asked = self._asked_moves() if self.config.sprt is not None else {}
+            heavy = {
+                name: count / asked[name]
+                for name, count in unsearched.items()
+                if asked.get(name) and count / asked[name] > UNSEARCHED_WARNING_SHARE
+            }
+            if heavy:
+                # An SPRT decided on such games measures the machine as much
+                # as the engines (a review of 2026-12-07: H1 accepted while
+                # one side made no search on 22% of its moves).
+                shares = ", ".join(f"{name} {share:.0%}" for name, share in heavy.items())
+                text += (
+                    f"\nwarning: the SPRT's games had moves answered without a search ({shares}"
+                    " of the engine's moves): its verdict measures an overloaded machine as "
+                    "much as the engines; give more time a move, or less --concurrency"
+                )
         done, total = len(results), self._total_games()
         footer = f"{done} of {total} games played"
         if status:
@@ -335,6 +356,16 @@ class TournamentRunner:
                     name = record.players[game.to_move(state)]
                     counts[name] = counts.get(name, 0) + 1
         return counts
+
+    def _asked_moves(self) -> dict[str, int]:
+        """Per engine, the moves it was asked for (not book moves or rolls)."""
+        asked: dict[str, int] = {}
+        for record in self.store.records():
+            for game, state, move in replay(record):
+                if not (move.roll or move.book or move.reason is None):
+                    name = record.players[game.to_move(state)]
+                    asked[name] = asked.get(name, 0) + 1
+        return asked
 
     # ------------------------------------------------------------------
 

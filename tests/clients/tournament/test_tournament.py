@@ -125,6 +125,20 @@ async def test_sprt_stops_a_one_sided_match(
     assert "H1 accepted" in text and "stopped early" in text
 
 
+async def test_an_sprt_on_games_with_unsearched_moves_comes_with_a_warning(
+    tmp_path: Path, servers: tuple[ArenaServer, ArenaServer]
+) -> None:
+    """A review of 2026-12-07: an SPRT accepted H1 while one side made no search
+    on 22% of its moves, the count only a footnote."""
+    unsearched = {"reason": "time", "depth": 0}
+    async with FaultyEngine("patch", patch=unsearched, at_think=1) as weak:
+        engines = [EngineSpec("good", _url(servers[0]), depth=1), EngineSpec("weak", weak.url)]
+        tournament = config(engines, games=6, sprt=Sprt(0, 200, 0.05, 0.05))
+        text, _ = await play(tmp_path, tournament)
+    assert "warning: the SPRT's games had moves answered without a search (weak " in text
+    assert "good" not in text.split("warning:")[1].split(")")[0]
+
+
 async def test_chess_games_as_pgn(tmp_path: Path, servers: tuple[ArenaServer, ArenaServer]) -> None:
     async with FaultyEngine("none") as weak:
         engines = [
