@@ -18,6 +18,7 @@
 from __future__ import annotations
 
 import re
+from typing import Final
 
 from engine.errors import BadPositionError, IllegalMoveError
 from engine.games.chess.bitboards import (
@@ -67,6 +68,9 @@ _CASTLING_HOMES = {
 }
 
 _UCI_MOVE = re.compile(r"([a-h][1-8])([a-h][1-8])([qrbnQRBN]?)")
+#: Piece letters a player may type in lower case ("nf3"); "b" is tried as a
+#: pawn's file first.
+LOWERCASE_PIECES: Final = "nbrqk"
 _SAN_MOVE = re.compile(
     r"(?:(?P<long>[O0]-[O0]-[O0])|(?P<short>[O0]-[O0])|"
     r"(?P<piece>[NBRQK])?(?P<file>[a-h])?(?P<rank>[1-8])?x?(?P<to>[a-h][1-8])"
@@ -239,6 +243,22 @@ def parse_move(position: Position, text: str) -> Move:
     if not isinstance(text, str):
         raise IllegalMoveError("a chess move is a string such as 'e2e4' or 'Nf3'", _uci_list(legal))
     text = text.strip()
+    if text and text[0] in LOWERCASE_PIECES and not _UCI_MOVE.fullmatch(text):
+        # "nf3" for Nf3, as lichess takes it: a piece letter typed in lower
+        # case was "not a legal move" (a review, 2026-12-07). A "b" is a
+        # pawn's file first (bxc3), and a bishop only when no pawn move fits.
+        try:
+            return _parse(position, text, legal)
+        except IllegalMoveError as first:
+            try:
+                return _parse(position, text[0].upper() + text[1:], legal)
+            except IllegalMoveError:
+                raise first from None
+    return _parse(position, text, legal)
+
+
+def _parse(position: Position, text: str, legal: list[Move]) -> Move:
+    """``parse_move`` of a stripped ``text`` among the ``legal`` moves."""
     uci = _UCI_MOVE.fullmatch(text)
     if uci:
         promotion = PIECE_LETTERS.find(uci[3].lower()) if uci[3] else 0

@@ -388,3 +388,15 @@ def test_registered_and_described() -> None:
     assert isinstance(game, Chess)
     assert game.players == ("white", "black")
     assert game.eval_unit == "centipawns"
+
+
+def test_a_piece_letter_in_lower_case_is_read_as_the_piece() -> None:
+    """A review of 2026-12-07: "nf3" was "not a legal move" (lichess takes it)."""
+    start = GAME.initial_state()
+    assert GAME.format_move(start, GAME.parse_move(start, "nf3")) == "g1f3"
+    assert GAME.format_move(start, GAME.parse_move(start, "b4")) == "b2b4"  # a pawn
+    # "b" is a pawn's file first, a bishop when no pawn move fits.
+    state = GAME.play_text(GAME.play_text(start, "e2e4"), "e7e5")
+    assert GAME.format_move(state, GAME.parse_move(state, "bc4")) == "f1c4"
+    with pytest.raises(IllegalMoveError, match="'nf6' is not"):
+        GAME.parse_move(start, "nf6")
