@@ -1088,6 +1088,18 @@ def test_a_reload_keeps_the_game_and_go_has_a_resign_button(
     page.reload()
     page.wait_for_selector("#connection.good")
     expect(page.locator("#moves .ply")).to_have_count(3)
+    # The graph's scores and the engine's time come back too (a review of
+    # 2026-12-07: a reload kept the moves and lost both).
+    open_game(page, gui_server.port, "connect4", side="0", times=("0.3", "0.3"))
+    page.click('.c4-column[data-move="4"]')
+    wait_for_plies(page, 2)
+    points = page.locator("#graph .graph-point, #graph .graph-proven")
+    expect(points).to_have_count(1)
+    page.reload()
+    page.wait_for_selector("#connection.good")
+    expect(page.locator("#moves .ply")).to_have_count(2)
+    expect(points).to_have_count(1)
+    assert page.input_value("#time-1") == "0.3"
     # Go: Resign beside Pass; Take back undoes it.
     open_game(page, gui_server.port, "go", side="both")
     expect(page.locator("#resign")).to_be_visible()

@@ -204,7 +204,9 @@ async function startFromUrl(params) {
     $("game").value = saved.game;
     gameChosen();
     applyUrlOptions(new URLSearchParams({ options: JSON.stringify(saved.options || {}) }));
+    restoreTimes(saved.times);
     if (await startGame({ game: saved.game, options: saved.options || {}, position: saved.position, moves: saved.moves }, false)) {
+      restoreEvals(saved.evals, saved.moves.length);
       say(() => t("play.restored"), "hint");
       return;
     }
@@ -417,12 +419,33 @@ async function startGame(spec, keepEvals, accept = null) {
 // The game of this tab, kept for a reload (sessionStorage: this tab only).
 function saveGame(state) {
   if (!app.start) return;
-  const saved = { game: app.start.game, options: app.start.options, position: app.start.position, moves: state.history };
+  // With the scores of the graph and the engine's times: a reload lost both
+  // (a review, 2026-12-07).
+  const times = [0, 1].map((player) => $(`time-${player}`)?.value ?? null);
+  const saved = { game: app.start.game, options: app.start.options, position: app.start.position, moves: state.history, evals: app.evals, times };
   try {
     sessionStorage.setItem(GAME_KEY, JSON.stringify(saved));
   } catch {
     // storage full or refused: a reload starts a new game, as before
   }
+}
+
+// The engine's times a reload keeps (each a positive number of seconds).
+function restoreTimes(times) {
+  if (!Array.isArray(times)) return;
+  times.forEach((value, player) => {
+    const input = $(`time-${player}`);
+    if (input && typeof value === "string" && Number(value) > 0) input.value = value;
+  });
+}
+
+// The graph's scores a reload keeps: one per position of the game at most,
+// each as the page wrote it ({score, toMove, chance}) or none.
+function restoreEvals(evals, plies) {
+  if (!Array.isArray(evals)) return;
+  app.evals = evals.slice(0, plies + 1).map((entry) =>
+    entry && typeof entry === "object" && entry.score && typeof entry.score === "object" ? entry : undefined);
+  if (app.state) renderGraph(app.state);
 }
 
 function reloaded() {
