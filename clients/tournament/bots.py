@@ -11,6 +11,7 @@ yardstick.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -164,6 +165,39 @@ def bot_log_path(name: str) -> Path:
     directory = os.environ.get("ARENA_BOT_LOGS") or "bot-logs"
     safe = "".join(char if char.isalnum() or char in "-_." else "_" for char in name)
     return Path(directory) / f"{safe or 'bot'}.log"
+
+
+def bot_digests(engines: list[EngineSpec]) -> dict[str, str]:
+    """Each bot's program file, ``NAME: "FILE sha256"``: the last file its command names."""
+    digests = {}
+    for engine in engines:
+        if not engine.is_bot or engine.command is None:
+            continue
+        try:
+            words = shlex.split(engine.command)
+        except ValueError:
+            continue
+        for word in reversed(words):
+            path = Path(word)
+            if path.is_file():
+                digest = hashlib.sha256(path.read_bytes()).hexdigest()
+                digests[engine.name] = f"{path.name} {digest}"
+                break
+    return digests
+
+
+def changed_bots(before: Mapping[str, str], now: Mapping[str, str]) -> list[str]:
+    """Lines naming each bot whose file changed since ``before``.
+
+    A resumed tournament played a student's new file without a word (a
+    review, 2026-12-07): its later games are another program's.
+    """
+    return [
+        f"{name}: {now[name].split()[0]} changed since its last games; the games from now "
+        "on play the new file"
+        for name in sorted(now)
+        if name in before and before[name] != now[name]
+    ]
 
 
 def log_sizes(engines: list[EngineSpec]) -> dict[str, int]:

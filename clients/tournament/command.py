@@ -31,7 +31,9 @@ from pathlib import Path
 
 from clients.tournament.bots import (
     DEFAULT_REFERENCE_DEPTHS,
+    bot_digests,
     bot_summary,
+    changed_bots,
     folder_engines,
     log_sizes,
     reference_engines,
@@ -448,6 +450,11 @@ def run(args: argparse.Namespace) -> int:
         if args.resume:
             store = Store.open(args.db)
             config = store.config()
+            now = bot_digests(list(config.engines))
+            for line in changed_bots(store.bot_digests(), now):
+                print(f"{_prog(args)}: {line}", file=sys.stderr)
+            if now:
+                store.set_bot_digests(now)
             if args.epdout and config.game not in EPD_GAMES:
                 store.close()
                 _check_epdout(args, config.game)
@@ -459,6 +466,7 @@ def run(args: argparse.Namespace) -> int:
                 asyncio.run(_preflight_remote(config, args.token))
                 created = True
             store = create_tournament(args.db, config)
+            store.set_bot_digests(bot_digests(list(config.engines)))
     except (ConfigError, StoreError, GameError) as error:
         print(f"{_prog(args)}: {error}", file=sys.stderr)
         return 2

@@ -184,6 +184,18 @@ class Store:
         with _transaction(self.db):
             self._set_meta("stopped", text)
 
+    def bot_digests(self) -> dict[str, str]:
+        """Each bot's file digest as it was last played (by engine name)."""
+        try:
+            value = json.loads(self._meta("bot_digests") or "{}")
+        except ValueError:
+            return {}
+        return {str(k): str(v) for k, v in value.items()} if isinstance(value, dict) else {}
+
+    def set_bot_digests(self, digests: dict[str, str]) -> None:
+        with _transaction(self.db):
+            self._set_meta("bot_digests", json.dumps(digests, sort_keys=True))
+
     # ------------------------------------------------------------------
 
     def _meta(self, key: str) -> str | None:

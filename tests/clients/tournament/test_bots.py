@@ -314,3 +314,28 @@ def test_two_bots_of_one_name_are_refused_naming_both_files(tmp_path: Path) -> N
     (tmp_path / "ana.js").write_text("process.stdin.on('data', () => {});\n")
     with pytest.raises(ConfigError, match=r"ana\.js and ana\.py would both enter as 'ana'"):
         folder_engines(str(tmp_path))
+
+
+def test_a_resumed_tournament_names_a_bot_whose_file_changed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A review of 2026-12-07: a bot file replaced mid-tournament was played
+    by --resume without a word."""
+    monkeypatch.chdir(tmp_path)
+    bots = tmp_path / "class"
+    bots.mkdir()
+    first = "def choose(decision):\n    return decision.legal[0]\n"
+    (bots / "ana.py").write_text(first)
+    (bots / "bia.py").write_text("def choose(decision):\n    return decision.legal[-1]\n")
+    argv = ["tournament", "--game", "tictactoe", "--bots", str(bots), "--reference", "none"]
+    argv += ["--movetime", "300", "--games", "2", "--db", str(tmp_path / "t.db"), "--quiet"]
+    assert main(argv) == 0
+    capsys.readouterr()
+    assert main([*argv, "--resume"]) == 0
+    assert "changed" not in capsys.readouterr().err
+    (bots / "ana.py").write_text(first.replace("[0]", "[1]"))
+    assert main([*argv, "--resume"]) == 0
+    err = capsys.readouterr().err
+    assert "ana: ana.py changed since its last games" in err and "bia" not in err
+    assert main([*argv, "--resume"]) == 0  # said once
+    assert "changed" not in capsys.readouterr().err
