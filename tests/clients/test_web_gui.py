@@ -1214,6 +1214,25 @@ def test_a_move_played_while_browsing_says_it_replaced_the_rest(
     assert moves(page) == ["e4", "e5", "Bc4"]
 
 
+def test_a_long_score_keeps_the_engine_panel_within_its_width(
+    page: Page, gui_server: ServerThread
+) -> None:
+    """A review of 2026-12-07: at 1366 px "Yellow wins in 1 ply" pushed the
+    summary's time off the panel and the table's PV out of view."""
+    page.set_viewport_size({"width": 1366, "height": 768})
+    open_game(page, gui_server.port, "connect4", side="both")
+    load_position(page, "1415262")  # Yellow to move wins on 3 or 7
+    page.click("#analyse")
+    expect(page.locator("#t-score")).to_contain_text("Yellow wins in")
+    page.locator("#info-lines tbody tr").first.wait_for()
+    panel = page.locator("#think-summary").evaluate(
+        "(e) => e.parentElement.getBoundingClientRect().right"
+    )
+    for selector in ("#think-summary div:last-child", "#info-lines"):
+        right = page.locator(selector).evaluate("(e) => e.getBoundingClientRect().right")
+        assert right <= panel, (selector, right, panel)
+
+
 def test_the_search_chosen_for_one_game_stays_with_it(page: Page, gui_server: ServerThread) -> None:
     """A review of 2026-12-07: mcts chosen in Go stayed chosen in chess (whose
     default is alphabeta), and chess's alphabeta in Go, where it passed back
