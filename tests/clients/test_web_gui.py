@@ -1233,6 +1233,22 @@ def test_a_long_score_keeps_the_engine_panel_within_its_width(
         assert right <= panel, (selector, right, panel)
 
 
+def test_new_game_on_a_phone_brings_the_board_into_view(
+    page: Page, gui_server: ServerThread
+) -> None:
+    """A review of 2026-12-07: on a phone the page stayed scrolled at the form
+    (below the board) after New game, the board's top off screen."""
+    page.set_viewport_size({"width": 390, "height": 844})
+    open_game(page, gui_server.port, "connect4", side="both")
+    page.locator("#new-game").scroll_into_view_if_needed()
+    page.click("#new-game")
+    page.wait_for_function(
+        "() => document.querySelector('#play').getBoundingClientRect().top >= -1"
+    )
+    top = page.locator("#play").evaluate("(e) => e.getBoundingClientRect().top")
+    assert -1 <= top < 100, top
+
+
 def test_the_search_chosen_for_one_game_stays_with_it(page: Page, gui_server: ServerThread) -> None:
     """A review of 2026-12-07: mcts chosen in Go stayed chosen in chess (whose
     default is alphabeta), and chess's alphabeta in Go, where it passed back

@@ -22,6 +22,9 @@ const DEFAULT_SECONDS = 1;
 // `state.to_move` when dice are to be rolled (protocol.md, games of chance).
 const CHANCE = "chance";
 
+// The layout of one column (style.css, @media (max-width: 700px)).
+const NARROW_SCREEN = "(max-width: 700px)";
+
 const app = {
   conn: null,
   algorithmChosen: {}, // game name → the search the user chose for it (the menu's value)
@@ -380,7 +383,7 @@ function movetimeMs(player) {
 
 async function newGameFromForm() {
   const info = currentGameInfo();
-  await startGame({ game: info.name, options: readOptions(), position: null, moves: [] }, false);
+  return startGame({ game: info.name, options: readOptions(), position: null, moves: [] }, false);
 }
 
 // Starts a game on the server. keepEvals: a take-back keeps the graph's
@@ -1370,10 +1373,14 @@ async function copyText(text, what) {
 // Wiring.
 
 function wire() {
-  $("setup-form").addEventListener("submit", (event) => {
+  $("setup-form").addEventListener("submit", async (event) => {
     event.preventDefault();
     readSides();
-    newGameFromForm();
+    const started = await newGameFromForm();
+    // On a phone the form is below the board: the new game's board is
+    // brought into view (it stayed scrolled at the form, the board's top
+    // off screen: a review, 2026-12-07).
+    if (started && window.matchMedia(NARROW_SCREEN).matches) $("play").scrollIntoView({ block: "start" });
   });
   $("game").addEventListener("change", () => {
     gameChosen();
