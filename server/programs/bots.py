@@ -4,7 +4,7 @@ A ``cmd:`` bot (``--external connect4:ana=cmd:python3 ana.py``) is any
 program that reads a request line on stdin and answers a line on stdout
 (docs/bots.md is the specification). This module holds the protocol's
 parts that do not drive a process: the request (:func:`request`), the
-answer (:func:`parse_answer`), the moves of the game so far as far as the
+answer (:func:`read_answer`), the moves of the game so far as far as the
 bot's searcher saw them (:class:`MoveLine`), and the resource limits every
 bot runs under (:func:`limit_resources`, set in the bot's process before
 it starts). :class:`server.programs.searchers.CmdSearcher` drives it over
@@ -209,29 +209,19 @@ class BotAnswer:
 ANSWER_KEYS: Final = frozenset({"move", "error", "request"})
 
 
-def is_answer(line: str) -> bool:
-    """Whether ``line`` is meant as an answer; other lines are the bot's chatter.
+def read_answer(line: str) -> BotAnswer | None:
+    """The answer in ``line``, or ``None`` when the line is the bot's chatter.
 
-    An answer is a JSON object with ``move``, ``error`` or ``request`` (or a line cut at
-    the longest a line may be, which :func:`parse_answer` refuses). Any
+    An answer is a JSON object with ``move``, ``error`` or ``request``. Any
     other line is skipped, also one that starts with ``{``: a student's
     ``print(request)``, node's ``console.log`` of an object (its first line
     is ``{``) or a JSON debug line were refused as answers, and cost the bot
-    every move (a review, 2026-12-07).
+    every move (a review, 2026-12-07). A line cut at the longest a line may
+    be is refused; so is an answer with a field that is wrong
+    (:class:`BotAnswerError` says what).
     """
     if not line.startswith("{"):
-        return False
-    if len(line.encode()) >= MAX_LINE_BYTES - 1:
-        return True
-    try:
-        body = json.loads(line)
-    except (ValueError, RecursionError):
-        return False
-    return isinstance(body, dict) and not body.keys().isdisjoint(ANSWER_KEYS)
-
-
-def parse_answer(line: str) -> BotAnswer:
-    """The answer in ``line``; :class:`BotAnswerError` says what is wrong with it."""
+        return None
     if len(line.encode()) >= MAX_LINE_BYTES - 1:  # cut where a line must end
         raise BotAnswerError(
             f"the answer line is cut at {MAX_LINE_BYTES // 1024} KiB, the longest a line may be"
@@ -241,9 +231,9 @@ def parse_answer(line: str) -> BotAnswer:
     try:
         body = json.loads(line)
     except (ValueError, RecursionError):
-        raise BotAnswerError(f"the answer is not JSON: {line[:60]!r}", in_step=False) from None
-    if not isinstance(body, dict):
-        raise BotAnswerError("the answer is not a JSON object")
+        return None
+    if not isinstance(body, dict) or body.keys().isdisjoint(ANSWER_KEYS):
+        return None
     move = body.get("move")
     error = body.get("error")
     if move is None and isinstance(error, str):

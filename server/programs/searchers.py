@@ -664,7 +664,36 @@ class CmdSearcher(ProgramSearcher):
                     why += f" (it wrote {chatter} lines that are no answer)"
                 process.note(f"{request_name}: {why}: answered engine_error; starting it again")
                 raise AnswerFailedError(why)
-            if not bots.is_answer(line):
+            try:
+                answer = bots.read_answer(line)
+                if answer is not None:
+                    if answer.request is not None and answer.request != self._requests:
+                        # Written for an earlier request, after its answer (or
+                        # past its deadline): not this request's answer.
+                        process.note(
+                            f"{request_name}: an answer to request {answer.request} came now:"
+                            " dropped (one answer per request)"
+                        )
+                        chatter += 1
+                        continue
+                    result = self._result(search, answer, request.on_info)
+            except bots.BotReportedError as error:
+                process.note(f"{request_name}: {error}: answered engine_error")
+                raise AnswerFailedError(str(error), restart=False) from error
+            except bots.BotAnswerError as error:
+                # A line cut may not be the whole answer: a fresh copy
+                # answers next. A well-formed one with a bad field is in step.
+                process.note(f"{request_name}: answer refused: {error}")
+                raise AnswerFailedError(str(error), restart=not error.in_step) from error
+            except ExternalEngineError as error:
+                # A well-formed answer, in time, to this request, refused for
+                # its move (illegal): the bot is in step, and is not
+                # restarted. A restart cost the next moves too (the copy still
+                # starting at their deadlines: three moves for one illegal
+                # answer, a review of 2026-12-07).
+                process.note(f"{request_name}: answer refused: {error}")
+                raise AnswerFailedError(str(error), restart=False) from error
+            if answer is None:  # the bot's chatter
                 chatter += 1
                 if chatter > MAX_GARBAGE_LINES:
                     raise ExternalEngineError("the bot writes lines that are no answer")
@@ -676,34 +705,6 @@ class CmdSearcher(ProgramSearcher):
                         f' with "move"; debug output belongs on stderr): {line[:80]!r}'
                     )
                 continue
-            try:
-                answer = bots.parse_answer(line)
-                if answer.request is not None and answer.request != self._requests:
-                    # Written for an earlier request, after its answer (or
-                    # past its deadline): not this request's answer.
-                    process.note(
-                        f"{request_name}: an answer to request {answer.request} came now:"
-                        " dropped (one answer per request)"
-                    )
-                    chatter += 1
-                    continue
-                result = self._result(search, answer, request.on_info)
-            except bots.BotReportedError as error:
-                process.note(f"{request_name}: {error}: answered engine_error")
-                raise AnswerFailedError(str(error), restart=False) from error
-            except bots.BotAnswerError as error:
-                # A line cut or not JSON may not be the whole answer: a fresh
-                # copy answers next. A well-formed one with a bad field is in step.
-                process.note(f"{request_name}: answer refused: {error}")
-                raise AnswerFailedError(str(error), restart=not error.in_step) from error
-            except ExternalEngineError as error:
-                # A well-formed answer, in time, to this request, refused for
-                # its move (illegal): the bot is in step, and is not
-                # restarted. A restart cost the next moves too (the copy still
-                # starting at their deadlines: three moves for one illegal
-                # answer, a review of 2026-12-07).
-                process.note(f"{request_name}: answer refused: {error}")
-                raise AnswerFailedError(str(error), restart=False) from error
             if answer.comment:
                 process.note(f"{request_name}: comment: {answer.comment}")
             self._line.answered(state, result.move or answer.move)

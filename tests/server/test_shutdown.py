@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import re
 import signal
 import sys
 import urllib.request
+from asyncio.subprocess import PIPE
 from pathlib import Path
 
 import pytest
@@ -20,11 +22,36 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
 def children_of(pid: int) -> set[int]:
+    """The children of process ``pid`` (none once it is gone)."""
     children: set[int] = set()
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        text = (task / "children").read_text()
-        children.update(int(part) for part in text.split())
+    with contextlib.suppress(FileNotFoundError):
+        for task in Path(f"/proc/{pid}/task").iterdir():
+            text = (task / "children").read_text()
+            children.update(int(part) for part in text.split())
     return children
+
+
+async def server_subprocess(*flags: str) -> asyncio.subprocess.Process:
+    """``python -m server FLAGS`` from this tree, its stderr piped."""
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
+    return await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "server", *flags, cwd=REPO_ROOT, env=env, stderr=PIPE
+    )
+
+
+async def assert_none_left(children: set[int]) -> None:
+    """Wait a moment for ``children`` to be gone, then assert that they are.
+
+    multiprocessing's resource tracker (also a child) exits on its own once
+    it reads end-of-file from the server: it is given a moment.
+    """
+    left: list[int] = []
+    for _ in range(int(20 * UNIT)):
+        left = [pid for pid in children if is_running(pid)]
+        if not left:
+            return
+        await asyncio.sleep(0.1)
+    assert not left, f"child processes left behind: {[command_of(pid) for pid in left]}"
 
 
 def command_of(pid: int) -> str:
@@ -64,21 +91,7 @@ def is_running(pid: int) -> bool:
 
 @pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux /proc")
 async def test_sigterm_answers_thinks_closes_1001_and_leaves_no_children() -> None:
-    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "server",
-        "--port",
-        "0",
-        "--workers",
-        "2",
-        "--max-queue",
-        "30",
-        cwd=REPO_ROOT,
-        env=env,
-        stderr=asyncio.subprocess.PIPE,
-    )
+    process = await server_subprocess("--port", "0", "--workers", "2", "--max-queue", "30")
     assert process.stderr is not None
     try:
         port = None
@@ -106,14 +119,7 @@ async def test_sigterm_answers_thinks_closes_1001_and_leaves_no_children() -> No
             assert closed.value.rcvd is not None and closed.value.rcvd.code == 1001
 
         assert await asyncio.wait_for(process.wait(), 10 * UNIT) == 0
-        # multiprocessing's resource tracker (also a child) exits on its own
-        # once it reads end-of-file from the server: give it a moment.
-        for _ in range(int(20 * UNIT)):
-            left = [pid for pid in workers if is_running(pid)]
-            if not left:
-                break
-            await asyncio.sleep(0.1)
-        assert not left, f"child processes left behind: {[command_of(pid) for pid in left]}"
+        await assert_none_left(workers)
     finally:
         if process.returncode is None:
             process.kill()
@@ -123,21 +129,7 @@ async def test_sigterm_answers_thinks_closes_1001_and_leaves_no_children() -> No
 @pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux /proc")
 async def test_sigterm_under_load_answers_every_think() -> None:
     """Two dozen sessions thinking (two on workers, the rest queued) when SIGTERM comes."""
-    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "server",
-        "--port",
-        "0",
-        "--workers",
-        "2",
-        "--max-queue",
-        "30",
-        cwd=REPO_ROOT,
-        env=env,
-        stderr=asyncio.subprocess.PIPE,
-    )
+    process = await server_subprocess("--port", "0", "--workers", "2", "--max-queue", "30")
     assert process.stderr is not None
     try:
         port = None
@@ -173,12 +165,7 @@ async def test_sigterm_under_load_answers_every_think() -> None:
         assert codes == [1001] * 24
         assert await asyncio.wait_for(process.wait(), 10 * UNIT) == 0
         await drain
-        for _ in range(int(20 * UNIT)):
-            left = [pid for pid in workers if is_running(pid)]
-            if not left:
-                break
-            await asyncio.sleep(0.1)
-        assert not left, f"child processes left behind: {[command_of(pid) for pid in left]}"
+        await assert_none_left(workers)
     finally:
         if process.returncode is None:
             process.kill()
@@ -190,26 +177,11 @@ async def test_sigterm_while_the_workers_start_stops_the_server() -> None:
     """A review of 2026-12-07: SIGTERM was ignored until every worker was up
     (``timeout 8 arena serve --workers 1000`` ran on for minutes). Here the
     workers wait up to 60 s for a program that never finishes its handshake."""
-    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
     mute = (
         f"chess:mute=uci:{sys.executable} {REPO_ROOT}/tests/server/fake_uci_engine.py nohandshake"
     )
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "server",
-        "--port",
-        "0",
-        "--workers",
-        "1",
-        "--external",
-        mute,
-        "--program-wait",
-        "60",
-        cwd=REPO_ROOT,
-        env=env,
-        stderr=asyncio.subprocess.PIPE,
-    )
+    flags = ("--port", "0", "--workers", "1", "--external", mute, "--program-wait", "60")
+    process = await server_subprocess(*flags)
     assert process.stderr is not None
     try:
         # The worker is up and waiting for its program: the server is starting.
@@ -218,7 +190,7 @@ async def test_sigterm_while_the_workers_start_stops_the_server() -> None:
             "fake_uci_engine" in command_of(grandchild)
             for child in children_of(process.pid)
             if is_running(child)
-            for grandchild in _children_or_none(child)
+            for grandchild in children_of(child)
         ):
             assert asyncio.get_running_loop().time() < deadline, "the program never started"
             await asyncio.sleep(POLL_S)
@@ -228,20 +200,8 @@ async def test_sigterm_while_the_workers_start_stops_the_server() -> None:
         assert await asyncio.wait_for(process.wait(), 5 * UNIT) == 0
         stderr = (await process.stderr.read()).decode()
         assert "stopped while starting" in stderr and "listening" not in stderr
-        for _ in range(int(20 * UNIT)):
-            left = [pid for pid in workers if is_running(pid)]
-            if not left:
-                break
-            await asyncio.sleep(0.1)
-        assert not left, f"child processes left behind: {[command_of(pid) for pid in left]}"
+        await assert_none_left(workers)
     finally:
         if process.returncode is None:
             process.kill()
             await process.wait()
-
-
-def _children_or_none(pid: int) -> set[int]:
-    try:
-        return children_of(pid)
-    except FileNotFoundError:
-        return set()
