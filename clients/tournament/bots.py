@@ -33,6 +33,9 @@ NOT_BOTS: Final = frozenset(
 #: The depths of the reference engines a ``--bots`` tournament adds by default:
 #: a shallow one any working bot should beat, and one that takes some beating.
 DEFAULT_REFERENCE_DEPTHS: Final = (2, 4)
+#: How much of why a bot could not start the summary quotes (a Python
+#: traceback's last lines fit; a long one is in the bot's log).
+SUMMARY_WHY_CHARS: Final = 300
 #: What marks a Python file written with clients.bot (a function, no loop of its own).
 _BOT_LIBRARY_MARKS: Final = ("from clients.bot import", "import clients.bot")
 #: A function bot that does not import clients.bot (docs/bots.md's shortest form).
@@ -78,6 +81,8 @@ def skipped_files(folder: str) -> list[tuple[str, str]]:
         if path.name.startswith((".", "_")) or path.suffix in NOT_BOTS:
             continue
         if path.is_dir():
+            if path.resolve() == bot_log_path("x").parent.resolve():
+                continue  # the tournament's own logs, run from inside the folder
             # A student's bot in a folder of its own was left out without a word.
             skipped.append((path.name, "a folder: a bot is one file at the top of --bots"))
             continue
@@ -212,17 +217,30 @@ def log_sizes(engines: list[EngineSpec]) -> dict[str, int]:
     return sizes
 
 
+def _unnamed(why: str, name: str) -> str:
+    """``why`` without the bot's name in front (the server's "ana ended as soon as ...")."""
+    return why.removeprefix(f"{name} ")
+
+
 def bot_summary(
-    engines: list[EngineSpec], jsonl_path: Path | None, since: Mapping[str, int] | None = None
+    engines: list[EngineSpec],
+    jsonl_path: Path | None,
+    since: Mapping[str, int] | None = None,
+    left_out: Mapping[str, str] | None = None,
 ) -> str:
     """For each ``cmd`` bot: moves answered ``engine_error`` and why, from its log.
 
-    Empty when the tournament has no bots. Read after the games: a summary
-    a teacher can show, pointing each student at their log.
+    Then the bots left out because they could not start, with why. Empty
+    when the tournament has no bots. Read after the games: a summary a
+    teacher can show, pointing each student at their log.
     """
     bots = [engine for engine in engines if engine.is_bot]
+    gone = [
+        f"{name}: left out, it could not start: {_unnamed(why, name)[:SUMMARY_WHY_CHARS]}"
+        for name, why in sorted((left_out or {}).items())
+    ]
     if not bots:
-        return ""
+        return "\n".join(gone)
     failed = dict.fromkeys((engine.name for engine in bots), 0)
     try:
         lines = [] if jsonl_path is None else jsonl_path.read_text(errors="replace").splitlines()
@@ -268,4 +286,4 @@ def bot_summary(
         except OSError:
             notes = []
         out += [f"    {note[:200]}" for note in notes[-SUMMARY_LOG_LINES:]]
-    return "\n".join(out)
+    return "\n".join(out + gone)

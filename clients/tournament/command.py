@@ -500,7 +500,9 @@ def run(args: argparse.Namespace) -> int:
     )
     session = _Session(args, settings, store, created, web)
     try:
-        text = _with_bot_summary(asyncio.run(_run_until_signalled(session.run)), config, settings)
+        text = asyncio.run(_run_until_signalled(session.run))
+        assert session.store is not None  # discarded only when the start failed: raised
+        text = _with_bot_summary(text, session.store, settings)
         status = 0
     except (KeyboardInterrupt, asyncio.CancelledError):
         if session.shown:  # the tables are printed: only the live page was stopped
@@ -558,31 +560,80 @@ class _Session:
         #: The final tables are printed (the live page stays up after them).
         self.shown = False
 
+    @property
+    def config(self) -> TournamentConfig | None:
+        """The tournament as it is played (without the bots left out)."""
+        return None if self.store is None else self.store.config()
+
     async def run(self) -> str:
         store = self.store
         assert store is not None  # set until a failed start discards it
-        config = store.config()
         async with contextlib.AsyncExitStack() as stack:
-            live = None if self.web is None else await self._live_page(stack, store)
             local: LocalServer | None = None
-            if any(engine.is_local for engine in config.engines) and _has_work(store):
-                try:
-                    server = LocalServer(self.settings.workers(), config.externals())
-                    local = await stack.enter_async_context(server)
-                except LocalServerError:
-                    self._discard()
-                    raise
+            if any(engine.is_local for engine in store.config().engines) and _has_work(store):
+                local = await self._local_server(stack)
                 warn_if_pure(local)
+                store = self.store
+                assert store is not None  # a failed start raised
+            live = None if self.web is None else await self._live_page(stack, store)
             self.runner = TournamentRunner(store, self.settings, local_server=local, watcher=live)
             text = await self.runner.run()
             if live is None:
                 return text
             live.finish()
-            print(_with_bot_summary(text, config, self.settings), flush=True)
+            print(_with_bot_summary(text, store, self.settings), flush=True)
             self.shown = True
             print("arena tournament: the live page stays up; Ctrl-C stops it", file=sys.stderr)
             await asyncio.Event().wait()  # until Ctrl-C or SIGTERM
             return text
+
+    async def _local_server(self, stack: contextlib.AsyncExitStack) -> LocalServer:
+        """The local server, started with every program that can start.
+
+        A new ``--bots`` tournament leaves out a bot that cannot start (a
+        syntax error, a missing import: it ends as soon as it starts) and
+        plays on with the others, naming it and why; the class tournament
+        had stopped before its first game for one student's bot. Any other
+        engine that cannot start stops the tournament, as in cutechess-cli,
+        and so does a bot of a tournament already begun (``--resume``: its
+        schedule has its games).
+        """
+        while True:
+            assert self.store is not None
+            config = self.store.config()
+            try:
+                server = LocalServer(self.settings.workers(), config.externals())
+                return await stack.enter_async_context(server)
+            except LocalServerError as error:
+                if not self._leave_out(config, error.failed):
+                    self._discard()
+                    raise
+
+    def _leave_out(self, config: TournamentConfig, failed: dict[str, str]) -> bool:
+        """Recreate the new tournament without the ``--bots`` bots in ``failed``; whether it did."""
+        folder = self.args.bots
+        if not self.created or not failed or folder is None or self.store is None:
+            return False
+        bots = {engine.name for engine in config.engines if engine.is_bot}
+        from_folder = {engine.name for engine in folder_engines(folder)} & bots
+        remaining = tuple(engine for engine in config.engines if engine.name not in failed)
+        if not set(failed) <= from_folder or len(remaining) < 2:
+            return False
+        left_out = self.store.left_out() | failed
+        self.store.close()
+        self.store = None
+        _remove_database(Path(self.args.db))
+        smaller = replace(config, engines=remaining)
+        self.store = create_tournament(self.args.db, smaller)
+        self.store.set_bot_digests(bot_digests(list(smaller.engines)))
+        self.store.set_left_out(left_out)
+        for name, why in failed.items():
+            print(
+                f"{_prog(self.args)}: left out {name}, which cannot start "
+                f"(the others play): {why.removeprefix(f'{name} ')}",
+                file=sys.stderr,
+            )
+        return True
 
     async def _live_page(self, stack: contextlib.AsyncExitStack, store: Store) -> LiveTournament:
         """Serve the live page (``--web``) for the rest of the run."""
@@ -602,14 +653,19 @@ class _Session:
             return
         self.store.close()
         self.store = None
-        database = Path(self.args.db)
-        for suffix in ("", "-wal", "-shm", "-journal"):
-            database.with_name(database.name + suffix).unlink(missing_ok=True)
+        _remove_database(Path(self.args.db))
 
 
-def _with_bot_summary(text: str, config: TournamentConfig, settings: RunSettings) -> str:
+def _remove_database(database: Path) -> None:
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        database.with_name(database.name + suffix).unlink(missing_ok=True)
+
+
+def _with_bot_summary(text: str, store: Store, settings: RunSettings) -> str:
     """The final tables, then what each bot of the tournament did (if it has bots)."""
-    summary = bot_summary(list(config.engines), settings.jsonl_path, settings.bot_log_sizes)
+    summary = bot_summary(
+        list(store.config().engines), settings.jsonl_path, settings.bot_log_sizes, store.left_out()
+    )
     return f"{text}\n\n{summary}" if summary else text
 
 

@@ -88,7 +88,15 @@ _PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
 
 class LocalServerError(Exception):
-    """The local server did not start."""
+    """The local server did not start.
+
+    ``failed`` names the engines whose programs could not be used, with why
+    (empty when the server itself failed).
+    """
+
+    def __init__(self, message: str, failed: dict[str, str] | None = None) -> None:
+        super().__init__(message)
+        self.failed: dict[str, str] = dict(failed or {})
 
 
 def local_workers(concurrency: int) -> int:
@@ -207,7 +215,8 @@ class LocalServer:
                 raise LocalServerError(
                     "; ".join(
                         f"engine {name} cannot be used: {why}" for name, why in failed.items()
-                    )
+                    ),
+                    failed,
                 )
             if programs and "checking" not in programs.values():
                 return

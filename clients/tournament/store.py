@@ -196,6 +196,18 @@ class Store:
         with _transaction(self.db):
             self._set_meta("bot_digests", json.dumps(digests, sort_keys=True))
 
+    def left_out(self) -> dict[str, str]:
+        """The ``--bots`` entrants left out because they could not start, and why."""
+        try:
+            value = json.loads(self._meta("left_out") or "{}")
+        except ValueError:
+            return {}
+        return {str(k): str(v) for k, v in value.items()} if isinstance(value, dict) else {}
+
+    def set_left_out(self, reasons: dict[str, str]) -> None:
+        with _transaction(self.db):
+            self._set_meta("left_out", json.dumps(reasons, sort_keys=True))
+
     # ------------------------------------------------------------------
 
     def _meta(self, key: str) -> str | None:

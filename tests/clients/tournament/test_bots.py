@@ -339,3 +339,58 @@ def test_a_resumed_tournament_names_a_bot_whose_file_changed(
     assert "ana: ana.py changed since its last games" in err and "bia" not in err
     assert main([*argv, "--resume"]) == 0  # said once
     assert "changed" not in capsys.readouterr().err
+
+
+def test_a_bot_that_cannot_start_is_left_out_and_the_class_plays_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Seen 2026-12-07: one student's syntax error stopped the class
+    tournament before its first game ("engine broken cannot be used"); the
+    teacher had to find the file and move it away. It is left out, named on
+    stderr and in the summary with why, and the others play. The tournament's
+    own bot-logs folder, run from inside --bots, is not called a skipped bot."""
+    bots = tmp_path / "class"
+    bots.mkdir()
+    monkeypatch.chdir(bots)
+    monkeypatch.delenv("ARENA_BOT_LOGS", raising=False)
+    (bots / "ana.py").write_text("def choose(decision):\n    return decision.legal[0]\n")
+    (bots / "bia.py").write_text("def choose(decision):\n    return decision.legal[-1]\n")
+    (bots / "broken.py").write_text("def choose(decision:\n    return 0\n")
+    (bots / "bot-logs").mkdir()
+    argv = ["tournament", "--game", "tictactoe", "--bots", str(bots), "--reference", "none"]
+    argv += ["--movetime", "300", "--games", "2", "--db", str(tmp_path / "t.db"), "--quiet"]
+    status = main(argv)
+    out, err = capsys.readouterr()
+    assert status == 0, out + err
+    assert "left out broken, which cannot start (the others play): ended as soon as" in err, err
+    assert "SyntaxError" in err and "skipped" not in err, err
+    assert "2 of 2 games played" in out, out
+    records = [json.loads(line) for line in (tmp_path / "t.jsonl").read_text().splitlines()]
+    assert {name for record in records for name in record["players"]} == {"ana", "bia"}
+    assert re.search(r"^broken: left out, it could not start: ended as soon", out, re.MULTILINE)
+    # Resumed, the summary still names it (kept with the tournament).
+    assert main([*argv, "--resume"]) == 0
+    assert "broken: left out, it could not start" in capsys.readouterr().out
+
+
+def test_a_class_of_one_working_bot_still_stops_naming_the_broken_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Left out, it would leave one entrant: the tournament stops with the
+    # reason (exit status 3, no database), as before.
+    bots = tmp_path / "class"
+    bots.mkdir()
+    monkeypatch.chdir(tmp_path)
+    (bots / "ana.py").write_text("def choose(decision):\n    return decision.legal[0]\n")
+    (bots / "broken.py").write_text("import no_such_module_here\n\ndef choose(d):\n    return 0\n")
+    argv = ["tournament", "--game", "tictactoe", "--bots", str(bots), "--reference", "none"]
+    argv += ["--movetime", "300", "--games", "2", "--db", str(tmp_path / "t.db"), "--quiet"]
+    assert main(argv) == 3
+    err = capsys.readouterr().err
+    assert "engine broken cannot be used" in err and "no_such_module_here" in err, err
+    assert not (tmp_path / "t.db").exists()
+
+
+def test_the_summary_names_a_left_out_bot_even_with_no_bot_playing() -> None:
+    summary = bot_summary([], None, None, {"broken": "broken ended as soon as it started"})
+    assert summary == "broken: left out, it could not start: ended as soon as it started"

@@ -167,27 +167,3 @@ async def test_chess_games_as_pgn(tmp_path: Path, servers: tuple[ArenaServer, Ar
         assert game.end().board().fen().split()[:4] == record.final_position.split()[:4]
         comments = [node.comment for node in game.mainline()]
         assert comments[:2] == ["book", "book"] and "/1 " in comments[2]
-
-
-def test_a_quoted_text_keeps_its_end() -> None:
-    """A review of 2026-12-07: a crashed bot's reason was cut before its
-    traceback's last line (``KeyError: 'legal_moves'``)."""
-    from clients.tournament.reasons import MAX_QUOTED_CHARS, quoted
-
-    why = (
-        "the program ended: exit status 1; stderr: " + "File x | " * 40 + "KeyError: 'legal_moves'"
-    )
-    text = quoted(why)
-    assert len(text) <= MAX_QUOTED_CHARS
-    assert text.startswith("the program ended") and text.endswith("KeyError: 'legal_moves'")
-
-
-def test_a_lost_games_cause_is_the_failure_not_its_knock_on() -> None:
-    from clients.tournament.runner import failure_cause
-
-    whys = [
-        "no answer within its budget of 264 ms",
-        "debug_fn was not ready by the deadline (starting)",
-    ]
-    assert failure_cause(whys) == "no answer within its budget of 264 ms"
-    assert failure_cause(whys[1:]) == whys[1]
