@@ -1095,11 +1095,23 @@ def test_a_reload_keeps_the_game_and_go_has_a_resign_button(
     wait_for_plies(page, 2)
     points = page.locator("#graph .graph-point, #graph .graph-proven")
     expect(points).to_have_count(1)
+    expect(page.locator("#info-lines tbody tr.final")).to_have_count(1)
+    panel = {
+        name: page.text_content(f"#{name}")
+        for name in ("t-depth", "t-score", "t-nodes", "pv", "think-status")
+    }
+    rows = page.locator("#info-lines tbody tr").count()
     page.reload()
     page.wait_for_selector("#connection.good")
     expect(page.locator("#moves .ply")).to_have_count(2)
     expect(points).to_have_count(1)
     assert page.input_value("#time-1") == "0.3"
+    # And the engine panel: the search behind the move it had just played
+    # (a review of 2026-12-07: it came back empty).
+    expect(page.locator("#info-lines tbody tr.final")).to_have_count(1)
+    assert page.locator("#info-lines tbody tr").count() == rows
+    for name, text in panel.items():
+        expect(page.locator(f"#{name}")).to_have_text(text or "")
     # Go: Resign beside Pass; Take back undoes it.
     open_game(page, gui_server.port, "go", side="both")
     expect(page.locator("#resign")).to_be_visible()
@@ -1231,6 +1243,26 @@ def test_a_long_score_keeps_the_engine_panel_within_its_width(
     for selector in ("#think-summary div:last-child", "#info-lines"):
         right = page.locator(selector).evaluate("(e) => e.getBoundingClientRect().right")
         assert right <= panel, (selector, right, panel)
+
+
+def test_the_engine_summarys_numbers_are_not_cut_at_1366_px(
+    page: Page, gui_server: ServerThread
+) -> None:
+    """Seen 2026-12-07 in a chess game at 1366 px: the summary showed "10/…",
+    "151…", "302…" and "485…" (equal shares, the score's share unused)."""
+    page.set_viewport_size({"width": 1366, "height": 768})
+    open_game(page, gui_server.port, "connect4", side="both")
+    page.evaluate(
+        """() => {
+            for (const [id, text] of [["t-depth", "10/19"], ["t-nodes", "151.3k"],
+                                      ["t-nps", "302.1k"], ["t-time", "485 ms"]]) {
+                document.getElementById(id).textContent = text;
+            }
+        }"""
+    )
+    for name in ("t-depth", "t-nodes", "t-nps", "t-time"):
+        cut = page.locator(f"#{name}").evaluate("(e) => e.scrollWidth > e.clientWidth")
+        assert not cut, name
 
 
 def test_new_game_on_a_phone_brings_the_board_into_view(

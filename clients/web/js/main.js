@@ -60,6 +60,7 @@ const RECONNECT_FIRST_MS = 500;
 const RECONNECT_MOST_MS = 15000;
 const TOKEN_KEY = "arena-token";
 const GAME_KEY = "arena-game"; // this tab's game, restored by a reload
+const PANEL_KEY = "arena-engine-panel"; // the last finished think's panel, restored with it
 
 let reconnectDelay = RECONNECT_FIRST_MS;
 let reconnectTimer = null;
@@ -204,12 +205,14 @@ async function startFromUrl(params) {
   // from a link or the address bar, starts what the address says.
   const saved = reloaded() ? savedGame() : null;
   if (saved && (!params.get("game") || params.get("game") === saved.game) && app.games.some((g) => g.name === saved.game)) {
+    const panel = savedPanel(); // read first: starting the game clears the panel
     $("game").value = saved.game;
     gameChosen();
     applyUrlOptions(new URLSearchParams({ options: JSON.stringify(saved.options || {}) }));
     restoreTimes(saved.times);
     if (await startGame({ game: saved.game, options: saved.options || {}, position: saved.position, moves: saved.moves }, false)) {
       restoreEvals(saved.evals, saved.moves.length);
+      restorePanel(panel, saved.game);
       say(() => t("play.restored"), "hint");
       return;
     }
@@ -449,6 +452,57 @@ function restoreEvals(evals, plies) {
   app.evals = evals.slice(0, plies + 1).map((entry) =>
     entry && typeof entry === "object" && entry.score && typeof entry.score === "object" ? entry : undefined);
   if (app.state) renderGraph(app.state);
+}
+
+// The engine panel of the last finished think: its reports (the table's
+// rows and the summary, the answer last) and its lines. A reload on the
+// player's turn showed an empty panel: the engine's depth, score and line
+// for the move it had just played were gone (a review, 2026-12-07).
+function savePanel(think) {
+  const kept = { purpose: think.purpose, ply: think.ply, toMove: think.toMove, position: think.position, game: think.game };
+  const saved = { think: kept, reports: think.reports.slice(-MAX_INFO_ROWS), lines: think.lines ?? null };
+  try {
+    sessionStorage.setItem(PANEL_KEY, JSON.stringify(saved));
+  } catch {
+    // storage full or refused: a reload shows an empty panel, as before
+  }
+}
+
+function forgetPanel() {
+  try {
+    sessionStorage.removeItem(PANEL_KEY);
+  } catch {
+    // refused: nothing kept either
+  }
+}
+
+function savedPanel() {
+  try {
+    const saved = JSON.parse(sessionStorage.getItem(PANEL_KEY) || "null");
+    const think = saved?.think;
+    if (think && typeof think.game === "string" && typeof think.position === "string" && Array.isArray(saved.reports)) return saved;
+  } catch {
+    // unreadable: none
+  }
+  return null;
+}
+
+// Draws a saved panel again, unless a search has begun since the reload
+// (the engine's turn: its own reports replace it).
+function restorePanel(saved, game) {
+  if (!saved || saved.think.game !== game || app.think) return;
+  const reports = saved.reports.filter((entry) => entry && typeof entry.info === "object" && entry.info && typeof entry.info.depth === "number" && Array.isArray(entry.info.pv) && entry.info.score && typeof entry.info.score === "object");
+  if (reports.length === 0) return;
+  const think = { ...saved.think, lines: null, pending: null, expectedLines: 1, reports: [] };
+  for (const entry of reports) showInfo(entry.info, think, entry.final === true);
+  const last = reports[reports.length - 1];
+  if (last.final === true && typeof last.info.move === "string") {
+    showThinkStatus(() => t("play.best", { move: movesText(think, [last.info.move]), reason: searchReason(last.info.reason) }));
+  }
+  if (Array.isArray(saved.lines) && saved.lines.some((line) => line && Array.isArray(line.pv))) {
+    think.lines = saved.lines;
+    drawLines(think);
+  }
 }
 
 function reloaded() {
@@ -729,6 +783,7 @@ function startThink(purpose) {
   // Analysis shows the k best lines (the server's multipv); play needs one.
   const multipv = purpose === "analyse" ? Number($("multipv").value) || 1 : 1;
   clearThinkPanel();
+  forgetPanel(); // a reload now starts this search again, or shows nothing
   const { id, done } = app.conn.think(limits, (info) => {
     if (app.think && app.think.id === id) {
       if (!(info.multipv > 1)) noteIteration(app.think, info); // the graph plots line 1
@@ -736,7 +791,7 @@ function startThink(purpose) {
     }
   }, chosenAlgorithm(), multipv);
   // expectedLines: a report's lines, k unless the position has fewer moves.
-  const think = { id, purpose, generation: app.generation, ply: state.history.length, toMove: state.to_move, position: state.position, game: state.game, done, lines: [], pending: null, expectedLines: Math.min(multipv, state.legal_moves.length) };
+  const think = { id, purpose, generation: app.generation, ply: state.history.length, toMove: state.to_move, position: state.position, game: state.game, done, lines: [], pending: null, expectedLines: Math.min(multipv, state.legal_moves.length), reports: [] };
   app.think = think;
   if (purpose === "analyse") {
     app.analysing = true;
@@ -778,6 +833,7 @@ async function finishThink(think, best) {
   showThinkStatus(() => t("play.best", { move: movesText(think, [best.move]), reason: searchReason(best.reason) }));
   if (best.reason === "overloaded") say(() => t("play.overloaded"), "error");
   showInfo(best, think, true);
+  if (think.generation === app.generation && think.reports) savePanel(think);
   // The bold arrow is the answer's move, also when a whole depth's line 1 was another.
   if (app.lines && app.lines.position === think.position && app.lines.moves[0] !== best.move) {
     app.lines = { ...app.lines, moves: [best.move, ...app.lines.moves.filter((move) => move !== best.move)] };
@@ -1067,6 +1123,10 @@ function showInfo(report, think, final = false) {
   showSummary(info, think);
   showPv(info.pv, think);
   app.summary = { info, think };
+  if (think.reports) {
+    think.reports.push({ info: report, final });
+    if (think.reports.length > 2 * MAX_INFO_ROWS) think.reports.splice(0, MAX_INFO_ROWS); // an analysis streams on
+  }
   const row = document.createElement("tr");
   row.report = { info, think };
   if (info.partial) {
