@@ -346,6 +346,43 @@ def test_the_promotion_chooser_takes_the_keyboard(page: Page, gui_server: Server
     assert moves(page)[0].startswith("b8=N")
 
 
+def _centre(page: Page, selector: str) -> tuple[float, float]:
+    box = page.locator(selector).bounding_box()
+    assert box is not None, selector
+    return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+
+
+def test_the_promotion_chooser_lies_on_the_board_at_the_square(
+    page: Page, gui_server: ServerThread
+) -> None:
+    """A review of 2026-12-07: the four pieces were drawn under the board, out
+    of sight on a laptop screen. They lie over the board in a column from the
+    promotion square inwards, the queen on the square itself, for either
+    colour and either side of the board up."""
+    page.set_viewport_size({"width": 1366, "height": 768})
+    open_game(page, gui_server.port, "chess", side="both")
+    for position, start, square in (
+        ("8/1P6/8/8/8/8/k7/7K w - - 0 1", "b7", "b8"),
+        ("7k/8/8/8/8/8/K5p1/8 b - - 0 1", "g2", "g1"),
+    ):
+        load_position(page, position)
+        page.click(f'g[data-square="{start}"]')
+        page.click(f'g[data-square="{square}"]')
+        queen = page.locator('.promotion button[data-promotion="q"]')
+        expect(queen).to_be_visible()
+        qx, qy = _centre(page, '.promotion button[data-promotion="q"]')
+        sx, sy = _centre(page, f'g[data-square="{square}"] rect')
+        cell = page.locator(f'g[data-square="{square}"] rect').bounding_box()
+        assert cell is not None
+        assert abs(qx - sx) < cell["width"] / 4 and abs(qy - sy) < cell["height"] / 4
+        knight = _centre(page, '.promotion button[data-promotion="n"]')
+        assert abs(knight[1] - sy) > 2.5 * cell["height"]  # three squares inwards
+        board = page.locator(".board-svg").bounding_box()
+        assert board is not None and board["y"] <= knight[1] <= board["y"] + board["height"]
+        page.keyboard.press("Escape")
+        expect(queen).to_have_count(0)
+
+
 def test_checkers_multi_jump_by_clicking_each_landing_square(
     page: Page, gui_server: ServerThread
 ) -> None:

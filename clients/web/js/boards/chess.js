@@ -3,7 +3,7 @@
 // server does not accept comes back with its error message.
 
 import { canvas, el, fileLetter, onClick } from "../svg.js";
-import { SIZE, centre, drawLabels, drawSquares, markSquare, targetMark } from "./squares.js";
+import { CELL, SIZE, centre, drawLabels, drawSquares, markSquare, squareOrigin, targetMark } from "./squares.js";
 import { t } from "../i18n.js";
 
 // Filled glyphs for both colours (white ones are drawn with a light fill);
@@ -74,7 +74,7 @@ export default function create(container, hooks) {
       onClick(group, view, () => clicked(square, view));
     }
     drawArrows(svg, view.arrows || [], toDisplay);
-    if (promotion) container.append(promotionChooser(view, pieces));
+    if (promotion) container.append(promotionChooser(view, pieces, toDisplay(promotion.to)));
   }
 
   // The analysis's best moves as arrows, the best one boldest (drawn last, on top).
@@ -130,10 +130,20 @@ export default function create(container, hooks) {
     hooks.play(matches.length === 1 ? matches[0] : from + square);
   }
 
-  function promotionChooser(view, pieces) {
+  // The four pieces in a column over the board from the promotion square
+  // inwards, the queen on the square itself (as lichess does). Below the
+  // board, the chooser was out of sight on a laptop screen: the player saw
+  // the pawn go back and nothing happen (a review, 2026-12-07). Placed in
+  // shares of the board (the SVG fills .board, which is square).
+  function promotionChooser(view, pieces, target) {
     const white = (pieces.get(promotion.from) || "P") === "P";
     const box = document.createElement("div");
     box.className = "promotion";
+    const share = (units) => `${(100 * units) / SIZE}%`;
+    const top = target.row < 4 ? target.row : target.row - 3;
+    const { x, y } = squareOrigin(top, target.col);
+    Object.assign(box.style, { left: share(x), top: share(y), width: share(CELL), height: share(4 * CELL) });
+    if (target.row >= 4) box.classList.add("from-bottom"); // the queen lowest, on the square
     for (const letter of PROMOTIONS) {
       const button = document.createElement("button");
       button.type = "button";
