@@ -1149,6 +1149,15 @@ def test_a_reload_keeps_the_game_and_go_has_a_resign_button(
     assert page.locator("#info-lines tbody tr").count() == rows
     for name, text in panel.items():
         expect(page.locator(f"#{name}")).to_have_text(text or "")
+    # A position loaded since: the panel of the game before it is not shown
+    # again by a reload (a review of 2026-12-07 saw "Best Nc6" on a new FEN).
+    load_position(page, "141526")  # the player's turn: no search
+    expect(page.locator("#info-lines tbody tr")).to_have_count(0)
+    page.reload()
+    page.wait_for_selector("#connection.good")
+    expect(page.locator("#message")).to_contain_text("as it was before the reload")
+    expect(page.locator("#info-lines tbody tr")).to_have_count(0)
+    expect(page.locator("#t-depth")).to_have_text("–")
     # Go: Resign beside Pass; Take back undoes it.
     open_game(page, gui_server.port, "go", side="both")
     expect(page.locator("#resign")).to_be_visible()
@@ -1158,6 +1167,34 @@ def test_a_reload_keeps_the_game_and_go_has_a_resign_button(
     page.click("#takeback")
     expect(page.locator("#result")).to_be_hidden()
     expect(page.locator("#resign")).to_be_visible()
+
+
+def test_the_game_comes_back_after_a_visit_to_the_learn_page(
+    page: Page, gui_server: ServerThread
+) -> None:
+    """A review of 2026-12-07: a game left for the Learn page (its link from
+    Play) was lost on the way back, by the browser's Back button or by the
+    Learn page's "<- Play" link: a fresh game of the default began."""
+    open_game(page, gui_server.port, "connect4", side="both")
+    for column in ("4", "4", "3"):
+        page.click(f'.c4-column[data-move="{column}"]')
+    wait_for_plies(page, 3)
+    page.click("#learn-link")
+    page.wait_for_selector("#play-link")
+    page.go_back()
+    page.wait_for_selector("#connection.good")
+    expect(page.locator("#moves .ply")).to_have_count(3)
+    expect(page.locator("#message")).to_contain_text("as you left it")
+    page.click("#learn-link")
+    page.click("#play-link")
+    page.wait_for_selector("#connection.good")
+    expect(page.locator("#moves .ply")).to_have_count(3)
+    assert moves(page) == ["4", "4", "3"]
+    assert page.input_value("#game") == "connect4"
+    assert page.input_value("#side") == "both"  # the engine does not take a side
+    # An address that names a game starts it.
+    open_game(page, gui_server.port, "connect4", side="both")
+    expect(page.locator("#moves .ply")).to_have_count(0)
 
 
 def test_go_two_passes_end_the_game_with_the_area_shown(

@@ -201,19 +201,28 @@ function applyUrlOptions(params) {
 async function startFromUrl(params) {
   // A reload keeps the game this tab was playing, the moves played since
   // the page opened included (it started the address's game again, the
-  // moves lost without a word: reviews of 2026-12-07); a page opened anew,
-  // from a link or the address bar, starts what the address says.
-  const saved = reloaded() ? savedGame() : null;
+  // moves lost without a word: reviews of 2026-12-07), and so do the
+  // browser's Back and Forward and an address that names no game (the
+  // Learn page's "<- Play": a game left for the Learn page was lost, a
+  // review of 2026-12-07); an address that names a game starts it.
+  const comeBack = reloaded() || navigation() === "back_forward" || !namesGame(params);
+  const saved = comeBack ? savedGame() : null;
   if (saved && (!params.get("game") || params.get("game") === saved.game) && app.games.some((g) => g.name === saved.game)) {
     const panel = savedPanel(); // read first: starting the game clears the panel
     $("game").value = saved.game;
     gameChosen();
     applyUrlOptions(new URLSearchParams({ options: JSON.stringify(saved.options || {}) }));
     restoreTimes(saved.times);
+    // Who plays, unless the address says (the Learn page's link names no
+    // side: the engine took over a game played for both sides).
+    if (!params.has("side") && [...$("side").options].some((option) => option.value === saved.side)) {
+      $("side").value = saved.side;
+      readSides();
+    }
     if (await startGame({ game: saved.game, options: saved.options || {}, position: saved.position, moves: saved.moves }, false)) {
       restoreEvals(saved.evals, saved.moves.length);
-      restorePanel(panel, saved.game);
-      say(() => t("play.restored"), "hint");
+      restorePanel(panel, saved.game, saved.moves);
+      say(() => t(reloaded() ? "play.restored" : "play.restored.back"), "hint");
       return;
     }
   }
@@ -409,6 +418,10 @@ async function startGame(spec, keepEvals, accept = null) {
   }
   if (accept && !accept(state)) return "skipped";
   if (!spec.browse) {
+    // Another game or start position: the panel kept for a reload is not of
+    // this game (a review of 2026-12-07: after a FEN was loaded, a reload
+    // showed the search of the game before it).
+    forgetPanel();
     app.start = { game: state.game, options: state.options, position: message.position ?? null, tags: spec.tags ?? null };
     app.evals = keepEvals ? app.evals.slice(0, state.history.length + 1) : [];
     app.line = [];
@@ -428,7 +441,7 @@ function saveGame(state) {
   // With the scores of the graph and the engine's times: a reload lost both
   // (a review, 2026-12-07).
   const times = [0, 1].map((player) => $(`time-${player}`)?.value ?? null);
-  const saved = { game: app.start.game, options: app.start.options, position: app.start.position, moves: state.history, evals: app.evals, times };
+  const saved = { game: app.start.game, options: app.start.options, position: app.start.position, moves: state.history, evals: app.evals, times, side: $("side").value };
   try {
     sessionStorage.setItem(GAME_KEY, JSON.stringify(saved));
   } catch {
@@ -460,7 +473,10 @@ function restoreEvals(evals, plies) {
 // for the move it had just played were gone (a review, 2026-12-07).
 function savePanel(think) {
   const kept = { purpose: think.purpose, ply: think.ply, toMove: think.toMove, position: think.position, game: think.game };
-  const saved = { think: kept, reports: think.reports.slice(-MAX_INFO_ROWS), lines: think.lines ?? null };
+  // The moves before the searched position, so that a reload shows the panel
+  // only with a game that has them.
+  const before = app.state ? app.state.history.slice(0, think.ply) : [];
+  const saved = { think: kept, before, reports: think.reports.slice(-MAX_INFO_ROWS), lines: think.lines ?? null };
   try {
     sessionStorage.setItem(PANEL_KEY, JSON.stringify(saved));
   } catch {
@@ -489,8 +505,10 @@ function savedPanel() {
 
 // Draws a saved panel again, unless a search has begun since the reload
 // (the engine's turn: its own reports replace it).
-function restorePanel(saved, game) {
+function restorePanel(saved, game, moves) {
   if (!saved || saved.think.game !== game || app.think) return;
+  const before = Array.isArray(saved.before) ? saved.before : null;
+  if (!before || before.length > moves.length || before.some((move, ply) => move !== moves[ply])) return;
   const reports = saved.reports.filter((entry) => entry && typeof entry.info === "object" && entry.info && typeof entry.info.depth === "number" && Array.isArray(entry.info.pv) && entry.info.score && typeof entry.info.score === "object");
   if (reports.length === 0) return;
   const think = { ...saved.think, lines: null, pending: null, expectedLines: 1, reports: [] };
@@ -503,11 +521,26 @@ function restorePanel(saved, game) {
     think.lines = saved.lines;
     drawLines(think);
   }
+  try {
+    sessionStorage.setItem(PANEL_KEY, JSON.stringify(saved)); // starting the game forgot it
+  } catch {
+    // refused: the next reload shows an empty panel
+  }
+}
+
+// How this page was reached: "navigate", "reload" or "back_forward".
+function navigation() {
+  const [entry] = performance.getEntriesByType("navigation");
+  return entry?.type ?? "navigate";
 }
 
 function reloaded() {
-  const [entry] = performance.getEntriesByType("navigation");
-  return entry?.type === "reload";
+  return navigation() === "reload";
+}
+
+// Whether the address says which game to show (?game=, ?position=, ?moves=).
+function namesGame(params) {
+  return ["game", "position", "moves"].some((name) => params.has(name));
 }
 
 function savedGame() {
