@@ -9,7 +9,7 @@ run out must end the program.
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Any, Final
 
 from engine.search.request import StopSignal
 from server.programs.process import LineProcess, ProgramError
@@ -70,3 +70,38 @@ def required(process: LineProcess, text: str, deadline: float) -> str:
     if answer is None:
         raise ProgramError(f"{process.name} did not answer {text.split()[0]} in time")
     return answer
+
+
+def setup_commands(game: Any, state: Any) -> list[str]:
+    """GTP commands that put ``state``'s Go position on a program's board.
+
+    The stones are placed one by one (every subset of a legal position's
+    stones is legal, so no placement captures), which tells the program
+    nothing of the past. A simple ko is the one piece of the past that
+    changes what is legal next: when the side to move may not retake at
+    ``state.ko``, the stone just captured there is placed too and the
+    capture (``state.last_move``) played last, so that the program knows
+    the ko as if it had seen the game. Placed without it, GNU Go retook
+    the ko, an illegal move, and lost the game by fault (a review,
+    2026-12-07). Positional superko beyond a simple ko is not told (GNU Go
+    3.8 does not apply it; docs/tournament.md).
+    """
+    commands = [f"boardsize {game.options['size']}", "clear_board", f"komi {game.options['komi']}"]
+    ko, capture = state.ko, state.last_move
+    replay_ko = bool(ko) and capture in game.points and state.board[capture] != 0
+    mover_stone = state.player + 1  # board codes: 1 Black, 2 White; player 0 is Black
+    for point in game.points:
+        stone = state.board[point]
+        if replay_ko and point == ko:
+            stone = mover_stone
+        elif replay_ko and point == capture:
+            continue
+        if stone:
+            commands.append(f"play {_colour(stone)} {game.format_move(state, point)}")
+    if replay_ko:
+        commands.append(f"play {_colour(state.board[capture])} {game.format_move(state, capture)}")
+    return commands
+
+
+def _colour(stone: int) -> str:
+    return "black" if stone == 1 else "white"

@@ -564,19 +564,8 @@ class GtpSearcher(ProgramSearcher):
         return listed
 
     def _setup(self, state: Any) -> list[str]:
-        """GTP commands that put ``state``'s board on the engine's."""
-        game = self.game
-        commands = [
-            f"boardsize {game.options['size']}",
-            "clear_board",
-            f"komi {game.options['komi']}",
-        ]
-        for point in getattr(game, "points", ()):
-            stone = state.board[point]
-            if stone:
-                colour = "black" if stone == 1 else "white"
-                commands.append(f"play {colour} {game.format_move(state, point)}")
-        return commands
+        """GTP commands that put ``state``'s board on the engine's (:func:`gtp.setup_commands`)."""
+        return gtp.setup_commands(self.game, state)
 
 
 class CmdSearcher(ProgramSearcher):

@@ -1157,7 +1157,7 @@ def test_a_reload_keeps_the_game_and_go_has_a_resign_button(
     page.wait_for_selector("#connection.good")
     expect(page.locator("#message")).to_contain_text("as it was before the reload")
     expect(page.locator("#info-lines tbody tr")).to_have_count(0)
-    expect(page.locator("#t-depth")).to_have_text("–")
+    expect(page.locator("#t-depth")).to_have_text("\u2013")  # an en dash: no search shown
     # Go: Resign beside Pass; Take back undoes it.
     open_game(page, gui_server.port, "go", side="both")
     expect(page.locator("#resign")).to_be_visible()

@@ -14,6 +14,7 @@ from typing import Any
 import chess
 import pytest
 
+from engine.registry import create_game
 from engine.search.limits import Deadlines, Limits
 from engine.search.score import Score
 from server.external import (
@@ -24,6 +25,7 @@ from server.external import (
     parse_external,
     parse_info,
 )
+from server.programs.gtp import setup_commands
 from server.programs.uci import UciOption, multipv_value
 from tests.server.server_harness import (
     UNIT,
@@ -342,6 +344,53 @@ async def test_gnu_go_behind_the_server_plays_and_is_stopped() -> None:
         assert best["move"] == best["move"].upper()  # our notation, not GTP's
         # It answered by itself within its time: a search stands behind the move.
         assert (best["reason"], best["depth"]) == ("engine", 1), best
+
+
+#: White to move takes a Black stone at A8 by A9: a simple ko, Black may not retake at A8.
+#: Given the stones alone, GNU Go 3.8 level 1 answered A8 (a review, 2026-12-07).
+BEFORE_KO = (
+    ".XXX...../XOOX.X.../O.OXXX.../.O.OOXOX./....OOXX./..O..OOOX/....OXXX./.O.OOX.../...OXX... O"
+)
+
+
+def test_a_gtp_program_is_told_the_ko_by_the_capture_played_last() -> None:
+    game = create_game("go", {"size": 9})
+    before = game.parse_position(BEFORE_KO)
+    state = game.play(before, game.parse_move(before, "A9"))
+    assert game.format_move(state, state.ko) == "A8"
+    commands = setup_commands(game, state)
+    assert commands[:3] == ["boardsize 9", "clear_board", "komi 7.5"]
+    assert "play black A8" in commands and commands[-1] == "play white A9"
+    # Played by our own rules, they give the same board and the same ko.
+    replayed = game.parse_position("/".join(["." * 9] * 9) + " X")
+    for command in commands[3:]:
+        _, colour, vertex = command.split()
+        if replayed.player != (0 if colour == "black" else 1):
+            replayed = game.play(replayed, game.parse_move(replayed, "pass"))
+        replayed = game.play(replayed, game.parse_move(replayed, vertex))
+    assert replayed.board == state.board and replayed.ko == state.ko
+    # With no ko, the stones alone, in board order.
+    quiet = game.parse_position(BEFORE_KO)
+    assert [c.split()[1] for c in setup_commands(game, quiet)[3:]].count("black") == sum(
+        1 for point in game.points if quiet.board[point] == 1
+    )
+
+
+@pytest.mark.asyncio
+@pytest.mark.skipif(GNUGO is None, reason="gnugo is not installed (apt install gnugo)")
+async def test_gnu_go_behind_the_server_does_not_retake_a_ko() -> None:
+    """A review of 2026-12-07: a tournament game lost by GNU Go, "the engine
+    answered A8, illegal", a ko retake: it had been given the stones only."""
+    assert GNUGO is not None
+    gnugo = parse_external(f"go=gtp:{GNUGO} --mode gtp --level 1")
+    async with running_server(externals=(gnugo,)) as server, raw_client(server.port) as client:
+        reply = await client.request(
+            {"type": "new_game", "id": 1, "game": "go", "position": BEFORE_KO, "moves": ["A9"]}
+        )
+        assert "A8" not in reply["legal_moves"]
+        _, best = await client.think(2, {"movetime_ms": int(3000 * UNIT)}, algorithm="gnugo")
+        assert (best["reason"], best["depth"]) == ("engine", 1), best
+        assert best["move"] in reply["legal_moves"] or best["move"] == "pass", best
 
 
 #: Black's wall on E, White's on F, a dead White stone at B5 in Black's area; Black to move.
