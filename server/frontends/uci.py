@@ -73,8 +73,11 @@ class _Search:
     stopped: bool = False
     task: asyncio.Task[None] | None = None
     lines: dict[int, Info] = field(default_factory=dict)
-    #: Every complete report by iteration and line: ``{depth: {multipv: Info}}``.
+    #: Every report with a line, by iteration and line: ``{depth: {multipv: Info}}``;
+    #: a partial one is the best so far of its line in an unfinished iteration.
     by_depth: dict[int, dict[int, Info]] = field(default_factory=dict)
+    #: The last line written for each rank.
+    written: dict[int, Info] = field(default_factory=dict)
     #: Set by ``stop`` or ``ponderhit``: a ``go infinite``/``go ponder``
     #: answer that came first waits for it (:attr:`SearchOrder.until_stop`).
     released: asyncio.Event = field(default_factory=asyncio.Event)
@@ -219,11 +222,16 @@ class UciEngine:
     # Answers.
 
     def _on_info(self, search: _Search, info: Info) -> None:
-        if not info.partial and info.pv:
-            search.lines[info.multipv] = info
+        if info.pv:
+            if not info.partial:
+                search.lines[info.multipv] = info
+            # A partial line too: the best of its line so far at a deeper
+            # iteration, fresher than the last iteration's (the review of
+            # 2026-12-07: after stop, depth 10's line 2 replaced depth 11's).
             search.by_depth.setdefault(info.depth, {})[info.multipv] = info
         if info.multipv <= search.order.shown:
             search.nodes_shown = max(search.nodes_shown, info.nodes)
+            search.written[info.multipv] = info
             self._write(info_line(info, self.protocol.options.show_wdl))
 
     async def _answer(self, search: _Search) -> None:
@@ -274,15 +282,8 @@ class UciEngine:
         them left them, each root move once (b1c3 came as line 1 of depth 7
         and as line 2 of depth 6, the review of 2026-12-07).
         """
-        shown = search.order.shown
-        lines = final_lines(search.by_depth, shown, final if final.pv else None)
-        for rank, line in enumerate(lines, start=1):
-            if rank == 1:
-                fresh = line.nodes > search.nodes_shown
-            else:
-                fresh = search.lines.get(rank) is not line
-            if fresh:
-                self._write(info_line(replace(line, multipv=rank), self.protocol.options.show_wdl))
+        for line in closing_lines(search, final):
+            self._write(info_line(line, self.protocol.options.show_wdl))
 
     async def _answer_nothing(self, search: _Search) -> None:
         """``bestmove (none)`` for a position without a legal move (after ``stop`` when told)."""
@@ -315,6 +316,33 @@ class UciEngine:
         with contextlib.suppress(BrokenPipeError, ValueError):
             self._out.write(line + "\n")
             self._out.flush()
+
+
+def closing_lines(search: _Search, final: Info) -> list[Info]:
+    """The lines :meth:`UciEngine._last_lines` writes: line 1 when the answer
+    counted nodes after the last report, any other line that is not the last
+    written of its rank. Each carries the answer's nodes and time: UCI's
+    ``nodes`` and ``time`` count from the ``go``, and a line of an earlier
+    iteration written with its own went back in both (the review of
+    2026-12-07: nodes 665609 time 1488, then nodes 316948 time 692)."""
+    lines = final_lines(search.by_depth, search.order.shown, final if final.pv else None)
+    out = []
+    for rank, line in enumerate(lines, start=1):
+        if rank == 1:
+            fresh = line.nodes > search.nodes_shown
+        else:
+            fresh = search.written.get(rank) is not line
+        if not fresh:
+            continue
+        if final.nodes >= line.nodes:
+            line = replace(
+                line,
+                nodes=final.nodes,
+                time_ms=max(final.time_ms, line.time_ms),
+                nps=final.nps or line.nps,
+            )
+        out.append(replace(line, multipv=rank))
+    return out
 
 
 def final_lines(

@@ -8,7 +8,10 @@ import itertools
 import random
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
+from types import SimpleNamespace
+from typing import cast
 
 import chess
 import chess.engine
@@ -16,7 +19,7 @@ import pytest
 
 from engine.search.results import Info
 from engine.search.score import Score
-from server.frontends.uci import final_lines
+from server.frontends.uci import _Search, closing_lines, final_lines
 from server.frontends.uci_protocol import UciProtocol, info_line
 from server.frontends.uci_strength import (
     CALIBRATION,
@@ -215,6 +218,40 @@ def test_the_last_lines_of_a_cut_multipv_search_name_distinct_moves() -> None:
     found = line(6, 1, "d2d4")
     final = final_lines({6: by_depth[6]}, 3, found)
     assert [info.pv[0] for info in final] == ["d2d4", "f1b5", "b1c3"]
+
+
+def test_a_stopped_multipv_search_never_goes_back_in_depth_nodes_or_time() -> None:
+    """A review of 2026-12-07 (MultiPV 3, go infinite, stop): depth 11's line 2
+    (g1f3, written while depth 11 was unfinished) was followed after stop by
+    "depth 10 multipv 2 nodes 316948 time 692 pv e2e4", older in depth,
+    nodes and time than the line before it."""
+
+    def line(depth: int, rank: int, move: str, nodes: int, partial: bool = False) -> Info:
+        score = Score(value=30 - rank)
+        return Info(
+            depth, depth, score, (move,), nodes, nodes // 450, 450_000, 0.0, partial, 0, 0, rank
+        )
+
+    depth10 = {
+        1: line(10, 1, "b1c3", 300_000),
+        2: line(10, 2, "e2e4", 316_948),
+        3: line(10, 3, "g1f3", 320_000),
+    }
+    depth11 = {1: line(11, 1, "b1c3", 600_000), 2: line(11, 2, "g1f3", 665_609, partial=True)}
+    written = {1: depth11[1], 2: depth11[2], 3: depth10[3]}
+    order = SimpleNamespace(shown=3)
+    search = SimpleNamespace(
+        by_depth={10: depth10, 11: depth11}, order=order, nodes_shown=665_609, written=written
+    )
+    final = replace(depth11[1], nodes=700_000, time_ms=1_600, nps=437_500)
+    lines = closing_lines(cast(_Search, search), final)
+    # Line 1 counts the nodes since; line 2 stays depth 11's g1f3 (not
+    # written again); line 3 is the next move, e2e4, at the answer's totals.
+    assert [(info.multipv, info.depth, info.pv[0]) for info in lines] == [
+        (1, 11, "b1c3"),
+        (3, 10, "e2e4"),
+    ]
+    assert all((info.nodes, info.time_ms) == (700_000, 1_600) for info in lines)
 
 
 def test_analyse_with_multipv_cut_by_nodes_keeps_the_best_lines(
