@@ -172,6 +172,11 @@ def test_stepping_shows_the_textbook_alpha_beta_sequence(
         if number == 13:
             assert "moves 2, 3 are pruned" in page.inner_text("#step-text")
             expect(page.locator("#learn-tree .tree-ghost.pruned")).to_have_count(2)
+        if number == 20:  # MIN node 3, cut at its last child: its window stays
+            window = page.locator('#learn-tree .tree-node[data-path="3"] .tree-window')
+            assert window.text_content() == f"{ALPHA} 3{BETA} 5"
+        if number == 21:
+            assert "returns at once, at its last move" in page.inner_text("#step-text")
     assert page.is_disabled("#step-forward")
     page.keyboard.press("ArrowLeft")
     expect(page.locator("#step-counter")).to_have_text("step 21 of 22")
@@ -685,6 +690,13 @@ def test_the_pseudocode_follows_each_step(page: Page, learn_server: ServerThread
         12: (
             ["ab.min.update", "ab.min.cut"],
             {"s": "2", "a": "1", "v": "2", ALPHA: "3", BETA: POS},
+        ),
+        # MIN node 3's last child: 2 <= alpha 3, it returns at the cut test
+        # with beta still 5 (a review of 2026-12-07: beta <- MIN(beta, v) was
+        # shown, beta 2, a step the pseudocode never takes).
+        20: (
+            ["ab.min.update", "ab.min.cut"],
+            {"s": "3", "a": "3", "v": "2", ALPHA: "3", BETA: "5"},
         ),
         22: (["ab.search.return"], {"v": "3", "a": "1"}),
     }

@@ -4,7 +4,7 @@
 // are in strings.js, key "code.<line>", one per language), and which line
 // a step of the search executes, with the local variables there.
 
-import { codeValue, formatWinsVisits } from "./learn-model.js";
+import { codeValue, cutTestFired, formatWinsVisits } from "./learn-model.js";
 import { t } from "./i18n.js";
 
 // The programs, as line keys; "" is a blank line. Indentation is part of
@@ -85,7 +85,8 @@ export function locate(trace, index, phase = null) {
     return { lines: [program === "minimax" ? "mm.decision.return" : "ab.search.return"], locals };
   }
   const view = trace.view(parent, index);
-  const cuts = parent.prunedAfter.length > 0 && parent.children[parent.children.length - 1] === node;
+  const last = parent.children[parent.children.length - 1] === node;
+  const cuts = last && (parent.prunedAfter.length > 0 || cutTestFired(parent, trace.hasWindows));
   locals.push(["s", at(parent)], ["a", node.move]);
   locals.push(["v", codeValue(view.partial ?? node.value)]);
   if (windows && view.alpha !== null) {

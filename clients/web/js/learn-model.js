@@ -57,6 +57,17 @@ export function playerName(player) {
 
 // The trace as a tree. `positionTree` is the parsed position of game
 // `tree` (nested lists), used to show the utilities of pruned leaves.
+// Whether an alpha-beta node returned from its cut test ("if v <= alpha
+// then return v" under MIN, "if v >= beta" under MAX): with moves left to
+// prune, or at its last child, where nothing is pruned but the window is
+// not narrowed either.
+export function cutTestFired(node, hasWindows) {
+  if (!hasWindows || node.children.length === 0 || node.value === null) return false;
+  if (node.player === "min") return node.alphaOut !== null && node.value <= node.alphaOut;
+  if (node.player === "max") return node.betaOut !== null && node.value >= node.betaOut;
+  return false;
+}
+
 export class Trace {
   constructor(reply, positionTree = null) {
     this.reply = reply;
@@ -186,12 +197,16 @@ export class Trace {
     for (const child of node.children) {
       if (child.exitIndex > index) break;
       const value = child.value;
+      // The cut test comes before the window narrows: a child whose value
+      // ends the node (v >= beta under MAX, v <= alpha under MIN) leaves the
+      // window as it was (the review of 2026-12-07 saw "alpha 3 beta 2" on
+      // MIN node 3 of the notes' tree, cut at its last child).
       if (node.player === "max") {
         best = best === null ? value : Math.max(best, value);
-        if (alpha !== null) alpha = Math.max(alpha, value);
+        if (alpha !== null && !(beta !== null && best >= beta)) alpha = Math.max(alpha, value);
       } else if (node.player === "min") {
         best = best === null ? value : Math.min(best, value);
-        if (beta !== null) beta = Math.min(beta, value);
+        if (beta !== null && !(alpha !== null && best <= alpha)) beta = Math.min(beta, value);
       } else {
         sum += (child.probability ?? 0) * value;
         best = sum;

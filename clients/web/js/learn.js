@@ -8,7 +8,7 @@
 import { Connection, EngineError, errorText as engineErrorText, serverUrl } from "./connection.js";
 import { keyBelongsElsewhere, runShortcut } from "./keys.js";
 import { EXAMPLES, example } from "./learn-examples.js";
-import { Trace, branchingFactor, formatValue, formatWinsVisits, playerName } from "./learn-model.js";
+import { Trace, branchingFactor, cutTestFired, formatValue, formatWinsVisits, playerName } from "./learn-model.js";
 import { COMPACT, initialExpansion, layout } from "./learn-layout.js";
 import { drawTree, pngBlob, svgDocument } from "./learn-draw.js";
 import { locate, programFor } from "./learn-code.js";
@@ -942,6 +942,10 @@ function describeEvent(trace, event) {
     // cut off returns before narrowing its own bound).
     const values = { value: formatValue(node.value), alpha: formatValue(node.alphaOut), beta: formatValue(node.betaOut), moves: node.prunedAfter.join(", "), count: node.prunedAfter.length };
     text += `; ${t(node.player === "min" ? "event.cut.min" : "event.cut.max", values)}`;
+  } else if (cutTestFired(node, trace.hasWindows)) {
+    // The test fired at the last move: it returns, its window unchanged, with nothing to prune.
+    const values = { value: formatValue(node.value), alpha: formatValue(node.alphaOut), beta: formatValue(node.betaOut) };
+    text += `; ${t(node.player === "min" ? "event.cut.last.min" : "event.cut.last.max", values)}`;
   }
   if (node === trace.root) text += `; ${t("event.best", { move: bestMoveText(trace).text })}`;
   return `${text}.`;
