@@ -771,7 +771,8 @@ def test_predict_the_pruned_leaves_then_the_search_checks(
     page.click('#predict-input button[data-answer="1"]')
     expect(result).to_have_class("right")
     # Node 2's value is asked later: its value (and what copies it) is "?".
-    assert "largest of its moves' values (1: 3, 2: ?, 3: 2)" in result.inner_text()
+    # Node 3's 2 is a bound (its minimax value is at most 2): written so.
+    assert "largest of its moves' values (1: 3, 2: ?, 3: ≤2)" in result.inner_text()
     assert "still to come" in result.inner_text()
     # Then the search runs up to MIN node 2, where it asks for its value.
     page.keyboard.press("End")
@@ -781,11 +782,39 @@ def test_predict_the_pruned_leaves_then_the_search_checks(
     page.click("#predict-check")
     expect(result).to_have_class("wrong")
     assert "min(2) = 2" in result.inner_text() and "moves 2, 3 were pruned" in result.inner_text()
+    # Its 2 is a bound, said and drawn as one (the review of 2026-12-07: "MIN
+    # node 2 takes the smallest of its children's values", and a plain 2).
+    assert "at most 2" in result.inner_text(), result.inner_text()
     page.keyboard.press("End")
     expect(page.locator("#step-counter")).to_have_text("step 22 of 22")
+    assert page.locator('#learn-tree .tree-node[data-path="2"] .tree-value').text_content() == "≤2"
+    assert page.locator('#learn-tree .tree-node[data-path="1"] .tree-value').text_content() == "3"
     # Classroom off: no questions, the whole search at once.
     page.click("#classroom")
     expect(page.locator("#predict")).to_be_hidden()
+
+
+def test_a_bound_is_not_explained_as_a_minimax_value(
+    page: Page, learn_server: ServerThread
+) -> None:
+    """The review of 2026-12-07: in [[3,5,6],[2,9,1],[0,7,8]] MIN node 2 returns
+    2 (a cut after its first child), whose minimax value is 1; answered 1, the
+    student was told "the smallest of its children's values: min(2) = 2"."""
+    tree = "[[3,5,6],[2,9,1],[0,7,8]]"
+    open_learn(
+        page,
+        learn_server.port,
+        f"?game=tree&position={tree}&algorithm=alphabeta&ask=value:2&classroom=1&lang=pt",
+    )
+    page.keyboard.press("End")
+    expect(page.locator("#predict-question")).to_be_visible()
+    page.fill("#predict-value", "1")
+    page.click("#predict-check")
+    result = page.locator("#predict-result")
+    expect(result).to_have_class("wrong")
+    text = result.inner_text()
+    assert "um limite" in text and "no máximo 2" in text, text
+    assert "fica com o menor dos valores dos filhos" not in text, text
 
 
 def test_no_feedback_answers_a_question_still_to_come(

@@ -9,7 +9,7 @@
 
 import { el } from "./svg.js";
 import { descendants } from "./learn-layout.js";
-import { describeValue, formatValue, formatWinsVisits, playerName } from "./learn-model.js";
+import { boundMark, describeValue, formatValue, formatWinsVisits, playerName } from "./learn-model.js";
 import { t } from "./i18n.js";
 
 const R = 15; // half the size of a node's shape
@@ -332,7 +332,7 @@ function drawNode(trace, item, index, isCurrent, compact, onToggle, givens = fal
   // MIN); for MCTS its final wins/visits.
   let valueText = "";
   if (trace.mcts) valueText = formatWinsVisits(node, stats ? stats.get(node) : null);
-  else if (view.state === "done") valueText = formatValue(view.value);
+  else if (view.state === "done") valueText = `${boundMark(node, trace.hasWindows)}${formatValue(view.value)}`;
   else if (view.state === "open" && view.partial !== null) {
     valueText = node.player === "max" ? `≥${formatValue(view.partial)}` : node.player === "min" ? `≤${formatValue(view.partial)}` : `Σ${formatValue(view.partial)}`;
   }

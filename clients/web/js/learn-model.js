@@ -68,6 +68,27 @@ export function cutTestFired(node, hasWindows) {
   return false;
 }
 
+// A returned value's kind under fail-soft alpha-beta: "upper" when it is at
+// or below the window the node was given (its true value is at most this:
+// a MIN node cut, or a MAX node none of whose moves reached alpha), "lower"
+// at or above it (at least this), null when exact (inside the window, a
+// leaf, a cut-off's evaluation, any node of a search without windows). The
+// review of 2026-12-07: a MIN node's 5 was drawn and explained as its
+// value, where its minimax value was 2 (the textbook's figure 5.5 writes
+// such a node "<= 2").
+export function boundKind(node, hasWindows) {
+  if (!hasWindows || node.children.length === 0 || node.value === null) return null;
+  if (node.alphaIn !== null && node.alphaIn !== -Infinity && node.value <= node.alphaIn) return "upper";
+  if (node.betaIn !== null && node.betaIn !== Infinity && node.value >= node.betaIn) return "lower";
+  return null;
+}
+
+// "≤" or "≥" before a bound's value, "" before an exact one.
+export function boundMark(node, hasWindows) {
+  const kind = boundKind(node, hasWindows);
+  return kind === "upper" ? "≤" : kind === "lower" ? "≥" : "";
+}
+
 export class Trace {
   constructor(reply, positionTree = null) {
     this.reply = reply;

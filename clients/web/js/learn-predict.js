@@ -4,7 +4,7 @@
 // the check of an answer against the search's own trace, with the
 // explanation built from that trace. No drawing and no page state here.
 
-import { formatValue } from "./learn-model.js";
+import { boundKind, boundMark, formatValue } from "./learn-model.js";
 import { t } from "./i18n.js";
 
 // A question as an exercise or an address writes it: "prune" (the leaves
@@ -132,6 +132,13 @@ class Shown {
     return below ? this.number(node.value) : formatValue(node.value);
   }
 
+  // A node's value with its bound's mark (≤5), unless hidden: "≤?" would
+  // tell that the node was cut.
+  bounded(node, trace) {
+    const text = this.node(node);
+    return text === "?" ? text : `${boundMark(node, trace.hasWindows)}${text}`;
+  }
+
   // A number that may be copied from a hidden node's value.
   number(value) {
     if (this.values.some((hidden) => Math.abs(hidden - value) < 1e-9)) {
@@ -159,14 +166,20 @@ function explainValueText(trace, node, shown) {
       ? t("predict.explain.eval", { node: nodeName(trace, node), value: shown.node(node) })
       : t("predict.explain.leaf", { node: nodeName(trace, node), value: shown.node(node) });
   }
-  const values = node.children.map((child) => shown.node(child));
+  // A child's value that is a bound is written as one (≤5): it is what the
+  // search returned, not the child's minimax value.
+  const values = node.children.map((child) => shown.bounded(child, trace));
   let text;
   if (node.player === "chance") {
     const terms = node.children.map((child) => `${formatValue(child.probability ?? 0)} × ${shown.node(child)}`);
     text = t("predict.explain.chance", { node: nodeName(trace, node), terms: terms.join(" + "), value: shown.node(node) });
   } else {
     const op = node.player === "max" ? "max" : "min";
-    text = t(`predict.explain.${op}`, { node: nodeName(trace, node), values: values.join(", "), value: shown.node(node) });
+    // A node that returned a bound took the best of the moves it searched,
+    // and its own minimax value is only known to lie beyond it.
+    const kind = boundKind(node, trace.hasWindows);
+    const key = kind === null ? `predict.explain.${op}` : `predict.explain.${op}.${kind}`;
+    text = t(key, { node: nodeName(trace, node), values: values.join(", "), value: shown.node(node) });
   }
   if (node.prunedAfter.length > 0) text += ` ${explainCut(trace, node, shown)}`;
   return text;
@@ -209,7 +222,7 @@ function checkWith(trace, question, answer, shown) {
   }
   if (question.kind === "move") {
     const correct = answer === trace.bestMove;
-    const values = trace.root.children.map((child) => `${child.move}: ${shown.node(child)}`).join(", ");
+    const values = trace.root.children.map((child) => `${child.move}: ${shown.bounded(child, trace)}`).join(", ");
     return {
       correct,
       text: `${t(correct ? "predict.right" : "predict.wrong")} ${t("predict.explain.move", { move: trace.bestMove ?? "–", value: shown.number(trace.value), values })}`,
