@@ -573,6 +573,18 @@ class Game(ABC, Generic[S, M]):
         """
         return None
 
+    def moves_left(self, state: S) -> int | None:
+        """The side to move's moves still to come, as a sudden-death clock is shared out.
+
+        :func:`engine.search.limits.plan_deadlines` divides the time left by
+        it when the clock names no moves to go. ``None`` (the default): the
+        engines' usual assumption,
+        :data:`~engine.search.limits.DEFAULT_MOVES_TO_GO`. A game whose length
+        depends on its board says so (Go: a 19x19 game is several times as
+        long as a 9x9 one).
+        """
+        return None
+
     def time_weight(self, state: S) -> float:
         """How much of a clock's even share a tree search should spend on ``state``.
 

@@ -262,7 +262,8 @@ class Session:
         # Planned once, here: the worker searches to these deadlines and the
         # pool answers by them.
         cap = received_at + self.limits.max_movetime_ms / 1000
-        deadlines = plan_deadlines(request.limits, received_at).capped(cap)
+        moves_left = game.moves_left(self.state)
+        deadlines = plan_deadlines(request.limits, received_at, moves_left).capped(cap)
         algorithm = self._algorithm(game, request)
         fallback = self._fallback_or_first()
         self._thinking = True

@@ -151,6 +151,17 @@ WIN_ODDS_SCALE: Final = 5 * POINT
 #: early stop: +6.9 ± 48.5 Elo in 200 games, undecided; docs/benchmarks.md), with the
 #: middle weight under the hard deadline's stretch
 #: (:data:`engine.search.limits.HARD_STRETCH`, 3) so that it is never cut.
+#: A game's length in plies as a share of the board's points, for a
+#: sudden-death clock (:meth:`Go.moves_left`): our 9x9 games against GNU Go
+#: last 68 plies on average (0.84 of 81 points; docs/benchmarks.md), and
+#: 19x19 games between strong players about 250 (0.69 of 361), so 0.8,
+#: a little long, keeps time for the end. Before, every board shared its
+#: clock over the 30 moves chess engines assume: a 19x19 game had spent
+#: 44 s of a 60 s clock by its 40th move (a review, 2026-12-07).
+GAME_LENGTH_PER_POINT: Final = 0.8
+#: The fewest moves a sudden-death clock is shared over, however far the
+#: game has gone: the end of a game can run long (captures, a clean-up).
+MIN_MOVES_LEFT: Final = 10
 TIME_OPENING_END: Final = 0.1
 TIME_ENDGAME_START: Final = 0.6
 TIME_OPENING_WEIGHT: Final = 0.6
@@ -637,6 +648,18 @@ class Go(Game[GoState, int]):
         if margin2 < 0:
             return 0.0, played
         return 0.5, played
+
+    def moves_left(self, state: GoState) -> int:
+        """The mover's share of the plies a game on this board lasts, less those played.
+
+        Plies played are the game's, or the stones on the board if more (a
+        position set up or loaded from a record starts at ply 0).
+        """
+        board = state.board
+        stones = sum(1 for point in self.points if board[point] != EMPTY)
+        played = max(state.ply, stones)
+        length = GAME_LENGTH_PER_POINT * self.size * self.size
+        return max(MIN_MOVES_LEFT, math.ceil((length - played) / 2))
 
     def time_weight(self, state: GoState) -> float:
         """Less time in the opening and the endgame, more in the middle game (TIME_* above)."""

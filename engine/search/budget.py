@@ -263,7 +263,7 @@ class BudgetedSearch:
 
     def _arm(self, request: SearchRequest) -> None:
         """Arm the limits of ``request`` for a new search (after resetting ``self.nodes``)."""
-        deadlines = request.planned(self.clock)
+        deadlines = request.planned(self.clock, self.game.moves_left(request.state))
         limits = request.limits
         self._start = deadlines.start
         self._stop = request.stop

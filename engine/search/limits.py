@@ -16,8 +16,10 @@ from typing import Any, Final
 
 from engine.records import reduce_record
 
-#: Moves assumed to remain when a clock has no ``moves_to_go``: the usual
-#: sudden-death assumption of engines (Stockfish and Crafty start near 30-40).
+#: Moves assumed to remain when a clock has no ``moves_to_go`` and the game
+#: gives no estimate of its own (:meth:`engine.game.Game.moves_left`): the
+#: usual sudden-death assumption of engines (Stockfish and Crafty start near
+#: 30-40).
 DEFAULT_MOVES_TO_GO: Final = 30
 #: Share of the increment spent on this move; the rest builds a reserve.
 INCREMENT_SHARE: Final = 0.75
@@ -109,13 +111,16 @@ class Deadlines:
         return reduce_record(self)
 
 
-def plan_deadlines(limits: Limits, start: float) -> Deadlines:
+def plan_deadlines(limits: Limits, start: float, moves_left: int | None = None) -> Deadlines:
     """The soft and hard deadlines for a search that started at ``start``.
 
     A fixed move time gives one deadline used for both: the search uses the
     whole time and answers with the best move found. A clock gives an
     allotment (time left over the moves to go, plus most of the increment):
-    the soft deadline is a share of it, the hard one a stretch of it.
+    the soft deadline is a share of it, the hard one a stretch of it. A
+    clock that names no moves to go (sudden death) is shared over
+    ``moves_left``, the game's estimate of the mover's moves to come
+    (:meth:`engine.game.Game.moves_left`), else :data:`DEFAULT_MOVES_TO_GO`.
     """
     soft: float | None = None
     hard: float | None = None
@@ -123,7 +128,7 @@ def plan_deadlines(limits: Limits, start: float) -> Deadlines:
     if limits.movetime_ms is not None:
         soft = hard = allotment = start + max(0, limits.movetime_ms) / 1000
     if limits.clock is not None:
-        clock_allotment, clock_hard = _clock_budget_ms(limits.clock)
+        clock_allotment, clock_hard = _clock_budget_ms(limits.clock, moves_left)
         soft = _earliest(soft, start + SOFT_SHARE * clock_allotment / 1000)
         hard = _earliest(hard, start + clock_hard / 1000)
         allotment = _earliest(allotment, start + clock_allotment / 1000)
@@ -134,11 +139,13 @@ def plan_deadlines(limits: Limits, start: float) -> Deadlines:
     return Deadlines(start, soft, hard, allotment)
 
 
-def _clock_budget_ms(clock: Clock) -> tuple[float, float]:
+def _clock_budget_ms(clock: Clock, moves_left: int | None = None) -> tuple[float, float]:
     """The allotment and the hard limit for a move on ``clock``, in milliseconds."""
     left = max(0, clock.time_ms - CLOCK_SAFETY_MS)
     moves_to_go = clock.moves_to_go if clock.moves_to_go and clock.moves_to_go > 0 else None
-    allotment = left / (moves_to_go or DEFAULT_MOVES_TO_GO) + INCREMENT_SHARE * max(0, clock.inc_ms)
+    expected = moves_left if moves_left and moves_left > 1 else DEFAULT_MOVES_TO_GO
+    share_over = moves_to_go or expected
+    allotment = left / share_over + INCREMENT_SHARE * max(0, clock.inc_ms)
     ceiling = left if moves_to_go == 1 else left * MAX_SHARE_OF_CLOCK
     hard = min(max(HARD_STRETCH * allotment, MIN_CLOCK_MOVE_MS), ceiling)
     allotment = min(max(allotment, MIN_CLOCK_MOVE_MS / 2), hard)

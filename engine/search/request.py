@@ -61,12 +61,16 @@ class SearchRequest:
     searchmoves: tuple[str, ...] = ()
     cleanup: bool = False
 
-    def planned(self, clock: Callable[[], float] = time.monotonic) -> Deadlines:
+    def planned(
+        self, clock: Callable[[], float] = time.monotonic, moves_left: int | None = None
+    ) -> Deadlines:
         """The deadlines to obey: the caller's, or planned from the limits starting now.
 
         The one place a search plans its own deadlines; ``clock`` is the
-        searcher's time source (:attr:`BudgetedSearch.clock`).
+        searcher's time source (:attr:`BudgetedSearch.clock`), ``moves_left``
+        the game's estimate of the mover's moves to come, for a clock with no
+        moves to go (:func:`~engine.search.limits.plan_deadlines`).
         """
         if self.deadlines is not None:
             return self.deadlines
-        return plan_deadlines(self.limits, clock())
+        return plan_deadlines(self.limits, clock(), moves_left)

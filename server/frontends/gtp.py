@@ -90,6 +90,8 @@ OWNERSHIP_TIME_S: Final = 1.0
 MAX_SGF_CHARS: Final = 1_000_000
 #: An SGF file's board size.
 SGF_SIZE: Final = re.compile(r"SZ\s*\[\s*(\d{1,2})\s*\]")
+#: A record's komi (``KM[6.5]``), which ``loadsgf`` sets as GTP 2 says.
+SGF_KOMI: Final = re.compile(r"(?<![A-Z])KM\s*\[\s*([-+]?\d{1,4}(?:\.\d{1,4})?)\s*\]")
 #: The properties ``loadsgf`` keeps: setup, side to move and moves.
 SGF_KEPT: Final = frozenset({"SZ", "AB", "AW", "AE", "PL", "B", "W"})
 COLOUR_NAMES: Final = ("black", "white")
@@ -307,7 +309,9 @@ class GtpEngine:
         return _success(order.command_id, played)
 
     def _known_command(self, args: list[str]) -> str:
-        return "true" if len(args) == 1 and args[0].lower() in self._commands else "false"
+        if len(args) != 1:
+            raise GtpError("syntax error")  # GTP 2: it takes one command name
+        return "true" if args[0].lower() in self._commands else "false"
 
     def _boardsize(self, args: list[str]) -> str:
         size = _int_arg(args, "boardsize")
@@ -391,8 +395,11 @@ class GtpEngine:
     def _loadsgf(self, args: list[str]) -> str:
         """``loadsgf FILE [MOVE]``: the position of an SGF file, before move number ``MOVE``.
 
-        The board takes the file's size (``SZ``, 19 without it); the komi
-        stays the controller's. Nothing to undo before the loaded position.
+        The board takes the file's size (``SZ``, 19 without it) and komi
+        (``KM``, the controller's without it), as GTP 2 says ("Board size and
+        komi are set to the values given in the sgf file") and GNU Go does;
+        the komi used to stay the controller's (a review, 2026-12-07).
+        Nothing to undo before the loaded position.
         """
         if len(args) not in (1, 2):
             raise GtpError("syntax error")
@@ -416,15 +423,20 @@ class GtpEngine:
             raise GtpError(f"cannot load file: {error}") from None
         if limit is not None:
             nodes = _first_moves(nodes, max(0, limit - 1))
+        komi = self._komi
+        found = SGF_KOMI.search(text)
+        if found is not None:
+            komi = max(-MAX_KOMI, min(MAX_KOMI, round(float(found.group(1)) * 2) / 2))
         # Read in full before anything changes: a failed loadsgf leaves the
         # board as it was (it used to clear it, so that the controller and
         # the engine no longer agreed on the position).
-        game = _go(size, self._komi)
+        game = _go(size, komi)
         try:
             loaded = game.parse_position(_sgf_text(nodes))
         except GameError as error:
             raise GtpError(f"cannot load file: {error}") from None
         self._size = size
+        self._komi = komi
         self._new_game()
         self.game = game
         self.states = [loaded]

@@ -162,7 +162,7 @@ def search_job(
     (within the time a front end keeps back, e.g. UCI's Move Overhead).
     ``state`` must have a legal move (its first is the fallback answer).
     """
-    deadlines = plan_deadlines(limits, now)
+    deadlines = plan_deadlines(limits, now, game.moves_left(state))
     search_ends = deadlines.hard if deadlines.hard is not None else now + UNTIMED_DUE_S
     due = dataclasses.replace(deadlines, hard=search_ends + DELIVERY_MARGIN_S)
     fallback = game.format_move(state, game.legal_moves(state)[0])

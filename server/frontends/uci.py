@@ -158,13 +158,14 @@ class UciEngine:
         if not await self._runtime.wait_idle():
             self._write("info string the search process did not start")
         game, state = self.protocol.game, order.state
-        if not game.legal_moves(state):
-            # Mated or stalemated: nothing to search; the score as Stockfish
-            # gives it (python-chess's analyse then has one).
-            self._write("info depth 0 score " + ("mate 0" if state.checkers() else "cp 0"))
+        if order.settled is not None or not game.legal_moves(state):
+            # Mated or stalemated, or a dead position: nothing to search; the
+            # score as Stockfish gives it (python-chess's analyse then has one).
+            mated = order.settled is None and state.checkers()
+            self._write("info depth 0 score " + ("mate 0" if mated else "cp 0"))
             search = _Search(order)
             self._search = search
-            search.task = asyncio.create_task(self._answer_nothing(search))
+            search.task = asyncio.create_task(self._answer_nothing(search, order.settled))
             return
         self._seq += 1
         job = search_job(
@@ -285,13 +286,14 @@ class UciEngine:
         for line in closing_lines(search, final):
             self._write(info_line(line, self.protocol.options.show_wdl))
 
-    async def _answer_nothing(self, search: _Search) -> None:
-        """``bestmove (none)`` for a position without a legal move (after ``stop`` when told)."""
+    async def _answer_nothing(self, search: _Search, move: str | None = None) -> None:
+        """``bestmove (none)`` for a position without a legal move, or ``move`` unsearched
+        (after ``stop`` when told)."""
         if search.order.until_stop:
             await search.released.wait()
         if self._search is search:
             self._search = None
-        self._write(bestmove_line(None))
+        self._write(bestmove_line(move))
 
     def _weaker_move(self, search: _Search, noise_cp: int) -> str | None:
         """UCI_LimitStrength's move: among the last completed depth's lines, with noise."""

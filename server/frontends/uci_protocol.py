@@ -87,6 +87,8 @@ class SearchOrder:
     searchmoves: tuple[str, ...] = ()
     strength: Strength | None = None
     until_stop: bool = False
+    #: A move to answer without a search (a dead position: every move draws).
+    settled: str | None = None
 
 
 @dataclass(slots=True)
@@ -292,13 +294,16 @@ class UciProtocol:
         state = self.state
         ended = self.game.outcome(state)
         moves = state.legal_moves()
+        until_stop = "infinite" in arguments or "ponder" in arguments
         if ended is not None and moves:
             if ended.reason == "insufficient material":
-                # A dead position: no move changes the draw, and none is searched.
+                # A dead position: no move changes the draw, and none is
+                # searched; its score is a draw's, and go infinite still
+                # waits for stop (the review of 2026-12-07 found no score
+                # and an answer at once).
                 move = self.game.format_move(state, moves[0])
-                return Reaction(
-                    [f"info string {ended.reason}: a draw whatever is played", f"bestmove {move}"]
-                )
+                order = SearchOrder(state, limits, until_stop=until_stop, settled=move)
+                return Reaction([f"info string {ended.reason}: a draw whatever is played"], order)
             # A draw the GUI has not claimed: play on as if it could still be.
             notes.append(f"{ended.reason}: a draw the GUI may claim; searching on")
             state = self.game.unclaimed(state)
@@ -312,7 +317,6 @@ class UciProtocol:
             limits = Limits(limits.movetime_ms, depth, nodes, limits.clock)
             if strength.noise_cp > 0:
                 multipv = max(multipv, STRENGTH_LINES)
-        until_stop = "infinite" in arguments or "ponder" in arguments
         order = SearchOrder(state, limits, multipv, shown, searchmoves, strength, until_stop)
         return Reaction([f"info string {note}" for note in notes], order)
 

@@ -67,6 +67,7 @@ def test_identity_and_the_command_list() -> None:
     for command in REQUIRED_COMMANDS:
         assert ask(engine, f"known_command {command}") == "true"
     assert ask(engine, "known_command fly") == "false"
+    assert refused(engine, "known_command") == "syntax error"  # GTP 2: one argument
     assert refused(engine, "fly") == "unknown command"
 
 
@@ -316,6 +317,9 @@ def test_loadsgf_sets_up_the_record_before_a_move_number(tmp_path: Path) -> None
     assert ask(engine, f"loadsgf {record}") == "white"
     board = ask(engine, "showboard")
     assert board.count("X") >= 2 and engine.game.size == 7
+    # The record's komi, as GTP 2 says and GNU Go does (a review of
+    # 2026-12-07: the controller's 7.5 stayed).
+    assert engine.game.options["komi"] == 6.5
     assert ask(engine, f"loadsgf {record} 2") == "white"  # before move 2: B[dd] only
     state = engine.state
     stones = [p for p in engine.game.points if state.board[p]]
@@ -330,6 +334,12 @@ def test_loadsgf_sets_up_the_record_before_a_move_number(tmp_path: Path) -> None
     why = refused(engine, f"loadsgf {tmp_path / 'illegal.sgf'}")
     assert why.startswith("cannot load file") and "not a legal move" in why, why
     assert ask(engine, "showboard") == board and engine.game.size == 7
+    assert engine.game.options["komi"] == 6.5
+    # No KM: the controller's komi stays.
+    ask(engine, "komi 0.5")
+    (tmp_path / "nokomi.sgf").write_text("(;GM[1]SZ[9];B[ee])")
+    assert ask(engine, f"loadsgf {tmp_path / 'nokomi.sgf'}") == "white"
+    assert engine.game.options["komi"] == 0.5
 
 
 def test_gogui_analyze_commands_give_a_win_rate_and_an_ownership_map() -> None:

@@ -307,6 +307,16 @@ def test_go_infinite_answers_only_after_stop_even_when_the_search_has_ended() ->
         assert not [line for line in uci.until("readyok") if line.startswith("bestmove")]
         uci.send("stop")
         assert uci.until("bestmove")[-1] == "bestmove (none)"
+        # A dead position (K against K): a draw's score, and go infinite waits
+        # too (the review of 2026-12-07: no score, and bestmove at once).
+        uci.send("position fen 8/8/8/4k3/8/8/8/K7 w - - 0 1")
+        uci.send("go infinite")
+        lines = uci.until("info depth 0")
+        assert lines[-1] == "info depth 0 score cp 0" and "insufficient material" in lines[-2]
+        uci.send("isready")
+        assert not [line for line in uci.until("readyok") if line.startswith("bestmove")]
+        uci.send("stop")
+        assert uci.until("bestmove")[-1] in {"bestmove a1a2", "bestmove a1b1", "bestmove a1b2"}
     finally:
         uci.close()
 

@@ -162,7 +162,7 @@ def test_draws_to_claim_are_played_on_and_a_refused_position_is_no_position() ->
     assert order is not None and order.state.halfmove == 99
     uci.execute("position fen 7k/8/8/8/8/8/8/KB3b2 w - - 0 1")  # dead: no search
     dead = uci.execute("go depth 2")
-    assert dead.search is None and dead.lines[-1] == "bestmove a1a2"
+    assert dead.search is not None and dead.search.settled == "a1a2"  # answered unsearched
     refused = uci.execute("position startpos moves e2e5")
     assert refused.lines[0].startswith("info string position refused: move 1 (e2e5)")
     answer = uci.execute("go movetime 100")

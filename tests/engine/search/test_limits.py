@@ -6,6 +6,7 @@ import time
 
 import pytest
 
+from engine.registry import create_game
 from engine.search.limits import (
     CLOCK_SAFETY_MS,
     DEFAULT_MOVES_TO_GO,
@@ -39,6 +40,34 @@ def test_sudden_death_clock() -> None:
     allotment = (60_000 - CLOCK_SAFETY_MS) / DEFAULT_MOVES_TO_GO
     assert deadlines.soft == pytest.approx(START + SOFT_SHARE * allotment / 1000)
     assert deadlines.hard == pytest.approx(START + HARD_STRETCH * allotment / 1000)
+
+
+def test_a_sudden_death_clock_is_shared_over_the_moves_the_game_expects() -> None:
+    """A review of 2026-12-07: `time_settings 60 0 0` on 19x19 had spent 44 s
+    by move 40, each game sharing its clock over chess's 30 moves."""
+    limits = Limits(clock=Clock(time_ms=60_000))
+    go19 = create_game("go", {"size": 19})
+    empty = go19.initial_state()
+    assert go19.moves_left(empty) == 145  # 0.8 x 361 plies, the mover's half
+    deadlines = plan_deadlines(limits, START, go19.moves_left(empty))
+    allotment = (60_000 - CLOCK_SAFETY_MS) / 145
+    assert deadlines.allotted() == pytest.approx(START + allotment / 1000)
+    # At most every allotment in turn: the clock lasts a 19x19 game's length.
+    left, state = 60_000.0, empty
+    for _ in range(40):
+        planned = plan_deadlines(Limits(clock=Clock(int(left))), 0.0, go19.moves_left(state))
+        allotted = planned.allotted()
+        assert allotted is not None
+        left -= 1000 * allotted
+        state = go19.play(state, go19.quick_move(state))
+    assert left > 0.6 * 60_000
+    # 9x9 about as before, an end at least 10 moves away, chess unchanged.
+    go9 = create_game("go", {"size": 9})
+    assert go9.moves_left(go9.initial_state()) == 33
+    full = go9.parse_position("/".join(["XXXXXXXX."] * 4 + ["OOOOOOOO."] * 5) + " X")
+    assert go9.moves_left(full) == 10
+    chess = create_game("chess")
+    assert chess.moves_left(chess.initial_state()) is None
 
 
 def test_clock_never_spends_more_than_its_share_of_the_time_left() -> None:
