@@ -190,6 +190,31 @@ def test_stepping_shows_the_textbook_alpha_beta_sequence(
     expect(page.locator("#step-play")).to_have_text("Play")
 
 
+def test_the_portuguese_step_table_lists_pruned_moves_unambiguously(
+    page: Page, learn_server: ServerThread
+) -> None:
+    """A review of 2026-12-07: "2 ✂ 2,3" reads as the number 2,3 where the
+    comma is the decimal mark; and a leaf was "ainda não visitado" (folha is
+    feminine)."""
+    open_learn(page, learn_server.port, "?example=notes-alphabeta&classroom=0&lang=pt", visited=11)
+    values = [row[-1] for row in step_rows(page)]
+    assert "2 ✂ 2; 3" in values, values
+    labels = page.locator("#learn-tree [aria-label]").evaluate_all(
+        "(nodes) => nodes.map((node) => node.getAttribute('aria-label'))"
+    )
+    assert not any("não visitado" in label for label in labels), labels
+
+
+def test_the_four_ply_exercise_ends_with_its_answer(page: Page, learn_server: ServerThread) -> None:
+    """A review of 2026-12-07: after its last step the exercise still said
+    "fill in the table by hand first", with no answer to check against."""
+    open_learn(page, learn_server.port, "?example=deep&classroom=0&lang=en")
+    expect(page.locator("#s-leaves")).to_have_text("7")
+    note = page.inner_text("#example-note")
+    assert "7 of the 16 leaves" in note and f"Four {ALPHA} cuts, one {BETA} cut" in note, note
+    assert page.locator("#learn-tree .tree-ghost.pruned").count() == 5  # the five cut moves
+
+
 def test_side_by_side_measures_the_ordering(page: Page, learn_server: ServerThread) -> None:
     open_learn(page, learn_server.port, "?example=notes&classroom=0", visited=13)
     table = page.locator("#compare-table")
@@ -744,6 +769,18 @@ def test_predict_the_pruned_leaves_then_the_search_checks(
     page.keyboard.press("ArrowRight")
     expect(page.locator("#step-counter")).to_have_text("step 1 of 22")
     expect(page.locator("#predict-result")).to_contain_text("Answer the question")
+    # The keyboard: Enter chooses a leaf and keeps the focus on it, so that
+    # Tab goes on to the next leaf (a review of 2026-12-07: the focus fell
+    # to the page, the next Tab back at leaf 1·1). Enter again unchooses it.
+    page.locator('#learn-tree .pickable[data-path="2·2"]').focus()
+    page.keyboard.press("Enter")
+    expect(page.locator("#predict-input .selection")).to_contain_text("1 leaf clicked")
+    expect(page.locator('#learn-tree .pickable[data-path="2·2"]')).to_be_focused()
+    page.keyboard.press("Tab")
+    expect(page.locator('#learn-tree .pickable[data-path="2·3"]')).to_be_focused()
+    page.keyboard.press("Shift+Tab")
+    page.keyboard.press("Enter")
+    expect(page.locator("#predict-input .selection")).to_contain_text("No leaf clicked")
     # The student clicks 2·2 and 3·3 (one right, one wrong), then Check.
     page.click('#learn-tree .pickable[data-path="2·2"]')
     page.click('#learn-tree .pickable[data-path="3·3"]')

@@ -464,7 +464,16 @@ function render(follow = true) {
       onPick: (path) => {
         if (app.picked.has(path)) app.picked.delete(path);
         else app.picked.add(path);
+        // Drawn again, the tree loses the leaf that had the focus: it goes
+        // back to the leaf just chosen, so that Tab goes on to the next one
+        // (a review of 2026-12-07: the focus fell to the page and the next
+        // Tab started again from the first leaf).
+        const focused = document.activeElement?.closest?.("[data-path]")?.dataset.path ?? null;
         render(false);
+        if (focused === path) {
+          const again = [...$("learn-tree").querySelectorAll("[data-path]")].find((node) => node.dataset.path === path && node.tabIndex >= 0);
+          again?.focus();
+        }
       },
     } : null,
     onToggle: toggleNode,
@@ -1040,7 +1049,8 @@ function tableRow(trace, event) {
     value = formatValue(node.value);
     if (node.kind === "cutoff") value += ` (${t("tree.eval")})`;
     if (node.moverValue !== null && trace.algorithm === "negamax") value += ` (${t("row.mover", { value: formatValue(node.moverValue) })})`;
-    if (node.prunedAfter.length > 0) value += ` ✂ ${node.prunedAfter.join(",")}`;
+    // "2,3" read as the number 2.3 where the comma is the decimal mark.
+    if (node.prunedAfter.length > 0) value += ` ✂ ${node.prunedAfter.join(t("steps.pruned.separator"))}`;
   }
   const cells = trace.mcts ? mctsCells(trace, event) : [
     String(event.index + 1),
