@@ -186,27 +186,29 @@ class Store:
 
     def bot_digests(self) -> dict[str, str]:
         """Each bot's file digest as it was last played (by engine name)."""
-        try:
-            value = json.loads(self._meta("bot_digests") or "{}")
-        except ValueError:
-            return {}
-        return {str(k): str(v) for k, v in value.items()} if isinstance(value, dict) else {}
+        return self._names_map("bot_digests")
 
     def set_bot_digests(self, digests: dict[str, str]) -> None:
-        with _transaction(self.db):
-            self._set_meta("bot_digests", json.dumps(digests, sort_keys=True))
+        self._set_names_map("bot_digests", digests)
 
     def left_out(self) -> dict[str, str]:
         """The ``--bots`` entrants left out because they could not start, and why."""
+        return self._names_map("left_out")
+
+    def set_left_out(self, reasons: dict[str, str]) -> None:
+        self._set_names_map("left_out", reasons)
+
+    def _names_map(self, key: str) -> dict[str, str]:
+        """A meta value holding a JSON object of strings by engine name (empty if unreadable)."""
         try:
-            value = json.loads(self._meta("left_out") or "{}")
+            value = json.loads(self._meta(key) or "{}")
         except ValueError:
             return {}
         return {str(k): str(v) for k, v in value.items()} if isinstance(value, dict) else {}
 
-    def set_left_out(self, reasons: dict[str, str]) -> None:
+    def _set_names_map(self, key: str, value: dict[str, str]) -> None:
         with _transaction(self.db):
-            self._set_meta("left_out", json.dumps(reasons, sort_keys=True))
+            self._set_meta(key, json.dumps(value, sort_keys=True))
 
     # ------------------------------------------------------------------
 
