@@ -1244,6 +1244,29 @@ def test_go_two_passes_end_the_game_with_the_area_shown(
     assert go.format_position(go.parse_position(record)) == page.input_value("#position")
 
 
+def test_a_pasted_sgf_is_exported_with_its_stones_and_side_to_move(
+    page: Page, gui_server: ServerThread
+) -> None:
+    """A review of 2026-12-07: after a pasted SGF the record read
+    "AB[undefineda]PL[B] ;B[ck] ;W[jc]": the start's stones lost and White's
+    moves written as Black's, a file that could not be read back."""
+    page.goto(f"http://127.0.0.1:{gui_server.port}/?game=go&size=13&komi=6.5&side=both")
+    page.wait_for_selector("#connection.good")
+    sgf = "(;GM[1]FF[4]SZ[13]KM[6.5]AB[dd][jj]AW[dj];W[gg];B[jd])"
+    load_position(page, sgf)
+    for vertex in ("C3", "K11"):
+        page.click(f'g[data-move="{vertex}"]')
+    wait_for_plies(page, 2)
+    with page.expect_download() as info:
+        page.click("#download-moves")
+    record = Path(info.value.path()).read_text()
+    assert "undefined" not in record and "PL[W]" in record, record
+    assert "AB[dd][jd][jj]AW[gg][dj]" in record, record  # the start: setup and its two moves
+    assert ";W[ck]" in record and ";B[jc]" in record, record
+    go = Go(size=13, komi=6.5)
+    assert go.format_position(go.parse_position(record)) == page.input_value("#position")
+
+
 def test_go_size_option_and_a_capture(page: Page, gui_server: ServerThread) -> None:
     open_game(page, gui_server.port, "go", side="both")
     page.fill('#options input[name="size"]', "13")

@@ -422,7 +422,14 @@ async function startGame(spec, keepEvals, accept = null) {
     // this game (a review of 2026-12-07: after a FEN was loaded, a reload
     // showed the search of the game before it).
     forgetPanel();
-    app.start = { game: state.game, options: state.options, position: message.position ?? null, tags: spec.tags ?? null };
+    // The start as the server wrote it back, when it is the position sent
+    // (no moves after it): a pasted SGF or any other notation the server
+    // reads becomes its board string, which the records are written from
+    // (a pasted SGF was exported as "AB[undefineda]", its stones lost and
+    // every move of the wrong colour: a review, 2026-12-07).
+    const sent = message.position ?? null;
+    const start = sent !== null && spec.moves.length === 0 ? state.position : sent;
+    app.start = { game: state.game, options: state.options, position: start, tags: spec.tags ?? null };
     app.evals = keepEvals ? app.evals.slice(0, state.history.length + 1) : [];
     app.line = [];
     app.lineSan = [];
