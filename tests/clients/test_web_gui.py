@@ -1483,10 +1483,50 @@ def test_a_pasted_pgn_is_loaded_reviewed_and_its_blunder_marked(
     assert "3. Bc4 Nf6?? 4. Qxf7# 1-0" in record
     assert '[Event "Casual game"]' in record and '[White "A"]' in record and '[Black "B"]' in record
     expect(page.locator("#message")).to_have_text(re.compile("^PGN loaded: 7 moves"))
+    # Take back keeps the scores of the moves before (a review of 2026-12-07:
+    # Nf6's blunder mark and its point went at the first take back).
+    points = page.locator("#graph .graph-point, #graph .graph-proven").count()
+    page.click("#takeback")
+    wait_for_plies(page, 6)
+    expect(page.locator(".ply .mark.blunder")).to_have_count(1)
+    assert moves(page)[5] == "Nf6??"
+    # (the mated position had no point of its own: every point stays)
+    assert page.locator("#graph .graph-point, #graph .graph-proven").count() == points
     # A PGN with no moves is refused with a message.
     page.fill("#position", '[Event "nothing"]\n\n*')
     page.click("#load-position")
     expect(page.locator("#message")).to_have_text("No moves found in the pasted PGN.")
+
+
+def test_a_pgn_with_tags_on_one_line_ep_glyphs_and_figurines_loads(
+    page: Page, gui_server: ServerThread
+) -> None:
+    """A review of 2026-12-07: "exd6 e.p." was refused ("'e.p.' is not a chess
+    move"), as were tags on one line, "±" and figurine SAN (♘f3), all of
+    which python-chess reads."""
+    open_game(page, gui_server.port, "chess", side="both")
+    pgn = (
+        '[Event "x"] [White "Ana"] [Black "Bia"]\n\n'
+        "1. e4 Nf6 2. e5 d5 3. exd6 e.p. ± Qxd6 4. ♘f3 ⩲ ♗g4 5. ♗e2+\u2212 *"
+    )
+    page.fill("#position", pgn)
+    page.click("#load-position")
+    assert wait_for_plies(page, 9) == ["e4", "Nf6", "e5", "d5", "exd6", "Qxd6", "Nf3", "Bg4", "Be2"]
+    with page.expect_download() as info:
+        page.click("#download-moves")
+    record = Path(info.value.path()).read_text()
+    assert '[White "Ana"]' in record and '[Black "Bia"]' in record, record
+    # An empty box, and a paste longer than the server takes, are refused
+    # with a message (a review of 2026-12-07: the long one closed the
+    # connection, and the page said only "Reconnected").
+    page.fill("#position", "")
+    page.click("#load-position")
+    expect(page.locator("#message")).to_contain_text("Nothing to load")
+    page.fill("#position", "Ω" * 100_000)
+    page.click("#load-position")
+    expect(page.locator("#message")).to_contain_text("Too long to load: 100000 characters")
+    expect(page.locator("#connection")).to_have_class(re.compile("good"))
+    assert len(moves(page)) == 9
 
 
 def test_the_address_takes_game_options_and_the_tree_is_explained(

@@ -431,8 +431,11 @@ async function startGame(spec, keepEvals, accept = null) {
     const start = sent !== null && spec.moves.length === 0 ? state.position : sent;
     app.start = { game: state.game, options: state.options, position: start, tags: spec.tags ?? null };
     app.evals = keepEvals ? app.evals.slice(0, state.history.length + 1) : [];
-    app.line = [];
-    app.lineSan = [];
+    // The line is the game as it now stands: with the scores kept above,
+    // the position taken back to keeps its own (a review of 2026-12-07: a
+    // take back erased the review's mark and point of the move before).
+    app.line = state.history.slice();
+    app.lineSan = (state.history_san || state.history).slice();
     if (!keepEvals) app.analysing = false;
   }
   clearThinkPanel(state.game);
@@ -711,11 +714,32 @@ async function takeBack() {
   }
 }
 
+// The longest PGN paste read: a game of the server's max_moves with long
+// comments fits many times over (40 games, 357 KB, loaded well); beyond it
+// the page stalled for seconds on the text alone (a review, 2026-12-07).
+const MAX_PGN_CHARS = 1_000_000;
+
 async function loadPosition() {
   const info = currentGameInfo();
   const position = $("position").value.trim();
+  if (position === "") {
+    say(() => t("play.load.empty"), "error");
+    return;
+  }
   if (info.name === "chess" && looksLikePgn(position)) {
+    if (position.length > MAX_PGN_CHARS) {
+      say(() => t("play.load.long", { count: position.length, max: MAX_PGN_CHARS }), "error");
+      return;
+    }
     await loadPgn(position);
+    return;
+  }
+  // A position longer than the server takes is refused here with the
+  // limit: sent, a frame beyond max_message_bytes closed the connection,
+  // and the page said only "Reconnected" (a review of 2026-12-07).
+  const most = app.limits.max_position_chars;
+  if (typeof most === "number" && position.length > most) {
+    say(() => t("play.load.long", { count: position.length, max: most }), "error");
     return;
   }
   if (await startGame({ game: info.name, options: readOptions(), position, moves: [] }, false)) {
@@ -738,7 +762,7 @@ async function loadPgn(text) {
   // tags: the export keeps the game's names, event and date.
   if (await startGame({ game: "chess", options: {}, position: game.position, moves: game.moves, tags: game.tags }, false)) {
     await reviewGame(); // the review's steps clear the message line: say it after
-    say(() => t("play.pgn.loaded", { count: game.moves.length }), "hint");
+    say(() => t(game.moves.length === 1 ? "play.pgn.loaded.one" : "play.pgn.loaded", { count: game.moves.length }), "hint");
   }
 }
 

@@ -6,6 +6,13 @@
 // of a paste with several is read.
 
 const RESULT = /^(1-0|0-1|1\/2-1\/2|\*)$/;
+// Annotation glyphs some programs write as text instead of $n NAGs (±, ∓,
+// ⩲, ⩱, +−, −+, =, ∞, □, ⨀ ...): a token of these alone is dropped, and
+// they are stripped from the end of a move (a review of 2026-12-07: "±"
+// was refused as a move).
+const GLYPHS = /[±∓⩲⩱∞□⨀⇆⇄↑→⊥⟳⊕‼⁇⁉⁈=+\-−–]+$/u;
+// Figurine SAN (♘f3): the piece letters.
+const FIGURINES = { "♔": "K", "♕": "Q", "♖": "R", "♗": "B", "♘": "N", "♚": "K", "♛": "Q", "♜": "R", "♝": "B", "♞": "N", "♙": "", "♟": "" };
 
 // Whether pasted text is a PGN rather than a FEN: it has tags or numbered moves.
 export function looksLikePgn(text) {
@@ -17,8 +24,9 @@ export function looksLikePgn(text) {
 export function parsePgn(text) {
   const tags = {};
   let rest = text.replace(/\r/g, "");
-  // Tags: [Name "value"], at the start of the game.
-  rest = rest.replace(/^\s*\[(\w+)\s+"((?:[^"\\]|\\.)*)"\]\s*$/gm, (whole, name, value) => {
+  // Tags: [Name "value"], at the start of the game, one or several a line
+  // (tags on one line were read as moves: a review of 2026-12-07).
+  rest = rest.replace(/\[(\w+)\s+"((?:[^"\\]|\\.)*)"\]/g, (whole, name, value) => {
     if (!(name in tags)) tags[name] = value.replace(/\\(.)/g, "$1");
     return "";
   });
@@ -34,6 +42,12 @@ export function parsePgn(text) {
     token = token.replace(/^\d+\.(\.\.)?/, "").replace(/\$\d+/g, "").replace(/[!?]+$/, "");
     if (!token || /^\d+\.*$/.test(token)) continue;
     if (RESULT.test(token)) break; // the end of the first game
+    // "exd6 e.p.": the en passant note some PGNs write (python-chess drops it too).
+    if (/^e\.?p\.?$/i.test(token)) continue;
+    token = token.replace(/[♔♕♖♗♘♚♛♜♝♞♙♟]/gu, (piece) => FIGURINES[piece]);
+    if (GLYPHS.test(token) && token.replace(GLYPHS, "") === "") continue; // a glyph alone
+    // A move's own trailing glyphs, but not a check's +, a promotion's =Q or a castling's dash.
+    token = token.replace(/(?:\+[−–-]|[−–-]\+|[±∓⩲⩱∞□⨀‼⁇⁉⁈])+$/u, "").replace(/[!?]+$/, "");
     moves.push(token);
   }
   const position = tags.FEN && tags.SetUp !== "0" ? tags.FEN : null;
