@@ -1250,10 +1250,13 @@ def test_a_pasted_sgf_is_exported_with_its_stones_and_side_to_move(
     """A review of 2026-12-07: after a pasted SGF the record read
     "AB[undefineda]PL[B] ;B[ck] ;W[jc]": the start's stones lost and White's
     moves written as Black's, a file that could not be read back."""
-    page.goto(f"http://127.0.0.1:{gui_server.port}/?game=go&size=13&komi=6.5&side=both")
-    page.wait_for_selector("#connection.good")
+    # From the 9x9 board: the record's size and komi are taken (a 13x13
+    # SGF was refused on the 9x9 board until the size was changed by hand).
+    open_game(page, gui_server.port, "go", side="both")
     sgf = "(;GM[1]FF[4]SZ[13]KM[6.5]AB[dd][jj]AW[dj];W[gg];B[jd])"
     load_position(page, sgf)
+    assert page.input_value('#options input[name="size"]') == "13"
+    assert page.input_value('#options input[name="komi"]') == "6.5"
     for vertex in ("C3", "K11"):
         page.click(f'g[data-move="{vertex}"]')
     wait_for_plies(page, 2)

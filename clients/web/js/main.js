@@ -742,8 +742,21 @@ async function loadPosition() {
     say(() => t("play.load.long", { count: position.length, max: most }), "error");
     return;
   }
+  if (info.name === "go") takeSgfRules(position);
   if (await startGame({ game: info.name, options: readOptions(), position, moves: [] }, false)) {
     say(() => t("play.loaded"), "hint");
+  }
+}
+
+// A pasted SGF brings its board size and komi (SZ, KM) into the options,
+// as GTP's loadsgf does: a 13x13 record was refused on the 9x9 board until
+// the size was changed by hand (a review, 2026-12-07).
+function takeSgfRules(text) {
+  if (!/^\s*\(\s*;/.test(text)) return;
+  for (const [name, pattern] of [["size", /(?<![A-Z])SZ\s*\[\s*(\d{1,2})\s*\]/], ["komi", /(?<![A-Z])KM\s*\[\s*([-+]?\d+(?:\.\d+)?)\s*\]/]]) {
+    const found = pattern.exec(text);
+    const input = $("options").querySelector(`input[name="${name}"]`);
+    if (found && input) input.value = String(Number(found[1]));
   }
 }
 
