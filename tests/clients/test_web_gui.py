@@ -1501,6 +1501,29 @@ def test_a_pasted_pgn_is_loaded_reviewed_and_its_blunder_marked(
     expect(page.locator("#message")).to_have_text("No moves found in the pasted PGN.")
 
 
+def test_a_review_scrolls_the_move_list_not_the_page(page: Page, gui_server: ServerThread) -> None:
+    """A review of 2026-12-07: reviewing a long game scrolled the whole page
+    at each step, the header off the top."""
+    page.set_viewport_size({"width": 1366, "height": 768})
+    import chess  # python-chess, to write a long legal game
+
+    open_game(page, gui_server.port, "chess", side="both", times=("0.05", "0.05"))
+    board = chess.Board()
+    rng = random.Random(7)
+    sans = []
+    while len(sans) < 60 and not board.is_game_over():
+        move = rng.choice(list(board.legal_moves))
+        sans.append(board.san(move))
+        board.push(move)
+    pgn = " ".join(f"{i // 2 + 1}. {san}" if i % 2 == 0 else san for i, san in enumerate(sans))
+    page.fill("#position", pgn + " *")
+    page.click("#load-position")
+    wait_for_plies(page, len(sans))
+    page.evaluate("() => window.scrollTo(0, 0)")
+    expect(page.locator("#think-status")).to_have_text("Review done", timeout=WAIT_MS * 6)
+    assert page.evaluate("() => window.scrollY") == 0
+
+
 def test_a_pgn_with_tags_on_one_line_ep_glyphs_and_figurines_loads(
     page: Page, gui_server: ServerThread
 ) -> None:

@@ -594,6 +594,14 @@ async function setState(state) {
   scheduleEngine();
 }
 
+// Brings `item` into view inside its scrolling `box` only.
+function scrollWithin(box, item) {
+  const shown = box.getBoundingClientRect();
+  const at = item.getBoundingClientRect();
+  if (at.top < shown.top) box.scrollTop -= shown.top - at.top;
+  else if (at.bottom > shown.bottom) box.scrollTop += at.bottom - shown.bottom;
+}
+
 async function boardModule(name) {
   if (/^[a-z0-9_]+$/.test(name)) {
     try {
@@ -1030,7 +1038,9 @@ function renderMoves(state) {
     items.push(item);
   }
   list.replaceChildren(...items);
-  if (currentSpan && browsing()) currentSpan.scrollIntoView({ block: "nearest" });
+  // The list scrolls, not the page: scrollIntoView moved the whole page at
+  // each step of a review, the header off the top (a review, 2026-12-07).
+  if (currentSpan && browsing()) scrollWithin(list, currentSpan);
   else list.scrollTop = list.scrollHeight;
   $("moves-start").disabled = current === 0;
   $("moves-back").disabled = current === 0;
