@@ -258,6 +258,8 @@ class Session:
     #: The game's ``welcome.games[].win_odds_scale`` (``None``: a server
     #: before 0.6 sent none), to show a Monte Carlo score as its win rate.
     win_odds_scale: int | None = None
+    #: The game's ``eval_unit`` (welcome): backgammon's thousandths are shown as points.
+    eval_unit: str | None = None
 
     def say(self, text: str) -> None:
         print(text, file=self.out)
@@ -322,7 +324,7 @@ class Session:
                 ) as analysis:
                     async for info in analysis:
                         pv = notation.line(state.history, info.pv[:12])
-                        _show_progress(info, pv, self.out, self.win_odds_scale)
+                        _show_progress(info, pv, self.out, self.win_odds_scale, self.eval_unit)
                     best = await analysis.wait()
             except EngineError as error:
                 if error.code != "overloaded":
@@ -343,7 +345,7 @@ class Session:
         searched = (
             f"{best.playouts} playouts" if best.playouts is not None else f"depth {best.depth}"
         )
-        score = score_text(best.score, best.playouts, self.win_odds_scale)
+        score = score_text(best.score, best.playouts, self.win_odds_scale, self.eval_unit)
         # Whose score: the side that moved (a hint's and the engine's move
         # are both the mover's, which read as one scale flipping sign, a
         # review of 2026-12-07).
@@ -470,6 +472,17 @@ class Session:
         self.say(f"you resign: {self.name(winner)} wins")
         while True:
             text = await self.read("game over: new, undo or quit: ")
+            if text is not None and text.strip().lower() == "undo":
+                # The resignation is what is taken back: the same position,
+                # the person to move again (undo went back a whole move
+                # before it, or found nothing to undo at the first one: a
+                # review, 2026-12-07). Its decision point is counted again
+                # when the turn starts again.
+                self.resigned_to = None
+                if self.decisions and self.decisions[-1] == len(state.history):
+                    self.decisions.pop()
+                self.say("resignation taken back")
+                return state
             outcome = None if text is None else await self.command(text, state)
             if outcome is None:
                 return None  # the caller saves the game, as lost
@@ -573,6 +586,8 @@ async def play(
         session.algorithm = algorithm
         description = engine.server.game(game) if engine.server else None
         session.win_odds_scale = description.get("win_odds_scale") if description else None
+        unit = description.get("eval_unit") if description else None
+        session.eval_unit = unit if isinstance(unit, str) else None
         state = await session.start()
         if human in (0, 1) and state.to_move == 1:
             # A start position with the second player to move: "you first"
@@ -593,7 +608,10 @@ async def play(
                 state = next_state
                 continue
             if state.is_chance:  # dice: the server rolls them with the game's seed
-                opening = not state.history
+                # The opening roll by the position (a game set up waiting for
+                # a player's dice has no history either: its roll was called
+                # the opening roll, a review of 2026-12-07).
+                opening = state.position.endswith(" opening")
                 state = await engine.roll()
                 dice = state.history[-1]
                 if opening and game == "backgammon":
@@ -620,20 +638,32 @@ async def play(
                 state = await engine.move(best.move)
 
 
-def score_text(score: Score, playouts: int | None, win_odds_scale: int | None) -> str:
+#: The unit of a value in thousandths of a point (backgammon's eval_unit).
+THOUSANDTHS_OF_A_POINT = re.compile(r"x 1000")
+
+
+def score_text(
+    score: Score, playouts: int | None, win_odds_scale: int | None, unit: str | None = None
+) -> str:
     """A score as the terminal shows it: a Monte Carlo search's (one that
     counts ``playouts``) with the win rate it was mapped from, ``+68 (62%)``,
-    the side to move's; other scores, and proven results, as they are."""
+    the side to move's; a value in thousandths of a point (backgammon) as
+    points, ``+1.539 points`` (a bare +1539 read as nothing, a review of
+    2026-12-07); other scores, and proven results, as they are."""
     if playouts is None or score.value is None or not isinstance(win_odds_scale, int):
+        if score.value is not None and unit and THOUSANDTHS_OF_A_POINT.search(unit):
+            return f"{score.value / 1000:+.3f} points"
         return str(score)
     return f"{score} ({score.win_chance(max(win_odds_scale, 1)):.0%})"
 
 
-def _show_progress(info: Info, pv: list[str], out: TextIO, win_odds_scale: int | None) -> None:
+def _show_progress(
+    info: Info, pv: list[str], out: TextIO, win_odds_scale: int | None, unit: str | None = None
+) -> None:
     searched = (
         f"playouts {info.playouts:>7}" if info.playouts is not None else f"depth {info.depth:2d}"
     )
-    score = score_text(info.score, info.playouts, win_odds_scale)
+    score = score_text(info.score, info.playouts, win_odds_scale, unit)
     line = (
         f"  {searched}  score {score:>10}  nodes {info.nodes:>9}  "
         f"{info.time_ms:>6} ms  pv {' '.join(pv)}"

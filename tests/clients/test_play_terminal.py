@@ -213,6 +213,52 @@ async def test_resign_in_chess_ends_the_game_as_a_loss(url: str, tmp_path: Path)
 
 
 @pytest.mark.asyncio(loop_scope="module")
+async def test_undo_after_resign_takes_the_resignation_back(url: str) -> None:
+    """A review of 2026-12-07: after `resign`, `undo` went back a whole move
+    (Nim's heaps from 1 4 5 to 3 4 5), or at the first move said "nothing to
+    undo", the game left lost."""
+    out = io.StringIO()
+    prompts: list[str] = []
+    status = await play(
+        url,
+        "nim",
+        depth=3,
+        movetime_ms=None,
+        out=out,
+        read=scripted(["1:1", "resign", "undo", "resign", "undo", "quit"], prompts),
+    )
+    text = out.getvalue()
+    assert status == 0
+    assert text.count("resignation taken back") == 2, text
+    assert "nothing to undo" not in text
+    # The same position each time: the person to move again, after 1:1 and the reply.
+    assert prompts[1] == prompts[3] == prompts[5], prompts
+    assert prompts[2].startswith("game over") and prompts[4].startswith("game over")
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_a_set_up_position_waiting_for_dice_has_no_opening_roll(url: str) -> None:
+    """A review of 2026-12-07: from a position with Black to roll, "opening
+    roll: X White throws 6, O Black throws 2" (White threw nothing)."""
+    out = io.StringIO()
+    status = await play(
+        url,
+        "backgammon",
+        depth=1,
+        movetime_ms=None,
+        out=out,
+        position="sGfwATDgc/ABMA 1 -",
+        read=scripted(["quit"], []),
+    )
+    text = out.getvalue()
+    assert status == 0
+    assert "opening roll" not in text and re.search(r"^dice: \d-\d$", text, re.MULTILINE), text
+    # The engine's score in points (a bare +1539 read as nothing: the same review).
+    played = re.search(r"^engine plays .*\(score ([^,]+)", text, re.MULTILINE)
+    assert played and re.fullmatch(r"[+-]\d\.\d{3} points", played.group(1).split(" for ")[0]), text
+
+
+@pytest.mark.asyncio(loop_scope="module")
 async def test_pgn_of_a_chess_game(url: str, tmp_path: Path) -> None:
     out = io.StringIO()
     path = tmp_path / "game.pgn"
