@@ -861,11 +861,20 @@ def explain_backgammon_move(position: str, legal: Sequence[str], text: str) -> s
     steps = _BACKGAMMON_STEP.findall(text.strip().lower())
     if not steps:
         return None
+    if all(play.startswith("bar/") for play in legal) and steps[0][0] != "bar":
+        # A review of 2026-12-07 got "both dice must be played" for 13/9
+        # with a checker on the bar.
+        return f"a checker on the bar must enter first, e.g. {legal[0]}"
     sums = {sum(dice[:count]) for count in range(1, len(dice) + 1)} | set(dice)
     for begin, finish, _ in steps:
         distance = _step_pips(begin, finish)
         if finish != "off" and distance not in sums:
             return f"{begin}/{finish} moves {distance} pips: the dice are {first} and {second}"
+    if any(finish == "off" for _, finish, _ in steps):
+        # Bearing off, a die may be worth fewer pips than it shows, so the
+        # pips below say nothing: "4/off 1/off" with 6-5 was told to play
+        # both dice, which it did (the same review).
+        return None
     used = _play_pips(steps)
     if all(_play_pips(_BACKGAMMON_STEP.findall(play)) > used for play in legal):
         every = "all four dice" if first == second else f"both dice ({first} and {second})"

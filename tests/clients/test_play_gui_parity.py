@@ -208,3 +208,13 @@ def test_backgammon_illegal_moves_are_explained() -> None:
     half = str(explain_backgammon_move(position, legal, "13/11"))
     assert half.startswith("both dice (5 and 2) must be played when they can be, e.g. ")
     assert explain_backgammon_move(position, legal, "hello") is None
+    # A review of 2026-12-07: wrong reasons where it could not tell. A checker
+    # on the bar enters first; a bear-off's pips say nothing of its dice.
+    for text, roll_position, expected in (
+        ("13/9", "2zbABwDgOfgDQA 0 6-4", "a checker on the bar must enter first, e.g. bar/"),
+        ("4/off 1/off", "APD/AwhLAAAAAA 0 6-5", None),
+    ):
+        board = game.parse_position(roll_position)
+        plays = [game.format_move(board, move) for move in game.legal_moves(board)]
+        why = explain_backgammon_move(roll_position, plays, text)
+        assert why == expected or (expected and str(why).startswith(expected)), (text, why)
