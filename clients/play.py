@@ -297,6 +297,8 @@ class Session:
                 self.say(f"moves: {moves}")
         targets = frozenset(state.legal_moves) if self.game == "othello" else frozenset()
         view = View(last_move=last, flip=self.view.flip, color=self.view.color, targets=targets)
+        if self.game == "othello":
+            view = replace(view, final=state.is_over)
         if self.game == "go":
             view = _go_view(view, state, self.position)
         board = render(state.game, state.position, state.options, view)
@@ -455,6 +457,12 @@ class Session:
                     why = f": {reason}" if reason else ""
                 elif self.game == "connect4":
                     reason = explain_connect4_move(self.options, text)
+                    why = f": {reason}" if reason else ""
+                elif self.game == "checkers":
+                    reason = explain_checkers_move(state.legal_moves, text)
+                    why = f": {reason}" if reason else ""
+                elif self.game == "othello":
+                    reason = explain_othello_move(state.position, state.legal_moves, text)
                     why = f": {reason}" if reason else ""
                 self.say(
                     f"{text.strip()!r} is not a legal move{why}; "
@@ -830,6 +838,37 @@ def _step_pips(start: str, end: str) -> int:
 def _play_pips(steps: list[tuple[str, str, str]]) -> int:
     """The pips a play's steps use in all."""
     return sum(max(_step_pips(a, b), 0) * (int(n) if n else 1) for a, b, n in steps)
+
+
+def explain_checkers_move(legal: Sequence[str], text: str) -> str | None:
+    """Why a checkers move is refused: a capture was due, or a jump stopped
+    short (a review of 2026-12-07 got only "not a legal move" for both)."""
+    typed = text.strip().lower().replace(" ", "")
+    if not legal or not re.fullmatch(r"\d+([-x]\d+)+", typed):
+        return None
+    if all("x" in move for move in legal) and "x" not in typed:
+        return f"a capture must be taken when there is one, e.g. {legal[0]}"
+    going_on = [move for move in legal if move.startswith(typed + "x")]
+    if going_on:
+        return f"the jump is not over: a piece that can jump on must, e.g. {going_on[0]}"
+    return None
+
+
+def explain_othello_move(position: str, legal: Sequence[str], text: str) -> str | None:
+    """Why an Othello move is refused: the square is taken, or it outflanks
+    no disc (a review of 2026-12-07 got only "not a legal move")."""
+    square = re.fullmatch(r"([a-h])([1-8])", text.strip().lower())
+    board = position.split()[0] if position.split() else ""
+    if square is None or len(board) != 64:
+        return None
+    index = (int(square.group(2)) - 1) * 8 + "abcdefgh".index(square.group(1))
+    if board[index] != "-":
+        return f"{square.group(0)} is taken"
+    example = f", e.g. {legal[0]}" if legal else ""
+    return (
+        f"{square.group(0)} outflanks no disc: a move must close a line of the "
+        f"opponent's discs between it and one of yours{example}"
+    )
 
 
 def explain_connect4_move(options: Mapping[str, Any] | None, text: str) -> str | None:

@@ -32,7 +32,8 @@ class View:
     targets: frozenset[str] = frozenset()
     #: Go: prisoners taken by black and by white (see :func:`go_captures`).
     captures: tuple[int, int] | None = None
-    #: Go: the game is over, so draw and count the Tromp-Taylor area.
+    #: The game is over: Go draws and counts the Tromp-Taylor area, Othello
+    #: names no side to move.
     final: bool = False
 
 
@@ -335,8 +336,11 @@ def render_othello(position: str, options: Mapping[str, Any], view: View) -> str
     lines.append(("  " + "".join(f" {FILES[file]} " for file in files)).rstrip())
     black, white = cells_text.count("X"), cells_text.count("O")
     mover = "X (black)" if parts[1] == "X" else "O (white)"
+    # A finished game has no side to move (a review of 2026-12-07 read
+    # "X (black) to move" under the final board).
+    turn = "game over" if view.final else f"{mover} to move"
     lines.append(
-        f"discs: X (black) {black}, O (white) {white}; {mover} to move"
+        f"discs: X (black) {black}, O (white) {white}; {turn}"
         + ("  (+ legal moves)" if view.targets else "")
     )
     return "\n".join(lines)

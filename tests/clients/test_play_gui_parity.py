@@ -218,3 +218,25 @@ def test_backgammon_illegal_moves_are_explained() -> None:
         plays = [game.format_move(board, move) for move in game.legal_moves(board)]
         why = explain_backgammon_move(roll_position, plays, text)
         assert why == expected or (expected and str(why).startswith(expected)), (text, why)
+
+
+def test_checkers_and_othello_refusals_say_why() -> None:
+    """A review of 2026-12-07: a quiet move when a capture was due, a jump
+    stopped short, an occupied square and a move that flips nothing all got
+    only "not a legal move"."""
+    from clients.play import explain_checkers_move, explain_othello_move
+    from engine.registry import create_game
+
+    checkers = create_game("checkers")
+    board = checkers.parse_position("B:W14,22,23:B9")  # 9x18x25 or 9x18x27
+    legal = [checkers.format_move(board, move) for move in checkers.legal_moves(board)]
+    assert str(explain_checkers_move(legal, "9-13")).startswith("a capture must be taken")
+    assert str(explain_checkers_move(legal, "9x18")).startswith("the jump is not over")
+    assert explain_checkers_move(legal, "hello") is None
+    othello = create_game("othello")
+    start = othello.initial_state()
+    position = othello.format_position(start)
+    legal = [othello.format_move(start, move) for move in othello.legal_moves(start)]
+    assert explain_othello_move(position, legal, "d4") == "d4 is taken"
+    assert str(explain_othello_move(position, legal, "a1")).startswith("a1 outflanks no disc")
+    assert explain_othello_move(position, legal, "z9") is None

@@ -88,6 +88,9 @@ def test_othello_start_counts_and_last_move() -> None:
     assert lines[9] == "discs: X (black) 4, O (white) 1; O (white) to move"
     lines = render("othello", OTHELLO_START, view=View(targets=frozenset({"d3", "c4"})))
     assert lines.splitlines()[2] == "3  .  .  .  +  .  .  .  ."
+    # A finished game names no side to move (a review of 2026-12-07).
+    final = render("othello", "X" * 64 + " O", view=View(final=True)).splitlines()
+    assert final[9] == "discs: X (black) 64, O (white) 0; game over"
     assert lines.splitlines()[3] == "4  .  .  +  O  X  .  .  ."
     assert lines.splitlines()[9].endswith("X (black) to move  (+ legal moves)")
 
