@@ -274,17 +274,26 @@ def gnubg_version(binary: str) -> str:
     return lines[0] if lines else "unknown version"
 
 
-def spread(mean: float, half: float) -> str:
-    """``+0.123 ± 0.045``, or the mean with "no interval" when one pair cannot give one."""
+#: The fewest pairs given a normal interval: a game's points take a few
+#: values only (1, 2, 3 a side), so a few pairs can agree exactly and show
+#: a zero-width interval (two pairs at -1.000 gave "-1.000 ± 0.000", a
+#: review of 2026-12-07); ten pairs is the usual floor for the normal
+#: approximation of a mean of such values.
+MIN_PAIRS_FOR_INTERVAL = 10
+
+
+def spread(mean: float, half: float, pairs: int | None = None) -> str:
+    """``+0.123 ± 0.045``, or the mean with "no interval" when too few pairs cannot give one."""
     if math.isnan(half):
-        return f"{mean:+.3f} (no interval: one pair)"
+        count = "" if pairs is None else f"{pairs} pair{'s' if pairs != 1 else ''}, "
+        return f"{mean:+.3f} (no interval: {count}fewer than {MIN_PAIRS_FOR_INTERVAL})"
     return f"{mean:+.3f} ± {half:.3f}"
 
 
 def interval(values: list[float]) -> tuple[float, float]:
-    """Mean and the half-width of its 95% normal interval."""
+    """Mean and the half-width of its 95% normal interval (NaN with too few pairs)."""
     mean = statistics.mean(values)
-    if len(values) < 2:
+    if len(values) < MIN_PAIRS_FOR_INTERVAL:
         return mean, float("nan")
     return mean, 1.96 * statistics.stdev(values) / len(values) ** 0.5
 
@@ -309,7 +318,7 @@ def report(records: list[GameRecord], pair_nets: list[float]) -> None:
         )
     print(f"points: ours {ours}, gnubg's {theirs}; net {ours - theirs:+d}")
     print(
-        f"points per game (ours minus gnubg's): {spread(mean, half)} "
+        f"points per game (ours minus gnubg's): {spread(mean, half, len(pair_nets))} "
         f"(95% interval over the {len(pair_nets)} pairs' net points / 2)"
     )
     if depths:
@@ -396,7 +405,7 @@ def main(argv: list[str] | None = None) -> int:
                 wins = sum(1 for r in records if r.engine_won)
                 print(
                     f"  {len(records)}/{pairs * 2} games: we won {wins}, "
-                    f"{spread(mean, half)} points a game, {elapsed:.0f} s, "
+                    f"{spread(mean, half, len(pair_nets))} points a game, {elapsed:.0f} s, "
                     f"about {elapsed / done * (pairs - done):.0f} s to go",
                     flush=True,
                 )

@@ -153,6 +153,11 @@ def run_play(args: argparse.Namespace) -> int:
     except ValueError as error:
         print(f"arena play: {error}", file=sys.stderr)
         return 2
+    if args.pgn and args.game != "chess":
+        # It was ignored without a word (a review of 2026-12-07); arena
+        # tournament refuses it the same way.
+        print(f"arena play: --pgn records chess games only, not {args.game}", file=sys.stderr)
+        return 2
     human = 2 if args.watch else (1 if args.engine_first else 0)
     try:
         return asyncio.run(

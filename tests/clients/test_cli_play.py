@@ -33,6 +33,15 @@ def test_command_line() -> None:
         parse_options(["width"])
 
 
+def test_pgn_is_refused_for_a_game_other_than_chess(capsys: pytest.CaptureFixture[str]) -> None:
+    """A review of 2026-12-07: `arena play --game othello --pgn f.pgn` ignored
+    --pgn without a word."""
+    from clients.cli import main
+
+    assert main(["play", "--game", "othello", "--pgn", "games.pgn"]) == 2
+    assert "--pgn records chess games only, not othello" in capsys.readouterr().err
+
+
 def scripted(lines: list[str]) -> object:
     feed: Iterator[str] = iter(lines)
 
