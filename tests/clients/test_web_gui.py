@@ -1483,7 +1483,8 @@ def test_a_pasted_pgn_is_loaded_reviewed_and_its_blunder_marked(
     with page.expect_download() as info:
         page.click("#download-moves")
     record = Path(info.value.path()).read_text()
-    assert "3. Bc4 Nf6?? 4. Qxf7# 1-0" in record
+    assert "3. Bc4 Nf6?? 4. Qxf7# {checkmate} 1-0" in record
+    assert '[Termination "normal"]' in record  # PGN's own word (it was "checkmate")
     assert '[Event "Casual game"]' in record and '[White "A"]' in record and '[Black "B"]' in record
     expect(page.locator("#message")).to_have_text(re.compile("^PGN loaded: 7 moves"))
     # Take back keeps the scores of the moves before (a review of 2026-12-07:

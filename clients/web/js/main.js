@@ -1344,7 +1344,11 @@ function gameRecord() {
       ["White", given.White ?? sideName(0)], ["Black", given.Black ?? sideName(1)], ["Result", resultText(result)],
     ];
     if (app.start.position) tags.push(["SetUp", "1"], ["FEN", app.start.position]);
-    if (result && result.reason) tags.push(["Termination", result.reason]);
+    // PGN's Termination takes a few words ("normal" for any end by the
+    // rules); the reason itself goes in a comment after the last move, as
+    // the tournament's records write it ("checkmate" was no standard value:
+    // a review, 2026-12-07).
+    if (result && result.reason) tags.push(["Termination", "normal"]);
     const fields = (app.start.position || "").split(" ");
     let number = Number(fields[5]) || 1;
     let white = (fields[1] || "w") === "w";
@@ -1358,6 +1362,7 @@ function gameRecord() {
       if (!white) number++;
       white = !white;
     });
+    if (result && result.reason) words.push(`{${String(result.reason).replace(/}/g, ")")}}`);
     words.push(resultText(result));
     const lines = [];
     let line = "";
