@@ -13,6 +13,7 @@ they report (:mod:`~server.programs.reports`) and their health
 from __future__ import annotations
 
 from server.programs.engines import (
+    OWN_CLOCK,
     PROTOCOL_GAMES,
     ExternalEngine,
     check_externals,
@@ -41,6 +42,7 @@ __all__ = [
     "ENGINE_DONE",
     "ENGINE_ERROR",
     "HANDSHAKE_TIMEOUT_S",
+    "OWN_CLOCK",
     "PROTOCOL_GAMES",
     "RESTART_BACKOFF_S",
     "STARTUP_WAIT_S",

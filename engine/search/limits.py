@@ -111,7 +111,9 @@ class Deadlines:
         return reduce_record(self)
 
 
-def plan_deadlines(limits: Limits, start: float, moves_left: int | None = None) -> Deadlines:
+def plan_deadlines(
+    limits: Limits, start: float, moves_left: int | None = None, own_clock: bool = False
+) -> Deadlines:
     """The soft and hard deadlines for a search that started at ``start``.
 
     A fixed move time gives one deadline used for both: the search uses the
@@ -121,13 +123,23 @@ def plan_deadlines(limits: Limits, start: float, moves_left: int | None = None) 
     clock that names no moves to go (sudden death) is shared over
     ``moves_left``, the game's estimate of the mover's moves to come
     (:meth:`engine.game.Game.moves_left`), else :data:`DEFAULT_MOVES_TO_GO`.
+
+    ``own_clock``: the search keeps its own time (an engine program that is
+    given the clock itself, as cutechess gives it): every deadline is the
+    time left on the clock, less :data:`CLOCK_SAFETY_MS`; only an answer
+    later than that is late.
     """
     soft: float | None = None
     hard: float | None = None
     allotment: float | None = None
     if limits.movetime_ms is not None:
         soft = hard = allotment = start + max(0, limits.movetime_ms) / 1000
-    if limits.clock is not None:
+    if limits.clock is not None and own_clock:
+        end = start + max(0, limits.clock.time_ms - CLOCK_SAFETY_MS) / 1000
+        soft = _earliest(soft, end)
+        hard = _earliest(hard, end)
+        allotment = _earliest(allotment, end)
+    elif limits.clock is not None:
         clock_allotment, clock_hard = _clock_budget_ms(limits.clock, moves_left)
         soft = _earliest(soft, start + SOFT_SHARE * clock_allotment / 1000)
         hard = _earliest(hard, start + clock_hard / 1000)

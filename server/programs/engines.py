@@ -36,6 +36,10 @@ PROTOCOL_GAMES: Final = {
     "gtp": frozenset({"go"}),
     "cmd": frozenset(GAMES),
 }
+#: The protocols whose programs are given the clock and keep their own time
+#: (UCI's wtime/btime, GTP's time_left), as cutechess and GoGui give it; a
+#: ``cmd:`` bot is given a budget planned by the server (docs/bots.md).
+OWN_CLOCK: Final = frozenset({"uci", "gtp"})
 
 
 @dataclass(frozen=True, slots=True)

@@ -527,8 +527,14 @@ class GtpSearcher(ProgramSearcher):
             generate = CLEANUP_COMMAND
         setup = self._setup(state)
         if deadlines.hard is not None:
+            # GTP counts whole seconds. A clock is given as it stands, the
+            # program's own to keep (absolute time: no byo-yomi); a move time
+            # as one byo-yomi period of one stone.
             seconds = max(1, int(deadlines.hard - time.monotonic()))
-            setup += [f"time_settings 0 {seconds} 1", f"time_left {colour} {seconds} 1"]
+            if request.limits.clock is not None:
+                setup += ["time_settings 1 0 0", f"time_left {colour} {seconds} 0"]
+            else:
+                setup += [f"time_settings 0 {seconds} 1", f"time_left {colour} {seconds} 1"]
         for command in setup:
             answered = gtp.command(process, command, time.monotonic() + GTP_COMMAND_TIMEOUT_S, stop)
             if answered is None:
@@ -819,7 +825,14 @@ class _Search:
         answered = words[1] if len(words) > 1 else ""
         move = self._legal(answered)
         if self.last is None:
-            return SearchResult.unsearched(move, reason, self.elapsed_ms())
+            # Its own move, with no report behind it (an engine that sends
+            # no info with a pv, for a book or forced move): a search of
+            # unknown depth, depth 1, as a GTP engine's move (chosen). At
+            # depth 0 the referee took it for the server's stand-in and
+            # scored a loss on time (a review, 2026-12-07).
+            answer = SearchResult.unsearched(move, reason, self.elapsed_ms())
+            searched = dataclasses.replace(answer.info, depth=1, seldepth=1)
+            return dataclasses.replace(answer, info=searched)
         result = SearchResult.from_progress(
             self.last, self.completed_depth, reason, self.elapsed_ms()
         )

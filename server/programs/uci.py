@@ -159,15 +159,33 @@ def multipv_value(declared: Mapping[str, UciOption], wanted: int) -> int | None:
 
 
 def go_command(limits: Limits, deadlines: Deadlines, mover: int, now: float) -> str:
-    """``go`` for our limits: the time to the hard deadline as ``movetime``, depth, nodes.
+    """``go`` for our limits: the clock, or the time to the hard deadline as ``movetime``;
+    depth, nodes.
 
-    The deadline was planned once, by the session, from the think's clock
-    or move time; the engine gets what is left of it rather than the clock,
-    so that it cannot plan past the answer the pool owes the client.
+    The deadline was planned once, by the session. With a clock it is the
+    time left (the engine keeps its own time, :data:`OWN_CLOCK`), and the
+    engine is given that clock: ``wtime``/``btime`` (what is left of it
+    now, both sides alike: the think carries the mover's clock only),
+    ``winc``/``binc`` and ``movestogo``, as cutechess gives it. Given a
+    ``movetime`` of our planning instead, an engine was told a third of
+    its time and lost on time with most of its clock left (a review,
+    2026-12-07). A fixed move time, or what is left of the deadline when the
+    think had no clock, is ``movetime``: the engine cannot plan past the
+    answer the pool owes the client.
     """
     words = ["go"]
-    if deadlines.hard is not None:
-        words += ["movetime", str(max(1, int((deadlines.hard - now) * 1000)))]
+    left_ms = None if deadlines.hard is None else max(1, int((deadlines.hard - now) * 1000))
+    clock = limits.clock
+    if clock is not None and left_ms is not None:
+        words += ["wtime", str(left_ms), "btime", str(left_ms)]
+        if clock.inc_ms > 0:
+            words += ["winc", str(clock.inc_ms), "binc", str(clock.inc_ms)]
+        if clock.moves_to_go:
+            words += ["movestogo", str(clock.moves_to_go)]
+        if limits.movetime_ms is not None:
+            words += ["movetime", str(min(left_ms, max(1, limits.movetime_ms)))]
+    elif left_ms is not None:
+        words += ["movetime", str(left_ms)]
     if limits.depth is not None:
         words += ["depth", str(limits.depth)]
     if limits.nodes is not None:

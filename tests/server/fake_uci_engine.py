@@ -96,8 +96,22 @@ def say_lines(board: chess.Board, depth: int, lines: int) -> None:
     say(f"info depth {depth} multipv 2 score cp 999 pv a1a1")
 
 
+#: How long a "sleepy" engine takes a move, whatever it is told: a slow
+#: engine well within a clock of seconds.
+SLEEPY_S = 0.3
+
+
 def search(board: chess.Board, words: list[str], mode: str, lines: int = 1) -> None:
     move = sorted(board.legal_moves, key=lambda m: m.uci())[0].uci()
+    if mode == "noinfo":  # its move at once, no info line (as for a book move)
+        say(f"bestmove {move}")
+        return
+    if mode == "sleepy":  # the engine's own pace, reported; told the clock, it keeps it
+        say(f"info depth 1 score cp 3 nodes 10 pv {move}")
+        time.sleep(SLEEPY_S)
+        say(f"info string go was: {' '.join(words)}")
+        say(f"bestmove {move}")
+        return
     if mode == "huge":
         say(
             f"info depth {HUGE} seldepth {HUGE} score cp {HUGE} nodes {HUGE} nps {HUGE} "

@@ -15,7 +15,7 @@ import chess
 import pytest
 
 from engine.registry import create_game
-from engine.search.limits import Deadlines, Limits
+from engine.search.limits import CLOCK_SAFETY_MS, Clock, Deadlines, Limits, plan_deadlines
 from engine.search.score import Score
 from server.external import (
     ExternalEngine,
@@ -144,8 +144,42 @@ def test_go_gives_the_engine_what_is_left_of_the_deadline() -> None:
     assert timed == "go movetime 400"
 
 
+def test_a_clock_is_given_to_a_uci_engine_which_keeps_its_own_time() -> None:
+    """A review of 2026-12-07: on --tc 2+0 an engine was sent "go movetime
+    182" (the server's own planning, a third of what it had) and lost on time
+    with 1990 ms left. It gets the clock, as under cutechess, and only an
+    answer beyond the time left is late."""
+    clock = Limits(clock=Clock(time_ms=2000, inc_ms=50, moves_to_go=20))
+    deadlines = plan_deadlines(clock, 10.0, own_clock=True)
+    assert deadlines.hard == pytest.approx(10.0 + (2000 - CLOCK_SAFETY_MS) / 1000)
+    assert go_command(clock, deadlines, 0, 10.5) == (
+        "go wtime 1480 btime 1480 winc 50 binc 50 movestogo 20"
+    )
+    ours = plan_deadlines(clock, 10.0)  # our own search's planning, for comparison
+    assert ours.hard is not None and ours.hard < 10.5
+
+
 # ----------------------------------------------------------------------
 # Through the server.
+
+
+@pytest.mark.asyncio
+async def test_an_engine_on_a_clock_keeps_its_own_time_and_a_bare_bestmove_counts() -> None:
+    """A review of 2026-12-07, with arena tournament --tc 2+0: an engine that
+    answered in 0.45 s with 1990 ms left lost on time (the server had told it
+    "go movetime 182" and answered for it there); an engine whose bestmove
+    came with no info line lost on time too (its own move, read as depth 0)."""
+    engines = (fake("sleepy", "sleepy"), fake("noinfo", "noinfo"))
+    async with running_server(externals=engines) as server, raw_client(server.port) as client:
+        await client.request({"type": "new_game", "id": 1, "game": "chess"})
+        # Our own planning gives this clock a hard deadline of about 200 ms;
+        # the engine takes 300 ms of its 2 s.
+        clock = {"clock": {"time_ms": 2000, "inc_ms": 0}}
+        _, best = await client.think(2, clock, algorithm="sleepy")
+        assert (best["depth"], best["reason"]) != (0, "time"), best
+        assert best["depth"] >= 1 and best["time_ms"] >= 250, best
+        _, best = await client.think(3, {"movetime_ms": 1000}, algorithm="noinfo")
+        assert best["depth"] == 1 and best["move"] != "" and best["time_ms"] < 900, best
 
 
 @pytest.mark.asyncio
