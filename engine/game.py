@@ -241,7 +241,18 @@ class Game(ABC, Generic[S, M]):
 
     @abstractmethod
     def to_move(self, state: S) -> int:
-        """Index of the player to move (0 or 1)."""
+        """Index of the player to move (0 or 1), or :data:`CHANCE` where dice are rolled.
+
+        Every move hands the turn to the other player, the move that ends
+        the game included: the alpha-beta searches are negamax and score a
+        child from the other side's point of view. A rule that lets a
+        player move again (Kalah's extra turn, Dots and Boxes after a box)
+        is one compound move, as checkers makes a multi-jump one move; a
+        player with no move passes with a move of its own (Othello). Broken,
+        the searches return wrong values, "proven" ones too, with no error
+        (a contributor's Kalah, 2026-12-07);
+        ``tests/engine/games/test_game_contract.py`` checks every game.
+        """
 
     @abstractmethod
     def legal_moves(self, state: S) -> list[M]:

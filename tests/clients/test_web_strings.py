@@ -99,8 +99,16 @@ def test_the_translated_option_help_is_the_games_own_words() -> None:
 
     named = table_keys(WEB / "js" / "server-words.js", "OPTION_HELP")
     helps = {option.description for game in GAMES.values() for option in game.OPTIONS}
-    assert named and sorted(named - helps) == []
-    assert sorted(helps - named) == [], "an option's help without a translation"
+    assert named and sorted(named - helps) == [], "a translated help no game option has"
+    # A new game's options need their help in the page's languages: each
+    # description word for word as a key of OPTION_HELP in
+    # clients/web/js/server-words.js, with its English and Portuguese texts
+    # in clients/web/js/strings.js (README, "Adding a game").
+    missing = sorted(helps - named)
+    assert missing == [], (
+        "option help with no translation: add each, word for word, to OPTION_HELP in "
+        f"clients/web/js/server-words.js and its texts to clients/web/js/strings.js: {missing}"
+    )
 
 
 def table_keys(script: Path, name: str) -> set[str]:
@@ -109,3 +117,16 @@ def table_keys(script: Path, name: str) -> set[str]:
     start = text.index(f"const {name} = {{")
     block = text[start : text.index("};", start)]
     return set(re.findall(r'^\s*"((?:[^"\\]|\\.)*)":', block, re.MULTILINE))
+
+
+def test_the_page_knows_which_games_have_a_board_of_their_own() -> None:
+    """Every board module in clients/web/js/boards/ is in main.js's
+    DRAWN_BOARDS, and nothing else: a game without one gets the generic
+    board without a request for a missing file."""
+    text = (WEB / "js" / "main.js").read_text(encoding="utf-8")
+    listed = re.search(r"const DRAWN_BOARDS = new Set\(\[([^\]]*)\]\)", text)
+    assert listed is not None
+    named = set(re.findall(r'"([a-z0-9_]+)"', listed.group(1)))
+    helpers = {"generic", "squares"}
+    files = {path.stem for path in (WEB / "js" / "boards").glob("*.js")} - helpers
+    assert named == files

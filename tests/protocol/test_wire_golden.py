@@ -10,9 +10,11 @@ write them again byte for byte, in both encodings' maps.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
+from engine.registry import GAMES
 from engine.search.results import Info, SearchResult, SearchStats
 from engine.search.score import Score
 from protocol.codec import Encoding, decode, encode
@@ -97,12 +99,24 @@ def _frames() -> list[str]:
     return frames
 
 
+#: The list of games an unknown_game error names: the registry's, which a
+#: new game lengthens (a contributor's review of 2026-12-07 found this file
+#: to edit by hand for it). The frames are compared with it left out.
+GAME_LIST = re.compile(r"\(games: [a-z0-9_, ]+\)")
+
+
+def _without_game_list(frame: str) -> str:
+    return GAME_LIST.sub("(games: ...)", frame)
+
+
 def test_every_message_is_written_as_before() -> None:
     expected = GOLDEN.read_text(encoding="utf-8").splitlines()
     frames = _frames()
     assert len(frames) == len(expected)
     for frame, line in zip(frames, expected, strict=True):
-        assert frame == line
+        assert _without_game_list(frame) == _without_game_list(line)
+    # The list it names is the registry's, whatever its length.
+    assert any(f"(games: {', '.join(GAMES)})" in frame for frame in frames)
 
 
 def test_msgpack_frames_hold_the_same_maps() -> None:

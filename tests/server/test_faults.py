@@ -186,8 +186,15 @@ async def test_a_client_that_never_reads_is_bounded_and_harms_no_one() -> None:
             hog.send({"type": "new_game", "game": "connect4"})
             hog.send({"type": "think", "limits": {"movetime_ms": 300}})
             flood = asyncio.create_task(asyncio.to_thread(hog.send_many, {"type": "hello"}, 6000))
+            # Half full by count or by bytes, whichever comes first: the
+            # replies are welcomes, whose size grows with the games offered
+            # (a game added made 128 of them pass the byte bound first, and
+            # the wait never ended: a contributor's review, 2026-12-07).
             await wait_until(
-                lambda: any(len(c.outbox) >= OUTBOX_LIMIT // 2 for c in server.connections)
+                lambda: any(
+                    len(c.outbox) >= OUTBOX_LIMIT // 2 or c.outbox.queued_bytes >= OUTBOX_BYTES // 2
+                    for c in server.connections
+                )
             )
             (connection,) = server.connections
             async with raw_client(server.port, "json") as polite:

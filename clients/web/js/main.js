@@ -602,8 +602,13 @@ function scrollWithin(box, item) {
   else if (at.bottom > shown.bottom) box.scrollTop += at.bottom - shown.bottom;
 }
 
+// The games with a board of their own in boards/; any other game gets the
+// generic one without a request for a file that is not there (a 404 in the
+// console for a new game, a contributor's review of 2026-12-07).
+const DRAWN_BOARDS = new Set(["backgammon", "checkers", "chess", "connect4", "go", "nim", "othello", "tictactoe"]);
+
 async function boardModule(name) {
-  if (/^[a-z0-9_]+$/.test(name)) {
+  if (DRAWN_BOARDS.has(name) && /^[a-z0-9_]+$/.test(name)) {
     try {
       return (await import(`./boards/${name}.js`)).default;
     } catch {
