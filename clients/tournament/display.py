@@ -134,7 +134,12 @@ def crosstable_text(names: Sequence[str], results: Sequence[GameResult]) -> str:
     table = crosstable(results, len(names))
     width = max(len(name) for name in names)
     texts = [
-        ["-" if cell is None else f"{_points(cell.points)}/{cell.games}" for cell in row]
+        # A pair that never met (a gauntlet's, a knockout's) is left blank,
+        # as cutechess does; it read "0/0" (a review, 2026-12-07).
+        [
+            "-" if cell is None else "" if cell.games == 0 else f"{_points(cell.points)}/{cell.games}"
+            for cell in row
+        ]
         for row in table
     ]
     # Each column as wide as its engine's full name or its widest cell: names

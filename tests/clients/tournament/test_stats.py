@@ -203,3 +203,6 @@ def test_crosstable_shows_full_names_in_columns_as_wide_as_them() -> None:
     assert row[ends[1] - len("1.5/2") : ends[1]] == "1.5/2"
     assert row[ends[0] - 1 : ends[0]] == "-"
     assert lines[4][ends[2] - len("1/1") : ends[2]] == "1/1"
+    # A pair that never met is blank, as in cutechess (it read "0/0").
+    assert "0/0" not in "\n".join(lines)
+    assert row[ends[2] - 3 : ends[2]] == "   "
