@@ -458,6 +458,13 @@ def run(args: argparse.Namespace) -> int:
             if args.epdout and config.game not in EPD_GAMES:
                 store.close()
                 _check_epdout(args, config.game)
+            # The EPD file the tournament was given, rewritten as the JSON
+            # Lines and PGN files are: it has no default name, and a resume
+            # without --epdout left it stale (a review, 2026-12-07).
+            if args.epdout:
+                store.set_epd_path(str(Path(args.epdout).resolve()))
+            else:
+                args.epdout = store.epd_path()
         else:
             config = config_from_args(args)
             _check_epdout(args, config.game)
@@ -467,6 +474,8 @@ def run(args: argparse.Namespace) -> int:
                 created = True
             store = create_tournament(args.db, config)
             store.set_bot_digests(bot_digests(list(config.engines)))
+            if args.epdout:
+                store.set_epd_path(str(Path(args.epdout).resolve()))
     except (ConfigError, StoreError, GameError) as error:
         print(f"{_prog(args)}: {error}", file=sys.stderr)
         return 2

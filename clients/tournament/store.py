@@ -198,6 +198,14 @@ class Store:
     def set_left_out(self, reasons: dict[str, str]) -> None:
         self._set_names_map("left_out", reasons)
 
+    def epd_path(self) -> str | None:
+        """The ``--epdout`` file the tournament was given, if any (kept for ``--resume``)."""
+        return self._meta("epdout")
+
+    def set_epd_path(self, path: str) -> None:
+        with _transaction(self.db):
+            self._set_meta("epdout", path)
+
     def _names_map(self, key: str) -> dict[str, str]:
         """A meta value holding a JSON object of strings by engine name (empty if unreadable)."""
         try:

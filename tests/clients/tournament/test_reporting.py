@@ -129,6 +129,24 @@ def test_epdout_is_refused_for_games_other_than_chess(
     assert not (tmp_path / "p.db").exists()
 
 
+def test_a_resumed_tournament_rewrites_its_epd_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A review of 2026-12-07: a --resume without --epdout left the EPD file
+    with the games of the first run (7 lines), the JSON Lines rewritten (12)."""
+    path = tmp_path / "final.epd"
+    argv = ["tournament", "--game", "chess", "--engine", "local:depth=1"]
+    argv += ["--engine", "local:depth=2", "--depth", "1", "--max-plies", "12", "--quiet"]
+    argv += ["--db", str(tmp_path / "t.db")]
+    assert main([*argv, "--games", "2", "--epdout", str(path)]) == 0
+    assert len(path.read_text().splitlines()) == 2
+    path.write_text("stale\n")
+    assert main([*argv, "--resume"]) == 0  # no --epdout: the tournament's file
+    capsys.readouterr()
+    lines = path.read_text().splitlines()
+    assert len(lines) == 2 and all(line.endswith(";") for line in lines), lines
+
+
 def test_go_results_are_written_as_go_players_write_them() -> None:
     """Issue 28 asked for ``B+0.5`` and ``W+R``: the end-of-game line and the JSON
     record say what SGF's RE says (see test_sgf.py for every kind of result)."""
