@@ -29,6 +29,7 @@ from clients.tournament.records import (
 )
 from clients.tournament.standings import (
     GameResult,
+    Tally,
     crosstable,
     engine_tallies,
     fault_counts,
@@ -133,15 +134,7 @@ def crosstable_text(names: Sequence[str], results: Sequence[GameResult]) -> str:
     """Points of the row engine against the column engine, out of the games played."""
     table = crosstable(results, len(names))
     width = max(len(name) for name in names)
-    texts = [
-        # A pair that never met (a gauntlet's, a knockout's) is left blank,
-        # as cutechess does; it read "0/0" (a review, 2026-12-07).
-        [
-            "-" if cell is None else "" if cell.games == 0 else f"{_points(cell.points)}/{cell.games}"
-            for cell in row
-        ]
-        for row in table
-    ]
+    texts = [[_cell(cell) for cell in row] for row in table]
     # Each column as wide as its engine's full name or its widest cell: names
     # cut to a fixed width made "local d4" and "local d4 #2" the same column.
     widths = [
@@ -155,6 +148,15 @@ def crosstable_text(names: Sequence[str], results: Sequence[GameResult]) -> str:
         cells = "  ".join(f"{text:>{columns}}" for text, columns in zip(row, widths, strict=True))
         lines.append(f"{name:<{width}}  {cells}")
     return "\n".join(lines)
+
+
+def _cell(cell: Tally | None) -> str:
+    """A crosstable cell: ``-`` on the diagonal, points/games, and blank for a
+    pair that never met (a gauntlet's, a knockout's), as cutechess leaves it;
+    it read "0/0" (a review, 2026-12-07)."""
+    if cell is None:
+        return "-"
+    return "" if cell.games == 0 else f"{_points(cell.points)}/{cell.games}"
 
 
 def _points(points: float) -> str:
