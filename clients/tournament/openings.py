@@ -154,11 +154,28 @@ def load_openings(
             # Checked now, not in the middle of the tournament; kept in canonical notation.
             _, played = opening.start(game)
         except GameError as error:
+            where = _line_of_move(text, number, str(error)) if kind == "pgn" else None
+            if where is not None and where != number:
+                # The bad move's own line: a game's first line sent the
+                # reader to its tags (a review, 2026-12-07).
+                raise GameError(f"{path}:{where}: {error} (the game from line {number})") from error
             raise GameError(f"{path}:{number}: {error}") from error
         openings.append(Opening(opening.position, tuple(played)))
     if not openings:
         raise GameError(f"{path}: no openings in the file")
     return openings
+
+
+def _line_of_move(text: str, first: int, why: str) -> int | None:
+    """The line, from ``first`` on, where the move an error quotes (``'Ke3'``) is written."""
+    quoted = re.search(r"'([^'\s]+)'", why)
+    if quoted is None:
+        return None
+    move = re.compile(rf"(?<![\w.]){re.escape(quoted[1])}(?![\w])")
+    for number, line in enumerate(text.splitlines()[first - 1 :], first):
+        if not line.lstrip().startswith("[") and move.search(line):
+            return number
+    return None
 
 
 def _pgn_openings(text: str) -> list[tuple[int, Opening | str]]:

@@ -55,7 +55,9 @@ def test_pgn_games_are_openings_in_canonical_notation(tmp_path: Path) -> None:
 def test_a_bad_pgn_move_names_the_game_line(tmp_path: Path) -> None:
     path = tmp_path / "bad.pgn"
     path.write_text('[Event "a"]\n\n1. e4 e5 *\n\n[Event "b"]\n\n1. e4 e4 *\n')
-    with pytest.raises(GameError, match=r"bad\.pgn:5"):
+    # The bad move's own line (7), and the line its game starts on (5): a
+    # review of 2026-12-07 was sent to the game's first line only.
+    with pytest.raises(GameError, match=r"bad\.pgn:7: .*'e4'.*\(the game from line 5\)"):
         load_openings(create_game("chess"), path)
 
 
