@@ -122,9 +122,12 @@ def pairings_table(names: Sequence[str], results: Sequence[GameResult]) -> str:
         penta = pairing.pentanomial()
         if penta is not None:
             counts = " ".join(str(count) for count in pairing.pairs)
+            # No LOS where there is no Elo: with two pairs it read "LOS
+            # 100.0%" beside the trinomial's 97.7% (a review, 2026-12-07).
+            los = f"LOS {penta.los:.1%}" if penta.samples >= MIN_SAMPLES else "LOS n/a"
             line += (
                 f"\n    pentanomial [{counts}] ({penta.samples} pairs): "
-                f"Elo {format_elo(penta, 'pairs')}, LOS {penta.los:.1%}"
+                f"Elo {format_elo(penta, 'pairs')}, {los}"
             )
         lines.append(line)
     return "\n".join(lines) or "(no games yet)"

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from clients.tournament.display import crosstable_text, faults_table, format_elo
+from clients.tournament.display import crosstable_text, faults_table, format_elo, pairings_table
 from clients.tournament.records import (
     ADJUDICATION,
     CONNECTION_FAILED,
@@ -206,3 +206,18 @@ def test_crosstable_shows_full_names_in_columns_as_wide_as_them() -> None:
     # A pair that never met is blank, as in cutechess (it read "0/0").
     assert "0/0" not in "\n".join(lines)
     assert row[ends[2] - 3 : ends[2]] == "   "
+
+
+def test_the_pentanomial_line_gives_no_los_without_an_elo() -> None:
+    """A review of 2026-12-07: two pairs read "Elo n/a (too few pairs), LOS
+    100.0%" beside the trinomial's 97.7%."""
+    two_pairs = [
+        GameResult(1, 0, 0, 1, 1.0),
+        GameResult(2, 0, 1, 0, 0.0),
+        GameResult(3, 1, 0, 1, 1.0),
+        GameResult(4, 1, 1, 0, 0.0),
+    ]
+    text = pairings_table(["a", "b"], two_pairs)
+    assert "(2 pairs): Elo n/a (too few pairs), LOS n/a" in text, text
+    three_pairs = [*two_pairs, GameResult(5, 2, 0, 1, 0.5), GameResult(6, 2, 1, 0, 0.5)]
+    assert re.search(r"\(3 pairs\): Elo .*, LOS \d+\.\d%", pairings_table(["a", "b"], three_pairs))
