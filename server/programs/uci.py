@@ -158,6 +158,15 @@ def multipv_value(declared: Mapping[str, UciOption], wanted: int) -> int | None:
     return max(1, value)
 
 
+#: Kept back from the time a UCI engine is told (its ``movetime`` or
+#: ``wtime``): the engine's answer still has to cross the pipe and the worker
+#: before the pool's guard, a few milliseconds on a loaded machine. An engine
+#: that answered 3 ms before its movetime was answered for by the guard, once
+#: in 30-70 moves, two games at a time on 2 cores (a review, 2026-12-07).
+#: Stockfish's own Move Overhead defaults to the same 10 ms.
+PROGRAM_OVERHEAD_MS: Final = 10
+
+
 def go_command(limits: Limits, deadlines: Deadlines, mover: int, now: float) -> str:
     """``go`` for our limits: the clock, or the time to the hard deadline as ``movetime``;
     depth, nodes.
@@ -174,7 +183,9 @@ def go_command(limits: Limits, deadlines: Deadlines, mover: int, now: float) -> 
     answer the pool owes the client.
     """
     words = ["go"]
-    left_ms = None if deadlines.hard is None else max(1, int((deadlines.hard - now) * 1000))
+    left_ms = None
+    if deadlines.hard is not None:
+        left_ms = max(1, int((deadlines.hard - now) * 1000) - PROGRAM_OVERHEAD_MS)
     clock = limits.clock
     if clock is not None and left_ms is not None:
         words += ["wtime", str(left_ms), "btime", str(left_ms)]

@@ -141,7 +141,7 @@ def test_go_gives_the_engine_what_is_left_of_the_deadline() -> None:
     assert go_command(Limits(depth=9), Deadlines(0.0, None, None), 0, 0.0) == "go depth 9"
     assert go_command(Limits(), Deadlines(0.0, None, None), 0, 0.0) == "go infinite"
     timed = go_command(Limits(movetime_ms=500), Deadlines(10.0, 10.5, 10.5), 0, 10.1)
-    assert timed == "go movetime 400"
+    assert timed == "go movetime 390"  # 10 ms kept for the answer's way back
 
 
 def test_a_clock_is_given_to_a_uci_engine_which_keeps_its_own_time() -> None:
@@ -153,7 +153,7 @@ def test_a_clock_is_given_to_a_uci_engine_which_keeps_its_own_time() -> None:
     deadlines = plan_deadlines(clock, 10.0, own_clock=True)
     assert deadlines.hard == pytest.approx(10.0 + (2000 - CLOCK_SAFETY_MS) / 1000)
     assert go_command(clock, deadlines, 0, 10.5) == (
-        "go wtime 1480 btime 1480 winc 50 binc 50 movestogo 20"
+        "go wtime 1470 btime 1470 winc 50 binc 50 movestogo 20"
     )
     ours = plan_deadlines(clock, 10.0)  # our own search's planning, for comparison
     assert ours.hard is not None and ours.hard < 10.5
