@@ -379,8 +379,22 @@ def test_the_promotion_chooser_lies_on_the_board_at_the_square(
         assert abs(knight[1] - sy) > 2.5 * cell["height"]  # three squares inwards
         board = page.locator(".board-svg").bounding_box()
         assert board is not None and board["y"] <= knight[1] <= board["y"] + board["height"]
+        # ArrowDown moves down the column as drawn (it went up when the
+        # chooser opened upwards), and Escape puts the piece back.
+        page.keyboard.press("ArrowDown")
+        below = "r" if square.endswith("8") else "q"
+        if square.endswith("1"):  # opened upwards: the queen is at the bottom, focus wraps
+            below = "n"
+        expect(page.locator(f'.promotion button[data-promotion="{below}"]')).to_be_focused()
         page.keyboard.press("Escape")
         expect(queen).to_have_count(0)
+    # A press off the board puts the piece back too (it stayed open, over
+    # the squares: a review of 2026-12-07).
+    page.click('g[data-square="g2"]')
+    page.click('g[data-square="g1"]')
+    expect(page.locator(".promotion")).to_have_count(1)
+    page.click("#position")
+    expect(page.locator(".promotion")).to_have_count(0)
 
 
 def test_checkers_multi_jump_by_clicking_each_landing_square(
@@ -1149,6 +1163,23 @@ def test_a_reload_keeps_the_game_and_go_has_a_resign_button(
     assert page.locator("#info-lines tbody tr").count() == rows
     for name, text in panel.items():
         expect(page.locator(f"#{name}")).to_have_text(text or "")
+    # A second reload keeps them too (a review of 2026-12-07: the graph was
+    # empty after it), and who plays, changed without a move after it.
+    page.select_option("#side", "both")
+    page.reload()
+    page.wait_for_selector("#connection.good")
+    expect(page.locator("#moves .ply")).to_have_count(2)
+    expect(points).to_have_count(1)
+    assert page.input_value("#side") == "both"
+    # A reload while an earlier position is shown keeps the whole game, at
+    # that position (it kept the moves up to it, and the engine answered).
+    page.click("#moves-back")
+    expect(page.locator("#moves .ply.current")).to_have_count(1)
+    page.reload()
+    page.wait_for_selector("#connection.good")
+    expect(page.locator("#moves .ply")).to_have_count(2)
+    assert page.locator("#moves .ply").nth(0).get_attribute("class") is not None
+    expect(page.locator("#moves .ply.current")).to_have_text(re.compile(r"^\s*4\s*$"))
     # A position loaded since: the panel of the game before it is not shown
     # again by a reload (a review of 2026-12-07 saw "Best Nc6" on a new FEN).
     load_position(page, "141526")  # the player's turn: no search
@@ -1521,8 +1552,14 @@ def test_a_review_scrolls_the_move_list_not_the_page(page: Page, gui_server: Ser
     page.click("#load-position")
     wait_for_plies(page, len(sans))
     page.evaluate("() => window.scrollTo(0, 0)")
+    # Take back waits for the review (it cut the game at the ply the review
+    # showed: a review of 2026-12-07).
+    expect(page.locator("#think-status")).to_contain_text("Review")
+    if "done" not in page.inner_text("#think-status"):
+        expect(page.locator("#takeback")).to_be_disabled()
     expect(page.locator("#think-status")).to_have_text("Review done", timeout=WAIT_MS * 6)
     assert page.evaluate("() => window.scrollY") == 0
+    assert len(moves(page)) == len(sans)
 
 
 def test_a_pgn_with_tags_on_one_line_ep_glyphs_and_figurines_loads(

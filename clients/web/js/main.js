@@ -213,15 +213,19 @@ async function startFromUrl(params) {
     gameChosen();
     applyUrlOptions(new URLSearchParams({ options: JSON.stringify(saved.options || {}) }));
     restoreTimes(saved.times);
-    // Who plays, unless the address says (the Learn page's link names no
-    // side: the engine took over a game played for both sides).
-    if (!params.has("side") && [...$("side").options].some((option) => option.value === saved.side)) {
+    // Who plays, as the tab last had it (the Learn page's link names no
+    // side, and a side changed after the page opened is the player's: the
+    // engine took over a game played for both sides).
+    if ([...$("side").options].some((option) => option.value === saved.side)) {
       $("side").value = saved.side;
       readSides();
     }
     if (await startGame({ game: saved.game, options: saved.options || {}, position: saved.position, moves: saved.moves }, false)) {
       restoreEvals(saved.evals, saved.moves.length);
+      saveGame(app.state); // with the scores: a second reload had lost them (a review, 2026-12-07)
       restorePanel(panel, saved.game, saved.moves);
+      const shown = Number.isInteger(saved.ply) ? saved.ply : saved.moves.length;
+      if (shown >= 0 && shown < saved.moves.length) await goToPly(shown);
       say(() => t(reloaded() ? "play.restored" : "play.restored.back"), "hint");
       return;
     }
@@ -451,7 +455,11 @@ function saveGame(state) {
   // With the scores of the graph and the engine's times: a reload lost both
   // (a review, 2026-12-07).
   const times = [0, 1].map((player) => $(`time-${player}`)?.value ?? null);
-  const saved = { game: app.start.game, options: app.start.options, position: app.start.position, moves: state.history, evals: app.evals, times, side: $("side").value };
+  // The whole line and the ply shown: a reload while browsing kept only the
+  // moves up to the position shown, and the engine answered there (a
+  // review, 2026-12-07).
+  const line = isPrefix(state.history, app.line) ? app.line : state.history;
+  const saved = { game: app.start.game, options: app.start.options, position: app.start.position, moves: line, ply: state.history.length, evals: app.evals, times, side: $("side").value };
   try {
     sessionStorage.setItem(GAME_KEY, JSON.stringify(saved));
   } catch {
@@ -716,7 +724,7 @@ async function sendMove(move) {
 // give the human the move again (rolls count as moves in games of chance).
 async function takeBack() {
   const state = app.state;
-  if (!state || state.history.length === 0) return;
+  if (!state || state.history.length === 0 || app.reviewing) return;
   const humans = [0, 1].filter((player) => app.sides[player] === "human");
   const wanted = (next) => next.to_move !== CHANCE && (humans.length !== 1 || next.to_move === humans[0]);
   const history = state.history;
@@ -928,7 +936,10 @@ async function finishThink(think, best) {
   if (app.lines && app.lines.position === think.position && app.lines.moves[0] !== best.move) {
     app.lines = { ...app.lines, moves: [best.move, ...app.lines.moves.filter((move) => move !== best.move)] };
   }
-  if (current) app.evals[think.ply] = { score: graphScore(think, best), toMove: think.toMove, chance: countsPlayouts(best) };
+  if (current) {
+    app.evals[think.ply] = { score: graphScore(think, best), toMove: think.toMove, chance: countsPlayouts(best) };
+    if (app.state) saveGame(app.state); // the score too: an analysis's point was lost on reload
+  }
   render();
   if (!current) return;
   if (think.purpose === "play") {
@@ -1116,7 +1127,9 @@ function updateButtons() {
   const decision = Boolean(state && !state.result && state.to_move !== CHANCE);
   $("analyse").disabled = !ready || thinking || !decision;
   $("go").disabled = !ready || thinking || !decision;
-  $("takeback").disabled = !ready || !state || state.history.length === 0;
+  // Not during a review: it acted on the ply the review showed and cut the
+  // game there (a review, 2026-12-07).
+  $("takeback").disabled = !ready || !state || state.history.length === 0 || app.reviewing;
   $("new-game").disabled = !app.conn;
 }
 
@@ -1545,6 +1558,7 @@ function wire() {
   });
   $("side").addEventListener("change", () => {
     readSides();
+    if (app.state) saveGame(app.state); // who plays comes back with the game (a review, 2026-12-07)
     render();
     scheduleEngine();
   });

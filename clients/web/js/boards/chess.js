@@ -181,11 +181,30 @@ export default function create(container, hooks) {
       } else if (["ArrowRight", "ArrowDown", "ArrowLeft", "ArrowUp"].includes(event.key) && at >= 0) {
         event.preventDefault();
         event.stopPropagation();
-        const step = event.key === "ArrowRight" || event.key === "ArrowDown" ? 1 : -1;
+        // Down moves down the column as drawn: the queen is at the bottom
+        // when it opens upwards (ArrowDown went up: a review, 2026-12-07).
+        const down = event.key === "ArrowRight" || event.key === "ArrowDown";
+        const step = down !== box.classList.contains("from-bottom") ? 1 : -1;
         buttons[(at + step + buttons.length) % buttons.length].focus();
       }
     });
     requestAnimationFrame(() => box.querySelector("button")?.focus());
+    // A press anywhere off the chooser puts the piece back, as a click on
+    // the board does: off the board it stayed open, over the squares (a
+    // review, 2026-12-07).
+    const away = (event) => {
+      if (!box.isConnected) {
+        document.removeEventListener("pointerdown", away, true);
+        return;
+      }
+      if (box.contains(event.target) || container.contains(event.target)) return;
+      document.removeEventListener("pointerdown", away, true);
+      promotion = null;
+      selected = null;
+      hooks.note("");
+      redraw();
+    };
+    document.addEventListener("pointerdown", away, true);
     return box;
   }
 
