@@ -532,7 +532,7 @@ class GtpSearcher(ProgramSearcher):
             # as one byo-yomi period of one stone.
             seconds = max(1, int(deadlines.hard - time.monotonic()))
             if request.limits.clock is not None:
-                setup += ["time_settings 1 0 0", f"time_left {colour} {seconds} 0"]
+                setup += [f"time_settings {seconds} 0 0", f"time_left {colour} {seconds} 0"]
             else:
                 setup += [f"time_settings 0 {seconds} 1", f"time_left {colour} {seconds} 1"]
         for command in setup:

@@ -8,7 +8,10 @@
 * ``crash``: exits when asked for a move;
 * ``illegal``: answers ``genmove`` with a point off the board;
 * ``flood``: answers, but prints lines without end, even while idle;
-* ``nohandshake``: never answers anything.
+* ``nohandshake``: never answers anything;
+* ``clock``: answers ``pass`` when it was given absolute time (``time_settings
+  S 0 0`` with ``time_left`` of as many seconds and no stones), else an
+  illegal point: the test of how a clock is told.
 
 Every other command is accepted.
 """
@@ -38,8 +41,14 @@ def main() -> None:
     mode = sys.argv[1] if len(sys.argv) > 1 else "slow"
     if mode == "flood":
         threading.Thread(target=flood, daemon=True).start()
+    settings: list[str] = []
+    left: list[str] = []
     for line in sys.stdin:
         command = line.split()[0] if line.split() else ""
+        if command == "time_settings":
+            settings = line.split()[1:]
+        if command == "time_left":
+            left = line.split()[2:]
         if command == "quit":
             return
         if mode == "nohandshake":
@@ -49,6 +58,11 @@ def main() -> None:
                 sys.exit(3)
             if mode == "quick":
                 say("= pass\n\n")
+                continue
+            if mode == "clock":
+                absolute = len(settings) == 3 and settings[1:] == ["0", "0"] and left[1:] == ["0"]
+                same = absolute and settings[0] == left[0] and int(left[0]) >= 1
+                say("= pass\n\n" if same else "= Z99\n\n")
                 continue
             if mode == "illegal":
                 say("= Z99\n\n")

@@ -476,6 +476,27 @@ async def test_a_clean_up_think_asks_genmove_of_an_engine_without_the_command() 
 
 
 @pytest.mark.asyncio
+async def test_a_gtp_engine_on_a_clock_is_told_its_time_as_absolute_time() -> None:
+    """Today's change: a clock is given to a GTP program as it stands
+    (``time_settings S 0 0``, ``time_left C S 0``); a move time, as one
+    byo-yomi period of one stone."""
+    engine = ExternalEngine(
+        "go",
+        "timed",
+        "gtp",
+        (sys.executable, str(FAKE.with_name("fake_gtp_engine.py")), "clock"),
+        (),
+    )
+    async with running_server(externals=(engine,)) as server, raw_client(server.port) as client:
+        await client.request({"type": "new_game", "id": 1, "game": "go"})
+        clock = {"clock": {"time_ms": 5000, "inc_ms": 0}}
+        _, best = await client.think(2, clock, algorithm="timed")
+        assert (best["move"], best["reason"]) == ("pass", "engine"), best
+        _, best = await client.think(3, {"movetime_ms": 2000}, algorithm="timed")
+        assert best["reason"] == "engine_error", best  # told as byo-yomi: the fake refuses
+
+
+@pytest.mark.asyncio
 async def test_a_gtp_engine_is_stopped_by_killing_it() -> None:
     """GTP has no stop: the program is ended and the think gets a legal move at once."""
     slow = ExternalEngine(
