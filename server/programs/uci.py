@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from engine.search.limits import Deadlines, Limits
+from engine.search.limits import CLOCK_SAFETY_MS, Deadlines, Limits
 from engine.search.results import Info
 from engine.search.score import Score
 from protocol.limits import MAX_MULTIPV
@@ -167,6 +167,13 @@ def multipv_value(declared: Mapping[str, UciOption], wanted: int) -> int | None:
 PROGRAM_OVERHEAD_MS: Final = 10
 
 
+#: How much sooner than the clock's end a think's deadline must come to be a
+#: cap of its own (a move time beside the clock, the server's longest
+#: think), told as ``movetime`` beside the clock: more than the delivery
+#: margins between the two (15 ms, and scheduling).
+CAPPED_BY_MS: Final = 50
+
+
 def go_command(limits: Limits, deadlines: Deadlines, mover: int, now: float) -> str:
     """``go`` for our limits: the clock, or the time to the hard deadline as ``movetime``;
     depth, nodes.
@@ -188,13 +195,22 @@ def go_command(limits: Limits, deadlines: Deadlines, mover: int, now: float) -> 
         left_ms = max(1, int((deadlines.hard - now) * 1000) - PROGRAM_OVERHEAD_MS)
     clock = limits.clock
     if clock is not None and left_ms is not None:
-        words += ["wtime", str(left_ms), "btime", str(left_ms)]
+        # The clock as it stands now, not the deadline: a move time beside
+        # it, or the server's cap on a think, shortens the deadline, and
+        # told that as its clock an engine searched ten times less than
+        # on the clock alone (a review, 2026-12-07). Such a deadline is
+        # its movetime.
+        spent_ms = (now - deadlines.start) * 1000
+        clock_ms = max(1, int(clock.time_ms - spent_ms) - CLOCK_SAFETY_MS - PROGRAM_OVERHEAD_MS)
+        capped = clock_ms - left_ms > CAPPED_BY_MS
+        told = clock_ms if capped else left_ms  # uncapped: the deadline is the clock's end
+        words += ["wtime", str(told), "btime", str(told)]
         if clock.inc_ms > 0:
             words += ["winc", str(clock.inc_ms), "binc", str(clock.inc_ms)]
         if clock.moves_to_go:
             words += ["movestogo", str(clock.moves_to_go)]
-        if limits.movetime_ms is not None:
-            words += ["movetime", str(min(left_ms, max(1, limits.movetime_ms)))]
+        if capped:
+            words += ["movetime", str(left_ms)]
     elif left_ms is not None:
         words += ["movetime", str(left_ms)]
     if limits.depth is not None:

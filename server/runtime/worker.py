@@ -78,6 +78,12 @@ from server.runtime.memory import (
 #: think (node takes some 200 ms: its move's budget), so a tournament's
 #: bots are not evicted by one another. A class of 60 fits.
 MAX_CACHED_PROGRAMS = 64
+#: Copies of one engine program kept per worker, one per set of game
+#: options (a board size, a komi): a client cycling the komi made one worker
+#: start 45 GNU Go processes, 440 MB (a review, 2026-12-07). Two cover a
+#: tournament that alternates two option sets; a third set ends the least
+#: recently used copy, started again cold if it comes back.
+MAX_COPIES_PER_PROGRAM = 2
 #: The game with a clean-up phase, and its pass (protocol.md, ``think.cleanup``).
 GO = "go"
 PASS_TEXT = "pass"
@@ -396,10 +402,18 @@ def _searcher(
 
 
 def _evict(searchers: OrderedDict[str, GameSearcher]) -> None:
-    """End the least recently used searchers beyond the caps (programs and others apart)."""
+    """End the least recently used searchers beyond the caps (programs and others apart),
+    and the copies of one program beyond :data:`MAX_COPIES_PER_PROGRAM`."""
     for is_program, cap in ((False, MAX_CACHED_SEARCHERS), (True, MAX_CACHED_PROGRAMS)):
         keys = [k for k, v in searchers.items() if isinstance(v, ProgramSearcher) == is_program]
         for key in keys[: max(0, len(keys) - cap)]:
+            _close(searchers.pop(key))
+    copies: dict[tuple[str, str], list[str]] = {}
+    for key, searcher in searchers.items():
+        if isinstance(searcher, ProgramSearcher):
+            copies.setdefault((searcher.engine.game, searcher.engine.name), []).append(key)
+    for keys in copies.values():
+        for key in keys[: max(0, len(keys) - MAX_COPIES_PER_PROGRAM)]:
             _close(searchers.pop(key))
 
 

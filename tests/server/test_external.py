@@ -157,6 +157,17 @@ def test_a_clock_is_given_to_a_uci_engine_which_keeps_its_own_time() -> None:
     )
     ours = plan_deadlines(clock, 10.0)  # our own search's planning, for comparison
     assert ours.hard is not None and ours.hard < 10.5
+    # A deadline cut sooner than the clock (a move time beside it, the
+    # server's cap) is a movetime; the clock is still the clock (a review
+    # of 2026-12-07: "go wtime 174 btime 174 movetime 174" for a 3 s clock).
+    both = Limits(movetime_ms=200, clock=Clock(time_ms=3000))
+    cut = plan_deadlines(both, 0.0, own_clock=True)
+    assert go_command(both, cut, 0, 0.0) == "go wtime 2970 btime 2970 movetime 190"
+    capped = plan_deadlines(Limits(clock=Clock(time_ms=600_000)), 0.0, own_clock=True)
+    capped = capped.capped(5.0)  # the server's longest think: 5 s
+    assert go_command(Limits(clock=Clock(time_ms=600_000)), capped, 0, 0.0) == (
+        "go wtime 599970 btime 599970 movetime 4990"
+    )
 
 
 # ----------------------------------------------------------------------
@@ -494,6 +505,11 @@ async def test_a_gtp_engine_on_a_clock_is_told_its_time_as_absolute_time() -> No
         assert (best["move"], best["reason"]) == ("pass", "engine"), best
         _, best = await client.think(3, {"movetime_ms": 2000}, algorithm="timed")
         assert best["reason"] == "engine_error", best  # told as byo-yomi: the fake refuses
+        # A clock cut short by a move time is told as that move time (told
+        # as the clock, GNU Go took a 5 s cap for its 10 minutes).
+        both = {"clock": {"time_ms": 600_000}, "movetime_ms": 2000}
+        _, best = await client.think(4, both, algorithm="timed")
+        assert best["reason"] == "engine_error", best
 
 
 @pytest.mark.asyncio

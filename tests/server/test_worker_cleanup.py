@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import multiprocessing
+from typing import Any
 
 from engine.games.go import (
     PASS,
@@ -210,3 +211,23 @@ def test_no_pass_back_on_an_open_board() -> None:
     gap = Go(size=5).parse_position("/".join(["X..O."] * 5) + " X")
     move = gaining_move(Go(size=5), gap)
     assert move is not None and Go(size=5).format_move(gap, move)[0] in "BC"
+
+
+def test_a_program_keeps_at_most_two_copies_a_worker() -> None:
+    """A review of 2026-12-07: one client cycling Go's komi made one worker
+    start 45 GNU Go processes (one per set of game options, up to 64)."""
+    from collections import OrderedDict
+
+    from engine.registry import create_game
+    from server.external import ExternalEngine, program_searcher
+    from server.runtime import worker
+
+    engine = ExternalEngine("go", "gnugo", "gtp", ("/nonexistent/gnugo",), ())
+    other = ExternalEngine("go", "other", "gtp", ("/nonexistent/other",), ())
+    searchers: OrderedDict[str, Any] = OrderedDict()
+    for komi in (0.5, 1.5, 2.5, 3.5):
+        game = create_game("go", {"size": 9, "komi": komi})
+        searchers[f"gnugo {komi}"] = program_searcher(engine, game)
+        searchers[f"other {komi}"] = program_searcher(other, game)
+        worker._evict(searchers)
+    assert list(searchers) == ["gnugo 2.5", "other 2.5", "gnugo 3.5", "other 3.5"]
