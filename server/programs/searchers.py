@@ -315,7 +315,13 @@ class ProgramSearcher:
         try:
             result = self._think(process, request, search)
         except _Stopped as stopped:
-            self._restart()  # GTP has no stop: the program was cut off
+            # GTP has no stop: the program is cut off, killed at once (asked
+            # to quit, a GNU Go busy in its genmove read nothing for the
+            # 0.2 s of grace before the kill, and the stopped think waited
+            # for that: a review, 2026-12-07), and started again once the
+            # think is answered (after_answer), not before.
+            self._kill()
+            self._start_pending = True
             return search.unsearched(stopped.reason)
         except AnswerFailedError as error:
             if error.restart:
@@ -399,10 +405,13 @@ class ProgramSearcher:
         )
         self._end()
 
-    def _restart(self) -> None:
-        """End the program (cut off by stop or time, not failed) and start the next one now."""
-        self._end()
-        self.start()
+    def _kill(self) -> None:
+        """End the program at once (cut off by stop or time, not failed)."""
+        launch, self._launch = self._launch, None
+        if launch is not None:
+            process = launch.process or launch.starting
+            if process is not None:
+                process.kill()
 
     def _end(self, why: str | None = None) -> None:
         """End the program: asked to quit (``why`` noted in its log), or killed while starting."""

@@ -214,6 +214,19 @@ def test_the_four_ply_exercise_ends_with_its_answer(page: Page, learn_server: Se
     assert "7 of the 16 leaves" in note and f"Four {ALPHA} cuts, one {BETA} cut" in note, note
     assert page.locator("#learn-tree .tree-ghost.pruned").count() == 5  # the five cut moves
 
+    # Bounds where the search knows only a bound, exact values elsewhere,
+    # from the children and not from the window alone (a review of
+    # 2026-12-07: 1·2·1, which searched both its leaves, was drawn "≥14").
+    def value(path: str) -> str:
+        node = page.locator(f'#learn-tree .tree-node[data-path="{path}"] .tree-value')
+        return str(node.text_content())
+
+    expected = {"1·1·2": "≤9", "1·2·1": "14", "1·2": "≥14", "1·1": "10", "1": "10"}
+    expected |= {"2·1·1": "≤5", "2·1·2": "≤4", "2·1": "≤5", "2": "≤5"}
+    assert {path: value(path) for path in expected} == expected
+    label = page.locator('#learn-tree .tree-node[data-path="2"] title').text_content()
+    assert "value at most 5 (a bound)" in str(label), label
+
 
 def test_side_by_side_measures_the_ordering(page: Page, learn_server: ServerThread) -> None:
     open_learn(page, learn_server.port, "?example=notes&classroom=0", visited=13)
@@ -808,8 +821,8 @@ def test_predict_the_pruned_leaves_then_the_search_checks(
     page.click('#predict-input button[data-answer="1"]')
     expect(result).to_have_class("right")
     # Node 2's value is asked later: its value (and what copies it) is "?".
-    # Node 3's 2 is a bound (its minimax value is at most 2): written so.
-    assert "largest of its moves' values (1: 3, 2: ?, 3: ≤2)" in result.inner_text()
+    # Node 3 searched every move: its 2 is exact (not a bound).
+    assert "largest of its moves' values (1: 3, 2: ?, 3: 2)" in result.inner_text()
     assert "still to come" in result.inner_text()
     # Then the search runs up to MIN node 2, where it asks for its value.
     page.keyboard.press("End")
@@ -826,6 +839,9 @@ def test_predict_the_pruned_leaves_then_the_search_checks(
     expect(page.locator("#step-counter")).to_have_text("step 22 of 22")
     assert page.locator('#learn-tree .tree-node[data-path="2"] .tree-value').text_content() == "≤2"
     assert page.locator('#learn-tree .tree-node[data-path="1"] .tree-value').text_content() == "3"
+    # Node 3 searched all three moves, the last at or below alpha: exact, as
+    # figure 5.5 writes it (a review of 2026-12-07 saw "≤2").
+    assert page.locator('#learn-tree .tree-node[data-path="3"] .tree-value').text_content() == "2"
     # Classroom off: no questions, the whole search at once.
     page.click("#classroom")
     expect(page.locator("#predict")).to_be_hidden()

@@ -9,7 +9,7 @@
 
 import { el } from "./svg.js";
 import { descendants } from "./learn-layout.js";
-import { boundMark, describeValue, formatValue, formatWinsVisits, playerName } from "./learn-model.js";
+import { boundKind, boundMark, describeValue, formatValue, formatWinsVisits, playerName } from "./learn-model.js";
 import { t } from "./i18n.js";
 
 const R = 15; // half the size of a node's shape
@@ -376,7 +376,13 @@ function drawNode(trace, item, index, isCurrent, compact, onToggle, givens = fal
   if (trace.mcts) parts.push(...mctsParts(trace, node, stats ? stats.get(node) : null));
   else if (view.state === "unseen") parts.push(t("aria.unseen"));
   else if (view.state === "open") parts.push(view.partial !== null ? t("aria.searching.sofar", { value: describeValue(view.partial) }) : t("aria.searching"));
-  else parts.push(t("aria.value", { value: describeValue(view.value) }));
+  else {
+    // A bound is said as one, as it is drawn (the labels said "value 2"
+    // beside a drawn "≤2": a review, 2026-12-07).
+    const kind = boundKind(node, trace.hasWindows);
+    const key = kind === "upper" ? "aria.value.upper" : kind === "lower" ? "aria.value.lower" : "aria.value";
+    parts.push(t(key, { value: describeValue(view.value) }));
+  }
   if (node.kind === "cutoff") parts.push(t("aria.cutoff"));
   if (view.alpha !== null && trace.hasWindows) parts.push(t("aria.window", { alpha: describeValue(view.alpha), beta: describeValue(view.beta) }));
   if (item.hidden > 0) parts.push(t("aria.hidden", { count: item.hidden }));

@@ -68,19 +68,32 @@ export function cutTestFired(node, hasWindows) {
   return false;
 }
 
-// A returned value's kind under fail-soft alpha-beta: "upper" when it is at
-// or below the window the node was given (its true value is at most this:
-// a MIN node cut, or a MAX node none of whose moves reached alpha), "lower"
-// at or above it (at least this), null when exact (inside the window, a
-// leaf, a cut-off's evaluation, any node of a search without windows). The
-// review of 2026-12-07: a MIN node's 5 was drawn and explained as its
-// value, where its minimax value was 2 (the textbook's figure 5.5 writes
-// such a node "<= 2").
+// What an alpha-beta search knows of a node's minimax value from the value
+// it returned: "upper" (the true value is at most it), "lower" (at least
+// it), null when it is exact (a leaf, a cut-off's evaluation, a node that
+// searched every move and got exact values back, any node of a search
+// without windows). The review of 2026-12-07: a MIN node's 5 was drawn and
+// explained as its value, where its minimax value was 2 (the textbook's
+// figure 5.5 writes such a node "≤ 2"). From the children, not from the
+// window alone: a MIN node whose last move came in at or below alpha, after
+// every move was searched, is exact (the notes' node 3 is 2, as figure 5.5
+// writes it). Under MIN the value is the least of the searched moves':
+// at most it if that move's value is exact or at most; at least it if no
+// move was pruned and every move's value is exact or at least. MAX is the
+// mirror image. Known neither way (it cannot happen in the trees here),
+// it is shown as a bound of the side that cut ("upper" under MIN).
 export function boundKind(node, hasWindows) {
   if (!hasWindows || node.children.length === 0 || node.value === null) return null;
-  if (node.alphaIn !== null && node.alphaIn !== -Infinity && node.value <= node.alphaIn) return "upper";
-  if (node.betaIn !== null && node.betaIn !== Infinity && node.value >= node.betaIn) return "lower";
-  return null;
+  if (node.player !== "max" && node.player !== "min") return null;
+  const kinds = node.children.map((child) => boundKind(child, hasWindows));
+  const best = node.children.findIndex((child) => child.value === node.value);
+  const mine = node.player === "min" ? "upper" : "lower";
+  const other = node.player === "min" ? "lower" : "upper";
+  const bestHolds = best >= 0 && kinds[best] !== other; // the chosen move's value is exact or on our side
+  const allHold = node.prunedAfter.length === 0 && kinds.every((kind) => kind !== mine);
+  if (bestHolds && allHold) return null;
+  if (allHold) return other;
+  return mine;
 }
 
 // "≤" or "≥" before a bound's value, "" before an exact one.

@@ -118,6 +118,7 @@ class Shown {
     this.values = [...this.paths].map((path) => nodeAt(trace, path)).filter(Boolean).map((node) => node.value);
     this.masked = false;
     this.rootLater = false;
+    this.marksBounds = true;
   }
 
   // A node's own value: hidden, or copied from a hidden node below it
@@ -136,7 +137,7 @@ class Shown {
   // tell that the node was cut.
   bounded(node, trace) {
     const text = this.node(node);
-    return text === "?" ? text : `${boundMark(node, trace.hasWindows)}${text}`;
+    return text === "?" || !this.marksBounds ? text : `${boundMark(node, trace.hasWindows)}${text}`;
   }
 
   // A number that may be copied from a hidden node's value.
@@ -177,7 +178,7 @@ function explainValueText(trace, node, shown) {
     const op = node.player === "max" ? "max" : "min";
     // A node that returned a bound took the best of the moves it searched,
     // and its own minimax value is only known to lie beyond it.
-    const kind = boundKind(node, trace.hasWindows);
+    const kind = shown.marksBounds ? boundKind(node, trace.hasWindows) : null;
     const key = kind === null ? `predict.explain.${op}` : `predict.explain.${op}.${kind}`;
     text = t(key, { node: nodeName(trace, node), values: values.join(", "), value: shown.node(node) });
   }
@@ -203,10 +204,13 @@ function explainCut(trace, node, shown) {
 // ("MAX already has a better move elsewhere", with the root's bound) would
 // answer it: the prune check then names the pruned leaves only; each
 // cut's reason is shown at the step that makes it.
-export function check(trace, question, answer, hidden = [], rootLater = false) {
+export function check(trace, question, answer, hidden = [], rootLater = false, pruneLater = false) {
   // A value question is about its node; the winner's answer is the root's value.
   const shown = new Shown(trace, hidden, question.kind === "value" || question.kind === "winner" ? question.path : null);
   shown.rootLater = rootLater;
+  // A bound's mark tells which nodes were cut: not while a prune question
+  // waits ("2: ≤2" answered it before it was asked: a review, 2026-12-07).
+  shown.marksBounds = !pruneLater;
   const result = checkWith(trace, question, answer, shown);
   if (shown.masked && !result.invalid) result.text += ` ${t("predict.hidden")}`;
   return result;

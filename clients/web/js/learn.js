@@ -690,7 +690,8 @@ function answer(entry, given) {
   // The nodes whose values later questions ask for stay hidden in the feedback.
   const later = app.questions.filter((q) => q !== entry && !q.done && q.question.kind === "value").map((q) => q.question.path);
   const rootLater = app.questions.some((q) => q !== entry && !q.done && ["move", "winner"].includes(q.question.kind));
-  const result = check(app.trace, entry.question, given, later, rootLater);
+  const pruneLater = app.questions.some((q) => q !== entry && !q.done && q.question.kind === "prune");
+  const result = check(app.trace, entry.question, given, later, rootLater, pruneLater);
   if (result.invalid) {
     $("predict-result").textContent = result.text;
     $("predict-result").className = "wrong";
