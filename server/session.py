@@ -68,7 +68,13 @@ from protocol.records import (
     Info as InfoMessage,
 )
 from server import SERVER_NAME, SERVER_VERSION
-from server.external import ENGINE_ERROR, OWN_CLOCK, ExternalEngine, offered_algorithms
+from server.external import (
+    ENGINE_ERROR,
+    OWN_CLOCK,
+    ExternalEngine,
+    find_external,
+    offered_algorithms,
+)
 from server.jobs import SearchJob, TraceJob
 from server.programs.health import ProgramHealth
 
@@ -262,16 +268,16 @@ class Session:
         # Planned once, here: the worker searches to these deadlines and the
         # pool answers by them.
         cap = received_at + self.limits.max_movetime_ms / 1000
-        moves_left = game.moves_left(self.state)
         algorithm = self._algorithm(game, request)
         # A UCI or GTP program is given the clock and keeps its own time, as
         # under cutechess: planned by ours, it was told a third of what it
         # had and lost "on time" with most of its clock left (a review,
         # 2026-12-07). Our searches and cmd: bots get our planning.
-        own_clock = any(
-            engine.game == game.name and engine.name == algorithm and engine.protocol in OWN_CLOCK
-            for engine in self.externals
-        )
+        external = find_external(self.externals, game.name, algorithm)
+        own_clock = external is not None and external.protocol in OWN_CLOCK
+        # The game's estimate of the moves to come: only for a clock we share out.
+        shared = request.limits.clock is not None and not own_clock
+        moves_left = game.moves_left(self.state) if shared else None
         deadlines = plan_deadlines(request.limits, received_at, moves_left, own_clock).capped(cap)
         fallback = self._fallback_or_first()
         self._thinking = True

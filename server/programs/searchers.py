@@ -44,9 +44,9 @@ from server.programs.process import POLL_S, LineProcess, ProgramError, append_no
 from server.programs.quiet import wait_until_quiet
 from server.programs.reports import PvChecker
 from server.programs.uci import (
-    CAPPED_BY_MS,
     MULTIPV_OPTION,
     UciOption,
+    cut_before_clock,
     go_command,
     handshake,
     multipv_value,
@@ -542,13 +542,10 @@ class GtpSearcher(ProgramSearcher):
             # as one byo-yomi period of one stone.
             seconds = max(1, int(deadlines.hard - time.monotonic()))
             clock = request.limits.clock
-            clock_end = None if clock is None else deadlines.start + clock.time_ms / 1000
             # The clock itself, unless a move time or the server's cap ends
             # the think well before it: then that deadline, as a move time
             # (told as the clock, GNU Go took a 5 s cap for its 10 min).
-            # (The deadline of a clock's own think is its end less the 20 ms
-            # of safety and the worker's 15 ms of delivery.)
-            if clock_end is not None and deadlines.hard >= clock_end - 2 * CAPPED_BY_MS / 1000:
+            if clock is not None and not cut_before_clock(clock, deadlines):
                 setup += [f"time_settings {seconds} 0 0", f"time_left {colour} {seconds} 0"]
             else:
                 setup += [f"time_settings 0 {seconds} 1", f"time_left {colour} {seconds} 1"]

@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from engine.search.limits import CLOCK_SAFETY_MS, Deadlines, Limits
+from engine.search.limits import CLOCK_SAFETY_MS, Clock, Deadlines, Limits
 from engine.search.results import Info
 from engine.search.score import Score
 from protocol.limits import MAX_MULTIPV
@@ -174,6 +174,15 @@ PROGRAM_OVERHEAD_MS: Final = 10
 CAPPED_BY_MS: Final = 50
 
 
+def cut_before_clock(clock: Clock, deadlines: Deadlines) -> bool:
+    """Whether the think's deadline comes well before its clock's end (less the clock's
+    safety): a move time beside the clock, or the server's cap on a think."""
+    if deadlines.hard is None:
+        return False
+    clock_end = deadlines.start + (clock.time_ms - CLOCK_SAFETY_MS) / 1000
+    return deadlines.hard < clock_end - CAPPED_BY_MS / 1000
+
+
 def go_command(limits: Limits, deadlines: Deadlines, mover: int, now: float) -> str:
     """``go`` for our limits: the clock, or the time to the hard deadline as ``movetime``;
     depth, nodes.
@@ -202,7 +211,7 @@ def go_command(limits: Limits, deadlines: Deadlines, mover: int, now: float) -> 
         # its movetime.
         spent_ms = (now - deadlines.start) * 1000
         clock_ms = max(1, int(clock.time_ms - spent_ms) - CLOCK_SAFETY_MS - PROGRAM_OVERHEAD_MS)
-        capped = clock_ms - left_ms > CAPPED_BY_MS
+        capped = cut_before_clock(clock, deadlines)
         told = clock_ms if capped else left_ms  # uncapped: the deadline is the clock's end
         words += ["wtime", str(told), "btime", str(told)]
         if clock.inc_ms > 0:

@@ -12,6 +12,7 @@ import sys
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -40,6 +41,19 @@ def scripted(lines: list[str], prompts: list[str] | None = None) -> Reader:
         return line
 
     return read
+
+
+async def play_scripted(
+    url: str, game: str, lines: list[str], depth: int = 1, **given: Any
+) -> tuple[int, str, list[str]]:
+    """A game of ``arena play`` against the engine at ``depth``, the person's lines
+    ``lines``: its exit status, what it wrote and the prompts it showed."""
+    out = io.StringIO()
+    prompts: list[str] = []
+    status = await play(
+        url, game, depth=depth, movetime_ms=None, out=out, read=scripted(lines, prompts), **given
+    )
+    return status, out.getvalue(), prompts
 
 
 @pytest.mark.asyncio(loop_scope="module")
@@ -73,17 +87,7 @@ async def test_chess_commands_hints_and_san(url: str) -> None:
 
 @pytest.mark.asyncio(loop_scope="module")
 async def test_backgammon_undo_returns_to_the_same_roll(url: str) -> None:
-    out = io.StringIO()
-    prompts: list[str] = []
-    status = await play(
-        url,
-        "backgammon",
-        depth=1,
-        movetime_ms=None,
-        out=out,
-        read=scripted(["FIRST", "undo", "quit"], prompts),
-    )
-    text = out.getvalue()
+    status, text, prompts = await play_scripted(url, "backgammon", ["FIRST", "undo", "quit"])
     assert status == 0 and "undone" in text
     assert "opening roll: X White throws" in text and "O Black throws" in text
     assert " BAR " in text and "pips " in text
@@ -217,17 +221,8 @@ async def test_undo_after_resign_takes_the_resignation_back(url: str) -> None:
     """A review of 2026-12-07: after `resign`, `undo` went back a whole move
     (Nim's heaps from 1 4 5 to 3 4 5), or at the first move said "nothing to
     undo", the game left lost."""
-    out = io.StringIO()
-    prompts: list[str] = []
-    status = await play(
-        url,
-        "nim",
-        depth=3,
-        movetime_ms=None,
-        out=out,
-        read=scripted(["1:1", "resign", "undo", "resign", "undo", "quit"], prompts),
-    )
-    text = out.getvalue()
+    lines = ["1:1", "resign", "undo", "resign", "undo", "quit"]
+    status, text, prompts = await play_scripted(url, "nim", lines, depth=3)
     assert status == 0
     assert text.count("resignation taken back") == 2, text
     assert "nothing to undo" not in text
@@ -240,17 +235,9 @@ async def test_undo_after_resign_takes_the_resignation_back(url: str) -> None:
 async def test_a_set_up_position_waiting_for_dice_has_no_opening_roll(url: str) -> None:
     """A review of 2026-12-07: from a position with Black to roll, "opening
     roll: X White throws 6, O Black throws 2" (White threw nothing)."""
-    out = io.StringIO()
-    status = await play(
-        url,
-        "backgammon",
-        depth=1,
-        movetime_ms=None,
-        out=out,
-        position="sGfwATDgc/ABMA 1 -",
-        read=scripted(["quit"], []),
+    status, text, _ = await play_scripted(
+        url, "backgammon", ["quit"], position="sGfwATDgc/ABMA 1 -"
     )
-    text = out.getvalue()
     assert status == 0
     assert "opening roll" not in text and re.search(r"^dice: \d-\d$", text, re.MULTILINE), text
     # The engine's score in points (a bare +1539 read as nothing: the same review).

@@ -223,20 +223,26 @@ def test_a_failing_bot_gets_engine_error_a_legal_move_and_a_log_that_says_why(
         assert "Traceback: something broke" in read_log(engine)
 
 
-def test_debug_prints_on_stdout_cost_the_bot_nothing(tmp_path: Path) -> None:
-    """A review of 2026-12-07: a dict printed with print(), node's console.log of
-    an object (its first line a lone "{") and a JSON debug line were each
-    refused as the answer, and the bot restarted: it lost every move."""
-    engine = bot("debugprints", "connect4", tmp_path)
+def three_thinks(mode: str, tmp_path: Path, budget_ms: int, reason: str) -> str:
+    """Three thinks of one bot ``mode`` on Connect Four, each answered with ``reason``
+    and a legal move; the bot's log after them."""
+    engine = bot(mode, "connect4", tmp_path)
     game, state = decision_state("connect4")
     searcher = started(engine, game)
     try:
         for _ in range(3):
-            result = think(searcher, state, int(1000 * UNIT))
-            assert result.reason == "engine" and result.move in legal(game, state)
+            result = think(searcher, state, budget_ms)
+            assert result.reason == reason and result.move in legal(game, state)
     finally:
         searcher.close()
-    log = read_log(engine)
+    return read_log(engine)
+
+
+def test_debug_prints_on_stdout_cost_the_bot_nothing(tmp_path: Path) -> None:
+    """A review of 2026-12-07: a dict printed with print(), node's console.log of
+    an object (its first line a lone "{") and a JSON debug line were each
+    refused as the answer, and the bot restarted: it lost every move."""
+    log = three_thinks("debugprints", tmp_path, int(1000 * UNIT), "engine")
     assert log.count("started ") == 1 and "refused" not in log
     # The first three such lines of each request are quoted, to explain a silence.
     assert "skipped a line that is no answer" in log and "{'legal'" in log
@@ -271,16 +277,7 @@ def test_a_bot_in_step_keeps_running(mode: str, noted: str, tmp_path: Path) -> N
     review of 2026-12-07, a JSON answer naming an illegal move: the bot was
     started again for it, and its copy, still starting at the next
     requests' deadlines, lost those moves too (three bad answers cost eight)."""
-    engine = bot(mode, "connect4", tmp_path)
-    game, state = decision_state("connect4")
-    searcher = started(engine, game)
-    try:
-        for _ in range(3):
-            result = think(searcher, state, int(500 * UNIT))
-            assert result.reason == "engine_error" and result.move in legal(game, state)
-    finally:
-        searcher.close()
-    log = read_log(engine)
+    log = three_thinks(mode, tmp_path, int(500 * UNIT), "engine_error")
     assert log.count("started ") == 1 and log.count(noted) == 3
     assert "not ready" not in log
 

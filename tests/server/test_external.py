@@ -45,6 +45,12 @@ def fake(mode: str, name: str = "fake", default: bool = False) -> ExternalEngine
     return ExternalEngine("chess", name, "uci", (sys.executable, str(FAKE), mode), (), default)
 
 
+def fake_gtp(mode: str, name: str | None = None) -> ExternalEngine:
+    """The fake GTP engine (fake_gtp_engine.py) in ``mode``, named after it by default."""
+    program = (sys.executable, str(FAKE.with_name("fake_gtp_engine.py")), mode)
+    return ExternalEngine("go", name or mode, "gtp", program, ())
+
+
 # ----------------------------------------------------------------------
 # Specs and translation.
 
@@ -471,13 +477,7 @@ async def test_a_clean_up_think_asks_gnu_go_kgs_genmove_cleanup() -> None:
 
 @pytest.mark.asyncio
 async def test_a_clean_up_think_asks_genmove_of_an_engine_without_the_command() -> None:
-    quick = ExternalEngine(
-        "go",
-        "quick",
-        "gtp",
-        (sys.executable, str(FAKE.with_name("fake_gtp_engine.py")), "quick"),
-        (),
-    )
+    quick = fake_gtp("quick")
     async with running_server(externals=(quick,)) as server, raw_client(server.port) as client:
         await client.request({"type": "new_game", "id": 1, "game": "go"})
         request = {"type": "think", "id": 2, "limits": {"movetime_ms": 2000}}
@@ -491,13 +491,7 @@ async def test_a_gtp_engine_on_a_clock_is_told_its_time_as_absolute_time() -> No
     """Today's change: a clock is given to a GTP program as it stands
     (``time_settings S 0 0``, ``time_left C S 0``); a move time, as one
     byo-yomi period of one stone."""
-    engine = ExternalEngine(
-        "go",
-        "timed",
-        "gtp",
-        (sys.executable, str(FAKE.with_name("fake_gtp_engine.py")), "clock"),
-        (),
-    )
+    engine = fake_gtp("clock", "timed")
     async with running_server(externals=(engine,)) as server, raw_client(server.port) as client:
         await client.request({"type": "new_game", "id": 1, "game": "go"})
         clock = {"clock": {"time_ms": 5000, "inc_ms": 0}}
@@ -515,9 +509,7 @@ async def test_a_gtp_engine_on_a_clock_is_told_its_time_as_absolute_time() -> No
 @pytest.mark.asyncio
 async def test_a_gtp_engine_is_stopped_by_killing_it() -> None:
     """GTP has no stop: the program is ended and the think gets a legal move at once."""
-    slow = ExternalEngine(
-        "go", "slow", "gtp", (sys.executable, str(FAKE.with_name("fake_gtp_engine.py"))), ()
-    )
+    slow = fake_gtp("slow")
     async with running_server(externals=(slow,)) as server, raw_client(server.port) as client:
         reply = await client.request({"type": "new_game", "id": 1, "game": "go"})
         await client.send({"type": "think", "id": 2, "limits": {}, "algorithm": "slow"})
