@@ -120,9 +120,9 @@ class Session:
         self.history: list[str] = []
         #: Chess only: the same history in SAN (``None`` for other games).
         self.history_san: list[str] | None = None
-        #: The dice of a game of chance: seeded per game, the seed reported in ``state``.
+        #: The seed of a game of chance's dice, reported in ``state``; each roll is
+        #: drawn from it and the roll's place in the history (:func:`roll_generator`).
         self.seed = 0
-        self._dice = random.Random(0)
         self._thinking = False
         self._tracing = False
         self._think_id: RequestId = None
@@ -223,7 +223,6 @@ class Session:
         self._fallback_move = None
         self._resign_streak = ResignStreak()
         self.seed = secrets.randbits(32) if request.seed is None else request.seed
-        self._dice = random.Random(self.seed)
         return self.state_message(request.id)
 
     def _move(self, request: Move) -> GameState:
@@ -250,7 +249,7 @@ class Session:
                 request.id,
                 legal_moves=[game.format_move(state, move) for move in game.legal_moves(state)],
             )
-        chosen = draw_outcome(self._dice, outcomes)
+        chosen = draw_outcome(roll_generator(self.seed, len(self.history)), outcomes)
         self.history.append(game.format_move(state, chosen))
         self.state = game.play(state, chosen)
         self._fallback_move = None
@@ -505,6 +504,19 @@ def _play_canonical(
     if history_san is not None and san is not None:
         history_san.append(san)
     return after
+
+
+def roll_generator(seed: int, place: int) -> random.Random:
+    """The generator of the roll at ``place`` in a game's history (0 for its first move).
+
+    A roll depends on the game's seed and on where it falls, not on how many
+    rolls the connection asked for before: a client that takes a move back by
+    starting the game again with the same seed and the moves so far (the
+    terminal client's and the browser's ``undo``) gets the same dice after it,
+    so it cannot fish for a better roll. ``place`` is below 2**32 (``moves``
+    and a game's length are far shorter), so no two places share a generator.
+    """
+    return random.Random((seed << 32) | place)
 
 
 def draw_outcome(rng: random.Random, outcomes: list[tuple[Any, float]]) -> Any:

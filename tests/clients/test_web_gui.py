@@ -454,6 +454,28 @@ def test_backgammon_rolls_moves_and_takes_back(page: Page, gui_server: ServerThr
     page.locator(".bg-moves button").first.wait_for()
 
 
+def test_a_take_back_keeps_the_dice_that_follow(page: Page, gui_server: ServerThread) -> None:
+    """Another play after a take back meets the same rolls (a review, 2026-12-07:
+    each take back drew new dice, so a player could fish for a roll)."""
+    open_game(page, gui_server.port, "backgammon")
+    buttons = page.locator(".bg-moves button")
+    buttons.first.wait_for()
+    before = len(moves(page))
+    plays = [str(button.get_attribute("data-move")) for button in buttons.all()]
+    buttons.first.click()
+    first = wait_for_plies(page, before + 4)  # the play, a roll, the engine's move, a roll
+    buttons.first.wait_for()
+    page.click("#takeback")
+    wait_for_plies(page, before)
+    buttons.first.wait_for()
+    page.locator(f'.bg-moves button[data-move="{plays[-1]}"]').click()
+    second = wait_for_plies(page, before + 4)
+    buttons.first.wait_for()
+    assert second[before] == plays[-1]
+    # the engine's roll and the human's next roll are the ones the game had
+    assert [second[before + 1], second[before + 3]] == [first[before + 1], first[before + 3]]
+
+
 def test_backgammon_shows_gnubg_s_own_id_beside_the_position(
     page: Page, gui_server: ServerThread
 ) -> None:
@@ -1285,20 +1307,78 @@ def test_a_pasted_sgf_is_exported_with_its_stones_and_side_to_move(
     # SGF was refused on the 9x9 board until the size was changed by hand).
     open_game(page, gui_server.port, "go", side="both")
     sgf = "(;GM[1]FF[4]SZ[13]KM[6.5]AB[dd][jj]AW[dj];W[gg];B[jd])"
-    load_position(page, sgf)
+    page.fill("#position", sgf)
+    page.click("#load-position")
+    # The record's moves are a game to step through (the review below):
+    # they were played into a start position with no move list until a
+    # review of 2026-12-07.
+    expect(page.locator("#message")).to_have_text(re.compile("^SGF loaded: 2 moves"))
     assert page.input_value('#options input[name="size"]') == "13"
     assert page.input_value('#options input[name="komi"]') == "6.5"
+    assert moves(page) == ["G7", "K10"]
     for vertex in ("C3", "K11"):
         page.click(f'g[data-move="{vertex}"]')
-    wait_for_plies(page, 2)
+    wait_for_plies(page, 4)
     with page.expect_download() as info:
         page.click("#download-moves")
     record = Path(info.value.path()).read_text()
     assert "undefined" not in record and "PL[W]" in record, record
-    assert "AB[dd][jd][jj]AW[gg][dj]" in record, record  # the start: setup and its two moves
-    assert ";W[ck]" in record and ";B[jc]" in record, record
+    assert "AB[dd][jj]AW[dj]" in record, record  # the record's own setup
+    assert ";W[gg]\n;B[jd]\n;W[ck]\n;B[jc]" in record, record
     go = Go(size=13, komi=6.5)
     assert go.format_position(go.parse_position(record)) == page.input_value("#position")
+
+
+def test_a_pasted_sgf_game_is_a_move_list_with_a_review(
+    page: Page, gui_server: ServerThread
+) -> None:
+    """A review of 2026-12-07: a pasted SGF game became its last position,
+    with no moves to step through and no review (a PGN got both)."""
+    open_game(page, gui_server.port, "go", side="0")
+    # a comment with an escaped bracket, a pass, and a variation not taken
+    sgf = "(;FF[4]GM[1]SZ[9]KM[7];B[ee]C[the centre \\] first];W[cc](;B[gc];W[])(;B[gg]))"
+    page.fill("#position", sgf)
+    page.click("#load-position")
+    expect(page.locator("#message")).to_have_text(re.compile("^SGF loaded: 4 moves"))
+    assert page.input_value("#side") == "both"  # the engine plays none of the record's moves
+    assert moves(page) == ["E5", "C7", "G7", "pass"]
+    expect(page.locator("#think-status")).to_have_text("Review done")
+    page.click("#moves-back")
+    expect(page.locator("#moves .ply.current")).to_have_text(re.compile(r"^\s*G7\s*$"))
+    # What the page cannot split faithfully goes to the server whole, as before.
+    split = page.evaluate(
+        """async () => {
+            const { readSgfGame } = await import("/js/sgf.js");
+            return [
+                readSgfGame("(;SZ[9];B[aa];B[bb])"),
+                readSgfGame("(;SZ[9];B[aa];AW[cc];W[bb])"),
+                readSgfGame("(;SZ[9]AB[aa:bb];W[cc])"),
+                readSgfGame("(;SZ[9];B[];W[];B[aa])"),
+                readSgfGame("(;SZ[9]AB[aa])"),
+                readSgfGame("not sgf"),
+            ];
+        }"""
+    )
+    assert split == [
+        None,
+        None,
+        {"setup": "(;SZ[9]AB[aa:bb]PL[W])", "moves": ["C7"], "size": 9},
+        None,
+        None,
+        None,
+    ]
+
+
+def test_a_connect_four_position_is_loaded_as_its_moves(
+    page: Page, gui_server: ServerThread
+) -> None:
+    """A review of 2026-12-07: a pasted "4453" became a start position with
+    no move to step back to."""
+    open_game(page, gui_server.port, "connect4", side="both")
+    load_position(page, "4453")
+    assert moves(page) == ["4", "4", "5", "3"]
+    page.click("#moves-back")
+    expect(page.locator("#moves .ply.current")).to_have_text(re.compile(r"^\s*5\s*$"))
 
 
 def test_go_size_option_and_a_capture(page: Page, gui_server: ServerThread) -> None:

@@ -3,8 +3,11 @@
 Each line of ``wire_golden.jsonl`` is a JSON frame the server sent for ``REQUESTS``
 before its messages were built with :mod:`protocol.records` (recorded from
 the 0.5.0 server's session with the same requests; the last two, a
-``multipv`` think's reports, were added with the field); the session must
-write them again byte for byte, in both encodings' maps.
+``multipv`` think's reports, were added with the field; the server's roll
+after ``new_game`` with seed 7, and the error listing its plays, were
+written again when a roll came to depend on its place in the game,
+2026-12-07); the session must write them again byte for byte, in both
+encodings' maps.
 """
 
 from __future__ import annotations

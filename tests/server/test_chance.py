@@ -9,7 +9,7 @@ import pytest
 
 from engine.games.backgammon import Backgammon
 from protocol.errors import ErrorCode, ProtocolError
-from protocol.records import NewGame, Roll, Think, parse_request
+from protocol.records import Move, NewGame, Roll, Think, parse_request
 from server.app import ArenaServer
 from server.session import Session, draw_outcome
 from tests.server.server_harness import ENCODINGS, RawClient, raw_client
@@ -138,3 +138,39 @@ async def test_finished_game_reports_points(shared_server: ArenaServer) -> None:
         )
         assert state["result"] == {"winner": 0, "reason": "gammon", "points": 2}
         assert state["legal_moves"] == [] and state["to_move"] == 1
+
+
+def _session_roll(session: Session, tag: str) -> Any:
+    reaction = session.handle(Roll(tag), 0.0)
+    return reaction.replies[0]
+
+
+def test_taking_back_a_move_does_not_change_the_rolls_that_follow() -> None:
+    """A roll belongs to its place in the game, not to how many rolls were asked.
+
+    Reproduces a review of 2026-12-07: the terminal client's ``undo`` starts
+    the game again with the same seed and the moves so far, and the server's
+    dice then began their sequence again, so the engine's next roll changed
+    and a player could take a move back until the dice suited them.
+    """
+    session = Session()
+    session.handle(NewGame("backgammon", seed=2026), 0.0)
+    state = _session_roll(session, "opening")
+    first_choice, other_choice = state.legal_moves[0], state.legal_moves[-1]
+    assert first_choice != other_choice
+    session.handle(Move(first_choice), 0.0)
+    engine_roll = _session_roll(session, "reply").history[-1]
+
+    # undo: the same seed, the history up to the person's decision, another move
+    session.handle(NewGame("backgammon", seed=2026, moves=tuple(state.history)), 0.0)
+    session.handle(Move(other_choice), 0.0)
+    assert _session_roll(session, "reply again").history[-1] == engine_roll
+
+
+def test_the_opening_roll_is_the_same_after_a_new_game_with_the_seed() -> None:
+    rolls = []
+    for _ in range(2):
+        session = Session()
+        session.handle(NewGame("backgammon", seed=99), 0.0)
+        rolls.append(_session_roll(session, "r").history[-1])
+    assert rolls[0] == rolls[1]

@@ -10,6 +10,7 @@ import { optionHelp, resultReason, searchReason } from "./server-words.js";
 import { MIN_RATE_MS, firstPlayerNumber, formatChance, formatCount, formatRate, formatScore, formatTime, formatValue, unitName } from "./score.js";
 import { uciToSan } from "./san.js";
 import { looksLikePgn, parsePgn } from "./pgn.js";
+import { readSgfGame } from "./sgf.js";
 import { moveMark } from "./annotate.js";
 import { applyStatic, has, onLanguageChange, playerTitle, t, wireLanguageMenu } from "./i18n.js";
 
@@ -220,7 +221,7 @@ async function startFromUrl(params) {
       $("side").value = saved.side;
       readSides();
     }
-    if (await startGame({ game: saved.game, options: saved.options || {}, position: saved.position, moves: saved.moves }, false)) {
+    if (await startGame({ game: saved.game, options: saved.options || {}, position: saved.position, seed: saved.seed ?? null, moves: saved.moves }, false)) {
       restoreEvals(saved.evals, saved.moves.length);
       saveGame(app.state); // with the scores: a second reload had lost them (a review, 2026-12-07)
       restorePanel(panel, saved.game, saved.moves);
@@ -413,6 +414,11 @@ async function startGame(spec, keepEvals, accept = null) {
   const message = { type: "new_game", game: spec.game, options: spec.options };
   if (spec.position !== null && spec.position !== undefined) message.position = spec.position;
   if (spec.moves.length > 0) message.moves = spec.moves;
+  // The game's dice seed again on a take back, a step back or a reload: a
+  // roll is the seed's at its place in the game, so the rolls after a take
+  // back are the ones the game had (a review, 2026-12-07: each take back drew
+  // new dice, and a player could take moves back until a roll suited them).
+  if (spec.seed !== null && spec.seed !== undefined) message.seed = spec.seed;
   let state;
   try {
     state = await app.conn.request(message);
@@ -433,7 +439,7 @@ async function startGame(spec, keepEvals, accept = null) {
     // every move of the wrong colour: a review, 2026-12-07).
     const sent = message.position ?? null;
     const start = sent !== null && spec.moves.length === 0 ? state.position : sent;
-    app.start = { game: state.game, options: state.options, position: start, tags: spec.tags ?? null };
+    app.start = { game: state.game, options: state.options, position: start, tags: spec.tags ?? null, seed: state.seed ?? null };
     app.evals = keepEvals ? app.evals.slice(0, state.history.length + 1) : [];
     // The line is the game as it now stands: with the scores kept above,
     // the position taken back to keeps its own (a review of 2026-12-07: a
@@ -459,7 +465,7 @@ function saveGame(state) {
   // moves up to the position shown, and the engine answered there (a
   // review, 2026-12-07).
   const line = isPrefix(state.history, app.line) ? app.line : state.history;
-  const saved = { game: app.start.game, options: app.start.options, position: app.start.position, moves: line, ply: state.history.length, evals: app.evals, times, side: $("side").value };
+  const saved = { game: app.start.game, options: app.start.options, position: app.start.position, seed: app.start.seed ?? null, moves: line, ply: state.history.length, evals: app.evals, times, side: $("side").value };
   try {
     sessionStorage.setItem(GAME_KEY, JSON.stringify(saved));
   } catch {
@@ -763,9 +769,44 @@ async function loadPosition() {
     say(() => t("play.load.long", { count: position.length, max: most }), "error");
     return;
   }
-  if (info.name === "go") takeSgfRules(position);
+  if (info.name === "go") {
+    takeSgfRules(position);
+    const record = readSgfGame(position);
+    if (record !== null) {
+      await loadSgf(record);
+      return;
+    }
+  }
+  // A Connect Four position is the moves from the empty board: loaded as
+  // those moves, so the list steps through them (a review of 2026-12-07:
+  // "4453" became a start position with nothing to step back to).
+  if (info.name === "connect4" && /^[1-9]+$/.test(position)) {
+    if (await startGame({ game: info.name, options: readOptions(), position: null, moves: [...position] }, false)) {
+      say(() => t("play.loaded"), "hint");
+    }
+    return;
+  }
   if (await startGame({ game: info.name, options: readOptions(), position, moves: [] }, false)) {
     say(() => t("play.loaded"), "hint");
+  }
+}
+
+// A pasted SGF game: its setup as the start and its main line as the moves,
+// both sides to the human and the game reviewed, as a pasted PGN is. The
+// setup goes to the server first, alone, so that the start is kept in the
+// server's board notation (which the SGF export writes its stones from).
+async function loadSgf(record) {
+  $("side").value = "both";
+  readSides();
+  let start = null;
+  if (record.setup !== null) {
+    if (!(await startGame({ game: "go", options: readOptions(), position: record.setup, moves: [] }, false))) return;
+    start = app.start.position;
+  }
+  if (await startGame({ game: "go", options: readOptions(), position: start, moves: record.moves }, false)) {
+    await reviewGame(); // the review's steps clear the message line: say it after
+    const count = record.moves.length;
+    say(() => t(count === 1 ? "play.sgf.loaded.one" : "play.sgf.loaded", { count }), "hint");
   }
 }
 
