@@ -1437,6 +1437,23 @@ def test_a_move_played_while_browsing_says_it_replaced_the_rest(
     assert moves(page) == ["e4", "e5", "Bc4"]
 
 
+@pytest.mark.parametrize("game", ["chess", "go", "checkers"])
+def test_the_action_buttons_are_in_view_on_a_laptop_screen(
+    page: Page, gui_server: ServerThread, game: str
+) -> None:
+    """A review of 2026-12-07: at 1366x768 Engine move, Analyse, Stop, Take
+    back and Flip were below the fold, under a 36rem board."""
+    page.set_viewport_size({"width": 1366, "height": 768})
+    open_game(page, gui_server.port, game, side="both")
+    for selector in ("#go", "#analyse", "#stop", "#takeback", "#flip", "#move-input"):
+        bottom = page.locator(selector).evaluate("(e) => e.getBoundingClientRect().bottom")
+        assert bottom <= 768, (selector, bottom)
+    # a tall window still gets the full-size board
+    page.set_viewport_size({"width": 1920, "height": 1080})
+    width = page.locator("#board").evaluate("(e) => e.getBoundingClientRect().width")
+    assert width == pytest.approx(576, abs=1)
+
+
 def test_a_long_score_keeps_the_engine_panel_within_its_width(
     page: Page, gui_server: ServerThread
 ) -> None:
@@ -1490,6 +1507,21 @@ def test_new_game_on_a_phone_brings_the_board_into_view(
     )
     top = page.locator("#play").evaluate("(e) => e.getBoundingClientRect().top")
     assert -1 <= top < 100, top
+
+
+def test_on_a_phone_the_move_list_follows_the_board(page: Page, gui_server: ServerThread) -> None:
+    """A review of 2026-12-07: on a phone the move list was some 1,000 px
+    below the board, under the set-up form and the engine's table."""
+    page.set_viewport_size({"width": 390, "height": 844})
+    open_game(page, gui_server.port, "connect4", side="both")
+    for column in "4453":
+        page.keyboard.press(column)
+    wait_for_plies(page, 4)
+    board_end = page.locator("#play").evaluate("(e) => e.getBoundingClientRect().bottom")
+    moves_top = page.locator("#moves").evaluate("(e) => e.getBoundingClientRect().top")
+    assert 0 < moves_top - board_end < 120, (board_end, moves_top)
+    setup_top = page.locator("#setup").evaluate("(e) => e.getBoundingClientRect().top")
+    assert setup_top > moves_top  # the form, needed once a game, comes last
 
 
 def test_the_search_chosen_for_one_game_stays_with_it(page: Page, gui_server: ServerThread) -> None:
