@@ -325,6 +325,13 @@ class Session:
                     movetime_ms=movetime_ms, depth=depth, algorithm=self.algorithm
                 ) as analysis:
                     async for info in analysis:
+                        if info.partial and not is_terminal(self.out):
+                            # A log (a file, a pipe) keeps the completed
+                            # iterations: a new best move inside one is
+                            # written again when it completes, and was shown
+                            # twice (a review of 2026-12-07). The status line
+                            # of a terminal shows it at once.
+                            continue
                         pv = notation.line(state.history, info.pv[:12])
                         _show_progress(info, pv, self.out, self.win_odds_scale, self.eval_unit)
                     best = await analysis.wait()

@@ -514,3 +514,17 @@ async def test_a_full_connect_four_column_is_explained(url: str) -> None:
     assert "'4' is not a legal move: column 4 is full" in text
     assert "'9' is not a legal move: the columns are 1 to 7" in text
     assert "'x' is not a legal move: a move is a column number, 1 to 7" in text
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_a_log_shows_each_depth_once(url: str) -> None:
+    """A review of 2026-12-07: written to a file or a pipe, ``arena play``
+    showed some depths twice: a new best move inside an unfinished
+    iteration, then the same line again when the iteration completed."""
+    status, text, _ = await play_scripted(url, "chess", ["e4", "d4", "quit"], depth=7)
+    assert status == 0
+    thinks = text.split("engine plays")[:-1]
+    assert len(thinks) == 2
+    for part in thinks:
+        depths = [int(found) for found in re.findall(r"^  depth +(\d+) ", part, re.MULTILINE)]
+        assert depths == list(range(1, 8)), depths
