@@ -144,6 +144,34 @@ def test_notes_tree_under_alpha_beta_greys_leaves_4_and_6(
     )
 
 
+def test_the_steps_table_is_reached_and_walked_from_the_keyboard(
+    page: Page, learn_server: ServerThread
+) -> None:
+    """A review of 2026-12-07: no row of the Steps table could be reached by
+    Tab. The current row is one stop; the arrow keys, Home and End walk."""
+    open_learn(page, learn_server.port, "?example=notes-alphabeta&classroom=0", visited=11)
+    rows = page.locator("#learn-steps tbody tr")
+    expect(page.locator("#step-counter")).to_have_text("step 22 of 22")
+    assert [rows.nth(i).get_attribute("tabindex") for i in (0, 21)] == ["-1", "0"]
+    page.locator("#step-last").focus()
+    for _ in range(40):  # Tab on until the current row (the page's order)
+        page.keyboard.press("Tab")
+        if page.evaluate("() => document.activeElement.matches('#learn-steps tr.current')"):
+            break
+    else:
+        pytest.fail("Tab never reached the current row of the Steps table")
+    page.keyboard.press("Home")
+    expect(page.locator("#step-counter")).to_have_text("step 1 of 22")
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("ArrowDown")
+    expect(page.locator("#step-counter")).to_have_text("step 3 of 22")
+    expect(page.locator("#learn-steps tbody tr.current")).to_be_focused()
+    page.keyboard.press("ArrowUp")
+    expect(page.locator("#step-counter")).to_have_text("step 2 of 22")
+    page.keyboard.press("End")
+    expect(page.locator("#step-counter")).to_have_text("step 22 of 22")
+
+
 def test_stepping_shows_the_textbook_alpha_beta_sequence(
     page: Page, learn_server: ServerThread
 ) -> None:
@@ -787,18 +815,23 @@ def test_predict_the_pruned_leaves_then_the_search_checks(
     # to the page, the next Tab back at leaf 1·1). Enter again unchooses it.
     page.locator('#learn-tree .pickable[data-path="2·2"]').focus()
     page.keyboard.press("Enter")
-    expect(page.locator("#predict-input .selection")).to_contain_text("1 leaf clicked")
+    expect(page.locator("#predict-pick .selection")).to_contain_text("1 leaf clicked")
     expect(page.locator('#learn-tree .pickable[data-path="2·2"]')).to_be_focused()
     page.keyboard.press("Tab")
     expect(page.locator('#learn-tree .pickable[data-path="2·3"]')).to_be_focused()
     page.keyboard.press("Shift+Tab")
     page.keyboard.press("Enter")
-    expect(page.locator("#predict-input .selection")).to_contain_text("No leaf clicked")
+    expect(page.locator("#predict-pick .selection")).to_contain_text("No leaf clicked")
     # The student clicks 2·2 and 3·3 (one right, one wrong), then Check.
     page.click('#learn-tree .pickable[data-path="2·2"]')
     page.click('#learn-tree .pickable[data-path="3·3"]')
-    expect(page.locator("#predict-input .selection")).to_contain_text("2 leaves clicked")
-    page.click("#predict-check")
+    expect(page.locator("#predict-pick .selection")).to_contain_text("2 leaves clicked")
+    # Tab from the last leaf goes on to Check (a review of 2026-12-07: Check
+    # and Skip came before the leaves, so a keyboard had to go back to them).
+    page.locator('#learn-tree .pickable[data-path="3·3"]').focus()
+    page.keyboard.press("Tab")
+    expect(page.locator("#predict-check")).to_be_focused()
+    page.keyboard.press("Enter")
     result = page.locator("#predict-result")
     expect(result).to_have_class("wrong")
     text = result.inner_text()

@@ -710,6 +710,12 @@ function renderPredict() {
   const entry = asking || answered;
   $("predict-off").hidden = app.classroom || app.questions.length === 0;
   box.hidden = !entry;
+  // A prune question's Check and Skip come after the tree, so that Tab
+  // reaches the leaves to choose first (a review of 2026-12-07: Check and
+  // Skip came first, the leaves after them).
+  const pick = $("predict-pick");
+  pick.replaceChildren();
+  pick.hidden = true;
   if (!entry) return;
   const { question } = entry;
   $("predict-question").textContent = prompt(question);
@@ -775,7 +781,9 @@ function renderPredict() {
     selection.textContent = t("predict.selected", { count: picked.length, leaves: picked.join(", ") });
     const go = button(t("predict.check"), () => answer(entry, new Set(app.picked)));
     go.id = "predict-check";
-    input.replaceChildren(selection, go, skip);
+    input.replaceChildren();
+    pick.replaceChildren(selection, go, skip);
+    pick.hidden = false;
   }
 }
 
@@ -1009,6 +1017,9 @@ function renderTable(follow) {
     const index = Number(row.dataset.index);
     row.classList.toggle("current", index === app.index);
     row.classList.toggle("future", index > app.index);
+    // One stop for Tab, the current row; the arrow keys move from it (a
+    // review of 2026-12-07: no row could be reached from the keyboard).
+    row.tabIndex = index === app.index ? 0 : -1;
     row.hidden = app.classroom && index > app.index;
     if (index === app.index) row.setAttribute("aria-current", "step");
     else row.removeAttribute("aria-current");
@@ -1115,6 +1126,18 @@ function revealAdded(event) {
 function step(delta) {
   stopPlaying();
   if (app.trace) goTo(app.index + delta);
+}
+
+// The keys of the Steps table's current row: Up and Down one step, Home and
+// End the first and the last, as the step buttons do; the focus stays on the
+// row of the step shown.
+function stepRowKey(event) {
+  if (!app.trace || !event.target.closest?.("tr[data-index]")) return;
+  const delta = { ArrowDown: 1, ArrowUp: -1, Home: -Infinity, End: Infinity }[event.key];
+  if (delta === undefined) return;
+  event.preventDefault();
+  step(delta);
+  $("learn-steps").tBodies[0].querySelector("tr.current")?.focus({ preventScroll: true });
 }
 
 function togglePlay() {
@@ -1374,6 +1397,7 @@ function wire() {
   $("step-forward").addEventListener("click", () => step(1));
   $("step-last").addEventListener("click", () => step(Infinity));
   $("step-play").addEventListener("click", togglePlay);
+  $("learn-steps").tBodies[0].addEventListener("keydown", stepRowKey);
   $("compare-run").addEventListener("click", compare);
   $("export-svg").addEventListener("click", exportSvg);
   $("export-png").addEventListener("click", exportPng);
