@@ -373,8 +373,7 @@ def sgf(record: GameRecord) -> str:
         ("RE", _sgf_result(record)),
         ("GC", record.reason),
     ]
-    if record.time_control:
-        properties.append(("TC", record.time_control))  # private: SGF's TM is seconds only
+    properties += _sgf_time_control(record.time_control)
     root = "".join(f"{name}[{_sgf_escape(value)}]" for name, value in properties if value)
     for colour, letter in (("X", "AB"), ("O", "AW")):
         points = [
@@ -395,6 +394,32 @@ def sgf(record: GameRecord) -> str:
         nodes.append(f";{mover}[{point}]C[{_sgf_escape(_sgf_comment(move))}]")
         mover = "W" if mover == "B" else "B"
     return "(" + _wrap(nodes) + ")\n"
+
+
+#: A clock in the tournament's notation (``TimeControl.describe``):
+#: ``[moves/]base+inc`` in seconds, then any other limits.
+_CLOCK = re.compile(r"^(?:(\d+)/)?(\d+(?:\.\d+)?)\+(\d+(?:\.\d+)?)(?:\s+(.*))?$")
+
+
+def _sgf_time_control(control: str) -> list[tuple[str, str]]:
+    """The game's time control as SGF FF[4] writes it: ``TM`` the main time
+    in seconds, ``OT`` the rest in words (the increment, the moves of a
+    period, a move time or a depth). Until 2026-12-07 a private ``TC``
+    property held it, which SGF readers do not know (a review)."""
+    if not control:
+        return []
+    clock = _CLOCK.match(control)
+    if clock is None:
+        return [("OT", control)]
+    moves, base, increment, rest = clock.groups()
+    words = []
+    if float(increment) > 0:
+        words.append(f"{increment} s added a move")
+    if moves:
+        words.append(f"{base} s again every {moves} moves")
+    if rest:
+        words.append(rest)
+    return [("TM", base)] + ([("OT", ", ".join(words))] if words else [])
 
 
 def _sgf_result(record: GameRecord) -> str:

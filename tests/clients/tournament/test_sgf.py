@@ -118,6 +118,9 @@ def test_a_go_game_reads_back_with_its_moves_result_and_comments() -> None:
     assert root["DT"] == ["2026-11-24"] and root["RE"] == ["W+4.5"]
     assert root["EV"] == ["Go [test] \\ night"]  # escaped in the file, whole when read
     assert root["GC"] == ["white wins by 4.5"] and root["RO"] == ["1.3"]
+    # The time control in SGF's own properties (it was a private TC[]).
+    assert root["TM"] == ["60"] and root["OT"] == ["0.5 s added a move, 60 s again every 40 moves"]
+    assert "TC" not in root
     # E5 is the centre (ee), C3 is cg (row 3 from the bottom is g from the
     # top), J9 the top-right corner (ia: no I column), passes are empty.
     assert [(next(iter(node)), next(iter(node.values()))[0]) for node in moves] == [
@@ -135,6 +138,20 @@ def test_a_go_game_reads_back_with_its_moves_result_and_comments() -> None:
         "win in 2/1 0.010s",
         "loss in 1/1 0.011s",
     ]
+
+
+@pytest.mark.parametrize(
+    ("control", "expected"),
+    [
+        ("", {}),
+        ("300+0", {"TM": ["300"]}),
+        ("5+0.05 depth=4", {"TM": ["5"], "OT": ["0.05 s added a move, depth=4"]}),
+        ("movetime=1000ms", {"OT": ["movetime=1000ms"]}),
+    ],
+)
+def test_time_controls_in_sgf(control: str, expected: dict[str, list[str]]) -> None:
+    (nodes,) = read_sgf(sgf(go_record(time_control=control)))
+    assert {name: nodes[0][name] for name in ("TM", "OT") if name in nodes[0]} == expected
 
 
 def test_a_monte_carlo_move_without_its_scale_keeps_the_raw_score() -> None:
