@@ -263,7 +263,13 @@ class BudgetedSearch:
 
     def _arm(self, request: SearchRequest) -> None:
         """Arm the limits of ``request`` for a new search (after resetting ``self.nodes``)."""
-        deadlines = request.planned(self.clock, self.game.moves_left(request.state))
+        # The caller's deadlines, else planned here; the game's estimate of
+        # the moves to come only for a clock to share out.
+        deadlines = request.deadlines
+        if deadlines is None:
+            shared = request.limits.clock is not None
+            moves_left = self.game.moves_left(request.state) if shared else None
+            deadlines = request.planned(self.clock, moves_left)
         limits = request.limits
         self._start = deadlines.start
         self._stop = request.stop

@@ -162,7 +162,9 @@ def search_job(
     (within the time a front end keeps back, e.g. UCI's Move Overhead).
     ``state`` must have a legal move (its first is the fallback answer).
     """
-    deadlines = plan_deadlines(limits, now, game.moves_left(state))
+    # The game's estimate of the moves to come: only for a clock to share out.
+    moves_left = game.moves_left(state) if limits.clock is not None else None
+    deadlines = plan_deadlines(limits, now, moves_left)
     search_ends = deadlines.hard if deadlines.hard is not None else now + UNTIMED_DUE_S
     due = dataclasses.replace(deadlines, hard=search_ends + DELIVERY_MARGIN_S)
     fallback = game.format_move(state, game.legal_moves(state)[0])

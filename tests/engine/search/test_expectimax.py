@@ -15,7 +15,7 @@ from engine.game import CHANCE, Game, Outcome
 from engine.games.backgammon import Backgammon
 from engine.search.alphabeta import Searcher
 from engine.search.expectimax import ExpectimaxSearcher, _round_div
-from engine.search.limits import Limits
+from engine.search.limits import Clock, Limits, plan_deadlines
 from engine.search.reference import expectiminimax, expectiminimax_search
 from engine.search.request import SearchRequest
 from engine.search.results import Info
@@ -300,3 +300,30 @@ def test_only_move_ends_a_timed_search_at_once() -> None:
     state = BACKGAMMON.parse_position(ONLY_MOVE)
     result = ExpectimaxSearcher(BACKGAMMON).think(SearchRequest(state, Limits(movetime_ms=5000)))
     assert (result.move, result.reason, result.info.depth) == ("20/14", "only_move", 1)
+
+
+class CountedToy(DiceToy):
+    """The toy, counting how often a search asks its estimate of the moves to come."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.asked = 0
+
+    def moves_left(self, state: ToyState) -> int | None:
+        self.asked += 1
+        return super().moves_left(state)
+
+
+def test_the_moves_to_come_are_asked_only_for_a_clock_to_share() -> None:
+    """Computed at every think until 2026-12-07, even with the caller's
+    deadlines or no clock (Go's estimate counts the empty points)."""
+    game = CountedToy()
+    state = game.play(game.initial_state(), 1)
+    searcher = ExpectimaxSearcher(game, tt_slots=1 << 8)
+    start = time.monotonic()
+    searcher.think(SearchRequest(state, Limits(depth=2)))
+    given = plan_deadlines(Limits(movetime_ms=int(50 * UNIT)), start)
+    searcher.think(SearchRequest(state, Limits(movetime_ms=int(50 * UNIT)), deadlines=given))
+    assert game.asked == 0
+    searcher.think(SearchRequest(state, Limits(depth=2, clock=Clock(time_ms=60_000))))
+    assert game.asked == 1
