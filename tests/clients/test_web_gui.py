@@ -1514,9 +1514,9 @@ def test_on_a_phone_the_move_list_follows_the_board(page: Page, gui_server: Serv
     below the board, under the set-up form and the engine's table."""
     page.set_viewport_size({"width": 390, "height": 844})
     open_game(page, gui_server.port, "connect4", side="both")
-    for column in "4453":
+    for count, column in enumerate("4453", start=1):
         page.keyboard.press(column)
-    wait_for_plies(page, 4)
+        wait_for_plies(page, count)  # a key while a move is on its way is not queued
     board_end = page.locator("#play").evaluate("(e) => e.getBoundingClientRect().bottom")
     moves_top = page.locator("#moves").evaluate("(e) => e.getBoundingClientRect().top")
     assert 0 < moves_top - board_end < 120, (board_end, moves_top)
