@@ -2231,7 +2231,7 @@ def _referee_reasons() -> tuple[list[tuple[str, str, str]], set[str]]:
             + template("FAULT_ENGINE_WHY").format(why="the engine answered C4, illegal"),
             "falhou: o seu servidor respondeu engine_error (o programa caiu, travou, violou o"
             " protocolo, respondeu um lance ilegal ou não estava pronto) e ofereceu A9 em seu"
-            " lugar; registo do servidor: the engine answered C4, illegal",
+            " lugar; registro do servidor: the engine answered C4, illegal",
         ),
         fault(
             template("FAULT_STAND_IN").format(within=" (200 ms)", move="D5"),
@@ -2247,14 +2247,14 @@ def _referee_reasons() -> tuple[list[tuple[str, str, str]], set[str]]:
             template("FAULT_BOT_FAILED").format(count=3),
             "falhou: não deu lance seu 3 vezes nesta partida, a última encerrando a partida"
             " (caiu, respondeu um lance ilegal ou lixo, ou ficou calado até o prazo; o seu"
-            " registo diz qual)",
+            " registro diz qual)",
         ),
         fault(
             template("FAULT_BOT_FAILED").format(count=3)
             + r.FAULT_ENGINE_WHY.format(why="no answer"),
             "falhou: não deu lance seu 3 vezes nesta partida, a última encerrando a partida"
             " (caiu, respondeu um lance ilegal ou lixo, ou ficou calado até o prazo; o seu"
-            " registo diz qual); registo do servidor: no answer",
+            " registro diz qual); registro do servidor: no answer",
         ),
     ], used
 

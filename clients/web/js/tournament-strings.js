@@ -198,9 +198,9 @@ const pt = {
   "reason.failed": "falhou: o seu servidor respondeu engine_error (o programa caiu, travou, violou o protocolo, respondeu um lance ilegal ou não estava pronto) e ofereceu {move} em seu lugar",
   "reason.standin": "perdeu por tempo: o seu programa não deu lance até o prazo, e o seu servidor ofereceu {move} em seu lugar",
   "reason.standin.ms": "perdeu por tempo: o seu programa não deu lance até o prazo ({ms} ms), e o seu servidor ofereceu {move} em seu lugar",
-  "reason.botfailed": "falhou: não deu lance seu {count} vezes nesta partida, a última encerrando a partida (caiu, respondeu um lance ilegal ou lixo, ou ficou calado até o prazo; o seu registo diz qual)",
-  "reason.botfailed.why": "falhou: não deu lance seu {count} vezes nesta partida, a última encerrando a partida (caiu, respondeu um lance ilegal ou lixo, ou ficou calado até o prazo; o seu registo diz qual); registo do servidor: {why}",
-  "reason.failed.why": "falhou: o seu servidor respondeu engine_error (o programa caiu, travou, violou o protocolo, respondeu um lance ilegal ou não estava pronto) e ofereceu {move} em seu lugar; registo do servidor: {why}",
+  "reason.botfailed": "falhou: não deu lance seu {count} vezes nesta partida, a última encerrando a partida (caiu, respondeu um lance ilegal ou lixo, ou ficou calado até o prazo; o seu registro diz qual)",
+  "reason.botfailed.why": "falhou: não deu lance seu {count} vezes nesta partida, a última encerrando a partida (caiu, respondeu um lance ilegal ou lixo, ou ficou calado até o prazo; o seu registro diz qual); registro do servidor: {why}",
+  "reason.failed.why": "falhou: o seu servidor respondeu engine_error (o programa caiu, travou, violou o protocolo, respondeu um lance ilegal ou não estava pronto) e ofereceu {move} em seu lugar; registro do servidor: {why}",
 };
 
 export const TEXTS = { en, pt };
