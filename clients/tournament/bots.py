@@ -172,8 +172,19 @@ def bot_log_path(name: str) -> Path:
     return Path(directory) / f"{safe or 'bot'}.log"
 
 
+#: What a bot's digest says of a program file that is not there.
+MISSING: Final = "missing"
+
+
 def bot_digests(engines: list[EngineSpec]) -> dict[str, str]:
-    """Each bot's program file, ``NAME: "FILE sha256"``: the last file its command names."""
+    """Each bot's program file, ``NAME: "FILE sha256"`` (``"FILE missing"``).
+
+    The file is the last word of its command that is no option, after the
+    program that runs it (``python3 -P ana.py``: ``ana.py``; a command of
+    one word: that word). A missing file was passed over for the
+    interpreter before it, which a resume then named as the bot's changed
+    file (a review of 2026-12-07).
+    """
     digests = {}
     for engine in engines:
         if not engine.is_bot or engine.command is None:
@@ -182,12 +193,15 @@ def bot_digests(engines: list[EngineSpec]) -> dict[str, str]:
             words = shlex.split(engine.command)
         except ValueError:
             continue
-        for word in reversed(words):
-            path = Path(word)
-            if path.is_file():
-                digest = hashlib.sha256(path.read_bytes()).hexdigest()
-                digests[engine.name] = f"{path.name} {digest}"
-                break
+        arguments = [word for word in words[1:] if not word.startswith("-")] or words[:1]
+        if not arguments:
+            continue
+        path = Path(arguments[-1])
+        try:
+            digest = hashlib.sha256(path.read_bytes()).hexdigest()
+        except OSError:
+            digest = MISSING
+        digests[engine.name] = f"{path.name} {digest}"
     return digests
 
 
@@ -197,12 +211,19 @@ def changed_bots(before: Mapping[str, str], now: Mapping[str, str]) -> list[str]
     A resumed tournament played a student's new file without a word (a
     review, 2026-12-07): its later games are another program's.
     """
-    return [
-        f"{name}: {now[name].split()[0]} changed since its last games; the games from now "
-        "on play the new file"
-        for name in sorted(now)
-        if name in before and before[name] != now[name]
-    ]
+    lines = []
+    for name in sorted(now):
+        if name not in before or before[name] == now[name]:
+            continue
+        file, _, digest = now[name].partition(" ")
+        if digest == MISSING:
+            lines.append(f"{name}: {file} is missing")
+        else:
+            lines.append(
+                f"{name}: {file} changed since its last games; the games from now on play the"
+                " new file"
+            )
+    return lines
 
 
 def log_sizes(engines: list[EngineSpec]) -> dict[str, int]:
@@ -270,7 +291,9 @@ def bot_summary(
     ]
     for engine in bots:
         path = bot_log_path(engine.algorithm or engine.name)
-        out.append(f"{engine.name}: {failed[engine.name]} moves played for it; log {path}")
+        count = failed[engine.name]
+        moves = "move" if count == 1 else "moves"
+        out.append(f"{engine.name}: {count} {moves} played for it; log {path}")
         try:
             # This run's part of the log only: a log keeps every run, and a
             # fixed bot's summary quoted its earlier run's failures (a

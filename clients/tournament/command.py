@@ -450,11 +450,12 @@ def run(args: argparse.Namespace) -> int:
         if args.resume:
             store = Store.open(args.db)
             config = store.config()
-            now = bot_digests(list(config.engines))
-            for line in changed_bots(store.bot_digests(), now):
+            for line in changed_bots(store.bot_digests(), bot_digests(list(config.engines))):
                 print(f"{_prog(args)}: {line}", file=sys.stderr)
-            if now:
-                store.set_bot_digests(now)
+            # The files are kept as played once the local server has started
+            # them (_Session.run): a resume that could not start a bot kept
+            # its broken file's digest, and the next resume, with the file
+            # put back as it was, called it changed (a review, 2026-12-07).
             if args.epdout and config.game not in EPD_GAMES:
                 store.close()
                 _check_epdout(args, config.game)
@@ -568,6 +569,9 @@ class _Session:
         self.runner: TournamentRunner | None = None
         #: The final tables are printed (the live page stays up after them).
         self.shown = False
+        #: Bots of a resumed tournament that could not start (name: why): their
+        #: games from now on are lost without being played.
+        self.unavailable: dict[str, str] = {}
 
     @property
     def config(self) -> TournamentConfig | None:
@@ -584,8 +588,13 @@ class _Session:
                 warn_if_pure(local)
                 store = self.store
                 assert store is not None  # a failed start raised
+            played = bot_digests(list(store.config().engines))
+            if played:
+                store.set_bot_digests(played)  # the files the games from now on play
             live = None if self.web is None else await self._live_page(stack, store)
-            self.runner = TournamentRunner(store, self.settings, local_server=local, watcher=live)
+            self.runner = TournamentRunner(
+                store, self.settings, local_server=local, watcher=live, unavailable=self.unavailable
+            )
             text = await self.runner.run()
             if live is None:
                 return text
@@ -603,20 +612,53 @@ class _Session:
         syntax error, a missing import: it ends as soon as it starts) and
         plays on with the others, naming it and why; the class tournament
         had stopped before its first game for one student's bot. Any other
-        engine that cannot start stops the tournament, as in cutechess-cli,
-        and so does a bot of a tournament already begun (``--resume``: its
-        schedule has its games).
+        engine that cannot start stops the tournament, as in cutechess-cli.
+        A bot of a tournament already begun (``--resume``: its schedule has
+        its games) that cannot start loses its games from then on without
+        playing them, and the others play on: one student's deleted or
+        broken file stopped the whole class's resumed tournament (a review
+        of 2026-12-07).
         """
         while True:
             assert self.store is not None
             config = self.store.config()
+            specs = (
+                engine.external_spec(config.game)
+                for engine in config.engines
+                if engine.name not in self.unavailable
+            )
+            externals = tuple(spec for spec in specs if spec is not None)
             try:
-                server = LocalServer(self.settings.workers(), config.externals())
+                server = LocalServer(self.settings.workers(), externals)
                 return await stack.enter_async_context(server)
             except LocalServerError as error:
+                if self._forfeit_on_resume(config, error.failed):
+                    continue
                 if not self._leave_out(config, error.failed):
                     self._discard()
                     raise
+
+    def _forfeit_on_resume(self, config: TournamentConfig, failed: dict[str, str]) -> bool:
+        """Mark the bots in ``failed`` of a resumed tournament as unable to play; whether it did.
+
+        Only bots (``--bots``, ``proto=cmd``), and only while two engines
+        are left to play.
+        """
+        if self.created or not failed or self.store is None:
+            return False
+        bots = {engine.name for engine in config.engines if engine.is_bot}
+        left = [engine for engine in config.engines if engine.name not in self.unavailable]
+        if not set(failed) <= bots or len(left) - len(failed) < 2:
+            return False
+        self.unavailable |= failed
+        self.store.set_left_out(self.store.left_out() | failed)
+        for name, why in failed.items():
+            print(
+                f"{_prog(self.args)}: {name} cannot start; its games from now on are lost "
+                f"without being played (the others play): {why.removeprefix(f'{name} ')}",
+                file=sys.stderr,
+            )
+        return True
 
     def _leave_out(self, config: TournamentConfig, failed: dict[str, str]) -> bool:
         """Recreate the new tournament without the ``--bots`` bots in ``failed``; whether it did."""

@@ -49,6 +49,9 @@ FAULT_ERROR_REPLY: Final = "answered with error {code}: {message}"
 FAULT_MALFORMED: Final = "sent a malformed reply ({error})"
 FAULT_ILLEGAL: Final = "played an illegal move {move!r} (legal: {legal})"
 FAULT_UNREACHABLE: Final = "could not be reached ({error})"
+#: A ``--bots`` bot that could not start when the tournament was resumed:
+#: its games from then on are lost without being played.
+FAULT_CANNOT_START: Final = "could not start when the tournament was resumed: {why}"
 #: Its server answered the think with reason ``engine_error``: the program
 #: behind it crashed, hung, broke its protocol, answered an illegal move or
 #: was not up (the server's

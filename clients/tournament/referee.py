@@ -185,17 +185,20 @@ class Referee:
         """
         return await _Game(self.config, spec, engines, on_move).run()
 
-    def forfeit(self, spec: GameSpec, player: int, kind: str, detail: str) -> GameRecord:
-        """The record of a game ``player`` lost before it began (e.g. unreachable)."""
+    def forfeit(self, spec: GameSpec, player: int | None, kind: str, detail: str) -> GameRecord:
+        """The record of a game ``player`` lost before it began (e.g. unreachable);
+        ``None``: both players at fault, a draw neither earned."""
         game = create_game(self.config.game, self.config.options)
         state, played = spec.opening.start(game)
         now = _now()
+        names = [engine.name for engine in spec.engines]
+        at_fault = " and ".join(names) if player is None else names[player]
         return _record(
             self.config,
             spec,
-            1 - player,
+            None if player is None else 1 - player,
             kind,
-            reasons.fault_reason(spec.engines[player].name, detail),
+            reasons.fault_reason(at_fault, detail),
             tuple(MoveRecord(move, book=True) for move in played),
             game.format_position(state),
             now,

@@ -17,7 +17,7 @@ import random
 import signal
 import sys
 from collections import deque
-from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -202,10 +202,14 @@ class TournamentRunner:
         progress: Progress | None = None,
         local_server: LocalServer | None = None,
         watcher: GameWatcher | None = None,
+        unavailable: Mapping[str, str] | None = None,
     ) -> None:
         """``local_server``: one already running for ``url=local`` engines (else one is
-        started); ``watcher``: told of every game's start, moves and end."""
+        started); ``watcher``: told of every game's start, moves and end;
+        ``unavailable``: engines that could not start (by name, why), whose
+        games are lost without being played."""
         self.store = store
+        self.unavailable = dict(unavailable or {})
         self.watcher = watcher
         self.local_server = local_server
         self.config = store.config()
@@ -247,8 +251,17 @@ class TournamentRunner:
             return self.report()
         tokens = self._tokens()
         async with self._servers() as urls:
+            here = [
+                index
+                for index, engine in enumerate(self.config.engines)
+                if engine.name not in self.unavailable
+            ]
             await preflight(
-                self.config.engines, urls, self.request_timeout_s, tokens, self.config.game
+                [self.config.engines[index] for index in here],
+                [urls[index] for index in here],
+                self.request_timeout_s,
+                [tokens[index] for index in here],
+                self.config.game,
             )
             self._rewrite_files()
             self.pools = {
@@ -408,6 +421,13 @@ class TournamentRunner:
         self.progress.started(spec.game_id, spec.engines[0].name, spec.engines[1].name)
         if self.watcher is not None:
             self.watcher.started(spec)
+        gone = [player for player in (0, 1) if spec.engines[player].name in self.unavailable]
+        if gone:
+            why = "; ".join(self.unavailable[spec.engines[player].name] for player in gone)
+            detail = reasons.FAULT_CANNOT_START.format(why=why)
+            loser = gone[0] if len(gone) == 1 else None
+            self._save(self.referee.forfeit(spec, loser, ENGINE_FAILURE, detail))
+            return
         connections = await asyncio.gather(
             *(self.pools[index].acquire() for index in indices), return_exceptions=True
         )

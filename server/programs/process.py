@@ -133,6 +133,9 @@ class LineProcess:
         self.argv = tuple(argv)
         self.name = name or os.path.basename(self.argv[0])
         self._log: IO[bytes] | None = None
+        #: The log's file, for a note written after the stderr reader closed
+        #: it (:meth:`note`); ``None`` without a log or once it failed.
+        self._log_path: str | None = None
         self._log_left = log_max_bytes
         #: Whether the log's last byte ends a line (a note then needs no newline first).
         self._log_line_start = True
@@ -141,6 +144,7 @@ class LineProcess:
             try:
                 os.makedirs(os.path.dirname(log_path) or ".", exist_ok=True)
                 self._log = open(log_path, "ab")  # noqa: SIM115 - closed by the stderr reader
+                self._log_path = log_path
             except OSError as error:
                 logger.warning("no log file for %s: %s", self.name, error)
 
@@ -242,6 +246,8 @@ class LineProcess:
         with self._log_lock:
             log = self._log
             if log is None:
+                if own:
+                    self._note_after_end(data)
                 return
             try:
                 if own:
@@ -259,6 +265,24 @@ class LineProcess:
                 log.flush()
             except (OSError, ValueError):
                 self._log = None
+
+    def _note_after_end(self, data: bytes) -> None:
+        """A note once the stderr reader has closed the log: appended on its own.
+
+        The driver learns why a program ended (the request it was answering,
+        an exit in the middle of a move) after the program's stderr has ended
+        and its reader has closed the log, so the note was lost: a bot that
+        exited mid-move had no line saying so (a review of 2026-12-07).
+        Called with the log's lock held.
+        """
+        if self._log_path is None:
+            return
+        try:
+            with open(self._log_path, "ab") as log:
+                log.write(data if self._log_line_start else b"\n" + data)
+            self._log_line_start = True
+        except OSError:
+            self._log_path = None
 
     def _stderr_lines(self, data: bytes) -> bytes:
         """``data`` from stderr with each line it starts marked ``[pid N]``.

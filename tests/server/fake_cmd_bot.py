@@ -4,7 +4,8 @@ Modes: ``good`` (the first legal move, with a score, a pv and a comment),
 ``plain`` (only the move), ``garbage`` (lines that are no answer, never a
 move), ``badjson`` (a line that looks like JSON and is not), ``nothing``
 (reads, never answers), ``two`` (two answers per request), ``crash`` (a
-message on stderr, exit 3), ``fork`` (starts children that sleep, their
+message on stderr, exit 3), ``quietexit`` (exit 3 with nothing on stderr),
+``fork`` (starts children that sleep, their
 pids on stderr, then answers), ``alloc`` (allocates without bound),
 ``sleep`` (answers long after its budget), ``early`` (writes to stdout
 before it is asked), ``illegal`` (answers a move that is not legal),
@@ -78,6 +79,8 @@ def main() -> None:
             sys.stdout.flush()
         elif mode == "crash":
             print("Traceback: something broke", file=sys.stderr, flush=True)
+            sys.exit(3)
+        elif mode == "quietexit":
             sys.exit(3)
         elif mode == "fork":
             for _ in range(3):

@@ -175,6 +175,10 @@ FAILING = {
     "badjson": "skipped a line that is no answer",
     "nothing": "no answer within its budget",
     "crash": "exit status 3",
+    # An exit with nothing on stderr: the note of the request it was
+    # answering came after the log was closed, and was lost (a review of
+    # 2026-12-07: the log said only that stderr had ended).
+    "quietexit": "request 1 (pid",
     "alloc": "MemoryError",
     "sleep": "no answer within its budget",
     "illegal": "illegal",

@@ -20,17 +20,20 @@ from pathlib import Path
 
 import pytest
 
-from clients.cli import main
+from clients.cli import build_parser, main
 from clients.tournament.bots import (
     bot_command,
+    bot_digests,
     bot_summary,
     folder_engines,
     log_sizes,
     reference_engines,
     skipped_files,
 )
+from clients.tournament.command import config_from_args
 from clients.tournament.config import ALGORITHM_NAME, ConfigError, EngineSpec, parse_engine
 from clients.tournament.records import RULES, GameRecord, MoveRecord
+from clients.tournament.runner import create_tournament
 from engine.registry import create_game
 from protocol.limits import MAX_ALGORITHM_CHARS
 
@@ -394,3 +397,69 @@ def test_a_class_of_one_working_bot_still_stops_naming_the_broken_one(
 def test_the_summary_names_a_left_out_bot_even_with_no_bot_playing() -> None:
     summary = bot_summary([], None, None, {"broken": "broken ended as soon as it started"})
     assert summary == "broken: left out, it could not start: ended as soon as it started"
+
+
+def test_a_resume_that_cannot_start_a_bot_names_its_file_and_keeps_the_old_digest(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A review of 2026-12-07: with a bot's file deleted, --resume named the
+    interpreter ("junky: python3 changed since its last games"), and once the
+    file was back as it was, the next resume still called it changed: the
+    resume that played nothing had kept the digest of what it found."""
+    monkeypatch.chdir(tmp_path)
+    bots = tmp_path / "class"
+    bots.mkdir()
+    code = "def choose(decision):\n    return decision.legal[0]\n"
+    (bots / "ana.py").write_text(code)
+    (bots / "junky.py").write_text(code.replace("[0]", "[-1]"))
+    argv = ["tournament", "--game", "tictactoe", "--bots", str(bots), "--reference", "none"]
+    argv += ["--movetime", "300", "--games", "4", "--db", str(tmp_path / "t.db"), "--quiet"]
+    # A tournament not yet played: its resume has games to play.
+    config = config_from_args(build_parser().parse_args(argv))
+    store = create_tournament(tmp_path / "t.db", config)
+    store.set_bot_digests(bot_digests(list(store.config().engines)))
+    store.close()
+    saved = (bots / "junky.py").read_bytes()
+    (bots / "junky.py").unlink()
+    assert main([*argv, "--resume"]) == 3  # it cannot start: nothing played
+    err = capsys.readouterr().err
+    assert "junky: junky.py is missing" in err and "python" not in err.split("\n")[0], err
+    (bots / "junky.py").write_bytes(saved)
+    assert main([*argv, "--resume"]) == 0
+    assert "changed" not in capsys.readouterr().err
+
+
+def test_a_resumed_class_plays_on_when_a_bot_cannot_start(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A review of 2026-12-07: one student's file deleted or broken between
+    two runs stopped the whole class's resumed tournament (exit 3, nothing
+    played, no way to leave the bot out). Its games are now lost without
+    being played, said on stderr, in the records and in the summary."""
+    monkeypatch.chdir(tmp_path)
+    bots = tmp_path / "class"
+    bots.mkdir()
+    code = "def choose(decision):\n    return decision.legal[0]\n"
+    for name, index in (("ana", "0"), ("bia", "-1"), ("junky", "1")):
+        (bots / f"{name}.py").write_text(code.replace("[0]", f"[{index}]"))
+    argv = ["tournament", "--game", "tictactoe", "--bots", str(bots), "--reference", "none"]
+    argv += ["--movetime", "300", "--games", "2", "--db", str(tmp_path / "t.db"), "--quiet"]
+    config = config_from_args(build_parser().parse_args(argv))
+    create_tournament(tmp_path / "t.db", config).close()  # begun, nothing played yet
+    (bots / "junky.py").write_text("def choose(decision:\n    return 0\n")  # a syntax error
+    status = main([*argv, "--resume"])
+    out, err = capsys.readouterr()
+    assert status == 0, out + err
+    assert "junky cannot start; its games from now on are lost without being played" in err
+    assert "SyntaxError" in err, err
+    records = [json.loads(line) for line in (tmp_path / "t.jsonl").read_text().splitlines()]
+    assert len(records) == 6
+    for record in records:
+        if "junky" in record["players"]:
+            assert record["kind"] == "engine_failure", record
+            assert all(move.get("book") for move in record["moves"])  # the opening only
+            assert record["players"][record["winner"]] != "junky"
+            assert "could not start when the tournament was resumed" in record["reason"]
+        else:
+            assert record["kind"] != "engine_failure", record
+    assert re.search(r"^junky: left out, it could not start", out, re.MULTILINE), out
