@@ -1369,6 +1369,51 @@ def test_a_pasted_sgf_game_is_a_move_list_with_a_review(
     ]
 
 
+def test_a_pasted_sgf_takes_its_size_from_the_record_as_sgf_reads_it(
+    page: Page, gui_server: ServerThread
+) -> None:
+    """A second review of 2026-12-07: a record with no SZ (19x19, as SGF
+    says) and one with FF[1]'s long names (SiZe, KoMi) were loaded on the
+    9x9 board and refused ("off the 9x9 board"); a refused record left its
+    size in the options for the next New game."""
+    open_game(page, gui_server.port, "go", side="both")
+    size = '#options input[name="size"]'
+    komi = '#options input[name="komi"]'
+    page.fill("#position", "(;GM[1]FF[4]KM[6.5];B[pd];W[dp];B[pp])")
+    page.click("#load-position")
+    expect(page.locator("#message")).to_have_text(re.compile("^SGF loaded: 3 moves"))
+    assert (page.input_value(size), page.input_value(komi)) == ("19", "6.5")
+    assert moves(page) == ["Q16", "D4", "Q4"]
+    page.fill("#position", "(;GaMe[1]SiZe[13]KoMi[3.5];Black[dd];White[jj];Black[gg])")
+    page.click("#load-position")
+    expect(page.locator("#message")).to_have_text(re.compile("^SGF loaded: 3 moves"))
+    assert (page.input_value(size), page.input_value(komi)) == ("13", "3.5")
+    assert moves(page) == ["D10", "K4", "G7"]
+    # A record the server refuses (a stone on a stone): the options stay.
+    page.fill("#position", "(;SZ[9]KM[0.5];B[ee];W[ee])")
+    page.click("#load-position")
+    expect(page.locator("#message")).to_contain_text("not legal")
+    assert (page.input_value(size), page.input_value(komi)) == ("13", "3.5")
+    assert moves(page) == ["D10", "K4", "G7"]
+
+
+def test_a_laptop_screen_keeps_the_buttons_in_view_after_a_loaded_game_in_portuguese(
+    page: Page, gui_server: ServerThread
+) -> None:
+    """A second review of 2026-12-07: after an SGF game that ends in two
+    passes, the result line, a two-line note and a two-line message pushed
+    the buttons below a 1366x768 window in Portuguese."""
+    page.set_viewport_size({"width": 1366, "height": 768})
+    open_game(page, gui_server.port, "go", side="both")
+    page.select_option("#lang", "pt")
+    page.fill("#position", "(;SZ[9]KM[7];B[ee];W[cc];B[gc];W[];B[])")
+    page.click("#load-position")
+    expect(page.locator("#message")).to_have_text(re.compile("^SGF carregado: 5 lances"))
+    for selector in ("#go", "#analyse", "#stop", "#takeback"):
+        bottom = page.locator(selector).evaluate("(e) => e.getBoundingClientRect().bottom")
+        assert bottom <= 768, (selector, bottom)
+
+
 def test_a_connect_four_position_is_loaded_as_its_moves(
     page: Page, gui_server: ServerThread
 ) -> None:
@@ -1379,6 +1424,12 @@ def test_a_connect_four_position_is_loaded_as_its_moves(
     assert moves(page) == ["4", "4", "5", "3"]
     page.click("#moves-back")
     expect(page.locator("#moves .ply.current")).to_have_text(re.compile(r"^\s*5\s*$"))
+    # A full column is named as the server reads a position (the moves'
+    # refusal said only "'4' is not a legal move here": a second review).
+    page.fill("#position", "4444444")
+    page.click("#load-position")
+    expect(page.locator("#message")).to_contain_text("full column 4")
+    assert moves(page) == ["4", "4", "5", "3"]
 
 
 def test_go_size_option_and_a_capture(page: Page, gui_server: ServerThread) -> None:

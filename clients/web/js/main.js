@@ -10,7 +10,7 @@ import { optionHelp, resultReason, searchReason } from "./server-words.js";
 import { MIN_RATE_MS, firstPlayerNumber, formatChance, formatCount, formatRate, formatScore, formatTime, formatValue, unitName } from "./score.js";
 import { uciToSan } from "./san.js";
 import { looksLikePgn, parsePgn } from "./pgn.js";
-import { readSgfGame } from "./sgf.js";
+import { readSgfGame, sgfRules } from "./sgf.js";
 import { moveMark } from "./annotate.js";
 import { applyStatic, has, onLanguageChange, playerTitle, t, wireLanguageMenu } from "./i18n.js";
 
@@ -770,18 +770,27 @@ async function loadPosition() {
     return;
   }
   if (info.name === "go") {
-    takeSgfRules(position);
+    const restore = takeSgfRules(position);
     const record = readSgfGame(position);
-    if (record !== null) {
-      await loadSgf(record);
-      return;
-    }
+    const loaded = record !== null
+      ? await loadSgf(record)
+      : await startGame({ game: info.name, options: readOptions(), position, moves: [] }, false);
+    if (loaded === true && record === null) say(() => t("play.loaded"), "hint");
+    // A record refused leaves the options as they were, for the board still
+    // shown (a review of 2026-12-07: the next New game took its size).
+    if (loaded === false) restore();
+    return;
   }
   // A Connect Four position is the moves from the empty board: loaded as
   // those moves, so the list steps through them (a review of 2026-12-07:
-  // "4453" became a start position with nothing to step back to).
+  // "4453" became a start position with nothing to step back to). The
+  // server reads it as a position first, unshown: its refusal names the
+  // move and the full column, where the moves' would say only "not legal".
   if (info.name === "connect4" && /^[1-9]+$/.test(position)) {
-    if (await startGame({ game: info.name, options: readOptions(), position: null, moves: [...position] }, false)) {
+    const options = readOptions();
+    const checked = await startGame({ game: info.name, options, position, moves: [] }, false, () => false);
+    if (checked !== "skipped") return;
+    if (await startGame({ game: info.name, options, position: null, moves: [...position] }, false)) {
       say(() => t("play.loaded"), "hint");
     }
     return;
@@ -795,31 +804,46 @@ async function loadPosition() {
 // both sides to the human and the game reviewed, as a pasted PGN is. The
 // setup goes to the server first, alone, so that the start is kept in the
 // server's board notation (which the SGF export writes its stones from).
+// Whether it loaded: true, false (refused: who plays is left as it was), or
+// "setup" (the start position loaded, its moves refused).
 async function loadSgf(record) {
-  $("side").value = "both";
+  const side = $("side").value;
+  $("side").value = "both"; // before the game starts: the engine must not move in it
   readSides();
+  const refused = () => {
+    $("side").value = side;
+    readSides();
+    return false;
+  };
   let start = null;
   if (record.setup !== null) {
-    if (!(await startGame({ game: "go", options: readOptions(), position: record.setup, moves: [] }, false))) return;
+    if (!(await startGame({ game: "go", options: readOptions(), position: record.setup, moves: [] }, false))) return refused();
     start = app.start.position;
   }
-  if (await startGame({ game: "go", options: readOptions(), position: start, moves: record.moves }, false)) {
-    await reviewGame(); // the review's steps clear the message line: say it after
-    const count = record.moves.length;
-    say(() => t(count === 1 ? "play.sgf.loaded.one" : "play.sgf.loaded", { count }), "hint");
-  }
+  // The moves refused after the setup loaded: the setup is the game now.
+  if (!(await startGame({ game: "go", options: readOptions(), position: start, moves: record.moves }, false))) return start === null ? refused() : "setup";
+  await reviewGame(); // the review's steps clear the message line: say it after
+  const count = record.moves.length;
+  say(() => t(count === 1 ? "play.sgf.loaded.one" : "play.sgf.loaded", { count }), "hint");
+  return true;
 }
 
 // A pasted SGF brings its board size and komi (SZ, KM) into the options,
 // as GTP's loadsgf does: a 13x13 record was refused on the 9x9 board until
-// the size was changed by hand (a review, 2026-12-07).
+// the size was changed by hand (a review, 2026-12-07). A record with no SZ
+// is 19x19, as SGF says, and FF[1]'s long names count (SiZe[13]): a regex
+// for "SZ[" missed both (a review of the same day). A record without KM
+// keeps the komi set. The function that puts the options back is returned.
 function takeSgfRules(text) {
-  if (!/^\s*\(\s*;/.test(text)) return;
-  for (const [name, pattern] of [["size", /(?<![A-Z])SZ\s*\[\s*(\d{1,2})\s*\]/], ["komi", /(?<![A-Z])KM\s*\[\s*([-+]?\d+(?:\.\d+)?)\s*\]/]]) {
-    const found = pattern.exec(text);
-    const input = $("options").querySelector(`input[name="${name}"]`);
-    if (found && input) input.value = String(Number(found[1]));
-  }
+  const inputs = ["size", "komi"].map((name) => $("options").querySelector(`input[name="${name}"]`));
+  const before = inputs.map((input) => input?.value);
+  const restore = () => inputs.forEach((input, i) => { if (input) input.value = before[i]; });
+  const rules = /^\s*\(\s*;/.test(text) ? sgfRules(text) : null;
+  if (rules === null) return restore;
+  const [size, komi] = inputs;
+  if (size && rules.size !== null) size.value = String(rules.size);
+  if (komi && rules.komi !== null) komi.value = String(rules.komi);
+  return restore;
 }
 
 // A pasted PGN: the game is loaded with both sides to the human (the engine

@@ -98,6 +98,28 @@ export function sgfVertex(point, size) {
   return `${COLUMNS[column]}${size - row}`;
 }
 
+// The board size and komi a record's first node gives (SZ, KM; SGF's
+// default size is 19, and komi is null when KM is not given), or null when
+// the text is not SGF. Read with the record's own parser, so that
+// FF[1]'s long names (SiZe, KoMi) count as SZ and KM do.
+export function sgfRules(text) {
+  let tree;
+  try {
+    tree = parseTree(text.trim());
+  } catch {
+    return null;
+  }
+  const root = tree.nodes[0] ?? mainLine(tree)[0];
+  if (!root) return null;
+  const size = Number((root.get("SZ") ?? ["19"])[0].trim());
+  const komiText = root.get("KM")?.[0]?.trim();
+  const komi = komiText === undefined || komiText === "" ? null : Number(komiText);
+  return {
+    size: Number.isInteger(size) ? size : null,
+    komi: komi !== null && Number.isFinite(komi) ? komi : null,
+  };
+}
+
 // { setup, moves, size } of a record whose main line has moves, or null
 // (see the top). setup is an SGF record of the first node's stones and the
 // first mover (null when the game starts from the empty board with Black).
