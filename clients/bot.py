@@ -94,7 +94,9 @@ class Answer:
     """A move and what the bot wants to say about it (docs/bots.md, "The answer")."""
 
     move: str
-    score: int | None = None
+    #: A number in the game's unit, or a score object: ``{"win_in": 3}``,
+    #: ``{"loss_in": 2}``, ``{"draw": True}`` (docs/bots.md, "The answer").
+    score: int | float | dict[str, int | bool] | None = None
     depth: int | None = None
     pv: list[str] | None = None
     comment: str | None = None
@@ -216,10 +218,23 @@ def decision(request: dict[str, Any], games: dict[str, Game[Any, Any]]) -> Decis
     )
 
 
-def _finite_or_none(score: object) -> bool:
-    """Whether ``score`` may go to the server: none, or a finite number (not a bool)."""
+def _sendable_score(score: object) -> bool:
+    """Whether ``score`` may go to the server: none, a finite number (not a
+    bool), or a score object of docs/bots.md (one key: ``draw`` with true,
+    or ``win_in``, ``loss_in`` with a positive integer, ``value`` with an
+    integer). Score objects were left out as "not a number" until a review
+    of 2026-12-07, although the docs list them."""
     if score is None:
         return True
+    if isinstance(score, dict):
+        if len(score) != 1:
+            return False
+        ((kind, amount),) = score.items()
+        if kind == "draw":
+            return amount is True
+        if not isinstance(amount, int) or isinstance(amount, bool):
+            return False
+        return kind == "value" or (kind in ("win_in", "loss_in") and amount > 0)
     return isinstance(score, int | float) and not isinstance(score, bool) and math.isfinite(score)
 
 
@@ -249,14 +264,25 @@ def serve_lines(choose: Choose, lines: IO[str], out: IO[str]) -> None:
             why = f"{type(error).__name__}: {error}"[:MAX_TEXT_CHARS]
             reply = json.dumps({"error": why, "request": number})
         else:
+            if chosen is None or (isinstance(chosen, Answer) and chosen.move is None):
+                # A function that fell off its end: said as such, where the
+                # log read "the engine answered None, illegal" (a review of
+                # 2026-12-07).
+                why = "choose returned None (no move): a return statement is missing?"
+                print(f"clients.bot: {why}", file=sys.stderr)
+                sys.stderr.flush()
+                out.write(json.dumps({"error": why, "request": number}) + "\n")
+                out.flush()
+                continue
             answer = chosen if isinstance(chosen, Answer) else Answer(str(chosen))
             if not isinstance(answer.move, str):
                 answer = replace(answer, move=str(answer.move))  # Answer(4), as return 4
-            if not _finite_or_none(answer.score):
-                # The server refuses a score that is not a finite number, and
-                # with it the move (a review, 2026-12-07): the move stands alone.
+            if not _sendable_score(answer.score):
+                # The server refuses a score that is no score, and with it
+                # the move (a review, 2026-12-07): the move stands alone.
                 print(
-                    f"clients.bot: score {answer.score!r} is not a number: left out",
+                    f"clients.bot: score {answer.score!r} is not a number or a score object:"
+                    " left out",
                     file=sys.stderr,
                 )
                 sys.stderr.flush()

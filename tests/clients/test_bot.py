@@ -155,7 +155,35 @@ def test_a_score_that_is_not_a_number_is_left_out_and_the_move_stands(
         return Answer(decision.legal[0], score=float("nan"))  # type: ignore[arg-type]
 
     assert answers(choose, request("nim")) == [{"move": "1:1", "request": 1}]
-    assert "score nan is not a number: left out" in capsys.readouterr().err
+    assert "score nan is not a number or a score object: left out" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("score", "sent"),
+    [
+        ({"draw": True}, True),
+        ({"win_in": 3}, True),
+        ({"loss_in": 2}, True),
+        ({"value": -40}, True),
+        ({"win_in": 0}, False),
+        ({"draw": 1}, False),
+        ({"win_in": 3, "draw": True}, False),
+        ({"mate": 2}, False),
+    ],
+)
+def test_score_objects_go_to_the_server(
+    score: dict[str, int | bool], sent: bool, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A second review of 2026-12-07: docs/bots.md lists score objects, and a
+    # function bot's were left out as "not a number".
+    def choose(decision: Decision) -> Answer:
+        return Answer(decision.legal[0], score=score)
+
+    expected: dict[str, object] = {"move": "1:1", "request": 1}
+    if sent:
+        expected["score"] = score
+    assert answers(choose, request("nim")) == [expected]
+    assert ("left out" in capsys.readouterr().err) is not sent
 
 
 def test_arena_bot_versus_plays_a_match(
@@ -322,3 +350,19 @@ def test_arena_bots_messages_are_its_own(
     status = main(["bot", f"{source}:choose", "--game", "nosuch", "--versus", "local:depth=1"])
     err = capsys.readouterr().err
     assert status == 2 and err.startswith("arena bot: unknown game 'nosuch'"), err
+
+
+def test_a_choose_that_returns_nothing_is_said_to_have_returned_none(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # A second review of 2026-12-07: the log read "the engine answered None,
+    # illegal" for a choose that fell off its end.
+    def choose(decision: Decision) -> str:
+        return None  # type: ignore[return-value]
+
+    (reply,) = answers(choose, request("nim"))
+    assert reply == {
+        "error": "choose returned None (no move): a return statement is missing?",
+        "request": 1,
+    }
+    assert "choose returned None" in capsys.readouterr().err
