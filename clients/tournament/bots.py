@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Final
 
-from clients.tournament.config import ConfigError, EngineSpec, parse_engine
+from clients.tournament.config import ConfigError, EngineSpec, parse_engine, program_algorithm
 from clients.tournament.records import GameRecord, replay
 from engine.errors import GameError
 
@@ -122,20 +122,25 @@ def folder_engines(folder: str) -> list[EngineSpec]:
         raise ConfigError(f"--bots {folder}: no such folder")
     engines = []
     files: dict[str, str] = {}
+    programs: dict[str, str] = {}  # the names the local server offers them under
     for path in sorted(root.iterdir()):
         command = bot_command(path.resolve())
         if command is None:
             continue
         if "," in command:
             raise ConfigError(f"{path.name}: a bot's path may hold no comma")
-        if path.stem in files:
-            # Named after its file: ana.py and ana.js were refused with advice
-            # (give each a name=) that --bots has no way to follow (a review).
-            raise ConfigError(
-                f"--bots {folder}: {files[path.stem]} and {path.name} would both enter as "
-                f"{path.stem!r}: rename one of them"
-            )
-        files[path.stem] = path.name
+        # Named after its file: ana.py and ana.js were refused with advice
+        # (give each a name=) that --bots has no way to follow (a review);
+        # so were "Ana Silva.py" and "Ana_Silva.py", whose names the server
+        # offers alike (a second review of 2026-12-07).
+        algorithm = program_algorithm(path.stem)
+        for seen, key, what in ((files, path.stem, "enter as"), (programs, algorithm, "run as")):
+            if key in seen:
+                raise ConfigError(
+                    f"--bots {folder}: {seen[key]} and {path.name} would both {what} "
+                    f"{key!r}: rename one of them"
+                )
+        files[path.stem] = programs[algorithm] = path.name
         engines.append(parse_engine(f"name={path.stem},cmd={command}"))
     if not engines:
         raise ConfigError(f"--bots {folder}: no bot in it (.py, .js or an executable file)")

@@ -319,6 +319,16 @@ def test_two_bots_of_one_name_are_refused_naming_both_files(tmp_path: Path) -> N
         folder_engines(str(tmp_path))
 
 
+def test_two_bots_whose_names_run_alike_are_refused_naming_both_files(tmp_path: Path) -> None:
+    """A second review of 2026-12-07: "Ana Silva.py" beside "Ana_Silva.py"
+    stopped --bots with "two cmd= engines would have the same name: give
+    each a name=", naming neither file."""
+    for name in ("Ana Silva.py", "Ana_Silva.py"):
+        (tmp_path / name).write_text("def choose(decision):\n    return decision.legal[0]\n")
+    with pytest.raises(ConfigError, match=r"Ana Silva\.py and Ana_Silva\.py would both run as"):
+        folder_engines(str(tmp_path))
+
+
 def test_a_resumed_tournament_names_a_bot_whose_file_changed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
