@@ -525,11 +525,15 @@ def run(args: argparse.Namespace) -> int:
                     file=sys.stderr,
                 )
             return 130
-        text = session.runner.report() + f"\ninterrupted: resume with --db {args.db} --resume"
+        # The bots' summary too: an interrupted class tournament printed the
+        # tables without it (a review of 2026-12-07).
+        text = _with_bot_summary(session.runner.report(), session.runner.store, settings)
+        text += f"\ninterrupted: resume with --db {args.db} --resume"
         status = 130
     except TournamentAborted as error:
         assert session.runner is not None  # only a running tournament aborts
-        text = session.runner.report() + f"\naborted: {error}\nresume with --db {args.db} --resume"
+        text = _with_bot_summary(session.runner.report(), session.runner.store, settings)
+        text += f"\naborted: {error}\nresume with --db {args.db} --resume"
         status = 1
     except (PreflightError, LocalServerError) as error:
         print(f"{_prog(args)}: {error}", file=sys.stderr)

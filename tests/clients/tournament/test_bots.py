@@ -9,10 +9,12 @@ student's ``engine.py`` beside the bots.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import shlex
 import shutil
+import signal
 import stat
 import sys
 from itertools import takewhile
@@ -36,6 +38,7 @@ from clients.tournament.records import RULES, GameRecord, MoveRecord
 from clients.tournament.runner import create_tournament
 from engine.registry import create_game
 from protocol.limits import MAX_ALGORITHM_CHARS
+from tests.timing import UNIT
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "bots"
 GARBAGE_BOT = "import sys\nfor line in sys.stdin:\n    print('thinking...', flush=True)\n"
@@ -473,3 +476,41 @@ def test_a_resumed_class_plays_on_when_a_bot_cannot_start(
         else:
             assert record["kind"] != "engine_failure", record
     assert re.search(r"^junky: left out, it could not start", out, re.MULTILINE), out
+
+
+@pytest.mark.asyncio
+async def test_an_interrupted_class_tournament_prints_the_bots_summary(tmp_path: Path) -> None:
+    """A review of 2026-12-07: Ctrl-C printed the tables (exit 130) but not
+    the bots' summary, the part a teacher reads for a failing bot."""
+    bots = tmp_path / "class"
+    bots.mkdir()
+    code = "def choose(decision):\n    return decision.legal[0]\n"
+    (bots / "ana.py").write_text(code)
+    (bots / "bia.py").write_text(code.replace("[0]", "[-1]"))
+    argv = ["tournament", "--game", "tictactoe", "--bots", str(bots), "--reference", "none"]
+    argv += ["--movetime", "300", "--games", "40", "--db", str(tmp_path / "t.db")]
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "clients",
+        *argv,
+        cwd=tmp_path,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+    )
+    assert process.stdout is not None
+    seen = b""
+    try:
+        while b"game 1:" not in seen:  # a game played: the tournament runs
+            line = await asyncio.wait_for(process.stdout.readline(), 60 * UNIT)
+            assert line, seen.decode(errors="replace")
+            seen += line
+        process.send_signal(signal.SIGINT)
+        rest, _ = await asyncio.wait_for(process.communicate(), 60 * UNIT)
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+    text = (seen + rest).decode(errors="replace")
+    assert process.returncode == 130, text
+    assert "interrupted: resume with" in text and "Bots (moves a bot failed" in text, text
