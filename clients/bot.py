@@ -218,6 +218,12 @@ def decision(request: dict[str, Any], games: dict[str, Game[Any, Any]]) -> Decis
     )
 
 
+#: The longest ``win_in`` or ``loss_in`` the server takes from a bot
+#: (docs/bots.md, "The answer"): beyond it the answer was refused, move and
+#: all (a review of 2026-12-07: {"win_in": 10**30}).
+MAX_MATE_PLIES: Final = 1000
+
+
 def _sendable_score(score: object) -> bool:
     """Whether ``score`` may go to the server: none, a finite number (not a
     bool), or a score object of docs/bots.md (one key: ``draw`` with true,
@@ -234,7 +240,7 @@ def _sendable_score(score: object) -> bool:
             return amount is True
         if not isinstance(amount, int) or isinstance(amount, bool):
             return False
-        return kind == "value" or (kind in ("win_in", "loss_in") and amount > 0)
+        return kind == "value" or (kind in ("win_in", "loss_in") and 0 < amount <= MAX_MATE_PLIES)
     return isinstance(score, int | float) and not isinstance(score, bool) and math.isfinite(score)
 
 

@@ -19,6 +19,7 @@ import shlex
 import shutil
 import sys
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Final
 
@@ -192,22 +193,62 @@ def bot_digests(engines: list[EngineSpec]) -> dict[str, str]:
     """
     digests = {}
     for engine in engines:
-        if not engine.is_bot or engine.command is None:
+        path = bot_file(engine) if engine.is_bot else None
+        if path is None:
             continue
-        try:
-            words = shlex.split(engine.command)
-        except ValueError:
-            continue
-        arguments = [word for word in words[1:] if not word.startswith("-")] or words[:1]
-        if not arguments:
-            continue
-        path = Path(arguments[-1])
         try:
             digest = hashlib.sha256(path.read_bytes()).hexdigest()
         except OSError:
             digest = MISSING
         digests[engine.name] = f"{path.name} {digest}"
     return digests
+
+
+def bot_file(engine: EngineSpec) -> Path | None:
+    """The program file of a bot's command (as :func:`bot_digests` finds it)."""
+    if engine.command is None:
+        return None
+    try:
+        words = shlex.split(engine.command)
+    except ValueError:
+        return None
+    arguments = [word for word in words[1:] if not word.startswith("-")] or words[:1]
+    return Path(arguments[-1]) if arguments else None
+
+
+def commands_now(engines: list[EngineSpec]) -> tuple[list[EngineSpec], dict[str, str]]:
+    """The bots of a resumed tournament as their files are now, and those that cannot run.
+
+    A resumed tournament plays each bot's file as it is now (docs/bots.md),
+    so the command that runs it is found again: a loop bot rewritten as a
+    ``def choose`` bot was run with its old command and ended at once (a
+    review of 2026-12-07). A bot whose file is gone, or is no bot any more
+    (an executable script no longer executable), is returned by name with
+    why; the tournament's own ``ConfigError`` (``node`` missing) likewise.
+    """
+    now: list[EngineSpec] = []
+    gone: dict[str, str] = {}
+    for engine in engines:
+        path = bot_file(engine) if engine.is_bot else None
+        if path is None:
+            now.append(engine)
+            continue
+        try:
+            command = bot_command(path) if path.is_file() else None
+        except ConfigError as error:
+            command, why = None, str(error)
+        else:
+            why = (
+                f"{path.name} is missing"
+                if not path.is_file()
+                else (f"{path.name} is no bot now (not a .py or .js bot, nor an executable file)")
+            )
+        if command is None:
+            gone[engine.name] = why
+            now.append(engine)
+        else:
+            now.append(replace(engine, command=command))
+    return now, gone
 
 
 def changed_bots(before: Mapping[str, str], now: Mapping[str, str]) -> list[str]:
@@ -261,8 +302,18 @@ def bot_summary(
     teacher can show, pointing each student at their log.
     """
     bots = [engine for engine in engines if engine.is_bot]
+    entrants = {engine.name for engine in engines}
+    # A bot still in the tournament could not start at a resume (it had
+    # played before): "left out" was wrong for it (a review of 2026-12-07).
     gone = [
-        f"{name}: left out, it could not start: {_unnamed(why, name)[:SUMMARY_WHY_CHARS]}"
+        f"{name}: "
+        + (
+            "could not start when the tournament was resumed, its games from then on lost"
+            " unplayed: "
+            if name in entrants
+            else "left out, it could not start: "
+        )
+        + _unnamed(why, name)[:SUMMARY_WHY_CHARS]
         for name, why in sorted((left_out or {}).items())
     ]
     if not bots:

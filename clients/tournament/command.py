@@ -34,6 +34,7 @@ from clients.tournament.bots import (
     bot_digests,
     bot_summary,
     changed_bots,
+    commands_now,
     folder_engines,
     log_sizes,
     reference_engines,
@@ -592,9 +593,24 @@ class _Session:
                 warn_if_pure(local)
                 store = self.store
                 assert store is not None  # a failed start raised
-            played = bot_digests(list(store.config().engines))
+            # The files the games from now on play; a bot that could not
+            # start keeps the digest of the file it last played (a resume
+            # kept the broken file's, and the next one, with the file put
+            # back, called it changed: a review of 2026-12-07). One that
+            # starts again is no longer named as unable to.
+            engines = list(store.config().engines)
+            played = {
+                name: digest
+                for name, digest in bot_digests(engines).items()
+                if name not in self.unavailable
+            }
             if played:
-                store.set_bot_digests(played)  # the files the games from now on play
+                store.set_bot_digests(store.bot_digests() | played)
+            names = {engine.name for engine in engines}
+            left_out = store.left_out()
+            back = {name for name in left_out if name in names and name not in self.unavailable}
+            if back:
+                store.set_left_out({k: v for k, v in left_out.items() if k not in back})
             live = None if self.web is None else await self._live_page(stack, store)
             self.runner = TournamentRunner(
                 store, self.settings, local_server=local, watcher=live, unavailable=self.unavailable
@@ -626,9 +642,23 @@ class _Session:
         while True:
             assert self.store is not None
             config = self.store.config()
+            engines = list(config.engines)
+            if not self.created:
+                # Each bot as its file is now (its command found again), and
+                # the bots whose file is gone or runs no more: the local server
+                # stopped on those before it could say which (a review).
+                engines, gone = commands_now(engines)
+                fresh = {name: why for name, why in gone.items() if name not in self.unavailable}
+                if fresh and not self._forfeit_on_resume(config, fresh):
+                    raise LocalServerError(
+                        "; ".join(
+                            f"engine {name} cannot be used: {why}" for name, why in fresh.items()
+                        ),
+                        fresh,
+                    )
             specs = (
                 engine.external_spec(config.game)
-                for engine in config.engines
+                for engine in engines
                 if engine.name not in self.unavailable
             )
             externals = tuple(spec for spec in specs if spec is not None)

@@ -705,6 +705,10 @@ class CmdSearcher(ProgramSearcher):
             if answer is None:  # the bot's chatter
                 chatter += 1
                 if chatter > MAX_GARBAGE_LINES:
+                    # Said in its log too: a flooding bot's log had only
+                    # "killed by SIGKILL" (a review of 2026-12-07).
+                    why = f"more than {MAX_GARBAGE_LINES} lines that are no answer: ended"
+                    process.note(f"{request_name}: {why}")
                     raise ExternalEngineError("the bot writes lines that are no answer")
                 if chatter <= NOTED_CHATTER_LINES and line.startswith("{"):
                     # Meant as an answer, perhaps (single quotes, no "move"):

@@ -166,6 +166,8 @@ def test_a_score_that_is_not_a_number_is_left_out_and_the_move_stands(
         ({"loss_in": 2}, True),
         ({"value": -40}, True),
         ({"win_in": 0}, False),
+        ({"win_in": 1000}, True),
+        ({"loss_in": 10**30}, False),  # beyond what the server takes: the move was lost
         ({"draw": 1}, False),
         ({"win_in": 3, "draw": True}, False),
         ({"mate": 2}, False),

@@ -1386,6 +1386,8 @@ def test_a_pasted_sgf_takes_its_size_from_the_record_as_sgf_reads_it(
     assert moves(page) == ["Q16", "D4", "Q4"]
     page.fill("#position", "(;GaMe[1]SiZe[13]KoMi[3.5];Black[dd];White[jj];Black[gg])")
     page.click("#load-position")
+    # the message of the load before reads the same: wait for this game's moves
+    expect(page.locator("#moves .ply").first).to_have_text(re.compile(r"^\s*D10\s*$"))
     expect(page.locator("#message")).to_have_text(re.compile("^SGF loaded: 3 moves"))
     assert (page.input_value(size), page.input_value(komi)) == ("13", "3.5")
     assert moves(page) == ["D10", "K4", "G7"]
@@ -1406,12 +1408,15 @@ def test_a_laptop_screen_keeps_the_buttons_in_view_after_a_loaded_game_in_portug
     page.set_viewport_size({"width": 1366, "height": 768})
     open_game(page, gui_server.port, "go", side="both")
     page.select_option("#lang", "pt")
-    page.fill("#position", "(;SZ[9]KM[7];B[ee];W[cc];B[gc];W[];B[])")
-    page.click("#load-position")
-    expect(page.locator("#message")).to_have_text(re.compile("^SGF carregado: 5 lances"))
-    for selector in ("#go", "#analyse", "#stop", "#takeback"):
-        bottom = page.locator(selector).evaluate("(e) => e.getBoundingClientRect().bottom")
-        assert bottom <= 768, (selector, bottom)
+    try:
+        page.fill("#position", "(;SZ[9]KM[7];B[ee];W[cc];B[gc];W[];B[])")
+        page.click("#load-position")
+        expect(page.locator("#message")).to_have_text(re.compile("^SGF carregado: 5 lances"))
+        for selector in ("#go", "#analyse", "#stop", "#takeback"):
+            bottom = page.locator(selector).evaluate("(e) => e.getBoundingClientRect().bottom")
+            assert bottom <= 768, (selector, bottom)
+    finally:
+        page.select_option("#lang", "en")  # kept by the browser for the tests after this one
 
 
 def test_a_connect_four_position_is_loaded_as_its_moves(
@@ -2270,6 +2275,10 @@ def _referee_reasons() -> tuple[list[tuple[str, str, str]], set[str]]:
         fault(
             template("FAULT_UNREACHABLE").format(error="[Errno 111] refused"),
             "não pôde ser contactado ([Errno 111] refused)",
+        ),
+        fault(
+            template("FAULT_CANNOT_START").format(why="junky.py is missing"),
+            "não pôde ser iniciado quando o torneio foi retomado: junky.py is missing",
         ),
         fault(
             template("FAULT_ENGINE_ERROR").format(move="A9"),

@@ -4,7 +4,8 @@ Modes: ``good`` (the first legal move, with a score, a pv and a comment),
 ``plain`` (only the move), ``garbage`` (lines that are no answer, never a
 move), ``badjson`` (a line that looks like JSON and is not), ``nothing``
 (reads, never answers), ``two`` (two answers per request), ``crash`` (a
-message on stderr, exit 3), ``quietexit`` (exit 3 with nothing on stderr),
+message on stderr, exit 3), ``quietexit`` (exit 3 with nothing on stderr), ``flood`` (20,000
+lines that are no answer),
 ``fork`` (starts children that sleep, their
 pids on stderr, then answers), ``alloc`` (allocates without bound),
 ``sleep`` (answers long after its budget), ``early`` (writes to stdout
@@ -82,6 +83,9 @@ def main() -> None:
             sys.exit(3)
         elif mode == "quietexit":
             sys.exit(3)
+        elif mode == "flood":
+            sys.stdout.write("debug line\n" * 20_000)
+            sys.stdout.flush()
         elif mode == "fork":
             for _ in range(3):
                 pid = os.fork()

@@ -179,6 +179,8 @@ FAILING = {
     # answering came after the log was closed, and was lost (a review of
     # 2026-12-07: the log said only that stderr had ended).
     "quietexit": "request 1 (pid",
+    # A flood is said in the log (it had only "killed by SIGKILL": a review).
+    "flood": "more than 10000 lines that are no answer: ended",
     "alloc": "MemoryError",
     "sleep": "no answer within its budget",
     "illegal": "illegal",
@@ -634,3 +636,11 @@ async def test_a_workers_bots_stay_up_between_thinks(tmp_path: Path) -> None:
     for engine in engines:
         # Once for the health probe, once in the worker: never again.
         assert read_log(engine).count("] started ") == 2, read_log(engine)
+
+
+def test_clients_bot_checks_mate_distances_as_the_server_does() -> None:
+    """clients.bot leaves out a score the server would refuse (with the move)."""
+    from clients.bot import MAX_MATE_PLIES
+    from server.programs.reports import MAX_REPORTED_PLIES
+
+    assert MAX_MATE_PLIES == MAX_REPORTED_PLIES

@@ -31,6 +31,7 @@ const FAULTS = [
   [/^sent a malformed reply \((.*)\)$/s, "reason.malformed", ["error"]],
   [/^played an illegal move (.*) \(legal: (.*)\)$/s, "reason.illegal", ["move", "legal"]],
   [/^could not be reached \((.*)\)$/s, "reason.unreachable", ["error"]],
+  [/^could not start when the tournament was resumed: (.*)$/s, "reason.cannotstart", ["why"]],
   [/^lost on time: its program gave no move by its deadline \((\d+) ms\), and its server offered (.*) in its place$/s, "reason.standin.ms", ["ms", "move"]],
   [/^lost on time: its program gave no move by its deadline, and its server offered (.*) in its place$/s, "reason.standin", ["move"]],
   [/^failed: it gave no move of its own (\d+) times in this game, the last ending the game \(it crashed, answered an illegal move or garbage, or was silent at its deadline; its log says which\); its server's log: (.*)$/s, "reason.botfailed.why", ["count", "why"]],

@@ -514,3 +514,95 @@ async def test_an_interrupted_class_tournament_prints_the_bots_summary(tmp_path:
     text = (seen + rest).decode(errors="replace")
     assert process.returncode == 130, text
     assert "interrupted: resume with" in text and "Bots (moves a bot failed" in text, text
+
+
+def _begun_class(tmp_path: Path, bots: dict[str, str], games: int = 2) -> list[str]:
+    """A class tournament of ``bots`` (file name: code) created, none of its games
+    played; the argv that resumes it."""
+    folder = tmp_path / "class"
+    folder.mkdir()
+    for name, code in bots.items():
+        (folder / name).write_text(code)
+        if not name.endswith((".py", ".js")):
+            (folder / name).chmod(0o755)
+    argv = ["tournament", "--game", "tictactoe", "--bots", str(folder), "--reference", "none"]
+    argv += ["--movetime", "300", "--games", str(games), "--db", str(tmp_path / "t.db")]
+    argv += ["--quiet"]
+    config = config_from_args(build_parser().parse_args(argv))
+    store = create_tournament(tmp_path / "t.db", config)
+    store.set_bot_digests(bot_digests(list(store.config().engines)))
+    store.close()
+    return [*argv, "--resume"]
+
+
+FIRST = "def choose(decision):\n    return decision.legal[0]\n"
+LAST = FIRST.replace("[0]", "[-1]")
+#: A bot that is a program of its own: it reads requests and answers each.
+LOOP = (
+    "#!" + sys.executable + "\n"
+    "import json, sys\n"
+    "for line in sys.stdin:\n"
+    "    request = json.loads(line)\n"
+    "    print(json.dumps({'move': request['legal'][0], 'request': request['request']}),"
+    " flush=True)\n"
+)
+
+
+@pytest.mark.parametrize("how", ["deleted", "not executable"])
+def test_a_resume_plays_on_when_an_executable_bot_is_gone(
+    how: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A second review of 2026-12-07: an executable bot (``#!`` and ``chmod
+    +x``) deleted or no longer executable stopped the resumed tournament with
+    "the local server exited: ... cannot find the program"."""
+    monkeypatch.chdir(tmp_path)
+    argv = _begun_class(tmp_path, {"ana.py": FIRST, "bia.py": LAST, "eve": LOOP})
+    eve = tmp_path / "class" / "eve"
+    if how == "deleted":
+        eve.unlink()
+    else:
+        eve.chmod(0o644)
+    status = main(argv)
+    out, err = capsys.readouterr()
+    assert status == 0, out + err
+    assert "eve cannot start; its games from now on are lost without being played" in err, err
+    records = [json.loads(line) for line in (tmp_path / "t.jsonl").read_text().splitlines()]
+    lost = [record for record in records if "eve" in record["players"]]
+    assert len(lost) == 4 and all(record["kind"] == "engine_failure" for record in lost)
+    assert "could not start when the tournament was resumed, its games from then on" in out
+
+
+def test_a_resume_runs_a_bot_rewritten_as_a_function_with_the_right_command(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A second review of 2026-12-07: a loop bot rewritten as a ``def choose``
+    bot was run with its old command on --resume, ended at once, and lost
+    every game left."""
+    monkeypatch.chdir(tmp_path)
+    argv = _begun_class(tmp_path, {"ana.py": FIRST, "carl.py": LOOP.partition("\n")[2]})
+    (tmp_path / "class" / "carl.py").write_text(LAST)
+    status = main(argv)
+    out, err = capsys.readouterr()
+    assert status == 0, out + err
+    records = [json.loads(line) for line in (tmp_path / "t.jsonl").read_text().splitlines()]
+    assert len(records) == 2 and all(record["kind"] != "engine_failure" for record in records)
+    assert "carl.py changed since its last games" in err
+
+
+def test_a_bot_back_after_a_failed_resume_is_neither_changed_nor_unable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A second review of 2026-12-07: after a resume that could not start a
+    bot, putting its file back as it was made the next resume call it
+    changed, and the summary named it unable to start for good."""
+    monkeypatch.chdir(tmp_path)
+    argv = _begun_class(tmp_path, {"ana.py": FIRST, "bia.py": LAST, "carl.py": FIRST}, games=4)
+    carl = tmp_path / "class" / "carl.py"
+    carl.write_text("def choose(decision:\n")  # broken: its games are lost unplayed
+    assert main(argv) == 0
+    capsys.readouterr()
+    carl.write_text(FIRST)  # back as it was
+    assert main(argv) == 0
+    out, err = capsys.readouterr()
+    assert "changed" not in err, err
+    assert "carl: could not start" not in out and "carl: left out" not in out, out
