@@ -1419,6 +1419,28 @@ def test_a_laptop_screen_keeps_the_buttons_in_view_after_a_loaded_game_in_portug
         page.select_option("#lang", "en")  # kept by the browser for the tests after this one
 
 
+def test_the_focus_stays_on_the_page_when_its_button_disables_itself(
+    page: Page, gui_server: ServerThread
+) -> None:
+    """A review of 2026-12-07: Back at the first move and Analyse while it
+    searches disabled themselves with the focus on them, which fell to
+    <body>: no focus ring, and the next Tab started from the top."""
+    open_game(page, gui_server.port, "connect4", side="both")
+    load_position(page, "44")
+    back = page.locator("#moves-back")
+    assert back.get_attribute("aria-label") == "Back a move (←)"  # not the bare arrow sign
+    back.focus()
+    page.keyboard.press("Enter")
+    page.keyboard.press("Enter")
+    expect(back).to_be_disabled()
+    expect(page.locator("#moves-forward")).to_be_focused()
+    expect(page.locator("#moves .ply").first).not_to_have_attribute("aria-current", "step")
+    page.locator("#analyse").focus()
+    page.keyboard.press("Enter")
+    expect(page.locator("#stop")).to_be_focused()
+    stop_if_thinking(page)
+
+
 def test_a_connect_four_position_is_loaded_as_its_moves(
     page: Page, gui_server: ServerThread
 ) -> None:

@@ -801,6 +801,9 @@ def test_predict_the_pruned_leaves_then_the_search_checks(
     expect(page.locator("#predict")).to_be_visible()
     expect(page.locator("#predict-question")).to_contain_text("never look at")
     assert "Russell & Norvig, figure 5.5" in page.inner_text("#example-source")
+    # A screen reader hears them too (a second review of 2026-12-07).
+    label = page.locator('#learn-tree [data-path="2·2"]').first.get_attribute("aria-label")
+    assert label is not None and "utility 4" in label, label
     # The leaves show the exercise's utilities (grey), the same for all nine.
     givens = page.locator("#learn-tree .tree-given").all_text_contents()
     utilities = ["3", "12", "8", "2", "4", "6", "14", "5", "2"]
@@ -815,17 +818,17 @@ def test_predict_the_pruned_leaves_then_the_search_checks(
     # to the page, the next Tab back at leaf 1·1). Enter again unchooses it.
     page.locator('#learn-tree .pickable[data-path="2·2"]').focus()
     page.keyboard.press("Enter")
-    expect(page.locator("#predict-pick .selection")).to_contain_text("1 leaf clicked")
+    expect(page.locator("#predict-pick .selection")).to_contain_text("1 leaf chosen")
     expect(page.locator('#learn-tree .pickable[data-path="2·2"]')).to_be_focused()
     page.keyboard.press("Tab")
     expect(page.locator('#learn-tree .pickable[data-path="2·3"]')).to_be_focused()
     page.keyboard.press("Shift+Tab")
     page.keyboard.press("Enter")
-    expect(page.locator("#predict-pick .selection")).to_contain_text("No leaf clicked")
+    expect(page.locator("#predict-pick .selection")).to_contain_text("No leaf chosen")
     # The student clicks 2·2 and 3·3 (one right, one wrong), then Check.
     page.click('#learn-tree .pickable[data-path="2·2"]')
     page.click('#learn-tree .pickable[data-path="3·3"]')
-    expect(page.locator("#predict-pick .selection")).to_contain_text("2 leaves clicked")
+    expect(page.locator("#predict-pick .selection")).to_contain_text("2 leaves chosen")
     # Tab from the last leaf goes on to Check (a review of 2026-12-07: Check
     # and Skip came before the leaves, so a keyboard had to go back to them).
     page.locator('#learn-tree .pickable[data-path="3·3"]').focus()
@@ -834,6 +837,9 @@ def test_predict_the_pruned_leaves_then_the_search_checks(
     page.keyboard.press("Enter")
     result = page.locator("#predict-result")
     expect(result).to_have_class("wrong")
+    # Check is gone once answered: the answer takes the focus, not <body>
+    # (a second review of 2026-12-07: the next Tab started from the top).
+    expect(result).to_be_focused()
     text = result.inner_text()
     assert "Never looked at: 2·2, 2·3." in text and "Missed: 2·3." in text
     assert "Evaluated after all: 3·3." in text

@@ -374,8 +374,12 @@ function drawNode(trace, item, index, isCurrent, compact, onToggle, givens = fal
 
   const parts = [t("aria.node", { who: leaf ? t("node.leaf") : playerName(node.player), path: node === trace.root ? t("path.root") : node.path })];
   if (trace.mcts) parts.push(...mctsParts(trace, node, stats ? stats.get(node) : null));
-  else if (view.state === "unseen") parts.push(t("aria.unseen"));
-  else if (view.state === "open") parts.push(view.partial !== null ? t("aria.searching.sofar", { value: describeValue(view.partial) }) : t("aria.searching"));
+  else if (view.state === "unseen") {
+    parts.push(t("aria.unseen"));
+    // The utility the exercise gives, drawn grey: said too, or a screen
+    // reader could not answer the prune question (a review of 2026-12-07).
+    if (leaf && givens && node.value !== null) parts.push(t("aria.utility", { value: formatValue(node.value) }));
+  } else if (view.state === "open") parts.push(view.partial !== null ? t("aria.searching.sofar", { value: describeValue(view.partial) }) : t("aria.searching"));
   else {
     // A bound is said as one, as it is drawn (the labels said "value 2"
     // beside a drawn "≤2": a review, 2026-12-07).
@@ -470,7 +474,9 @@ function drawUnseenGhost(item, givens = false, compact = false) {
     group.append(givenText(x, y, ghost.value));
     group.setAttribute("opacity", 0.8);
   }
-  const label = `${t("aria.node", { who: isLeaf ? t("node.leaf") : playerName(ghost.player), path: ghost.path })}; ${t("aria.unseen")}`;
+  const given = isLeaf && givens && ghost.value !== null && ghost.value !== undefined
+    ? `; ${t("aria.utility", { value: formatValue(ghost.value) })}` : "";
+  const label = `${t("aria.node", { who: isLeaf ? t("node.leaf") : playerName(ghost.player), path: ghost.path })}; ${t("aria.unseen")}${given}`;
   group.append(el("title", {}, label));
   group.setAttribute("aria-label", label);
   return group;

@@ -5,6 +5,7 @@
 // have them; compare the searches side by side; export the drawing. Monte
 // Carlo tree search draws the tree it grew, and its steps replay the growth.
 
+import { rescueFocus, watchFocus } from "./focus.js";
 import { Connection, EngineError, errorText as engineErrorText, serverUrl } from "./connection.js";
 import { keyBelongsElsewhere, runShortcut } from "./keys.js";
 import { EXAMPLES, example } from "./learn-examples.js";
@@ -496,6 +497,10 @@ function render(follow = true) {
   renderPredict();
   renderTable(follow);
   updateButtons();
+  // A question's Check, Skip and choices are gone once answered: the
+  // answer's text takes the focus; a step button disabled at the end gives
+  // it to its neighbours.
+  rescueFocus(() => (!$("predict").hidden ? $("predict-result") : $("learn-tree")));
   if (follow) {
     const halo = $("learn-tree").querySelector(".tree-current-halo");
     if (halo) halo.scrollIntoView({ block: "nearest", inline: "nearest" });
@@ -1137,7 +1142,9 @@ function stepRowKey(event) {
   if (delta === undefined) return;
   event.preventDefault();
   step(delta);
-  $("learn-steps").tBodies[0].querySelector("tr.current")?.focus({ preventScroll: true });
+  // Into view as it moves (the page too): the focused row walked off the
+  // window (a review of 2026-12-07).
+  $("learn-steps").tBodies[0].querySelector("tr.current")?.focus();
 }
 
 function togglePlay() {
@@ -1361,6 +1368,7 @@ function exampleLabel(button, entry) {
 }
 
 function wire() {
+  watchFocus();
   for (const entry of EXAMPLES) {
     const button = document.createElement("button");
     button.type = "button";

@@ -11,6 +11,7 @@ import { MIN_RATE_MS, firstPlayerNumber, formatChance, formatCount, formatRate, 
 import { uciToSan } from "./san.js";
 import { looksLikePgn, parsePgn } from "./pgn.js";
 import { readSgfGame, sgfRules } from "./sgf.js";
+import { rescueFocus, watchFocus } from "./focus.js";
 import { moveMark } from "./annotate.js";
 import { applyStatic, has, onLanguageChange, playerTitle, t, wireLanguageMenu } from "./i18n.js";
 
@@ -1101,6 +1102,7 @@ function renderMoves(state) {
       const span = document.createElement("span");
       const after = ply + offset + 1;
       span.className = after === current ? "ply current" : (after > current ? "ply ahead" : "ply");
+      if (after === current) span.setAttribute("aria-current", "step"); // the move shown, for a screen reader
       span.textContent = move;
       span.dataset.ply = String(after);
       span.title = t("play.show.after", { move });
@@ -1127,6 +1129,7 @@ function renderMoves(state) {
   $("moves-back").disabled = current === 0;
   $("moves-forward").disabled = current >= app.line.length;
   $("moves-end").disabled = current >= app.line.length;
+  rescueFocus(() => $("move-input"));
 }
 
 function renderResult(state, info) {
@@ -1196,6 +1199,7 @@ function updateButtons() {
   // game there (a review, 2026-12-07).
   $("takeback").disabled = !ready || !state || state.history.length === 0 || app.reviewing;
   $("new-game").disabled = !app.conn;
+  rescueFocus(() => $("move-input"));
 }
 
 // The status beside the Engine heading, kept as how to write it, so that a
@@ -1608,6 +1612,7 @@ async function copyText(text, what) {
 // Wiring.
 
 function wire() {
+  watchFocus();
   $("setup-form").addEventListener("submit", async (event) => {
     event.preventDefault();
     readSides();

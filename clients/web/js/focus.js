@@ -1,0 +1,35 @@
+// Keeps the keyboard focus on the page when the control that had it goes
+// away: a button that disables itself (Analyse while it searches, ‹ at the
+// start of the moves, » at the last step) or one a redraw replaces (Check
+// and Skip of a question). The browser then puts the focus on <body>: no
+// ring, nothing for a screen reader to follow, and the next Tab starts from
+// the top (a review of 2026-12-07).
+
+let last = null;
+
+// Remembers the control that last had the focus (call once per page).
+export function watchFocus() {
+  document.addEventListener("focusin", (event) => {
+    last = event.target;
+  });
+}
+
+// If the focus fell to <body> because the control that had it is disabled,
+// hidden or gone: an enabled control of the same group (the buttons around
+// it), else `fallback` (an element, or a function giving one).
+export function rescueFocus(fallback) {
+  // A control just disabled may still be the active element until the
+  // browser's next focus fix-up, which then moves the focus to <body>.
+  const active = document.activeElement;
+  if (active && active !== document.body && !active.disabled) return;
+  if (active && active.disabled) last = active;
+  if (!last || (last.isConnected && !last.disabled && !last.closest("[hidden]"))) return;
+  const usable = (element) => element && element.isConnected && !element.disabled && !element.closest("[hidden]") && element.offsetParent !== null;
+  const group = last.isConnected ? last.closest(".buttons, [role=group], .predict-input") : null;
+  const near = group ? [...group.querySelectorAll("button, input, select, [tabindex]")].find(usable) : null;
+  const target = near || (typeof fallback === "function" ? fallback() : fallback);
+  if (usable(target)) {
+    if (target.tabIndex < 0 && !target.hasAttribute("tabindex")) target.tabIndex = -1;
+    target.focus({ preventScroll: true });
+  }
+}
