@@ -292,6 +292,8 @@ def test_take_back_returns_to_the_humans_turn(page: Page, gui_server: ServerThre
     expect(page.locator("#moves .ply")).to_have_count(0)
     assert page.locator('circle.c4-cell[fill="#e03c31"]').count() == 0
     assert page.is_disabled("#takeback")
+    # Said to a screen reader (its line read the engine's move: a review).
+    expect(page.locator("#announce")).to_have_text("Took back 2 moves: the position after 0 moves")
 
 
 def test_fools_mate_against_the_engine(page: Page, gui_server: ServerThread) -> None:
@@ -1306,7 +1308,7 @@ def test_a_pasted_sgf_is_exported_with_its_stones_and_side_to_move(
     # From the 9x9 board: the record's size and komi are taken (a 13x13
     # SGF was refused on the 9x9 board until the size was changed by hand).
     open_game(page, gui_server.port, "go", side="both")
-    sgf = "(;GM[1]FF[4]SZ[13]KM[6.5]AB[dd][jj]AW[dj];W[gg];B[jd])"
+    sgf = "(;GM[1]FF[4]SZ[13]KM[6.5]PB[Ana]PW[Bia \\] B]EV[Aula 3]AB[dd][jj]AW[dj];W[gg];B[jd])"
     page.fill("#position", sgf)
     page.click("#load-position")
     # The record's moves are a game to step through (the review below):
@@ -1325,6 +1327,8 @@ def test_a_pasted_sgf_is_exported_with_its_stones_and_side_to_move(
     assert "undefined" not in record and "PL[W]" in record, record
     assert "AB[dd][jj]AW[dj]" in record, record  # the record's own setup
     assert ";W[gg]\n;B[jd]\n;W[ck]\n;B[jc]" in record, record
+    # The record's players and event are kept (they were "Human": a review).
+    assert "PB[Ana]" in record and "PW[Bia \\] B]" in record and "EV[Aula 3]" in record, record
     go = Go(size=13, komi=6.5)
     assert go.format_position(go.parse_position(record)) == page.input_value("#position")
 
@@ -1362,7 +1366,7 @@ def test_a_pasted_sgf_game_is_a_move_list_with_a_review(
     assert split == [
         None,
         None,
-        {"setup": "(;SZ[9]AB[aa:bb]PL[W])", "moves": ["C7"], "size": 9},
+        {"setup": "(;SZ[9]AB[aa:bb]PL[W])", "moves": ["C7"], "size": 9, "tags": {}},
         None,
         None,
         None,

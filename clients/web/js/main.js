@@ -738,7 +738,11 @@ async function takeBack() {
   for (let count = 1; count <= history.length; count++) {
     const spec = { ...app.start, moves: history.slice(0, history.length - count) };
     const accepted = await startGame(spec, true, count === history.length ? null : wanted);
-    if (accepted !== "skipped") return;
+    if (accepted === "skipped") continue;
+    // Said to a screen reader too: its live line still read the engine's
+    // last move after two take backs (a review of 2026-12-07).
+    if (accepted) $("announce").textContent = t("play.announce.takeback", { count, plies: spec.moves.length });
+    return;
   }
 }
 
@@ -822,7 +826,7 @@ async function loadSgf(record) {
     start = app.start.position;
   }
   // The moves refused after the setup loaded: the setup is the game now.
-  if (!(await startGame({ game: "go", options: readOptions(), position: start, moves: record.moves }, false))) return start === null ? refused() : "setup";
+  if (!(await startGame({ game: "go", options: readOptions(), position: start, moves: record.moves, tags: record.tags }, false))) return start === null ? refused() : "setup";
   await reviewGame(); // the review's steps clear the message line: say it after
   const count = record.moves.length;
   say(() => t(count === 1 ? "play.sgf.loaded.one" : "play.sgf.loaded", { count }), "hint");
@@ -1501,8 +1505,11 @@ function goRecord(state, result, date) {
     else re = margin ? `${colour}+${margin[1]}` : `${colour}+`;
   }
   const day = `${date.getFullYear()}-${String(date.getMonth() + 1).padStart(2, "0")}-${String(date.getDate()).padStart(2, "0")}`;
+  const given = app.start.tags || {}; // a loaded record's own names, event and date
   const props = [["FF", "4"], ["GM", "1"], ["CA", "UTF-8"], ["AP", "alphabeta-arena web GUI"], ["SZ", String(size)],
-    ["KM", String(state.options.komi ?? 7.5)], ["RU", "Tromp-Taylor"], ["PB", sideName(0)], ["PW", sideName(1)], ["DT", day]];
+    ["KM", String(state.options.komi ?? 7.5)], ["RU", "Tromp-Taylor"], ["PB", given.PB ?? sideName(0)], ["PW", given.PW ?? sideName(1)],
+    ["DT", given.DT ?? day]];
+  for (const name of ["EV", "RO", "PC", "GN", "HA"]) if (given[name]) props.push([name, given[name]]);
   if (re) props.push(["RE", re]);
   let root = props.map(([name, value]) => `${name}[${escape(value)}]`).join("");
   let mover = "B";

@@ -16,6 +16,9 @@
 const SGF_LETTERS = "abcdefghijklmnopqrs";
 const COLUMNS = "ABCDEFGHJKLMNOPQRST";
 const SETUP = ["AB", "AW", "AE"];
+// Root properties a loaded record keeps in its export: players, event,
+// round, date, place, game name, handicap.
+const KEPT_TAGS = ["PB", "PW", "EV", "RO", "DT", "PC", "GN", "HA"];
 
 // The game tree as nested { nodes: [Map(name -> [values])], children: [tree] }.
 // Throws an Error on text that is not SGF.
@@ -120,7 +123,7 @@ export function sgfRules(text) {
   };
 }
 
-// { setup, moves, size } of a record whose main line has moves, or null
+// { setup, moves, size, tags } of a record whose main line has moves, or null
 // (see the top). setup is an SGF record of the first node's stones and the
 // first mover (null when the game starts from the empty board with Black).
 export function readSgfGame(text) {
@@ -159,9 +162,16 @@ export function readSgfGame(text) {
   if (moves.length === 0) return null;
   const declared = root.get("PL")?.[0]?.trim().toUpperCase();
   if (declared !== undefined && declared !== first) return null;
+  // The record's names and event, kept by the page's export (it wrote
+  // "Human" for both players and today's date: a review of 2026-12-07).
+  const tags = {};
+  for (const name of KEPT_TAGS) {
+    const value = root.get(name)?.[0]?.trim();
+    if (value) tags[name] = value;
+  }
   const stones = SETUP.filter((name) => root.has(name));
-  if (stones.length === 0 && first === "B") return { setup: null, moves, size };
+  if (stones.length === 0 && first === "B") return { setup: null, moves, size, tags };
   const escape = (value) => value.replace(/\\/g, "\\\\").replace(/]/g, "\\]");
   const props = stones.map((name) => name + root.get(name).map((value) => `[${escape(value)}]`).join(""));
-  return { setup: `(;SZ[${size}]${props.join("")}PL[${first}])`, moves, size };
+  return { setup: `(;SZ[${size}]${props.join("")}PL[${first}])`, moves, size, tags };
 }
