@@ -25,7 +25,7 @@ import os
 import signal
 import sqlite3
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
 
@@ -403,7 +403,17 @@ def config_from_args(args: argparse.Namespace) -> TournamentConfig:
             raise ConfigError(f"engine {text!r} plays {named}, the tournament {args.game}")
         engines.append(parse_engine(text))
     if args.bots is not None:
-        engines += folder_engines(args.bots) + reference_engines(args.reference)
+        students, references = folder_engines(args.bots), reference_engines(args.reference)
+        # A student's "reference d2.py" took the reference engine's name, and
+        # ours became "reference d2 #2" (a review of 2026-12-07).
+        taken = {engine.name for engine in references} | {engine.name for engine in engines}
+        for student in students:
+            if student.name in taken:
+                raise ConfigError(
+                    f"--bots {args.bots}: a bot file would enter as {student.name!r}, the name"
+                    " of another engine of the tournament: rename the file"
+                )
+        engines += students + references
         for name, why in skipped_files(args.bots):
             print(f"{_prog(args)}: skipped {name}: {why}", file=sys.stderr)
     config = TournamentConfig(
@@ -650,12 +660,10 @@ class _Session:
                 engines, gone = commands_now(engines)
                 fresh = {name: why for name, why in gone.items() if name not in self.unavailable}
                 if fresh and not self._forfeit_on_resume(config, fresh):
-                    raise LocalServerError(
-                        "; ".join(
-                            f"engine {name} cannot be used: {why}" for name, why in fresh.items()
-                        ),
-                        fresh,
+                    said = "; ".join(
+                        f"engine {name} cannot be used: {why}" for name, why in fresh.items()
                     )
+                    raise _why_stopped(config, LocalServerError(said, fresh), self.unavailable)
             specs = (
                 engine.external_spec(config.game)
                 for engine in engines
@@ -670,7 +678,7 @@ class _Session:
                     continue
                 if not self._leave_out(config, error.failed):
                     self._discard()
-                    raise
+                    raise _why_stopped(config, error) from None
 
     def _forfeit_on_resume(self, config: TournamentConfig, failed: dict[str, str]) -> bool:
         """Mark the bots in ``failed`` of a resumed tournament as unable to play; whether it did.
@@ -739,6 +747,24 @@ class _Session:
         self.store.close()
         self.store = None
         _remove_database(Path(self.args.db))
+
+
+def _why_stopped(
+    config: TournamentConfig, error: LocalServerError, unavailable: Mapping[str, str] | None = None
+) -> LocalServerError:
+    """The error, saying why bots that cannot start stop the tournament: with them
+    left out fewer than two entrants would play (it said only which could not
+    start: a review of 2026-12-07)."""
+    bots = {engine.name for engine in config.engines if engine.is_bot}
+    if not error.failed or not set(error.failed) <= bots:
+        return error
+    out = set(error.failed) | set(unavailable or {})
+    left = sum(1 for engine in config.engines if engine.name not in out)
+    return LocalServerError(
+        f"{error}; without them {left} {'entrant' if left == 1 else 'entrants'} would play,"
+        " fewer than two: the tournament stops",
+        error.failed,
+    )
 
 
 def _remove_database(database: Path) -> None:

@@ -404,6 +404,8 @@ def test_a_class_of_one_working_bot_still_stops_naming_the_broken_one(
     assert main(argv) == 3
     err = capsys.readouterr().err
     assert "engine broken cannot be used" in err and "no_such_module_here" in err, err
+    # and why that stops it (a second review of 2026-12-07: it did not say)
+    assert "without them 1 entrant would play, fewer than two: the tournament stops" in err
     assert not (tmp_path / "t.db").exists()
 
 
@@ -606,3 +608,19 @@ def test_a_bot_back_after_a_failed_resume_is_neither_changed_nor_unable(
     out, err = capsys.readouterr()
     assert "changed" not in err, err
     assert "carl: could not start" not in out and "carl: left out" not in out, out
+
+
+def test_a_bot_named_like_a_reference_engine_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A second review of 2026-12-07: "reference d2.py" entered as the
+    reference engine's name, and the reference became "reference d2 #2"."""
+    bots = tmp_path / "class"
+    bots.mkdir()
+    (bots / "ana.py").write_text(FIRST)
+    (bots / "reference d2.py").write_text(LAST)
+    argv = ["tournament", "--game", "tictactoe", "--bots", str(bots), "--reference", "2"]
+    argv += ["--movetime", "300", "--games", "2", "--db", str(tmp_path / "t.db")]
+    assert main(argv) == 2
+    assert "would enter as 'reference d2', the name of another engine" in capsys.readouterr().err
+    assert not (tmp_path / "t.db").exists()
