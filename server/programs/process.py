@@ -165,9 +165,10 @@ class LineProcess:
                 start_new_session=True,
             )
         except (OSError, ValueError) as error:
-            self.note(f"cannot start {' '.join(self.argv)}: {error}")
+            why = _start_failure(self.argv[0], error)
+            self.note(f"cannot start {' '.join(self.argv)}: {why}")
             self._close_log()
-            raise ProgramError(f"cannot start {self.name}: {error}") from None
+            raise ProgramError(f"cannot start {self.name}: {why}") from None
         self.note(f"started {' '.join(self.argv)} (pid {self._process.pid})")
         #: What marks the program's stderr lines in its log (:meth:`_stderr_lines`).
         self._log_mark = b"[pid %d] " % self._process.pid
@@ -422,6 +423,25 @@ class LineProcess:
         self._close_log()
         with contextlib.suppress(OSError):
             stream.close()
+
+
+def _start_failure(program: str, error: Exception) -> str:
+    """Why ``program`` could not be started, in words.
+
+    A script whose ``#!`` line names an interpreter that is not there
+    fails with "No such file or directory" naming the script, which is
+    there (a review of 2026-12-07 took it for a missing bot file).
+    """
+    if isinstance(error, FileNotFoundError) and os.path.isfile(program):
+        try:
+            with open(program, "rb") as file:
+                first = file.readline(256)
+        except OSError:
+            return str(error)
+        if first.startswith(b"#!"):
+            line = first[2:].decode(errors="replace").strip()
+            return f"{program} is there, but its #! line names {line!r}, which cannot be run"
+    return str(error)
 
 
 def _skip_rest_of_line(stream: IO[bytes]) -> None:

@@ -644,3 +644,17 @@ def test_clients_bot_checks_mate_distances_as_the_server_does() -> None:
     from server.programs.reports import MAX_REPORTED_PLIES
 
     assert MAX_MATE_PLIES == MAX_REPORTED_PLIES
+
+
+def test_a_script_whose_interpreter_is_missing_is_said_so(tmp_path: Path) -> None:
+    """A second review of 2026-12-07: a bot starting ``#!/usr/bin/python9``
+    was reported as "No such file or directory: .../eve", the bot's own file,
+    which was there."""
+    script = tmp_path / "eve"
+    script.write_text("#!/usr/bin/python9\nprint('never')\n")
+    script.chmod(0o755)
+    engine = ExternalEngine(
+        "connect4", "eve", "cmd", (str(script),), (), False, str(tmp_path / "eve.log")
+    )
+    why = probe(engine)
+    assert why is not None and "its #! line names '/usr/bin/python9'" in why, why
