@@ -27,6 +27,7 @@ import contextlib
 import ctypes
 import logging
 import os
+import re
 import signal
 import subprocess
 import threading
@@ -479,7 +480,20 @@ def readable_tail(text: str, limit: int = QUOTED_STDERR_CHARS) -> str:
         return quoted
     if len(kept) > 1:
         head, last = kept[0], kept[-1]
+        # The error line itself when it is neither: node writes its
+        # "Error: Cannot find module ..." between a loader frame and its
+        # version line, which were all that was quoted (a review of
+        # 2026-12-07).
+        errors = [line for line in kept[1:-1] if _ERROR_LINE.search(line)]
+        if errors and not _ERROR_LINE.search(last):
+            last = f"{errors[0]} | … | {last}"
         room = max(0, limit - len(last) - 5)
         if room >= 20:
             return f"{head[:room]} | … | {last}"
+        if len(last) <= limit:
+            return last
     return "…" + quoted[-(limit - 1) :]
+
+
+#: A line of a program's stderr that says what went wrong.
+_ERROR_LINE = re.compile(r"(?:^|\b)(?:\w*Error|Exception|Cannot|cannot|fatal|FATAL)\b")

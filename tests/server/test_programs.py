@@ -231,3 +231,24 @@ def test_a_tracebacks_quote_starts_at_the_students_own_frame() -> None:
     assert long.startswith('File "/a.py"') and long.endswith("ValueError: bad")
     assert len(long) <= 300
     assert readable_tail("plain words\n") == "plain words"
+    # node's missing module: the error line between its loader frame and its
+    # version line was cut out (a second review of 2026-12-07).
+    node = "\n".join(
+        [
+            "node:internal/modules/cjs/loader:1210",
+            "  throw err;",
+            "  ^",
+            "",
+            "Error: Cannot find module '/tmp/class/dan.js'",
+            "    at Module._resolveFilename (node:internal/modules/cjs/loader:1207:15)" * 3,
+            "    at Module._load (node:internal/modules/cjs/loader:1038:27)" * 3,
+            "  code: 'MODULE_NOT_FOUND',",
+            "  requireStack: []",
+            "}",
+            "",
+            "Node.js v20.20.2",
+        ]
+    )
+    quoted = readable_tail(node)
+    assert "Error: Cannot find module '/tmp/class/dan.js'" in quoted, quoted
+    assert len(quoted) <= 300
