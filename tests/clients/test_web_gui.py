@@ -1445,6 +1445,24 @@ def test_the_focus_stays_on_the_page_when_its_button_disables_itself(
     stop_if_thinking(page)
 
 
+def test_arrowing_through_the_game_menu_draws_each_board_with_its_own_game(
+    page: Page, gui_server: ServerThread
+) -> None:
+    """A review of 2026-12-07: five quick Down keys on the Game menu drew one
+    game's state on another game's board ("viewBox 0 0 NaN 66", a TypeError
+    in the checkers board): a board's module loaded after a newer game came.
+    The page fixture fails the test on any JavaScript error."""
+    open_game(page, gui_server.port, "tictactoe", side="both")
+    svg_errors: list[str] = []
+    page.on("console", lambda m: svg_errors.append(m.text) if "NaN" in m.text else None)
+    page.focus("#game")
+    for _ in range(5):
+        page.keyboard.press("ArrowDown")
+    expect(page.locator("#game")).to_have_value("chess")
+    expect(page.locator('g[data-square="e2"]')).to_be_visible()  # the chess board, drawn
+    assert not svg_errors, svg_errors
+
+
 def test_a_connect_four_position_is_loaded_as_its_moves(
     page: Page, gui_server: ServerThread
 ) -> None:

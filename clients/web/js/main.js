@@ -410,7 +410,7 @@ async function newGameFromForm() {
 // answer is "skipped". Otherwise true if the server accepted the game.
 async function startGame(spec, keepEvals, accept = null) {
   if (!app.conn) return false;
-  app.generation++;
+  const generation = ++app.generation;
   await cancelThink();
   const message = { type: "new_game", game: spec.game, options: spec.options };
   if (spec.position !== null && spec.position !== undefined) message.position = spec.position;
@@ -427,6 +427,8 @@ async function startGame(spec, keepEvals, accept = null) {
     if (app.conn) say(errorSaid(error), "error");
     return false;
   }
+  // Another game was asked for meanwhile: its answer, not this one, is shown.
+  if (generation !== app.generation) return false;
   if (accept && !accept(state)) return "skipped";
   if (!spec.browse) {
     // Another game or start position: the panel kept for a reload is not of
@@ -601,6 +603,11 @@ async function setState(state) {
   }
   if (app.boardGame !== state.game) {
     const create = await boardModule(state.game);
+    // A newer state came while the board's module loaded (the Game menu
+    // arrowed through quickly): it draws on its own board; this one would
+    // have been drawn with the other game's state (a review of 2026-12-07:
+    // "viewBox 0 0 NaN 66" and a TypeError in the checkers board).
+    if (app.state !== state) return;
     $("board-note").textContent = "";
     app.board = create($("board"), { play: humanMove, note: (text) => { $("board-note").textContent = text; } });
     app.boardGame = state.game;
