@@ -1554,6 +1554,18 @@ def test_the_action_buttons_are_in_view_on_a_laptop_screen(
     assert width == pytest.approx(576, abs=1)
 
 
+def test_go_lines_fit_the_panel_on_a_laptop_screen(page: Page, gui_server: ServerThread) -> None:
+    """A review of 2026-12-07: at 1366 px Go's PV column ran past the panel
+    ("E6 F5 F"), behind a sideways scroll."""
+    page.set_viewport_size({"width": 1366, "height": 768})
+    open_game(page, gui_server.port, "go", side="both")
+    page.click("#analyse")
+    page.locator("#info-lines tbody tr").nth(1).wait_for()
+    stop_if_thinking(page)
+    sizes = page.locator(".info-scroll").evaluate("(e) => [e.scrollWidth, e.clientWidth]")
+    assert sizes[0] <= sizes[1], sizes
+
+
 def test_a_long_score_keeps_the_engine_panel_within_its_width(
     page: Page, gui_server: ServerThread
 ) -> None:
