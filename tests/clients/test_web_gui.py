@@ -1463,6 +1463,21 @@ def test_arrowing_through_the_game_menu_draws_each_board_with_its_own_game(
     assert not svg_errors, svg_errors
 
 
+def test_the_engine_build_in_the_header_is_said_in_the_pages_language(
+    page: Page, gui_server: ServerThread
+) -> None:
+    """A review of 2026-12-07: "(compiled)" stayed English on the Portuguese page."""
+    open_game(page, gui_server.port, "nim", side="both")
+    status = page.locator("#connection")
+    expect(status).to_have_text(re.compile(r"\((compiled|pure Python)\)$"))
+    page.select_option("#lang", "pt")
+    try:
+        expect(status).to_have_text(re.compile(r"\((compilado|Python puro)\)$"))
+    finally:
+        page.select_option("#lang", "en")
+    expect(status).to_have_text(re.compile(r"\((compiled|pure Python)\)$"))
+
+
 def test_a_connect_four_position_is_loaded_as_its_moves(
     page: Page, gui_server: ServerThread
 ) -> None:
@@ -2114,7 +2129,11 @@ def test_the_connection_status_survives_a_change_of_language(
     try:
         page.select_option("#lang", "pt")
         expect(page.locator("html")).to_have_attribute("lang", "pt")
-        expect(page.locator("#connection")).to_have_text(connected)
+        # The server's name, its build in Portuguese (not "conectando…").
+        server = connected.rpartition(" (")[0]
+        expect(page.locator("#connection")).to_have_text(
+            re.compile(re.escape(server) + r" \((compilado|Python puro)\)$")
+        )
     finally:
         page.select_option("#lang", "en")  # the choice is kept for the module's other pages
 

@@ -6,6 +6,7 @@
 // Carlo tree search draws the tree it grew, and its steps replay the growth.
 
 import { rescueFocus, watchFocus } from "./focus.js";
+import { serverName } from "./server-words.js";
 import { Connection, EngineError, errorText as engineErrorText, serverUrl } from "./connection.js";
 import { keyBelongsElsewhere, runShortcut } from "./keys.js";
 import { EXAMPLES, example } from "./learn-examples.js";
@@ -129,7 +130,8 @@ async function connect(first) {
   }
   app.conn = conn;
   reconnectDelay = 500;
-  setStatus(welcome.server, "good");
+  app.serverText = welcome.server;
+  setStatus(serverName(welcome.server), "good");
   app.games = welcome.games || [];
   fillGames();
   if (first) {
@@ -1430,6 +1432,7 @@ function wire() {
   $("classroom").addEventListener("change", () => setClassroom($("classroom").checked));
   wireLanguageMenu($("lang"));
   onLanguageChange(() => {
+    if (app.conn && app.serverText) setStatus(serverName(app.serverText), "good");
     fillAlgorithms();
     if (app.games.length > 0) fillGames();
     stopPlaying();

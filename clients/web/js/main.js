@@ -6,7 +6,7 @@ import { Connection, EngineError, errorText, serverUrl } from "./connection.js";
 import { keyBelongsElsewhere, runShortcut } from "./keys.js";
 import { drawGraph } from "./graph.js";
 import { graphScore, noteIteration } from "./parity.js";
-import { optionHelp, resultReason, searchReason } from "./server-words.js";
+import { optionHelp, resultReason, searchReason, serverName } from "./server-words.js";
 import { MIN_RATE_MS, firstPlayerNumber, formatChance, formatCount, formatRate, formatScore, formatTime, formatValue, unitName } from "./score.js";
 import { uciToSan } from "./san.js";
 import { looksLikePgn, parsePgn } from "./pgn.js";
@@ -118,7 +118,8 @@ async function connect() {
   app.conn = conn;
   reconnectDelay = RECONNECT_FIRST_MS;
   $("token-form").hidden = true;
-  setStatus(welcome.server, "good");
+  app.serverText = welcome.server;
+  setStatus(serverName(welcome.server), "good");
   const first = app.games.length === 0;
   app.games = welcome.games.map((g) => ({ ...g, players: playerNames(g) }));
   app.limits = welcome.limits;
@@ -1711,6 +1712,7 @@ function wire() {
   document.addEventListener("keydown", onKey);
   wireLanguageMenu($("lang"));
   onLanguageChange(() => {
+    if (app.conn && app.serverText) setStatus(serverName(app.serverText), "good");
     // Everything the page built from the server's data, built again.
     if (app.games.length === 0) return;
     fillGameMenu();

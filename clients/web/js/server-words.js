@@ -7,6 +7,14 @@
 
 import { has, localNumber, t } from "./i18n.js";
 
+// The server's name as welcome.server writes it, its engine build in the
+// page's language: "alphabeta-arena 0.6.0 (compiled)" stayed English on
+// the Portuguese pages (a review of 2026-12-07).
+export function serverName(text) {
+  const found = /^(.*) \((compiled|pure)\)$/.exec(text || "");
+  return found ? `${found[1]} (${t(`server.build.${found[2]}`)})` : text;
+}
+
 // Fixed game-end reasons -> their key in strings.js.
 const FIXED = {
   "three in a row": "result.three",
