@@ -6,11 +6,19 @@
 // the top (a review of 2026-12-07).
 
 let last = null;
+// When the focus last left a control for nothing (<body>): a rescue is for
+// a loss just now, not for a control disabled long after the person moved
+// on (clicked the board, say), which must not pull the focus back.
+let lostAt = -Infinity;
+const RESCUE_WITHIN_MS = 1000;
 
 // Remembers the control that last had the focus (call once per page).
 export function watchFocus() {
   document.addEventListener("focusin", (event) => {
     last = event.target;
+  });
+  document.addEventListener("focusout", (event) => {
+    if (event.target === last && event.relatedTarget === null) lostAt = performance.now();
   });
 }
 
@@ -23,6 +31,7 @@ export function rescueFocus(fallback) {
   const active = document.activeElement;
   if (active && active !== document.body && !active.disabled) return;
   if (active && active.disabled) last = active;
+  else if (performance.now() - lostAt > RESCUE_WITHIN_MS) return;
   if (!last || (last.isConnected && !last.disabled && !last.closest("[hidden]"))) return;
   const usable = (element) => element && element.isConnected && !element.disabled && !element.closest("[hidden]") && element.offsetParent !== null;
   const group = last.isConnected ? last.closest(".buttons, [role=group], .predict-input") : null;
