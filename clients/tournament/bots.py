@@ -178,6 +178,19 @@ def bot_log_path(name: str) -> Path:
     return Path(directory) / f"{safe or 'bot'}.log"
 
 
+def bot_file(engine: EngineSpec) -> Path | None:
+    """The program file of a bot's command (the last word of its command that
+    is no option, after the program that runs it)."""
+    if engine.command is None:
+        return None
+    try:
+        words = shlex.split(engine.command)
+    except ValueError:
+        return None
+    arguments = [word for word in words[1:] if not word.startswith("-")] or words[:1]
+    return Path(arguments[-1]) if arguments else None
+
+
 #: What a bot's digest says of a program file that is not there.
 MISSING: Final = "missing"
 
@@ -204,18 +217,6 @@ def bot_digests(engines: list[EngineSpec]) -> dict[str, str]:
     return digests
 
 
-def bot_file(engine: EngineSpec) -> Path | None:
-    """The program file of a bot's command (as :func:`bot_digests` finds it)."""
-    if engine.command is None:
-        return None
-    try:
-        words = shlex.split(engine.command)
-    except ValueError:
-        return None
-    arguments = [word for word in words[1:] if not word.startswith("-")] or words[:1]
-    return Path(arguments[-1]) if arguments else None
-
-
 def commands_now(engines: list[EngineSpec]) -> tuple[list[EngineSpec], dict[str, str]]:
     """The bots of a resumed tournament as their files are now, and those that cannot run.
 
@@ -233,16 +234,15 @@ def commands_now(engines: list[EngineSpec]) -> tuple[list[EngineSpec], dict[str,
         if path is None:
             now.append(engine)
             continue
-        try:
-            command = bot_command(path) if path.is_file() else None
-        except ConfigError as error:
-            command, why = None, str(error)
+        command: str | None = None
+        if not path.is_file():
+            why = f"{path.name} is missing"
         else:
-            why = (
-                f"{path.name} is missing"
-                if not path.is_file()
-                else (f"{path.name} is no bot now (not a .py or .js bot, nor an executable file)")
-            )
+            why = f"{path.name} is no bot now (not a .py or .js bot, nor an executable file)"
+            try:
+                command = bot_command(path)
+            except ConfigError as error:  # node missing
+                why = str(error)
         if command is None:
             gone[engine.name] = why
             now.append(engine)

@@ -603,24 +603,7 @@ class _Session:
                 warn_if_pure(local)
                 store = self.store
                 assert store is not None  # a failed start raised
-            # The files the games from now on play; a bot that could not
-            # start keeps the digest of the file it last played (a resume
-            # kept the broken file's, and the next one, with the file put
-            # back, called it changed: a review of 2026-12-07). One that
-            # starts again is no longer named as unable to.
-            engines = list(store.config().engines)
-            played = {
-                name: digest
-                for name, digest in bot_digests(engines).items()
-                if name not in self.unavailable
-            }
-            if played:
-                store.set_bot_digests(store.bot_digests() | played)
-            names = {engine.name for engine in engines}
-            left_out = store.left_out()
-            back = {name for name in left_out if name in names and name not in self.unavailable}
-            if back:
-                store.set_left_out({k: v for k, v in left_out.items() if k not in back})
+            self._keep_played(store)
             live = None if self.web is None else await self._live_page(stack, store)
             self.runner = TournamentRunner(
                 store, self.settings, local_server=local, watcher=live, unavailable=self.unavailable
@@ -634,6 +617,28 @@ class _Session:
             print("arena tournament: the live page stays up; Ctrl-C stops it", file=sys.stderr)
             await asyncio.Event().wait()  # until Ctrl-C or SIGTERM
             return text
+
+    def _keep_played(self, store: Store) -> None:
+        """Note the bots' files the games from now on play.
+
+        A bot that could not start keeps the digest of the file it last
+        played (a resume kept the broken file's, and the next one, with the
+        file put back, called it changed: a review of 2026-12-07); one that
+        starts again is no longer named as unable to.
+        """
+        engines = list(store.config().engines)
+        played = {
+            name: digest
+            for name, digest in bot_digests(engines).items()
+            if name not in self.unavailable
+        }
+        if played:
+            store.set_bot_digests(store.bot_digests() | played)
+        names = {engine.name for engine in engines}
+        left_out = store.left_out()
+        back = {name for name in left_out if name in names and name not in self.unavailable}
+        if back:
+            store.set_left_out({k: v for k, v in left_out.items() if k not in back})
 
     async def _local_server(self, stack: contextlib.AsyncExitStack) -> LocalServer:
         """The local server, started with every program that can start.
@@ -694,12 +699,9 @@ class _Session:
             return False
         self.unavailable |= failed
         self.store.set_left_out(self.store.left_out() | failed)
-        for name, why in failed.items():
-            print(
-                f"{_prog(self.args)}: {name} cannot start; its games from now on are lost "
-                f"without being played (the others play): {why.removeprefix(f'{name} ')}",
-                file=sys.stderr,
-            )
+        self._say_unable(
+            failed, "{name} cannot start; its games from now on are lost without being played"
+        )
         return True
 
     def _leave_out(self, config: TournamentConfig, failed: dict[str, str]) -> bool:
@@ -720,13 +722,17 @@ class _Session:
         self.store = create_tournament(self.args.db, smaller)
         self.store.set_bot_digests(bot_digests(list(smaller.engines)))
         self.store.set_left_out(left_out)
+        self._say_unable(failed, "left out {name}, which cannot start")
+        return True
+
+    def _say_unable(self, failed: dict[str, str], what: str) -> None:
+        """One line on stderr per bot in ``failed``: ``what`` (naming ``{name}``) and why."""
         for name, why in failed.items():
             print(
-                f"{_prog(self.args)}: left out {name}, which cannot start "
-                f"(the others play): {why.removeprefix(f'{name} ')}",
+                f"{_prog(self.args)}: {what.format(name=name)} (the others play): "
+                f"{why.removeprefix(f'{name} ')}",
                 file=sys.stderr,
             )
-        return True
 
     async def _live_page(self, stack: contextlib.AsyncExitStack, store: Store) -> LiveTournament:
         """Serve the live page (``--web``) for the rest of the run."""

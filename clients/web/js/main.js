@@ -10,7 +10,7 @@ import { optionHelp, resultReason, searchReason, serverName } from "./server-wor
 import { MIN_RATE_MS, firstPlayerNumber, formatChance, formatCount, formatRate, formatScore, formatTime, formatValue, unitName } from "./score.js";
 import { uciToSan } from "./san.js";
 import { looksLikePgn, parsePgn } from "./pgn.js";
-import { readSgfGame, sgfRules } from "./sgf.js";
+import { KEPT_TAGS, SGF_LETTERS, readSgfGame, sgfEscape, sgfPoint, sgfRules } from "./sgf.js";
 import { rescueFocus, watchFocus } from "./focus.js";
 import { moveMark } from "./annotate.js";
 import { applyStatic, has, onLanguageChange, playerTitle, t, wireLanguageMenu } from "./i18n.js";
@@ -1496,14 +1496,6 @@ function gameRecord() {
 // SGF points (letters from the top left, no I skipped), passes empty.
 function goRecord(state, result, date) {
   const size = Number(state.options.size) || 9;
-  const letters = "abcdefghijklmnopqrs";
-  const columns = "ABCDEFGHJKLMNOPQRST";
-  const escape = (text) => String(text).replace(/\\/g, "\\\\").replace(/]/g, "\\]");
-  const point = (move) => {
-    const match = /^([A-HJ-T])(\d+)$/i.exec(move);
-    if (!match) return "";
-    return letters[columns.indexOf(match[1].toUpperCase())] + letters[size - Number(match[2])];
-  };
   let re = "";
   if (result) {
     const colour = result.winner === 0 ? "B" : "W";
@@ -1517,16 +1509,17 @@ function goRecord(state, result, date) {
   const props = [["FF", "4"], ["GM", "1"], ["CA", "UTF-8"], ["AP", "alphabeta-arena web GUI"], ["SZ", String(size)],
     ["KM", String(state.options.komi ?? 7.5)], ["RU", "Tromp-Taylor"], ["PB", given.PB ?? sideName(0)], ["PW", given.PW ?? sideName(1)],
     ["DT", given.DT ?? day]];
-  for (const name of ["EV", "RO", "PC", "GN", "HA"]) if (given[name]) props.push([name, given[name]]);
+  const written = new Set(props.map(([name]) => name));
+  for (const name of KEPT_TAGS) if (given[name] && !written.has(name)) props.push([name, given[name]]);
   if (re) props.push(["RE", re]);
-  let root = props.map(([name, value]) => `${name}[${escape(value)}]`).join("");
+  let root = props.map(([name, value]) => `${name}[${sgfEscape(value)}]`).join("");
   let mover = "B";
   if (app.start.position) {
     const [board, side] = app.start.position.trim().split(/\s+/);
     const rows = board.split("/");
     for (const [stone, name] of [["X", "AB"], ["O", "AW"]]) {
       const points = [];
-      rows.forEach((row, r) => [...row].forEach((cell, c) => { if (cell === stone) points.push(`[${letters[c]}${letters[r]}]`); }));
+      rows.forEach((row, r) => [...row].forEach((cell, c) => { if (cell === stone) points.push(`[${SGF_LETTERS[c]}${SGF_LETTERS[r]}]`); }));
       if (points.length) root += name + points.join("");
     }
     mover = side === "O" ? "W" : "B";
@@ -1535,7 +1528,7 @@ function goRecord(state, result, date) {
   const nodes = [`;${root}`];
   for (const move of app.line) {
     if (move === "resign") break; // no such move in SGF: RE says it
-    nodes.push(`;${mover}[${point(move)}]`);
+    nodes.push(`;${mover}[${sgfPoint(move, size)}]`);
     mover = mover === "B" ? "W" : "B";
   }
   return { text: `(${nodes.join("\n")})\n`, what: "SGF", file: "game.sgf" };

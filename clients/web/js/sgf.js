@@ -13,12 +13,17 @@
 
 // SGF points: a letter per column from the left and per row from the top;
 // GTP vertices skip I and count rows from the bottom.
-const SGF_LETTERS = "abcdefghijklmnopqrs";
+export const SGF_LETTERS = "abcdefghijklmnopqrs";
 const COLUMNS = "ABCDEFGHJKLMNOPQRST";
 const SETUP = ["AB", "AW", "AE"];
 // Root properties a loaded record keeps in its export: players, event,
 // round, date, place, game name, handicap.
-const KEPT_TAGS = ["PB", "PW", "EV", "RO", "DT", "PC", "GN", "HA"];
+export const KEPT_TAGS = ["PB", "PW", "EV", "RO", "DT", "PC", "GN", "HA"];
+
+// A property value as SGF writes it: "\" and "]" escaped.
+export function sgfEscape(text) {
+  return String(text).replace(/\\/g, "\\\\").replace(/]/g, "\\]");
+}
 
 // The game tree as nested { nodes: [Map(name -> [values])], children: [tree] }.
 // Throws an Error on text that is not SGF.
@@ -83,11 +88,23 @@ function parseTree(text) {
   return tree();
 }
 
-// The nodes of a tree's main line: each first variation.
-function mainLine(tree) {
+// The nodes of a record's main line (each first variation), or null when
+// the text is not SGF.
+function mainLine(text) {
+  let tree;
+  try {
+    tree = parseTree(text.trim());
+  } catch {
+    return null;
+  }
   const nodes = [];
   for (let at = tree; at; at = at.children[0]) nodes.push(...at.nodes);
   return nodes;
+}
+
+// The board size a record's first node gives (SGF's default is 19).
+function boardSize(root) {
+  return Number((root.get("SZ") ?? ["19"])[0].trim());
 }
 
 // A point's GTP vertex on a board of the given size ("pass" for an empty
@@ -101,20 +118,22 @@ export function sgfVertex(point, size) {
   return `${COLUMNS[column]}${size - row}`;
 }
 
+// A GTP vertex's SGF point on a board of the given size ("" for a pass or
+// anything else that is no vertex), the inverse of sgfVertex.
+export function sgfPoint(vertex, size) {
+  const match = /^([A-HJ-T])(\d+)$/i.exec(vertex);
+  if (!match) return "";
+  return SGF_LETTERS[COLUMNS.indexOf(match[1].toUpperCase())] + SGF_LETTERS[size - Number(match[2])];
+}
+
 // The board size and komi a record's first node gives (SZ, KM; SGF's
 // default size is 19, and komi is null when KM is not given), or null when
 // the text is not SGF. Read with the record's own parser, so that
 // FF[1]'s long names (SiZe, KoMi) count as SZ and KM do.
 export function sgfRules(text) {
-  let tree;
-  try {
-    tree = parseTree(text.trim());
-  } catch {
-    return null;
-  }
-  const root = tree.nodes[0] ?? mainLine(tree)[0];
+  const root = mainLine(text)?.[0];
   if (!root) return null;
-  const size = Number((root.get("SZ") ?? ["19"])[0].trim());
+  const size = boardSize(root);
   const komiText = root.get("KM")?.[0]?.trim();
   const komi = komiText === undefined || komiText === "" ? null : Number(komiText);
   return {
@@ -127,16 +146,10 @@ export function sgfRules(text) {
 // (see the top). setup is an SGF record of the first node's stones and the
 // first mover (null when the game starts from the empty board with Black).
 export function readSgfGame(text) {
-  let tree;
-  try {
-    tree = parseTree(text.trim());
-  } catch {
-    return null;
-  }
-  const nodes = mainLine(tree);
-  if (nodes.length === 0) return null;
+  const nodes = mainLine(text);
+  if (!nodes || nodes.length === 0) return null;
   const root = nodes[0];
-  const size = Number((root.get("SZ") ?? ["19"])[0]);
+  const size = boardSize(root);
   if (!Number.isInteger(size) || size < 2 || size > 19) return null;
   const moves = [];
   let first = null;
@@ -171,7 +184,6 @@ export function readSgfGame(text) {
   }
   const stones = SETUP.filter((name) => root.has(name));
   if (stones.length === 0 && first === "B") return { setup: null, moves, size, tags };
-  const escape = (value) => value.replace(/\\/g, "\\\\").replace(/]/g, "\\]");
-  const props = stones.map((name) => name + root.get(name).map((value) => `[${escape(value)}]`).join(""));
+  const props = stones.map((name) => name + root.get(name).map((value) => `[${sgfEscape(value)}]`).join(""));
   return { setup: `(;SZ[${size}]${props.join("")}PL[${first}])`, moves, size, tags };
 }

@@ -414,6 +414,38 @@ def test_the_summary_names_a_left_out_bot_even_with_no_bot_playing() -> None:
     assert summary == "broken: left out, it could not start: ended as soon as it started"
 
 
+def _begun_class(tmp_path: Path, bots: dict[str, str], games: int = 2) -> list[str]:
+    """A class tournament of ``bots`` (file name: code) created, none of its games
+    played; the argv that resumes it."""
+    folder = tmp_path / "class"
+    folder.mkdir()
+    for name, code in bots.items():
+        (folder / name).write_text(code)
+        if not name.endswith((".py", ".js")):
+            (folder / name).chmod(0o755)
+    argv = ["tournament", "--game", "tictactoe", "--bots", str(folder), "--reference", "none"]
+    argv += ["--movetime", "300", "--games", str(games), "--db", str(tmp_path / "t.db")]
+    argv += ["--quiet"]
+    config = config_from_args(build_parser().parse_args(argv))
+    store = create_tournament(tmp_path / "t.db", config)
+    store.set_bot_digests(bot_digests(list(store.config().engines)))
+    store.close()
+    return [*argv, "--resume"]
+
+
+FIRST = "def choose(decision):\n    return decision.legal[0]\n"
+LAST = FIRST.replace("[0]", "[-1]")
+#: A bot that is a program of its own: it reads requests and answers each.
+LOOP = (
+    "#!" + sys.executable + "\n"
+    "import json, sys\n"
+    "for line in sys.stdin:\n"
+    "    request = json.loads(line)\n"
+    "    print(json.dumps({'move': request['legal'][0], 'request': request['request']}),"
+    " flush=True)\n"
+)
+
+
 def test_a_resume_that_cannot_start_a_bot_names_its_file_and_keeps_the_old_digest(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -422,25 +454,16 @@ def test_a_resume_that_cannot_start_a_bot_names_its_file_and_keeps_the_old_diges
     file was back as it was, the next resume still called it changed: the
     resume that played nothing had kept the digest of what it found."""
     monkeypatch.chdir(tmp_path)
-    bots = tmp_path / "class"
-    bots.mkdir()
-    code = "def choose(decision):\n    return decision.legal[0]\n"
-    (bots / "ana.py").write_text(code)
-    (bots / "junky.py").write_text(code.replace("[0]", "[-1]"))
-    argv = ["tournament", "--game", "tictactoe", "--bots", str(bots), "--reference", "none"]
-    argv += ["--movetime", "300", "--games", "4", "--db", str(tmp_path / "t.db"), "--quiet"]
     # A tournament not yet played: its resume has games to play.
-    config = config_from_args(build_parser().parse_args(argv))
-    store = create_tournament(tmp_path / "t.db", config)
-    store.set_bot_digests(bot_digests(list(store.config().engines)))
-    store.close()
-    saved = (bots / "junky.py").read_bytes()
-    (bots / "junky.py").unlink()
-    assert main([*argv, "--resume"]) == 3  # it cannot start: nothing played
+    resume = _begun_class(tmp_path, {"ana.py": FIRST, "junky.py": LAST}, games=4)
+    junky = tmp_path / "class" / "junky.py"
+    saved = junky.read_bytes()
+    junky.unlink()
+    assert main(resume) == 3  # it cannot start: nothing played
     err = capsys.readouterr().err
     assert "junky: junky.py is missing" in err and "python" not in err.split("\n")[0], err
-    (bots / "junky.py").write_bytes(saved)
-    assert main([*argv, "--resume"]) == 0
+    junky.write_bytes(saved)
+    assert main(resume) == 0
     assert "changed" not in capsys.readouterr().err
 
 
@@ -452,17 +475,10 @@ def test_a_resumed_class_plays_on_when_a_bot_cannot_start(
     played, no way to leave the bot out). Its games are now lost without
     being played, said on stderr, in the records and in the summary."""
     monkeypatch.chdir(tmp_path)
-    bots = tmp_path / "class"
-    bots.mkdir()
-    code = "def choose(decision):\n    return decision.legal[0]\n"
-    for name, index in (("ana", "0"), ("bia", "-1"), ("junky", "1")):
-        (bots / f"{name}.py").write_text(code.replace("[0]", f"[{index}]"))
-    argv = ["tournament", "--game", "tictactoe", "--bots", str(bots), "--reference", "none"]
-    argv += ["--movetime", "300", "--games", "2", "--db", str(tmp_path / "t.db"), "--quiet"]
-    config = config_from_args(build_parser().parse_args(argv))
-    create_tournament(tmp_path / "t.db", config).close()  # begun, nothing played yet
-    (bots / "junky.py").write_text("def choose(decision:\n    return 0\n")  # a syntax error
-    status = main([*argv, "--resume"])
+    junky = FIRST.replace("[0]", "[1]")
+    resume = _begun_class(tmp_path, {"ana.py": FIRST, "bia.py": LAST, "junky.py": junky})
+    (tmp_path / "class" / "junky.py").write_text("def choose(decision:\n    return 0\n")  # broken
+    status = main(resume)
     out, err = capsys.readouterr()
     assert status == 0, out + err
     assert "junky cannot start; its games from now on are lost without being played" in err
@@ -516,38 +532,6 @@ async def test_an_interrupted_class_tournament_prints_the_bots_summary(tmp_path:
     text = (seen + rest).decode(errors="replace")
     assert process.returncode == 130, text
     assert "interrupted: resume with" in text and "Bots (moves a bot failed" in text, text
-
-
-def _begun_class(tmp_path: Path, bots: dict[str, str], games: int = 2) -> list[str]:
-    """A class tournament of ``bots`` (file name: code) created, none of its games
-    played; the argv that resumes it."""
-    folder = tmp_path / "class"
-    folder.mkdir()
-    for name, code in bots.items():
-        (folder / name).write_text(code)
-        if not name.endswith((".py", ".js")):
-            (folder / name).chmod(0o755)
-    argv = ["tournament", "--game", "tictactoe", "--bots", str(folder), "--reference", "none"]
-    argv += ["--movetime", "300", "--games", str(games), "--db", str(tmp_path / "t.db")]
-    argv += ["--quiet"]
-    config = config_from_args(build_parser().parse_args(argv))
-    store = create_tournament(tmp_path / "t.db", config)
-    store.set_bot_digests(bot_digests(list(store.config().engines)))
-    store.close()
-    return [*argv, "--resume"]
-
-
-FIRST = "def choose(decision):\n    return decision.legal[0]\n"
-LAST = FIRST.replace("[0]", "[-1]")
-#: A bot that is a program of its own: it reads requests and answers each.
-LOOP = (
-    "#!" + sys.executable + "\n"
-    "import json, sys\n"
-    "for line in sys.stdin:\n"
-    "    request = json.loads(line)\n"
-    "    print(json.dumps({'move': request['legal'][0], 'request': request['request']}),"
-    " flush=True)\n"
-)
 
 
 @pytest.mark.parametrize("how", ["deleted", "not executable"])
