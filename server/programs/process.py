@@ -413,11 +413,23 @@ class LineProcess:
                 stream.close()
 
     def _pump_stderr(self, stream: IO[bytes]) -> None:
+        # Whole lines go to the log, the rest of a chunk waits for its end:
+        # another copy of the bot writing the same log (or its driver's
+        # note) came between a line's two chunks and cut it (a CPU-loaded
+        # test run of 2026-12-07).
+        pending = b""
         with contextlib.suppress(OSError, ValueError):
             while chunk := stream.read1(STDERR_TAIL_BYTES):  # type: ignore[attr-defined]
                 self._stderr_tail += chunk
                 del self._stderr_tail[:-STDERR_TAIL_BYTES]
-                self._write_log(chunk)
+                whole, end, pending = (pending + chunk).rpartition(b"\n")
+                if end:
+                    self._write_log(whole + end)
+                if len(pending) > STDERR_TAIL_BYTES:  # a line without end: written as it is
+                    self._write_log(pending)
+                    pending = b""
+        if pending:
+            self._write_log(pending)
         self.note(
             f"the program's stderr has ended (pid {self.pid}: {self.ended_because_briefly()})"
         )
