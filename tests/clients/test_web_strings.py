@@ -127,6 +127,6 @@ def test_the_page_knows_which_games_have_a_board_of_their_own() -> None:
     listed = re.search(r"const DRAWN_BOARDS = new Set\(\[([^\]]*)\]\)", text)
     assert listed is not None
     named = set(re.findall(r'"([a-z0-9_]+)"', listed.group(1)))
-    helpers = {"generic", "squares"}
+    helpers = {"generic", "squares", "describe"}
     files = {path.stem for path in (WEB / "js" / "boards").glob("*.js")} - helpers
     assert named == files

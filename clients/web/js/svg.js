@@ -13,7 +13,11 @@ export function el(name, attrs = {}, text = null) {
 }
 
 // A fresh <svg> filling `container`, scaled from a width x height viewBox.
-export function canvas(container, width, height, label) {
+// To assistive technology the drawing is one image named `label`;
+// `description` (the position in words: boards/describe.js) becomes its
+// <desc>, the image's accessible description, since a screen reader cannot
+// read the pieces off the picture.
+export function canvas(container, width, height, label, description = "") {
   container.replaceChildren();
   const svg = el("svg", {
     viewBox: `0 0 ${width} ${height}`,
@@ -21,6 +25,7 @@ export function canvas(container, width, height, label) {
     role: "img",
     "aria-label": label,
   });
+  if (description) svg.append(el("desc", {}, description));
   container.append(svg);
   return svg;
 }

@@ -7,6 +7,7 @@
 
 import { canvas, el } from "../svg.js";
 import { playerTitle, t } from "../i18n.js";
+import { describeCheckersOnPoints } from "./describe.js";
 
 const POINT_W = 40;
 const BAR_W = 34;
@@ -34,29 +35,31 @@ export default function create(container, hooks) {
       const viewer = view.flipped ? 1 : 0;
       const width = 12 * POINT_W + BAR_W + TRAY_W + 2 * MARGIN;
       const height = 2 * HALF_H + 2 * MARGIN;
-      const svg = canvas(document.createElement("div"), width, height, t("board.backgammon"));
+      const own = (player) => counts[player === onRoll ? 0 : 1];
+      const name = (player) => {
+        const text = view.players[player] ?? String(player);
+        return playerTitle(text);
+      };
+      const words = [0, 1].map((player) => describeCheckersOnPoints(own(player), name(player), CHECKERS)).join(" ");
+      const svg = canvas(document.createElement("div"), width, height, t("board.backgammon"), words);
       container.append(svg);
       svg.append(el("rect", { x: MARGIN, y: MARGIN, width: 12 * POINT_W + BAR_W, height: 2 * HALF_H, class: "bg-board" }));
       svg.append(el("rect", { x: MARGIN + 6 * POINT_W, y: MARGIN, width: BAR_W, height: 2 * HALF_H, class: "bg-bar" }));
       for (let point = 1; point <= 24; point++) drawPoint(svg, point);
       for (const player of [0, 1]) {
-        const own = counts[player === onRoll ? 0 : 1];
+        const checkers = own(player);
         for (let index = 0; index < 24; index++) {
           const point = player === viewer ? index + 1 : 24 - index;
-          drawStack(svg, point, own[index], player);
+          drawStack(svg, point, checkers[index], player);
         }
-        drawBar(svg, own[24], player, player === viewer);
-        const off = CHECKERS - own.reduce((a, b) => a + b, 0);
+        drawBar(svg, checkers[24], player, player === viewer);
+        const off = CHECKERS - checkers.reduce((a, b) => a + b, 0);
         const trayX = MARGIN + 12 * POINT_W + BAR_W + 6;
         const trayY = player === viewer ? MARGIN + 2 * HALF_H - 30 : MARGIN + 8;
         svg.append(el("rect", { x: trayX, y: trayY, width: TRAY_W - 10, height: 22, rx: 4, class: `bg-off checker-${player}` }));
         svg.append(el("text", { x: trayX + (TRAY_W - 10) / 2, y: trayY + 12, class: `bg-count on-${player}` }, `${off}`));
       }
       if (dice) drawDice(svg, dice, onRoll, viewer);
-      const name = (player) => {
-        const text = view.players[player] ?? String(player);
-        return playerTitle(text);
-      };
       if (view.state.result) hooks.note("");
       else hooks.note(dice ? t("board.bg.play", { name: name(onRoll), dice: dice.join("-") }) : (onRoll === null ? t("board.bg.opening") : t("board.bg.roll", { name: name(onRoll) })));
       container.append(moveButtons(view, hooks));

@@ -8,6 +8,7 @@
 import { canvas, el, onClick } from "../svg.js";
 import { CELL, SIZE, centre, drawSquares, markSquare, squareOrigin, targetMark } from "./squares.js";
 import { t } from "../i18n.js";
+import { describeCheckers } from "./describe.js";
 
 const COLOURS = { B: "black", W: "white" };
 
@@ -26,7 +27,7 @@ export default function create(container, hooks) {
       // squareToGrid puts Black's side at the top: turn it round unless flipped.
       return view.flipped ? { row, col } : { row: 7 - row, col: 7 - col };
     };
-    const svg = canvas(container, SIZE, SIZE, t("board.checkers"));
+    const svg = canvas(container, SIZE, SIZE, t("board.checkers"), describeCheckers(pieces));
     const groups = drawSquares(svg);
     const last = view.lastMove ? view.lastMove.split(/[-x]/).map(Number).filter((n) => n >= 1 && n <= 32) : [];
     for (let square = 1; square <= 32; square++) {

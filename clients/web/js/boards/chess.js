@@ -5,6 +5,7 @@
 import { canvas, el, fileLetter, onClick } from "../svg.js";
 import { CELL, SIZE, centre, drawLabels, drawSquares, markSquare, squareOrigin, targetMark } from "./squares.js";
 import { t } from "../i18n.js";
+import { describeChess } from "./describe.js";
 
 // Filled glyphs for both colours (white ones are drawn with a light fill);
 // U+FE0E asks for the text form, never an emoji.
@@ -38,7 +39,7 @@ export default function create(container, hooks) {
     const fromDisplay = (row, col) => (flipped ? `${fileLetter(7 - col)}${row + 1}` : `${fileLetter(col)}${8 - row}`);
 
     container.replaceChildren();
-    const svg = canvas(document.createElement("div"), SIZE, SIZE, t("board.chess"));
+    const svg = canvas(document.createElement("div"), SIZE, SIZE, t("board.chess"), describeChess(pieces));
     container.append(svg);
     const groups = drawSquares(svg);
     drawLabels(svg, (row) => (flipped ? String(row + 1) : String(8 - row)), (col) => (flipped ? fileLetter(7 - col) : fileLetter(col)));

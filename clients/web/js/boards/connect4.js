@@ -2,7 +2,8 @@
 // columns played, in order, so the board is rebuilt by dropping each stone.
 
 import { canvas, el, onClick } from "../svg.js";
-import { t } from "../i18n.js";
+import { playerTitle, t } from "../i18n.js";
+import { describeColumns } from "./describe.js";
 
 const CELL = 60;
 const MARGIN = 30;
@@ -15,7 +16,8 @@ export default function create(container, hooks) {
     update(view) {
       const { width, height } = view.state.options;
       const grid = dropStones(view.state.position, width, height);
-      const svg = canvas(container, width * CELL + 2 * MARGIN, height * CELL + 2 * MARGIN, t("board.connect4"));
+      const names = [0, 1].map((player) => playerTitle(view.players[player] ?? String(player)).toLowerCase());
+      const svg = canvas(container, width * CELL + 2 * MARGIN, height * CELL + 2 * MARGIN, t("board.connect4"), describeColumns(grid, names));
       const legal = new Set(view.state.legal_moves);
       const winning = winningCells(grid, width, height);
       svg.append(el("rect", { x: MARGIN, y: MARGIN, width: width * CELL, height: height * CELL, rx: 10, class: "c4-frame" }));

@@ -11,6 +11,7 @@
 
 import { canvas, el, onClick } from "../svg.js";
 import { localNumber, playerTitle, t } from "../i18n.js";
+import { describeStones } from "./describe.js";
 
 export const COLUMNS = "ABCDEFGHJKLMNOPQRST";
 // The whole board is drawn in a viewBox about this wide, whatever the size,
@@ -46,6 +47,19 @@ export function vertexAt(move, size) {
 
 export function vertexName(row, col, size) {
   return `${COLUMNS[col]}${size - row}`;
+}
+
+// Each colour's points by name, from the bottom row (1) up and left to right,
+// the order a Go player reads coordinates in.
+function stoneNames(cells) {
+  const size = cells.length;
+  const names = { X: [], O: [] };
+  for (let row = size - 1; row >= 0; row--) {
+    cells[row].forEach((cell, col) => {
+      if (cell in names) names[cell].push(vertexName(row, col, size));
+    });
+  }
+  return names;
 }
 
 function count(cells, colour) {
@@ -140,7 +154,7 @@ export default function create(container, hooks) {
       const margin = cell / 2 + LABEL_STRIP;
       const full = (size - 1) * cell + 2 * margin;
       const at = (index) => margin + index * cell;
-      const svg = canvas(container, full, full, t("board.go", { size }));
+      const svg = canvas(container, full, full, t("board.go", { size }), describeStones(stoneNames(cells), "stones"));
       svg.classList.add("go-board");
       svg.append(gradients());
       svg.append(el("rect", { x: 0, y: 0, width: full, height: full, rx: cell * 0.2, class: "go-wood" }));

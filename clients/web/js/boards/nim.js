@@ -4,6 +4,7 @@
 
 import { canvas, el, onClick } from "../svg.js";
 import { t } from "../i18n.js";
+import { describeHeaps } from "./describe.js";
 
 const STONE = 34;
 const ROW = 46;
@@ -18,7 +19,7 @@ export default function create(container, hooks) {
       const heaps = parseHeaps(view.state.position);
       const drawn = Math.min(MAX_DRAWN, Math.max(1, ...heaps));
       const width = LABEL + drawn * STONE + 20;
-      const svg = canvas(container, width, heaps.length * ROW + 20, t("board.nim"));
+      const svg = canvas(container, width, heaps.length * ROW + 20, t("board.nim"), describeHeaps(heaps));
       const lastHeap = view.lastMove ? Number(view.lastMove.split(":")[0]) - 1 : -1;
       heaps.forEach((size, heap) => {
         const y = 10 + heap * ROW;
@@ -32,7 +33,7 @@ export default function create(container, hooks) {
             cx: LABEL + i * STONE + STONE / 2, cy: y + ROW / 2 - 3, r: STONE * 0.4,
             class: "nim-stone", "data-move": `${heap + 1}:${count}`,
           });
-          stone.append(el("title", {}, `take ${count} from heap ${heap + 1}`));
+          stone.append(el("title", {}, t("board.nim.take", { count, heap: heap + 1 })));
           stone.addEventListener("mouseenter", () => stones.forEach((s, j) => s.classList.toggle("take", j >= i)));
           stone.addEventListener("mouseleave", () => stones.forEach((s) => s.classList.remove("take")));
           onClick(stone, view, () => hooks.play(`${heap + 1}:${count}`));

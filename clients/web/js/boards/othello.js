@@ -4,6 +4,7 @@
 
 import { canvas, el, fileLetter, onClick } from "../svg.js";
 import { playerTitle, t } from "../i18n.js";
+import { describeStones } from "./describe.js";
 
 const CELL = 60;
 const MARGIN = 28;
@@ -12,8 +13,12 @@ export default function create(container, hooks) {
   return {
     update(view) {
       const size = 8 * CELL + 2 * MARGIN;
-      const svg = canvas(container, size, size, t("board.othello"));
       const cells = [...view.state.position.split(" ")[0]];
+      const discs = { X: [], O: [] };
+      cells.forEach((cell, index) => {
+        if (cell in discs && index < 64) discs[cell].push(`${fileLetter(index % 8)}${Math.floor(index / 8) + 1}`);
+      });
+      const svg = canvas(container, size, size, t("board.othello"), describeStones(discs, "discs"));
       const legal = new Set(view.state.legal_moves);
       const counts = { X: 0, O: 0 };
       for (let row = 0; row < 8; row++) {

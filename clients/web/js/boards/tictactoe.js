@@ -2,6 +2,7 @@
 // characters, top row first, X, O or '.'.
 
 import { t } from "../i18n.js";
+import { describeRows } from "./describe.js";
 import { canvas, el, fileLetter, onClick } from "../svg.js";
 
 const CELL = 100;
@@ -11,9 +12,9 @@ export default function create(container, hooks) {
   return {
     update(view) {
       const size = 3 * CELL + 2 * MARGIN;
-      const svg = canvas(container, size, size, t("board.tictactoe"));
-      const legal = new Set(view.state.legal_moves);
       const marks = [...view.state.position];
+      const svg = canvas(container, size, size, t("board.tictactoe"), describeRows(marks));
+      const legal = new Set(view.state.legal_moves);
       for (let row = 0; row < 3; row++) {
         for (let col = 0; col < 3; col++) {
           const name = `${fileLetter(col)}${3 - row}`;
