@@ -68,10 +68,17 @@ FAULT_STAND_IN: Final = (
 #: A class bot had too many of its moves in one game played for it
 #: (:data:`~clients.tournament.referee.BOT_FAILURES_TO_LOSE`).
 FAULT_BOT_FAILED: Final = (
-    "failed: it gave no move of its own {count} times in this game, the last ending the "
+    "failed: it gave no move of its own {times} in this game, the last ending the "
     "game (it crashed, answered an illegal move or garbage, or was silent at its deadline; "
     "its log says which)"
 )
+
+
+def times(count: int) -> str:
+    """``count`` as :data:`FAULT_BOT_FAILED` says it: "once", "3 times"."""
+    return "once" if count == 1 else f"{count} times"
+
+
 #: Added to :data:`FAULT_ENGINE_ERROR` for a program of the tournament's own
 #: local server: why, as that server logged it.
 FAULT_ENGINE_WHY: Final = "; its server's log: {why}"

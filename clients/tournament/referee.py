@@ -458,7 +458,7 @@ class _Game:
                     raise Fault(
                         player,
                         ENGINE_FAILURE,
-                        reasons.FAULT_BOT_FAILED.format(count=self.failed_moves[player]),
+                        reasons.FAULT_BOT_FAILED.format(times=reasons.times(self.failed_moves[player])),
                     )
         return best, elapsed_ms
 
@@ -477,7 +477,7 @@ class _Game:
             raise Fault(
                 player,
                 ENGINE_FAILURE,
-                reasons.FAULT_BOT_FAILED.format(count=self.failed_moves[player]),
+                reasons.FAULT_BOT_FAILED.format(times=reasons.times(self.failed_moves[player])),
             )
 
     def _check_move(self, player: int, best: BestMove) -> tuple[Any, str]:

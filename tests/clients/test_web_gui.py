@@ -2379,13 +2379,19 @@ def _referee_reasons() -> tuple[list[tuple[str, str, str]], set[str]]:
             " ofereceu D5 em seu lugar",
         ),
         fault(
-            template("FAULT_BOT_FAILED").format(count=3),
+            template("FAULT_BOT_FAILED").format(times=r.times(3)),
             "falhou: não deu lance seu 3 vezes nesta partida, a última encerrando a partida"
             " (caiu, respondeu um lance ilegal ou lixo, ou ficou calado até o prazo; o seu"
             " registro diz qual)",
         ),
         fault(
-            template("FAULT_BOT_FAILED").format(count=3)
+            template("FAULT_BOT_FAILED").format(times=r.times(1)),
+            "falhou: não deu lance seu uma vez nesta partida, a última encerrando a partida"
+            " (caiu, respondeu um lance ilegal ou lixo, ou ficou calado até o prazo; o seu"
+            " registro diz qual)",
+        ),
+        fault(
+            template("FAULT_BOT_FAILED").format(times=r.times(3))
             + r.FAULT_ENGINE_WHY.format(why="no answer"),
             "falhou: não deu lance seu 3 vezes nesta partida, a última encerrando a partida"
             " (caiu, respondeu um lance ilegal ou lixo, ou ficou calado até o prazo; o seu"

@@ -34,16 +34,24 @@ const FAULTS = [
   [/^could not start when the tournament was resumed: (.*)$/s, "reason.cannotstart", ["why"]],
   [/^lost on time: its program gave no move by its deadline \((\d+) ms\), and its server offered (.*) in its place$/s, "reason.standin.ms", ["ms", "move"]],
   [/^lost on time: its program gave no move by its deadline, and its server offered (.*) in its place$/s, "reason.standin", ["move"]],
-  [/^failed: it gave no move of its own (\d+) times in this game, the last ending the game \(it crashed, answered an illegal move or garbage, or was silent at its deadline; its log says which\); its server's log: (.*)$/s, "reason.botfailed.why", ["count", "why"]],
-  [/^failed: it gave no move of its own (\d+) times in this game, the last ending the game \(it crashed, answered an illegal move or garbage, or was silent at its deadline; its log says which\)$/s, "reason.botfailed", ["count"]],
+  [/^failed: it gave no move of its own (once|\d+ times) in this game, the last ending the game \(it crashed, answered an illegal move or garbage, or was silent at its deadline; its log says which\); its server's log: (.*)$/s, "reason.botfailed.why", ["count", "why"]],
+  [/^failed: it gave no move of its own (once|\d+ times) in this game, the last ending the game \(it crashed, answered an illegal move or garbage, or was silent at its deadline; its log says which\)$/s, "reason.botfailed", ["count"]],
   [/^failed: its server answered engine_error \(the program crashed, hung, broke its protocol, answered an illegal move or was not up\) and offered (.*?) in its place; its server's log: (.*)$/s, "reason.failed.why", ["move", "why"]],
   [/^failed: its server answered engine_error \(the program crashed, hung, broke its protocol, answered an illegal move or was not up\) and offered (.*) in its place$/s, "reason.failed", ["move"]],
 ];
 
+// "once" and "3 times" (FAULT_BOT_FAILED's counts) as numbers for the
+// translations, which say them in their own words; other values as they are.
+function count(value) {
+  if (value === "once") return 1;
+  const times = /^(\d+) times$/.exec(value ?? "");
+  return times ? Number(times[1]) : value;
+}
+
 function fault(detail) {
   for (const [pattern, key, names] of FAULTS) {
     const match = pattern.exec(detail);
-    if (match) return tr(key, Object.fromEntries(names.map((name, i) => [name, match[i + 1]])));
+    if (match) return tr(key, Object.fromEntries(names.map((name, i) => [name, count(match[i + 1])])));
   }
   return null;
 }

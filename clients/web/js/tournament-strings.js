@@ -100,8 +100,8 @@ const en = {
   "reason.failed": "failed: its server answered engine_error (the program crashed, hung, broke its protocol, answered an illegal move or was not up) and offered {move} in its place",
   "reason.standin": "lost on time: its program gave no move by its deadline, and its server offered {move} in its place",
   "reason.standin.ms": "lost on time: its program gave no move by its deadline ({ms} ms), and its server offered {move} in its place",
-  "reason.botfailed": "failed: it gave no move of its own {count} times in this game, the last ending the game (it crashed, answered an illegal move or garbage, or was silent at its deadline; its log says which)",
-  "reason.botfailed.why": "failed: it gave no move of its own {count} times in this game, the last ending the game (it crashed, answered an illegal move or garbage, or was silent at its deadline; its log says which); its server's log: {why}",
+  "reason.botfailed": ({ count }) => `failed: it gave no move of its own ${count === 1 ? "once" : "{count} times"} in this game, the last ending the game (it crashed, answered an illegal move or garbage, or was silent at its deadline; its log says which)`,
+  "reason.botfailed.why": ({ count }) => `failed: it gave no move of its own ${count === 1 ? "once" : "{count} times"} in this game, the last ending the game (it crashed, answered an illegal move or garbage, or was silent at its deadline; its log says which); its server's log: {why}`,
   "reason.failed.why": "failed: its server answered engine_error (the program crashed, hung, broke its protocol, answered an illegal move or was not up) and offered {move} in its place; its server's log: {why}",
 };
 
@@ -200,8 +200,8 @@ const pt = {
   "reason.failed": "falhou: o seu servidor respondeu engine_error (o programa caiu, travou, violou o protocolo, respondeu um lance ilegal ou não estava pronto) e ofereceu {move} em seu lugar",
   "reason.standin": "perdeu por tempo: o seu programa não deu lance até o prazo, e o seu servidor ofereceu {move} em seu lugar",
   "reason.standin.ms": "perdeu por tempo: o seu programa não deu lance até o prazo ({ms} ms), e o seu servidor ofereceu {move} em seu lugar",
-  "reason.botfailed": "falhou: não deu lance seu {count} vezes nesta partida, a última encerrando a partida (caiu, respondeu um lance ilegal ou lixo, ou ficou calado até o prazo; o seu registro diz qual)",
-  "reason.botfailed.why": "falhou: não deu lance seu {count} vezes nesta partida, a última encerrando a partida (caiu, respondeu um lance ilegal ou lixo, ou ficou calado até o prazo; o seu registro diz qual); registro do servidor: {why}",
+  "reason.botfailed": ({ count }) => `falhou: não deu lance seu ${count === 1 ? "uma vez" : "{count} vezes"} nesta partida, a última encerrando a partida (caiu, respondeu um lance ilegal ou lixo, ou ficou calado até o prazo; o seu registro diz qual)`,
+  "reason.botfailed.why": ({ count }) => `falhou: não deu lance seu ${count === 1 ? "uma vez" : "{count} vezes"} nesta partida, a última encerrando a partida (caiu, respondeu um lance ilegal ou lixo, ou ficou calado até o prazo; o seu registro diz qual); registro do servidor: {why}`,
   "reason.failed.why": "falhou: o seu servidor respondeu engine_error (o programa caiu, travou, violou o protocolo, respondeu um lance ilegal ou não estava pronto) e ofereceu {move} em seu lugar; registro do servidor: {why}",
 };
 
@@ -211,6 +211,9 @@ export const TEXTS = { en, pt };
 // {name} replaced from `params`.
 export function tr(key, params = {}) {
   const table = TEXTS[language()] || TEXTS.en;
-  const text = table[key] ?? TEXTS.en[key] ?? key;
+  const entry = table[key] ?? TEXTS.en[key] ?? key;
+  // An entry is a string, or a function of the params where the wording
+  // depends on a number ("once", "3 times").
+  const text = typeof entry === "function" ? entry(params) : entry;
   return text.replace(/\{(\w+)\}/g, (whole, name) => (name in params ? String(params[name]) : whole));
 }

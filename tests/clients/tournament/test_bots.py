@@ -219,7 +219,8 @@ def test_a_class_tournament_of_bots_runs_whatever_they_do(
             assert record["players"][1 - record["winner"]] == "garbage", record["reason"]
             if record["kind"] == "engine_failure":  # else four in a row came first
                 assert re.search(
-                    r"failed: it gave no move of its own \d+ times in this game", record["reason"]
+                    r"failed: it gave no move of its own (once|\d+ times) in this game",
+                    record["reason"],
                 )
                 forfeits += 1
         # One illegal answer loses no game: a loss by fault needs other
