@@ -52,6 +52,7 @@ from server.programs.uci import (
     multipv_value,
     parse_info,
 )
+from server.runtime.constants import DELIVERY_MARGIN_S, GUARD_LEAD_S
 
 logger = logging.getLogger(__name__)
 
@@ -310,7 +311,7 @@ class ProgramSearcher:
             if process.stopped:
                 return search.unsearched("stopped")
             self._not_ready(process.why)
-            return self._replaced(search, process.why)
+            return self._replaced(search, process.why, request)
         process.discard_unread()  # what it said while idle (its stray info strings)
         try:
             result = self._think(process, request, search)
@@ -331,23 +332,39 @@ class ProgramSearcher:
                 # the next think at the latest.
                 self._end()
                 self._start_pending = True
-            return self._replaced(search, str(error))
+            return self._replaced(search, str(error), request)
         except (ProgramError, ValueError) as error:
             self._failed(str(error))
-            return self._replaced(search, str(error))
+            return self._replaced(search, str(error), request)
         self._failures = 0
         self.unavailable = None
         return result
 
-    def _replaced(self, search: _Search, why: str) -> SearchResult:
+    def _replaced(self, search: _Search, why: str, request: SearchRequest) -> SearchResult:
         """The think answered ``engine_error``: one warning naming the engine and why.
 
         One line per such answer, at the default log level: an operator sees
         which engine failed and how, and ``arena tournament``, which
         forfeits the game, quotes the line from its local server's log (it
         looks for ``external engine NAME: think answered engine_error:``).
+        A failure found after the pool had answered the think itself (its
+        guard at the deadline, or a stop answered from the last report) is
+        logged with the answer the client got instead: the log said
+        ``engine_error`` where the client had ``time`` or ``stopped`` (a
+        review, 2026-12-07).
         """
-        logger.warning("external engine %s: think answered engine_error: %s", self.engine.name, why)
+        answered = _answered_before(search, request)
+        if answered is None:
+            logger.warning(
+                "external engine %s: think answered engine_error: %s", self.engine.name, why
+            )
+        else:
+            logger.warning(
+                "external engine %s: failed after the server had answered its think (%s): %s",
+                self.engine.name,
+                answered,
+                why,
+            )
         return search.failed(why)
 
     def _ready(self, request: SearchRequest) -> LineProcess | _NotReady:
@@ -630,7 +647,7 @@ class CmdSearcher(ProgramSearcher):
                 # an overloaded server (a CI run, 2026-12-07).
                 why = f"{self.engine.name} was not ready by the deadline (starting)"
                 self._not_ready(why)
-                return self._replaced(search, why)
+                return self._replaced(search, why, request)
             if deadline - now < MIN_BOT_BUDGET_S:
                 # The think reached this process with no time left for the
                 # bot (an overloaded machine): it is not asked, not ended,
@@ -803,6 +820,24 @@ class _Stopped(Exception):
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
         self.reason = reason
+
+
+def _answered_before(search: _Search, request: SearchRequest) -> str | None:
+    """How the pool answered this think already, if it did, judged from the worker's side.
+
+    The worker's deadlines end :data:`~server.runtime.constants.DELIVERY_MARGIN_S`
+    before the think's, and the pool's guard answers
+    :data:`~server.runtime.constants.GUARD_LEAD_S` before it; a stop is
+    answered at once from the last report once there is one.
+    """
+    now = time.monotonic()
+    hard = request.deadlines.hard if request.deadlines is not None else None
+    if hard is not None and now >= hard + DELIVERY_MARGIN_S - GUARD_LEAD_S:
+        return "reason time, by its deadline"
+    stop = request.stop
+    if stop is not None and stop.is_set() and search.last is not None:
+        return "reason stopped, with the engine's last reported move"
+    return None
 
 
 class _Search:

@@ -24,6 +24,7 @@ import pytest
 
 from engine.game import EVAL_LIMIT
 from engine.registry import create_game
+from engine.search.limits import Limits
 from engine.search.request import SearchRequest
 from engine.search.score import Score
 from protocol.codec import Encoding, encode
@@ -409,3 +410,34 @@ async def test_a_think_gets_its_one_bestmove_whatever_the_searcher_returned(
         # The session goes on.
         _, again = await client.think(3, {"depth": 1})
         assert again["id"] == 3
+
+
+def test_the_log_names_the_answer_the_client_got_for_a_failure_after_it(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A review of 2026-12-07: an engine that reported once and then ignored
+    stop had its think answered ``time`` by the pool's guard, but the server
+    logged ``think answered engine_error`` for it, so an operator matching a
+    complaint to the log read the wrong reason. A failure found before the
+    deadline (a crash) still logs ``think answered engine_error``, which
+    ``arena tournament`` quotes."""
+    game = create_game("chess")
+    hung = program_searcher(uci("hang"), game)
+    crashed = program_searcher(uci("crash"), game)
+    try:
+        with caplog.at_level("WARNING", logger="server.programs.searchers"):
+            answer = hung.think(SearchRequest(game.initial_state(), Limits(movetime_ms=200)))
+            assert answer.reason == "engine_error" and answer.info.depth == 1
+            answer = crashed.think(SearchRequest(game.initial_state(), Limits(movetime_ms=2000)))
+            assert answer.reason == "engine_error"
+    finally:
+        hung.close()
+        crashed.close()
+    said = [record.getMessage() for record in caplog.records]
+    # One line per think on how it was answered (besides the restart notes).
+    answered = [line for line in said if "(1 in a row)" not in line]
+    assert answered == [
+        "external engine fake: failed after the server had answered its think (reason time, by"
+        " its deadline): the engine did not answer stop in 0.5 s",
+        "external engine fake: think answered engine_error: fake ended: exit status 3",
+    ], said
