@@ -89,8 +89,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=int,
         default=defaults.worker_nice,
         metavar="N",
-        help=f"niceness added to search processes so that the event loop comes first "
-        f"(default {defaults.worker_nice}; 0 for equal priority)",
+        help=f"niceness added to search processes, and the --external programs they run, so "
+        f"that the event loop comes first (default {defaults.worker_nice}; 0 for equal "
+        f"priority, best on a host shared with other work: docs/load.md)",
     )
     parser.add_argument(
         "--worker-tree-mb",
