@@ -15,6 +15,7 @@ import contextlib
 import errno
 import logging
 import os
+import shlex
 import shutil
 import signal
 import socket
@@ -283,8 +284,16 @@ def _externals(specs: list[str]) -> tuple[ExternalEngine, ...]:
     """``--external`` specs, each checked, and their program found on this machine."""
     engines = [parse_external(spec) for spec in specs]
     for engine in engines:
-        if shutil.which(engine.argv[0]) is None:
-            raise ValueError(f"--external: cannot find the program {engine.argv[0]!r}")
+        program = engine.argv[0]
+        if shutil.which(program) is None:
+            if os.sep in program and os.path.isfile(program):
+                # It is there, but may not be run: the usual slip with a
+                # script of one's own (a review, 2026-12-07, read "cannot find").
+                raise ValueError(
+                    f"--external: {program!r} is not executable (chmod +x {shlex.quote(program)}, "
+                    f"or name its interpreter: python3 {shlex.quote(program)})"
+                )
+            raise ValueError(f"--external: cannot find the program {program!r}")
     return check_externals(engines)
 
 

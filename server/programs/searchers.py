@@ -687,7 +687,8 @@ class CmdSearcher(ProgramSearcher):
                     raise _Stopped("stopped")
                 why = f"no answer within its budget of {budget_ms} ms"
                 if chatter:
-                    why += f" (it wrote {chatter} lines that are no answer)"
+                    lines = "1 line that is" if chatter == 1 else f"{chatter} lines that are"
+                    why += f" (it wrote {lines} no answer)"
                 process.note(f"{request_name}: {why}: answered engine_error; starting it again")
                 raise AnswerFailedError(why)
             try:

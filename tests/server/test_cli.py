@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 import pytest
 
@@ -33,3 +34,16 @@ def test_the_limit_options_reach_the_one_limits_the_server_runs_with() -> None:
     assert server.limits.hello_timeout_ms == 567
     assert server.limits.max_queue == server.pool.max_queue == 3
     assert server.limits.to_wire()["max_queue"] == 3
+
+
+def test_an_external_program_that_is_not_executable_is_said_so(tmp_path: Path) -> None:
+    """A review of 2026-12-07: a script without its execute bit was refused
+    with "cannot find the program", though the file was there."""
+    from server.cli import _externals
+
+    script = tmp_path / "bot.py"
+    script.write_text("print('hello')\n")
+    with pytest.raises(ValueError, match=r"is not executable \(chmod \+x .*bot\.py"):
+        _externals([f"connect4:mine=cmd:{script}"])
+    with pytest.raises(ValueError, match="cannot find the program"):
+        _externals([f"connect4:mine=cmd:{tmp_path / 'missing.py'}"])
