@@ -338,16 +338,27 @@ class UciProtocol:
                     searchmoves.append(arguments[index])
                     index += 1
             elif word in _GO_NUMBERS:
-                if index + 1 >= len(arguments):
-                    raise ValueError(f"{word} needs a number")
-                text = arguments[index + 1]
-                try:
-                    numbers[word] = int(text)
-                except ValueError:
-                    raise ValueError(f"{word} needs a number, not {text!r}") from None
+                # A go that cannot be read whole is still answered: UCI asks
+                # an engine to skip what it does not know and read the rest,
+                # and a GUI waits for its bestmove (a review, 2026-12-07:
+                # "go wtime 1000.5 ..." and "go movetime abc" got none).
+                text = arguments[index + 1] if index + 1 < len(arguments) else None
+                number = _go_number(text)
+                if number is None:
+                    shown = "nothing" if text is None else repr(text[:16])
+                    notes.append(f"go: {word} needs a whole number, not {shown}: ignored")
+                    index += 1 if text is None or text in _GO_WORDS else 2
+                    continue
+                numbers[word] = number
                 index += 2
             else:
-                raise ValueError(f"unknown word {word!r}")
+                # An unknown word, and its value if one follows: skipped.
+                index += 1
+                skipped = word[:16]
+                if index < len(arguments) and _go_number(arguments[index]) is not None:
+                    skipped += f" {arguments[index][:16]}"
+                    index += 1
+                notes.append(f"go: unknown word {skipped!r} ignored")
         overhead = self.options.move_overhead_ms
         clock = None
         white = self.game.to_move(self.state) == 0
@@ -457,3 +468,19 @@ def info_line(info: Info, show_wdl: bool = False) -> str:
 def bestmove_line(move: str | None) -> str:
     """``bestmove <move>``, or ``bestmove (none)`` with no legal move (as Stockfish)."""
     return f"bestmove {move or '(none)'}"
+
+
+def _go_number(text: str | None) -> int | None:
+    """A ``go`` figure: a whole number, or a decimal one's whole part (some GUIs
+    send ``wtime 1000.5``); ``None`` for anything else."""
+    if text is None:
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return int(value) if math.isfinite(value) else None

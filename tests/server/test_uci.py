@@ -87,8 +87,23 @@ def test_go_reads_the_clock_of_the_side_to_move_less_the_overhead() -> None:
     assert fixed is not None and fixed.limits == Limits(250, 9, 1000)
     infinite = uci.execute("go infinite").search
     assert infinite is not None and infinite.limits == Limits()
-    assert uci.execute("go movetime soon").lines[0].startswith("info string go not understood")
-    assert uci.execute("go movetime soon").search is None
+    # What go cannot read is skipped with a note and the rest is searched, as
+    # UCI asks: every go gets its bestmove (a review, 2026-12-07, saw "go
+    # wtime 1000 btime 1000 foo 3", "go wtime 1000.5 ..." and "go perft 2"
+    # answered by a note and no bestmove ever).
+    soon = uci.execute("go movetime soon")
+    assert soon.lines == ["info string go: movetime needs a whole number, not 'soon': ignored"]
+    assert soon.search is not None and soon.search.limits == Limits()
+    foo = uci.execute("go wtime 1000 btime 1000 foo 3")
+    assert foo.lines == ["info string go: unknown word 'foo 3' ignored"]
+    assert foo.search is not None and foo.search.limits == Limits(clock=Clock(1000, 0, None))
+    half = uci.execute("go wtime 1000.5 btime 1000").search
+    assert half is not None and half.limits == Limits(clock=Clock(1000, 0, None))
+    perft = uci.execute("go perft 2 depth 3")
+    assert perft.lines == ["info string go: unknown word 'perft 2' ignored"]
+    assert perft.search is not None and perft.search.limits == Limits(depth=3)
+    last = uci.execute("go depth")
+    assert last.lines == ["info string go: depth needs a whole number, not nothing: ignored"]
     searchmoves = uci.execute("go depth 2 searchmoves e7e5 d7d5 e2e4")
     assert searchmoves.search is not None and searchmoves.search.searchmoves == ("e7e5", "d7d5")
     assert "e2e4 is not a legal move" in searchmoves.lines[0]
