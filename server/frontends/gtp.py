@@ -169,6 +169,10 @@ class TimeSettings:
         self.left_ms[colour] = max(0, left)
         self.stones_left[colour] = stones
 
+    def restarted(self) -> TimeSettings:
+        """The same settings with both clocks full again (a new game)."""
+        return TimeSettings(self.main_ms, self.byo_yomi_ms, self.byo_yomi_stones)
+
     @property
     def unlimited(self) -> bool:
         # GTP 2: byo-yomi time with zero stones means no time limit.
@@ -183,6 +187,11 @@ class TimeSettings:
             return Clock(self.byo_yomi_ms, moves_to_go=max(1, self.byo_yomi_stones))
         if stones > 0:
             return Clock(left, moves_to_go=stones)
+        if left == 0 and self.byo_yomi_ms > 0:
+            # Main time spent and byo-yomi not yet begun (``time_left c 0 0``):
+            # the next move opens a period; planning the period as the rest
+            # of a game's time played it in 0.09 s of 5 (a review, 2026-12-07).
+            return Clock(self.byo_yomi_ms, moves_to_go=max(1, self.byo_yomi_stones))
         # In main time the byo-yomi period still follows: count part of it.
         return Clock(left + self.byo_yomi_ms // max(1, self.byo_yomi_stones))
 
@@ -531,6 +540,12 @@ class GtpEngine:
         self.states = [self.game.initial_state()]
         self.moves = []
         self.low_searches = ResignStreak()
+        if self.time is not None:
+            # A new game's clocks start full, as GNU Go's clear_board resets
+            # its timers: a controller sends time_settings once and then
+            # clear_board before each game (a review, 2026-12-07: the clock
+            # counted in the first game left every move of the next unsearched).
+            self.time = self.time.restarted()
 
     def _push(self, colour: int, text: str, state: GoState) -> None:
         self.states.append(state)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from engine.games.go import RESIGN_BELOW, RESIGN_CONSECUTIVE, RESIGN_MIN_PLAYOUTS
 from engine.registry import create_game
-from engine.search.limits import Limits, plan_deadlines
+from engine.search.limits import Clock, Limits, plan_deadlines
 from engine.search.mcts import score_from_win_rate
 from engine.search.results import SearchResult, SearchStats
 from engine.search.score import Score
@@ -486,3 +486,27 @@ def test_the_win_rate_names_the_move_played() -> None:
     low = dataclasses.replace(low, info=dataclasses.replace(low.info, pv=("C3",)))
     assert engine.genmove_answer(order, low) == "= C3\n\n"
     assert ask(engine, "arena-winrate").endswith(", C3)")
+
+
+def test_a_new_game_starts_with_full_clocks() -> None:
+    """A review of 2026-12-07: time_settings sent once, then clear_board before each
+    game (as match controllers do); the clock this engine counted for itself in the
+    first game carried over, and every move of the next was unsearched."""
+    engine = GtpEngine()
+    ask(engine, "time_settings 1 0 0")
+    assert engine.time is not None
+    engine.time.spend(0, 1_000)
+    engine.time.spend(1, 990)
+    assert engine.time.left_ms == [0, 10]
+    ask(engine, "clear_board")
+    assert engine.time.left_ms == [None, None]
+    assert engine._limits(0).clock == Clock(1_000) == engine._limits(1).clock
+
+
+def test_main_time_spent_plans_the_byo_yomi_period_that_follows() -> None:
+    """A review of 2026-12-07: ``time_left w 0 0`` with a 5 s byo-yomi period of one
+    stone to come was planned as 5 s for the rest of the game (0.09 s a move)."""
+    engine = GtpEngine()
+    ask(engine, "time_settings 0 5 1")
+    ask(engine, "time_left w 0 0")
+    assert engine._limits(1).clock == Clock(5_000, moves_to_go=1)
