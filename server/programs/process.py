@@ -57,6 +57,10 @@ STDERR_TAIL_BYTES: Final = 4096
 #: How long a killed program is waited for (SIGKILL cannot be ignored: a
 #: process ends within milliseconds unless it is stuck in the kernel).
 KILL_WAIT_S: Final = 1.0
+#: How long the reason a program ended waits for the end of its stderr
+#: once it has exited: its reader thread is a moment behind, longer on a
+#: loaded machine; a child still holding the pipe open costs no more.
+STDERR_DRAIN_S: Final = 0.5
 #: How often a wait for a line looks at the stop flag.
 POLL_S: Final = 0.005
 #: Linux's prctl option that kills a child when its parent dies: a program
@@ -181,6 +185,8 @@ class LineProcess:
         self._ended = False
         self._changed = threading.Condition()
         self._stderr_tail = bytearray()
+        #: Set when the program's stderr has ended and its tail is whole.
+        self._stderr_ended = threading.Event()
         #: Why the driver ended the program (a flood), ``None`` otherwise.
         self.failure: str | None = None
         stdout, stderr = self._process.stdout, self._process.stderr
@@ -337,6 +343,11 @@ class LineProcess:
         if status is not None and status < 0:
             with contextlib.suppress(ValueError):
                 words = f"killed by {signal.Signals(-status).name}"
+        if status is not None:
+            # Its last words may still be in the pipe: the stdout reader saw
+            # the end first, and a loaded machine ran the stderr reader later
+            # (a test run beside a CPU hog quoted no "SyntaxError").
+            self._stderr_ended.wait(STDERR_DRAIN_S)
         tail = readable_tail(self.stderr_tail())
         if tail:
             words += f"; stderr: {tail}"
@@ -430,6 +441,7 @@ class LineProcess:
                     pending = b""
         if pending:
             self._write_log(pending)
+        self._stderr_ended.set()
         self.note(
             f"the program's stderr has ended (pid {self.pid}: {self.ended_because_briefly()})"
         )
