@@ -15,6 +15,7 @@ from typing import Any
 
 from engine.game import Game
 from engine.search.limits import Deadlines, Limits
+from engine.search.request import PlayedLine
 from engine.searchers import algorithms
 from protocol.errors import Internal, LimitExceeded, Overloaded, ProtocolError, RequestId
 
@@ -34,7 +35,8 @@ class SearchJob:
     ``cleanup`` (Go) asks for a move of a clean-up phase: every dead stone
     captured before a pass (protocol.md, ``think.cleanup``). ``multipv``
     asks for that many root lines and ``searchmoves`` restricts the root
-    (:class:`~engine.search.request.SearchRequest`).
+    (:class:`~engine.search.request.SearchRequest`). ``line`` is the game's
+    start and moves to ``state``, for a program that reads them.
     """
 
     think_id: RequestId
@@ -47,6 +49,7 @@ class SearchJob:
     cleanup: bool = False
     multipv: int = 1
     searchmoves: tuple[str, ...] = ()
+    line: PlayedLine | None = None
 
     def unsearched_move(self) -> str:
         """The answer when no search result exists (no time to search, an overloaded pool).

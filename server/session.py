@@ -24,6 +24,7 @@ from engine.game import ALPHABETA, CHANCE, EXPECTIMINIMAX, MCTS, Game
 from engine.games.go import RESIGN_TEXT, ResignStreak
 from engine.registry import create_game, describe_games
 from engine.search.limits import Deadlines, plan_deadlines
+from engine.search.request import PlayedLine
 from engine.search.results import Info, SearchResult
 from engine.search.score import Score
 from engine.search.trace import (
@@ -118,6 +119,8 @@ class Session:
         self.game: Game[Any, Any] | None = None
         self.state: Any = None
         self.history: list[str] = []
+        #: The position the game started from (``new_game``'s), as the game writes it.
+        self.start_position = ""
         #: Chess only: the same history in SAN (``None`` for other games).
         self.history_san: list[str] | None = None
         #: The seed of a game of chance's dice, reported in ``state``; each roll is
@@ -212,6 +215,7 @@ class Session:
                 if request.position is None
                 else game.parse_position(request.position)
             )
+            start_position = game.format_position(state)
             history: list[str] = []
             history_san: list[str] | None = [] if _san_of(game) is not None else None
             for text in request.moves:
@@ -219,6 +223,7 @@ class Session:
         except GameError as error:
             raise from_game_error(error, request.id) from None
         self.game, self.state, self.history = game, state, history
+        self.start_position = start_position
         self.history_san = history_san
         self._fallback_move = None
         self._resign_streak = ResignStreak()
@@ -293,6 +298,7 @@ class Session:
             algorithm,
             request.cleanup,
             request.multipv,
+            line=PlayedLine(self.start_position, tuple(self.history)),
         )
 
     def _algorithm(self, game: Game[Any, Any], request: Think) -> str:

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from engine.records import reduce_record
 from engine.search.limits import Deadlines, Limits, plan_deadlines
 from engine.search.results import Info
 
@@ -23,6 +24,25 @@ class StopSignal(Protocol):
     """Anything with ``is_set()``: ``threading.Event``, ``multiprocessing.Event``, ..."""
 
     def is_set(self) -> bool: ...
+
+
+@dataclass(frozen=True, slots=True)
+class PlayedLine:
+    """How a game reached the position searched: the position it started from
+    and the moves played since, in the game's notation.
+
+    For a program that reads the game's course: a UCI engine is given
+    ``position fen START moves ...``, as cutechess gives it, and so knows the
+    positions before this one (a repetition). Our own searches read the
+    state alone, which holds what they need.
+    """
+
+    start: str
+    moves: tuple[str, ...] = ()
+
+    def __reduce__(self) -> tuple[type[Any], tuple[object, ...]]:
+        # It crosses the pipe to a search process: see reduce_record.
+        return reduce_record(self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +70,8 @@ class SearchRequest:
     ``cleanup`` (Go) asks for a move of a clean-up phase (protocol.md,
     ``think.cleanup``): only an external GTP engine reads it (it is asked
     its clean-up command); the searches of :mod:`engine.search` ignore it.
+    ``line`` is how the game reached ``state``, when the caller knows it
+    (:class:`PlayedLine`): an external UCI engine reads it.
     """
 
     state: Any
@@ -60,6 +82,7 @@ class SearchRequest:
     multipv: int = 1
     searchmoves: tuple[str, ...] = ()
     cleanup: bool = False
+    line: PlayedLine | None = None
 
     def planned(
         self, clock: Callable[[], float] = time.monotonic, moves_left: int | None = None

@@ -33,9 +33,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
+from engine.errors import GameError
 from engine.game import Game
 from engine.search.limits import Limits
-from engine.search.request import SearchRequest, StopSignal
+from engine.search.request import PlayedLine, SearchRequest, StopSignal
 from engine.search.results import Info, SearchResult
 from engine.search.score import Score
 from server.programs import bots, gtp
@@ -465,7 +466,7 @@ class UciSearcher(ProgramSearcher):
     def _think(self, process: LineProcess, request: SearchRequest, search: _Search) -> SearchResult:
         state, limits, deadlines = request.state, request.limits, request.planned()
         search.lines = self._set_lines(process, request.multipv)
-        process.send(f"position fen {self.game.format_position(state)}")
+        process.send(position_command(self.game, state, request.line))
         process.send(go_command(limits, deadlines, self.game.to_move(state), search.started))
         return self._follow(process, request, search)
 
@@ -821,6 +822,28 @@ class _Stopped(Exception):
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
         self.reason = reason
+
+
+def position_command(game: Game[Any, Any], state: Any, line: PlayedLine | None) -> str:
+    """UCI's ``position`` for ``state``: from the game's start with its moves, when known.
+
+    Given the moves, as cutechess gives them, the engine knows the positions
+    before this one: sent the position alone it drew a won game by a
+    threefold repetition it could not see (a review, 2026-12-07). A move
+    list that ends anywhere but at ``state`` is not sent.
+    """
+    here = game.format_position(state)
+    if line is None or not line.moves:
+        return f"position fen {here}"
+    try:
+        replayed = game.parse_position(line.start)
+        for move in line.moves:
+            replayed = game.play(replayed, game.parse_move(replayed, move))
+    except GameError:
+        return f"position fen {here}"
+    if game.format_position(replayed) != here:
+        return f"position fen {here}"
+    return f"position fen {line.start} moves {' '.join(line.moves)}"
 
 
 def _answered_before(search: _Search, request: SearchRequest) -> str | None:

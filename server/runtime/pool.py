@@ -487,4 +487,5 @@ def _worker_job(ticket: Ticket[Any], seq: int) -> WorkerJob:
         isinstance(job, SearchJob) and job.cleanup,
         job.multipv if isinstance(job, SearchJob) else 1,
         job.searchmoves if isinstance(job, SearchJob) else (),
+        job.line if isinstance(job, SearchJob) else None,
     )

@@ -51,7 +51,7 @@ from engine.games.go import (
 )
 from engine.registry import create_game
 from engine.search.limits import Deadlines, Limits
-from engine.search.request import SearchRequest
+from engine.search.request import PlayedLine, SearchRequest
 from engine.search.results import Info, SearchResult
 from engine.search.trace import TraceLimitError, trace
 from engine.searchers import GameSearcher, searcher_for
@@ -161,6 +161,7 @@ class WorkerJob:
     cleanup: bool = False
     multipv: int = 1
     searchmoves: tuple[str, ...] = ()
+    line: PlayedLine | None = None
 
 
 def worker_main(
@@ -275,6 +276,7 @@ def _think(
         job.multipv,
         job.searchmoves,
         job.cleanup,
+        job.line,
     )
     result = searcher.think(request)
     if isinstance(searcher, ProgramSearcher):

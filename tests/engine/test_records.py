@@ -15,7 +15,7 @@ import pytest
 from engine.game import CHANCE, Outcome
 from engine.registry import GAMES, create_game
 from engine.search.limits import Clock, Deadlines, Limits
-from engine.search.request import SearchRequest
+from engine.search.request import PlayedLine, SearchRequest
 from engine.search.results import Info
 from engine.search.score import Score
 from engine.searchers import think
@@ -30,6 +30,7 @@ from engine.searchers import think
         Outcome(None, "board full"),
         Outcome(1, "gammon", 2),
         Info(3, 5, Score.from_search(-7, True), ("4", "4"), 100, 2, 50_000, 0.25, False),
+        PlayedLine("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", ("e2e4",)),
     ],
     ids=lambda record: type(record).__name__,
 )

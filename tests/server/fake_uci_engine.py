@@ -16,6 +16,8 @@
 * ``longpv``: reports a pv of 200,000 moves, the first 200 legal;
 * ``flood``: prints ``info string`` lines without end, even while idle;
 * ``nohandshake``: never finishes its handshake (no ``uciok``);
+* ``history``: scores its move by the number of moves ``position`` gave it
+  before the position (``position fen F moves ...``), so a test sees them;
 * ``slow``: a healthy engine that takes :data:`SLOW_START_S` to start (a
   large program loading: answers nothing before);
 * ``refuse``: answers every ``setoption`` with an error line;
@@ -103,6 +105,10 @@ SLEEPY_S = 0.3
 
 def search(board: chess.Board, words: list[str], mode: str, lines: int = 1) -> None:
     move = sorted(board.legal_moves, key=lambda m: m.uci())[0].uci()
+    if mode == "history":  # scores the moves it was given before the position
+        say(f"info depth 1 score cp {len(board.move_stack)} nodes 1 pv {move}")
+        say(f"bestmove {move}")
+        return
     if mode == "noinfo":  # its move at once, no info line (as for a book move)
         say(f"bestmove {move}")
         return
@@ -190,6 +196,8 @@ def main() -> None:
         elif words[0] == "position" and words[1] == "fen":
             cut = words.index("moves") if "moves" in words else len(words)
             board = chess.Board(" ".join(words[2:cut]))
+            for played in words[cut + 1 :]:
+                board.push_uci(played)
         elif words[0] == "go":
             search(board, words, mode, lines)
         elif words[0] == "quit":

@@ -25,7 +25,7 @@ import pytest
 from engine.game import EVAL_LIMIT
 from engine.registry import create_game
 from engine.search.limits import Limits
-from engine.search.request import SearchRequest
+from engine.search.request import PlayedLine, SearchRequest
 from engine.search.score import Score
 from protocol.codec import Encoding, encode
 from protocol.records import BestMove
@@ -42,6 +42,7 @@ from server.external import (
 )
 from server.programs.process import MAX_UNREAD_BYTES, LineProcess, ProgramError
 from server.programs.reports import MAX_COUNT, MAX_PV_MOVES, MAX_REPORTED_PLIES
+from server.programs.searchers import position_command
 from server.session import Session
 from tests.server.server_harness import UNIT, raw_client, running_server
 
@@ -441,3 +442,42 @@ def test_the_log_names_the_answer_the_client_got_for_a_failure_after_it(
         " its deadline): the engine did not answer stop in 0.5 s",
         "external engine fake: think answered engine_error: fake ended: exit status 3",
     ], said
+
+
+@pytest.mark.asyncio
+async def test_a_uci_engine_is_given_the_moves_that_led_to_the_position() -> None:
+    """A review of 2026-12-07: a UCI engine behind the server was sent ``position
+    fen`` of the current position alone, so it could not see a repetition and
+    drew by threefold a game it was mating in. It now gets the game's start and
+    its moves, as cutechess sends them; a new game with moves given starts there."""
+    async with (
+        running_server(externals=(uci("history"),)) as server,
+        raw_client(server.port) as client,
+    ):
+        await client.request({"type": "new_game", "id": 1, "game": "chess"})
+        _, best = await client.think(2, {"depth": 1})
+        assert best["score"] == {"value": 0}
+        for number, move in enumerate(("g1f3", "g8f6", "f3g1", "f6g8"), start=3):
+            await client.request({"type": "move", "id": number, "move": move})
+        _, best = await client.think(7, {"depth": 1})
+        assert best["score"] == {"value": 4}  # the four moves, so the repetition is seen
+        await client.request(
+            {"type": "new_game", "id": 8, "game": "chess", "moves": ["e2e4", "e7e5"]}
+        )
+        _, best = await client.think(9, {"depth": 1})
+        assert best["score"] == {"value": 2}
+
+
+def test_a_move_list_that_does_not_reach_the_position_is_not_sent() -> None:
+    game = create_game("chess")
+    start = game.initial_state()
+    after = game.play(start, game.parse_move(start, "e2e4"))
+    fen = game.format_position(start)
+    assert position_command(game, after, PlayedLine(fen, ("e2e4",))) == (
+        f"position fen {fen} moves e2e4"
+    )
+    assert position_command(game, after, None) == f"position fen {game.format_position(after)}"
+    alone = f"position fen {game.format_position(after)}"
+    for wrong in (("d2d4",), ("e2e5",)):
+        assert position_command(game, after, PlayedLine(fen, wrong)) == alone
+    assert position_command(game, after, PlayedLine("x", ("e2e4",))) == alone
