@@ -271,7 +271,12 @@ class UciEngine:
         strength = search.order.strength
         if strength is not None and note is None:
             move = self._weaker_move(search, strength.noise_cp) or move
-        self._write(bestmove_line(move))
+        pv = result.info.pv
+        # The reply the search expects, for a GUI that ponders (UCI's
+        # "bestmove ... ponder"): the line's second move, when the move
+        # played is the line's first.
+        ponder = pv[1] if len(pv) >= 2 and pv[0] == move else None
+        self._write(bestmove_line(move, ponder))
 
     def _last_lines(self, search: _Search, final: Info) -> None:
         """The answer's last ``info`` lines, where they add to the reports.

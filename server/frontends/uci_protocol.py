@@ -117,6 +117,8 @@ class Options:
     show_wdl: bool = False
     limit_strength: bool = False
     elo: int = DEFAULT_ELO
+    #: ``Ponder``: the GUI may send ``go ponder`` (nothing changes here).
+    ponder: bool = False
 
     @property
     def tt_slots(self) -> int:
@@ -160,9 +162,9 @@ class UciProtocol:
             "position": self._position,
             "go": self._go,
             "stop": lambda _: Reaction(stop=True),
-            # No Ponder option is announced; a GUI that ponders anyway gets
-            # a search with its limits, which ponderhit leaves running (its
-            # bestmove, held until then, may now be written).
+            # A go ponder is a search with its limits, which ponderhit
+            # leaves running (its bestmove, held until then, may now be
+            # written); the Ponder option only tells a GUI it may ask.
             "ponderhit": lambda _: Reaction(ponderhit=True),
             "quit": lambda _: Reaction(stop=True, quit=True),
         }
@@ -177,6 +179,7 @@ class UciProtocol:
                 f"min 0 max {MAX_MOVE_OVERHEAD_MS}",
                 f"option name Threads type spin default {THREADS} min {THREADS} max {THREADS}",
                 f"option name MultiPV type spin default 1 min 1 max {MAX_MULTIPV}",
+                "option name Ponder type check default false",
                 "option name UCI_ShowWDL type check default false",
                 "option name UCI_LimitStrength type check default false",
                 f"option name UCI_Elo type spin default {DEFAULT_ELO} min {MIN_ELO} max {MAX_ELO}",
@@ -421,7 +424,11 @@ _GO_NUMBERS: Final = frozenset(
 #: Every word of ``go`` (where a ``searchmoves`` list ends).
 _GO_WORDS: Final = _GO_NUMBERS | {"infinite", "ponder", "searchmoves"}
 #: The options of type check, by their lower-case name: the attribute of :class:`Options`.
-_CHECKS: Final = {"uci_showwdl": "show_wdl", "uci_limitstrength": "limit_strength"}
+_CHECKS: Final = {
+    "uci_showwdl": "show_wdl",
+    "uci_limitstrength": "limit_strength",
+    "ponder": "ponder",
+}
 
 
 def _says(message: str) -> Reaction:
@@ -465,9 +472,13 @@ def info_line(info: Info, show_wdl: bool = False) -> str:
     return " ".join(words)
 
 
-def bestmove_line(move: str | None) -> str:
-    """``bestmove <move>``, or ``bestmove (none)`` with no legal move (as Stockfish)."""
-    return f"bestmove {move or '(none)'}"
+def bestmove_line(move: str | None, ponder: str | None = None) -> str:
+    """``bestmove <move> [ponder <reply>]``, or ``bestmove (none)`` with no legal move
+    (as Stockfish). ``ponder`` is the reply the search expects: a GUI that ponders
+    sends the position after it with ``go ponder``."""
+    if move is None:
+        return "bestmove (none)"
+    return f"bestmove {move} ponder {ponder}" if ponder else f"bestmove {move}"
 
 
 def _go_number(text: str | None) -> int | None:

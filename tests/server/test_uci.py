@@ -129,7 +129,10 @@ def test_options_are_checked_and_hash_resizes_the_table() -> None:
     assert uci.options.tt_slots == 1 << 19  # the power of two that fits 64 MB
     assert not uci.execute("setoption name Hash value 64").resize  # unchanged
     assert "Hash is a number" in uci.execute("setoption name Hash value lots").lines[0]
-    assert "no such option" in uci.execute("setoption name Ponder value true").lines[0]
+    assert "no such option" in uci.execute("setoption name Contempt value 24").lines[0]
+    # Ponder is declared (GUIs ask for go ponder only then) and set.
+    assert uci.execute("setoption name Ponder value true").lines == []
+    assert uci.options.ponder
     assert Options(hash_mb=1).tt_slots == 1 << 13
     assert "unknown command" in uci.execute("fly").lines[0]
     assert uci.execute("").lines == [] and uci.execute("quit").quit
@@ -409,3 +412,22 @@ def test_a_short_match_against_stockfish_at_its_lowest_elo(
                 move = player.play(board, chess.engine.Limit(time=0.02)).move
                 assert move in board.legal_moves, (ours, board.fen(), move)
                 board.push(move)
+
+
+def test_bestmove_names_the_reply_to_ponder_on() -> None:
+    """A review of 2026-12-07: go ponder worked, but no Ponder option was
+    declared and bestmove never named a reply, so GUIs never pondered. The
+    reply is the line's second move, legal after the move played."""
+    uci = _RawUci()
+    try:
+        uci.send("uci")
+        assert "option name Ponder type check default false" in uci.until("uciok")
+        uci.send("position startpos moves e2e4 e7e5")
+        uci.send("go depth 5")
+        words = uci.until("bestmove")[-1].split()
+        assert words[0] == "bestmove" and words[2] == "ponder", words
+        board = chess.Board()
+        for move in ("e2e4", "e7e5", words[1], words[3]):
+            board.push_uci(move)  # raises unless legal in turn
+    finally:
+        uci.close()
