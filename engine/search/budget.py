@@ -150,7 +150,12 @@ class BudgetedSearch:
                     reason = "proven"
                     break
                 timed = self._iteration_deadline is not None or self._stop is not None
-                if len(root_moves) == 1 and timed:
+                # A search asked for a depth or a node count, or for given
+                # moves, is an analysis of the one move: it goes on (a
+                # review, 2026-12-07: "go depth 4 searchmoves b8c6" stopped
+                # at depth 1).
+                asked = limits.depth is not None or limits.nodes is not None or request.searchmoves
+                if len(root_moves) == 1 and timed and not asked:
                     reason = "only_move"  # one iteration found it legal: enough
                     break
                 # The searcher's own step between iterations (alpha-beta's

@@ -202,3 +202,22 @@ def test_solver_agrees_with_unlimited_search_on_tictactoe() -> None:
     game = create_game("tictactoe")
     state = game.parse_position("X...O....")
     assert solve(game, state).value == think(game, SearchRequest(state)).value
+
+
+def test_one_move_asked_for_to_a_depth_is_searched_to_it() -> None:
+    """A review of 2026-12-07: ``go depth 4 searchmoves b8c6`` (a search with a
+    stop signal, as every worker's) ended at depth 1 as an only move. A search
+    asked for a depth, a node count or given moves analyses the one move; a
+    timed one with a single legal move still answers after one iteration."""
+    chess = create_game("chess")
+    start = chess.parse_position("r1bqkbnr/pppppppp/2n5/8/8/5N2/PPPPPPPP/RNBQKB1R b KQkq - 3 2")
+    stop = threading.Event()
+    given = Searcher(chess).think(
+        SearchRequest(start, Limits(depth=4), stop=stop, searchmoves=("c6e5",))
+    )
+    assert (given.move, given.info.depth, given.reason) == ("c6e5", 4, "depth")
+    forced = chess.parse_position("k7/8/8/8/8/8/7q/6RK w - - 0 1")  # Kxh2 only
+    deep = Searcher(chess).think(SearchRequest(forced, Limits(depth=3), stop=stop))
+    assert (deep.move, deep.info.depth) == ("h1h2", 3)
+    timed = Searcher(chess).think(SearchRequest(forced, Limits(movetime_ms=5000), stop=stop))
+    assert (timed.move, timed.reason, timed.info.depth) == ("h1h2", "only_move", 1)
