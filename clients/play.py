@@ -187,9 +187,16 @@ class Notation:
         return ("... " if cut else "") + " ".join(tokens[cut:])
 
     def pgn(
-        self, history: tuple[str, ...], players: list[str], result: str, position: str | None
+        self,
+        history: tuple[str, ...],
+        players: list[str],
+        result: str,
+        position: str | None,
+        ending: str | None = None,
     ) -> str:
-        """The game in PGN (chess only)."""
+        """The game in PGN (chess only); ``ending`` says how it ended, as a comment
+        before the result (``White resigns.``, ``checkmate``), with PGN's
+        ``Termination`` tag: ``normal`` for an ended game, ``unterminated`` else."""
         today = datetime.date.today().strftime("%Y.%m.%d")
         tags = [
             ("Event", "arena play"),
@@ -199,11 +206,13 @@ class Notation:
             ("White", players[0]),
             ("Black", players[1]),
             ("Result", result),
+            ("Termination", "unterminated" if result == "*" else "normal"),
         ]
         if position:
             tags += [("SetUp", "1"), ("FEN", position)]
         header = "".join(f'[{name} "{value}"]\n' for name, value in tags)
-        words = [*self.move_list_full(history), result]
+        said = [] if ending is None else [f"{{{ending}}}"]
+        words = [*self.move_list_full(history), *said, result]
         lines: list[str] = []
         line = ""
         for word in words:
@@ -536,16 +545,20 @@ class Session:
         """Append the game to ``--pgn`` (a resigned one as lost)."""
         if not self.pgn or self.notation is None or self.notation.chess is None:
             return
-        result = "*"
+        result, ending = "*", None
         if self.resigned_to is not None:
             result = "1-0" if self.resigned_to == 0 else "0-1"
+            # Said in the game, as lichess and other servers write it: a bare
+            # 0-1 read as an unexplained loss (a review, 2026-12-07).
+            ending = f"{('Black', 'White')[self.resigned_to]} resigns."
         elif state.result is not None:
             result = {None: "1/2-1/2", 0: "1-0", 1: "0-1"}.get(state.result.winner, "*")
+            ending = state.result.reason
         names = ["engine", "engine"]
         if self.human in (0, 1):
             names[self.human] = "you"
         with open(self.pgn, "a", encoding="utf-8") as file:
-            file.write(self.notation.pgn(state.history, names, result, self.position))
+            file.write(self.notation.pgn(state.history, names, result, self.position, ending))
         self.say(f"saved the game to {self.pgn}")
 
 

@@ -458,7 +458,9 @@ class _Game:
                     raise Fault(
                         player,
                         ENGINE_FAILURE,
-                        reasons.FAULT_BOT_FAILED.format(times=reasons.times(self.failed_moves[player])),
+                        reasons.FAULT_BOT_FAILED.format(
+                            times=reasons.times(self.failed_moves[player])
+                        ),
                     )
         return best, elapsed_ms
 

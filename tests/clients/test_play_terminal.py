@@ -14,6 +14,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+import chess.pgn
 import pytest
 
 from clients.play import Notation, play, score_text, use_color
@@ -213,7 +214,11 @@ async def test_resign_in_chess_ends_the_game_as_a_loss(url: str, tmp_path: Path)
     assert "you resign: black (engine) wins" in text.lower(), text
     assert prompts[2].startswith("game over") and "the game is over" in text
     record = path.read_text()
-    assert '[Result "0-1"]' in record and record.rstrip().endswith("0-1")
+    assert '[Result "0-1"]' in record and record.rstrip().endswith("{White resigns.} 0-1")
+    # How it ended is in the record (a review of 2026-12-07 read a bare 0-1).
+    assert '[Termination "normal"]' in record
+    game = chess.pgn.read_game(io.StringIO(record))
+    assert game is not None and not game.errors and game.end().comment == "White resigns."
 
 
 @pytest.mark.asyncio(loop_scope="module")
@@ -260,6 +265,7 @@ async def test_pgn_of_a_chess_game(url: str, tmp_path: Path) -> None:
     )
     pgn = path.read_text()
     assert '[White "you"]' in pgn and '[Black "engine"]' in pgn and '[Result "*"]' in pgn
+    assert '[Termination "unterminated"]' in pgn
     assert re.search(r"^1\. Nf3 \S+ \*$", pgn, re.MULTILINE), pgn
 
 
