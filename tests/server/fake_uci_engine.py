@@ -16,6 +16,8 @@
 * ``longpv``: reports a pv of 200,000 moves, the first 200 legal;
 * ``flood``: prints ``info string`` lines without end, even while idle;
 * ``nohandshake``: never finishes its handshake (no ``uciok``);
+* ``chatty``: writes the same good ``info`` line (depth 1, its nodes
+  counting up) :data:`CHATTY_REPORTS` times, then answers;
 * ``history``: scores its move by the number of moves ``position`` gave it
   before the position (``position fen F moves ...``), so a test sees them;
 * ``slow``: a healthy engine that takes :data:`SLOW_START_S` to start (a
@@ -41,6 +43,8 @@ import time
 import chess
 
 HUGE = 10**30
+#: How many reports the ``chatty`` engine writes in one search.
+CHATTY_REPORTS = 3000
 #: How long the ``slow`` engine takes to start (our own ``arena uci`` takes about 1 s).
 SLOW_START_S = 1.5
 
@@ -105,6 +109,11 @@ SLEEPY_S = 0.3
 
 def search(board: chess.Board, words: list[str], mode: str, lines: int = 1) -> None:
     move = sorted(board.legal_moves, key=lambda m: m.uci())[0].uci()
+    if mode == "chatty":  # the same good report thousands of times, then its move
+        for count in range(1, CHATTY_REPORTS + 1):
+            say(f"info depth 1 score cp 5 nodes {count} pv {move}")
+        say(f"bestmove {move}")
+        return
     if mode == "history":  # scores the moves it was given before the position
         say(f"info depth 1 score cp {len(board.move_stack)} nodes 1 pv {move}")
         say(f"bestmove {move}")

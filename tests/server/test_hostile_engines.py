@@ -42,8 +42,9 @@ from server.external import (
 )
 from server.programs.process import MAX_UNREAD_BYTES, LineProcess, ProgramError
 from server.programs.reports import MAX_COUNT, MAX_PV_MOVES, MAX_REPORTED_PLIES
-from server.programs.searchers import position_command
+from server.programs.searchers import MIN_REPORT_INTERVAL_S, position_command
 from server.session import Session
+from tests.server.fake_uci_engine import CHATTY_REPORTS
 from tests.server.server_harness import UNIT, raw_client, running_server
 
 HERE = Path(__file__).parent
@@ -481,3 +482,19 @@ def test_a_move_list_that_does_not_reach_the_position_is_not_sent() -> None:
     for wrong in (("d2d4",), ("e2e5",)):
         assert position_command(game, after, PlayedLine(fen, wrong)) == alone
     assert position_command(game, after, PlayedLine("x", ("e2e4",))) == alone
+
+
+@pytest.mark.asyncio
+async def test_a_program_repeating_its_report_is_not_relayed_frame_by_frame() -> None:
+    """A review of 2026-12-07: a UCI engine writing thousands of good ``info``
+    lines a second had every one sent to its client as a frame. The same depth
+    and move on a line go on at most every MIN_REPORT_INTERVAL_S; the answer
+    still holds the last report (its nodes)."""
+    async with (
+        running_server(externals=(uci("chatty"),)) as server,
+        raw_client(server.port) as client,
+    ):
+        await client.request({"type": "new_game", "id": 1, "game": "chess"})
+        infos, best = await client.think(2, {"movetime_ms": 5000})
+        assert best["nodes"] == CHATTY_REPORTS
+        assert 1 <= len(infos) <= 2 + best["time_ms"] / 1000 / MIN_REPORT_INTERVAL_S, len(infos)
