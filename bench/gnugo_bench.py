@@ -6,6 +6,7 @@ Run from the repository root::
     python -m bench.gnugo_bench --level 10 --movetime 1000 --games 20 --algorithm mcts
     python -m bench.gnugo_bench --level 1 --playouts 4000 --games 10 --first-game 10
     python -m bench.gnugo_bench --level 1 --playouts 2000 --games 10 --sgf-dir /tmp/games
+    python -m bench.gnugo_bench --level 1 --movetime 1000 --games 40 --threads 2
 
 Each game is refereed by :func:`server.programs.gtp_match.play_game` and scored by
 area (Tromp-Taylor), komi 7.5; GNU Go runs with ``--chinese-rules`` (area
@@ -78,6 +79,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--algorithm", default="mcts", choices=("mcts", "alphabeta"))
     parser.add_argument("--sgf-dir", default="", help="write each game there as an SGF record")
     parser.add_argument(
+        "--threads",
+        type=int,
+        default=1,
+        help="our search processes per move, pooled at the root (`arena gtp --threads`)",
+    )
+    parser.add_argument(
         "--resign-below",
         type=float,
         default=0.0,
@@ -109,6 +116,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.playouts:
         # Unaffected by the machine's load (the move time is not).
         ours += ["--playouts", str(args.playouts)]
+    if args.threads > 1:
+        ours += ["--threads", str(args.threads)]
     # --capture-all-dead: under area counting every stone left on the board
     # counts, so GNU Go (which otherwise passes with dead stones it would
     # remove by judgement) must capture them, as Tromp-Taylor servers ask.

@@ -378,6 +378,15 @@ def configure_gtp(parser: argparse.ArgumentParser) -> None:
         help=f"resign when the chance of winning is below P (default {DEFAULT_RESIGN_BELOW}; "
         "0 never resigns)",
     )
+    parser.add_argument(
+        "--threads",
+        type=positive_int,
+        default=1,
+        metavar="N",
+        help="search each move in N processes at once, the Monte Carlo trees' root "
+        "statistics pooled (root parallelism; default 1): at most the cores the "
+        "engine may have to itself",
+    )
 
 
 def run_gtp(args: argparse.Namespace) -> int:
@@ -388,6 +397,7 @@ def run_gtp(args: argparse.Namespace) -> int:
         movetime_ms=args.movetime,
         playouts=args.playouts,
         resign_below=args.resign_below,
+        threads=args.threads,
     )
     return serve(engine)
 

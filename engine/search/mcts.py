@@ -140,7 +140,7 @@ lines).
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable
+from collections.abc import Hashable, Sequence
 from random import Random
 from typing import Any, Final, final
 
@@ -901,6 +901,11 @@ class MctsSearcher(BudgetedSearch):
             # (as its report gave it), not the root's mean over every move.
             score, value = self._line_score(root, lines[0][1])
         pv_text = tuple(game.format_moves(state, line))
+        self.stats.root_visits = tuple(
+            (game.format_move(state, root.moves[index]), child.visits)
+            for index, child in enumerate(root.children)
+            if child is not None and child.visits > 0
+        )
         return self._result(state, line[0], score, value, pv_text, reason)
 
     def _result(
@@ -914,6 +919,51 @@ class MctsSearcher(BudgetedSearch):
     ) -> SearchResult:
         # A tree search's depth is the length of its principal variation.
         return self._answer(state, move, score, value, len(pv), pv, reason)
+
+
+def pooled_choice(results: Sequence[SearchResult]) -> int:
+    """Which of several searches of one position to answer with: root parallelism.
+
+    Independent searches of the same position (other processes, other random
+    playouts) are pooled as Chaslot, Winands and van den Herik pool them
+    ("Parallel Monte-Carlo Tree Search", 2008: root parallelization): the
+    move with the most visits summed over the searches is played. The answer
+    is the first search that plays that move, so its line and score are a
+    real search's; the first search's answer stands when one found a proven
+    result (a win or loss the solver proved outranks visits), when its move
+    is no search's most visited one (the game's own rules chose it: Go's
+    pass, a resignation), or when no search played the pooled move.
+    """
+    if len(results) < 2:
+        return 0
+    first = results[0]
+    if _proven(first):
+        return 0
+    own = dict(first.stats.root_visits)
+    if not own or first.move != max(own, key=own.__getitem__):
+        return 0
+    totals: dict[str, int] = {}
+    for result in results:
+        if _proven(result):
+            return 0  # a proof in another search: left to the first one's judgement
+        for move, visits in result.stats.root_visits:
+            totals[move] = totals.get(move, 0) + visits
+    best = max(sorted(totals), key=totals.__getitem__)
+    for index, result in enumerate(results):
+        if result.move == best:
+            return index
+    return 0
+
+
+def _proven(result: SearchResult) -> bool:
+    """Whether a search's answer rests on a proof (a solved root, or a move's proven end)."""
+    score = result.info.score
+    return (
+        result.reason == "proven"
+        or score.win_in is not None
+        or score.loss_in is not None
+        or score.draw
+    )
 
 
 def _proven_score(value: float, plies: int) -> tuple[Score, int] | None:

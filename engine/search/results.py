@@ -65,6 +65,10 @@ class SearchStats:
     tt_probes: int = 0
     tt_hits: int = 0
     reused_visits: int = 0
+    #: A tree search's root moves (the game's notation) with their visits,
+    #: for a caller that pools several searches of one position (root
+    #: parallelism: :func:`engine.search.mcts.pooled_choice`); empty for the others.
+    root_visits: tuple[tuple[str, int], ...] = ()
 
     @property
     def first_move_cutoff_rate(self) -> float:

@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 from typing import Final, TextIO
 
 from engine.errors import GameError
+from engine.game import MCTS
 from engine.games.go import (
     COLUMNS,
     EMPTY,
@@ -57,6 +58,7 @@ from engine.games.go import (
     should_resign,
 )
 from engine.search.limits import Clock, Limits
+from engine.search.mcts import pooled_choice
 from engine.search.results import SearchResult
 from engine.searchers import resolve_algorithm
 from server import SERVER_VERSION
@@ -212,8 +214,12 @@ class GtpEngine:
         resign_below: float = DEFAULT_RESIGN_BELOW,
         size: int = 9,
         komi: float = 7.5,
+        threads: int = 1,
     ) -> None:
         self.algorithm = algorithm
+        #: Search processes per genmove of our Monte Carlo search, pooled at the
+        #: root (:func:`engine.search.mcts.pooled_choice`); ``arena gtp --threads``.
+        self.threads = max(1, threads)
         self.movetime_ms = movetime_ms
         self.playouts = playouts
         self.resign_below = resign_below
@@ -708,7 +714,7 @@ def serve(engine: GtpEngine, read: TextIO | None = None, write: TextIO | None = 
 
 
 async def _serve(engine: GtpEngine, read: TextIO, write: TextIO) -> int:
-    runtime = FrontendPool()
+    runtime = FrontendPool(workers=engine.threads)
     runtime.start()
     searches = 0
     warm = False
@@ -719,13 +725,16 @@ async def _serve(engine: GtpEngine, read: TextIO, write: TextIO) -> int:
                 # clock (the first genmove took 1.1-2.6 s of a 1 s byo-yomi:
                 # the Go review of 2026-11-29).
                 warm = True
-                searches += 1
-                await runtime.warm_up(_warm_up_job(engine, searches), WARM_UP_TIMEOUT_S)
+                jobs = []
+                for _ in range(engine.threads):  # each process loads what a search needs
+                    searches += 1
+                    jobs.append(_warm_up_job(engine, searches))
+                await runtime.warm_up(jobs, WARM_UP_TIMEOUT_S)
             received = time.monotonic()
             answer = engine.execute(line)
             if isinstance(answer, Genmove):
-                searches += 1
                 order = answer
+                searches += engine.threads
                 answer = engine.genmove_answer(
                     order, await _search(runtime, engine, order, searches, received)
                 )
@@ -769,8 +778,23 @@ async def _search(
     Planned from when the ``genmove`` was read: a wait for the worker (one
     replaced after a crash) is on the controller's clock too.
     """
-    await runtime.wait_idle()
     job = search_job(number, engine.game, order.state, order.limits, order.algorithm, received)
     if order.cleanup:
         job = dataclasses.replace(job, cleanup=True)
-    return await runtime.submit(job).answer
+    copies = engine.threads if order.algorithm == MCTS else 1
+    await runtime.wait_idle(copies)
+    if copies == 1:
+        return await runtime.submit(job).answer
+    # Root parallelism: the same search in each process (each its own random
+    # playouts and its own tree), the move with the most visits over all.
+    tickets = [
+        runtime.submit(dataclasses.replace(job, think_id=number - copy)) for copy in range(copies)
+    ]
+    results = await asyncio.gather(*(ticket.answer for ticket in tickets))
+    chosen = results[pooled_choice(results)]
+    pooled = dataclasses.replace(
+        chosen.info,
+        playouts=sum(result.info.playouts for result in results),
+        nodes=sum(result.info.nodes for result in results),
+    )
+    return dataclasses.replace(chosen, info=pooled)

@@ -62,8 +62,11 @@ class FrontendPool:
     the engine; :meth:`wait_ready` and :meth:`wait_idle` wait for it.
     """
 
-    def __init__(self, tt_slots: int = DEFAULT_TT_SLOTS) -> None:
+    def __init__(self, tt_slots: int = DEFAULT_TT_SLOTS, workers: int = WORKERS) -> None:
         self.tt_slots = tt_slots
+        #: Search processes: one, or a few for a search pooled over them
+        #: (``arena gtp --threads``).
+        self.workers = workers
         self.pool = self._new_pool(tt_slots)
         self._starting: asyncio.Task[None] | None = None
 
@@ -72,7 +75,9 @@ class FrontendPool:
         # whole Hash the controller set (the budget gives each of the
         # MAX_CACHED_SEARCHERS a share).
         budget = TreeBudget(table_bytes=tt_slots * ENTRY_BYTES * MAX_CACHED_SEARCHERS)
-        return WorkerPool(WORKERS, tt_slots, worker_nice=FRONTEND_WORKER_NICE, tree_budget=budget)
+        return WorkerPool(
+            self.workers, tt_slots, worker_nice=FRONTEND_WORKER_NICE, tree_budget=budget
+        )
 
     def start(self) -> None:
         """Start the worker; it imports the engine while commands are answered."""
@@ -91,14 +96,14 @@ class FrontendPool:
             lambda: self.pool.idle_workers > 0 or bool(self.pool.busy_worker_pids())
         )
 
-    async def wait_idle(self) -> bool:
-        """Wait until the worker is free for a search; False after the time-out.
+    async def wait_idle(self, count: int = 1) -> bool:
+        """Wait until ``count`` workers are free for a search; False after the time-out.
 
         A job's time starts when it is submitted: waiting here first keeps
         a replaced worker's start-up, or a stopped search's last limit
         check, out of the next search's time.
         """
-        return await self._wait(lambda: self.pool.idle_workers > 0)
+        return await self._wait(lambda: self.pool.idle_workers >= min(count, self.workers))
 
     async def _wait(self, condition: Callable[[], bool]) -> bool:
         if self._starting is not None:
@@ -106,20 +111,23 @@ class FrontendPool:
                 await self._starting
         return await self.pool.wait_until(condition, START_TIMEOUT_S)
 
-    async def warm_up(self, job: SearchJob, timeout_s: float) -> bool:
-        """Wait for the worker and run ``job``, a tiny search, to its end or ``timeout_s``.
+    async def warm_up(self, jobs: SearchJob | list[SearchJob], timeout_s: float) -> bool:
+        """Wait for the workers and run ``jobs``, tiny searches (one a worker), to their
+        end or ``timeout_s``.
 
         A cold search process imports and builds what its search needs on
         its first search: done here, before the controller's clock runs,
         the first real search is charged for searching only. False when no
         worker started.
         """
-        if not await self.wait_ready():
+        jobs = jobs if isinstance(jobs, list) else [jobs]
+        if not await self.wait_ready() or not await self.wait_idle(len(jobs)):
             return False
-        ticket = self.submit(job)
-        done, _ = await asyncio.wait({ticket.answer}, timeout=timeout_s)
-        if not done:
-            ticket.stop()  # answered at once by the pool; the next search waits for the process
+        tickets = [self.submit(job) for job in jobs]
+        _, pending = await asyncio.wait({ticket.answer for ticket in tickets}, timeout=timeout_s)
+        for ticket in tickets:
+            if ticket.answer in pending:
+                ticket.stop()  # answered at once by the pool; the next search waits for it
         return True
 
     def submit(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import io
 import math
+import re
 from pathlib import Path
 
 from engine.games.go import RESIGN_BELOW, RESIGN_CONSECUTIVE, RESIGN_MIN_PLAYOUTS
@@ -13,7 +14,7 @@ from engine.search.limits import Clock, Limits, plan_deadlines
 from engine.search.mcts import score_from_win_rate
 from engine.search.results import SearchResult, SearchStats
 from engine.search.score import Score
-from server.frontends.gtp import Genmove, GtpEngine, TimeSettings, serve
+from server.frontends.gtp import WINRATE_COMMAND, Genmove, GtpEngine, TimeSettings, serve
 
 #: Commands the issue names; every one must be listed and known.
 REQUIRED_COMMANDS = [
@@ -510,3 +511,19 @@ def test_main_time_spent_plans_the_byo_yomi_period_that_follows() -> None:
     ask(engine, "time_settings 0 5 1")
     ask(engine, "time_left w 0 0")
     assert engine._limits(1).clock == Clock(5_000, moves_to_go=1)
+
+
+def test_threads_pool_the_searches_of_several_processes() -> None:
+    """``arena gtp --threads 2``: each genmove is searched in two processes at
+    once (root parallelism) and answered with the move most visited over both;
+    the answer counts both searches' playouts."""
+    commands = f"boardsize 7\nclear_board\n1 genmove b\n2 {WINRATE_COMMAND}\nquit\n"
+    engine = GtpEngine(playouts=200, threads=2)
+    out = io.StringIO()
+    assert serve(engine, io.StringIO(commands), out) == 0
+    answers = out.getvalue().split("\n\n")
+    black = answers[2].removeprefix("=1 ")
+    game = create_game("go", {"size": 7, "komi": 7.5})
+    assert game.parse_move(game.initial_state(), black) is not None
+    said = re.search(r"\((\d+) playouts", answers[3])
+    assert said is not None and int(said.group(1)) == 400, answers[3]

@@ -23,11 +23,12 @@ from engine.search.mcts import (
     MIN_WIN_RATE,
     MctsSearcher,
     Node,
+    pooled_choice,
     score_from_win_rate,
 )
 from engine.search.reference import alpha_beta_search
 from engine.search.request import SearchRequest
-from engine.search.results import Info
+from engine.search.results import Info, SearchResult, SearchStats
 from engine.search.score import Score
 from tests.engine.search.fake_clock import SteppingClock
 from tests.timing import UNIT
@@ -517,3 +518,38 @@ def test_a_score_gives_back_the_win_rate_it_was_mapped_from() -> None:
     assert Score(win_in=3).win_chance(32) == 1.0
     assert Score(loss_in=2).win_chance(32) == 0.0
     assert Score(draw=True).win_chance(32) == 0.5
+
+
+def _searched(move: str, visits: dict[str, int], score: Score | None = None) -> SearchResult:
+    played = sum(visits.values())
+    info = Info(1, 1, score or Score(value=10), (move,), 1, 1, 1, 0.0, playouts=played)
+    return SearchResult(move, "time", info, SearchStats(root_visits=tuple(visits.items())))
+
+
+def test_pooled_searches_play_the_move_most_visited_over_all() -> None:
+    """Root parallelism (arena gtp --threads): the move with the most visits summed
+    over the searches, answered by a search that played it; the first search's
+    answer stands when it rests on a proof or on the game's own rules."""
+    first = _searched("D4", {"D4": 60, "E5": 50, "C3": 10})
+    second = _searched("E5", {"E5": 70, "D4": 20})
+    assert pooled_choice([first]) == 0
+    assert pooled_choice([first, second]) == 1  # E5: 120 against D4's 80
+    assert pooled_choice([first, _searched("D4", {"D4": 90})]) == 0
+    # Nobody played the pooled move: the first search's answer.
+    assert pooled_choice([first, _searched("C3", {"C3": 40, "E5": 45})]) == 0
+    # A proof, or a move that is not the search's most visited (Go's pass rule).
+    proven = _searched("D4", {"D4": 60, "E5": 50}, Score(win_in=3))
+    assert pooled_choice([proven, second]) == 0
+    assert pooled_choice([first, _searched("E5", {"E5": 90}, Score(loss_in=2))]) == 0
+    assert pooled_choice([_searched("pass", {"D4": 60, "E5": 50}), second]) == 0
+    # A search that did not run (no visits) changes nothing.
+    unsearched = SearchResult.unsearched("A1", "overloaded", 0)
+    assert pooled_choice([first, unsearched]) == 0
+
+
+def test_a_tree_search_reports_its_root_moves_visits() -> None:
+    go = create_game("go", {"size": 5, "komi": 0.5})
+    result = MctsSearcher(go, seed=3).think(SearchRequest(go.initial_state(), Limits(nodes=300)))
+    visits = dict(result.stats.root_visits)
+    assert result.move in visits and visits[result.move] == max(visits.values())
+    assert sum(visits.values()) <= 300 and all(count > 0 for count in visits.values())
