@@ -54,7 +54,9 @@ def bot_command(path: Path) -> str | None:
         if any(mark in text for mark in _BOT_LIBRARY_MARKS) or _FUNCTION_BOT.search(text):
             return shlex.join([sys.executable, "-P", "-m", "clients.bot", str(path)])
         if any(mark in text for mark in _READS_REQUESTS):
-            return shlex.join([sys.executable, str(path)])
+            # Its folder searched last (clients/run_script.py): a classmate's
+            # random.py beside it must not stand in for the standard module.
+            return shlex.join([sys.executable, "-P", "-m", "clients.run_script", str(path)])
         # Neither a choose function nor a loop reading requests: a module
         # beside the bots (helpers a bot imports), not an entrant. Run as one
         # it ended at once and stopped the tournament (a review, 2026-12-07).
@@ -90,12 +92,14 @@ def skipped_files(folder: str) -> list[tuple[str, str]]:
         if not path.is_file():
             continue
         if path.suffix == ".py" and bot_command(path.resolve()) is None:
-            skipped.append(
-                (
-                    path.name,
-                    "no bot in it (no choose function, no loop reading requests): a helper module",
+            why = "no bot in it (no choose function, no loop reading requests): a helper module"
+            if path.stem in sys.stdlib_module_names:
+                # The bots' folder is searched after the standard library.
+                why += (
+                    f", which the bots cannot import: it is named like Python's standard"
+                    f" module {path.stem!r} (rename it, for example my_{path.name})"
                 )
-            )
+            skipped.append((path.name, why))
         elif path.suffix not in (".py", ".js") and not os.access(path, os.X_OK):
             # Only a script is told to chmod +x: README, Makefile or a
             # weights file were too (a review, 2026-12-07).

@@ -16,6 +16,7 @@ import shlex
 import shutil
 import signal
 import stat
+import subprocess
 import sys
 from itertools import takewhile
 from pathlib import Path
@@ -610,3 +611,29 @@ def test_a_bot_named_like_a_reference_engine_is_refused(
     assert main(argv) == 2
     assert "would enter as 'reference d2', the name of another engine" in capsys.readouterr().err
     assert not (tmp_path / "t.db").exists()
+
+
+def test_a_classmates_random_py_does_not_replace_the_standard_module(tmp_path: Path) -> None:
+    """A review of 2026-12-07: in a --bots folder holding a student's random.py,
+    every other bot's ``import random`` ran that file (a bot played its
+    neighbour's moves), and a json.py broke every bot. The folder is now
+    searched after the standard library; helpers beside a bot still import."""
+    folder = tmp_path / "class"
+    folder.mkdir()
+    (folder / "random.py").write_text("import json, sys\nfor line in sys.stdin:\n    pass\n")
+    (folder / "helper_moves.py").write_text("def first(legal):\n    return legal[0]\n")
+    (folder / "json.py").write_text("VALUE = 1\n")  # a helper named like a standard module
+    (folder / "uses.py").write_text(
+        "import random, sys\nfrom helper_moves import first\n"
+        "print(random.__file__, first(['a']), flush=True)\nsys.stdin.read()\n"
+    )
+    command = bot_command((folder / "uses.py").resolve())
+    assert command is not None
+    out = subprocess.run(
+        [*shlex.split(command)], input="", capture_output=True, text=True, timeout=30 * UNIT
+    )
+    assert out.returncode == 0, out.stderr
+    where, helped = out.stdout.split()
+    assert Path(where).parent != folder and helped == "a"
+    skipped = dict(skipped_files(str(folder)))
+    assert "named like Python's standard module 'json'" in skipped["json.py"]
