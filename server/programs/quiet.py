@@ -12,7 +12,12 @@ added (less than :data:`QUIET_CPU_NS`), for :data:`QUIET_POLLS` looks in a
 row, at most :data:`QUIET_MAX_S`. Elsewhere (no ``/proc``) it returns at
 once, as before.
 
-A program that sleeps while starting (``time.sleep``, a network wait) is
+A thread asleep on a timer (``time.sleep``, ``sleep 2`` in a script: the
+kernel's ``wchan`` names a ``nanosleep``) is not waiting for its input:
+the program is not taken for ready while one is. A bot that slept 2 s at
+import was taken for ready after 30 ms, asked at once, ended for its
+silence and started again, and never played a move of its own (a review,
+2026-12-07). A program that waits on the network while starting is still
 taken for ready too soon; its first request then waits for it as before.
 """
 
@@ -38,6 +43,11 @@ QUIET_CPU_NS: Final = 1_000_000
 #: waiting for the start get the program, not a "still starting".
 QUIET_MAX_S: Final = 4.0
 PROC: Final = "/proc"
+#: What the kernel's ``wchan`` holds for a thread asleep on a timer
+#: (``hrtimer_nanosleep``, ``do_nanosleep``), and the state letter this
+#: module gives such a thread.
+TIMER_SLEEP: Final = "nanosleep"
+TIMER_ASLEEP: Final = "n"
 
 
 def _read(path: str) -> str | None:
@@ -54,7 +64,11 @@ def _fields(stat: str) -> list[str]:
 
 
 def _thread(task_dir: str) -> tuple[str, int] | None:
-    """A thread's state letter and CPU time so far (ns when schedstat tells, else ticks)."""
+    """A thread's state letter and CPU time so far (ns when schedstat tells, else ticks).
+
+    A thread asleep on a timer has the state ``n`` here (our own letter: the
+    kernel says ``S``), so that it does not count as waiting for input.
+    """
     stat = _read(f"{task_dir}/stat")
     if stat is None:
         return None
@@ -62,7 +76,10 @@ def _thread(task_dir: str) -> tuple[str, int] | None:
     schedstat = _read(f"{task_dir}/schedstat")
     # schedstat's first field is nanoseconds on the CPU; else utime + stime, in ticks.
     cpu = int(schedstat.split()[0]) if schedstat else int(fields[11]) + int(fields[12])
-    return fields[0], cpu
+    state = fields[0]
+    if state == "S" and TIMER_SLEEP in (_read(f"{task_dir}/wchan") or ""):
+        state = TIMER_ASLEEP
+    return state, cpu
 
 
 def _session_threads(session: int) -> list[tuple[str, int]] | None:
