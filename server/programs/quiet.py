@@ -12,9 +12,10 @@ added (less than :data:`QUIET_CPU_NS`), for :data:`QUIET_POLLS` looks in a
 row, at most :data:`QUIET_MAX_S`. Elsewhere (no ``/proc``) it returns at
 once, as before.
 
-A thread asleep on a timer (``time.sleep``, ``sleep 2`` in a script: the
+A thread asleep on a timer (``time.sleep``, a C ``sleep()``: the
 kernel's ``wchan`` names a ``nanosleep``) is not waiting for its input:
-the program is not taken for ready while one is. A bot that slept 2 s at
+the program is ready when every thread sleeps and one at least is not on
+a timer (a runtime's ticking timer thread beside a reading main thread). A bot that slept 2 s at
 import was taken for ready after 30 ms, asked at once, ended for its
 silence and started again, and never played a move of its own (a review,
 2026-12-07). A program that waits on the network while starting is still
@@ -127,7 +128,12 @@ def wait_until_quiet(pid: int, deadline: float) -> bool:
         if not live:
             return False
         cpu = sum(cpu for _, cpu in live)
-        asleep = all(state == "S" for state, _ in live)
+        # Every thread asleep, one at least not on a timer: a runtime's
+        # ticking timer thread (node, the JVM) beside a reading main thread
+        # is ready; a program whose only thread sleeps on a timer is not.
+        asleep = all(state in ("S", TIMER_ASLEEP) for state, _ in live) and any(
+            state == "S" for state, _ in live
+        )
         idle = before is not None and cpu - before < QUIET_CPU_NS
         quiet = quiet + 1 if asleep and idle else 0
         if quiet >= QUIET_POLLS:
