@@ -343,7 +343,6 @@ class _Game:
             best, elapsed_ms = await self._think(player)
             move, text = self._check_move(player, best)
             self.state = self.game.play(self.state, move)
-            self._no_win_by_stand_in(player, best)
             if self.clock is not None:
                 self.clock.punch(player, elapsed_ms)
             self.moves.append(
@@ -366,6 +365,11 @@ class _Game:
             )
             if self.on_move is not None:
                 self.on_move(spec, self.moves)
+            # After the move is recorded: the record then ends on the move
+            # that would have won, marked as played for the bot, where it
+            # ended a move early and the bot's summary counted no failure
+            # (a review, 2026-12-07).
+            self._no_win_by_stand_in(player, best)
             verdict = self.adjudicator.add(player, best.score)
             if self.game.outcome(self.state) is None:
                 if verdict is not None:

@@ -637,3 +637,68 @@ def test_a_classmates_random_py_does_not_replace_the_standard_module(tmp_path: P
     assert Path(where).parent != folder and helped == "a"
     skipped = dict(skipped_files(str(folder)))
     assert "named like Python's standard module 'json'" in skipped["json.py"]
+
+
+#: A tic-tac-toe bot that reports an error exactly when the first legal move
+#: would win for it, so that the move played for it (the first legal) wins.
+WIN_FAIL_BOT = """
+import json, sys
+
+LINES = [(0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6)]
+
+def index(move):
+    return (3 - int(move[1])) * 3 + "abc".index(move[0])
+
+for line in sys.stdin:
+    request = json.loads(line)
+    board = list(request["position"])
+    mark = "XO"[request["to_move"]]
+    first = request["legal"][0]
+    board[index(first)] = mark
+    if any(all(board[i] == mark for i in cells) for cells in LINES):
+        answer = {"error": "not today", "request": request["request"]}
+    else:
+        answer = {"move": request["legal"][-1], "request": request["request"]}
+    print(json.dumps(answer), flush=True)
+"""
+
+
+def test_a_game_lost_for_a_winning_stand_in_records_that_move(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A review of 2026-12-07: a bot whose failed move, played for it, would have
+    won lost the game by fault, but the record ended a move early (the bot to
+    move in its last position), its live count showed no failure and the
+    summary said "0 moves played for it". The record now ends on that move,
+    marked engine_error, and the summary counts it."""
+    bots = tmp_path / "class"
+    bots.mkdir()
+    (bots / "winfail.py").write_text(WIN_FAIL_BOT)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("ARENA_BOT_LOGS", raising=False)
+    status = main(
+        ["tournament", "--game", "tictactoe", "--bots", str(bots), "--reference", "1",
+         "--movetime", "200", "--games", "4", "--concurrency", "1",
+         "--db", str(tmp_path / "class.db"), "--quiet"]
+    )  # fmt: skip
+    out = capsys.readouterr().out
+    assert status == 0, out
+    records = [json.loads(line) for line in (tmp_path / "class.jsonl").read_text().splitlines()]
+    game = create_game("tictactoe")
+    faults = [r for r in records if "of its own once in this game" in (r["reason"] or "")]
+    for record in faults:
+        assert record["moves"][-1]["reason"] == "engine_error", record
+        state = game.initial_state()
+        for move in record["moves"]:
+            state = game.play(state, game.parse_move(state, move["move"]))
+        ended = game.outcome(state)
+        loser = record["players"].index("winfail")
+        assert ended is not None and ended.winner == loser, record  # the win it was not given
+    played_for = sum(
+        1
+        for record in records
+        for index, move in enumerate(record["moves"])
+        if record["players"][index % 2] == "winfail" and move.get("reason") == "engine_error"
+    )
+    assert re.search(rf"winfail: {played_for} moves? played for it", out), out
+    assert not faults or played_for >= len(faults), out
