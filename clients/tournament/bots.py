@@ -354,19 +354,32 @@ def bot_summary(
         count = failed[engine.name]
         moves = "move" if count == 1 else "moves"
         out.append(f"{engine.name}: {count} {moves} played for it; log {path}")
-        try:
-            # This run's part of the log only: a log keeps every run, and a
-            # fixed bot's summary quoted its earlier run's failures (a
-            # review, 2026-12-07).
-            with path.open("rb") as log:
-                log.seek((since or {}).get(engine.name, 0))
-                text = log.read().decode(errors="replace")
-            notes = [
-                line.strip()
-                for line in text.splitlines()
-                if line.startswith(_NOTE_MARK) and any(word in line for word in _FAILURE_WORDS)
-            ]
-        except OSError:
-            notes = []
+        # This run's part of the log first: a log keeps every run, and a
+        # fixed bot's summary quoted its earlier run's failures (a review,
+        # 2026-12-07). The count covers every run of the tournament, so a
+        # bot with failures and none of them in this run is quoted from the
+        # runs before, said so (a resumed class showed "57 moves played for
+        # it" and no reason: a second review).
+        start = (since or {}).get(engine.name, 0)
+        notes = _failure_notes(path, start)
+        if not notes and count and start:
+            notes = _failure_notes(path, 0)
+            if notes:
+                out.append("    (from its games before this run)")
         out += [f"    {note[:200]}" for note in notes[-SUMMARY_LOG_LINES:]]
     return "\n".join(out + gone)
+
+
+def _failure_notes(path: Path, start: int) -> list[str]:
+    """The driver's notes of failures in the log at ``path``, from byte ``start`` on."""
+    try:
+        with path.open("rb") as log:
+            log.seek(start)
+            text = log.read().decode(errors="replace")
+    except OSError:
+        return []
+    return [
+        line.strip()
+        for line in text.splitlines()
+        if line.startswith(_NOTE_MARK) and any(word in line for word in _FAILURE_WORDS)
+    ]

@@ -314,6 +314,18 @@ def test_the_summary_quotes_only_this_runs_part_of_a_bots_log(
     summary = bot_summary(engines, None, sizes)
     assert "fixed: 0 moves played for it" in summary and "illegal" not in summary
     assert "illegal" in bot_summary(engines, None)  # the whole log, as before
+    # Failures counted from the games before this run (a resumed class) and
+    # none in it: their reasons are quoted from before, said so (a second
+    # review: "57 moves played for it" and no reason).
+    record = GameRecord(
+        1, 1, 1, "tictactoe", {}, ("fixed", "other"), 1, None, None, RULES, "",
+        (MoveRecord(move="b2", reason="engine_error"), MoveRecord(move="a1", reason="depth")),
+    )  # fmt: skip
+    path = tmp_path / "t.jsonl"
+    path.write_text(record.to_line() + "\n")
+    summary = bot_summary(engines, path, sizes)
+    assert "fixed: 1 move played for it" in summary, summary
+    assert "(from its games before this run)" in summary and "illegal" in summary, summary
 
 
 def test_two_bots_of_one_name_are_refused_naming_both_files(tmp_path: Path) -> None:
