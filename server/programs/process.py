@@ -465,6 +465,14 @@ def _start_failure(program: str, error: Exception) -> str:
             return str(error)
         if first.startswith(b"#!"):
             line = first[2:].decode(errors="replace").strip()
+            if first.rstrip(b"\n").endswith(b"\r"):
+                # "/bin/bash\r": the name looked right and the message false
+                # (a review, 2026-12-07).
+                return (
+                    f"{program} is there, but it has Windows line endings (CRLF): its #! line"
+                    f" names {line!r} followed by a carriage return; save it with Unix line"
+                    " endings (LF), e.g. dos2unix"
+                )
             return f"{program} is there, but its #! line names {line!r}, which cannot be run"
     return str(error)
 

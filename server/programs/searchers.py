@@ -632,6 +632,9 @@ class CmdSearcher(ProgramSearcher):
         super().__init__(engine, game)
         self._line = bots.MoveLine(game)
         self._requests = 0
+        #: The pid of the copy that answered last: a copy that never did is
+        #: told to check that its output is flushed.
+        self._answered_by: int | None = None
 
     def _think(self, process: LineProcess, request: SearchRequest, search: _Search) -> SearchResult:
         # A bot is asked for its move as always: the clean-up phase is the referee's.
@@ -694,6 +697,11 @@ class CmdSearcher(ProgramSearcher):
                 if chatter:
                     lines = "1 line that is" if chatter == 1 else f"{chatter} lines that are"
                     why += f" (it wrote {lines} no answer)"
+                elif self._answered_by != process.pid:
+                    # Not one line from this copy yet: an answer held in its
+                    # output buffer looks like silence (a review, 2026-12-07).
+                    why += " (this copy has written nothing yet: is its output flushed?"
+                    why += " print(..., flush=True))"
                 process.note(f"{request_name}: {why}: answered engine_error; starting it again")
                 raise AnswerFailedError(why)
             try:
@@ -733,17 +741,16 @@ class CmdSearcher(ProgramSearcher):
                     why = f"more than {MAX_GARBAGE_LINES} lines that are no answer: ended"
                     process.note(f"{request_name}: {why}")
                     raise ExternalEngineError("the bot writes lines that are no answer")
-                if chatter <= NOTED_CHATTER_LINES and line.startswith("{"):
-                    # Meant as an answer, perhaps (single quotes, no "move"):
-                    # the log shows it, so that a silent bot is understood.
-                    process.note(
-                        f"{request_name}: skipped a line that is no answer (a JSON object"
-                        f' with "move"; debug output belongs on stderr): {line[:80]!r}'
-                    )
+                if chatter <= NOTED_CHATTER_LINES:
+                    legal = [self.game.format_move(state, m) for m in self.game.legal_moves(state)]
+                    hint = _answer_hint(line, legal)
+                    if hint is not None:
+                        process.note(f"{request_name}: skipped a line that is no answer: {hint}")
                 continue
             if answer.comment:
                 process.note(f"{request_name}: comment: {answer.comment}")
             self._line.answered(state, result.move or answer.move)
+            self._answered_by = process.pid
             return result
 
     def _not_ready(self, why: str) -> None:
@@ -848,6 +855,31 @@ def position_command(game: Game[Any, Any], state: Any, line: PlayedLine | None) 
     if game.format_position(replayed) != here:
         return f"position fen {here}"
     return f"position fen {line.start} moves {' '.join(line.moves)}"
+
+
+def _answer_hint(line: str, legal: list[str]) -> str | None:
+    """What a bot's line that is no answer was probably meant as, said so; ``None`` for
+    chatter.
+
+    A line that starts with ``{`` was meant as an answer (the log shows it,
+    so that a silent bot is understood); one in single quotes is a Python
+    dict printed as it is; a bare legal move is an answer without its JSON
+    (a review, 2026-12-07: both were logged as debug output, or not at all).
+    """
+    text = line.strip()
+    if text in legal:
+        return (
+            f"{text!r} is a legal move written alone; an answer is a JSON object:"
+            f' {{"move": "{text}"}} (print(json.dumps({{"move": move}})))'
+        )
+    if not text.startswith("{"):
+        return None
+    if text.startswith("{'") or "': " in text:
+        return (
+            f"{text[:80]!r} is a Python dict, not JSON (JSON needs double quotes):"
+            " print(json.dumps(answer))"
+        )
+    return f'{text[:80]!r} (an answer is a JSON object with "move"; debug output belongs on stderr)'
 
 
 def _answered_before(search: _Search, request: SearchRequest) -> str | None:

@@ -334,6 +334,10 @@ def test_the_promotion_chooser_takes_the_keyboard(page: Page, gui_server: Server
     chooser = page.locator(".promotion button")
     expect(chooser).to_have_count(4)
     expect(chooser.first).to_be_focused()
+    # Named by the piece, not by the glyph ("black chess queen" for White's):
+    # a review of 2026-12-07.
+    for index, name in enumerate(("queen", "rook", "bishop", "knight")):
+        expect(chooser.nth(index)).to_have_accessible_name(name)
     page.keyboard.press("ArrowRight")
     expect(chooser.nth(1)).to_be_focused()
     page.keyboard.press("Escape")
@@ -713,6 +717,14 @@ def test_narrow_screen_has_no_horizontal_scroll(browser: Any, gui_server: Server
         page.click("#stop")
         expect(page.locator("#stop")).to_be_disabled()
         assert page.evaluate("document.documentElement.scrollWidth") <= 380
+        # Every column in view, the PV too (a review of 2026-12-07: 409 px of
+        # table in a 346 px box, the PV behind a sideways scroll no one saw).
+        widths = page.evaluate(
+            """() => { const box = document.querySelector(".info-scroll");
+                       return [box.scrollWidth, box.clientWidth]; }"""
+        )
+        assert widths[0] <= widths[1], widths
+        expect(page.locator("#info-lines tbody tr td:last-child").first).to_be_visible()
     finally:
         page.close()
 
@@ -2539,7 +2551,7 @@ def test_a_screen_reader_hears_the_position_in_words(page: Page, gui_server: Ser
         "White: king e1; queen d1; rooks a1, h1; bishops c1, f1; knights b1, g1; "
         "pawns a2, b2, c2, d2, e2, f2, g2, h2. "
         "Black: king e8; queen d8; rooks a8, h8; bishops c8, f8; knights b8, g8; "
-        "pawns a7, b7, c7, d7, e7, f7, g7, h7."
+        "pawns a7, b7, c7, d7, e7, f7, g7, h7. White to move."
     )
     cdp = page.context.new_cdp_session(page)
     try:
@@ -2552,6 +2564,7 @@ def test_a_screen_reader_hears_the_position_in_words(page: Page, gui_server: Ser
     page.press("#move-input", "Enter")
     wait_for_plies(page, 1)
     expect(page.locator(".board-svg desc")).to_contain_text("pawns a2, b2, c2, d2, f2, g2, h2, e4.")
+    expect(page.locator(".board-svg desc")).to_contain_text("Black to move.")
 
     open_game(page, gui_server.port, "connect4", side="both")
     for column in ("4", "4", "3"):
@@ -2563,12 +2576,12 @@ def test_a_screen_reader_hears_the_position_in_words(page: Page, gui_server: Ser
     assert "Column 4, from the bottom: red, yellow. Column 5: empty." in words
 
     open_game(page, gui_server.port, "go", side="both")
-    assert board_words(page) == "No black stones. No white stones."
+    assert board_words(page) == "No black stones. No white stones. Black to move."
     for move in ("C3", "E5"):
         page.fill("#move-input", move)
         page.press("#move-input", "Enter")
     wait_for_plies(page, 2)
-    assert board_words(page) == "Black stones (1): C3. White stones (1): E5."
+    assert board_words(page) == "Black stones (1): C3. White stones (1): E5. Black to move."
 
     open_game(page, gui_server.port, "nim", side="both")
     assert board_words(page).startswith("Heaps: heap 1: ")
@@ -2576,11 +2589,11 @@ def test_a_screen_reader_hears_the_position_in_words(page: Page, gui_server: Ser
     open_game(page, gui_server.port, "checkers", side="both")
     assert board_words(page) == (
         "Black: men 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12. "
-        "White: men 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32."
+        "White: men 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32. Black to move."
     )
 
     open_game(page, gui_server.port, "othello", side="both")
-    assert board_words(page) == "Black discs (2): e4, d5. White discs (2): d4, e5."
+    assert board_words(page) == "Black discs (2): e4, d5. White discs (2): d4, e5. Black to move."
 
     open_game(page, gui_server.port, "backgammon", side="both")
     words = board_words(page)
@@ -2591,7 +2604,7 @@ def test_a_screen_reader_hears_the_position_in_words(page: Page, gui_server: Ser
         page.wait_for_selector(".board-svg")
         assert board_words(page) == (
             "a3 vazia, b3 vazia, c3 vazia. a2 vazia, b2 vazia, c2 vazia. "
-            "a1 vazia, b1 vazia, c1 vazia."
+            "a1 vazia, b1 vazia, c1 vazia. X joga."
         )
         open_game(page, gui_server.port, "chess", side="both")
         page.select_option("#lang", "pt")  # the board is described again in the new language

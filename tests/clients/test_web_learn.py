@@ -231,6 +231,15 @@ def test_the_portuguese_step_table_lists_pruned_moves_unambiguously(
         "(nodes) => nodes.map((node) => node.getAttribute('aria-label'))"
     )
     assert not any("não visitado" in label for label in labels), labels
+    # Before the search reaches them (a second review: "folha 2·1; ainda não
+    # visitado" in classroom mode, where the leaves are still to come).
+    open_learn(page, learn_server.port, "?example=notes-alphabeta&classroom=1&ask=&lang=pt")
+    labels = page.locator("#learn-tree [aria-label]").evaluate_all(
+        "(nodes) => nodes.map((node) => node.getAttribute('aria-label'))"
+    )
+    leaves = [label for label in labels if label.startswith("folha") and "ainda não" in label]
+    assert leaves and all("ainda não visitada" in label for label in leaves), labels
+    page.select_option("#lang", "en")
 
 
 def test_the_four_ply_exercise_ends_with_its_answer(page: Page, learn_server: ServerThread) -> None:
@@ -1233,3 +1242,21 @@ def test_a_wide_tree_opens_with_its_principal_line_in_view(
         node = page.locator(f'#learn-tree .tree-node[data-path="{path}"]').bounding_box()
         assert box is not None and node is not None, path
         assert box["x"] <= node["x"] and node["x"] + node["width"] <= box["x"] + box["width"], path
+
+
+def test_a_questions_feedback_follows_a_change_of_language(
+    page: Page, learn_server: ServerThread
+) -> None:
+    """A review of 2026-12-07: after Verificar, a switch to English rewrote the
+    question and the steps but left the feedback in Portuguese."""
+    open_learn(page, learn_server.port, "?example=notes-alphabeta&classroom=1&ask=prune&lang=pt")
+    try:
+        page.click('#learn-tree .pickable[data-path="2·2"]')
+        page.click("#predict-check")
+        result = page.locator("#predict-result")
+        expect(result).to_contain_text("O nó MIN 2")
+        page.select_option("#lang", "en")
+        expect(result).not_to_contain_text("O nó MIN 2")
+        expect(result).to_contain_text("It stopped early")
+    finally:
+        page.select_option("#lang", "en")

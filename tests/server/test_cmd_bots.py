@@ -658,3 +658,28 @@ def test_a_script_whose_interpreter_is_missing_is_said_so(tmp_path: Path) -> Non
     )
     why = probe(engine)
     assert why is not None and "its #! line names '/usr/bin/python9'" in why, why
+
+
+def test_a_line_meant_as_an_answer_is_told_what_is_wrong_with_it() -> None:
+    """A review of 2026-12-07: a bare legal move ("1") was never shown in the log,
+    and a printed Python dict was called debug output."""
+    from server.programs.searchers import _answer_hint
+
+    legal = ["1", "2", "3"]
+    bare = _answer_hint("1", legal)
+    assert bare is not None and "legal move written alone" in bare and '{"move": "1"}' in bare
+    python = _answer_hint("{'move': '1'}", legal)
+    assert python is not None and "Python dict, not JSON" in python
+    assert "debug output" in (_answer_hint('{"mvoe": "1"}', legal) or "")
+    assert _answer_hint("thinking...", legal) is None
+
+
+def test_a_script_with_windows_line_endings_is_said_so(tmp_path: Path) -> None:
+    """A review of 2026-12-07: "#!/bin/bash\\r" was reported as "its #! line names
+    '/bin/bash', which cannot be run", which looked false."""
+    from server.programs.process import _start_failure
+
+    script = tmp_path / "crlf.sh"
+    script.write_bytes(b"#!/bin/bash\r\necho 1\r\n")
+    said = _start_failure(str(script), FileNotFoundError(2, "No such file or directory"))
+    assert "Windows line endings (CRLF)" in said and "dos2unix" in said

@@ -375,7 +375,7 @@ function drawNode(trace, item, index, isCurrent, compact, onToggle, givens = fal
   const parts = [t("aria.node", { who: leaf ? t("node.leaf") : playerName(node.player), path: node === trace.root ? t("path.root") : node.path })];
   if (trace.mcts) parts.push(...mctsParts(trace, node, stats ? stats.get(node) : null));
   else if (view.state === "unseen") {
-    parts.push(t("aria.unseen"));
+    parts.push(t("aria.unseen", { leaf }));
     // The utility the exercise gives, drawn grey: said too, or a screen
     // reader could not answer the prune question (a review of 2026-12-07).
     if (leaf && givens && node.value !== null) parts.push(t("aria.utility", { value: formatValue(node.value) }));
@@ -476,7 +476,7 @@ function drawUnseenGhost(item, givens = false, compact = false) {
   }
   const given = isLeaf && givens && ghost.value !== null && ghost.value !== undefined
     ? `; ${t("aria.utility", { value: formatValue(ghost.value) })}` : "";
-  const label = `${t("aria.node", { who: isLeaf ? t("node.leaf") : playerName(ghost.player), path: ghost.path })}; ${t("aria.unseen")}${given}`;
+  const label = `${t("aria.node", { who: isLeaf ? t("node.leaf") : playerName(ghost.player), path: ghost.path })}; ${t("aria.unseen", { leaf: isLeaf })}${given}`;
   group.append(el("title", {}, label));
   group.setAttribute("aria-label", label);
   return group;
@@ -505,7 +505,7 @@ function drawGhost(trace, item, index, compact, classroom = false, givens = fals
     const below = item.open ? { x: x + R + 6, y: y + 4, "text-anchor": "start" } : { x, y: y + (isLeaf ? 25 : R + 28), "text-anchor": "middle" };
     group.append(el("text", { ...below, "font-size": 10, fill: CUT, class: "tree-pruned-label" }, t("tree.pruned")));
   }
-  const label = `${ghost.path}: ${t(cut ? "aria.pruned" : "aria.unseen")}${isLeaf ? ` (${t("aria.utility", { value: formatValue(ghost.value) })})` : ""}`;
+  const label = `${ghost.path}: ${t(cut ? "aria.pruned" : "aria.unseen", { leaf: isLeaf })}${isLeaf ? ` (${t("aria.utility", { value: formatValue(ghost.value) })})` : ""}`;
   group.append(el("title", {}, label));
   group.setAttribute("aria-label", label);
   return group;

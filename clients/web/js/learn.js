@@ -706,6 +706,9 @@ function answer(entry, given) {
   }
   entry.done = true;
   entry.result = result;
+  // Its feedback is said again in the page's language after a switch (it
+  // stayed in the language it was checked in: a review, 2026-12-07).
+  entry.recheck = () => check(app.trace, entry.question, given, later, rootLater, pruneLater);
   app.reveal = entry;
   render(false);
 }
@@ -731,8 +734,9 @@ function renderPredict() {
   if (answered) {
     input.replaceChildren();
     if (answered.result) {
-      result.textContent = answered.result.text;
-      result.className = answered.result.correct ? "right" : "wrong";
+      const said = answered.recheck ? answered.recheck() : answered.result;
+      result.textContent = said.text;
+      result.className = said.correct ? "right" : "wrong";
     } else {
       result.textContent = t("predict.skipped");
       result.className = "";

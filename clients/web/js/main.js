@@ -402,6 +402,9 @@ function movetimeMs(player) {
 
 async function newGameFromForm() {
   const info = currentGameInfo();
+  // A half-typed move of the game before is no move of this one (a review,
+  // 2026-12-07: "3" stayed in the box after n).
+  $("move-input").value = "";
   return startGame({ game: info.name, options: readOptions(), position: null, moves: [] }, false);
 }
 
@@ -1068,7 +1071,15 @@ function render() {
   const info = gameInfo(state.game);
   const view = boardView();
   app.board.update(view);
+  // The board's description ends with whose move it is (a review of
+  // 2026-12-07: with both sides played by hand nothing said so).
+  const words = $("board").querySelector(".board-svg desc");
+  if (words && !state.result && state.to_move !== CHANCE && typeof state.to_move === "number") {
+    words.textContent += ` ${t("board.say.tomove", { name: title(playerName(state.to_move)) })}`;
+  }
   $("flip").hidden = !app.board.flippable;
+  // The key legend names f only where Flip is (a review, 2026-12-07).
+  for (const hint of document.querySelectorAll(".key-flip")) hint.hidden = !app.board.flippable;
   $("board").classList.toggle("interactive", view.interactive);
   $("pass").hidden = !(view.interactive && state.legal_moves.includes("pass"));
   // Go's resignation is a move of its own (protocol.md section 9), not in

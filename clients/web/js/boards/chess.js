@@ -150,6 +150,9 @@ export default function create(container, hooks) {
       button.type = "button";
       button.textContent = GLYPHS[letter];
       button.title = t(`board.piece.${letter}`);
+      // Named by the piece: a screen reader read the glyph as "black chess
+      // queen" for White's promotion too (a review, 2026-12-07).
+      button.setAttribute("aria-label", t(`board.piece.${letter}`));
       button.dataset.promotion = letter;
       button.className = white ? "white" : "black";
       button.addEventListener("click", () => {
