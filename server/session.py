@@ -353,6 +353,10 @@ class Session:
         self._thinking = False
         self._think_id = None
         assert result.move is not None  # the session thinks only with a legal move
+        if self.health is not None and self.game is not None:
+            external = find_external(self.externals, self.game.name, self._think_algorithm)
+            if external is not None:
+                self.health.observe(external.game, external.name, result.reason == ENGINE_ERROR)
         move, pv = self._confirmed_resignation(result.move, tuple(result.info.pv))
         return BestMove(
             move=move,

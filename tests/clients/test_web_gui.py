@@ -2613,3 +2613,19 @@ def test_a_screen_reader_hears_the_position_in_words(page: Page, gui_server: Ser
         )
     finally:
         page.select_option("#lang", "en")
+
+
+def test_a_game_ended_by_hand_during_an_analysis_clears_its_lines(
+    page: Page, gui_server: ServerThread
+) -> None:
+    """A review of 2026-12-07: analysing, then playing the winning move by hand,
+    left "Best a3 (proven)" and its lines beside "X wins"."""
+    open_game(page, gui_server.port, "tictactoe", side="both")
+    load_position(page, "XX.OO....")
+    page.click("#analyse")
+    expect(page.locator("#think-status")).to_have_text(re.compile("^Best"))
+    page.fill("#move-input", "c3")
+    page.press("#move-input", "Enter")
+    expect(page.locator("#result")).to_contain_text("X wins")
+    expect(page.locator("#think-status")).to_have_text("")
+    expect(page.locator("#info-lines tbody tr")).to_have_count(0)

@@ -40,6 +40,7 @@ from server.external import (
     probe,
     program_searcher,
 )
+from server.programs.health import FAILING_AFTER, ProgramHealth
 from server.programs.process import MAX_UNREAD_BYTES, LineProcess, ProgramError
 from server.programs.reports import MAX_COUNT, MAX_PV_MOVES, MAX_REPORTED_PLIES
 from server.programs.searchers import MIN_REPORT_INTERVAL_S, position_command
@@ -498,3 +499,35 @@ async def test_a_program_repeating_its_report_is_not_relayed_frame_by_frame() ->
         infos, best = await client.think(2, {"movetime_ms": 5000})
         assert best["nodes"] == CHATTY_REPORTS
         assert 1 <= len(infos) <= 2 + best["time_ms"] / 1000 / MIN_REPORT_INTERVAL_S, len(infos)
+
+
+@pytest.mark.asyncio
+async def test_healthz_says_an_engine_fails_when_its_thinks_do() -> None:
+    """A review of 2026-12-07: an engine that passed its probe and then crashed in
+    every search stayed "ok" on /healthz and in welcome. From FAILING_AFTER thinks
+    in a row answered engine_error it is reported; a think of its own clears it."""
+    async with (
+        running_server(externals=(uci("crash", "crashy"),)) as server,
+        raw_client(server.port) as client,
+    ):
+        assert await asyncio.to_thread(server.health.checked.wait, 10 * UNIT)
+        url = f"http://127.0.0.1:{server.port}/healthz"
+        health = await asyncio.to_thread(_get_json, url)
+        assert health["externals"]["chess/crashy"] == "ok"
+        await client.request({"type": "new_game", "id": 1, "game": "chess"})
+        for number in range(FAILING_AFTER):
+            _, best = await client.think(2 + number, {"depth": 3}, algorithm="crashy")
+            assert best["reason"] == "engine_error"
+        health = await asyncio.to_thread(_get_json, url)
+        said = health["externals"]["chess/crashy"]
+        assert said.startswith("unavailable: ") and "engine_error" in said, said
+        welcome = await client.request({"type": "hello", "id": 9})
+        entry = next(g for g in welcome["games"] if g["name"] == "chess")
+        assert "crashy" in entry["unavailable"]
+    health = ProgramHealth((uci("ok", "fine"),))
+    health._status["chess", "fine"] = "ok"
+    for _ in range(FAILING_AFTER):
+        health.observe("chess", "fine", failed=True)
+    assert health.to_dict()["chess/fine"].startswith("unavailable: ")
+    health.observe("chess", "fine", failed=False)
+    assert health.to_dict()["chess/fine"] == "ok"

@@ -655,6 +655,13 @@ function positionKey(state) {
 
 function scheduleEngine() {
   const state = app.state;
+  if (state && state.result && !app.think && app.analysing && app.analysedKey !== positionKey(state)) {
+    // The game ended on a move played by hand during an analysis: the
+    // panel's lines were the position before's ("Best a3 (proven)" beside
+    // "X wins": a review, 2026-12-07).
+    clearThinkPanel(state.game);
+    app.analysedKey = positionKey(state);
+  }
   if (!state || state.result || app.think || app.reviewing) return;
   if (browsing()) {
     // Stepping through the game: the engine does not play, analysis follows.
