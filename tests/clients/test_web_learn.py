@@ -1260,3 +1260,18 @@ def test_a_questions_feedback_follows_a_change_of_language(
         expect(result).to_contain_text("It stopped early")
     finally:
         page.select_option("#lang", "en")
+
+
+def test_a_question_about_a_node_the_tree_lacks_is_said_to_be_left_out(
+    page: Page, learn_server: ServerThread
+) -> None:
+    """A review of 2026-12-07: ask=value:9 on a tree without a node 9 was
+    dropped without a word."""
+    open_learn(
+        page,
+        learn_server.port,
+        "?game=tree&position=[[3,5],[2,9],[0,7]]&algorithm=minimax&ask=value:9,value:2&classroom=1&lang=en",
+    )
+    expect(page.locator("#learn-message")).to_have_text(
+        "Questions left out: value:9 (this tree has no such node)."
+    )

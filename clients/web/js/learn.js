@@ -14,7 +14,7 @@ import { Trace, branchingFactor, cutTestFired, formatValue, formatWinsVisits, pl
 import { COMPACT, initialExpansion, layout } from "./learn-layout.js";
 import { drawTree, pngBlob, svgDocument } from "./learn-draw.js";
 import { locate, programFor } from "./learn-code.js";
-import { applies, askedAt, candidateLeaves, check, formatQuestions, parseQuestions, prompt } from "./learn-predict.js";
+import { applies, askedAt, candidateLeaves, check, formatQuestions, nodeAt, parseQuestions, prompt } from "./learn-predict.js";
 import { applyStatic, decimal, has, onLanguageChange, t, wireLanguageMenu } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
@@ -347,7 +347,8 @@ async function drawSearch() {
     }
     const reply = await requestTrace(spec, spec.algorithm);
     showTrace(new Trace(reply, parsedTree(spec)), spec);
-    say("");
+    const leftOut = app.leftOut || [];
+    say(leftOut.length ? () => t("predict.left.out", { questions: formatQuestions(leftOut) }) : "");
   } catch (error) {
     say(() => errorText(error, spec), "error");
     app.busy = false;
@@ -662,7 +663,12 @@ function setClassroom(on, restart = true) {
 
 function setQuestions(trace, spec) {
   const typedTree = spec.game === TREE;
-  app.questions = parseQuestions(spec.ask)
+  const asked = parseQuestions(spec.ask);
+  // Questions about a node the tree does not have are said to be left out
+  // (a review, 2026-12-07: ask=value:9 on a tree of 7 nodes was dropped
+  // without a word).
+  app.leftOut = asked.filter((question) => ["value", "prune"].includes(question.kind) && nodeAt(trace, question.path) === null);
+  app.questions = asked
     .filter((question) => applies(trace, question, typedTree))
     .map((question) => ({ question, index: askedAt(trace, question), done: false, result: null }))
     .filter((entry) => entry.index !== null)

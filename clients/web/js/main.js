@@ -1239,15 +1239,27 @@ function showThinkStatus(describe) {
   $("think-status").textContent = describe();
 }
 
+// The engine table's first heading: what the search counts (depth or
+// playouts), in a short form where the language has one ("prof.":
+// "profundidade" took a third of a phone's table, a review of 2026-12-07),
+// its title the whole word. applyStatic writes it again on a change of language.
+function headSearched(key) {
+  const heading = $("info-lines").tHead.rows[0].cells[0];
+  const short = has(`${key}.short`) ? `${key}.short` : key;
+  heading.dataset.i18n = short;
+  heading.dataset.i18nTitle = key;
+  heading.textContent = t(short);
+  heading.title = t(key);
+}
+
 function clearThinkPanel(game = app.state?.game) {
   $("info-lines").tBodies[0].replaceChildren();
   for (const id of ["t-depth", "t-score", "t-nodes", "t-nps", "t-time"]) $(id).textContent = "–";
   // Labelled for the search to come (a Go game's first said "depth").
   const searched = expectsPlayouts(game) ? "summary.playouts" : "play.depth";
-  for (const label of [$("t-depth-label"), $("info-lines").tHead.rows[0].cells[0]]) {
-    label.dataset.i18n = searched; // a change of language writes it again (applyStatic)
-    label.textContent = t(searched);
-  }
+  $("t-depth-label").dataset.i18n = searched; // a change of language writes it again
+  $("t-depth-label").textContent = t(searched);
+  headSearched(searched);
   $("pv").textContent = "";
   $("t-score").classList.remove("proven-win", "proven-loss", "proven-draw");
   $("t-score").title = "";
@@ -1342,8 +1354,7 @@ function showInfo(report, think, final = false) {
     row.title = info.partial ? `${t("play.best.row")}; ${t("play.partial.title")}` : t("play.best.row");
   }
   const searched = countsPlayouts(info) ? formatCount(info.playouts) : String(info.depth);
-  $("info-lines").tHead.rows[0].cells[0].dataset.i18n = searchedKey(info);
-  $("info-lines").tHead.rows[0].cells[0].textContent = t(searchedKey(info));
+  headSearched(searchedKey(info));
   const cells = [
     info.partial ? `${searched}*` : searched,
     scoreText(info, think),
@@ -1759,7 +1770,7 @@ function rewriteThinkPanel() {
     if (row.classList.contains("partial")) row.title = t("play.partial.title");
   }
   const searched = expectsPlayouts(app.state?.game) ? "summary.playouts" : "play.depth";
-  $("info-lines").tHead.rows[0].cells[0].textContent = t(app.summary ? searchedKey(app.summary.info) : searched);
+  headSearched(app.summary ? searchedKey(app.summary.info) : searched);
   if (app.linesThink && !$("lines").hidden) drawLines(app.linesThink);
 }
 
