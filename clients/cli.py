@@ -288,6 +288,7 @@ def run_bot(args: argparse.Namespace) -> int:
         return 2
     parser = ArenaParser(prog="arena bot")
     configure(parser)
+    parser.set_defaults(bot_match=True)  # one bot's match: no tournament words
     match = [
         "--game",
         args.game,

@@ -668,7 +668,12 @@ class _Session:
                     said = "; ".join(
                         f"engine {name} cannot be used: {why}" for name, why in fresh.items()
                     )
-                    raise _why_stopped(config, LocalServerError(said, fresh), self.unavailable)
+                    raise _why_stopped(
+                        config,
+                        LocalServerError(said, fresh),
+                        self.unavailable,
+                        getattr(self.args, "bot_match", False),
+                    )
             specs = (
                 engine.external_spec(config.game)
                 for engine in engines
@@ -683,7 +688,8 @@ class _Session:
                     continue
                 if not self._leave_out(config, error.failed):
                     self._discard()
-                    raise _why_stopped(config, error) from None
+                    bot_match = getattr(self.args, "bot_match", False)
+                    raise _why_stopped(config, error, bot_match=bot_match) from None
 
     def _forfeit_on_resume(self, config: TournamentConfig, failed: dict[str, str]) -> bool:
         """Mark the bots in ``failed`` of a resumed tournament as unable to play; whether it did.
@@ -756,13 +762,18 @@ class _Session:
 
 
 def _why_stopped(
-    config: TournamentConfig, error: LocalServerError, unavailable: Mapping[str, str] | None = None
+    config: TournamentConfig,
+    error: LocalServerError,
+    unavailable: Mapping[str, str] | None = None,
+    bot_match: bool = False,
 ) -> LocalServerError:
     """The error, saying why bots that cannot start stop the tournament: with them
     left out fewer than two entrants would play (it said only which could not
     start: a review of 2026-12-07)."""
     bots = {engine.name for engine in config.engines if engine.is_bot}
-    if not error.failed or not set(error.failed) <= bots:
+    if not error.failed or not set(error.failed) <= bots or bot_match:
+        # arena bot's match: its bot not starting says it all; "the
+        # tournament stops" read oddly there (a review, 2026-12-07).
         return error
     out = set(error.failed) | set(unavailable or {})
     left = sum(1 for engine in config.engines if engine.name not in out)

@@ -302,6 +302,23 @@ def test_a_python_bot_plays_its_own_moves_at_short_move_times(
     assert failed is None or failed.group(1) == "0", out
 
 
+def test_arena_bot_says_its_bot_cannot_start_without_tournament_words(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A review of 2026-12-07: a bot with a syntax error ended arena bot with
+    "without them 1 entrant would play, fewer than two: the tournament stops"."""
+    (tmp_path / "broken.py").write_text("def choose(decision:\n    return 0\n")
+    monkeypatch.chdir(tmp_path)
+    status = main(
+        ["bot", "broken.py", "--game", "tictactoe", "--versus", "local:depth=1",
+         "--movetime", str(int(200 * UNIT))]
+    )  # fmt: skip
+    err = capsys.readouterr().err
+    assert status == 3, err
+    assert "broken cannot be used" in err and "SyntaxError" in err, err
+    assert "tournament" not in err and "entrant" not in err, err
+
+
 def _free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
