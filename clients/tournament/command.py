@@ -597,9 +597,13 @@ class _Session:
         store = self.store
         assert store is not None  # set until a failed start discards it
         async with contextlib.AsyncExitStack() as stack:
+            # The local server and its bots in a stack of their own: closed
+            # when the games end, while the live page stays up (its bots ran
+            # on until Ctrl-C: a review, 2026-12-07).
+            servers = await stack.enter_async_context(contextlib.AsyncExitStack())
             local: LocalServer | None = None
             if any(engine.is_local for engine in store.config().engines) and _has_work(store):
-                local = await self._local_server(stack)
+                local = await self._local_server(servers)
                 warn_if_pure(local)
                 store = self.store
                 assert store is not None  # a failed start raised
@@ -612,6 +616,7 @@ class _Session:
             if live is None:
                 return text
             live.finish()
+            await servers.aclose()  # the games are over: the bots and their server end
             print(_with_bot_summary(text, store, self.settings), flush=True)
             self.shown = True
             print("arena tournament: the live page stays up; Ctrl-C stops it", file=sys.stderr)

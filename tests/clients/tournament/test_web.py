@@ -12,6 +12,20 @@ from tests.clients.tournament.web_harness import PLAY_S, live_tournament, stop
 from tests.timing import wait_until
 
 
+def _children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` (Linux's /proc)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat[stat.rfind(")") + 2 :].split()[1]) == pid:
+                found.append(int(entry.name))
+    return found
+
+
 def test_a_tournament_serves_its_live_page_and_keeps_it_after_the_last_game(
     tmp_path: Path,
 ) -> None:
@@ -48,6 +62,10 @@ def test_a_tournament_serves_its_live_page_and_keeps_it_after_the_last_game(
         # The tables are printed; the page stays up until Ctrl-C (or SIGTERM).
         wait_until(lambda: "4 of 4 games played" in run.output(), PLAY_S, "the tables")
         assert run.process.poll() is None
+        # Its local server's processes end with the games; the page alone stays
+        # (a review of 2026-12-07: the bots ran on until Ctrl-C).
+        if Path("/proc").is_dir():
+            wait_until(lambda: not _children(run.process.pid), PLAY_S, "the search processes' end")
         assert stop(run) == 0
     # --resume of the finished tournament serves its page again, with its games.
     with live_tournament(tmp_path, ["--resume", "--quiet"]) as again:
