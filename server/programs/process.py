@@ -348,9 +348,14 @@ class LineProcess:
             # the end first, and a loaded machine ran the stderr reader later
             # (a test run beside a CPU hog quoted no "SyntaxError").
             self._stderr_ended.wait(STDERR_DRAIN_S)
-        tail = readable_tail(self.stderr_tail())
+        stderr = self.stderr_tail()
+        tail = readable_tail(stderr)
         if tail:
             words += f"; stderr: {tail}"
+        if CARRIAGE_RETURN_NAMED.search(stderr):
+            # "/usr/bin/env: 'python3\r': No such file": the #! line of a
+            # script saved with Windows line endings (a review, 2026-12-07).
+            words += f"; {CRLF_HINT}"
         return words
 
     # ------------------------------------------------------------------
@@ -469,9 +474,8 @@ def _start_failure(program: str, error: Exception) -> str:
                 # "/bin/bash\r": the name looked right and the message false
                 # (a review, 2026-12-07).
                 return (
-                    f"{program} is there, but it has Windows line endings (CRLF): its #! line"
-                    f" names {line!r} followed by a carriage return; save it with Unix line"
-                    " endings (LF), e.g. dos2unix"
+                    f"{program} is there, but its #! line names {line!r} followed by a"
+                    f" carriage return: {CRLF_HINT}"
                 )
             return f"{program} is there, but its #! line names {line!r}, which cannot be run"
     return str(error)
@@ -484,6 +488,13 @@ def _skip_rest_of_line(stream: IO[bytes]) -> None:
         if not rest or rest.endswith(b"\n"):
             return
 
+
+#: A program named with a carriage return at its end, as ``env`` or a shell
+#: says it ("'python3\r'"): a script saved with Windows line endings.
+CARRIAGE_RETURN_NAMED: Final = re.compile(r"(\\r|\r)['\u2019\"]")
+CRLF_HINT: Final = (
+    "the file has Windows line endings (CRLF); save it with Unix line endings (LF), e.g. dos2unix"
+)
 
 #: The most of a program's last stderr quoted in why it ended (its log has all).
 QUOTED_STDERR_CHARS: Final = 300

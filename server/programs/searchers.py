@@ -857,6 +857,10 @@ def position_command(game: Game[Any, Any], state: Any, line: PlayedLine | None) 
     return f"position fen {line.start} moves {' '.join(line.moves)}"
 
 
+#: A line this short, one word, is quoted in the log as a possible answer.
+MAX_BARE_ANSWER_CHARS: Final = 16
+
+
 def _answer_hint(line: str, legal: list[str]) -> str | None:
     """What a bot's line that is no answer was probably meant as, said so; ``None`` for
     chatter.
@@ -873,6 +877,12 @@ def _answer_hint(line: str, legal: list[str]) -> str | None:
             f' {{"move": "{text}"}} (print(json.dumps({{"move": move}})))'
         )
     if not text.startswith("{"):
+        if text and len(text) <= MAX_BARE_ANSWER_CHARS and " " not in text:
+            # A word alone, not a legal move ("99"): an answer, perhaps.
+            return (
+                f"{text!r} (an answer is a JSON object with one of the legal moves,"
+                ' {"move": ...}; debug output belongs on stderr)'
+            )
         return None
     if text.startswith("{'") or "': " in text:
         return (

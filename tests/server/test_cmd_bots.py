@@ -671,7 +671,8 @@ def test_a_line_meant_as_an_answer_is_told_what_is_wrong_with_it() -> None:
     python = _answer_hint("{'move': '1'}", legal)
     assert python is not None and "Python dict, not JSON" in python
     assert "debug output" in (_answer_hint('{"mvoe": "1"}', legal) or "")
-    assert _answer_hint("thinking...", legal) is None
+    assert "one of the legal moves" in (_answer_hint("99", legal) or "")
+    assert _answer_hint("thinking about column 4", legal) is None
 
 
 def test_a_script_with_windows_line_endings_is_said_so(tmp_path: Path) -> None:
@@ -683,3 +684,21 @@ def test_a_script_with_windows_line_endings_is_said_so(tmp_path: Path) -> None:
     script.write_bytes(b"#!/bin/bash\r\necho 1\r\n")
     said = _start_failure(str(script), FileNotFoundError(2, "No such file or directory"))
     assert "Windows line endings (CRLF)" in said and "dos2unix" in said
+
+
+def test_a_script_run_by_env_with_windows_line_endings_is_said_so(tmp_path: Path) -> None:
+    """A second review of 2026-12-07: with "#!/usr/bin/env python3\\r" env starts
+    and fails ("env: 'python3\\r': No such file or directory"), so the hint of
+    the #! check was not given."""
+    script = tmp_path / "crlf"
+    script.write_bytes(b"#!/usr/bin/env python3\r\nimport sys\r\nsys.stdin.read()\r\n")
+    script.chmod(0o755)
+    from server.programs.process import LineProcess, ProgramError
+
+    process = LineProcess((str(script),), "crlf")
+    try:
+        with pytest.raises(ProgramError):
+            process.read_line(time.monotonic() + 10 * UNIT)  # it ends at once
+        assert "Windows line endings (CRLF)" in process.ended_because()
+    finally:
+        process.kill()
