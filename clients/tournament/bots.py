@@ -166,6 +166,9 @@ def reference_engines(text: str) -> list[EngineSpec]:
 
 #: Lines of each bot's log quoted in the summary after a tournament.
 SUMMARY_LOG_LINES: Final = 3
+#: The most of one such line shown (its log has it whole): a request's
+#: note with its hint ran past 200 and was cut mid-word ("starting it aga").
+SUMMARY_NOTE_CHARS: Final = 400
 #: The marks of the server's own notes in a bot's log (docs/bots.md, "The log").
 _NOTE_MARK: Final = "[arena "
 _FAILURE_WORDS: Final = ("refused", "no answer", "ended:", "cannot start", "answered engine_error")
@@ -366,8 +369,15 @@ def bot_summary(
             notes = _failure_notes(path, 0)
             if notes:
                 out.append("    (from its games before this run)")
-        out += [f"    {note[:200]}" for note in notes[-SUMMARY_LOG_LINES:]]
+        out += [f"    {_cut(note, SUMMARY_NOTE_CHARS)}" for note in notes[-SUMMARY_LOG_LINES:]]
     return "\n".join(out + gone)
+
+
+def _cut(text: str, limit: int) -> str:
+    """``text`` at most ``limit`` characters, cut at a space with an ellipsis."""
+    if len(text) <= limit:
+        return text
+    return text[: limit - 1].rsplit(" ", 1)[0] + " …"
 
 
 def _failure_notes(path: Path, start: int) -> list[str]:

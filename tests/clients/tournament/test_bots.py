@@ -25,6 +25,7 @@ import pytest
 
 from clients.cli import build_parser, main
 from clients.tournament.bots import (
+    SUMMARY_NOTE_CHARS,
     bot_command,
     bot_digests,
     bot_summary,
@@ -714,3 +715,24 @@ def test_a_game_lost_for_a_winning_stand_in_records_that_move(
     )
     assert re.search(rf"winfail: {played_for} moves? played for it", out), out
     assert not faults or played_for >= len(faults), out
+
+
+def test_a_long_note_in_the_summary_is_cut_at_a_word(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A re-review of 2026-12-07: a note with its hint was cut at 200 characters,
+    mid-word ("starting it aga")."""
+    monkeypatch.setenv("ARENA_BOT_LOGS", str(tmp_path))
+    engines = [EngineSpec("wordy", command="python3 wordy.py")]
+    note = (
+        "[arena 07:49:01] request 3 (pid 9): no answer within its budget of 186 ms "
+        + (
+            "(this copy has written nothing yet: is its output flushed? print(..., flush=True)) "
+            * 6
+        )
+        + "answered engine_error; starting it again"
+    )
+    (tmp_path / "wordy.log").write_text(note + "\n")
+    shown = bot_summary(engines, None).splitlines()[-1].strip()
+    assert len(shown) <= SUMMARY_NOTE_CHARS and shown.endswith(" …")
+    assert note.startswith(shown.removesuffix(" …"))
