@@ -130,6 +130,8 @@ class Session:
         self._tracing = False
         self._think_id: RequestId = None
         self._think_algorithm = ALPHABETA
+        #: The external engine the running think asked for (``None``: our search).
+        self._think_external: ExternalEngine | None = None
         self._think_multipv = 1
         #: The current position's first legal move, listed when the position
         #: was reported: a think's answer when no search can give one.
@@ -287,6 +289,7 @@ class Session:
         self._thinking = True
         self._think_id = request.id
         self._think_algorithm = algorithm
+        self._think_external = external
         self._think_multipv = request.multipv
         return SearchJob(
             request.id,
@@ -353,10 +356,9 @@ class Session:
         self._thinking = False
         self._think_id = None
         assert result.move is not None  # the session thinks only with a legal move
-        if self.health is not None and self.game is not None:
-            external = find_external(self.externals, self.game.name, self._think_algorithm)
-            if external is not None:
-                self.health.observe(external.game, external.name, result.reason == ENGINE_ERROR)
+        external = self._think_external
+        if self.health is not None and external is not None:
+            self.health.observe(external.game, external.name, result.reason == ENGINE_ERROR)
         move, pv = self._confirmed_resignation(result.move, tuple(result.info.pv))
         return BestMove(
             move=move,

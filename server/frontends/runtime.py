@@ -111,7 +111,7 @@ class FrontendPool:
                 await self._starting
         return await self.pool.wait_until(condition, START_TIMEOUT_S)
 
-    async def warm_up(self, jobs: SearchJob | list[SearchJob], timeout_s: float) -> bool:
+    async def warm_up(self, jobs: list[SearchJob], timeout_s: float) -> bool:
         """Wait for the workers and run ``jobs``, tiny searches (one a worker), to their
         end or ``timeout_s``.
 
@@ -120,7 +120,6 @@ class FrontendPool:
         the first real search is charged for searching only. False when no
         worker started.
         """
-        jobs = jobs if isinstance(jobs, list) else [jobs]
         if not await self.wait_ready() or not await self.wait_idle(len(jobs)):
             return False
         tickets = [self.submit(job) for job in jobs]

@@ -199,7 +199,7 @@ class UciEngine:
         state = game.parse_position(STARTPOS)
         self._seq += 1
         job = search_job(self._seq, game, state, WARM_UP_LIMITS, ALGORITHM, time.monotonic())
-        await self._runtime.warm_up(job, WARM_UP_TIMEOUT_S)
+        await self._runtime.warm_up([job], WARM_UP_TIMEOUT_S)
         self._warm = True
 
     def _stop_search(self) -> None:
