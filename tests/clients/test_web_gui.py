@@ -2629,3 +2629,25 @@ def test_a_game_ended_by_hand_during_an_analysis_clears_its_lines(
     expect(page.locator("#result")).to_contain_text("X wins")
     expect(page.locator("#think-status")).to_have_text("")
     expect(page.locator("#info-lines tbody tr")).to_have_count(0)
+
+
+def test_a_change_of_language_while_the_board_loads_breaks_nothing(
+    page: Page, gui_server: ServerThread
+) -> None:
+    """A fresh-clone CI run of 2026-12-07: the language changed while the game's
+    board module was still loading, and drawing found no board (a TypeError).
+    The board is drawn once it has come, in the new language."""
+    held: list[Any] = []
+    page.route("**/js/boards/tictactoe.js", lambda route: held.append(route))
+    try:
+        with page.expect_request("**/js/boards/tictactoe.js"):
+            page.goto(f"http://127.0.0.1:{gui_server.port}/?game=tictactoe&side=both&lang=en")
+        page.wait_for_selector("#connection.good")
+        page.select_option("#lang", "pt")
+        expect(page.locator("html")).to_have_attribute("lang", "pt")
+        assert held, "the board's module was asked for"
+        held[0].continue_()
+        expect(page.locator(".board-svg desc")).to_contain_text("vazia")
+    finally:
+        page.unroute("**/js/boards/tictactoe.js")
+        page.select_option("#lang", "en")

@@ -1074,7 +1074,9 @@ function stopThink() {
 
 function render() {
   const state = app.state;
-  if (!state) return;
+  // The state's board may still be loading (a change of language then found
+  // no board: a TypeError in a CI run); setState draws once it has come.
+  if (!state || !app.board || app.boardGame !== state.game) return;
   const info = gameInfo(state.game);
   const view = boardView();
   app.board.update(view);
