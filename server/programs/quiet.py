@@ -9,8 +9,16 @@ on its pipe, and uses no CPU: :func:`wait_until_quiet` watches the
 program's processes (its session: a wrapper script's children too) in
 Linux's ``/proc`` until every thread of them has slept, with no CPU time
 added (less than :data:`QUIET_CPU_NS`), for :data:`QUIET_POLLS` looks in a
-row, at most :data:`QUIET_MAX_S`. Elsewhere (no ``/proc``) it returns at
-once, as before.
+row, until the program has used :data:`QUIET_MAX_CPU_NS` of CPU (a program
+busy in the background while it waits for its input) or the caller's
+deadline passes. Elsewhere (no ``/proc``) it returns at once, as before.
+
+The bound on a busy start is CPU time, not time on the clock: on a loaded
+machine a starting Python may get little CPU for seconds. With a bound of
+4 s on the clock, a bot whose file had a syntax error was still importing
+at 4 s, taken for started, and its games were played and lost one by one
+instead of the bot being found unable to start (a fresh-clone CI run of
+2026-12-07).
 
 A thread asleep on a timer (``time.sleep``, a C ``sleep()``: the
 kernel's ``wchan`` names a ``nanosleep``) is not waiting for its input:
@@ -38,11 +46,13 @@ QUIET_POLLS: Final = 3
 #: tenth of a core. A starting program uses the whole core; a program that
 #: polls its input in a loop with a sleep uses a little, and is ready.
 QUIET_CPU_NS: Final = 1_000_000
-#: The longest wait for quiet: a program still busy after this is taken for
-#: started (it may work in the background while it waits for its input).
-#: Below START_PATIENCE_S (server.programs.searchers), so that the thinks
-#: waiting for the start get the program, not a "still starting".
-QUIET_MAX_S: Final = 4.0
+#: The CPU time, in nanoseconds, after which a program not yet quiet is taken
+#: for started (it may work in the background while it waits for its
+#: input). Three seconds of a core, below START_PATIENCE_S
+#: (server.programs.searchers) on a machine with a core to spare, so that the
+#: thinks waiting for the start get the program, not a "still starting"; a
+#: Python bot's whole start is a few tenths of that.
+QUIET_MAX_CPU_NS: Final = 3_000_000_000
 PROC: Final = "/proc"
 #: What the kernel's ``wchan`` holds for a thread asleep on a timer
 #: (``hrtimer_nanosleep``, ``do_nanosleep``), and the state letter this
@@ -65,7 +75,7 @@ def _fields(stat: str) -> list[str]:
 
 
 def _thread(task_dir: str) -> tuple[str, int] | None:
-    """A thread's state letter and CPU time so far (ns when schedstat tells, else ticks).
+    """A thread's state letter and CPU time so far, in nanoseconds.
 
     A thread asleep on a timer has the state ``n`` here (our own letter: the
     kernel says ``S``), so that it does not count as waiting for input.
@@ -75,8 +85,12 @@ def _thread(task_dir: str) -> tuple[str, int] | None:
         return None
     fields = _fields(stat)
     schedstat = _read(f"{task_dir}/schedstat")
-    # schedstat's first field is nanoseconds on the CPU; else utime + stime, in ticks.
-    cpu = int(schedstat.split()[0]) if schedstat else int(fields[11]) + int(fields[12])
+    # schedstat's first field is nanoseconds on the CPU; else utime + stime,
+    # in clock ticks (coarser: a tick is 10 ms on most systems).
+    if schedstat:
+        cpu = int(schedstat.split()[0])
+    else:
+        cpu = (int(fields[11]) + int(fields[12])) * 1_000_000_000 // os.sysconf("SC_CLK_TCK")
     state = fields[0]
     if state == "S" and TIMER_SLEEP in (_read(f"{task_dir}/wchan") or ""):
         state = TIMER_ASLEEP
@@ -117,8 +131,8 @@ def wait_until_quiet(pid: int, deadline: float) -> bool:
     ``start_new_session``). Returns ``False`` at once without ``/proc``,
     and when the program has ended (its first request will say so).
     """
-    deadline = min(deadline, time.monotonic() + QUIET_MAX_S)
     quiet = 0
+    first: int | None = None
     before: int | None = None
     while True:
         threads = _session_threads(pid)
@@ -138,6 +152,9 @@ def wait_until_quiet(pid: int, deadline: float) -> bool:
         quiet = quiet + 1 if asleep and idle else 0
         if quiet >= QUIET_POLLS:
             return True
+        first = cpu if first is None else first
+        if cpu - first >= QUIET_MAX_CPU_NS:
+            return False  # busy in the background: taken for started
         before = cpu
         if time.monotonic() + QUIET_POLL_S >= deadline:
             return False

@@ -395,7 +395,7 @@ def test_a_bot_whose_timer_thread_ticks_is_ready_all_the_same(tmp_path: Path) ->
     game, state = decision_state("connect4")
     searcher = program_searcher(engine, game)
     try:
-        assert time_to_start(searcher) < 2 * UNIT  # well before QUIET_MAX_S
+        assert time_to_start(searcher) < 2 * UNIT  # well before QUIET_MAX_CPU_NS
         assert think(searcher, state, int(200 * UNIT)).reason == "engine"
     finally:
         searcher.close()

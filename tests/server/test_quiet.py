@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import signal
 import subprocess
 import sys
 import time
@@ -9,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from server.programs import quiet
 from server.programs.quiet import wait_until_quiet
 from tests.timing import UNIT
 
@@ -34,3 +37,37 @@ def test_a_program_asleep_on_a_timer_is_not_ready_until_it_reads() -> None:
     finally:
         process.kill()
         process.wait()
+
+
+@pytest.mark.skipif(not Path("/proc/self/wchan").exists(), reason="needs Linux's /proc")
+def test_a_start_that_gets_no_cpu_is_waited_for_and_a_busy_one_is_not(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A fresh-clone CI run of 2026-12-07: on a loaded machine a bot with a
+    syntax error was still importing after the 4 s the wait allowed on the
+    clock, taken for started, and its games were lost one by one instead of
+    the bot being found unable to start. The bound is CPU time: a program
+    that gets none (here stopped, as a starved one) is waited for until the
+    caller's deadline; one that spins is taken for started once it has used
+    the bound."""
+    monkeypatch.setattr(quiet, "QUIET_MAX_CPU_NS", 200_000_000)  # 0.2 s of a core
+    spin = subprocess.Popen([sys.executable, "-c", "while True: pass"], start_new_session=True)
+    starved = subprocess.Popen(
+        [sys.executable, "-c", "import sys; sys.stdin.readline()"],
+        stdin=subprocess.PIPE,
+        start_new_session=True,
+    )
+    try:
+        os.kill(starved.pid, signal.SIGSTOP)
+        started = time.monotonic()
+        assert not wait_until_quiet(spin.pid, started + 30 * UNIT)
+        assert time.monotonic() - started < 20 * UNIT  # by its CPU, not the deadline
+        started = time.monotonic()
+        patience = 0.5
+        assert not wait_until_quiet(starved.pid, started + patience)
+        # Not taken for started before the deadline (less its last poll).
+        assert time.monotonic() - started >= patience - quiet.QUIET_POLL_S
+    finally:
+        for process in (spin, starved):
+            process.kill()
+            process.wait()
