@@ -1228,6 +1228,14 @@ def test_a_reload_keeps_the_game_and_go_has_a_resign_button(
     # Go: Resign beside Pass; Take back undoes it.
     open_game(page, gui_server.port, "go", side="both")
     expect(page.locator("#resign")).to_be_visible()
+    # It asks once more (the last note's known gap: one click gave the game
+    # away); leaving the button puts the question back.
+    page.click("#resign")
+    expect(page.locator("#resign")).to_have_text("Resign? Click again")
+    expect(page.locator("#result")).to_be_hidden()
+    page.locator("#pass").focus()
+    expect(page.locator("#resign")).to_have_text("Resign")
+    page.click("#resign")
     page.click("#resign")
     expect(page.locator("#result")).to_contain_text("resign")
     expect(page.locator("#resign")).to_be_hidden()

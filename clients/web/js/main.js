@@ -710,6 +710,13 @@ async function rollDice() {
 }
 
 // A click or typed move from the user.
+// Resign back to its first question (see its click handler).
+function disarmResign() {
+  if (!$("resign").classList.contains("confirm")) return;
+  $("resign").classList.remove("confirm");
+  $("resign").textContent = t("play.resign");
+}
+
 async function humanMove(move) {
   const state = app.state;
   if (!state || !app.conn) return;
@@ -1094,6 +1101,7 @@ function render() {
   // Go's resignation is a move of its own (protocol.md section 9), not in
   // legal_moves: typed, it worked, but no player would guess (a review, 2026-12-07).
   $("resign").hidden = !(view.interactive && state.game === "go");
+  if ($("resign").hidden) disarmResign();
   if (document.activeElement !== $("position")) $("position").value = state.position;
   // Backgammon: gnubg's own PositionID:MatchID, to paste into gnubg's `set gnubgid`.
   $("gnubg-id").hidden = !state.gnubg_id;
@@ -1718,7 +1726,19 @@ function wire() {
     humanMove(move);
   });
   $("pass").addEventListener("click", () => humanMove("pass"));
-  $("resign").addEventListener("click", () => humanMove("resign"));
+  // Resign asks once more, as lichess does: one click beside Pass gave the
+  // game away (the last note's known gap). A second click, with the button
+  // still showing the question, resigns; leaving it puts it back.
+  $("resign").addEventListener("click", () => {
+    if (!$("resign").classList.contains("confirm")) {
+      $("resign").classList.add("confirm");
+      $("resign").textContent = t("play.resign.confirm");
+      return;
+    }
+    disarmResign();
+    humanMove("resign");
+  });
+  $("resign").addEventListener("blur", disarmResign);
   $("go").addEventListener("click", () => startThink("play"));
   $("analyse").addEventListener("click", () => startThink("analyse"));
   $("stop").addEventListener("click", stopThink);
@@ -1737,6 +1757,7 @@ function wire() {
   wireLanguageMenu($("lang"));
   onLanguageChange(() => {
     if (app.conn && app.serverText) setStatus(serverName(app.serverText), "good");
+    $("resign").classList.remove("confirm"); // its words are the language's again
     // Everything the page built from the server's data, built again.
     if (app.games.length === 0) return;
     fillGameMenu();
