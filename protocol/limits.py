@@ -40,6 +40,12 @@ MAX_MOVETIME_MS: Final = 600_000
 MAX_NODES: Final = 1_000_000_000
 #: A day: the longest game clock accepted (larger values are clamped).
 MAX_CLOCK_MS: Final = 24 * 3600 * 1000
+#: The fields of a ``clock`` this package reads and writes (``welcome.clock_fields``).
+CLOCK_NAMES: Final = ("time_ms", "inc_ms", "moves_to_go", "opponent_ms")
+#: The fields every server reads: a ``welcome`` without ``clock_fields`` (a
+#: server from before ``opponent_ms``, or another program, protocol.md
+#: section 11) is sent no other.
+BASIC_CLOCK_NAMES: Final = ("time_ms", "inc_ms", "moves_to_go")
 #: Most moves to the next time control a clock may name (larger is clamped).
 MAX_MOVES_TO_GO: Final = 10_000
 #: Largest dice ``seed`` in ``new_game`` (exact in JSON numbers).

@@ -27,6 +27,7 @@ second), and only when set.
 """
 
 from protocol.fields import score_from_wire
+from protocol.limits import CLOCK_NAMES
 from protocol.replies import (
     CHANCE,
     GNUBG_ID_GAMES,
@@ -41,7 +42,6 @@ from protocol.replies import (
     Welcome,
 )
 from protocol.requests import (
-    CLOCK_NAMES,
     LIMIT_NAMES,
     PROTOCOL_VERSION,
     REQUESTS,

@@ -33,7 +33,7 @@ from protocol.fields import (
     violation,
     whole,
 )
-from protocol.limits import MAX_MOVETIME_MS, ServerLimits
+from protocol.limits import BASIC_CLOCK_NAMES, CLOCK_NAMES, MAX_MOVETIME_MS, ServerLimits
 
 #: The ``to_move`` of a state where dice are to be rolled.
 CHANCE = "chance"
@@ -62,6 +62,10 @@ class Welcome:
     """The server's caps (``protocol.md`` section 7)."""
     id: RequestId = None
     """The ``hello``'s ``id``."""
+    clock_fields: tuple[str, ...] = CLOCK_NAMES
+    """The ``clock`` fields the server reads: a referee sends no other (a
+    server that does not say reads the basic three, a stricter one refuses
+    what it does not know)."""
 
     def game(self, name: str) -> dict[str, Any] | None:
         """The description of the game called ``name``, or ``None`` if not offered."""
@@ -81,6 +85,7 @@ class Welcome:
             "server": self.server,
             "games": [dict(game) for game in self.games],
             "limits": self.limits.to_wire(),
+            "clock_fields": list(self.clock_fields),
         }
         return with_id(message, self.id)
 
@@ -94,12 +99,16 @@ class Welcome:
             if not isinstance(game, Mapping) or not isinstance(game.get("name"), str):
                 violation(f"a game in welcome is {show(game)}, not a map with a name")
         limits = ServerLimits.from_wire(mapping(message.get("limits", {}), "limits"))
+        clock_fields = message.get("clock_fields", list(BASIC_CLOCK_NAMES))
+        if not isinstance(clock_fields, list) or not all(isinstance(f, str) for f in clock_fields):
+            violation(f"clock_fields is {show(clock_fields)}, not a list of names")
         return cls(
             protocol=whole(required(message, "protocol", "welcome"), "protocol"),
             server=text(message.get("server", ""), "server"),
             games=tuple(dict(game) for game in games),
             limits=limits,
             id=reply_id(message),
+            clock_fields=tuple(clock_fields),
         )
 
 

@@ -18,6 +18,7 @@ from protocol.codec import with_id
 from protocol.errors import BadMessage, LimitExceeded, RequestId, UnknownType, UnsupportedProtocol
 from protocol.fields import bounded, clamped, optional_int, optional_str, read_request_id, read_seed
 from protocol.limits import (
+    CLOCK_NAMES,
     MAX_ALGORITHM_CHARS,
     MAX_CLOCK_MS,
     MAX_MOVE_CHARS,
@@ -32,8 +33,6 @@ from protocol.limits import (
 PROTOCOL_VERSION = 1
 #: The limits a ``think`` may carry (a misspelt one is refused, not ignored).
 LIMIT_NAMES = ("movetime_ms", "depth", "nodes", "clock")
-#: The fields of a ``clock``.
-CLOCK_NAMES = ("time_ms", "inc_ms", "moves_to_go")
 
 _DEFAULT_LIMITS = ServerLimits()
 
@@ -174,7 +173,8 @@ class Roll:
 
 
 def limits_to_wire(limits: Limits) -> dict[str, Any]:
-    """``think.limits``: the limits that are set (``clock.moves_to_go`` when known)."""
+    """``think.limits``: the limits that are set (``clock.moves_to_go`` and
+    ``clock.opponent_ms`` when known)."""
     wire: dict[str, Any] = {}
     if limits.movetime_ms is not None:
         wire["movetime_ms"] = limits.movetime_ms
@@ -187,6 +187,8 @@ def limits_to_wire(limits: Limits) -> dict[str, Any]:
         clock_wire: dict[str, Any] = {"time_ms": clock.time_ms, "inc_ms": clock.inc_ms}
         if clock.moves_to_go is not None:
             clock_wire["moves_to_go"] = clock.moves_to_go
+        if clock.opponent_ms is not None:
+            clock_wire["opponent_ms"] = clock.opponent_ms
         wire["clock"] = clock_wire
     return wire
 
@@ -229,7 +231,8 @@ def _clock_from_wire(raw: Any, request_id: RequestId) -> Clock | None:
         raise BadMessage("'clock' needs an integer 'time_ms'", request_id)
     inc_ms = clamped(raw, "inc_ms", 0, MAX_CLOCK_MS, request_id) or 0
     moves_to_go = clamped(raw, "moves_to_go", 1, MAX_MOVES_TO_GO, request_id)
-    return Clock(time_ms, inc_ms, moves_to_go)
+    opponent_ms = clamped(raw, "opponent_ms", 0, MAX_CLOCK_MS, request_id)
+    return Clock(time_ms, inc_ms, moves_to_go, opponent_ms)
 
 
 @dataclass(frozen=True, slots=True)

@@ -121,6 +121,9 @@ class Session:
         self.history: list[str] = []
         #: The position the game started from (``new_game``'s), as the game writes it.
         self.start_position = ""
+        #: A key new at each ``new_game`` (``PlayedLine.game``): a program kept
+        #: between games is told of a new one (UCI's ``ucinewgame``).
+        self.game_key = ""
         #: Chess only: the same history in SAN (``None`` for other games).
         self.history_san: list[str] | None = None
         #: The seed of a game of chance's dice, reported in ``state``; each roll is
@@ -226,6 +229,7 @@ class Session:
             raise from_game_error(error, request.id) from None
         self.game, self.state, self.history = game, state, history
         self.start_position = start_position
+        self.game_key = secrets.token_hex(8)
         self.history_san = history_san
         self._fallback_move = None
         self._resign_streak = ResignStreak()
@@ -301,7 +305,7 @@ class Session:
             algorithm,
             request.cleanup,
             request.multipv,
-            line=PlayedLine(self.start_position, tuple(self.history)),
+            line=PlayedLine(self.start_position, tuple(self.history), self.game_key),
         )
 
     def _algorithm(self, game: Game[Any, Any], request: Think) -> str:

@@ -32,8 +32,14 @@ class GameClock:
         return self.moves - self.moves_made[player] % self.moves
 
     def clock_for(self, player: int) -> Clock:
-        """What the engine is told in ``think``: its time left (never negative)."""
-        return Clock(max(0, self.left_ms[player]), self.inc_ms, self.moves_to_go(player))
+        """What the engine is told in ``think``: its time left and its opponent's
+        (never negative)."""
+        return Clock(
+            max(0, self.left_ms[player]),
+            self.inc_ms,
+            self.moves_to_go(player),
+            opponent_ms=max(0, self.left_ms[1 - player]),
+        )
 
     def punch(self, player: int, elapsed_ms: float) -> None:
         """Charge a move to ``player``: take the time, add the increment and any new period."""

@@ -35,6 +35,7 @@ replies. The records are strict JSON besides
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import functools
 import hashlib
 import random
@@ -392,11 +393,14 @@ class _Game:
 
     async def _think(self, player: int) -> tuple[BestMove, float]:
         tc, timing = self.config.time_control, self.config.timing
+        engine = self.engines[player]
         clock = None if self.clock is None else self.clock.clock_for(player)
+        if clock is not None and not _reads_opponent_clock(engine):
+            # A server that does not list it may refuse it (protocol.md section 11).
+            clock = dataclasses.replace(clock, opponent_ms=None)
         limits = think_limits(tc, self.spec.engines[player], clock)
         budget = move_budget(tc, clock)
         timeout_ms = watchdog_ms(budget, timing)
-        engine = self.engines[player]
         started = time.monotonic()
         best = await self._guard(
             player,
@@ -576,3 +580,8 @@ def _record(
 
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+def _reads_opponent_clock(engine: Engine) -> bool:
+    """Whether the engine's server said (``welcome.clock_fields``) it reads ``opponent_ms``."""
+    return engine.server is not None and "opponent_ms" in engine.server.clock_fields

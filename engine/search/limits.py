@@ -52,11 +52,18 @@ MAX_DEPTH: Final = 128
 
 @dataclass(frozen=True, slots=True)
 class Clock:
-    """A game clock: time left for the side to move, its increment, moves to go."""
+    """A game clock: time left for the side to move, its increment, moves to go.
+
+    ``opponent_ms`` is the other side's time left, when the caller knows it.
+    Our searches plan from the mover's clock alone; a UCI program is told
+    both (``wtime`` and ``btime``), as cutechess tells it, since engines such
+    as Stockfish weigh their time against the opponent's.
+    """
 
     time_ms: int
     inc_ms: int = 0
     moves_to_go: int | None = None
+    opponent_ms: int | None = None
 
     def __reduce__(self) -> tuple[type[Any], tuple[object, ...]]:
         return reduce_record(self)

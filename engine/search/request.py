@@ -39,6 +39,9 @@ class PlayedLine:
 
     start: str
     moves: tuple[str, ...] = ()
+    game: str = ""
+    """Which game this is: a key new at each ``new_game``, so that a program
+    kept between games is told of a new one (UCI's ``ucinewgame``)."""
 
     def __reduce__(self) -> tuple[type[Any], tuple[object, ...]]:
         # It crosses the pipe to a search process: see reduce_record.

@@ -368,6 +368,7 @@ class UciProtocol:
         own, other = ("w", "b") if white else ("b", "w")
         time_left = numbers.get(f"{own}time")
         increment = numbers.get(f"{own}inc", 0)
+        opponent = numbers.get(f"{other}time")
         if time_left is None and f"{other}time" in numbers:
             # Only the other side's clock: a clock game all the same, which
             # without a clock of its own would search until a stop that never
@@ -377,11 +378,13 @@ class UciProtocol:
             notes.append(
                 f"go gives {other}time but no {own}time for the side to move: timed by {other}time"
             )
+            opponent = None
         if time_left is not None:
             clock = Clock(
                 max(MIN_SEARCH_MS, time_left - overhead),
                 max(0, increment),
                 numbers.get("movestogo"),
+                None if opponent is None else max(0, opponent),
             )
         movetime = numbers.get("movetime")
         if movetime is not None:

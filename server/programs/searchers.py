@@ -236,6 +236,8 @@ class _Launch:
         self.declared: dict[str, UciOption] = {}
         #: The ``MultiPV`` last set on the program by a think; ``None``: not yet.
         self.multipv: int | None = None
+        #: The game (``PlayedLine.game``) of the program's last think; ``None``: none yet.
+        self.game: str | None = None
         self.error: str | None = None
         #: Thinks wait for this start until then (START_PATIENCE_S), no later.
         self.patience_ends = time.monotonic() + START_PATIENCE_S
@@ -470,9 +472,29 @@ class UciSearcher(ProgramSearcher):
     def _think(self, process: LineProcess, request: SearchRequest, search: _Search) -> SearchResult:
         state, limits, deadlines = request.state, request.limits, request.planned()
         search.lines = self._set_lines(process, request.multipv)
+        self._tell_new_game(process, request.line)
         process.send(position_command(self.game, state, request.line))
         process.send(go_command(limits, deadlines, self.game.to_move(state), search.started))
         return self._follow(process, request, search)
+
+    def _tell_new_game(self, process: LineProcess, line: PlayedLine | None) -> None:
+        """``ucinewgame`` before the first think of a game, as cutechess sends it.
+
+        The program is kept between games and sessions: told nothing, it took
+        a new game for the old one (its hash, its history of moves). A think
+        that names no game (no ``PlayedLine``, or one without a key) is told a
+        new game only as the program's first. The engine reads its commands
+        in order, so the ``position`` and ``go`` that follow wait for it: no
+        ``isready`` round trip is spent.
+        """
+        launch = self._launch
+        if launch is None or launch.process is not process:
+            return
+        game = line.game if line is not None else ""
+        if launch.game is not None and (not game or launch.game == game):
+            return
+        process.send("ucinewgame")
+        launch.game = game
 
     def _set_lines(self, process: LineProcess, wanted: int) -> int:
         """Set the engine's ``MultiPV`` for ``wanted`` lines if it has it; the lines to pass on."""
@@ -569,6 +591,10 @@ class GtpSearcher(ProgramSearcher):
             # (told as the clock, GNU Go took a 5 s cap for its 10 min).
             if clock is not None and not cut_before_clock(clock, deadlines):
                 setup += [f"time_settings {seconds} 0 0", f"time_left {colour} {seconds} 0"]
+                if clock.opponent_ms is not None:
+                    # The opponent's clock as well, when the think gives it.
+                    other = ("black", "white")[1 - self.game.to_move(state)]
+                    setup.append(f"time_left {other} {max(1, clock.opponent_ms // 1000)} 0")
             else:
                 setup += [f"time_settings 0 {seconds} 1", f"time_left {colour} {seconds} 1"]
         for command in setup:

@@ -189,9 +189,10 @@ def go_command(limits: Limits, deadlines: Deadlines, mover: int, now: float) -> 
 
     The deadline was planned once, by the session. With a clock it is the
     time left (the engine keeps its own time, :data:`OWN_CLOCK`), and the
-    engine is given that clock: ``wtime``/``btime`` (what is left of it
-    now, both sides alike: the think carries the mover's clock only),
-    ``winc``/``binc`` and ``movestogo``, as cutechess gives it. Given a
+    engine is given that clock: the mover's ``wtime`` or ``btime`` (what is
+    left of it now), the other side's from the clock's ``opponent_ms`` (the
+    mover's again when the think does not say it), ``winc``/``binc`` and
+    ``movestogo``, as cutechess gives it; ``mover`` is 0 for White. Given a
     ``movetime`` of our planning instead, an engine was told a third of
     its time and lost on time with most of its clock left (a review,
     2026-12-07). A fixed move time, or what is left of the deadline when the
@@ -213,7 +214,10 @@ def go_command(limits: Limits, deadlines: Deadlines, mover: int, now: float) -> 
         clock_ms = max(1, int(clock.time_ms - spent_ms) - CLOCK_SAFETY_MS - PROGRAM_OVERHEAD_MS)
         capped = cut_before_clock(clock, deadlines)
         told = clock_ms if capped else left_ms  # uncapped: the deadline is the clock's end
-        words += ["wtime", str(told), "btime", str(told)]
+        # The other side's clock is not running: told as it was given.
+        other = told if clock.opponent_ms is None else max(1, clock.opponent_ms)
+        white, black = (told, other) if mover == 0 else (other, told)
+        words += ["wtime", str(white), "btime", str(black)]
         if clock.inc_ms > 0:
             words += ["winc", str(clock.inc_ms), "binc", str(clock.inc_ms)]
         if clock.moves_to_go:

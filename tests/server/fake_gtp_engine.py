@@ -10,7 +10,8 @@
 * ``flood``: answers, but prints lines without end, even while idle;
 * ``nohandshake``: never answers anything;
 * ``clock``: answers ``pass`` when it was given absolute time (``time_settings
-  S 0 0`` with ``time_left`` of as many seconds and no stones), else an
+  S 0 0`` with the mover's ``time_left`` of as many seconds and no stones),
+  ``A1`` when besides the opponent's ``time_left`` was given, else an
   illegal point: the test of how a clock is told.
 
 Every other command is accepted.
@@ -42,13 +43,13 @@ def main() -> None:
     if mode == "flood":
         threading.Thread(target=flood, daemon=True).start()
     settings: list[str] = []
-    left: list[str] = []
+    left: dict[str, list[str]] = {}
     for line in sys.stdin:
         command = line.split()[0] if line.split() else ""
         if command == "time_settings":
             settings = line.split()[1:]
         if command == "time_left":
-            left = line.split()[2:]
+            left[line.split()[1]] = line.split()[2:]
         if command == "quit":
             return
         if mode == "nohandshake":
@@ -60,9 +61,14 @@ def main() -> None:
                 say("= pass\n\n")
                 continue
             if mode == "clock":
-                absolute = len(settings) == 3 and settings[1:] == ["0", "0"] and left[1:] == ["0"]
-                same = absolute and settings[0] == left[0] and int(left[0]) >= 1
-                say("= pass\n\n" if same else "= Z99\n\n")
+                colour = line.split()[1]
+                other = "white" if colour == "black" else "black"
+                own = left.get(colour, [])
+                absolute = len(settings) == 3 and settings[1:] == ["0", "0"] and own[1:] == ["0"]
+                same = absolute and settings[0] == own[0] and int(own[0]) >= 1
+                answer = "A1" if other in left else "pass"
+                say(f"= {answer}\n\n" if same else "= Z99\n\n")
+                left.clear()
                 continue
             if mode == "illegal":
                 say("= Z99\n\n")

@@ -20,6 +20,10 @@
   counting up) :data:`CHATTY_REPORTS` times, then answers;
 * ``history``: scores its move by the number of moves ``position`` gave it
   before the position (``position fen F moves ...``), so a test sees them;
+* ``newgames``: scores its move by the number of ``ucinewgame`` it has
+  read, so a test sees when it was told of a new game;
+* ``otherclock``: scores its move by the clock ``go`` gave the side not to
+  move (``btime`` with White to move), so a test sees it;
 * ``slow``: a healthy engine that takes :data:`SLOW_START_S` to start (a
   large program loading: answers nothing before);
 * ``refuse``: answers every ``setoption`` with an error line;
@@ -107,8 +111,14 @@ def say_lines(board: chess.Board, depth: int, lines: int) -> None:
 SLEEPY_S = 0.3
 
 
-def search(board: chess.Board, words: list[str], mode: str, lines: int = 1) -> None:
+def search(board: chess.Board, words: list[str], mode: str, lines: int = 1, games: int = 0) -> None:
     move = sorted(board.legal_moves, key=lambda m: m.uci())[0].uci()
+    if mode in ("newgames", "otherclock"):  # a figure it was told, as its score
+        other = "btime" if board.turn == chess.WHITE else "wtime"
+        told = int(words[words.index(other) + 1]) if other in words else -1
+        say(f"info depth 1 score cp {games if mode == 'newgames' else told} nodes 1 pv {move}")
+        say(f"bestmove {move}")
+        return
     if mode == "chatty":  # the same good report thousands of times, then its move
         for count in range(1, CHATTY_REPORTS + 1):
             say(f"info depth 1 score cp 5 nodes {count} pv {move}")
@@ -181,6 +191,7 @@ def main() -> None:
     mode = sys.argv[1] if len(sys.argv) > 1 else "ok"
     board = chess.Board()
     lines = 1
+    games = 0
     if mode == "flood":
         threading.Thread(target=flood, daemon=True).start()
     if mode == "slow":
@@ -202,13 +213,15 @@ def main() -> None:
             lines = int(words[4])
         elif words[0] == "isready":
             say("readyok")
+        elif words[0] == "ucinewgame":
+            games += 1
         elif words[0] == "position" and words[1] == "fen":
             cut = words.index("moves") if "moves" in words else len(words)
             board = chess.Board(" ".join(words[2:cut]))
             for played in words[cut + 1 :]:
                 board.push_uci(played)
         elif words[0] == "go":
-            search(board, words, mode, lines)
+            search(board, words, mode, lines, games)
         elif words[0] == "quit":
             return
 

@@ -176,6 +176,22 @@ def test_a_clock_is_given_to_a_uci_engine_which_keeps_its_own_time() -> None:
     )
 
 
+def test_a_uci_engine_is_told_its_opponents_clock_too() -> None:
+    """The last note's known gap: the think carried the mover's clock only, so
+    an engine was told its own time as both ``wtime`` and ``btime`` (Stockfish
+    weighs its time against its opponent's). The clock's ``opponent_ms`` is
+    the other side's, by colour."""
+    limits = Limits(clock=Clock(time_ms=2000, inc_ms=50, opponent_ms=9000))
+    deadlines = plan_deadlines(limits, 10.0, own_clock=True)
+    white = go_command(limits, deadlines, 0, 10.5)
+    assert white == "go wtime 1470 btime 9000 winc 50 binc 50"
+    black = go_command(limits, deadlines, 1, 10.5)
+    assert black == "go wtime 9000 btime 1470 winc 50 binc 50"
+    # A flag-fallen opponent is told 1 ms, never 0 (some engines read 0 as unset).
+    flagged = Limits(clock=Clock(time_ms=2000, opponent_ms=0))
+    assert "btime 1 " in go_command(flagged, deadlines, 0, 10.5) + " "
+
+
 # ----------------------------------------------------------------------
 # Through the server.
 
@@ -197,6 +213,38 @@ async def test_an_engine_on_a_clock_keeps_its_own_time_and_a_bare_bestmove_count
         assert best["depth"] >= 1 and best["time_ms"] >= 250, best
         _, best = await client.think(3, {"movetime_ms": 1000}, algorithm="noinfo")
         assert best["depth"] == 1 and best["move"] != "" and best["time_ms"] < 900, best
+
+
+@pytest.mark.asyncio
+async def test_a_uci_engine_hears_of_each_new_game_and_of_its_opponents_clock() -> None:
+    """The last note's known gaps: a UCI program kept between games was never
+    sent ``ucinewgame`` (it took the next game for the last one), and it was
+    told its own time as its opponent's. Each ``new_game`` is a new game for
+    the program, the moves of one game are not; ``clock.opponent_ms`` is the
+    other side's ``btime`` or ``wtime``."""
+    engines = (fake("newgames", "newgames"), fake("otherclock", "otherclock"))
+    async with running_server(externals=engines) as server, raw_client(server.port) as client:
+
+        async def told(think_id: int, limits: dict[str, Any], algorithm: str) -> int:
+            infos, best = await client.think(think_id, limits, algorithm=algorithm)
+            assert best["reason"] != "engine_error", best
+            return int(infos[-1]["score"]["value"])
+
+        await client.request({"type": "new_game", "id": 1, "game": "chess"})
+        depth = {"depth": 1}
+        assert await told(2, depth, "newgames") == 1
+        await client.request({"type": "move", "id": 3, "move": "e2e4"})
+        await client.request({"type": "move", "id": 4, "move": "e7e5"})
+        assert await told(5, depth, "newgames") == 1  # the same game
+        await client.request({"type": "new_game", "id": 6, "game": "chess"})
+        assert await told(7, depth, "newgames") == 2  # a new one, from the same start
+        clock = {"clock": {"time_ms": 2000, "opponent_ms": 9000}}
+        assert await told(8, clock, "otherclock") == 9000  # White to move: btime
+        await client.request({"type": "move", "id": 9, "move": "d2d4"})
+        assert await told(10, clock, "otherclock") == 9000  # Black to move: wtime
+        # A client that does not say it: the mover's own clock, as before.
+        alone = await told(11, {"clock": {"time_ms": 2000}}, "otherclock")
+        assert 1000 < alone <= 2000
 
 
 @pytest.mark.asyncio
@@ -503,6 +551,11 @@ async def test_a_gtp_engine_on_a_clock_is_told_its_time_as_absolute_time() -> No
         clock = {"clock": {"time_ms": 5000, "inc_ms": 0}}
         _, best = await client.think(2, clock, algorithm="timed")
         assert (best["move"], best["reason"]) == ("pass", "engine"), best
+        # The opponent's clock, when the think gives it, is told as well (before
+        # the failures below: two in a row hold the program back a second).
+        told = {"clock": {"time_ms": 5000, "opponent_ms": 9000}}
+        _, best = await client.think(5, told, algorithm="timed")
+        assert (best["move"].upper(), best["reason"]) == ("A1", "engine"), best
         _, best = await client.think(3, {"movetime_ms": 2000}, algorithm="timed")
         assert best["reason"] == "engine_error", best  # told as byo-yomi: the fake refuses
         # A clock cut short by a move time is told as that move time (told

@@ -78,7 +78,11 @@ def test_go_reads_the_clock_of_the_side_to_move_less_the_overhead() -> None:
     uci.execute("position startpos moves e2e4")  # black to move
     order = uci.execute("go wtime 60000 btime 30000 winc 1000 binc 500 movestogo 20").search
     assert order is not None
-    assert order.limits == Limits(clock=Clock(30000 - DEFAULT_MOVE_OVERHEAD_MS, 500, 20))
+    # The other side's clock goes with it (a UCI program behind the server is
+    # told both, as cutechess tells them).
+    assert order.limits == Limits(
+        clock=Clock(30000 - DEFAULT_MOVE_OVERHEAD_MS, 500, 20, opponent_ms=60000)
+    )
     # A movetime loses the overhead too (README): the answer is due within it.
     timed = uci.execute("go movetime 200").search
     assert timed is not None and timed.limits == Limits(200 - DEFAULT_MOVE_OVERHEAD_MS)
@@ -96,9 +100,9 @@ def test_go_reads_the_clock_of_the_side_to_move_less_the_overhead() -> None:
     assert soon.search is not None and soon.search.limits == Limits()
     foo = uci.execute("go wtime 1000 btime 1000 foo 3")
     assert foo.lines == ["info string go: unknown word 'foo 3' ignored"]
-    assert foo.search is not None and foo.search.limits == Limits(clock=Clock(1000, 0, None))
+    assert foo.search is not None and foo.search.limits == Limits(clock=Clock(1000, 0, None, 1000))
     half = uci.execute("go wtime 1000.5 btime 1000").search
-    assert half is not None and half.limits == Limits(clock=Clock(1000, 0, None))
+    assert half is not None and half.limits == Limits(clock=Clock(1000, 0, None, 1000))
     perft = uci.execute("go perft 2 depth 3")
     assert perft.lines == ["info string go: unknown word 'perft 2' ignored"]
     assert perft.search is not None and perft.search.limits == Limits(depth=3)

@@ -3,7 +3,9 @@
 ``python minimal_engine_server.py PORT`` serves on ws://127.0.0.1:PORT/ws.
 Its own rules (no import from this project): it keeps the board, answers
 ``hello``, ``new_game``, ``move`` and ``think`` (a winning move, else a
-block, else the first legal one) in msgpack, and nothing else.
+block, else the first legal one) in msgpack, and nothing else. It is
+strict where the section lets it be: a ``clock`` field other than the three
+the section names is answered with an error.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ import msgpack
 from websockets.asyncio.server import ServerConnection, serve
 
 CELLS = [f"{column}{row}" for row in "321" for column in "abc"]  # the position's order
+#: The clock fields the section names (a referee sends no other unless told).
+CLOCK_FIELDS = {"time_ms", "inc_ms", "moves_to_go"}
 LINES = [(0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6)]
 
 
@@ -70,6 +74,8 @@ async def session(ws: ServerConnection) -> None:
                 "X" if board.count("X") == board.count("O") else "O"
             )
             reply = state(board, request_id)
+        elif kind == "think" and set(request["limits"].get("clock") or {}) - CLOCK_FIELDS:
+            reply = {"type": "error", "id": request_id, "code": "bad_message", "message": "clock"}
         elif kind == "think":
             reply = {
                 "type": "bestmove",

@@ -27,10 +27,19 @@ def _free_port() -> int:
         return port
 
 
+@pytest.mark.parametrize("control", ["movetime", "clock"])
 def test_a_server_written_from_section_11_plays_a_tournament(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    control: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """On a clock, too: the referee tells its own server the opponent's time
+    (``clock.opponent_ms``), and a server that does not list that field in
+    ``welcome.clock_fields`` is not sent it (this one refuses it)."""
     port = _free_port()
+    timing = (
+        ["--movetime", str(int(200 * UNIT))]
+        if control == "movetime"
+        else ["--tc", f"{30 * UNIT:g}+0.1"]
+    )
     server = subprocess.Popen(
         [sys.executable, str(SERVER), str(port)], stdout=subprocess.PIPE, text=True
     )
@@ -45,8 +54,7 @@ def test_a_server_written_from_section_11_plays_a_tournament(
                 f"name=mini,url=ws://127.0.0.1:{port}/ws",
                 "--engine",
                 "local:depth=1",
-                "--movetime",
-                str(int(200 * UNIT)),
+                *timing,
                 # Two test processes on two cores: a move late by more than the
                 # default 100 ms lost a game on time (what this test is not about).
                 "--margin",

@@ -113,8 +113,12 @@ def test_clock_arithmetic() -> None:
     assert clock.clock_for(0).time_ms == 1000 and clock.moves_to_go(0) is None
     clock.punch(0, 250.4)
     assert clock.left_ms == [850, 1000]
+    # Each engine is told its opponent's time too (a UCI program's btime or
+    # wtime: before, its own time stood for both).
+    assert clock.clock_for(1).opponent_ms == 850 and clock.clock_for(0).opponent_ms == 1000
     clock.punch(0, 2000)
     assert clock.clock_for(0).time_ms == 0  # never negative on the wire
+    assert clock.clock_for(1).opponent_ms == 0
     periods = GameClock(1000, 0, moves=2)
     assert periods.moves_to_go(1) == 2
     periods.punch(1, 300)
