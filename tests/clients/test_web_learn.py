@@ -755,6 +755,10 @@ def local_variables(page: Page) -> dict[str, str]:
 def test_the_pseudocode_follows_each_step(page: Page, learn_server: ServerThread) -> None:
     open_learn(page, learn_server.port, "?example=notes-alphabeta&classroom=1&ask=&lang=en")
     assert "ALPHA-BETA-SEARCH" in page.inner_text("#learn-code")
+    # A search of the whole tree has no cut-off test: the textbook's program
+    # tests TERMINAL-TEST alone (the last note's known gap showed both).
+    assert "TERMINAL-TEST" in page.inner_text("#learn-code")
+    assert "CUTOFF-TEST" not in page.inner_text("#learn-code")
     expected = {
         1: (["ab.search.call"], {ALPHA: NEG, BETA: POS}),
         2: (["min.init"], {"s": "1", "v": POS, ALPHA: NEG, BETA: POS}),
@@ -792,8 +796,13 @@ def test_the_pseudocode_follows_each_step(page: Page, learn_server: ServerThread
     assert "DECISÃO-MINIMAX" in page.inner_text("#learn-code")
     assert "VALOR-MINIMAX" in page.inner_text("#code-caption")
     assert code_lines(page) == ["mm.decision.return"]
+    assert "TESTE-DE-CORTE" not in page.inner_text("#learn-code")
+    # A search to a depth has it, in the line after the terminal test.
+    open_learn(page, learn_server.port, "?example=cutoff&lang=en&classroom=0")
+    assert "CUTOFF-TEST" in page.inner_text("#learn-code")
     open_learn(page, learn_server.port, "?example=chance&lang=en&classroom=0", visited=15)
     assert "EXPECTIMINIMAX" in page.inner_text("#learn-code")
+    assert "CUTOFF-TEST" not in page.inner_text("#learn-code")
     page.locator("#learn-tree").focus()
     page.keyboard.press("Home")
     page.keyboard.press("ArrowRight")

@@ -28,11 +28,17 @@ const MONTE_CARLO = [
 
 // The program each search runs (negamax enters the same nodes as alpha-beta
 // with the same windows from MAX's side, so its steps are shown there).
-export function programFor(algorithm) {
-  if (algorithm === "minimax") return { name: "minimax", lines: MINIMAX };
-  if (algorithm === "expectiminimax") return { name: "expectiminimax", lines: EXPECTIMINIMAX };
+// `cutoff` false: a search of the whole tree, whose program has no
+// CUTOFF-TEST line (the textbook's MINIMAX and ALPHA-BETA test TERMINAL-TEST
+// alone; the cut-off replaces it only in a search with a depth limit): the
+// last note's known gap showed it for whole-tree searches too.
+export function programFor(algorithm, cutoff = true) {
+  const keep = (lines) => (cutoff ? lines : lines.filter((key) => !key.endsWith(".cutoff")));
+  const whole = cutoff ? "" : "-whole";
+  if (algorithm === "minimax") return { name: `minimax${whole}`, lines: keep(MINIMAX) };
+  if (algorithm === "expectiminimax") return { name: `expectiminimax${whole}`, lines: keep(EXPECTIMINIMAX) };
   if (algorithm === "mcts") return { name: "mcts", lines: MONTE_CARLO };
-  return { name: "alphabeta", lines: ALPHABETA };
+  return { name: `alphabeta${whole}`, lines: keep(ALPHABETA) };
 }
 
 // A node's path as the locals show it (the root in the page's language).

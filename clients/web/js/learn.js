@@ -558,7 +558,10 @@ function renderSummary() {
 // executes highlighted, and the local variables there.
 function renderCode() {
   const trace = app.trace;
-  const program = programFor(trace.algorithm);
+  // A depth limit, or a position of a game (always searched to a depth):
+  // the cut-off test is part of the program.
+  const limited = app.spec?.game !== TREE || (app.spec?.depth ?? null) !== null || trace.nodes.some((node) => node.kind === "cutoff");
+  const program = programFor(trace.algorithm, limited);
   const box = $("learn-code");
   if (box.dataset.program !== program.name || box.dataset.lang !== document.documentElement.lang) {
     box.replaceChildren(...program.lines.map((key) => {
