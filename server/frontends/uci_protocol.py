@@ -462,10 +462,17 @@ def score_words(score: Score) -> str:
 
 
 def info_line(info: Info, show_wdl: bool = False) -> str:
-    """A search report as UCI's ``info`` line (with ``wdl`` for ``UCI_ShowWDL``)."""
+    """A search report as UCI's ``info`` line (with ``wdl`` for ``UCI_ShowWDL``).
+
+    A report from inside an unfinished iteration (``partial``: a new best
+    move, the others not all searched yet) is a lower bound on the root's
+    value at that depth, said so as Stockfish says it (``lowerbound``); it
+    was shown as exact (the last note's known gap).
+    """
+    bound = " lowerbound" if info.partial else ""
     words = [
         f"info depth {info.depth} seldepth {max(info.seldepth, info.depth)}",
-        f"multipv {info.multipv} score {score_words(info.score)}",
+        f"multipv {info.multipv} score {score_words(info.score)}{bound}",
     ]
     if show_wdl:
         words.append("wdl {} {} {}".format(*wdl(info.score)))

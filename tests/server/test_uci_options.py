@@ -134,6 +134,17 @@ def test_wdl_model_adds_up_and_is_certain_when_proven() -> None:
     assert " multipv 2 score cp 0 wdl 159 682 159 nodes" in info_line(info, show_wdl=True)
 
 
+def test_a_report_inside_an_unfinished_iteration_is_a_lower_bound() -> None:
+    """The last note's known gap: a new best move reported before its
+    iteration ended (the other moves not all searched) was shown as the
+    root's exact score; it is a lower bound, said as Stockfish says it."""
+    done = Info(5, 7, Score(value=30), ("e2e4",), 900, 10, 90_000, 0.0)
+    assert "score cp 30 nodes" in info_line(done)
+    partial = replace(done, depth=6, partial=True)
+    assert "score cp 30 lowerbound nodes" in info_line(partial)
+    assert "score cp 30 lowerbound wdl " in info_line(partial, show_wdl=True)
+
+
 def test_go_mate_is_a_depth_of_2n_minus_1_and_searchmoves_end_at_a_go_word() -> None:
     uci = UciProtocol()
     order = uci.execute("go mate 3").search
