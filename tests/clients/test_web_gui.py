@@ -1236,6 +1236,7 @@ def test_a_reload_keeps_the_game_and_go_has_a_resign_button(
     page.locator("#pass").focus()
     expect(page.locator("#resign")).to_have_text("Resign")
     page.click("#resign")
+    expect(page.locator("#resign")).to_have_text("Resign? Click again")
     page.click("#resign")
     expect(page.locator("#result")).to_contain_text("resign")
     expect(page.locator("#resign")).to_be_hidden()
@@ -2546,6 +2547,41 @@ def board_words(page: Page) -> str:
     desc = page.locator(".board-svg desc")
     expect(desc).to_have_count(1)
     return desc.text_content() or ""
+
+
+def test_moves_typed_one_after_another_are_all_played(
+    page: Page, gui_server: ServerThread
+) -> None:
+    """A fresh-clone CI run, loaded: of three Connect Four moves typed one
+    after another, the third was dropped without a word, because the second
+    move's reply had not come yet. Here the first move's request is held
+    back until all three are typed: each waits for the one before it."""
+    held: list[Any] = []
+    route: dict[str, Any] = {"hold": True, "server": None}
+
+    def relay(ws: Any) -> None:
+        server = ws.connect_to_server()
+        route["server"] = server
+
+        def from_page(message: Any) -> None:
+            if route["hold"] and isinstance(message, str) and json.loads(message)["type"] == "move":
+                held.append(message)
+            else:
+                server.send(message)
+
+        ws.on_message(from_page)
+
+    page.route_web_socket(re.compile(r"/ws$"), relay)
+    open_game(page, gui_server.port, "connect4", side="both")
+    for column in ("4", "4", "3"):
+        page.fill("#move-input", column)
+        page.press("#move-input", "Enter")
+    expect(page.locator("#moves .ply")).to_have_count(0)
+    assert len(held) == 1  # the first move, on its way; the other two wait for it
+    route["hold"] = False
+    route["server"].send(held.pop())
+    assert wait_for_plies(page, 3) == ["4", "4", "3"]
+    expect(page.locator("#message")).not_to_have_class(re.compile("error"))
 
 
 def test_a_screen_reader_hears_the_position_in_words(page: Page, gui_server: ServerThread) -> None:

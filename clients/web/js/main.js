@@ -44,7 +44,7 @@ const app = {
   board: null,
   boardGame: null,
   manualFlip: false,
-  moving: false, // a move request is waiting for its reply
+  moving: null, // a move on its way: a promise settled once its reply is shown
   line: [], // the game's moves as far as they have been played (the list shows them all)
   lineSan: [], // the same in SAN for chess (state.history_san), else a copy of line
   pendingPly: null, // the ply a click or arrow key is taking the board to
@@ -87,7 +87,7 @@ async function connect() {
   conn.onClose = (event) => {
     if (app.conn === conn) app.conn = null;
     app.think = null;
-    app.moving = false;
+    app.moving = null;
     updateButtons();
     if (event.code === 1008) {
       refused = true;
@@ -717,7 +717,13 @@ function disarmResign() {
   $("resign").textContent = t("play.resign");
 }
 
-async function humanMove(move) {
+async function humanMove(move, typed = false) {
+  // A move typed while the one before it is still on its way waits for it,
+  // and is then checked against the position that one leads to: a second
+  // move typed at once was dropped without a word (a fresh-clone CI run,
+  // loaded, saw Connect Four's third typed move lost). A click is not
+  // queued: a double click would play twice.
+  while (typed && app.moving) await app.moving;
   const state = app.state;
   if (!state || !app.conn) return;
   if (app.think && app.think.purpose === "play") {
@@ -736,20 +742,27 @@ async function sendMove(move) {
   // One move at a time: a second click before the reply would otherwise be
   // played for whoever is to move next (the engine's side).
   if (app.moving) return;
-  app.moving = true;
-  const generation = app.generation;
-  let state;
+  let settled;
+  const moving = new Promise((resolve) => {
+    settled = resolve;
+  });
+  app.moving = moving;
   try {
-    state = await app.conn.request({ type: "move", move });
-  } catch (error) {
-    if (generation === app.generation && app.conn) say(errorSaid(error), "error");
-    return;
+    const generation = app.generation;
+    let state;
+    try {
+      state = await app.conn.request({ type: "move", move });
+    } catch (error) {
+      if (generation === app.generation && app.conn) say(errorSaid(error), "error");
+      return;
+    }
+    if (generation !== app.generation) return;
+    say("");
+    await setState(state);
   } finally {
-    app.moving = false;
+    if (app.moving === moving) app.moving = null;
+    settled();
   }
-  if (generation !== app.generation) return;
-  say("");
-  await setState(state);
 }
 
 // Takes back the last move; with one human side, as many more as it takes to
@@ -1723,7 +1736,7 @@ function wire() {
       return;
     }
     $("move-input").value = "";
-    humanMove(move);
+    humanMove(move, true);
   });
   $("pass").addEventListener("click", () => humanMove("pass"));
   // Resign asks once more, as lichess does: one click beside Pass gave the
