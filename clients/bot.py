@@ -244,6 +244,40 @@ def _sendable_score(score: object) -> bool:
     return isinstance(score, int | float) and not isinstance(score, bool) and math.isfinite(score)
 
 
+def _not_a_string(move: object, request: Any, games: dict[str, Game[Any, Any]]) -> str:
+    """Why a move that is no string is refused, and how to write it (``game.format_move``)."""
+    why = (
+        f"choose returned the move {move!r} (of type {type(move).__name__}), not a string:"
+        " return it as the game writes it (decision.legal lists them)"
+    )
+    with contextlib.suppress(Exception):  # the hint is a courtesy: no hint, no harm
+        made = decision(request, games)
+        if move in made.game.legal_moves(made.state):
+            written = made.game.format_move(made.state, move)
+            why += f"; this engine move is written game.format_move(state, move) = {written!r}"
+    return why[:MAX_TEXT_CHARS]
+
+
+def _fit_extras(answer: Answer) -> Answer:
+    """``answer`` with a ``depth`` or ``pv`` the server would refuse left out (said in the
+    log), as a bad ``score`` is: they cost the move before (a review, 2026-12-07)."""
+    depth, pv = answer.depth, answer.pv
+    if isinstance(depth, float) and depth.is_integer():
+        depth = int(depth)
+    if depth is not None and (not isinstance(depth, int) or isinstance(depth, bool)):
+        print(f"clients.bot: depth {depth!r} is not a whole number: left out", file=sys.stderr)
+        depth = None
+    if pv is not None and not (isinstance(pv, list | tuple) and all(isinstance(m, str) for m in pv)):
+        print(
+            "clients.bot: pv is not a list of moves written as strings"
+            " (game.format_move writes an engine move): left out",
+            file=sys.stderr,
+        )
+        pv = None
+    sys.stderr.flush()
+    return replace(answer, depth=depth, pv=None if pv is None else list(pv))
+
+
 def serve_lines(choose: Choose, lines: IO[str], out: IO[str]) -> None:
     """Answer each request line of ``lines`` with ``choose``'s move on ``out``.
 
@@ -280,9 +314,19 @@ def serve_lines(choose: Choose, lines: IO[str], out: IO[str]) -> None:
                 out.write(json.dumps({"error": why, "request": number}) + "\n")
                 out.flush()
                 continue
-            answer = chosen if isinstance(chosen, Answer) else Answer(str(chosen))
+            answer = chosen if isinstance(chosen, Answer) else Answer(chosen)
             if not isinstance(answer.move, str):
-                answer = replace(answer, move=str(answer.move))  # Answer(4), as return 4
+                # Written out with str(), the engine's own move object was
+                # another move: Connect Four's engine move 3 is column "4",
+                # and "3" was played for it, legal and wrong, without a word
+                # (a review, 2026-12-07). Refused, saying how to write it.
+                why = _not_a_string(answer.move, request, games)
+                print(f"clients.bot: {why}", file=sys.stderr)
+                sys.stderr.flush()
+                out.write(json.dumps({"error": why, "request": number}) + "\n")
+                out.flush()
+                continue
+            answer = _fit_extras(answer)
             if not _sendable_score(answer.score):
                 # The server refuses a score that is no score, and with it
                 # the move (a review, 2026-12-07): the move stands alone.

@@ -258,7 +258,9 @@ class Engine(Connection):
         The answer is due by the budget (``movetime``, or the clock's time
         left); after that plus :data:`THINK_TIMEOUT_MARGIN_S` (or after
         ``timeout`` seconds, if given) the think is stopped and
-        :class:`EngineTimeoutError` raised. A think without a time limit may
+        :class:`EngineTimeoutError` raised once the server has answered the
+        stop (at most ``STOPPED_ANSWER_WAIT_S`` later), so that the next
+        request is not refused ``busy``. A think without a time limit may
         take the server's ``max_movetime_ms``. Check ``best.reason``: an
         ``"overloaded"`` answer is a fallback move nobody searched.
         Raises :class:`OverloadedError` if the server refused the think.
@@ -341,7 +343,13 @@ def _limits(
     nodes: int | None,
     clock: Clock | None,
 ) -> Limits:
-    """The think's limits; ``movetime`` (seconds) is rounded to at least 1 ms."""
+    """The think's limits; ``movetime`` (seconds) is rounded to at least 1 ms.
+
+    A move time that is not positive is a ``ValueError``, as a depth of 0 is
+    refused: ``movetime=-1`` was searched for 1 ms (a review, 2026-12-07).
+    """
+    if movetime is not None and not movetime > 0:
+        raise ValueError(f"movetime must be positive, not {movetime!r}")
     if movetime_ms is None and movetime is not None:
         movetime_ms = max(1, round(movetime * 1000))
     return Limits(movetime_ms, depth, nodes, clock)

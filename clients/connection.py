@@ -46,6 +46,12 @@ DEFAULT_REQUEST_TIMEOUT_S = 10.0
 #: a ``bestmove`` may take after a ``stop``. The server promises the answer
 #: by the deadline; the margin covers the network and a busy machine.
 THINK_TIMEOUT_MARGIN_S = 5.0
+#: How long a think that timed out waits for the answer to the ``stop`` sent
+#: then, before its :class:`EngineTimeoutError` is raised: the server answers
+#: a stop at once, and until it has the connection's next request was refused
+#: ``busy`` (20-120 ms on a loaded machine, a review of 2026-12-07). A server
+#: silent this long is not waited for.
+STOPPED_ANSWER_WAIT_S = 1.0
 #: The budget of a think without a time limit when the server did not say
 #: its ``max_movetime_ms`` (the protocol's default cap: ten minutes).
 DEFAULT_MAX_THINK_S = 600.0
@@ -91,6 +97,10 @@ class PendingThink:
         #: Set once the think has its answer or its error (even if the
         #: future was cancelled by a caller that gave up).
         self.finished = False
+        #: The error a think that timed out fails with, once its stop is answered.
+        self.timed_out: EngineError | None = None
+        #: A ``stop`` was sent by the caller (its margin is then the whole wait).
+        self.stopping = False
 
     def resolve(self, best: BestMove) -> None:
         self._finish()
@@ -195,20 +205,29 @@ class Connection:
         return think
 
     def _think_timed_out(self, think: PendingThink) -> None:
+        """The think is late: stop it, and fail it once the stop is answered (the
+        server is then free for the next request) or STOPPED_ANSWER_WAIT_S on."""
         if think.finished:
             return
-        think.fail(
-            EngineTimeoutError(
-                f"no bestmove for think {think.id} within {think.timeout_s:g} s; stop sent"
+        if think.timed_out is None and not think.stopping:
+            think.timed_out = EngineTimeoutError(
+                f"no bestmove for think {think.id} within {think.timeout_s:g} s; stopped"
             )
+            self._spawn(self._send_quietly(Stop(think.id).to_wire()))
+            loop = asyncio.get_running_loop()
+            think.timer = loop.call_later(STOPPED_ANSWER_WAIT_S, self._think_timed_out, think)
+            return
+        think.fail(
+            think.timed_out
+            or EngineTimeoutError(f"no bestmove for think {think.id} after its stop")
         )
         self._thinks.pop(think.id, None)
-        self._spawn(self._send_quietly(Stop(think.id).to_wire()))
 
     def _shorten(self, think: PendingThink) -> None:
         """A ``stop`` was sent: let ``think`` wait at most THINK_TIMEOUT_MARGIN_S more."""
         if think.finished or think.timer is None:
             return
+        think.stopping = True
         seconds = THINK_TIMEOUT_MARGIN_S
         loop = asyncio.get_running_loop()
         if think.timer.when() > loop.time() + seconds:
@@ -364,7 +383,10 @@ class Connection:
             except ProtocolViolationError as violation:
                 think.fail(violation)  # this think fails whatever the mode
                 raise
-            think.resolve(best)
+            if think.timed_out is not None:  # the answer to its stop: too late all the same
+                think.fail(think.timed_out)
+            else:
+                think.resolve(best)
         elif kind == "error":
             think.fail(error_from_message(message))
         else:

@@ -216,17 +216,59 @@ def test_a_function_that_prints_keeps_its_answers_clean(
 ) -> None:
     """A review of 2026-12-07: print(decision.legal) in choose() went into the
     answers, where a line starting with "{" or "[" was read as the answer.
-    Prints go to stderr (the bot's log); Answer(4) is sent as "4"."""
+    Prints go to stderr (the bot's log)."""
 
     def choose(decision: Decision) -> Answer:
         print({"legal": decision.legal})
         print("thinking")
-        return Answer(4)  # type: ignore[arg-type]
+        return Answer("4")
 
     game = create_game("connect4")
     start = game.format_position(game.initial_state())
     assert answers(choose, request("connect4", start)) == [{"move": "4", "request": 1}]
     assert "{'legal': ['1'" in capsys.readouterr().err
+
+
+def test_a_move_that_is_no_string_is_refused_with_how_to_write_it(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A review of 2026-12-07: a search that returned the engine's own move
+    object (Connect Four's engine move 3, column "4") was sent as str(3), "3",
+    another legal column, every move and without a word. A move that is no
+    string is refused (that move is played for the bot) and the log says how
+    the game writes it."""
+
+    def engine_move(decision: Decision) -> Answer:
+        game, state = decision.game, decision.state
+        return Answer(game.legal_moves(state)[3], comment="forgot format_move")
+
+    game = create_game("connect4")
+    start = game.format_position(game.initial_state())
+    (reply,) = answers(engine_move, request("connect4", start))
+    assert set(reply) == {"error", "request"}
+    why = str(reply["error"])
+    assert "not a string" in why and "game.format_move(state, move) = '4'" in why
+    assert "not a string" in capsys.readouterr().err
+    # A number that is no engine move is refused too (a chess move is no number).
+    (reply,) = answers(lambda decision: 4, request("chess"))
+    assert "not a string" in str(reply["error"]) and "format_move(" not in str(reply["error"])
+
+
+def test_a_depth_or_pv_the_server_would_refuse_is_left_out_not_the_move(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A review of 2026-12-07: a bad score was left out and the move played,
+    but a pv of engine moves or a depth of 2.0 cost the whole answer."""
+
+    def sloppy(decision: Decision) -> Answer:
+        game, state = decision.game, decision.state
+        return Answer(decision.legal[0], depth=2.0, pv=list(game.legal_moves(state))[:2])  # type: ignore[arg-type]
+
+    (reply,) = answers(sloppy, request("connect4"))
+    assert reply == {"move": "1", "depth": 2, "request": 1}
+    assert "pv is not a list of moves written as strings" in capsys.readouterr().err
+    (reply,) = answers(lambda d: Answer(d.legal[0], depth="deep"), request("connect4"))  # type: ignore[arg-type]
+    assert reply == {"move": "1", "request": 1}
 
 
 def test_a_function_that_raises_answers_an_error_and_serves_on(

@@ -533,6 +533,36 @@ async def test_a_think_times_out_and_is_stopped(monkeypatch: pytest.MonkeyPatch)
         assert (await engine.move("1:1")).game == "nim" and not engine.is_closed
 
 
+async def test_after_a_think_timed_out_the_next_request_is_not_refused_busy() -> None:
+    """A review of 2026-12-07: EngineTimeoutError said the think was stopped,
+    but the stop was only on its way, and the next think or move, sent at
+    once, was refused ``busy`` while the server still had the think. The
+    error is raised once the stop is answered (the server answers it at once)."""
+    pending: list[int] = []
+
+    def script(message: dict[str, Any]) -> Reply:
+        if message["type"] == "think":
+            if pending:
+                return [{"type": "error", "code": "busy", "message": "a think is running"}]
+            pending.append(message["id"])
+            return None  # searches until stopped
+        if message["type"] == "stop" and pending:
+            pending.clear()
+            return [good_bestmove(reason="stopped")]
+        if message["type"] == "move" and pending:
+            return [{"type": "error", "code": "busy", "message": "a think is running"}]
+        return [good_state()] if message["type"] in ("new_game", "move") else None
+
+    async with FakeServer(script) as server, connect(server.url) as engine:
+        await engine.new_game("nim")
+        for count in range(1, 4):
+            with pytest.raises(EngineTimeoutError, match="stopped"):
+                await engine.think(movetime_ms=60_000, timeout=0.1)
+            # Raised once the stop was answered: the server has it already.
+            assert len(server.sent("stop")) == count and not pending
+            assert (await engine.move("1:1")).game == "nim"  # not busy
+
+
 async def test_think_timeouts_follow_the_budget() -> None:
     async with (
         FakeServer(answer_thinks_with(good_bestmove())) as server,
@@ -624,3 +654,17 @@ def test_state_gnubg_id_is_optional_and_a_string() -> None:
     message["gnubg_id"] = 5
     with pytest.raises(ProtocolViolationError, match="gnubg_id"):
         GameState.from_wire(message)
+
+
+async def test_a_move_time_that_is_not_positive_is_refused() -> None:
+    """A review of 2026-12-07: think(movetime=-1) was searched for 1 ms and
+    answered unsearched, where a depth of 0 is refused."""
+    async with (
+        FakeServer(answer_thinks_with(good_bestmove())) as server,
+        connect(server.url) as engine,
+    ):
+        await engine.new_game("nim")
+        for movetime in (-1, 0):
+            with pytest.raises(ValueError, match="movetime must be positive"):
+                await engine.think(movetime)
+        assert server.sent("think") == []
