@@ -267,7 +267,8 @@ def _fit_extras(answer: Answer) -> Answer:
     if depth is not None and (not isinstance(depth, int) or isinstance(depth, bool)):
         print(f"clients.bot: depth {depth!r} is not a whole number: left out", file=sys.stderr)
         depth = None
-    if pv is not None and not (isinstance(pv, list | tuple) and all(isinstance(m, str) for m in pv)):
+    written = isinstance(pv, list | tuple) and all(isinstance(m, str) for m in pv)
+    if pv is not None and not written:
         print(
             "clients.bot: pv is not a list of moves written as strings"
             " (game.format_move writes an engine move): left out",

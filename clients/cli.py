@@ -271,6 +271,27 @@ def run_bot(args: argparse.Namespace) -> int:
         ":" + args.target.partition(":")[2] if ":" in args.target else ""
     )
     command = shlex.join([sys.executable, "-P", "-m", "clients.bot", target])
+    if ":" not in args.target:
+        # Run as a --bots folder runs it: a bot with a loop of its own (the
+        # README's examples/bots/connect4.py) is a program, not a function.
+        # Run by clients.bot it played, then every copy's log said the file
+        # had no choose function (a review, 2026-12-07).
+        from clients.tournament.bots import bot_command
+        from clients.tournament.config import ConfigError
+
+        try:
+            found = bot_command(path.resolve())
+        except ConfigError as error:
+            print(f"arena bot: {error}", file=sys.stderr)
+            return 2
+        if found is None:
+            print(
+                f"arena bot: {path} is no bot: it has no choose function (docs/bots.md)"
+                " and reads no requests",
+                file=sys.stderr,
+            )
+            return 2
+        command = found
     if args.port is not None:
         from server.cli import add_arguments, run_from_args
 

@@ -658,9 +658,12 @@ class CmdSearcher(ProgramSearcher):
         super().__init__(engine, game)
         self._line = bots.MoveLine(game)
         self._requests = 0
-        #: The pid of the copy that answered last: a copy that never did is
-        #: told to check that its output is flushed.
-        self._answered_by: int | None = None
+        #: Whether any copy of the bot has answered: one that flushes its
+        #: output once does so always, and a silent copy is then slow.
+        self._ever_answered = False
+        #: A Python function run by clients.bot (docs/bots.md), which flushes
+        #: every answer itself: a silence is its function's time.
+        self._function = "clients.bot" in engine.argv
 
     def _think(self, process: LineProcess, request: SearchRequest, search: _Search) -> SearchResult:
         # A bot is asked for its move as always: the clean-up phase is the referee's.
@@ -723,10 +726,15 @@ class CmdSearcher(ProgramSearcher):
                 if chatter:
                     lines = "1 line that is" if chatter == 1 else f"{chatter} lines that are"
                     why += f" (it wrote {lines} no answer)"
-                elif self._answered_by != process.pid:
-                    # Not one line from this copy yet: an answer held in its
+                elif self._function:
+                    # clients.bot flushes: the function took the time (a
+                    # review, 2026-12-07: told to flush, every move).
+                    why += " (choose did not return in time:"
+                    why += " decision.time_left() says how long is left)"
+                elif not self._ever_answered:
+                    # Not one line from the bot yet: an answer held in its
                     # output buffer looks like silence (a review, 2026-12-07).
-                    why += " (this copy has written nothing yet: is its output flushed?"
+                    why += " (it has written nothing yet: is its output flushed?"
                     why += " print(..., flush=True))"
                 process.note(f"{request_name}: {why}: answered engine_error; starting it again")
                 raise AnswerFailedError(why)
@@ -776,7 +784,7 @@ class CmdSearcher(ProgramSearcher):
             if answer.comment:
                 process.note(f"{request_name}: comment: {answer.comment}")
             self._line.answered(state, result.move or answer.move)
-            self._answered_by = process.pid
+            self._ever_answered = True
             return result
 
     def _not_ready(self, why: str) -> None:
@@ -881,6 +889,24 @@ def position_command(game: Game[Any, Any], state: Any, line: PlayedLine | None) 
     if game.format_position(replayed) != here:
         return f"position fen {here}"
     return f"position fen {line.start} moves {' '.join(line.moves)}"
+
+
+#: Legal moves an illegal answer's message lists (a Go board has 82).
+ILLEGAL_LISTS_MOVES: Final = 12
+
+
+def _illegal_why(answered: str, legal: list[str]) -> str:
+    """Why an answered move is refused: quoted (a space in it shows), with the legal
+    moves and, when it differs from one only in case or spaces, which (a review of
+    2026-12-07: "the engine answered 1 , illegal" read as if the legal 1 were refused)."""
+    shown = repr(answered[:20]) if answered else "nothing"
+    why = f"the engine answered {shown}, illegal"
+    near = [move for move in legal if move.lower() == answered.strip().lower()]
+    if near:
+        why += f" (the move is written {near[0]!r})"
+    listed = ", ".join(legal[:ILLEGAL_LISTS_MOVES])
+    more = f", ... ({len(legal)} in all)" if len(legal) > ILLEGAL_LISTS_MOVES else ""
+    return f"{why}; legal: {listed}{more}" if legal else why
 
 
 #: A line this short, one word, is quoted in the log as a possible answer.
@@ -1021,7 +1047,10 @@ class _Search:
         """The engine's move in our notation; an illegal one is the engine's failure."""
         move = self.pvs.canonical(answered)
         if move is None:
-            raise ExternalEngineError(f"the engine answered {answered[:20] or 'nothing'}, illegal")
+            legal = [
+                self.game.format_move(self.state, m) for m in self.game.legal_moves(self.state)
+            ]
+            raise ExternalEngineError(_illegal_why(answered, legal))
         return move
 
     def unsearched(self, reason: str) -> SearchResult:

@@ -361,6 +361,29 @@ def test_arena_bot_says_its_bot_cannot_start_without_tournament_words(
     assert "tournament" not in err and "entrant" not in err, err
 
 
+def test_arena_bot_runs_a_bot_with_a_loop_of_its_own_as_a_program(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A review of 2026-12-07: `arena bot connect4.py` on the README's example
+    (a loop reading its requests) ran it through clients.bot: it played, and
+    then every copy's log said the file had no choose function, exit status
+    2. It runs as a --bots folder runs it; a file that is no bot is said so."""
+    example = Path(__file__).parents[2] / "examples" / "bots" / "connect4.py"
+    (tmp_path / "loop.py").write_text(example.read_text())
+    (tmp_path / "notes.py").write_text("X = 1\n")
+    monkeypatch.chdir(tmp_path)
+    status = main(
+        ["bot", "loop.py", "--game", "connect4", "--versus", "local:depth=1",
+         "--movetime", str(int(300 * UNIT)), "--games", "1"]
+    )  # fmt: skip
+    out, err = capsys.readouterr()
+    assert status == 0, out + err
+    log = (tmp_path / "bot-logs" / "loop.log").read_text()
+    assert "no choose function" not in log and "exit status 2" not in log, log
+    assert main(["bot", "notes.py", "--game", "connect4", "--versus", "local:depth=1"]) == 2
+    assert "notes.py is no bot" in capsys.readouterr().err
+
+
 def _free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))

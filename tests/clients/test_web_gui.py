@@ -2549,9 +2549,7 @@ def board_words(page: Page) -> str:
     return desc.text_content() or ""
 
 
-def test_moves_typed_one_after_another_are_all_played(
-    page: Page, gui_server: ServerThread
-) -> None:
+def test_moves_typed_one_after_another_are_all_played(page: Page, gui_server: ServerThread) -> None:
     """A fresh-clone CI run, loaded: of three Connect Four moves typed one
     after another, the third was dropped without a word, because the second
     move's reply had not come yet. Here the first move's request is held

@@ -30,6 +30,7 @@ from server.programs.searchers import (
     PROBE_DONE,
     QUIT_GRACE_S,
     CmdSearcher,
+    _illegal_why,
     probe,
 )
 from tests.server.server_harness import UNIT, raw_client, running_server
@@ -702,3 +703,39 @@ def test_a_script_run_by_env_with_windows_line_endings_is_said_so(tmp_path: Path
         assert "Windows line endings (CRLF)" in process.ended_because()
     finally:
         process.kill()
+
+
+def test_a_slow_function_bot_is_told_its_function_took_the_time(tmp_path: Path) -> None:
+    """A review of 2026-12-07: a clients.bot function that took longer than its
+    budget was asked, every move, whether its output was flushed (clients.bot
+    flushes every answer; each late copy, started again, had "written
+    nothing yet"). It is told that choose did not return in time."""
+    slow = tmp_path / "slow.py"
+    slow.write_text("import time\n\ndef choose(decision):\n    time.sleep(30)\n")
+    argv = (sys.executable, "-P", "-m", "clients.bot", str(slow))
+    engine = ExternalEngine("connect4", "slow", "cmd", argv, (), True, str(tmp_path / "slow.log"))
+    game, state = decision_state("connect4")
+    searcher = started(engine, game)
+    try:
+        result = think(searcher, state, int(300 * UNIT))
+    finally:
+        searcher.close()
+    assert result.reason == "engine_error"
+    log = read_log(engine)
+    assert "choose did not return in time" in log and "flushed" not in log, log
+
+
+def test_an_illegal_answer_is_quoted_with_the_legal_moves() -> None:
+    """A review of 2026-12-07: "the engine answered 1 , illegal" (a trailing
+    space) read as if the legal move 1 were refused, and "A2" gave no hint
+    that tic-tac-toe writes a2."""
+    legal = ["a1", "a2", "b1"]
+    assert _illegal_why("1 ", ["1", "2"]) == (
+        "the engine answered '1 ', illegal (the move is written '1'); legal: 1, 2"
+    )
+    assert _illegal_why("A2", legal).startswith(
+        "the engine answered 'A2', illegal (the move is written 'a2')"
+    )
+    many = [str(n) for n in range(30)]
+    assert _illegal_why("x", many).endswith(", 11, ... (30 in all)")
+    assert _illegal_why("", []) == "the engine answered nothing, illegal"

@@ -253,7 +253,8 @@ def test_an_engines_illegal_answer_loses_the_game_and_the_record_says_so(
         assert record["players"][1 - record["winner"]] == "illegal"
         reason = record["reason"]
         assert "; its server's log: the engine answered " in reason, reason
-        assert reason.endswith(", illegal"), reason
+        # Quoted, with the legal moves (a review of 2026-12-07).
+        assert "answered 'a1a1', illegal; legal: " in reason, reason
 
 
 def test_an_engine_that_cannot_start_stops_the_tournament_before_its_first_game(
