@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import errno
 import json
 import os
@@ -158,6 +159,19 @@ def run_play(args: argparse.Namespace) -> int:
         # tournament refuses it the same way.
         print(f"arena play: --pgn records chess games only, not {args.game}", file=sys.stderr)
         return 2
+    if args.pgn:
+        # Checked now, not when the game is saved: a path in no folder was
+        # found at the end, the game lost and the error said the server
+        # could not be reached (a review in tmux, 2026-12-07).
+        problem = pgn_path_problem(args.pgn)
+        if problem is not None:
+            print(f"arena play: --pgn {args.pgn}: {problem}", file=sys.stderr)
+            return 2
+    if sys.stdin.isatty():
+        # Line editing and recall at the move prompt (the arrows wrote
+        # escape codes into the move: a review in tmux, 2026-12-07).
+        with contextlib.suppress(ImportError):
+            import readline  # noqa: F401
     human = 2 if args.watch else (1 if args.engine_first else 0)
     try:
         return asyncio.run(
@@ -183,6 +197,19 @@ def run_play(args: argparse.Namespace) -> int:
         return 1
     except KeyboardInterrupt:
         return 130
+
+
+def pgn_path_problem(path: str) -> str | None:
+    """Why games cannot be appended to ``path`` (``None``: they can)."""
+    target = os.path.abspath(path)
+    if os.path.isdir(target):
+        return "is a folder, not a file"
+    folder = os.path.dirname(target)
+    if not os.path.isdir(folder):
+        return f"no folder {folder}"
+    if os.path.exists(target):
+        return None if os.access(target, os.W_OK) else "the file cannot be written"
+    return None if os.access(folder, os.W_OK) else f"cannot write in {folder}"
 
 
 def parse_options(pairs: Sequence[str]) -> dict[str, Any]:

@@ -25,6 +25,7 @@ import contextlib
 import datetime
 import os
 import re
+import shutil
 import sys
 import threading
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -35,6 +36,7 @@ from clients.client import (
     BestMove,
     Engine,
     EngineError,
+    EngineTerminatedError,
     GameState,
     Info,
     UnknownAlgorithmError,
@@ -104,6 +106,11 @@ async def read_line(prompt: str) -> str | None:
         error: BaseException | None = None
         try:
             line = input(prompt)
+            # A byte that is no UTF-8 (a Latin-1 terminal, an 8-bit Alt key)
+            # comes as a lone surrogate, which no message can carry: it
+            # ended the program and lost the game (a review in tmux,
+            # 2026-12-07). Shown as U+FFFD, it is an illegal move like any.
+            line = line.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
         except EOFError:
             line = None
         except Exception as failure:  # a closed or unreadable stdin: said by the caller
@@ -269,6 +276,10 @@ class Session:
     win_odds_scale: int | None = None
     #: The game's ``eval_unit`` (welcome): backgammon's thousandths are shown as points.
     eval_unit: str | None = None
+    #: Games started in this session, and the one last saved to ``--pgn``
+    #: (a game is saved once: a Ctrl-C after ``quit`` saved it must not again).
+    games_started: int = 0
+    saved_game: int = 0
 
     def say(self, text: str) -> None:
         print(text, file=self.out)
@@ -280,6 +291,7 @@ class Session:
 
     async def start(self) -> GameState:
         state = await self.engine.new_game(self.game, self.options, self.position)
+        self.games_started += 1
         self.seed = state.seed
         self.decisions = []
         return state
@@ -310,6 +322,10 @@ class Session:
             view = replace(view, final=state.is_over)
         if self.game == "go":
             view = _go_view(view, state, self.position)
+        if self.game == "backgammon":
+            # Numbered for the person, whichever way up; watching, for the mover.
+            mover = state.to_move if isinstance(state.to_move, int) else None
+            view = replace(view, numbering=self.human if self.human in (0, 1) else mover)
         board = render(state.game, state.position, state.options, view)
         self.say(board)
         if state.gnubg_id is not None:
@@ -369,7 +385,12 @@ class Session:
         # review of 2026-12-07).
         mover = _player_name(self.players, state.to_move) if isinstance(state.to_move, int) else ""
         whose = f" for {mover}" if mover else ""
-        return f"{both}  (score {score}{whose}, {searched}, {best.time_ms} ms, {best.reason})"
+        said = f"{both}  (score {score}{whose}, {searched}, {best.time_ms} ms, {best.reason})"
+        if best.reason == "overloaded":
+            # Only a word at the end of the line before (a review in tmux,
+            # 2026-12-07): the server had no search process free.
+            said += "\n  the server was busy: this move was not searched (its first legal move)"
+        return said
 
     async def undo(self, state: GameState) -> GameState | None:
         """Back to the person's previous decision; ``None`` when there is none."""
@@ -457,6 +478,8 @@ class Session:
                 return await self.resigned(state)
             try:
                 return await self.engine.move(_typed_move(self.game, text.strip()))
+            except EngineTerminatedError:
+                raise  # the server is gone: play() saves the game and says so
             except EngineError as error:
                 if error.code != "illegal_move":
                     self.say(error.message)
@@ -542,8 +565,10 @@ class Session:
                 self.say("the game is over; type new, undo or quit")
 
     def save_pgn(self, state: GameState) -> None:
-        """Append the game to ``--pgn`` (a resigned one as lost)."""
+        """Append the game to ``--pgn`` (a resigned one as lost), once."""
         if not self.pgn or self.notation is None or self.notation.chess is None:
+            return
+        if self.saved_game == self.games_started:
             return
         result, ending = "*", None
         if self.resigned_to is not None:
@@ -557,8 +582,13 @@ class Session:
         names = ["engine", "engine"]
         if self.human in (0, 1):
             names[self.human] = "you"
-        with open(self.pgn, "a", encoding="utf-8") as file:
-            file.write(self.notation.pgn(state.history, names, result, self.position, ending))
+        try:
+            with open(self.pgn, "a", encoding="utf-8") as file:
+                file.write(self.notation.pgn(state.history, names, result, self.position, ending))
+        except OSError as error:  # said, and play goes on: the game is still on the screen
+            self.say(f"could not save the game to {self.pgn}: {error.strerror or error}")
+            return
+        self.saved_game = self.games_started
         self.say(f"saved the game to {self.pgn}")
 
 
@@ -624,46 +654,56 @@ async def play(
             session.human = human
             flip = game in TURNED_FOR_SECOND_PLAYER and human == 1
             session.view = View(flip=flip, color=session.view.color)
-        while True:
-            if state.is_over:
+        try:
+            while True:
+                if state.is_over:
+                    session.show(state)
+                    session.say(_result_text(state, session.players, human))
+                    next_state = await session.game_over(state)
+                    if next_state is None:
+                        if human != 2:
+                            session.say("bye")
+                        return 0
+                    state = next_state
+                    continue
+                if state.is_chance:  # dice: the server rolls them with the game's seed
+                    # The opening roll by the position (a game set up waiting for
+                    # a player's dice has no history either: its roll was called
+                    # the opening roll, a review of 2026-12-07).
+                    opening = state.position.endswith(" opening")
+                    state = await engine.roll()
+                    dice = state.history[-1]
+                    if opening and game == "backgammon":
+                        first, _, second = dice.partition("-")
+                        white, black = session.players[:2]
+                        session.say(
+                            f"opening roll: {white} throws {first}, {black} throws {second}"
+                        )
+                    else:
+                        session.say(f"dice: {dice}")
+                    continue
                 session.show(state)
-                session.say(_result_text(state, session.players, human))
-                next_state = await session.game_over(state)
-                if next_state is None:
-                    if human != 2:
+                if state.to_move == human:
+                    next_state = await session.human_turn(state)
+                    if next_state is None:
+                        if state.history:
+                            session.save_pgn(state)
                         session.say("bye")
-                    return 0
-                state = next_state
-                continue
-            if state.is_chance:  # dice: the server rolls them with the game's seed
-                # The opening roll by the position (a game set up waiting for
-                # a player's dice has no history either: its roll was called
-                # the opening roll, a review of 2026-12-07).
-                opening = state.position.endswith(" opening")
-                state = await engine.roll()
-                dice = state.history[-1]
-                if opening and game == "backgammon":
-                    first, _, second = dice.partition("-")
-                    white, black = session.players[:2]
-                    session.say(f"opening roll: {white} throws {first}, {black} throws {second}")
+                        return 0
+                    state = next_state
                 else:
-                    session.say(f"dice: {dice}")
-                continue
-            session.show(state)
-            if state.to_move == human:
-                next_state = await session.human_turn(state)
-                if next_state is None:
-                    if state.history:
-                        session.save_pgn(state)
-                    session.say("bye")
-                    return 0
-                state = next_state
-            else:
-                mover = session.name(state.to_move)
-                session.say(f"{mover} is thinking... (scores for {mover.split(' (')[0]})")
-                best = await session.think(state)
-                session.say(f"engine plays {session.describe(state, best)}")
-                state = await engine.move(best.move)
+                    mover = session.name(state.to_move)
+                    session.say(f"{mover} is thinking... (scores for {mover.split(' (')[0]})")
+                    best = await session.think(state)
+                    session.say(f"engine plays {session.describe(state, best)}")
+                    state = await engine.move(best.move)
+        except (asyncio.CancelledError, EngineTerminatedError):
+            # Ctrl-C (asyncio.run cancels this task) or the server gone: the
+            # game so far is saved all the same (a review in tmux, 2026-12-07:
+            # Ctrl-C during the engine's search left without it).
+            if state.history:
+                session.save_pgn(state)
+            raise
 
 
 #: The unit of a value in thousandths of a point (backgammon's eval_unit).
@@ -697,7 +737,11 @@ def _show_progress(
         f"{info.time_ms:>6} ms  pv {' '.join(pv)}"
     )
     if is_terminal(out):
-        out.write("\r\x1b[K" + line[:150])  # rewrite one status line in place
+        # One status line rewritten in place, cut to the terminal's width: a
+        # longer one wrapped, and each rewrite left a line behind (118 lines
+        # for one move in a review in tmux, 2026-12-07).
+        width = shutil.get_terminal_size().columns - 1
+        out.write("\r\x1b[K" + line[: max(20, width)])
         out.flush()
     else:
         print(line, file=out)

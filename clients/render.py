@@ -35,6 +35,9 @@ class View:
     #: The game is over: Go draws and counts the Tromp-Taylor area, Othello
     #: names no side to move.
     final: bool = False
+    #: Backgammon: the player whose point numbers label the board (a move is
+    #: written in its mover's numbers); ``None``: the player at the bottom.
+    numbering: int | None = None
 
 
 Renderer = Callable[[str, Mapping[str, Any], View], str]
@@ -408,9 +411,13 @@ def render_backgammon(position: str, options: Mapping[str, Any], view: View) -> 
     top_points = list(range(13, 19)), list(range(19, 25))
     bottom_points = list(range(12, 6, -1)), list(range(6, 0, -1))
     rule = "+" + "-" * 18 + "+-----+" + "-" * 18 + "+"
+    # The labels are the numbering's player's own points: turned round with
+    # `flip`, the board kept the bottom player's numbers, and a move read off
+    # it was refused (a review in tmux, 2026-12-07).
+    theirs = view.numbering is not None and view.numbering != bottom
 
     def numbers(halves: tuple[list[int], list[int]]) -> str:
-        left, right = halves
+        left, right = ([25 - n if theirs else n for n in half] for half in halves)
         return (
             " " + "".join(f"{n:^3}" for n in left) + "  BAR  " + "".join(f"{n:^3}" for n in right)
         )

@@ -17,9 +17,10 @@ from typing import Any
 import chess.pgn
 import pytest
 
+from clients.client import EngineTerminatedError
 from clients.play import Notation, play, score_text, use_color
 from engine.search.score import Score
-from tests.timing import UNIT
+from tests.timing import UNIT, wait_until_async
 
 Reader = Callable[[str], Awaitable[str | None]]
 REPO = Path(__file__).resolve().parents[2]
@@ -534,3 +535,107 @@ async def test_a_log_shows_each_depth_once(url: str) -> None:
     for part in thinks:
         depths = [int(found) for found in re.findall(r"^  depth +(\d+) ", part, re.MULTILINE)]
         assert depths == list(range(1, 8)), depths
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+@pytest.mark.asyncio(loop_scope="module")
+async def test_a_byte_that_is_no_utf8_is_an_illegal_move_and_arrows_edit_the_line(
+    url: str,
+) -> None:
+    """A review in tmux (2026-12-07): one byte 0xE9 (Latin-1 é) typed at the
+    prompt ended arena play with a UnicodeEncodeError, the game lost; and the
+    arrow keys wrote escape codes into the move ('d4\\x1b[e')."""
+    socket = f"arena-play-bytes-{os.getpid()}"
+    command = shlex.join(
+        [sys.executable, "-m", "clients", "play", "--url", url, "--game", "connect4"]
+    )
+    try:
+        await _tmux(
+            socket,
+            *("new-session", "-d", "-s", "play", "-x", "100", "-y", "50", "-c", str(REPO)),
+            f"{command}; echo EXIT=$?; sleep 30",
+        )
+        await _wait_for(socket, r"your move \[")
+        await _tmux(socket, "send-keys", "-t", "play", "-H", "e9", "0d")
+        screen = await _wait_for(socket, r"your move \[", 2)  # asked again
+        assert "EXIT=" not in screen and "Error" not in screen, screen
+        # Left, Backspace and a new digit: readline edits the line, "14" -> "4".
+        await _tmux(socket, "send-keys", "-t", "play", "14", "Left", "BSpace", "Enter")
+        screen = await _wait_for(socket, r"engine plays")
+        assert "not a legal move" not in screen.rpartition("is not a legal move")[2], screen
+        await _tmux(socket, "send-keys", "-t", "play", "quit", "Enter")
+        screen = await _wait_for(socket, r"EXIT=\d+")
+        assert "EXIT=0" in screen, screen
+    finally:
+        await _tmux(socket, "kill-server")
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_a_byte_that_is_no_utf8_on_a_pipe_is_an_illegal_move(url: str) -> None:
+    """The same byte from a pipe (no line editing): said to be no legal move."""
+    process = await asyncio.create_subprocess_exec(
+        *(sys.executable, "-m", "clients", "play", "--url", url, "--game", "connect4"),
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+        cwd=REPO,
+    )
+    said, _ = await asyncio.wait_for(process.communicate(b"\xe94\nquit\n"), 60 * UNIT)
+    text = said.decode(errors="replace")
+    assert process.returncode == 0, text
+    assert "'\ufffd4' is not a legal move" in text, text
+
+
+def test_a_pgn_path_that_cannot_be_written_is_refused_before_the_game(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A review in tmux (2026-12-07): --pgn /nonexistent/dir/x.pgn was found at
+    the end of the game, which was lost, and the error said the server could
+    not be reached."""
+    from clients.cli import main
+
+    url = "ws://127.0.0.1:9/ws"  # never reached: the path is checked first
+    for path, said in (
+        (str(tmp_path / "no" / "x.pgn"), "no folder"),
+        (str(tmp_path), "is a folder"),
+    ):
+        assert main(["play", "--url", url, "--game", "chess", "--pgn", path]) == 2
+        assert said in capsys.readouterr().err
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_the_game_is_saved_when_the_server_goes_or_the_search_is_interrupted(
+    tmp_path: Path,
+) -> None:
+    """A review in tmux (2026-12-07): with the server gone, every move said
+    "connection closed" and the prompt came back; Ctrl-C during the engine's
+    search left without writing --pgn. Both end play, the game saved."""
+    from tests.server.server_harness import running_server
+
+    pgn = tmp_path / "games.pgn"
+    async with running_server() as server:
+        url = f"ws://127.0.0.1:{server.port}/ws"
+
+        async def leave_after_e4(prompt: str) -> str | None:
+            if "e4" not in out.getvalue():
+                return "e4"
+            await server.shutdown()  # the server goes away
+            return "d4"
+
+        out = io.StringIO()
+        with pytest.raises(EngineTerminatedError):
+            await play(url, "chess", depth=1, movetime_ms=None, pgn=str(pgn), out=out,
+                       read=leave_after_e4)  # fmt: skip
+    assert "1. e4" in pgn.read_text() and "saved the game" in out.getvalue()
+
+    async with running_server() as server:
+        url = f"ws://127.0.0.1:{server.port}/ws"
+        out = io.StringIO()
+        task = asyncio.create_task(
+            play(url, "chess", movetime_ms=600_000, pgn=str(pgn), out=out, read=scripted(["d4"]))
+        )
+        await wait_until_async(lambda: "is thinking" in out.getvalue(), 30 * UNIT, "the search")
+        task.cancel()  # as asyncio.run does at Ctrl-C
+        with pytest.raises(asyncio.CancelledError):
+            await task
+    assert pgn.read_text().count("1. d4") == 1

@@ -238,3 +238,19 @@ def test_go_captures_agree_with_the_rules() -> None:
         position = game.format_position(state)
         assert go_captures(position, history, None) == (state.black_captures, state.white_captures)
     assert state.black_captures + state.white_captures > 0
+
+
+def test_backgammon_turned_round_keeps_the_persons_point_numbers() -> None:
+    """A review in tmux (2026-12-07): after `flip` the board was numbered for
+    the player now at the bottom, and a move read off it (White's 12/7, its
+    13-point labelled 12) was refused. The numbering is a player's, not a side
+    of the screen's."""
+    position = "4HPwATDgc/ABMA 0 6-5"
+    upright = render("backgammon", position).splitlines()
+    turned = render("backgammon", position, view=View(flip=True, numbering=0)).splitlines()
+    assert sorted(map(int, (w for w in upright[0].split() if w.isdigit()))) == list(range(13, 25))
+    labels = [int(w) for w in turned[0].split() if w.isdigit()]
+    assert sorted(labels) == list(range(1, 13))  # White's own 1-12 now on top
+    # The bottom player's numbering is as before without `numbering`.
+    plain = render("backgammon", position, view=View(flip=True)).splitlines()
+    assert sorted(int(w) for w in plain[0].split() if w.isdigit()) == list(range(13, 25))
