@@ -47,6 +47,7 @@ from engine.errors import GameError
 from engine.registry import create_game
 from engine.search.score import Score
 from protocol.codec import EncodingName
+from protocol.limits import MAX_MOVE_CHARS
 
 InputFunction = Callable[[str], Awaitable[str | None]]
 
@@ -476,6 +477,11 @@ class Session:
                 continue
             if outcome == "resign":
                 return await self.resigned(state)
+            if len(text.strip()) > MAX_MOVE_CHARS:
+                # The server's words named its field ("'move' is at most 128
+                # characters"): a paste, not a move (a review, 2026-12-07).
+                self.say(f"that is no move ({len(text.strip())} characters); type help")
+                continue
             try:
                 return await self.engine.move(_typed_move(self.game, text.strip()))
             except EngineTerminatedError:
@@ -920,7 +926,10 @@ def explain_checkers_move(legal: Sequence[str], text: str) -> str | None:
 
 def explain_othello_move(position: str, legal: Sequence[str], text: str) -> str | None:
     """Why an Othello move is refused: the square is taken, or it outflanks
-    no disc (a review of 2026-12-07 got only "not a legal move")."""
+    no disc (a review of 2026-12-07 got only "not a legal move"); a pass while
+    a move is left is not allowed."""
+    if text.strip().lower() == "pass" and legal:
+        return f"a player passes only without a move, and you have {len(legal)}"
     square = re.fullmatch(r"([a-h])([1-8])", text.strip().lower())
     board = position.split()[0] if position.split() else ""
     if square is None or len(board) != 64:

@@ -240,3 +240,7 @@ def test_checkers_and_othello_refusals_say_why() -> None:
     assert explain_othello_move(position, legal, "d4") == "d4 is taken"
     assert str(explain_othello_move(position, legal, "a1")).startswith("a1 outflanks no disc")
     assert explain_othello_move(position, legal, "z9") is None
+    # A pass with moves left (a review in tmux, 2026-12-07: no reason given).
+    assert explain_othello_move(position, legal, "pass") == (
+        "a player passes only without a move, and you have 4"
+    )

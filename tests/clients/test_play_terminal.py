@@ -639,3 +639,12 @@ async def test_the_game_is_saved_when_the_server_goes_or_the_search_is_interrupt
         with pytest.raises(asyncio.CancelledError):
             await task
     assert pgn.read_text().count("1. d4") == 1
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_a_paste_too_long_for_a_move_is_said_in_the_players_words(url: str) -> None:
+    """A review in tmux (2026-12-07): a 20,000-character paste was answered
+    with the protocol's words, "'move' is at most 128 characters"."""
+    status, text, _ = await play_scripted(url, "connect4", ["4" * 20_000, "quit"])
+    assert status == 0 and "that is no move (20000 characters); type help" in text
+    assert "'move'" not in text
