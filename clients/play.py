@@ -281,6 +281,8 @@ class Session:
     #: (a game is saved once: a Ctrl-C after ``quit`` saved it must not again).
     games_started: int = 0
     saved_game: int = 0
+    #: The game's start as the server wrote it (its ``new_game`` reply's position).
+    start_board: str | None = None
 
     def say(self, text: str) -> None:
         print(text, file=self.out)
@@ -293,6 +295,7 @@ class Session:
     async def start(self) -> GameState:
         state = await self.engine.new_game(self.game, self.options, self.position)
         self.games_started += 1
+        self.start_board = state.position if not state.history else None
         self.seed = state.seed
         self.decisions = []
         return state
@@ -322,7 +325,10 @@ class Session:
         if self.game == "othello":
             view = replace(view, final=state.is_over)
         if self.game == "go":
-            view = _go_view(view, state, self.position)
+            # The start as the server wrote it: an SGF --position is no board
+            # the count of captures can read (it was never shown: a review
+            # in tmux, 2026-12-07).
+            view = _go_view(view, state, self.start_board or self.position)
         if self.game == "backgammon":
             # Numbered for the person, whichever way up; watching, for the mover.
             mover = state.to_move if isinstance(state.to_move, int) else None
@@ -1029,7 +1035,8 @@ def _go_view(view: View, state: GameState, start: str | None) -> View:
     except ValueError:  # a position the renderer cannot read is shown raw anyway
         captures = None
     resigned = bool(state.history) and state.history[-1] == "resign"  # no area to count then
-    return replace(view, captures=captures, final=state.is_over and not resigned)
+    final = state.is_over and not resigned
+    return replace(view, captures=captures, final=final, ended=state.is_over and resigned)
 
 
 def _typed_move(game: str, text: str) -> str:

@@ -35,6 +35,9 @@ class View:
     #: The game is over: Go draws and counts the Tromp-Taylor area, Othello
     #: names no side to move.
     final: bool = False
+    #: Go: the game ended without a count (a resignation): no side to move is
+    #: named (it said "X (black) to move" under "white wins": a review, 2026-12-07).
+    ended: bool = False
     #: Backgammon: the player whose point numbers label the board (a move is
     #: written in its mover's numbers); ``None``: the player at the bottom.
     numbering: int | None = None
@@ -603,7 +606,7 @@ def render_go(position: str, options: Mapping[str, Any], view: View) -> str:
             f"area (x, o: territory): X (black) {score['X']}, "
             f"O (white) {score['O']} + komi {komi:g} = {white_total:g}"
         )
-    else:
+    elif not view.ended:
         lines.append(f"{_GO_NAMES[side]} to move")
     return "\n".join(lines)
 

@@ -648,3 +648,20 @@ async def test_a_paste_too_long_for_a_move_is_said_in_the_players_words(url: str
     status, text, _ = await play_scripted(url, "connect4", ["4" * 20_000, "quit"])
     assert status == 0 and "that is no move (20000 characters); type help" in text
     assert "'move'" not in text
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_go_from_an_sgf_counts_captures_and_a_resignation_names_no_side_to_move(
+    url: str,
+) -> None:
+    """A review in tmux (2026-12-07): from an SGF --position the captures line
+    never showed (the count read the start as a board), and after a
+    resignation the board still said "X (black) to move"."""
+    sgf = "(;GM[1]SZ[5]KM[7.5]AB[bc][ad][be]AW[cc][bd][dd][ce]PL[B])"
+    status, text, _ = await play_scripted(
+        url, "go", ["resign", "quit"], options={"size": 5}, position=sgf
+    )
+    assert status == 0, text
+    assert "captures: X (black) 0, O (white) 0" in text, text
+    ended = text.rpartition("black resigns")[0].rpartition("captures:")[2]
+    assert "to move" not in ended, text
