@@ -365,7 +365,9 @@ class Session:
                             # of a terminal shows it at once.
                             continue
                         pv = notation.line(state.history, info.pv[:12])
-                        _show_progress(info, pv, self.out, self.win_odds_scale, self.eval_unit)
+                        _show_progress(
+                            info, pv, self.out, self.win_odds_scale, self.eval_unit, self.game
+                        )
                     best = await analysis.wait()
             except EngineError as error:
                 if error.code != "overloaded":
@@ -386,7 +388,9 @@ class Session:
         searched = (
             f"{best.playouts} playouts" if best.playouts is not None else f"depth {best.depth}"
         )
-        score = score_text(best.score, best.playouts, self.win_odds_scale, self.eval_unit)
+        score = score_text(
+            best.score, best.playouts, self.win_odds_scale, self.eval_unit, self.game
+        )
         # Whose score: the side that moved (a hint's and the engine's move
         # are both the mover's, which read as one scale flipping sign, a
         # review of 2026-12-07).
@@ -723,13 +727,26 @@ THOUSANDTHS_OF_A_POINT = re.compile(r"x 1000")
 
 
 def score_text(
-    score: Score, playouts: int | None, win_odds_scale: int | None, unit: str | None = None
+    score: Score,
+    playouts: int | None,
+    win_odds_scale: int | None,
+    unit: str | None = None,
+    game: str | None = None,
 ) -> str:
     """A score as the terminal shows it: a Monte Carlo search's (one that
     counts ``playouts``) with the win rate it was mapped from, ``+68 (62%)``,
     the side to move's; a value in thousandths of a point (backgammon) as
     points, ``+1.539 points`` (a bare +1539 read as nothing, a review of
-    2026-12-07); other scores, and proven results, as they are."""
+    2026-12-07); a proven result in plies, in chess in moves as the web page
+    says it (``win in 7`` read as mate in 7 where it was mate in 4, a review
+    in tmux, 2026-12-07); other scores as they are."""
+    proven = score.win_in if score.win_in is not None else score.loss_in
+    if proven is not None:
+        won = score.win_in is not None
+        if game == "chess":
+            moves = (proven + 1) // 2
+            return f"{'mate' if won else 'mated'} in {moves} move{'s' if moves != 1 else ''}"
+        return f"{'win' if won else 'loss'} in {proven} pl{'ies' if proven != 1 else 'y'}"
     if playouts is None or score.value is None or not isinstance(win_odds_scale, int):
         if score.value is not None and unit and THOUSANDTHS_OF_A_POINT.search(unit):
             return f"{score.value / 1000:+.3f} points"
@@ -738,12 +755,17 @@ def score_text(
 
 
 def _show_progress(
-    info: Info, pv: list[str], out: TextIO, win_odds_scale: int | None, unit: str | None = None
+    info: Info,
+    pv: list[str],
+    out: TextIO,
+    win_odds_scale: int | None,
+    unit: str | None = None,
+    game: str | None = None,
 ) -> None:
     searched = (
         f"playouts {info.playouts:>7}" if info.playouts is not None else f"depth {info.depth:2d}"
     )
-    score = score_text(info.score, info.playouts, win_odds_scale, unit)
+    score = score_text(info.score, info.playouts, win_odds_scale, unit, game)
     line = (
         f"  {searched}  score {score:>10}  nodes {info.nodes:>9}  "
         f"{info.time_ms:>6} ms  pv {' '.join(pv)}"

@@ -146,7 +146,7 @@ async def test_a_monte_carlo_score_is_shown_with_its_win_rate(url: str) -> None:
         r"^engine plays .*\(score (.+?) for (.+?), (\d+) playouts", out.getvalue(), re.M
     )
     assert played, out.getvalue()
-    assert re.fullmatch(r"[+-]\d+ \(\d{1,3}%\)|win in \d+|loss in \d+|draw", played[1])
+    assert re.fullmatch(r"[+-]\d+ \(\d{1,3}%\)|(win|loss) in \d+ pl(y|ies)|draw", played[1])
     assert played[2].endswith("Yellow")  # whose score: the engine's (a review, 2026-12-07)
 
 
@@ -170,7 +170,12 @@ def test_score_text_maps_a_value_back_to_its_win_rate() -> None:
     assert score_text(Score(value=23), 500, 32) == "+23 (67%)"
     assert score_text(Score(value=23), None, 32) == "+23"  # alpha-beta: no playouts
     assert score_text(Score(value=23), 500, None) == "+23"  # a server before 0.6
-    assert score_text(Score(win_in=3), 500, 32) == "win in 3"
+    assert score_text(Score(win_in=3), 500, 32) == "win in 3 plies"
+    # Chess counts moves, as the web page does (a review in tmux, 2026-12-07:
+    # "win in 7" for a mate in 4).
+    assert score_text(Score(win_in=7), None, None, game="chess") == "mate in 4 moves"
+    assert score_text(Score(loss_in=2), None, None, game="chess") == "mated in 1 move"
+    assert score_text(Score(loss_in=1), None, None, game="nim") == "loss in 1 ply"
 
 
 @pytest.mark.asyncio(loop_scope="module")
