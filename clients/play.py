@@ -1061,10 +1061,18 @@ def _go_view(view: View, state: GameState, start: str | None) -> View:
     return replace(view, captures=captures, final=final, ended=state.is_over and resigned)
 
 
+#: How chess players mark an en passant capture after its move (``exd6 e.p.``).
+EN_PASSANT_MARK = re.compile(r"\s*e\.?\s?p\.?$", re.IGNORECASE)
+
+
 def _typed_move(game: str, text: str) -> str:
-    """Go vertices as GTP spells them (``d4`` is ``D4``, ``PASS`` is ``pass``)."""
+    """Go vertices as GTP spells them (``d4`` is ``D4``, ``PASS`` is ``pass``); a
+    chess move with its en passant mark (``exd6 e.p.``, ``exd6ep``) without it:
+    refused before (a review in tmux, 2026-12-07)."""
     if game == "go":
         return text.lower() if text.lower() in ("pass", "resign") else text.upper()
+    if game == "chess" and re.fullmatch(r"[a-h]x[a-h][36]\s*e\.?\s?p\.?", text, re.IGNORECASE):
+        return EN_PASSANT_MARK.sub("", text)
     return text
 
 

@@ -670,3 +670,12 @@ async def test_go_from_an_sgf_counts_captures_and_a_resignation_names_no_side_to
     assert "captures: X (black) 0, O (white) 0" in text, text
     ended = text.rpartition("black resigns")[0].rpartition("captures:")[2]
     assert "to move" not in ended, text
+
+
+def test_an_en_passant_capture_may_carry_its_mark() -> None:
+    """A review in tmux (2026-12-07): exd6 e.p. and exd6ep were refused."""
+    from clients.play import _typed_move
+
+    for typed in ("exd6 e.p.", "exd6ep", "exd6 ep", "exd6e.p."):
+        assert _typed_move("chess", typed) == "exd6"
+    assert _typed_move("chess", "Kxe3") == "Kxe3" and _typed_move("othello", "e3ep") == "e3ep"
