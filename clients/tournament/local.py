@@ -41,6 +41,7 @@ process started the same way (:func:`engine_build`).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import ctypes
 import ctypes.util
 import json
@@ -229,6 +230,20 @@ class LocalServer:
         """The server's name and build, as its ``welcome`` gives them."""
         async with connect(self.url, client_name="arena-tournament", open_timeout=2) as engine:
             return "" if engine.server is None else engine.server.server
+
+    def ended(self) -> str | None:
+        """Why the server is no longer running (it exited, was killed), ``None`` while it runs
+        (or after :meth:`stop`, which is no failure)."""
+        process = self.process
+        if process is None:
+            return None
+        status = process.poll()
+        if status is None:
+            return None
+        if status < 0:
+            with contextlib.suppress(ValueError):
+                return f"killed by {signal.Signals(-status).name}"
+        return f"exit status {status}"
 
     async def stop(self) -> None:
         process, self.process = self.process, None

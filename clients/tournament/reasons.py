@@ -74,6 +74,23 @@ FAULT_BOT_FAILED: Final = (
 )
 
 
+#: A bot's move played for it that would have won the game: the win must be
+#: its own (a teacher's review of 2026-12-07: the failure count the reason
+#: gave was no rule the docs state, and the cause was not said).
+FAULT_BOT_STAND_IN_WIN: Final = (
+    "failed: the move played for it would have won the game, and a win must be the bot's "
+    "own move (it gave no move of its own {times} in this game; its log says why)"
+)
+#: A bot none of whose moves in the game was its own: in tic-tac-toe a
+#: silent bot has three moves at most, below both limits of
+#: FAULT_BOT_FAILED, and it drew games with its stand-ins (a teacher's
+#: review of 2026-12-07: 2.5 points without one move of its own).
+FAULT_BOT_NEVER_MOVED: Final = (
+    "failed: it gave no move of its own in this game ({times} a move was played for it; "
+    "its log says why)"
+)
+
+
 def times(count: int) -> str:
     """``count`` as :data:`FAULT_BOT_FAILED` says it: "once", "3 times"."""
     return "once" if count == 1 else f"{count} times"

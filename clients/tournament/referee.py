@@ -253,6 +253,8 @@ class _Game:
         self.failed_moves = [0, 0]
         self.failures = [0, 0]
         self.failed_in_a_row = [0, 0]
+        #: Per player (bots only): its own moves in this game.
+        self.own_moves = [0, 0]
 
     async def run(self) -> tuple[GameRecord, tuple[bool, bool]]:
         started = _now()
@@ -333,6 +335,7 @@ class _Game:
                 # may resign during the clean-up (the Go review of 2026-11-29).
                 resigned = bool(self.moves) and self.moves[-1].move == RESIGN
                 after = "" if self.cleanup_ply is None or resigned else reasons.AFTER_CLEANUP
+                self._no_result_without_a_move(outcome.winner)
                 return outcome.winner, RULES, outcome.reason + after
             chances = self.game.chance_outcomes(self.state)
             if chances is not None:
@@ -454,6 +457,7 @@ class _Game:
         if engine_spec.is_bot:
             if not (silent or best.reason == ENGINE_ERROR):
                 self.failed_in_a_row[player] = 0
+                self.own_moves[player] += 1
             else:
                 if self.failed_in_a_row[player] == 0:
                     self.failures[player] += 1
@@ -487,8 +491,28 @@ class _Game:
             raise Fault(
                 player,
                 ENGINE_FAILURE,
-                reasons.FAULT_BOT_FAILED.format(times=reasons.times(self.failed_moves[player])),
+                reasons.FAULT_BOT_STAND_IN_WIN.format(
+                    times=reasons.times(self.failed_moves[player])
+                ),
             )
+
+    def _no_result_without_a_move(self, winner: int | None) -> None:
+        """A bot that gave no move of its own in a game it did not win loses it by fault.
+
+        A short game leaves a silent bot too few moves to reach either limit
+        of BOT_FAILURES_TO_LOSE (tic-tac-toe after four opening plies: three
+        at most), and its stand-ins drew (a teacher's review, 2026-12-07).
+        """
+        for player in (0, 1):
+            never = self.failed_moves[player] > 0 and self.own_moves[player] == 0
+            if self.spec.engines[player].is_bot and never and winner != player:
+                raise Fault(
+                    player,
+                    ENGINE_FAILURE,
+                    reasons.FAULT_BOT_NEVER_MOVED.format(
+                        times=reasons.times(self.failed_moves[player])
+                    ),
+                )
 
     def _check_move(self, player: int, best: BestMove) -> tuple[Any, str]:
         """The move and its canonical notation; a :class:`Fault` when it is not legal."""

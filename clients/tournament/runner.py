@@ -37,6 +37,7 @@ from clients.tournament.openings import (
 )
 from clients.tournament.records import (
     CONNECTION_FAILED,
+    DISCONNECT,
     ENGINE_FAILURE,
     GameRecord,
     MoveRecord,
@@ -457,6 +458,7 @@ class TournamentRunner:
                     self._moved,
                 )
                 healthy = [ok0, ok1]
+            self._check_local_server(spec, record)
             self._save(self._with_failure_log(record))
         except BaseException:
             self.progress.abandoned(spec.game_id)
@@ -467,6 +469,25 @@ class TournamentRunner:
             for index, connection, ok in zip(indices, connections, healthy, strict=True):
                 if isinstance(connection, Engine):
                     await self.pools[index].release(connection, ok)
+
+    def _check_local_server(self, spec: GameSpec, record: GameRecord) -> None:
+        """Stop, the game unrecorded, when a connection fault is the local server's end.
+
+        Its engines were charged with the games in progress: "pensador
+        disconnected", a lost game for a student whose bot had done nothing
+        wrong, and the run went on as if nothing had happened (a review of
+        2026-12-07). Resumed, the game is played again.
+        """
+        if record.kind not in (DISCONNECT, CONNECTION_FAILED) or self.local_server is None:
+            return
+        if not any(engine.is_local for engine in spec.engines):
+            return
+        why = self.local_server.ended()
+        if why is not None:
+            raise TournamentAborted(
+                f"the local server stopped ({why}) during game {spec.game_id}: its game is not "
+                "recorded; --resume plays it again"
+            )
 
     def _moved(self, spec: GameSpec, moves: Sequence[MoveRecord]) -> None:
         self.progress.moved(spec.game_id, len(moves))

@@ -2418,6 +2418,23 @@ def _referee_reasons() -> tuple[list[tuple[str, str, str]], set[str]]:
             " (caiu, respondeu um lance ilegal ou lixo, ou ficou calado até o prazo; o seu"
             " registro diz qual); registro do servidor: no answer",
         ),
+        fault(
+            template("FAULT_BOT_STAND_IN_WIN").format(times=r.times(2)),
+            "falhou: o lance jogado no seu lugar teria vencido a partida, e uma vitória tem de"
+            " ser um lance do próprio bot (não deu lance seu 2 vezes nesta partida; o seu"
+            " registro diz por quê)",
+        ),
+        fault(
+            template("FAULT_BOT_NEVER_MOVED").format(times=r.times(1))
+            + r.FAULT_ENGINE_WHY.format(why="no answer"),
+            "falhou: não deu nenhum lance seu nesta partida (um lance foi jogado no seu lugar;"
+            " o seu registro diz por quê); registro do servidor: no answer",
+        ),
+        fault(
+            template("FAULT_BOT_NEVER_MOVED").format(times=r.times(3)),
+            "falhou: não deu nenhum lance seu nesta partida (3 lances foram jogados no seu"
+            " lugar; o seu registro diz por quê)",
+        ),
     ], used
 
 

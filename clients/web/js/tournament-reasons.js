@@ -36,6 +36,10 @@ const FAULTS = [
   [/^lost on time: its program gave no move by its deadline, and its server offered (.*) in its place$/s, "reason.standin", ["move"]],
   [/^failed: it gave no move of its own (once|\d+ times) in this game, the last ending the game \(it crashed, answered an illegal move or garbage, or was silent at its deadline; its log says which\); its server's log: (.*)$/s, "reason.botfailed.why", ["count", "why"]],
   [/^failed: it gave no move of its own (once|\d+ times) in this game, the last ending the game \(it crashed, answered an illegal move or garbage, or was silent at its deadline; its log says which\)$/s, "reason.botfailed", ["count"]],
+  [/^failed: the move played for it would have won the game, and a win must be the bot's own move \(it gave no move of its own (once|\d+ times) in this game; its log says why\); its server's log: (.*)$/s, "reason.standinwin.why", ["count", "why"]],
+  [/^failed: the move played for it would have won the game, and a win must be the bot's own move \(it gave no move of its own (once|\d+ times) in this game; its log says why\)$/s, "reason.standinwin", ["count"]],
+  [/^failed: it gave no move of its own in this game \((once|\d+ times) a move was played for it; its log says why\); its server's log: (.*)$/s, "reason.nevermoved.why", ["count", "why"]],
+  [/^failed: it gave no move of its own in this game \((once|\d+ times) a move was played for it; its log says why\)$/s, "reason.nevermoved", ["count"]],
   [/^failed: its server answered engine_error \(the program crashed, hung, broke its protocol, answered an illegal move or was not up\) and offered (.*?) in its place; its server's log: (.*)$/s, "reason.failed.why", ["move", "why"]],
   [/^failed: its server answered engine_error \(the program crashed, hung, broke its protocol, answered an illegal move or was not up\) and offered (.*) in its place$/s, "reason.failed", ["move"]],
 ];

@@ -102,6 +102,10 @@ const en = {
   "reason.standin.ms": "lost on time: its program gave no move by its deadline ({ms} ms), and its server offered {move} in its place",
   "reason.botfailed": ({ count }) => `failed: it gave no move of its own ${count === 1 ? "once" : "{count} times"} in this game, the last ending the game (it crashed, answered an illegal move or garbage, or was silent at its deadline; its log says which)`,
   "reason.botfailed.why": ({ count }) => `failed: it gave no move of its own ${count === 1 ? "once" : "{count} times"} in this game, the last ending the game (it crashed, answered an illegal move or garbage, or was silent at its deadline; its log says which); its server's log: {why}`,
+  "reason.standinwin": ({ count }) => `failed: the move played for it would have won the game, and a win must be the bot's own move (it gave no move of its own ${count === 1 ? "once" : "{count} times"} in this game; its log says why)`,
+  "reason.standinwin.why": ({ count }) => `failed: the move played for it would have won the game, and a win must be the bot's own move (it gave no move of its own ${count === 1 ? "once" : "{count} times"} in this game; its log says why); its server's log: {why}`,
+  "reason.nevermoved": ({ count }) => `failed: it gave no move of its own in this game (${count === 1 ? "once" : "{count} times"} a move was played for it; its log says why)`,
+  "reason.nevermoved.why": ({ count }) => `failed: it gave no move of its own in this game (${count === 1 ? "once" : "{count} times"} a move was played for it; its log says why); its server's log: {why}`,
   "reason.failed.why": "failed: its server answered engine_error (the program crashed, hung, broke its protocol, answered an illegal move or was not up) and offered {move} in its place; its server's log: {why}",
 };
 
@@ -202,6 +206,10 @@ const pt = {
   "reason.standin.ms": "perdeu por tempo: o seu programa não deu lance até o prazo ({ms} ms), e o seu servidor ofereceu {move} em seu lugar",
   "reason.botfailed": ({ count }) => `falhou: não deu lance seu ${count === 1 ? "uma vez" : "{count} vezes"} nesta partida, a última encerrando a partida (caiu, respondeu um lance ilegal ou lixo, ou ficou calado até o prazo; o seu registro diz qual)`,
   "reason.botfailed.why": ({ count }) => `falhou: não deu lance seu ${count === 1 ? "uma vez" : "{count} vezes"} nesta partida, a última encerrando a partida (caiu, respondeu um lance ilegal ou lixo, ou ficou calado até o prazo; o seu registro diz qual); registro do servidor: {why}`,
+  "reason.standinwin": ({ count }) => `falhou: o lance jogado no seu lugar teria vencido a partida, e uma vitória tem de ser um lance do próprio bot (não deu lance seu ${count === 1 ? "uma vez" : "{count} vezes"} nesta partida; o seu registro diz por quê)`,
+  "reason.standinwin.why": ({ count }) => `falhou: o lance jogado no seu lugar teria vencido a partida, e uma vitória tem de ser um lance do próprio bot (não deu lance seu ${count === 1 ? "uma vez" : "{count} vezes"} nesta partida; o seu registro diz por quê); registro do servidor: {why}`,
+  "reason.nevermoved": ({ count }) => `falhou: não deu nenhum lance seu nesta partida (${count === 1 ? "um lance foi jogado" : "{count} lances foram jogados"} no seu lugar; o seu registro diz por quê)`,
+  "reason.nevermoved.why": ({ count }) => `falhou: não deu nenhum lance seu nesta partida (${count === 1 ? "um lance foi jogado" : "{count} lances foram jogados"} no seu lugar; o seu registro diz por quê); registro do servidor: {why}`,
   "reason.failed.why": "falhou: o seu servidor respondeu engine_error (o programa caiu, travou, violou o protocolo, respondeu um lance ilegal ou não estava pronto) e ofereceu {move} em seu lugar; registro do servidor: {why}",
 };
 
