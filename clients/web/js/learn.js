@@ -490,9 +490,14 @@ function render(follow = true) {
   applyZoom();
   const event = trace.events[app.index];
   // MCTS counts its steps as playouts: step k is the tree after k of them.
+  // In classroom mode the number of steps waits for the last one: two steps
+  // a node visited, it told how many nodes alpha-beta prunes before the
+  // question asked it (a teacher's review, 2026-12-07: 22 steps, 11 nodes).
   $("step-counter").textContent = trace.mcts
     ? t("counter.playout", { step: event.step, total: trace.playouts })
-    : t("counter.step", { step: app.index + 1, total: trace.events.length });
+    : classroomWithholds()
+      ? t("counter.step.open", { step: app.index + 1 })
+      : t("counter.step", { step: app.index + 1, total: trace.events.length });
   $("step-text").textContent = describeEvent(trace, event);
   renderSummary();
   renderWithheld();
