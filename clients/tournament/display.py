@@ -14,6 +14,7 @@ import math
 import sys
 import time
 from collections.abc import Sequence
+from decimal import ROUND_HALF_UP, Decimal
 from typing import TextIO
 
 from clients.tournament.records import (
@@ -89,6 +90,14 @@ def _signed(value: float) -> str:
     return f"{value:+.1f}"
 
 
+def percent(share: float) -> str:
+    """``share`` as a percentage to a tenth, a half rounded up, as the live page rounds
+    it: Python's own rounding gave 31.2% where the page said 31,3% (a teacher's
+    review of 2026-12-07)."""
+    tenths = Decimal(repr(share * 100)).quantize(Decimal("0.1"), rounding=ROUND_HALF_UP)
+    return f"{tenths}%"
+
+
 def standings_table(names: Sequence[str], results: Sequence[GameResult]) -> str:
     """Rank, engine, games, points, score and performance Elo against the field."""
     tallies = engine_tallies(results, len(names))
@@ -103,7 +112,7 @@ def standings_table(names: Sequence[str], results: Sequence[GameResult]) -> str:
         elo = format_elo(tally.estimate()) if tally.games else "-"
         lines.append(
             f"{rank:>2}  {names[index]:<{width}}  {tally.games:>5}  {tally.points:>6.1f}  "
-            f"{share:>6.1%}  {tally.wins:>4} {tally.draws:>4} {tally.losses:>4}  {elo}"
+            f"{percent(share):>6}  {tally.wins:>4} {tally.draws:>4} {tally.losses:>4}  {elo}"
         )
     return "\n".join(lines)
 
@@ -115,8 +124,9 @@ def pairings_table(names: Sequence[str], results: Sequence[GameResult]) -> str:
         tally = pairing.tally
         tri = pairing.trinomial()
         line = (
-            f"{names[pairing.a]} vs {names[pairing.b]}: {tally.games} games, "
-            f"+{tally.wins} ={tally.draws} -{tally.losses}, score {tri.score:.1%}, "
+            f"{names[pairing.a]} vs {names[pairing.b]}: {tally.games} "
+            f"game{'' if tally.games == 1 else 's'}, "
+            f"+{tally.wins} ={tally.draws} -{tally.losses}, score {percent(tri.score)}, "
             f"Elo {format_elo(tri)}, LOS {tri.los:.1%}"
         )
         penta = pairing.pentanomial()

@@ -201,6 +201,14 @@ class LineProcess:
         """Whether the program still runs and its output has not ended."""
         return self._process.poll() is None and not self._ended
 
+    def wait_for_end(self, timeout_s: float) -> bool:
+        """Wait up to ``timeout_s`` for the program to end; whether it did."""
+        try:
+            self._process.wait(timeout_s)
+        except subprocess.TimeoutExpired:
+            return False
+        return True
+
     # ------------------------------------------------------------------
     # Writing and reading.
 

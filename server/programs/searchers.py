@@ -62,6 +62,10 @@ logger = logging.getLogger(__name__)
 #: seconds. It runs in the background: no think waits for it past its own
 #: deadline.
 HANDSHAKE_TIMEOUT_S: Final = 10.0
+#: How long a bot not found quiet at its start is given to be seen ended: the
+#: kernel shows an exiting process as a zombie a moment before it may be
+#: reaped. A busy bot, taken for started after this, loses no more.
+ENDING_SEEN_WITHIN_S: Final = 0.2
 #: How long thinks wait for a program that is still starting, counted from
 #: its start; each waits until its own deadline or ``stop`` within it. A
 #: healthy program is up well before (Stockfish in milliseconds, our own
@@ -190,7 +194,14 @@ def shake_hands(
         elif engine.protocol == "cmd":
             # A bot has no handshake: it is ready when it waits for its
             # first request (server.programs.quiet), not when it is started.
-            wait_until_quiet(process.pid, deadline)
+            if not wait_until_quiet(process.pid, deadline):
+                # Not quiet: busy, or ending. Its last look may have seen it
+                # a zombie that cannot be reaped yet (a thread still exiting):
+                # taken for started, a bot with a syntax error passed its
+                # check 2 times in 15 beside a CPU hog (a teacher's review
+                # and a flaky test, 2026-12-07). An ending program gets a
+                # moment to be seen ended.
+                process.wait_for_end(ENDING_SEEN_WITHIN_S)
             if not process.running():
                 # A bot that cannot run (no such file, a syntax error) is
                 # quiet too, and ended: without this its every move was

@@ -783,7 +783,8 @@ def test_the_pseudocode_follows_each_step(page: Page, learn_server: ServerThread
     for number in range(1, 23):
         if number > 1:
             page.keyboard.press("ArrowRight")
-        expect(page.locator("#step-counter")).to_have_text(f"step {number}" if number < 22 else "step 22 of 22")
+        counter = f"step {number}" if number < 22 else "step 22 of 22"
+        expect(page.locator("#step-counter")).to_have_text(counter)
         assert len(code_lines(page)) >= 1
         if number in expected:
             lines, variables = expected[number]

@@ -532,6 +532,26 @@ def test_a_bot_that_cannot_run_fails_its_start_up_check(tmp_path: Path) -> None:
     assert "nonexistent.py" in why
 
 
+def test_a_bot_seen_ending_at_its_start_check_is_not_taken_for_started(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A teacher's review and a flaky test (2026-12-07): a bot with a syntax
+    error passed its start-up check 2 times in 15 beside a CPU hog. The check's
+    last look saw it a zombie (no thread left: "not quiet"), but the kernel did
+    not let it be reaped yet, and a program still running was taken for
+    started. Here the look that finds it ending comes before its end: the
+    check waits a moment for the end it saw coming."""
+    import server.programs.searchers as searchers_module
+
+    monkeypatch.setattr(searchers_module, "wait_until_quiet", lambda pid, deadline: False)
+    # The moment, stretched to the suite's unit: a loaded machine is slow to end it.
+    monkeypatch.setattr(searchers_module, "ENDING_SEEN_WITHIN_S", 5 * UNIT)
+    argv = ("/bin/sh", "-c", "sleep 0.05; exit 1")
+    engine = ExternalEngine("connect4", "ending", "cmd", argv, (), False, str(tmp_path / "e.log"))
+    why = probe(engine)
+    assert why is not None and "ended as soon as it started: exit status 1" in why, why
+
+
 def test_a_bot_that_ignores_the_end_of_its_input_is_killed_after_a_grace(tmp_path: Path) -> None:
     # Sleeps whatever its input does: the server waits QUIT_GRACE_S, then kills it.
     argv = (sys.executable, "-c", "import time; time.sleep(60)")
