@@ -436,7 +436,10 @@ function renderTitle() {
   $("learn-title").textContent = trace.mcts
     ? t("title.mcts", { name, playouts: trace.playouts, seed: spec.seed ?? 1, height: trace.reply.depth })
     : trace.reply.depth ? t("title.depth", { name, depth: trace.reply.depth }) : name;
-  $("steps-subtitle").textContent = t(trace.mcts ? "steps.subtitle.mcts" : "steps.subtitle");
+  // "α β as the search goes" only where there are windows: the
+  // expectiminimax and minimax tables have none (a teacher's review, 2026-12-07).
+  const subtitle = trace.mcts ? "steps.subtitle.mcts" : trace.hasWindows ? "steps.subtitle" : "steps.subtitle.plain";
+  $("steps-subtitle").textContent = t(subtitle);
   $("learn-steps").tHead.rows[0].replaceChildren(...(trace.mcts ? MCTS_COLUMNS : COLUMNS).map((key) => {
     const th = document.createElement("th");
     th.textContent = t(key);
