@@ -220,6 +220,9 @@ class TournamentRunner:
         self.progress = progress or Progress(
             self.names, self._total_games(), live=settings.live, quiet=settings.quiet
         )
+        # A resumed tournament's status line counts the games played before
+        # (it said 0/12 with 6 played, a teacher's review of 2026-12-07).
+        self.progress.results = list(store.results())
         self.referee = Referee(self.config)
         self.request_timeout_s = self.config.timing.request_timeout_ms / 1000
         self.pools: dict[int, EnginePool] = {}

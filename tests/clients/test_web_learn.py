@@ -804,7 +804,7 @@ def test_the_pseudocode_follows_each_step(page: Page, learn_server: ServerThread
     open_learn(page, learn_server.port, "?example=chance&lang=en&classroom=0", visited=15)
     assert "EXPECTIMINIMAX" in page.inner_text("#learn-code")
     assert "CUTOFF-TEST" not in page.inner_text("#learn-code")
-    # No windows, no "α β" over its steps (a teacher's review, 2026-12-07).
+    # No windows, no alpha and beta over its steps (a teacher review, 2026-12-07).
     assert page.inner_text("#steps-subtitle") == "the values as the search goes"
     page.locator("#learn-tree").focus()
     page.keyboard.press("Home")

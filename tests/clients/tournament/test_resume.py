@@ -4,19 +4,23 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import sqlite3
 import subprocess
 import sys
 from pathlib import Path
 
+from clients.tournament.display import BAR_WIDTH
+from clients.tournament.runner import RunSettings, TournamentRunner
+from clients.tournament.store import Store
 from tests.timing import UNIT, wait_until
 
 ROOT = Path(__file__).resolve().parents[3]
 GAMES = 4
 
 
-def _cli(tmp_path: Path, *extra: str) -> list[str]:
+def _cli(tmp_path: Path, *extra: str, quiet: bool = True) -> list[str]:
     return [
         sys.executable,
         "-m",
@@ -38,7 +42,7 @@ def _cli(tmp_path: Path, *extra: str) -> list[str]:
         str(tmp_path / "t.db"),
         "--local-workers",
         "1",
-        "--quiet",
+        *(["--quiet"] if quiet else []),
         *extra,
     ]
 
@@ -97,7 +101,7 @@ def test_resume_after_kill(tmp_path: Path) -> None:
     )
 
     done = subprocess.run(
-        _cli(tmp_path, "--resume"),
+        _cli(tmp_path, "--resume", quiet=False),
         cwd=tmp_path,
         env=env,
         capture_output=True,
@@ -106,6 +110,17 @@ def test_resume_after_kill(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert f"{GAMES} of {GAMES} games played" in done.stdout
+    # Its status line counts the games played before from the start (a
+    # teacher's review of 2026-12-07: "0/12" with 6 played, until the first
+    # new game ended).
+    counts = [int(n) for n in re.findall(rf"\] (\d+)/{GAMES} \|", done.stdout)]
+    assert counts and counts[0] == len(before) + 1, done.stdout
+    store = Store.open(db)
+    try:
+        runner = TournamentRunner(store, RunSettings(quiet=True))
+        assert runner.progress.status_line().startswith(f"[{'#' * BAR_WIDTH}] {GAMES}/{GAMES}")
+    finally:
+        store.close()
     after = _finished(db)
     assert sorted(after) == list(range(1, GAMES + 1))
     assert all(after[game_id] == record for game_id, record in before.items())  # not replayed
