@@ -333,6 +333,11 @@ def _json_bytes(data: Any) -> bytes:
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026").encode()
 
 
+#: How much of why a bot was left out the live page shows (a traceback's last
+#: lines; the terminal and the bot's log have the rest).
+LEFT_OUT_WHY_CHARS = 300
+
+
 class LiveTournament:
     """The live page's data for one tournament; told of its games by the runner."""
 
@@ -415,6 +420,13 @@ class LiveTournament:
                 "played": len(results),
                 "state": "stopped" if status else "finished" if self.over else "running",
                 "status": clean_text(status) if status else None,
+                # The bots left out because they cannot start, and why: the
+                # page named none of them, only "2 engines" (a teacher's
+                # review of 2026-12-07: students watching could not see it).
+                "left_out": [
+                    {"name": display_name(name), "why": clean_text(why, LEFT_OUT_WHY_CHARS)}
+                    for name, why in sorted(self.store.left_out().items())
+                ],
             },
             "standings": standings_json(names, results),
             "crosstable": crosstable_json(names, results),

@@ -193,6 +193,12 @@ async function render(data) {
   });
   $("progress").textContent = tr("progress", { played: info.played, games: info.games }) + (info.status ? ` · ${info.status}` : "");
   $("bar-fill").style.width = `${info.games ? (100 * info.played) / info.games : 100}%`;
+  // Bots that cannot start, named with why.
+  const leftOut = info.left_out || [];
+  $("left-out").hidden = leftOut.length === 0;
+  $("left-out").textContent = leftOut.length === 0 ? "" : tr("left.out", {
+    bots: leftOut.map((bot) => `${bot.name} (${bot.why})`).join("; "),
+  });
   if (app.boardGame !== info.game) {
     app.createBoard = await boardModule(info.game);
     app.boardGame = info.game;

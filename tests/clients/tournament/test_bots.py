@@ -403,6 +403,17 @@ def test_a_bot_that_cannot_start_is_left_out_and_the_class_plays_on(
     # Resumed, the summary still names it (kept with the tournament).
     assert main([*argv, "--resume"]) == 0
     assert "broken: left out, it could not start" in capsys.readouterr().out
+    # The live page names it too, with why (a teacher's review of 2026-12-07:
+    # it said "2 engines" and nothing of the bot left out).
+    from clients.tournament.live import LiveTournament
+    from clients.tournament.store import Store
+
+    store = Store.open(tmp_path / "t.db")
+    try:
+        (left,) = LiveTournament(store).snapshot()["tournament"]["left_out"]
+    finally:
+        store.close()
+    assert left["name"] == "broken" and "SyntaxError" in left["why"], left
 
 
 def test_a_class_of_one_working_bot_still_stops_naming_the_broken_one(

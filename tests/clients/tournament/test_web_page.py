@@ -73,6 +73,7 @@ def test_the_live_page_shows_the_tournament_as_it_is_played(tmp_path: Path) -> N
     bots.mkdir()
     shutil.copy(EXAMPLES / "connect4.py", bots / "ana.py")
     (bots / "chatty.py").write_text(CHATTY_BOT)
+    (bots / "broken.py").write_text("def choose(decision:\n")  # left out: it cannot start
     args = ["--game", "connect4", "--bots", str(bots), "--reference", "none"]
     args += ["--engine", f"name={HOSTILE},url=local", "--movetime", "300"]
     args += ["--games", "2", "--concurrency", "2", "--name", "Class 9B"]
@@ -92,6 +93,10 @@ def test_the_live_page_shows_the_tournament_as_it_is_played(tmp_path: Path) -> N
             expect(page.locator("#title")).to_have_text("Class 9B", timeout=wait_ms)
             expect(page.locator("#standings tbody tr")).to_have_count(3)
             expect(page.locator("#crosstable tr")).to_have_count(4)  # a heading row and 3
+            # The bot left out is named, with why (a teacher's review of
+            # 2026-12-07: the page said "3 engines" and nothing of it).
+            expect(page.locator("#left-out")).to_contain_text("broken (")
+            expect(page.locator("#left-out")).to_contain_text("SyntaxError")
             # A game in progress, drawn by the GUI's Connect Four board.
             card = page.locator(".game-card").first
             expect(card.locator("svg.board-svg circle").first).to_be_visible(timeout=wait_ms)
