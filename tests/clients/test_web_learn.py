@@ -406,6 +406,10 @@ def test_a_typed_tree_and_the_servers_errors(page: Page, learn_server: ServerThr
     open_learn(page, learn_server.port, "?example=chance&classroom=0", visited=15)
     assert page.inner_text("#s-value") == "3"
     assert page.locator("#learn-tree .tree-node circle").count() == 2  # the two chance nodes
+    # The principal line ends at the chance node of the best move: no one
+    # picks the coin (a teacher's review, 2026-12-07, saw it drawn on through
+    # one outcome to a leaf).
+    assert page.locator("#learn-tree .tree-edge.principal").count() == 1
     # Minimax has no chance nodes: the server's message is shown.
     page.select_option("#learn-algorithm", "minimax")
     page.click("#learn-draw")

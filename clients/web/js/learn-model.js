@@ -354,12 +354,16 @@ function countLeaves(subtree) {
 
 // The principal line: from the root, the best move, then at every node its
 // best move (as the server reports it, else the first child whose value is
-// the node's; at a chance node, the likeliest outcome).
+// the node's). It ends at a chance node: no one chooses the dice, and a line
+// drawn on through the likeliest outcome read as if the coin had been picked
+// (a teacher's review, 2026-12-07); a chance node at the root opens on its
+// likeliest outcome, the drawing's one way in.
 function principalLine(trace) {
   const line = new Set([trace.root]);
   let node = trace.root;
   let first = true;
   while (node.children.length > 0) {
+    if (node.player === "chance" && !first) break;
     let next;
     const best = first && trace.bestMove !== null ? trace.bestMove : node.bestMove;
     if (best !== null) next = node.children.find((child) => child.move === best);
