@@ -94,6 +94,13 @@ class GameWatcher(Protocol):
     def abandoned(self, game_id: int) -> None: ...
 
 
+#: How long a connection fault of a local engine waits to see whether the
+#: local server has ended (its exit follows its sockets' closing closely).
+LOCAL_END_SEEN_WITHIN_S = 1.0
+#: How often it looks meanwhile.
+LOCAL_END_POLL_S = 0.05
+
+
 class TournamentAborted(Exception):
     """The tournament cannot go on (no engine reachable); finished games are kept."""
 
@@ -461,7 +468,7 @@ class TournamentRunner:
                     self._moved,
                 )
                 healthy = [ok0, ok1]
-            self._check_local_server(spec, record)
+            await self._check_local_server(spec, record)
             self._save(self._with_failure_log(record))
         except BaseException:
             self.progress.abandoned(spec.game_id)
@@ -473,7 +480,7 @@ class TournamentRunner:
                 if isinstance(connection, Engine):
                     await self.pools[index].release(connection, ok)
 
-    def _check_local_server(self, spec: GameSpec, record: GameRecord) -> None:
+    async def _check_local_server(self, spec: GameSpec, record: GameRecord) -> None:
         """Stop, the game unrecorded, when a connection fault is the local server's end.
 
         Its engines were charged with the games in progress: "pensador
@@ -485,7 +492,16 @@ class TournamentRunner:
             return
         if not any(engine.is_local for engine in spec.engines):
             return
-        why = self.local_server.ended()
+        # A killed server's connections close as it exits, a moment before its
+        # end can be seen (a fresh-clone CI run recorded a disconnection so):
+        # a connection fault of a local engine waits that moment.
+        local = self.local_server
+        why = local.ended()
+        waited = 0.0
+        while why is None and waited < LOCAL_END_SEEN_WITHIN_S:
+            await asyncio.sleep(LOCAL_END_POLL_S)
+            waited += LOCAL_END_POLL_S
+            why = local.ended()
         if why is not None:
             raise TournamentAborted(
                 f"the local server stopped ({why}) during game {spec.game_id}: its game is not "
