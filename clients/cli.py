@@ -22,6 +22,7 @@ import contextlib
 import errno
 import json
 import os
+import signal
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -173,9 +174,23 @@ def run_play(args: argparse.Namespace) -> int:
         with contextlib.suppress(ImportError):
             import readline  # noqa: F401
     human = 2 if args.watch else (1 if args.engine_first else 0)
-    try:
-        return asyncio.run(
-            play(
+
+    async def session() -> int:
+        # SIGTERM and a closed terminal (SIGHUP) end the game as Ctrl-C does,
+        # its --pgn saved: they left without it (a re-review, 2026-12-07).
+        task = asyncio.current_task()
+        loop = asyncio.get_running_loop()
+        ended: list[int] = []
+        for number in (signal.SIGTERM, signal.SIGHUP):
+
+            def end(number: int = number) -> None:
+                ended.append(number)
+                if task is not None:
+                    task.cancel()
+
+            loop.add_signal_handler(number, end)
+        try:
+            return await play(
                 args.url,
                 args.game,
                 options=options,
@@ -188,7 +203,16 @@ def run_play(args: argparse.Namespace) -> int:
                 encoding="json" if args.json else "msgpack",
                 token=args.token,
             )
-        )
+        except asyncio.CancelledError:
+            if ended:
+                return 128 + ended[0]
+            raise
+
+    # The terminal as it was: a server gone while a line was being edited
+    # left readline's settings behind.
+    saved = _terminal_settings()
+    try:
+        return asyncio.run(session())
     except EngineError as error:
         print(f"arena play: {error.code}: {error.message}", file=sys.stderr)
         return 1
@@ -197,6 +221,27 @@ def run_play(args: argparse.Namespace) -> int:
         return 1
     except KeyboardInterrupt:
         return 130
+    finally:
+        _restore_terminal(saved)
+
+
+def _terminal_settings() -> list[Any] | None:
+    """The terminal's settings on stdin, to put back at the end; ``None`` off a terminal."""
+    try:
+        import termios
+
+        return termios.tcgetattr(sys.stdin.fileno()) if sys.stdin.isatty() else None
+    except (ImportError, OSError, ValueError):
+        return None
+
+
+def _restore_terminal(saved: list[Any] | None) -> None:
+    if saved is None:
+        return
+    with contextlib.suppress(ImportError, OSError, ValueError):
+        import termios
+
+        termios.tcsetattr(sys.stdin.fileno(), termios.TCSADRAIN, saved)
 
 
 def pgn_path_problem(path: str) -> str | None:

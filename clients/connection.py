@@ -328,14 +328,30 @@ class Connection:
             await self.ws.close(1002, "protocol error")
 
     def _fail_everything(self, error: EngineError) -> None:
-        """The connection has ended: every pending request fails with ``error``."""
+        """The connection has ended: every pending request fails with ``error``.
+
+        Each failure is marked as seen: a caller that awaits it still gets the
+        error, and one that had moved on leaves no "Future exception was never
+        retrieved" on the user's terminal (a review of 2026-12-07 saw it under
+        arena play's own message when the server went away).
+        """
         if self._closed_error is None:
             self._closed_error = error
         for reply in list(self._replies.values()):
             if not reply.future.done():
                 reply.future.set_exception(error)
+                reply.future.exception()
         for think in list(self._thinks.values()):
             think.fail(error)
+            if think.bestmove.done() and not think.bestmove.cancelled():
+                think.bestmove.exception()
+
+    async def wait_closed(self) -> EngineError:
+        """Wait until the connection has ended (the server closed it, or it was lost or
+        closed); why, as the error its pending requests failed with."""
+        if self._reader is not None:
+            await asyncio.wait({self._reader})  # its end, whatever it was
+        return self._closed_error or EngineTerminatedError("connection closed")
 
     def _dispatch(self, message: dict[str, Any]) -> None:
         kind = message.get("type")

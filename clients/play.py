@@ -106,7 +106,7 @@ async def read_line(prompt: str) -> str | None:
         line: str | None = None
         error: BaseException | None = None
         try:
-            line = input(prompt)
+            line = input(prompt) if sys.stdin.isatty() else _PIPE.line(prompt)
             # A byte that is no UTF-8 (a Latin-1 terminal, an 8-bit Alt key)
             # comes as a lone surrogate, which no message can carry: it
             # ended the program and lost the game (a review in tmux,
@@ -121,6 +121,40 @@ async def read_line(prompt: str) -> str | None:
 
     threading.Thread(target=read, name="arena play input", daemon=True).start()
     return await answer
+
+
+class _PipeLines:
+    """Lines from stdin read with ``os.read``, for stdin that is no terminal.
+
+    ``input()`` on a pipe holds the lock of Python's stdin buffer while it
+    waits; a program that ended then (SIGTERM, the server gone) died at its
+    exit with "could not acquire lock for <stdin>" (SIGABRT), after saving
+    the game but with a crash (a re-review, 2026-12-07). ``os.read`` takes
+    no lock. Bytes that are no UTF-8 read as U+FFFD.
+    """
+
+    def __init__(self) -> None:
+        self._pending = b""
+        self._lock = threading.Lock()
+
+    def line(self, prompt: str) -> str:
+        """The next line without its end; EOFError at the end of input."""
+        sys.stdout.write(prompt)
+        sys.stdout.flush()
+        with self._lock:
+            while b"\n" not in self._pending:
+                chunk = os.read(sys.stdin.fileno(), 4096)
+                if not chunk:
+                    if not self._pending:
+                        raise EOFError
+                    break
+                self._pending += chunk
+            text, _, self._pending = self._pending.partition(b"\n")
+        return text.decode("utf-8", "replace").removesuffix("\r")
+
+
+#: The one reader of a piped stdin (its bytes read ahead are kept for the next line).
+_PIPE = _PipeLines()
 
 
 def is_terminal(out: TextIO) -> bool:
@@ -286,6 +320,24 @@ class Session:
 
     def say(self, text: str) -> None:
         print(text, file=self.out)
+
+    async def read_or_gone(self, prompt: str) -> str | None:
+        """The person's line, or :class:`EngineTerminatedError` as soon as the server
+        goes: at the prompt, a server gone was noticed only at the next line typed
+        (a re-review, 2026-12-07: it sat there for more than 10 s)."""
+        reading = asyncio.ensure_future(self.read(prompt))
+        gone = asyncio.ensure_future(self.engine.wait_closed())
+        try:
+            await asyncio.wait({reading, gone}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            gone.cancel()
+            if not reading.done():
+                reading.cancel()
+        if reading.done() and not reading.cancelled():
+            return reading.result()
+        self.out.write("\n")  # off the prompt's line
+        why = gone.result() if gone.done() and not gone.cancelled() else None
+        raise why or EngineTerminatedError("connection closed")
 
     def title(self) -> str:
         """The game's title as the server's ``welcome`` gives it ("Connect Four"), else its name."""
@@ -477,7 +529,7 @@ class Session:
         while True:
             legal = notation.choices(state.history, state.legal_moves)
             shown = _abbreviate(legal)
-            text = await self.read(f"your move [{shown}] (help for commands): ")
+            text = await self.read_or_gone(f"your move [{shown}] (help for commands): ")
             if text is None:
                 return None
             outcome = await self.command(text, state)

@@ -8,6 +8,7 @@ import os
 import re
 import shlex
 import shutil
+import signal
 import sys
 import time
 from collections.abc import Awaitable, Callable
@@ -679,3 +680,58 @@ def test_an_en_passant_capture_may_carry_its_mark() -> None:
     for typed in ("exd6 e.p.", "exd6ep", "exd6 ep", "exd6e.p."):
         assert _typed_move("chess", typed) == "exd6"
     assert _typed_move("chess", "Kxe3") == "Kxe3" and _typed_move("othello", "e3ep") == "e3ep"
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_a_server_gone_while_the_person_thinks_ends_play_at_once(tmp_path: Path) -> None:
+    """A re-review of 2026-12-07: a server that went away while the prompt
+    waited was noticed only at the next line typed (more than 10 s later)."""
+    from tests.server.server_harness import running_server
+
+    pgn = tmp_path / "games.pgn"
+    never = asyncio.Event()
+    async with running_server() as server:
+        url = f"ws://127.0.0.1:{server.port}/ws"
+        out = io.StringIO()
+
+        async def think_long(prompt: str) -> str | None:
+            if "e4" not in out.getvalue():
+                return "e4"
+            asyncio.get_running_loop().create_task(server.shutdown())  # it goes meanwhile
+            await never.wait()  # the person takes their time
+            return None
+
+        with pytest.raises(EngineTerminatedError):
+            await asyncio.wait_for(
+                play(url, "chess", depth=1, movetime_ms=None, pgn=str(pgn), out=out,
+                     read=think_long),
+                30 * UNIT,
+            )  # fmt: skip
+    assert "1. e4" in pgn.read_text()
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_sigterm_saves_the_game_as_ctrl_c_does(url: str, tmp_path: Path) -> None:
+    """A re-review of 2026-12-07: closing the terminal (SIGHUP) or SIGTERM left
+    without writing --pgn."""
+    pgn = tmp_path / "games.pgn"
+    process = await asyncio.create_subprocess_exec(
+        *(sys.executable, "-m", "clients", "play", "--url", url, "--game", "chess"),
+        *("--depth", "1", "--pgn", str(pgn)),
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+        cwd=REPO,
+    )
+    assert process.stdin is not None and process.stdout is not None
+    process.stdin.write(b"e4\n")
+    await process.stdin.drain()
+    seen = b""
+    while seen.count(b"your move") < 2:  # its reply played, asked again
+        chunk = await asyncio.wait_for(process.stdout.read(4096), 60 * UNIT)
+        assert chunk, seen.decode(errors="replace")
+        seen += chunk
+    process.send_signal(signal.SIGTERM)
+    await asyncio.wait_for(process.wait(), 30 * UNIT)
+    assert process.returncode == 128 + signal.SIGTERM
+    assert "1. e4" in pgn.read_text()
