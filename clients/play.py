@@ -769,6 +769,8 @@ async def play(
             # Ctrl-C (asyncio.run cancels this task) or the server gone: the
             # game so far is saved all the same (a review in tmux, 2026-12-07:
             # Ctrl-C during the engine's search left without it).
+            if is_terminal(session.out):
+                session.out.write("\n")  # off the status line (a re-review, 2026-12-07)
             if state.history:
                 session.save_pgn(state)
             raise
