@@ -10,8 +10,9 @@ program's processes (its session: a wrapper script's children too) in
 Linux's ``/proc`` until every thread of them has slept, with no CPU time
 added (less than :data:`QUIET_CPU_NS`), for :data:`QUIET_POLLS` looks in a
 row, until the program has used :data:`QUIET_MAX_CPU_NS` of CPU (a program
-busy in the background while it waits for its input) or the caller's
-deadline passes. Elsewhere (no ``/proc``) it returns at once, as before.
+busy in the background while it waits for its input), has slept
+:data:`QUIET_MAX_ASLEEP_S` without waiting for its input (on a timer), or
+the caller's deadline passes. Elsewhere (no ``/proc``) it returns at once, as before.
 
 The bound on a busy start is CPU time, not time on the clock: on a loaded
 machine a starting Python may get little CPU for seconds. With a bound of
@@ -53,6 +54,11 @@ QUIET_CPU_NS: Final = 1_000_000
 #: thinks waiting for the start get the program, not a "still starting"; a
 #: Python bot's whole start is a few tenths of that.
 QUIET_MAX_CPU_NS: Final = 3_000_000_000
+#: Time asleep, yet not waiting for its input, after which a program is
+#: taken for started: one that sleeps on a timer for a minute, or waits on
+#: the network, was taken so after 4 s on the clock; a start that waits for
+#: the CPU (runnable, not asleep) is not counted.
+QUIET_MAX_ASLEEP_S: Final = 4.0
 PROC: Final = "/proc"
 #: What the kernel's ``wchan`` holds for a thread asleep on a timer
 #: (``hrtimer_nanosleep``, ``do_nanosleep``), and the state letter this
@@ -134,6 +140,7 @@ def wait_until_quiet(pid: int, deadline: float) -> bool:
     quiet = 0
     first: int | None = None
     before: int | None = None
+    asleep_s = 0.0
     while True:
         threads = _session_threads(pid)
         if not threads:
@@ -155,6 +162,12 @@ def wait_until_quiet(pid: int, deadline: float) -> bool:
         first = cpu if first is None else first
         if cpu - first >= QUIET_MAX_CPU_NS:
             return False  # busy in the background: taken for started
+        # Asleep but not waiting for input (on a timer, say): that time counts
+        # towards QUIET_MAX_ASLEEP_S; a start waiting for the CPU does not.
+        if all(state in ("S", TIMER_ASLEEP, "D") for state, _ in live):
+            asleep_s += QUIET_POLL_S
+            if asleep_s >= QUIET_MAX_ASLEEP_S:
+                return False  # taken for started, as before
         before = cpu
         if time.monotonic() + QUIET_POLL_S >= deadline:
             return False

@@ -71,3 +71,24 @@ def test_a_start_that_gets_no_cpu_is_waited_for_and_a_busy_one_is_not(
         for process in (spin, starved):
             process.kill()
             process.wait()
+
+
+@pytest.mark.skipif(not Path("/proc/self/wchan").exists(), reason="needs Linux's /proc")
+def test_a_start_asleep_on_a_timer_is_taken_for_started_after_a_while(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A fresh-clone CI run of 2026-12-07, after the bound above: a program
+    that sleeps a minute without reading used no CPU, so it was waited for
+    until the caller's deadline (10 s), not the 4 s it had been. Time asleep
+    but not waiting for input counts towards its own bound."""
+    monkeypatch.setattr(quiet, "QUIET_MAX_ASLEEP_S", 0.3)
+    sleeper = subprocess.Popen(
+        [sys.executable, "-c", "import time; time.sleep(60)"], start_new_session=True
+    )
+    try:
+        started = time.monotonic()
+        assert not wait_until_quiet(sleeper.pid, started + 60 * UNIT)
+        assert time.monotonic() - started < 30 * UNIT  # by its bound, not the deadline
+    finally:
+        sleeper.kill()
+        sleeper.wait()
