@@ -244,14 +244,13 @@ def _sendable_score(score: object) -> bool:
     return isinstance(score, int | float) and not isinstance(score, bool) and math.isfinite(score)
 
 
-def _not_a_string(move: object, request: Any, games: dict[str, Game[Any, Any]]) -> str:
+def _not_a_string(move: object, made: Decision) -> str:
     """Why a move that is no string is refused, and how to write it (``game.format_move``)."""
     why = (
         f"choose returned the move {move!r} (of type {type(move).__name__}), not a string:"
         " return it as the game writes it (decision.legal lists them)"
     )
     with contextlib.suppress(Exception):  # the hint is a courtesy: no hint, no harm
-        made = decision(request, games)
         if move in made.game.legal_moves(made.state):
             written = made.game.format_move(made.state, move)
             why += f"; this engine move is written game.format_move(state, move) = {written!r}"
@@ -297,8 +296,9 @@ def serve_lines(choose: Choose, lines: IO[str], out: IO[str]) -> None:
             # The student's print() goes to the log, not into the answers:
             # print(request) made every move of a bot refused (a review,
             # 2026-12-07).
+            made = decision(request, games)
             with contextlib.redirect_stdout(sys.stderr):
-                chosen = choose(decision(request, games))
+                chosen = choose(made)
         except Exception as error:  # the student's bug: reported, the bot goes on
             traceback.print_exc(file=sys.stderr)
             sys.stderr.flush()
@@ -321,7 +321,7 @@ def serve_lines(choose: Choose, lines: IO[str], out: IO[str]) -> None:
                 # another move: Connect Four's engine move 3 is column "4",
                 # and "3" was played for it, legal and wrong, without a word
                 # (a review, 2026-12-07). Refused, saying how to write it.
-                why = _not_a_string(answer.move, request, games)
+                why = _not_a_string(answer.move, made)
                 print(f"clients.bot: {why}", file=sys.stderr)
                 sys.stderr.flush()
                 out.write(json.dumps({"error": why, "request": number}) + "\n")

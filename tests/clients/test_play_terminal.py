@@ -337,6 +337,30 @@ async def _tmux(socket: str, *args: str) -> str:
     return stdout.decode(errors="replace")
 
 
+async def _connect_four_in_tmux(socket: str, url: str) -> None:
+    """``arena play`` of Connect Four in a new tmux session ``play``; its exit
+    status is shown as ``EXIT=N`` when it ends."""
+    command = shlex.join(
+        [sys.executable, "-m", "clients", "play", "--url", url, "--game", "connect4"]
+    )
+    await _tmux(
+        socket,
+        *("new-session", "-d", "-s", "play", "-x", "100", "-y", "50", "-c", str(REPO)),
+        f"{command}; echo EXIT=$?; sleep 30",
+    )
+
+
+async def _play_on_pipes(url: str, game: str, *options: str) -> asyncio.subprocess.Process:
+    """``arena play`` with stdin and stdout (stderr with it) on pipes."""
+    return await asyncio.create_subprocess_exec(
+        *(sys.executable, "-m", "clients", "play", "--url", url, "--game", game, *options),
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+        cwd=REPO,
+    )
+
+
 async def _wait_for(socket: str, pattern: str, count: int = 1) -> str:
     deadline = time.monotonic() + WAIT_S
     screen = ""
@@ -493,15 +517,8 @@ async def test_ctrl_c_at_the_prompt_leaves_at_once(url: str) -> None:
     # the program went on until Enter was pressed (asyncio.run waited for
     # the thread blocked in input()).
     socket = f"arena-play-ctrl-c-{os.getpid()}"
-    command = shlex.join(
-        [sys.executable, "-m", "clients", "play", "--url", url, "--game", "connect4"]
-    )
     try:
-        await _tmux(
-            socket,
-            *("new-session", "-d", "-s", "play", "-x", "100", "-y", "50", "-c", str(REPO)),
-            f"{command}; echo EXIT=$?; sleep 30",
-        )
+        await _connect_four_in_tmux(socket, url)
         await _wait_for(socket, r"your move \[")
         await _tmux(socket, "send-keys", "-t", "play", "C-c")
         screen = await _wait_for(socket, r"EXIT=\d+")
@@ -552,15 +569,8 @@ async def test_a_byte_that_is_no_utf8_is_an_illegal_move_and_arrows_edit_the_lin
     prompt ended arena play with a UnicodeEncodeError, the game lost; and the
     arrow keys wrote escape codes into the move ('d4\\x1b[e')."""
     socket = f"arena-play-bytes-{os.getpid()}"
-    command = shlex.join(
-        [sys.executable, "-m", "clients", "play", "--url", url, "--game", "connect4"]
-    )
     try:
-        await _tmux(
-            socket,
-            *("new-session", "-d", "-s", "play", "-x", "100", "-y", "50", "-c", str(REPO)),
-            f"{command}; echo EXIT=$?; sleep 30",
-        )
+        await _connect_four_in_tmux(socket, url)
         await _wait_for(socket, r"your move \[")
         await _tmux(socket, "send-keys", "-t", "play", "-H", "e9", "0d")
         screen = await _wait_for(socket, r"your move \[", 2)  # asked again
@@ -579,13 +589,7 @@ async def test_a_byte_that_is_no_utf8_is_an_illegal_move_and_arrows_edit_the_lin
 @pytest.mark.asyncio(loop_scope="module")
 async def test_a_byte_that_is_no_utf8_on_a_pipe_is_an_illegal_move(url: str) -> None:
     """The same byte from a pipe (no line editing): said to be no legal move."""
-    process = await asyncio.create_subprocess_exec(
-        *(sys.executable, "-m", "clients", "play", "--url", url, "--game", "connect4"),
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.STDOUT,
-        cwd=REPO,
-    )
+    process = await _play_on_pipes(url, "connect4")
     said, _ = await asyncio.wait_for(process.communicate(b"\xe94\nquit\n"), 60 * UNIT)
     text = said.decode(errors="replace")
     assert process.returncode == 0, text
@@ -715,14 +719,7 @@ async def test_sigterm_saves_the_game_as_ctrl_c_does(url: str, tmp_path: Path) -
     """A re-review of 2026-12-07: closing the terminal (SIGHUP) or SIGTERM left
     without writing --pgn."""
     pgn = tmp_path / "games.pgn"
-    process = await asyncio.create_subprocess_exec(
-        *(sys.executable, "-m", "clients", "play", "--url", url, "--game", "chess"),
-        *("--depth", "1", "--pgn", str(pgn)),
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.STDOUT,
-        cwd=REPO,
-    )
+    process = await _play_on_pipes(url, "chess", "--depth", "1", "--pgn", str(pgn))
     assert process.stdin is not None and process.stdout is not None
     process.stdin.write(b"e4\n")
     await process.stdin.drain()
