@@ -88,12 +88,15 @@ from mypy_extensions import mypyc_attr
 
 from engine.errors import BadPositionError, GameOverError, IllegalMoveError
 from engine.game import CHANCE, EXPECTIMINIMAX, Game, Outcome
+from engine.games.backgammon_bearoff import BearoffTables, load_tables
 from engine.games.backgammon_net import SHIPPED_NETWORK
 
 #: Checkers per player.
 CHECKERS: Final = 15
 #: How a game was won, by the points it scores (see :func:`game_points`).
 RESULT_REASONS: Final = ("", "bore off all checkers", "gammon", "backgammon")
+#: The home board's points (1-6: indices 0-5).
+HOME_POINTS: Final = 6
 #: Index of the bar in a board; index -1 as a destination means "off".
 BAR: Final = 24
 OFF: Final = -1
@@ -111,6 +114,11 @@ VALUE_BOUND: Final = 3 * POINT
 #: average, seconds after some doubles) into one of at most 8 (issue 29).
 ROOT_FILTER_KEEP: Final = 8
 ROOT_FILTER_MARGIN: Final = 160 * POINT // 1000
+
+#: The one-sided bear-off tables (:mod:`engine.games.backgammon_bearoff`),
+#: read once per process when this module is imported, as the shipped network
+#: is, and shared by every game (never modified).
+SHIPPED_BEAROFF: Final = load_tables()
 
 Board = tuple[int, ...]
 Step = tuple[int, int]
@@ -229,16 +237,18 @@ class Backgammon(Game[BgState, Action]):
         return [steps for steps, _, _ in _plays(state.me, state.opp, high, low)]
 
     def ordered_moves(self, state: BgState) -> list[Action]:
-        """The legal moves, the best for the mover by the network first (a win first of all)."""
+        """The legal moves, the best for the mover by :meth:`evaluate_many` first (a win first of all)."""
         if state.dice is None:
             return self.legal_moves(state)
         high, low = state.dice
         plays = _plays(state.me, state.opp, high, low)
         if len(plays) == 1:
             return [plays[0][0]]
-        # After the play the opponent is on roll: their equity, the lowest first.
-        positions = [(opp_after, me_after) for _, me_after, opp_after in plays]
-        scores = self.network.equities(positions)
+        # After the play the opponent is on roll: their value, the lowest first
+        # (a bear-off by the tables, as the search values it).
+        turn = 1 - state.turn
+        after = [BgState(opp_after, me_after, turn, None) for _, me_after, opp_after in plays]
+        scores = [float(value) for value in self.evaluate_many(after)]
         for index, (_, me_after, _) in enumerate(plays):
             if not _has_checkers(me_after):
                 scores[index] = -math.inf  # bears off the last checker: a win
@@ -289,6 +299,9 @@ class Backgammon(Game[BgState, Action]):
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
         self.network = SHIPPED_NETWORK
+        #: Bear-offs (both sides with every checker home) are valued by these
+        #: tables instead of the network; None values them by the network too.
+        self.bearoff: BearoffTables | None = SHIPPED_BEAROFF
 
     def evaluate(self, state: BgState) -> int:
         """Expected points of the player on roll, times :data:`POINT`, by the learned network.
@@ -311,12 +324,17 @@ class Backgammon(Game[BgState, Action]):
         values = [0] * len(states)
         positions: list[tuple[Board, Board]] = []
         rows: list[int] = []
+        bearoff = self.bearoff
         for row, state in enumerate(states):
-            if _has_checkers(state.opp):
-                positions.append((state.me, state.opp))
-                rows.append(row)
-            else:
+            if not _has_checkers(state.opp):
                 values[row] = self._final_value(state)
+                continue
+            if bearoff is not None and _all_home(state.me) and _all_home(state.opp):
+                equity = bearoff.equity(state.me[:HOME_POINTS], state.opp[:HOME_POINTS])
+                values[row] = round(equity * POINT)
+                continue
+            positions.append((state.me, state.opp))
+            rows.append(row)
         if positions:
             for row, equity in zip(rows, self.network.equities(positions), strict=True):
                 values[row] = max(-VALUE_BOUND, min(VALUE_BOUND, round(equity * POINT)))
@@ -695,6 +713,11 @@ def _has_checkers(board: Board) -> bool:
     # A generator inside any() is compiled to a loop by mypyc; any(board)
     # would be a call into the interpreter's builtin.
     return any(count > 0 for count in board)
+
+
+def _all_home(board: Board) -> bool:
+    """Whether every checker ``board`` has left is on its points 1-6."""
+    return not any(board[index] > 0 for index in range(HOME_POINTS, BAR + 1))
 
 
 def _checkers(board: Board) -> int:
