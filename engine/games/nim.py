@@ -45,6 +45,10 @@ def _check_heaps(name: str, value: Any) -> tuple[int, ...]:
             raise BadOptionsError(
                 f"option {name!r}: each heap must be an integer from 0 to {MAX_HEAP_SIZE}"
             )
+    if not any(value):
+        # Every heap empty is a game over before its first move (a position
+        # may still be over: new_game's position text says where play is).
+        raise BadOptionsError(f"option {name!r}: at least one heap must hold an object")
     return tuple(value)
 
 

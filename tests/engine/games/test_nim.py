@@ -97,7 +97,18 @@ def test_bad_positions(text: str) -> None:
 
 @pytest.mark.parametrize(
     "options",
-    [{"heaps": []}, {"heaps": [True]}, {"heaps": "345"}, {"heaps": [-1]}, {"misere": 1}, {"x": 1}],
+    [
+        {"heaps": []},
+        {"heaps": [True]},
+        {"heaps": "345"},
+        {"heaps": [-1]},
+        {"misere": 1},
+        {"x": 1},
+        # Every heap empty: the game would be over before it started (the
+        # review of 2026-12-07 started one and got no move to play).
+        {"heaps": [0]},
+        {"heaps": [0, 0, 0]},
+    ],
 )
 def test_bad_options(options: dict[str, object]) -> None:
     with pytest.raises(BadOptionsError):
