@@ -27,13 +27,20 @@ the program is ready when every thread sleeps and one at least is not on
 a timer (a runtime's ticking timer thread beside a reading main thread). A bot that slept 2 s at
 import was taken for ready after 30 ms, asked at once, ended for its
 silence and started again, and never played a move of its own (a review,
-2026-12-07). A program that waits on the network while starting is still
-taken for ready too soon; its first request then waits for it as before.
+2026-12-07). Nor is a thread blocked in a read, a receive, a connect or an
+accept on a socket (the kernel's ``syscall`` file names the call and its
+descriptor, ``fd`` says the descriptor is a socket): a bot that fetched
+its weights over the network at start was taken for ready while it
+waited for the answer (the same review). Both count towards
+:data:`QUIET_MAX_ASLEEP_S`. A wait on the network inside ``poll`` or
+``epoll`` (an event loop's) cannot be told from a wait for input this way,
+and is still taken for ready.
 """
 
 from __future__ import annotations
 
 import os
+import platform
 import time
 from typing import Final
 
@@ -56,8 +63,8 @@ QUIET_CPU_NS: Final = 1_000_000
 QUIET_MAX_CPU_NS: Final = 3_000_000_000
 #: Time asleep, yet not waiting for its input, after which a program is
 #: taken for started: one that sleeps on a timer for a minute, or waits on
-#: the network, was taken so after 4 s on the clock; a start that waits for
-#: the CPU (runnable, not asleep) is not counted.
+#: the network, is taken so after 4 s asleep; a start that waits for the
+#: CPU (runnable, not asleep) is not counted.
 QUIET_MAX_ASLEEP_S: Final = 4.0
 PROC: Final = "/proc"
 #: What the kernel's ``wchan`` holds for a thread asleep on a timer
@@ -65,6 +72,15 @@ PROC: Final = "/proc"
 #: module gives such a thread.
 TIMER_SLEEP: Final = "nanosleep"
 TIMER_ASLEEP: Final = "n"
+#: The state letter this module gives a thread blocked on a socket.
+NETWORK_ASLEEP: Final = "w"
+#: System calls whose first argument is the descriptor they block on: read,
+#: readv, connect, accept, recvfrom, recvmsg, accept4, recvmmsg, by number
+#: (Linux's syscall tables for each architecture).
+FD_FIRST_SYSCALLS: Final = {
+    "x86_64": frozenset({0, 19, 42, 43, 45, 47, 288, 299}),
+    "aarch64": frozenset({63, 65, 203, 202, 207, 212, 242, 243}),
+}
 
 
 def _read(path: str) -> str | None:
@@ -100,7 +116,25 @@ def _thread(task_dir: str) -> tuple[str, int] | None:
     state = fields[0]
     if state == "S" and TIMER_SLEEP in (_read(f"{task_dir}/wchan") or ""):
         state = TIMER_ASLEEP
+    elif state == "S" and _on_a_socket(task_dir):
+        state = NETWORK_ASLEEP
     return state, cpu
+
+
+def _on_a_socket(task_dir: str) -> bool:
+    """Whether the thread is blocked in a call on a socket (False when unknown)."""
+    calls = FD_FIRST_SYSCALLS.get(platform.machine())
+    syscall = _read(f"{task_dir}/syscall")
+    if calls is None or not syscall:
+        return False
+    fields = syscall.split()
+    if len(fields) < 2 or not fields[0].isdigit() or int(fields[0]) not in calls:
+        return False
+    try:
+        target = os.readlink(f"{task_dir}/fd/{int(fields[1], 16)}")
+    except (OSError, ValueError):
+        return False
+    return target.startswith("socket:")
 
 
 def _session_threads(session: int) -> list[tuple[str, int]] | None:
@@ -152,7 +186,7 @@ def wait_until_quiet(pid: int, deadline: float) -> bool:
         # Every thread asleep, one at least not on a timer: a runtime's
         # ticking timer thread (node, the JVM) beside a reading main thread
         # is ready; a program whose only thread sleeps on a timer is not.
-        asleep = all(state in ("S", TIMER_ASLEEP) for state, _ in live) and any(
+        asleep = all(state in ("S", TIMER_ASLEEP, NETWORK_ASLEEP) for state, _ in live) and any(
             state == "S" for state, _ in live
         )
         idle = before is not None and cpu - before < QUIET_CPU_NS
@@ -164,7 +198,7 @@ def wait_until_quiet(pid: int, deadline: float) -> bool:
             return False  # busy in the background: taken for started
         # Asleep but not waiting for input (on a timer, say): that time counts
         # towards QUIET_MAX_ASLEEP_S; a start waiting for the CPU does not.
-        if all(state in ("S", TIMER_ASLEEP, "D") for state, _ in live):
+        if all(state in ("S", TIMER_ASLEEP, NETWORK_ASLEEP, "D") for state, _ in live):
             asleep_s += QUIET_POLL_S
             if asleep_s >= QUIET_MAX_ASLEEP_S:
                 return False  # taken for started, as before

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -92,3 +94,56 @@ def test_a_start_asleep_on_a_timer_is_taken_for_started_after_a_while(
     finally:
         sleeper.kill()
         sleeper.wait()
+
+
+@pytest.mark.skipif(
+    not Path("/proc/self/syscall").exists() or not quiet.FD_FIRST_SYSCALLS.get(os.uname().machine),
+    reason="needs Linux's /proc and a known syscall table",
+)
+def test_a_start_waiting_on_the_network_is_not_ready_until_it_reads() -> None:
+    """The review of 2026-12-07: a bot that fetched its weights over the
+    network at start was taken for ready while it waited for the answer (a
+    thread asleep in a receive looks like one asleep in a read of its
+    input). Here the answer comes when the test sends it."""
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        port = server.getsockname()[1]
+        code = (
+            "import socket, sys; "
+            f"s = socket.create_connection(('127.0.0.1', {port})); s.recv(1); "
+            "sys.stdout.write('fetched\\n'); sys.stdout.flush(); sys.stdin.readline()"
+        )
+        process = subprocess.Popen(
+            [sys.executable, "-c", code],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            start_new_session=True,
+        )
+        try:
+            peer, _ = server.accept()
+            with peer:
+                # Until the program is in its receive, it is busy importing or
+                # connecting; from then on it is not ready however long it waits.
+                assert _until(lambda: _in_a_socket_call(process.pid), 100 * UNIT)
+                started = time.monotonic()
+                assert not wait_until_quiet(process.pid, started + 20 * UNIT)
+                peer.sendall(b"!")
+                assert process.stdout is not None
+                assert process.stdout.readline() == b"fetched\n"
+                assert wait_until_quiet(process.pid, time.monotonic() + 100 * UNIT)
+        finally:
+            process.kill()
+            process.wait()
+
+
+def _in_a_socket_call(pid: int) -> bool:
+    return quiet._on_a_socket(f"/proc/{pid}/task/{pid}")
+
+
+def _until(condition: Callable[[], bool], within_s: float) -> bool:
+    """Whether ``condition`` holds within ``within_s`` (looked at every poll of quiet.py)."""
+    deadline = time.monotonic() + within_s
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(quiet.QUIET_POLL_S)
+    return True
