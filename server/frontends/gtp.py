@@ -20,9 +20,13 @@ clock of the colour to move, as ``time_left`` last reported it (main time,
 or byo-yomi time for ``stones`` moves), through the engine's own clock
 planner (:func:`engine.search.limits.plan_deadlines`).
 
-Moves played out of turn (``play b ...`` twice, as for handicap stones) are
-accepted: the position is rebuilt with the other side to move, which keeps
-the board but forgets the superko history before it.
+Handicap: GTP 2's ``fixed_handicap`` (its placement table, section 4.1.1),
+``place_free_handicap`` (ours) and ``set_free_handicap`` (the controller's)
+put Black's stones on an empty board with White to move; they are not moves
+(``undo`` stops at them). Moves played out of turn (``play b ...`` twice, as
+controllers that send handicap stones as moves do) are accepted too: the
+position is rebuilt with the other side to move, which keeps the board but
+forgets the superko history before it.
 
 Why one module: one protocol: GTP 2's command set (some forty commands, each
 a few lines) beside its sans-I/O engine and the loop that serves it; hence
@@ -252,6 +256,9 @@ class GtpEngine:
             "kgs-genmove_cleanup": self._genmove_cleanup,
             "reg_genmove": self._reg_genmove,
             "loadsgf": self._loadsgf,
+            "fixed_handicap": self._fixed_handicap,
+            "place_free_handicap": self._place_free_handicap,
+            "set_free_handicap": self._set_free_handicap,
             "gogui-analyze_commands": lambda args: ANALYZE_COMMANDS,
             WINRATE_COMMAND: self._winrate,
             OWNERSHIP_COMMAND: self._ownership,
@@ -457,6 +464,54 @@ class GtpEngine:
         self.states = [loaded]
         return COLOUR_NAMES[self.game.to_move(loaded)]
 
+    def _fixed_handicap(self, args: list[str]) -> str:
+        """``fixed_handicap N``: GTP 2's placement (section 4.1.1), the vertices placed."""
+        count = _int_arg(args, "fixed_handicap")
+        points = fixed_handicap_points(self._size, count)
+        if points is None:
+            raise GtpError("invalid number of stones")
+        return self._place_handicap(points)
+
+    def _place_free_handicap(self, args: list[str]) -> str:
+        """``place_free_handicap N``: the engine's own placement (:func:`free_handicap_points`)."""
+        count = _int_arg(args, "place_free_handicap")
+        if not 2 <= count < self._size * self._size:
+            raise GtpError("invalid number of stones")
+        return self._place_handicap(free_handicap_points(self._size, count))
+
+    def _set_free_handicap(self, args: list[str]) -> str:
+        """``set_free_handicap V1 V2 ...``: the controller's placement, at least two stones."""
+        if not 2 <= len(args) < self._size * self._size:
+            raise GtpError("bad vertex list")
+        points: list[tuple[int, int]] = []
+        for text in args:
+            if self.game.point(text) is None:  # a pass, or no vertex of this board
+                raise GtpError("bad vertex list")
+            word = text.strip().upper()
+            place = (COLUMNS.index(word[0]), int(word[1:]) - 1)
+            if place in points:
+                raise GtpError("bad vertex list")
+            points.append(place)
+        return self._place_handicap(points)
+
+    def _place_handicap(self, points: list[tuple[int, int]]) -> str:
+        """Black's stones on ``points`` (column, row from the bottom), White to move.
+
+        Only on an empty board with nothing played (GTP 2: "board not
+        empty" otherwise); the stones are not moves, so ``undo`` cannot
+        take them back.
+        """
+        if self.moves or any(self.state.board[p] != EMPTY for p in self.game.points):
+            raise GtpError("board not empty")
+        size = self._size
+        rows = [["."] * size for _ in range(size)]
+        for column, row in points:
+            rows[size - 1 - row][column] = COLOUR_LETTERS[0]
+        text = "/".join("".join(row) for row in rows) + " " + COLOUR_LETTERS[1]
+        state = self.game.parse_position(text)
+        self.states = [state]
+        return " ".join(COLUMNS[column] + str(row + 1) for column, row in sorted(points))
+
     def _winrate(self, args: list[str]) -> str:
         """The last search's chance of winning for the side it searched (a GoGui text view)."""
         if self.last_search is None:
@@ -464,7 +519,9 @@ class GtpEngine:
         colour, result, played = self.last_search
         chance = result.info.score.win_chance(self.game.win_odds_scale)
         playouts = result.info.playouts
-        return f"{COLOUR_NAMES[colour]} wins {chance:.1%} ({playouts} playouts, {played})"
+        # "black wins 43.5%" read as a result (a review, 2026-12-07): a chance.
+        who = COLOUR_NAMES[colour]
+        return f"{who}'s chance of winning {chance:.1%} ({playouts} playouts, {played})"
 
     def _ownership(self, args: list[str]) -> str:
         """Who owns each point after playouts, -1 (White) to 1 (Black): GoGui's INFLUENCE."""
@@ -620,6 +677,79 @@ def _strings(game: Go, state: GoState, stones: set[int]) -> list[list[int]]:
                     frontier.append(q)
         groups.append(sorted(group))
     return groups
+
+
+def _handicap_layout(size: int, count: int, line: int) -> list[tuple[int, int]]:
+    """The star points of GTP 2's handicap table for ``count`` stones (2-9), on ``line``.
+
+    (column, row) from the lower left, 0-based; ``line`` is the corner
+    points' distance from the edge. In GTP 2's order (section 4.1.1): two
+    opposite corners (upper right, lower left), the third and fourth
+    corners, the centre for an odd count, then the middles of the left and
+    right sides, then of the top and bottom.
+    """
+    low, high, middle = line, size - 1 - line, (size - 1) // 2
+    corners = [(high, high), (low, low), (low, high), (high, low)]
+    sides = [(low, middle), (high, middle)]
+    ends = [(middle, high), (middle, low)]
+    centre = [(middle, middle)] if count % 2 and count >= 5 else []
+    if count <= 4:
+        return corners[:count]
+    if count <= 5:
+        return corners + centre
+    if count <= 7:
+        return corners + sides + centre
+    return corners + sides + ends + centre
+
+
+def fixed_handicap_points(size: int, count: int) -> list[tuple[int, int]] | None:
+    """GTP 2's fixed handicap (section 4.1.1), ``None`` where the table has none.
+
+    Boards of 7x7 and more; up to 4 stones on 7x7 and on even sizes, up to 9
+    on odd sizes from 9x9; the corner points on the third line up to 11x11,
+    on the fourth from 12x12. GNU Go 3.8 places the same points
+    (tests/server/test_gtp.py holds its answers).
+    """
+    if size < 7:
+        return None
+    most = 9 if size % 2 and size >= 9 else 4
+    if not 2 <= count <= most:
+        return None
+    return _handicap_layout(size, count, 2 if size <= 11 else 3)
+
+
+#: Stones beyond which ``place_free_handicap`` adds points by distance alone.
+FREE_HANDICAP_LAYOUT_MAX: Final = 9
+
+
+def free_handicap_points(size: int, count: int) -> list[tuple[int, int]]:
+    """``count`` points for Black's free handicap, our choice.
+
+    The fixed layout's points (on the second line for boards under 7x7,
+    where the table has none; the middles of an even board one line below
+    and left of its centre), up to nine stones; beyond, each further stone
+    on the point farthest from the stones placed (Manhattan distance to the
+    nearest), inside the corner points' line while there is room, then off
+    the first line, then anywhere: handicap stones spread out. A 2-stone
+    request on 5x5 gets the second line's corners, say. A request for every
+    point but one is met: GTP 2 allows fewer stones only where more could
+    not matter, and this never needs to.
+    """
+    line = 1 if size < 7 else 2 if size <= 11 else 3
+    first = _handicap_layout(size, min(count, FREE_HANDICAP_LAYOUT_MAX), line)
+    points = list(dict.fromkeys(first))
+    # The points at least ``line`` from the edge first, then off the first
+    # line, then any: a large handicap spreads inwards before it crawls.
+    tiers = [
+        [(c, r) for r in range(edge, size - edge) for c in range(edge, size - edge)]
+        for edge in (line, 1, 0)
+    ]
+    while len(points) < count:
+        free = next(t for t in ([p for p in tier if p not in points] for tier in tiers) if t)
+        points.append(
+            max(free, key=lambda p: min(abs(p[0] - q[0]) + abs(p[1] - q[1]) for q in points))
+        )
+    return points
 
 
 def _go(size: int, komi: float) -> Go:

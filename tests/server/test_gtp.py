@@ -6,7 +6,11 @@ import dataclasses
 import io
 import math
 import re
+import shutil
+import subprocess
 from pathlib import Path
+
+import pytest
 
 from engine.games.go import RESIGN_BELOW, RESIGN_CONSECUTIVE, RESIGN_MIN_PLAYOUTS
 from engine.registry import create_game
@@ -14,7 +18,16 @@ from engine.search.limits import Clock, Limits, plan_deadlines
 from engine.search.mcts import score_from_win_rate
 from engine.search.results import SearchResult, SearchStats
 from engine.search.score import Score
-from server.frontends.gtp import WINRATE_COMMAND, Genmove, GtpEngine, TimeSettings, serve
+from server.frontends.gtp import (
+    MAX_SIZE,
+    MIN_SIZE,
+    WINRATE_COMMAND,
+    Genmove,
+    GtpEngine,
+    TimeSettings,
+    serve,
+)
+from tests.timing import UNIT
 
 #: Commands the issue names; every one must be listed and known.
 REQUIRED_COMMANDS = [
@@ -41,6 +54,10 @@ REQUIRED_COMMANDS = [
     "loadsgf",
     "reg_genmove",
     "gogui-analyze_commands",
+    # GTP 2's tournament set: handicap games
+    "fixed_handicap",
+    "place_free_handicap",
+    "set_free_handicap",
 ]
 
 
@@ -356,7 +373,7 @@ def test_gogui_analyze_commands_give_a_win_rate_and_an_ownership_map() -> None:
     order = engine.execute("genmove b")
     assert isinstance(order, Genmove)
     engine.genmove_answer(order, SearchResult.unsearched("A1", "time", 0))
-    assert ask(engine, "arena-winrate").startswith("black wins 50.0%")
+    assert ask(engine, "arena-winrate").startswith("black's chance of winning 50.0%")
 
 
 def test_without_time_left_the_engine_counts_its_own_clock() -> None:
@@ -527,3 +544,113 @@ def test_threads_pool_the_searches_of_several_processes() -> None:
     assert game.parse_move(game.initial_state(), black) is not None
     said = re.search(r"\((\d+) playouts", answers[3])
     assert said is not None and int(said.group(1)) == 400, answers[3]
+
+
+#: GNU Go 3.8's answers to ``fixed_handicap N`` (``gnugo --mode gtp``,
+#: 2026-12-07), by board size and N; None where it answers "invalid handicap".
+GNUGO_FIXED_HANDICAP: dict[int, dict[int, str | None]] = {
+    7: {2: "E5 C3", 3: "C5 E5 C3", 4: "C5 E5 C3 E3", 5: None},
+    8: {2: "F6 C3", 4: "C6 F6 C3 F3", 5: None},
+    9: {
+        2: "G7 C3",
+        3: "C7 G7 C3",
+        5: "C7 G7 E5 C3 G3",
+        6: "C7 G7 C5 G5 C3 G3",
+        7: "C7 G7 C5 E5 G5 C3 G3",
+        8: "C7 E7 G7 C5 G5 C3 E3 G3",
+        9: "C7 E7 G7 C5 E5 G5 C3 E3 G3",
+        10: None,
+    },
+    12: {2: "J9 D4", 4: "D9 J9 D4 J4", 5: None},
+    13: {2: "K10 D4", 5: "D10 K10 G7 D4 K4", 8: "D10 G10 K10 D7 K7 D4 G4 K4"},
+    19: {2: "Q16 D4", 6: "D16 Q16 D10 Q10 D4 Q4", 9: "D16 K16 Q16 D10 K10 Q10 D4 K4 Q4"},
+    5: {2: None},
+}
+
+
+def test_fixed_handicap_places_gtp_2s_table_as_gnu_go_does() -> None:
+    """The review of 2026-12-07: ``fixed_handicap`` and the free handicap
+    commands (GTP 2's tournament set, section 6.2) were unknown, so a
+    controller that sends them could not start a handicap game."""
+    for size, answers in GNUGO_FIXED_HANDICAP.items():
+        for count, vertices in answers.items():
+            engine = GtpEngine(playouts=50)
+            ask(engine, f"boardsize {size}")
+            if vertices is None:
+                assert refused(engine, f"fixed_handicap {count}") == "invalid number of stones"
+                continue
+            placed = ask(engine, f"fixed_handicap {count}")
+            assert sorted(placed.split()) == sorted(vertices.split()), (size, count)
+            # Black's stones, White to move, and no move to undo.
+            assert engine.game.to_move(engine.state) == 1
+            assert board_stones(engine) == {v: "X" for v in vertices.split()}
+            assert refused(engine, "undo") == "cannot undo"
+
+
+def board_stones(engine: GtpEngine) -> dict[str, str]:
+    state = engine.state
+    return {
+        engine.game.format_move(state, p): "X" if state.board[p] == 1 else "O"
+        for p in engine.game.points
+        if state.board[p] != 0
+    }
+
+
+def test_free_handicap_is_placed_by_the_engine_or_set_by_the_controller() -> None:
+    engine = GtpEngine(playouts=50)
+    ask(engine, "boardsize 9")
+    for count in (2, 9, 12, 80):
+        ask(engine, "clear_board")
+        placed = ask(engine, f"place_free_handicap {count}").split()
+        assert len(placed) == len(set(placed)) == count
+        assert set(board_stones(engine)) == set(placed)
+    ask(engine, "clear_board")
+    assert refused(engine, "place_free_handicap 1") == "invalid number of stones"
+    assert refused(engine, "place_free_handicap 81") == "invalid number of stones"
+    assert ask(engine, "set_free_handicap C3 G7 E5") == "C3 E5 G7"
+    assert board_stones(engine) == {"C3": "X", "E5": "X", "G7": "X"}
+    order = engine.execute("genmove w")  # White answers the handicap
+    assert isinstance(order, Genmove) and engine.game.to_move(order.state) == 1
+    assert refused(engine, "set_free_handicap D4 D5") == "board not empty"
+    assert refused(engine, "fixed_handicap 2") == "board not empty"
+    ask(engine, "clear_board")
+    ask(engine, "play b A1")
+    assert refused(engine, "set_free_handicap C3 G7") == "board not empty"
+    ask(engine, "clear_board")
+    for bad in ("C3", "C3 C3", "pass C3", "C3 Z9", "C3 J10"):
+        assert refused(engine, f"set_free_handicap {bad}") == "bad vertex list", bad
+    assert engine.moves == [] and not board_stones(engine)
+    # A board too small for the table still takes a free handicap.
+    ask(engine, "boardsize 5")
+    assert refused(engine, "fixed_handicap 2") == "invalid number of stones"
+    assert len(ask(engine, "place_free_handicap 2").split()) == 2
+
+
+GNUGO = shutil.which("gnugo") or ("/usr/games/gnugo" if Path("/usr/games/gnugo").exists() else None)
+
+
+@pytest.mark.skipif(GNUGO is None, reason="GNU Go is not installed (apt-get install gnugo)")
+def test_fixed_handicap_agrees_with_gnu_go_on_every_size_and_count() -> None:
+    assert GNUGO is not None
+    cases = [(size, count) for size in range(MIN_SIZE, MAX_SIZE + 1) for count in range(2, 11)]
+    script = "".join(f"boardsize {s}\nclear_board\nfixed_handicap {n}\n" for s, n in cases)
+    output = subprocess.run(
+        [GNUGO, "--mode", "gtp"],
+        input=script + "quit\n",
+        capture_output=True,
+        text=True,
+        timeout=60 * UNIT,
+        check=True,
+    ).stdout
+    answers = [a.strip() for a in output.split("\n\n") if a.strip()]
+    # Three answers a case (boardsize, clear_board, fixed_handicap), then quit's.
+    theirs = answers[2::3][: len(cases)]
+    for (size, count), answer in zip(cases, theirs, strict=True):
+        engine = GtpEngine(playouts=50)
+        ask(engine, f"boardsize {size}")
+        ours = engine.execute(f"fixed_handicap {count}")
+        assert isinstance(ours, str)
+        if answer.startswith("?"):
+            assert ours.startswith("?"), (size, count, ours)
+        else:
+            assert sorted(ours[1:].split()) == sorted(answer[1:].split()), (size, count)

@@ -113,7 +113,7 @@ def test_a_twogtp_session_against_gnu_go() -> None:
                 break
         # our own count of a clock nobody told us about: never over it
         assert spent < MAIN_TIME_S, spent
-        assert ours.ask("arena-winrate").startswith("black wins ")
+        assert ours.ask("arena-winrate").startswith("black's chance of winning ")
         assert ours.ask("arena-ownership").startswith("INFLUENCE ")
         ours.ask("final_status_list dead")
         ours_score, gnugo_score = ours.ask("final_score"), gnugo.ask("final_score")
