@@ -138,7 +138,10 @@ def configure_play(parser: argparse.ArgumentParser) -> None:
         "--pgn", metavar="FILE", help="append each chess game played to FILE as PGN"
     )
     parser.add_argument(
-        "--engine-first", action="store_true", help="let the engine make the first move"
+        "--engine-first",
+        action="store_true",
+        help="you play the second side, the engine the first (in backgammon the opening"
+        " roll still decides who moves first)",
     )
     parser.add_argument(
         "--watch", action="store_true", help="engine against itself; you only watch"

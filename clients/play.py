@@ -726,7 +726,7 @@ async def play(
             while True:
                 if state.is_over:
                     session.show(state)
-                    session.say(_result_text(state, session.players, human))
+                    session.say(_result_text(state, session.players, human, session.game))
                     next_state = await session.game_over(state)
                     if next_state is None:
                         if human != 2:
@@ -1042,10 +1042,11 @@ def explain_connect4_move(options: Mapping[str, Any] | None, text: str) -> str |
 def explain_backgammon_move(position: str, legal: Sequence[str], text: str) -> str | None:
     """Why ``text`` is not one of the legal plays of the roll in ``position``, or ``None``.
 
-    The two usual reasons (the review of 2026-12-06 got only "not a legal
-    move" for both): a step that no die (or sum of dice) makes, and a play
-    that leaves a die unplayed when the rules require both (all four of a
-    double) to be used wherever they can be.
+    The usual reasons (the review of 2026-12-06 got only "not a legal move"
+    for them): a step that no die (or sum of dice) makes, a step from a
+    point without the mover's checker or onto one the opponent holds, a die
+    used twice, and a play that leaves a die unplayed when the rules require
+    both (all four of a double) to be used wherever they can be.
     """
     roll = re.fullmatch(r"(\d)-(\d)", position.split()[-1]) if position.split() else None
     if roll is None or not legal:
@@ -1064,15 +1065,76 @@ def explain_backgammon_move(position: str, legal: Sequence[str], text: str) -> s
         distance = _step_pips(begin, finish)
         if finish != "off" and distance not in sums:
             return f"{begin}/{finish} moves {distance} pips: the dice are {first} and {second}"
+    blocked = _backgammon_board_problem(position, steps)
+    if blocked is not None:
+        return blocked
     if any(finish == "off" for _, finish, _ in steps):
         # Bearing off, a die may be worth fewer pips than it shows, so the
         # pips below say nothing: "4/off 1/off" with 6-5 was told to play
         # both dice, which it did (the same review).
         return None
+    # Each die moves once: "8/3(2)" with 6-5 needs two 5s (the same review
+    # was told to play both dice).
+    wanted = [0] * 7
+    for begin, finish, repeat in steps:
+        distance = _step_pips(begin, finish)
+        count = int(repeat) if repeat else 1
+        if first != second and distance == first + second:
+            wanted[first] += count
+            wanted[second] += count
+        elif first != second and distance in (first, second):
+            wanted[distance] += count
+    available = [0] * 7
+    for die in dice:
+        available[die] += 1
+    for die in (first, second):
+        if first != second and wanted[die] > available[die]:
+            return f"the dice are {first} and {second}: there is one {die} to play"
+    if (
+        first == second
+        and sum(
+            (int(repeat) if repeat else 1) * (_step_pips(begin, finish) // first)
+            for begin, finish, repeat in steps
+        )
+        > 4
+    ):
+        return f"a double moves four times: {first} pips each"
     used = _play_pips(steps)
     if all(_play_pips(_BACKGAMMON_STEP.findall(play)) > used for play in legal):
         every = "all four dice" if first == second else f"both dice ({first} and {second})"
         return f"{every} must be played when they can be, e.g. {legal[0]}"
+    return None
+
+
+def _backgammon_board_problem(position: str, steps: list[tuple[str, str, str]]) -> str | None:
+    """A typed step from a point without a checker of the mover's, or onto one
+    the opponent holds, or ``None``.
+
+    A review of 2026-12-07: ``6/1`` and ``24/19*`` with 6-5 at the start (the
+    1 and 19 points held by the opponent) were told that both dice must be
+    played, which would not have made them legal.
+    """
+    try:
+        state = create_game("backgammon").parse_position(position)
+    except GameError:
+        return None
+    mine = list(state.me)
+    theirs = state.opp
+    for begin, finish, repeat in steps:
+        for _ in range(int(repeat) if repeat else 1):
+            source = 24 if begin == "bar" else int(begin) - 1
+            if not 0 <= source <= 24 or mine[source] == 0:
+                return f"you have no checker on {begin}"
+            mine[source] -= 1
+            if finish == "off":
+                continue
+            target = int(finish) - 1
+            if not 0 <= target < 24:
+                return None
+            if theirs[23 - target] >= 2:
+                held = theirs[23 - target]
+                return f"{finish} is blocked: the opponent has {held} checkers there"
+            mine[target] += 1
     return None
 
 
@@ -1153,7 +1215,11 @@ def _player_name(players: list[str], player: int | str) -> str:
     return str(player)
 
 
-def _result_text(state: GameState, players: list[str], human: int) -> str:
+#: Games whose wins are worth more than one point (``result.points``).
+GAMES_WITH_POINTS: Final = frozenset({"backgammon"})
+
+
+def _result_text(state: GameState, players: list[str], human: int, game: str = "") -> str:
     result = state.result
     if result is None:
         return ""
@@ -1162,6 +1228,9 @@ def _result_text(state: GameState, players: list[str], human: int) -> str:
     said = f"{_player_name(players, result.winner)} wins ({result.reason})"
     if result.reason.lower().startswith(f"{_player_name(players, result.winner)} wins".lower()):
         said = result.reason  # Go's "white wins by 4.5" says it all
+    if game in GAMES_WITH_POINTS:
+        # Backgammon's points, as the GUI gives them (a review of 2026-12-07).
+        said = f"{said}, {result.points} point{'s' if result.points != 1 else ''}"
     if human == 2:
         return said
     who = "you win" if result.winner == human else "the engine wins"

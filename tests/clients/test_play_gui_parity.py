@@ -210,9 +210,18 @@ def test_backgammon_illegal_moves_are_explained() -> None:
     assert explain_backgammon_move(position, legal, "hello") is None
     # A review of 2026-12-07: wrong reasons where it could not tell. A checker
     # on the bar enters first; a bear-off's pips say nothing of its dice.
+    # A review of 2026-12-07, later: a blocked point, a point without a
+    # checker and a die used twice were told to play both dice.
+    start = "4HPwATDgc/ABMA 0 6-5"
     for text, roll_position, expected in (
         ("13/9", "2zbABwDgOfgDQA 0 6-4", "a checker on the bar must enter first, e.g. bar/"),
         ("4/off 1/off", "APD/AwhLAAAAAA 0 6-5", None),
+        ("6/1", start, "1 is blocked: the opponent has 2 checkers there"),
+        ("24/19*", start, "19 is blocked: the opponent has 5 checkers there"),
+        ("20/14", start, "you have no checker on 20"),
+        ("8/3(2)", start, "the dice are 6 and 5: there is one 5 to play"),
+        ("13/4(2)", "4HPwATDgc/ABMA 0 3-3", "a double moves four times: 3 pips each"),
+        ("13/8", start, "both dice (6 and 5) must be played when they can be, e.g. "),
     ):
         board = game.parse_position(roll_position)
         plays = [game.format_move(board, move) for move in game.legal_moves(board)]
@@ -243,4 +252,26 @@ def test_checkers_and_othello_refusals_say_why() -> None:
     # A pass with moves left (a review in tmux, 2026-12-07: no reason given).
     assert explain_othello_move(position, legal, "pass") == (
         "a player passes only without a move, and you have 4"
+    )
+
+
+def test_a_backgammon_result_gives_its_points_as_the_gui_does() -> None:
+    """A review of 2026-12-07: the terminal said "X White wins (gammon): you
+    win" where the GUI says "White wins — gammon (2 points)"."""
+    from clients.play import _result_text
+    from protocol.replies import GameResult, GameState
+
+    def over(game: str, result: GameResult) -> GameState:
+        return GameState(game, {}, "", 0, (), (), result)
+
+    players = ["X White", "O Black"]
+    gammon = over("backgammon", GameResult(0, "gammon", 2))
+    assert (
+        _result_text(gammon, players, 0, "backgammon") == "X White wins (gammon), 2 points: you win"
+    )
+    single = over("backgammon", GameResult(1, "bore off all checkers", 1))
+    assert _result_text(single, players, 0, "backgammon").endswith(", 1 point: the engine wins")
+    four = over("connect4", GameResult(0, "four in a row"))
+    assert (
+        _result_text(four, ["Red", "Yellow"], 0, "connect4") == "Red wins (four in a row): you win"
     )
