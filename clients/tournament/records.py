@@ -460,6 +460,11 @@ def _sgf_comment(move: MoveRecord) -> str:
     if move.book:
         return "book"
     seconds = f"{(move.time_ms if isinstance(move.time_ms, int) else 0) / 1000:.3f}s"
+    if move.reason == "engine" and move.depth in (None, 1) and move.score in (None, {"value": 0}):
+        # A program that reports no search (a GTP engine, a bot giving only
+        # its move): the protocol's depth 1 and score 0 are no evaluation,
+        # and "+0/1" read as one (a review of 2026-12-07).
+        return seconds
     score = _plain_score(move.score)
     if isinstance(move.playouts, int):
         value = move.score.get("value") if move.score else None

@@ -306,3 +306,17 @@ def test_arena_tournament_names_the_sgf_file_after_the_database(
     # The root and up to 8 moves: under load a 30 ms move can be lost on time, which
     # ends that game early (the suite beside two other jobs saw it); each game has its result.
     assert all(2 <= len(game) <= 9 and game[0].get("RE") for game in games)
+
+
+def test_a_program_that_reports_no_search_gets_no_evaluation_in_its_comment() -> None:
+    """A review of 2026-12-07: GNU Go's moves (GTP: depth 1, score 0 by the
+    protocol, reason "engine") were commented "+0/1 0.006s", which reads as
+    an evaluation GNU Go never gave. A bot that reports its own still has it."""
+    record = go_record(
+        moves=(
+            MoveRecord("E5", time_ms=6, depth=1, score={"value": 0}, reason="engine"),
+            MoveRecord("C3", time_ms=40, depth=4, score={"value": 25}, reason="engine"),
+        )
+    )
+    (nodes,) = read_sgf(game_text(record))
+    assert [node["C"][0] for node in nodes[1:]] == ["0.006s", "+25/4 0.040s"]
