@@ -1240,6 +1240,11 @@ def test_a_reload_keeps_the_game_and_go_has_a_resign_button(
     page.click("#resign")
     expect(page.locator("#result")).to_contain_text("resign")
     expect(page.locator("#resign")).to_be_hidden()
+    # The Learn page is offered the position the game was resigned in (a
+    # review of 2026-12-07: the link carried "resign" and the page only said
+    # the game was over).
+    learn = str(page.get_attribute("#learn-link", "href"))
+    assert "resign" not in learn and "game=go" in learn
     page.click("#takeback")
     expect(page.locator("#result")).to_be_hidden()
     expect(page.locator("#resign")).to_be_visible()

@@ -1235,7 +1235,12 @@ function updateLearnLink(state) {
   const params = new URLSearchParams({ game: state.game });
   if (state.options && Object.keys(state.options).length > 0) params.set("options", JSON.stringify(state.options));
   if (app.start && app.start.position) params.set("position", app.start.position);
-  if (state.history.length > 0) params.set("moves", state.history.join(" "));
+  // A resignation changes no board: the Learn page traces the position it
+  // was played in (with it, the page only said "the game is over", a
+  // review of 2026-12-07).
+  const moves = state.history.slice();
+  while (moves.length > 0 && moves[moves.length - 1] === "resign") moves.pop();
+  if (moves.length > 0) params.set("moves", moves.join(" "));
   $("learn-link").href = `learn?${params}`;
 }
 
