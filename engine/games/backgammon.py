@@ -237,7 +237,7 @@ class Backgammon(Game[BgState, Action]):
         return [steps for steps, _, _ in _plays(state.me, state.opp, high, low)]
 
     def ordered_moves(self, state: BgState) -> list[Action]:
-        """The legal moves, the best for the mover by :meth:`evaluate_many` first (a win first of all)."""
+        """The legal moves, the best for the mover by :meth:`evaluate_many` first (a win first)."""
         if state.dice is None:
             return self.legal_moves(state)
         high, low = state.dice

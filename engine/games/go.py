@@ -1281,6 +1281,22 @@ def fills_own_eye(game: Go, state: GoState, move: int) -> bool:
     return move not in (PASS, RESIGN) and game._own_eye(state.board, move, state.player + 1)
 
 
+def in_own_area(game: Go, state: GoState, move: int) -> bool:
+    """Whether ``move`` is an empty point of a region that reaches only the mover's
+    stones (its own area as the board is counted).
+
+    A stone there changes no count under area scoring. After the opponent
+    has passed, a search that sees every line won may still choose one (H5,
+    J7, H3 inside its own area with a neutral column left, a review of
+    2026-12-07): the answer plays what a pass would give away instead.
+    """
+    if move in (PASS, RESIGN) or state.board[move] != EMPTY:
+        return False
+    seen = bytearray(len(state.board))
+    _, reach = _region(state.board, move, seen, game.stride)
+    return reach == state.player + 1
+
+
 def gaining_move(game: Go, state: GoState) -> int | None:
     """A move that still gains on the board's count, for a search that would pass; else ``None``.
 

@@ -46,6 +46,7 @@ from engine.games.go import (
     GoState,
     fills_own_eye,
     gaining_move,
+    in_own_area,
     passing_wins,
     should_resign,
 )
@@ -309,6 +310,16 @@ def go_answer(game: Go, state: GoState, result: SearchResult) -> SearchResult:
     if should_resign(game, state, info.score.win_chance(game.win_odds_scale), result.root_playouts):
         return dataclasses.replace(result, move=RESIGN_TEXT, move_value=RESIGN)
     chosen = game.point(result.move)
+    if chosen is not None and state.passes == 1 and in_own_area(game, state, chosen):
+        # The opponent passed and the search chose a point of its own area,
+        # which changes no count: a neutral point or a dead stone's capture
+        # gains one (a review, 2026-12-07); with none, the search's move
+        # stands (a pass would end the game on this count).
+        move = gaining_move(game, state)
+        if move is not None:
+            text = game.format_move(state, move)
+            pv = dataclasses.replace(info, pv=(text,))
+            return dataclasses.replace(result, move=text, move_value=move, info=pv)
     if chosen is not None and fills_own_eye(game, state, chosen):
         # Filling an own eye never gains a point: as a pass, what a pass
         # would give away is played instead (below), else the pass itself.

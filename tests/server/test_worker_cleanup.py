@@ -231,3 +231,25 @@ def test_a_program_keeps_at_most_two_copies_a_worker() -> None:
         searchers[f"other {komi}"] = program_searcher(other, game)
         worker._evict(searchers)
     assert list(searchers) == ["gnugo 2.5", "other 2.5", "gnugo 3.5", "other 3.5"]
+
+
+def test_after_a_pass_a_point_of_its_own_area_gives_way_to_a_neutral_one() -> None:
+    """A review of 2026-12-07 (arena play): Black's wall on D, White's on F,
+    the E column neutral; the player passed and our White answered H5, J7 and
+    H3, inside its own area, before any E point. Such a stone changes no
+    count; a neutral point gains one."""
+    walls = "/".join(["...X.O..."] * 9)
+    state = GAME.play(GAME.parse_position(walls + " X"), PASS)  # Black passes
+    searched = searcher_for(GAME, "mcts").think(SearchRequest(state, Limits(nodes=20)))
+    chose = dataclasses.replace(
+        searched,
+        move="H5",
+        move_value=GAME.point("H5"),
+        info=dataclasses.replace(searched.info, pv=("H5",), score=Score(value=300)),
+        reason="time",
+    )
+    answer = go_answer(GAME, state, chose)
+    assert answer.move.startswith("E") and answer.info.pv == (answer.move,), answer
+    # Without the pass before it, the search's move stands (the game goes on).
+    playing = GAME.parse_position(walls + " O")
+    assert go_answer(GAME, playing, chose).move == "H5"
