@@ -137,6 +137,7 @@ def configure_play(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--pgn", metavar="FILE", help="append each chess game played to FILE as PGN"
     )
+    parser.add_argument("--sgf", metavar="FILE", help="append each Go game played to FILE as SGF")
     parser.add_argument(
         "--engine-first",
         action="store_true",
@@ -163,13 +164,16 @@ def run_play(args: argparse.Namespace) -> int:
         # tournament refuses it the same way.
         print(f"arena play: --pgn records chess games only, not {args.game}", file=sys.stderr)
         return 2
-    if args.pgn:
+    if args.sgf and args.game != "go":
+        print(f"arena play: --sgf records Go games only, not {args.game}", file=sys.stderr)
+        return 2
+    for flag, path in (("--pgn", args.pgn), ("--sgf", args.sgf)):
         # Checked now, not when the game is saved: a path in no folder was
         # found at the end, the game lost and the error said the server
         # could not be reached (a review in tmux, 2026-12-07).
-        problem = pgn_path_problem(args.pgn)
+        problem = pgn_path_problem(path) if path else None
         if problem is not None:
-            print(f"arena play: --pgn {args.pgn}: {problem}", file=sys.stderr)
+            print(f"arena play: {flag} {path}: {problem}", file=sys.stderr)
             return 2
     if sys.stdin.isatty():
         # Line editing and recall at the move prompt (the arrows wrote
@@ -201,7 +205,7 @@ def run_play(args: argparse.Namespace) -> int:
                 movetime_ms=args.movetime,
                 depth=args.depth,
                 algorithm=args.algorithm,
-                pgn=args.pgn,
+                pgn=args.pgn or args.sgf,
                 human=human,
                 encoding="json" if args.json else "msgpack",
                 token=args.token,

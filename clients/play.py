@@ -43,6 +43,7 @@ from clients.client import (
     connect,
 )
 from clients.render import BG_NAMES, C4_NAMES, View, go_captures, render
+from clients.tournament.records import RULES, UNFINISHED, GameRecord, MoveRecord, sgf
 from engine.errors import GameError
 from engine.registry import create_game
 from engine.search.score import Score
@@ -295,6 +296,7 @@ class Session:
     depth: int | None
     read: InputFunction
     out: TextIO
+    #: The file each game is appended to: PGN for chess (``--pgn``), SGF for Go (``--sgf``).
     pgn: str | None = None
     view: View = field(default_factory=View)
     players: list[str] = field(default_factory=list)
@@ -311,7 +313,7 @@ class Session:
     win_odds_scale: int | None = None
     #: The game's ``eval_unit`` (welcome): backgammon's thousandths are shown as points.
     eval_unit: str | None = None
-    #: Games started in this session, and the one last saved to ``--pgn``
+    #: Games started in this session, and the one last saved to ``--pgn`` or ``--sgf``
     #: (a game is saved once: a Ctrl-C after ``quit`` saved it must not again).
     games_started: int = 0
     saved_game: int = 0
@@ -492,7 +494,7 @@ class Session:
             return "again"
         if word == "new":
             if state.history:
-                self.save_pgn(state)  # the game left, finished or not ("*")
+                self.save_game(state)  # the game left, finished or not ("*")
             self.say("new game")
             return await self.start()
         if word == "undo":
@@ -610,33 +612,39 @@ class Session:
     async def game_over(self, state: GameState) -> GameState | None:
         """After the end: ``new`` or ``undo``, or ``None`` to leave.
 
-        The game goes to ``--pgn`` when it is left (quit, or ``new``, which
+        The game goes to ``--pgn`` (``--sgf``) when it is left (quit, or ``new``, which
         saves it itself), not when it ends: an ``undo`` after a mate used to
         leave the mate in the file as a finished game, besides the game
         played on from there.
         """
         if self.human == 2:
-            self.save_pgn(state)
+            self.save_game(state)
             return None
         while True:
             text = await self.read("game over: new, undo or quit: ")
             if text is None:
-                self.save_pgn(state)
+                self.save_game(state)
                 return None
             outcome = await self.command(text, state)
             if outcome is None:
-                self.save_pgn(state)
+                self.save_game(state)
                 return None
             if isinstance(outcome, GameState):
                 return outcome
             if outcome == "move":
                 self.say("the game is over; type new, undo or quit")
 
-    def save_pgn(self, state: GameState) -> None:
-        """Append the game to ``--pgn`` (a resigned one as lost), once."""
-        if not self.pgn or self.notation is None or self.notation.chess is None:
+    def save_game(self, state: GameState) -> None:
+        """Append the game to ``--pgn`` (a resigned one as lost) or ``--sgf``, once."""
+        if not self.pgn or self.saved_game == self.games_started:
             return
-        if self.saved_game == self.games_started:
+        if self.game == "go":
+            # The start as the server wrote it (a --position may be an SGF):
+            # its stones become the record's setup.
+            start = self.start_board if self.position else None
+            self._save_text(sgf_record(state, self._names(), start, self.games_started))
+            return
+        if self.notation is None or self.notation.chess is None:
             return
         result, ending = "*", None
         if self.resigned_to is not None:
@@ -647,17 +655,55 @@ class Session:
         elif state.result is not None:
             result = {None: "1/2-1/2", 0: "1-0", 1: "0-1"}.get(state.result.winner, "*")
             ending = state.result.reason
+        names = self._names()
+        self._save_text(self.notation.pgn(state.history, names, result, self.position, ending))
+
+    def _names(self) -> list[str]:
+        """The players as records name them: ``you`` and ``engine``."""
         names = ["engine", "engine"]
         if self.human in (0, 1):
             names[self.human] = "you"
+        return names
+
+    def _save_text(self, text: str) -> None:
+        assert self.pgn is not None
         try:
             with open(self.pgn, "a", encoding="utf-8") as file:
-                file.write(self.notation.pgn(state.history, names, result, self.position, ending))
+                file.write(text)
         except OSError as error:  # said, and play goes on: the game is still on the screen
             self.say(f"could not save the game to {self.pgn}: {error.strerror or error}")
             return
         self.saved_game = self.games_started
         self.say(f"saved the game to {self.pgn}")
+
+
+def sgf_record(state: GameState, names: list[str], start: str | None, number: int) -> str:
+    """A Go game of ``arena play`` as SGF (a game tree; the file collects them).
+
+    The tournament's writer (:func:`clients.tournament.records.sgf`): setup
+    stones of a start position, passes as empty moves, a resignation in the
+    result (``W+R``), no result for a game left unfinished. A review of
+    2026-12-07: the terminal had no way to save a Go game.
+    """
+    result = state.result
+    moves = tuple(MoveRecord(move) for move in state.history)
+    record = GameRecord(
+        game_id=number,
+        round=0,
+        pair=0,
+        game="go",
+        options=dict(state.options),
+        players=(names[0], names[1]),
+        opening_index=0,
+        opening_position=start,
+        winner=None if result is None else result.winner,
+        kind=UNFINISHED if result is None else RULES,
+        reason="" if result is None else result.reason,
+        moves=moves,
+        started=datetime.datetime.now(datetime.UTC).isoformat(),
+        tournament="arena play",
+    )
+    return sgf(record)
 
 
 async def play(
@@ -686,7 +732,8 @@ async def play(
     The engine thinks ``movetime_ms`` per move, or to ``depth`` (both: whichever
     comes first; neither: :data:`DEFAULT_MOVETIME_MS`), with the search
     ``algorithm`` (``None``: the game's default). ``pgn`` names a file
-    each finished (or left) chess game is appended to.
+    each finished (or left) chess game is appended to, as PGN, or each Go
+    game, as SGF.
     """
     async with connect(url, encoding=encoding, client_name="arena play", token=token) as engine:
         if algorithm is not None:
@@ -755,7 +802,7 @@ async def play(
                     next_state = await session.human_turn(state)
                     if next_state is None:
                         if state.history:
-                            session.save_pgn(state)
+                            session.save_game(state)
                         session.say("bye")
                         return 0
                     state = next_state
@@ -772,7 +819,7 @@ async def play(
             if is_terminal(session.out):
                 session.out.write("\n")  # off the status line (a re-review, 2026-12-07)
             if state.history:
-                session.save_pgn(state)
+                session.save_game(state)
             raise
 
 

@@ -30,6 +30,8 @@ from engine.registry import create_game
 
 #: Why games end, by kind: how the result came about (for PGN's Termination tag).
 RULES = "rules"
+#: A game left before its end (``arena play``'s records; never a tournament's).
+UNFINISHED = "unfinished"
 ADJUDICATION = "adjudication"
 TIME_FORFEIT = "time_forfeit"
 TIMEOUT = "timeout"
@@ -391,7 +393,8 @@ def sgf(record: GameRecord) -> str:
         if move.move.lower() == "resign":
             break  # SGF has no resignation move: RE says it
         point = _sgf_move(move.move, size)
-        nodes.append(f";{mover}[{point}]C[{_sgf_escape(_sgf_comment(move))}]")
+        comment = _sgf_comment(move)
+        nodes.append(f";{mover}[{point}]" + (f"C[{_sgf_escape(comment)}]" if comment else ""))
         mover = "W" if mover == "B" else "B"
     return "(" + _wrap(nodes) + ")\n"
 
@@ -425,6 +428,8 @@ def _sgf_time_control(control: str) -> list[tuple[str, str]]:
 def _sgf_result(record: GameRecord) -> str:
     """RE: ``W+4.5``, ``B+R`` (resignation), ``W+T`` (time), ``B+F`` (forfeit),
     ``0`` (a draw), or ``B+`` when the margin is not known (adjudication)."""
+    if record.kind == UNFINISHED:
+        return ""  # no RE: the game has no result
     if record.winner is None:
         return "0"
     colour = "B" if record.winner == 0 else "W"
@@ -459,6 +464,8 @@ def _sgf_move(move: str, size: int) -> str:
 def _sgf_comment(move: MoveRecord) -> str:
     if move.book:
         return "book"
+    if move.time_ms is None and move.score is None and move.depth is None:
+        return ""  # nothing known of the move (arena play's records): no comment
     seconds = f"{(move.time_ms if isinstance(move.time_ms, int) else 0) / 1000:.3f}s"
     if move.reason == "engine" and move.depth in (None, 1) and move.score in (None, {"value": 0}):
         # A program that reports no search (a GTP engine, a bot giving only

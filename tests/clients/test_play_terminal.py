@@ -732,3 +732,44 @@ async def test_sigterm_saves_the_game_as_ctrl_c_does(url: str, tmp_path: Path) -
     await asyncio.wait_for(process.wait(), 30 * UNIT)
     assert process.returncode == 128 + signal.SIGTERM
     assert "1. e4" in pgn.read_text()
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_go_games_are_saved_as_sgf(url: str, tmp_path: Path) -> None:
+    """A review of 2026-12-07: the terminal had no way to save a Go game (--pgn
+    is chess's); --sgf appends each Go game, resigned, finished or left."""
+    from tests.clients.tournament.test_sgf import read_sgf
+
+    path = tmp_path / "games.sgf"
+    start = "(;GM[1]SZ[5]KM[7.5]AB[bc][ad][be]AW[cc][bd][dd][ce]PL[B])"
+    out = io.StringIO()
+    status = await play(
+        url,
+        "go",
+        options={"size": 5},
+        position=start,
+        movetime_ms=50,
+        out=out,
+        pgn=str(path),
+        read=scripted(["a1", "resign", "new", "e1", "quit"]),
+    )
+    text = out.getvalue()
+    assert status == 0, text
+    assert text.count(f"saved the game to {path}") == 2, text
+    resigned, left = read_sgf(path.read_text())
+    root = resigned[0]
+    assert root["SZ"] == ["5"] and root["KM"] == ["7.5"] and root["PB"] == ["you"]
+    assert root["RE"] == ["W+R"] and root["EV"] == ["arena play"]
+    assert sorted(root["AB"]) == ["ad", "bc", "be"] and root["PL"] == ["B"]
+    moves = [(colour, values[0]) for node in resigned[1:] for colour, values in node.items()]
+    assert moves[0] == ("B", "ae") and all(colour in ("B", "W") for colour, _ in moves)
+    assert "C" not in resigned[1]  # no figures known of a move played here
+    assert "RE" not in left[0]  # left unfinished: no result
+    assert next(iter(left[1].items())) == ("B", ["ee"])
+
+
+def test_sgf_is_refused_for_a_game_other_than_go(capsys: pytest.CaptureFixture[str]) -> None:
+    from clients.cli import main
+
+    assert main(["play", "--game", "chess", "--sgf", "games.sgf"]) == 2
+    assert "--sgf records Go games only, not chess" in capsys.readouterr().err
