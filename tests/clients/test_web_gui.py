@@ -1972,6 +1972,21 @@ def test_chess_analysis_shows_three_lines_with_arrows(
     stop_if_thinking(page)
 
 
+def test_backgammons_search_offers_no_lines_choice(page: Page, gui_server: ServerThread) -> None:
+    """A review of 2026-12-07: Lines = 3 for backgammon showed one line, without a
+    word: expectiminimax gives its best move only (protocol.md, think). Its
+    menu is off, and says why; another game's search turns it on again."""
+    open_game(page, gui_server.port, "backgammon", side="both")
+    expect(page.locator("#multipv")).to_be_disabled()
+    assert "best move only" in str(page.get_attribute("#multipv", "title"))
+    page.select_option("#lang", "pt")
+    assert "melhor lance" in str(page.get_attribute("#multipv", "title"))
+    page.select_option("#lang", "en")
+    open_game(page, gui_server.port, "chess", side="both")
+    expect(page.locator("#multipv")).to_be_enabled()
+    assert "How many best moves" in str(page.get_attribute("#multipv", "title"))
+
+
 def test_monte_carlo_analysis_shows_its_lines_too(
     page: Page, gui_server: ServerThread, tmp_path: Path
 ) -> None:

@@ -304,6 +304,22 @@ function fillAlgorithms(info) {
   const chosen = app.algorithmChosen[info.name];
   if (names.includes(chosen)) menu.value = chosen;
   $("algorithm-label").hidden = names.length === 0;
+  updateLinesChoice(info);
+}
+
+// Searches that report one line whatever multipv asks (protocol.md, think):
+// their Lines menu is off, saying why (a review of 2026-12-07 chose 3 lines
+// for backgammon and got one, without a word).
+const SINGLE_LINE_SEARCHES = new Set(["expectiminimax"]);
+
+function updateLinesChoice(info) {
+  const algorithm = chosenAlgorithm() ?? ((info && info.algorithms) || [])[0];
+  const single = SINGLE_LINE_SEARCHES.has(algorithm);
+  const menu = $("multipv");
+  menu.disabled = single;
+  // The key, not only the text: a change of language titles it again.
+  menu.dataset.i18nTitle = single ? "play.lines.single" : "play.lines.title";
+  menu.title = t(menu.dataset.i18nTitle);
 }
 
 // The user's pick of a search, kept for the game it was made for.
@@ -987,7 +1003,7 @@ function startThink(purpose) {
   if (!state || state.result || app.think || !app.conn) return;
   const limits = purpose === "play" ? { movetime_ms: movetimeMs(state.to_move) } : {};
   // Analysis shows the k best lines (the server's multipv); play needs one.
-  const multipv = purpose === "analyse" ? Number($("multipv").value) || 1 : 1;
+  const multipv = purpose === "analyse" && !$("multipv").disabled ? Number($("multipv").value) || 1 : 1;
   clearThinkPanel();
   forgetPanel(); // a reload now starts this search again, or shows nothing
   const { id, done } = app.conn.think(limits, (info) => {
@@ -1763,6 +1779,7 @@ function wire() {
   $("multipv").addEventListener("change", restartAnalysis);
   $("algorithm").addEventListener("change", () => {
     rememberAlgorithm();
+    updateLinesChoice(gameInfo($("game").value));
     restartAnalysis();
     if (app.state) renderGraph(app.state); // the scores' note says what the new search's scores are
   });
