@@ -410,6 +410,7 @@ class Session:
                 async with self.engine.analysis(
                     movetime_ms=movetime_ms, depth=depth, algorithm=self.algorithm
                 ) as analysis:
+                    shown: str | None = None
                     async for info in analysis:
                         if info.partial and not is_terminal(self.out):
                             # A log (a file, a pipe) keeps the completed
@@ -422,7 +423,18 @@ class Session:
                         _show_progress(
                             info, pv, self.out, self.win_odds_scale, self.eval_unit, self.game
                         )
+                        shown = info.pv[0] if info.pv else None
                     best = await analysis.wait()
+                    if best.pv and shown is not None and best.pv[0] != shown:
+                        # The answer is not the line last shown (Go's pass
+                        # back on a won board, a move for a pass that gave
+                        # points away): its own line last, so that the
+                        # screen does not show "pv A9 B9" above "engine plays
+                        # pass" (a review of 2026-12-07).
+                        pv = notation.line(state.history, list(best.pv[:12]))
+                        _show_progress(
+                            best, pv, self.out, self.win_odds_scale, self.eval_unit, self.game
+                        )
             except EngineError as error:
                 if error.code != "overloaded":
                     raise
@@ -856,7 +868,7 @@ def score_text(
 
 
 def _show_progress(
-    info: Info,
+    info: Info | BestMove,
     pv: list[str],
     out: TextIO,
     win_odds_scale: int | None,

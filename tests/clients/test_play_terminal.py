@@ -305,6 +305,14 @@ async def test_go_to_the_end_by_passing(url: str) -> None:
     )
     assert any(prompt.startswith("game over") for prompt in prompts)
     assert text.rstrip().endswith("bye")
+    # Each answer's line is the last shown before it (a review of 2026-12-07:
+    # "pv A9 B9 ..." above "engine plays pass", the pass rule's answer).
+    lines = text.splitlines()
+    for index, line in enumerate(lines):
+        played = re.match(r"engine plays (\S+)", line)
+        # (A resignation keeps the search's line: its first move is the best found.)
+        if played and played.group(1) != "resign" and index > 0 and " pv " in lines[index - 1]:
+            assert lines[index - 1].split(" pv ")[1].split()[0] == played.group(1), lines[index - 1]
 
 
 def test_colours_only_on_a_terminal_without_no_color(monkeypatch: pytest.MonkeyPatch) -> None:
