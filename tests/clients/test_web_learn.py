@@ -291,6 +291,37 @@ def test_side_by_side_measures_the_ordering(page: Page, learn_server: ServerThre
     expect(table.locator('tr[data-algorithm="minimax"] td.leaves')).to_have_text("27")
 
 
+def test_every_value_and_leaf_fits_in_the_drawings(page: Page, learn_server: ServerThread) -> None:
+    """A review of 2026-12-07: backgammon's side by side showed the first
+    node's "1000" as "0" (written left of the node, off the picture) and its
+    "1000" leaves overflowed their boxes, which touched."""
+    position = "SQAAIAQAAAAAAA%200%20-"
+    open_learn(page, learn_server.port, f"?game=backgammon&position={position}&depth=1")
+    expect(page.locator(".compare-tree svg .tree-node").first).to_be_visible()
+    problems = page.evaluate(
+        """() => {
+          const out = [];
+          for (const svg of document.querySelectorAll('svg.tree-svg')) {
+            const [left, top, width] = svg.getAttribute('viewBox').split(' ').map(Number);
+            for (const text of svg.querySelectorAll('text.tree-value')) {
+              const box = text.getBBox();
+              if (box.width > 0 && (box.x < left || box.x + box.width > left + width)) {
+                out.push(`off the picture: ${text.textContent}`);
+              }
+            }
+            for (const rect of svg.querySelectorAll('.tree-node.leaf rect')) {
+              const value = rect.parentNode.querySelector('text.tree-value');
+              const inner = value ? value.getBBox() : null;
+              const box = rect.getBBox();
+              if (inner && inner.width > box.width) out.push(`wider than its box: ${value.textContent}`);
+            }
+          }
+          return out;
+        }"""
+    )
+    assert problems == [], problems
+
+
 def test_export_downloads_a_standalone_svg_and_a_png(
     page: Page, learn_server: ServerThread
 ) -> None:

@@ -118,7 +118,28 @@ export function drawTree(container, trace, lay, index, options = {}) {
   }
   container.append(svg);
   declutter(svg);
+  widenToLabels(svg, lay);
   return svg;
+}
+
+// The drawing widened to its labels: an open node's value is written to its
+// left, and the first column's ran off the picture (backgammon's side by
+// side showed "0" for "1000", a review of 2026-12-07). Measured, as the
+// labels are; the layout's width follows, so that zooming keeps the shape.
+function widenToLabels(svg, lay) {
+  const nodes = svg.querySelector(".tree-nodes");
+  const box = nodes ? nodes.getBBox() : null;
+  if (!box || box.width === 0) return; // not rendered: nothing to measure
+  const left = Math.min(0, Math.floor(box.x) - 4);
+  const right = Math.max(lay.width, Math.ceil(box.x + box.width) + 4);
+  if (left === 0 && right === lay.width) return;
+  const width = right - left;
+  svg.setAttribute("viewBox", `${left} 0 ${width} ${lay.height}`);
+  svg.setAttribute("width", width);
+  const background = svg.querySelector(".tree-background");
+  background.setAttribute("x", left);
+  background.setAttribute("width", width);
+  lay.width = width;
 }
 
 function drawEdge(trace, parentItem, childItem, index, onPath, finished, classroom, stats = null) {
@@ -340,7 +361,8 @@ function drawNode(trace, item, index, isCurrent, compact, onToggle, givens = fal
   if (!compact && trace.hasWindows && view.alpha !== null) {
     lines.push(`α ${formatValue(view.alpha)}`, `β ${formatValue(view.beta)}`);
   }
-  const half = leaf && !compact ? Math.max(18, valueText.length * 3.9 + 6) : undefined;
+  // A leaf's box fits its value (a compact one too: "1000" overflowed its box).
+  const half = leaf ? Math.max(compact ? 15 : 18, valueText.length * 3.9 + 6) : undefined;
   group.append(shape(leaf ? "leaf" : node.player, node.player, x, y, style, compact, half));
   if (leaf && unseen && givens && node.value !== null) {
     group.append(el("text", { x, y: y + 4.5, "text-anchor": "middle", "font-size": 13, "font-weight": "bold", fill: INK, class: "tree-value" }, ""));

@@ -1279,7 +1279,9 @@ async function compare() {
       cell(ebf === null ? "–" : decimal(ebf, 2), "ebf"),
     );
     const { expanded } = initialExpansion(trace);
-    const lay = layout(trace, expanded, new Set(), COMPACT);
+    // Columns as wide as the longest leaf value needs (backgammon's "1000"
+    // boxes touched at the compact width, a review of 2026-12-07).
+    const lay = layout(trace, expanded, new Set(), { ...COMPACT, slot: compactSlot(trace) });
     widest = Math.max(widest, lay.width);
     // Narrow drawings side by side, wide ones one under the other.
     grid.style.gridTemplateColumns = `repeat(auto-fit, minmax(min(100%, ${Math.ceil(widest) + 12}px), 1fr))`;
@@ -1295,6 +1297,18 @@ async function compare() {
     app.again = false;
     await drawSearch();
   }
+}
+
+// The side by side's column width: COMPACT's, or wider for long leaf values
+// (about 8 units a character of the 13-unit bold value, and a gap).
+function compactSlot(trace) {
+  let longest = 0;
+  for (const node of trace.nodes) {
+    if (node.children.length === 0 && node.value !== null && node.value !== undefined) {
+      longest = Math.max(longest, formatValue(node.value).length);
+    }
+  }
+  return Math.max(COMPACT.slot, longest * 8 + 16);
 }
 
 function cell(text, className, span = 1) {
