@@ -313,7 +313,9 @@ def test_every_value_and_leaf_fits_in_the_drawings(page: Page, learn_server: Ser
               const value = rect.parentNode.querySelector('text.tree-value');
               const inner = value ? value.getBBox() : null;
               const box = rect.getBBox();
-              if (inner && inner.width > box.width) out.push(`wider than its box: ${value.textContent}`);
+              if (inner && inner.width > box.width) {
+                out.push(`wider than its box: ${value.textContent}`);
+              }
             }
           }
           return out;
