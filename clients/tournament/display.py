@@ -222,6 +222,53 @@ def report(names: Sequence[str], results: Sequence[GameResult], sprt: str | None
     return "\n".join(parts)
 
 
+def game_points_table(names: Sequence[str], records: Sequence[GameRecord]) -> str:
+    """Games of chance: each engine's points with gammons counted (won, lost, net,
+    a game), or ``""`` when no record has them.
+
+    The standings count a game one point whoever won it by how much; a
+    backgammon class wants the points as the game scores them (a teacher's
+    review, 2026-12-07). A draw (none in backgammon) counts nothing.
+    """
+    scored = [record for record in records if "points" in record.extra]
+    if not scored:
+        return ""
+    won = [0] * len(names)
+    lost = [0] * len(names)
+    games = [0] * len(names)
+    gammons = [0] * len(names)
+    index = {name: number for number, name in enumerate(names)}
+    for record in scored:
+        players = [index.get(name) for name in record.players]
+        for player in players:
+            if player is not None:
+                games[player] += 1
+        if record.winner is None:
+            continue
+        points = int(record.extra["points"])
+        winner, loser = players[record.winner], players[1 - record.winner]
+        if winner is not None:
+            won[winner] += points
+            gammons[winner] += points > 1
+        if loser is not None:
+            lost[loser] += points
+    width = max(len("engine"), *(len(name) for name in names))
+    lines = [
+        f"{'engine':<{width}}  {'games':>5}  {'won':>5}  {'lost':>5}  {'net':>5}  "
+        f"{'a game':>6}  gammons won"
+    ]
+    order = sorted(range(len(names)), key=lambda i: (-(won[i] - lost[i]), names[i]))
+    for i in order:
+        if not games[i]:
+            continue
+        net = won[i] - lost[i]
+        lines.append(
+            f"{names[i]:<{width}}  {games[i]:>5}  {won[i]:>5}  {lost[i]:>5}  {net:>+5}  "
+            f"{net / games[i]:>+6.3f}  {gammons[i]}"
+        )
+    return "\n".join(lines)
+
+
 def interim_report(names: Sequence[str], results: Sequence[GameResult], total: int) -> str:
     """The standings after some games (``--rating-interval``); a match adds its Elo line."""
     parts = [f"Standings after {len(results)} of {total} games", standings_table(names, results)]

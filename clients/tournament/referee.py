@@ -280,10 +280,15 @@ class _Game:
         return record, healthy
 
     def _extra(self) -> dict[str, Any]:
-        """The record's ``extra``: the dice's seed, where a clean-up phase began."""
+        """The record's ``extra``: the dice's seed and the points the game was won
+        for (games of chance), where a clean-up phase began."""
         extra: dict[str, Any] = {}
         if self.rolled:
             extra["dice_seed"] = self.dice_seed
+            # Backgammon's 2 for a gammon, 3 for a backgammon: a game ended
+            # any other way (adjudicated, a fault) is won for 1.
+            outcome = self.game.outcome(self.state)
+            extra["points"] = outcome.points if outcome is not None else 1
         if self.cleanup_ply is not None:
             extra["cleanup_ply"] = self.cleanup_ply
         return extra

@@ -26,7 +26,13 @@ from clients.client import Engine
 from clients.tournament import knockout, reasons
 from clients.tournament.config import LOCAL_URL, TournamentConfig
 from clients.tournament.connections import Backoff, ConnectError, EnginePool, preflight
-from clients.tournament.display import Progress, interim_report, report, sprt_text
+from clients.tournament.display import (
+    Progress,
+    game_points_table,
+    interim_report,
+    report,
+    sprt_text,
+)
 from clients.tournament.local import LocalServer, local_workers
 from clients.tournament.openings import (
     DEFAULT_RANDOM_PLIES,
@@ -304,6 +310,12 @@ class TournamentRunner:
         results = self.store.results()
         status = self.store.status()
         text = report(self.names, results, self._sprt_line())
+        points = game_points_table(self.names, self.store.records())
+        if points:
+            text += (
+                "\n\nPoints as the games scored them (a gammon 2, a backgammon 3; the "
+                "standings count each game 1)\n" + points
+            )
         if self.config.knockout:
             text += "\n\n" + knockout.bracket_text(
                 self.names, self._bracket(), self.config.games_per_pair

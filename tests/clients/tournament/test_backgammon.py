@@ -9,6 +9,7 @@ which made the fault's "other player" player 2 (``KeyError: 2``).
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -89,7 +90,12 @@ async def test_a_pair_of_games_with_the_referees_dice(tmp_path: Path, random_pli
     for record in records:
         assert record.kind == RULES, record.reason
         assert record.winner in (0, 1)
-        assert record.extra == {"dice_seed": dice_seed(7, record.pair)}
+        # The points the game was won for, as the rules score it (a teacher's
+        # review of 2026-12-07: the standings count 1 whatever the game scored).
+        game = create_game(record.game, record.options)
+        outcome = game.outcome(game.parse_position(record.final_position))
+        assert outcome is not None
+        assert record.extra == {"dice_seed": dice_seed(7, record.pair), "points": outcome.points}
         assert replay(record) == record.final_position
         book = [move for move in record.moves if move.book]
         assert len(book) == random_plies
@@ -98,6 +104,7 @@ async def test_a_pair_of_games_with_the_referees_dice(tmp_path: Path, random_pli
         # every roll the referee made is recorded without engine figures
         referee_rolls = [move for move in record.moves if move.roll]
         assert all(move.time_ms is None and move.score is None for move in referee_rolls)
+    assert "Points as the games scored them" in text, text
     # the same dice in both games of the pair, roll for roll
     shorter = min(len(rolls(first)), len(rolls(second)))
     assert shorter > 10
@@ -186,3 +193,42 @@ def test_rolls_count_as_plies_but_keep_streaks() -> None:
     assert long.add_roll() is None
     verdict = long.add_roll()
     assert verdict is not None and "maximum length" in verdict.reason
+
+
+def test_the_points_table_counts_gammons_and_backgammons() -> None:
+    from clients.tournament.display import game_points_table
+
+    def won(first: str, second: str, winner: int, points: int) -> GameRecord:
+        return GameRecord(
+            game_id=0,
+            round=0,
+            pair=0,
+            game="backgammon",
+            options={},
+            players=(first, second),
+            opening_index=0,
+            opening_position=None,
+            winner=winner,
+            kind=RULES,
+            reason="",
+            extra={"dice_seed": 1, "points": points},
+        )
+
+    records = [won("a", "b", 0, 2), won("b", "a", 0, 1), won("a", "b", 0, 3), won("b", "a", 1, 1)]
+    lines = game_points_table(["a", "b"], records).splitlines()
+    assert lines[0].split() == [
+        "engine",
+        "games",
+        "won",
+        "lost",
+        "net",
+        "a",
+        "game",
+        "gammons",
+        "won",
+    ]
+    assert lines[1].split() == ["a", "4", "6", "1", "+5", "+1.250", "2"]
+    assert lines[2].split() == ["b", "4", "1", "6", "-5", "-1.250", "0"]
+    # Games without points (not a game of chance): no table.
+    plain = dataclasses.replace(records[0], extra={})
+    assert game_points_table(["a", "b"], [plain]) == ""
