@@ -14,6 +14,7 @@ import math
 import sys
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from typing import TextIO
 
@@ -222,9 +223,28 @@ def report(names: Sequence[str], results: Sequence[GameResult], sprt: str | None
     return "\n".join(parts)
 
 
-def game_points_table(names: Sequence[str], records: Sequence[GameRecord]) -> str:
-    """Games of chance: each engine's points with gammons counted (won, lost, net,
-    a game), or ``""`` when no record has them.
+@dataclass(frozen=True, slots=True)
+class EnginePoints:
+    """One engine's points in games of chance, as the games scored them."""
+
+    engine: int
+    games: int
+    won: int
+    lost: int
+    gammons: int
+
+    @property
+    def net(self) -> int:
+        return self.won - self.lost
+
+    @property
+    def per_game(self) -> float:
+        return self.net / self.games if self.games else 0.0
+
+
+def game_points(names: Sequence[str], records: Sequence[GameRecord]) -> list[EnginePoints]:
+    """Games of chance: each engine's points with gammons counted, best net first;
+    empty when no record has them (``extra.points``).
 
     The standings count a game one point whoever won it by how much; a
     backgammon class wants the points as the game scores them (a teacher's
@@ -232,7 +252,7 @@ def game_points_table(names: Sequence[str], records: Sequence[GameRecord]) -> st
     """
     scored = [record for record in records if "points" in record.extra]
     if not scored:
-        return ""
+        return []
     won = [0] * len(names)
     lost = [0] * len(names)
     games = [0] * len(names)
@@ -252,19 +272,25 @@ def game_points_table(names: Sequence[str], records: Sequence[GameRecord]) -> st
             gammons[winner] += points > 1
         if loser is not None:
             lost[loser] += points
+    rows = [EnginePoints(i, games[i], won[i], lost[i], gammons[i]) for i in range(len(names))]
+    rows = [row for row in rows if row.games]
+    return sorted(rows, key=lambda row: (-row.net, names[row.engine]))
+
+
+def game_points_table(names: Sequence[str], records: Sequence[GameRecord]) -> str:
+    """:func:`game_points` as text (won, lost, net, net a game, gammons won), or ``""``."""
+    rows = game_points(names, records)
+    if not rows:
+        return ""
     width = max(len("engine"), *(len(name) for name in names))
     lines = [
         f"{'engine':<{width}}  {'games':>5}  {'won':>5}  {'lost':>5}  {'net':>5}  "
         f"{'a game':>6}  gammons won"
     ]
-    order = sorted(range(len(names)), key=lambda i: (-(won[i] - lost[i]), names[i]))
-    for i in order:
-        if not games[i]:
-            continue
-        net = won[i] - lost[i]
+    for row in rows:
         lines.append(
-            f"{names[i]:<{width}}  {games[i]:>5}  {won[i]:>5}  {lost[i]:>5}  {net:>+5}  "
-            f"{net / games[i]:>+6.3f}  {gammons[i]}"
+            f"{names[row.engine]:<{width}}  {row.games:>5}  {row.won:>5}  {row.lost:>5}  "
+            f"{row.net:>+5}  {row.per_game:>+6.3f}  {row.gammons}"
         )
     return "\n".join(lines)
 

@@ -27,7 +27,7 @@ from typing import Any
 from clients.tournament import knockout
 from clients.tournament.bots import bot_log_path
 from clients.tournament.config import EngineSpec, TournamentConfig
-from clients.tournament.display import FAULT_COLUMNS, format_elo
+from clients.tournament.display import FAULT_COLUMNS, format_elo, game_points
 from clients.tournament.records import GameRecord, MoveRecord, replay
 from clients.tournament.referee import ENGINE_ERROR, GameSpec
 from clients.tournament.standings import (
@@ -429,6 +429,20 @@ class LiveTournament:
                 ],
             },
             "standings": standings_json(names, results),
+            # Games of chance: the points as the games scored them (gammons).
+            "game_points": [
+                {
+                    "engine": row.engine,
+                    "name": display_name(names[row.engine]),
+                    "games": row.games,
+                    "won": row.won,
+                    "lost": row.lost,
+                    "net": row.net,
+                    "per_game": round(row.per_game, 4),
+                    "gammons": row.gammons,
+                }
+                for row in game_points(names, records)
+            ],
             "crosstable": crosstable_json(names, results),
             "pairings": pairings_json(results),
             "faults": faults_json(names, results),

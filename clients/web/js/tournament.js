@@ -204,6 +204,7 @@ async function render(data) {
     app.boardGame = info.game;
   }
   renderStandings(data);
+  renderGamePoints(data);
   renderCrosstable(data);
   renderRunning(data);
   renderFinished(data);
@@ -267,6 +268,24 @@ function renderStandings(data) {
   }));
   const scale = $("standings").tHead.rows[0].lastElementChild;
   scale.title = tr("elo.scale", { span });
+}
+
+// Games of chance: the points as the games scored them, gammons counted
+// (the standings count each game 1; a teacher's review of 2026-12-07).
+function renderGamePoints(data) {
+  const rows = data.game_points || [];
+  $("game-points-panel").hidden = rows.length === 0;
+  $("game-points").tBodies[0].replaceChildren(...rows.map((row) => {
+    const line = document.createElement("tr");
+    const name = node("td", row.name, "name");
+    name.title = row.name;
+    const signed = (value, digits = 0) => `${value > 0 ? "+" : value < 0 ? "−" : ""}${Math.abs(value).toFixed(digits)}`;
+    line.append(
+      name, node("td", row.games, "num"), node("td", row.won, "num"), node("td", row.lost, "num"),
+      node("td", signed(row.net), "num strong"), node("td", signed(row.per_game, 3), "num"), node("td", row.gammons, "num"),
+    );
+    return line;
+  }));
 }
 
 function renderCrosstable(data) {

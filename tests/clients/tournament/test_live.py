@@ -7,6 +7,7 @@ answers are computed from request heads.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,7 @@ from typing import Any
 import pytest
 
 from clients.tournament.config import ConfigError, EngineSpec, parse_engine
-from clients.tournament.display import format_elo
+from clients.tournament.display import format_elo, game_points
 from clients.tournament.live import (
     MAX_LOG_LINE_CHARS,
     MAX_LOG_LINES,
@@ -131,8 +132,29 @@ def test_the_numbers_are_the_text_tables_own(tmp_path: Path) -> None:
             if cell is not None:
                 assert shown == {"points": cell.points, "games": cell.games}
     assert [game["id"] for game in data["finished"]] == [3, 2, 1]  # latest first
+    assert data["game_points"] == []  # not a game of chance: no points table
     live.finish()
     assert _snapshot(live)["tournament"]["state"] == "finished"
+
+
+def test_the_points_with_gammons_are_the_text_tables_own(tmp_path: Path) -> None:
+    """A teacher's review of 2026-12-07: backgammon's gammons counted nowhere
+    but in a game's reason. Records with ``extra.points`` (the referee's, for
+    games of chance) give the page the final report's points table."""
+    store = _store(tmp_path, ["ann", "bob"])
+    live = LiveTournament(store)
+    for game_id, points in ((1, 2), (2, 1)):
+        record = dataclasses.replace(
+            _record(store, game_id, GAMES[0][0], 0), extra={"points": points}
+        )
+        store.finish(record)
+        live.finished(record)
+    rows = _snapshot(live)["game_points"]
+    shown = game_points(["ann", "bob"], store.records())
+    assert [
+        (row["engine"], row["won"], row["lost"], row["net"], row["gammons"]) for row in rows
+    ] == [(points.engine, points.won, points.lost, points.net, points.gammons) for points in shown]
+    assert sum(row["won"] for row in rows) == 3 and all(row["games"] == 2 for row in rows)
 
 
 def test_elo_infinities_are_null_and_the_json_is_strict(tmp_path: Path) -> None:
