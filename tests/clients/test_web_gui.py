@@ -601,6 +601,16 @@ def test_the_play_page_in_portuguese(browser: Any, gui_server: ServerThread) -> 
         assert page.inner_text("#learn-link") == "Aprender: árvores de busca →"
         assert "Xadrez" in page.inner_text("#game")
         assert "Brancas (jogam primeiro)" in page.inner_text("#side")
+        # The game's own players in the page's language; any other name (a
+        # tournament's bot) as given: the live page's replay said "Greedy to
+        # roll" for the bot "greedy" (a review, 2026-12-07).
+        titles = page.evaluate(
+            """async () => {
+              const { playerTitle } = await import("./js/i18n.js");
+              return ["white", "first", "greedy", "0"].map(playerTitle);
+            }"""
+        )
+        assert titles == ["Brancas", "Primeiro", "greedy", titles[3]] and "0" in titles[3]
         page.click('g[data-square="e2"]')
         expect(page.locator("#board-note")).to_have_text("e2: escolha para onde mover")
         page.click('g[data-square="e4"]')
@@ -1893,8 +1903,12 @@ def test_the_address_takes_game_options_and_the_tree_is_explained(
 def test_the_result_does_not_move_the_board(page: Page, gui_server: ServerThread) -> None:
     open_game(page, gui_server.port, "tictactoe", side="both")
     before = page.locator("#board").bounding_box()
-    for cell in ["a1", "b1", "a2", "b2", "a3"]:
+    # Each click once the move before it is on the board: a click while a
+    # move is on its way is not queued (a double click would play twice),
+    # and a local suite run under load lost b2 that way.
+    for count, cell in enumerate(["a1", "b1", "a2", "b2", "a3"], start=1):
         page.click(f'g[data-move="{cell}"]')
+        expect(page.locator("#moves .ply")).to_have_count(count)
     expect(page.locator("#result")).to_be_visible()
     assert page.locator("#board").bounding_box() == before
 

@@ -62,13 +62,16 @@ export function has(key) {
 }
 
 // A player's name for display: "White", "Player 0" for games that number
-// their players, in the page's language where the tables name the player.
+// their players, in the page's language where the tables name the player;
+// any other name (a tournament's engine or bot) as it was given: the live
+// page's replay said "Greedy to roll" for the bot "greedy" (a review,
+// 2026-12-07).
 export function playerTitle(name) {
   const text = String(name);
   if (/^\d+$/.test(text)) return t("play.player", { number: text });
   const key = `player.${text.toLowerCase()}`;
   if (has(key)) return t(key);
-  return text.charAt(0).toUpperCase() + text.slice(1);
+  return text;
 }
 
 // Fills the static texts under `root` from the tables.
