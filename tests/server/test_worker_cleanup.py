@@ -17,6 +17,7 @@ from engine.games.go import (
     RESIGN_MIN_PLAYOUTS,
     RESIGN_MIN_THINK_PLAYOUTS,
     Go,
+    GoState,
     gaining_move,
 )
 from engine.search.limits import Deadlines, Limits
@@ -56,6 +57,18 @@ def job(cleanup: bool) -> WorkerJob:
     )
 
 
+def search_chose(state: GoState, move: str) -> SearchResult:
+    """A short search of ``state`` said to have chosen ``move``, winning (score 300)."""
+    searched = searcher_for(GAME, "mcts").think(SearchRequest(state, Limits(nodes=20)))
+    return dataclasses.replace(
+        searched,
+        move=move,
+        move_value=GAME.point(move),
+        info=dataclasses.replace(searched.info, pv=(move,), score=Score(value=300)),
+        reason="time",
+    )
+
+
 def test_a_pass_is_replaced_by_the_capture_of_a_dead_stone() -> None:
     stop = StopFlag(multiprocessing.get_context("spawn"))
     for cleanup in (False, True):  # never a pass while a capture gains
@@ -90,14 +103,7 @@ def test_an_own_eye_is_never_filled_the_answer_passes_instead() -> None:
     board = "." + "O" * 79 + "."
     rows = "/".join(board[i : i + 9] for i in range(0, 81, 9))
     state = GAME.parse_position(rows + " O")
-    searched = searcher_for(GAME, "mcts").think(SearchRequest(state, Limits(nodes=20)))
-    filling = dataclasses.replace(
-        searched,
-        move="J1",
-        move_value=GAME.point("J1"),
-        info=dataclasses.replace(searched.info, pv=("J1",), score=Score(value=300)),
-        reason="time",
-    )
+    filling = search_chose(state, "J1")
     answer = go_answer(GAME, state, filling)
     assert answer.move == "pass" and answer.info.pv == ("pass",), answer
     # A point that is no eye of its own is played as the search chose.
@@ -240,16 +246,10 @@ def test_after_a_pass_a_point_of_its_own_area_gives_way_to_a_neutral_one() -> No
     count; a neutral point gains one."""
     walls = "/".join(["...X.O..."] * 9)
     state = GAME.play(GAME.parse_position(walls + " X"), PASS)  # Black passes
-    searched = searcher_for(GAME, "mcts").think(SearchRequest(state, Limits(nodes=20)))
-    chose = dataclasses.replace(
-        searched,
-        move="H5",
-        move_value=GAME.point("H5"),
-        info=dataclasses.replace(searched.info, pv=("H5",), score=Score(value=300)),
-        reason="time",
-    )
+    chose = search_chose(state, "H5")
     answer = go_answer(GAME, state, chose)
-    assert answer.move.startswith("E") and answer.info.pv == (answer.move,), answer
+    assert answer.move is not None and answer.move.startswith("E"), answer
+    assert answer.info.pv == (answer.move,), answer
     # Without the pass before it, the search's move stands (the game goes on).
     playing = GAME.parse_position(walls + " O")
     assert go_answer(GAME, playing, chose).move == "H5"
