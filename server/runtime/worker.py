@@ -297,42 +297,38 @@ def go_answer(game: Go, state: GoState, result: SearchResult) -> SearchResult:
     """
     if result.move is None or result.reason in ("stopped", "only_move"):
         return result
-    info = result.info
     if result.move != PASS_TEXT and passing_wins(game, state) and gaining_move(game, state) is None:
         # The opponent passed and the board, as it stands, is ours: any
         # move now is one a search that wins every line chose at random
         # (and a resignation would throw the won game away).
-        return dataclasses.replace(
-            result, move=PASS_TEXT, move_value=PASS, info=dataclasses.replace(info, pv=(PASS_TEXT,))
-        )
+        return _instead(game, state, result, PASS)
     # The root's win rate rests on the reused tree's playouts too: a short
     # think (100 ms, a few hundred playouts) on a kept tree may resign.
-    if should_resign(game, state, info.score.win_chance(game.win_odds_scale), result.root_playouts):
+    win_chance = result.info.score.win_chance(game.win_odds_scale)
+    if should_resign(game, state, win_chance, result.root_playouts):
         return dataclasses.replace(result, move=RESIGN_TEXT, move_value=RESIGN)
     chosen = game.point(result.move)
-    if chosen is not None and state.passes == 1 and in_own_area(game, state, chosen):
-        # The opponent passed and the search chose a point of its own area,
-        # which changes no count: a neutral point or a dead stone's capture
-        # gains one (a review, 2026-12-07); with none, the search's move
-        # stands (a pass would end the game on this count).
-        move = gaining_move(game, state)
-        if move is not None:
-            text = game.format_move(state, move)
-            pv = dataclasses.replace(info, pv=(text,))
-            return dataclasses.replace(result, move=text, move_value=move, info=pv)
+    # After the opponent's pass, a point of its own area changes no count: a
+    # neutral point or a dead stone's capture gains one (a review,
+    # 2026-12-07); with none, the search's move stands (a pass would end the
+    # game on this count).
+    wasted = chosen is not None and state.passes == 1 and in_own_area(game, state, chosen)
     if chosen is not None and fills_own_eye(game, state, chosen):
         # Filling an own eye never gains a point: as a pass, what a pass
         # would give away is played instead (below), else the pass itself.
-        result = dataclasses.replace(
-            result, move=PASS_TEXT, move_value=PASS, info=dataclasses.replace(info, pv=(PASS_TEXT,))
-        )
-    if result.move == PASS_TEXT:
+        result = _instead(game, state, result, PASS)
+    if result.move == PASS_TEXT or wasted:
         move = gaining_move(game, state)
         if move is not None:
-            text = game.format_move(state, move)
-            pv = dataclasses.replace(info, pv=(text,))
-            return dataclasses.replace(result, move=text, move_value=move, info=pv)
+            return _instead(game, state, result, move)
     return result
+
+
+def _instead(game: Go, state: GoState, result: SearchResult, move: int) -> SearchResult:
+    """The answer with ``move`` played instead of the search's, as its whole line."""
+    text = game.format_move(state, move)
+    info = dataclasses.replace(result.info, pv=(text,))
+    return dataclasses.replace(result, move=text, move_value=move, info=info)
 
 
 def _trace(job: WorkerJob, task: TraceTask, stop: StopFlag) -> TraceReply:
