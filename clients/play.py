@@ -80,7 +80,8 @@ commands:
   new     start a new game
   hint    ask the engine for a move without playing it
   flip    turn the board round (chess, checkers, Othello, backgammon)
-  quit    leave (also q, exit, or end of input)"""
+  quit    leave (also q, exit, or end of input)
+  Enter while the engine thinks: it moves now, with its best move so far"""
 
 
 async def read_line(prompt: str) -> str | None:
@@ -152,6 +153,12 @@ class _PipeLines:
                 self._pending += chunk
             text, _, self._pending = self._pending.partition(b"\n")
         return text.decode("utf-8", "replace").removesuffix("\r")
+
+
+async def _quietly(stop: Awaitable[None]) -> None:
+    """``stop`` with its failure left unsaid: the think may have ended meanwhile."""
+    with contextlib.suppress(EngineError, RuntimeError):
+        await stop
 
 
 #: The one reader of a piped stdin (its bytes read ahead are kept for the next line).
@@ -319,15 +326,63 @@ class Session:
     saved_game: int = 0
     #: The game's start as the server wrote it (its ``new_game`` reply's position).
     start_board: str | None = None
+    #: The line read while the engine thought and not yet used: stdin has one
+    #: reader at a time, so the next prompt takes this line instead of asking
+    #: again (it may have been typed already: a move typed ahead).
+    waiting_line: asyncio.Future[str | None] | None = None
+    #: Read a line while the engine thinks (Enter: move now): see :func:`play`'s ``move_now``.
+    move_now: bool = False
+    #: The ``stop`` that Enter sent (kept so that the task is not collected early).
+    stopping: asyncio.Future[None] | None = None
 
     def say(self, text: str) -> None:
         print(text, file=self.out)
+
+    async def next_line(self, prompt: str) -> str | None:
+        """The person's next line after ``prompt``: the one read while the engine
+        thought if there is one, else a new one."""
+        ahead, self.waiting_line = self.waiting_line, None
+        if ahead is None:
+            return await self.read(prompt)
+        self.out.write(prompt)
+        if ahead.done() and not ahead.cancelled() and ahead.exception() is None:
+            typed = ahead.result()
+            if typed is not None:
+                self.out.write(typed + "\n")  # typed ahead: shown where it is used
+        self.out.flush()
+        return await ahead
+
+    def move_now_hint(self) -> str:
+        """What the thinking line adds where Enter makes the engine move now."""
+        return "; Enter: move now" if self.move_now_key() else ""
+
+    def move_now_key(self) -> bool:
+        """Whether Enter during a think makes the engine move now: a person at a
+        terminal (a piped stdin is a script, whose lines are moves)."""
+        return self.move_now
+
+    def listen_while_thinking(self, stop: Callable[[], Awaitable[None]]) -> None:
+        """Read the person's next line while the engine thinks: an empty one (Enter)
+        calls ``stop`` (move now, as a GUI's Stop button); any other is kept for
+        the next prompt (typed ahead), and so is a line still unread."""
+        if self.waiting_line is None:
+            self.waiting_line = asyncio.ensure_future(self.read(""))
+        listening = self.waiting_line
+
+        def heard(line: asyncio.Future[str | None]) -> None:
+            if line.cancelled() or line.exception() is not None or self.waiting_line is not line:
+                return
+            if line.result() == "":
+                self.waiting_line = None  # used: the next prompt reads anew
+                self.stopping = asyncio.ensure_future(_quietly(stop()))
+
+        listening.add_done_callback(heard)
 
     async def read_or_gone(self, prompt: str) -> str | None:
         """The person's line, or :class:`EngineTerminatedError` as soon as the server
         goes: at the prompt, a server gone was noticed only at the next line typed
         (a re-review, 2026-12-07: it sat there for more than 10 s)."""
-        reading = asyncio.ensure_future(self.read(prompt))
+        reading = asyncio.ensure_future(self.next_line(prompt))
         gone = asyncio.ensure_future(self.engine.wait_closed())
         try:
             await asyncio.wait({reading, gone}, return_when=asyncio.FIRST_COMPLETED)
@@ -410,6 +465,8 @@ class Session:
                 async with self.engine.analysis(
                     movetime_ms=movetime_ms, depth=depth, algorithm=self.algorithm
                 ) as analysis:
+                    if self.move_now_key():
+                        self.listen_while_thinking(analysis.stop)
                     shown: str | None = None
                     async for info in analysis:
                         if info.partial and not is_terminal(self.out):
@@ -520,7 +577,10 @@ class Session:
             if state.is_over:
                 self.say("the game is over: no hint")
                 return "again"
-            self.say(f"thinking about a hint... (scores for {self.name(state.to_move)})")
+            self.say(
+                f"thinking about a hint... (scores for {self.name(state.to_move)})"
+                + self.move_now_hint()
+            )
             best = await self.think(state)
             self.say(f"hint: {self.describe(state, best)}")
             return "again"
@@ -600,7 +660,7 @@ class Session:
         self.resigned_to = winner
         self.say(f"you resign: {self.name(winner)} wins")
         while True:
-            text = await self.read("game over: new, undo or quit: ")
+            text = await self.next_line("game over: new, undo or quit: ")
             if text is not None and text.strip().lower() == "undo":
                 # The resignation is what is taken back: the same position,
                 # the person to move again (undo went back a whole move
@@ -633,7 +693,7 @@ class Session:
             self.save_game(state)
             return None
         while True:
-            text = await self.read("game over: new, undo or quit: ")
+            text = await self.next_line("game over: new, undo or quit: ")
             if text is None:
                 self.save_game(state)
                 return None
@@ -734,6 +794,7 @@ async def play(
     color: bool | None = None,
     read: InputFunction = read_line,
     out: TextIO = sys.stdout,
+    move_now: bool | None = None,
 ) -> int:
     """Play games until the person leaves; ``human``: 0 they move first, 1 the engine, 2 watch.
 
@@ -746,6 +807,10 @@ async def play(
     ``algorithm`` (``None``: the game's default). ``pgn`` names a file
     each finished (or left) chess game is appended to, as PGN, or each Go
     game, as SGF.
+
+    ``move_now``: read the person's line while the engine thinks, Enter
+    making it move at once (``None``: when ``read`` is the terminal's and
+    both stdin and ``out`` are terminals).
     """
     async with connect(url, encoding=encoding, client_name="arena play", token=token) as engine:
         if algorithm is not None:
@@ -769,6 +834,9 @@ async def play(
         )
         session.notation = Notation(game, options, position)
         session.algorithm = algorithm
+        if move_now is None:
+            move_now = read is read_line and sys.stdin.isatty() and is_terminal(out)
+        session.move_now = move_now
         description = engine.server.game(game) if engine.server else None
         session.win_odds_scale = description.get("win_odds_scale") if description else None
         unit = description.get("eval_unit") if description else None
@@ -820,7 +888,10 @@ async def play(
                     state = next_state
                 else:
                     mover = session.name(state.to_move)
-                    session.say(f"{mover} is thinking... (scores for {mover.split(' (')[0]})")
+                    session.say(
+                        f"{mover} is thinking... (scores for {mover.split(' (')[0]})"
+                        + session.move_now_hint()
+                    )
                     best = await session.think(state)
                     session.say(f"engine plays {session.describe(state, best)}")
                     state = await engine.move(best.move)

@@ -88,8 +88,8 @@ from mypy_extensions import mypyc_attr
 
 from engine.errors import BadPositionError, GameOverError, IllegalMoveError
 from engine.game import CHANCE, EXPECTIMINIMAX, Game, Outcome
-from engine.games.backgammon_bearoff import BearoffTables, load_tables
-from engine.games.backgammon_net import SHIPPED_NETWORK
+from engine.games.backgammon_bearoff import BearoffTables, shipped_tables
+from engine.games.backgammon_net import shipped_network
 
 #: Checkers per player.
 CHECKERS: Final = 15
@@ -114,11 +114,6 @@ VALUE_BOUND: Final = 3 * POINT
 #: average, seconds after some doubles) into one of at most 8 (issue 29).
 ROOT_FILTER_KEEP: Final = 8
 ROOT_FILTER_MARGIN: Final = 160 * POINT // 1000
-
-#: The one-sided bear-off tables (:mod:`engine.games.backgammon_bearoff`),
-#: read once per process when this module is imported, as the shipped network
-#: is, and shared by every game (never modified).
-SHIPPED_BEAROFF: Final = load_tables()
 
 Board = tuple[int, ...]
 Step = tuple[int, int]
@@ -298,10 +293,12 @@ class Backgammon(Game[BgState, Action]):
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
-        self.network = SHIPPED_NETWORK
+        # Both are read from the package's files at the first game a process
+        # makes, then shared (functools.cache), never at import.
+        self.network = shipped_network()
         #: Bear-offs (both sides with every checker home) are valued by these
         #: tables instead of the network; None values them by the network too.
-        self.bearoff: BearoffTables | None = SHIPPED_BEAROFF
+        self.bearoff: BearoffTables | None = shipped_tables()
 
     def evaluate(self, state: BgState) -> int:
         """Expected points of the player on roll, times :data:`POINT`, by the learned network.

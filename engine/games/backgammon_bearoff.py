@@ -45,13 +45,15 @@ Storage: each distribution is kept to :data:`MAX_ROLLS` rolls (15 checkers
 on the 6 point need at most 30 rolls of 1-2 and the chance of more than
 :data:`MAX_ROLLS` is below 1e-9), quantised to 16 bits and compressed:
 ``backgammon_bearoff.npz`` beside this module, written by ``python -m
-training.backgammon_bearoff`` and read once per process by
-:mod:`engine.games.backgammon` when it is imported (as the shipped network
-is), not by this module, which the script imports before the file exists.
+training.backgammon_bearoff`` and read once per process, by
+:func:`shipped_tables` when the first backgammon game is made (as the
+shipped network is), never at import: the script imports this module before
+the file exists.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from pathlib import Path
 from typing import Final
@@ -282,3 +284,13 @@ def load_tables(path: Path = TABLES_FILE) -> BearoffTables:
     if off.shape != (BOARDS, MAX_ROLLS) or first.shape != (BOARDS, MAX_ROLLS):
         raise ValueError(f"{path}: not bear-off tables of {BOARDS} boards by {MAX_ROLLS} rolls")
     return BearoffTables(_from_quantised(off), _from_quantised(first))
+
+
+@functools.cache
+def shipped_tables() -> BearoffTables:
+    """The tables shipped with the engine, read at their first use in a process.
+
+    Every game shares them (they are never modified); they are read on first
+    use, not when a module is imported, so that importing the engine does no I/O.
+    """
+    return load_tables()

@@ -48,6 +48,7 @@ holds the two to each other).
 from __future__ import annotations
 
 import base64
+import functools
 import json
 import math
 from array import array
@@ -274,7 +275,12 @@ def load_network(path: Path = WEIGHTS_FILE) -> Network:
     )
 
 
-#: The network shipped with the engine, read once per process when this module
-#: is imported and shared by every game (it is never modified): a game per
-#: session must not cost a file read and half a megabyte of weights.
-SHIPPED_NETWORK: Final = load_network()
+@functools.cache
+def shipped_network() -> Network:
+    """The network shipped with the engine, read at its first use in a process.
+
+    Every game shares it (it is never modified): a game per session must not
+    cost a file read and half a megabyte of weights. It is read on first use,
+    not when this module is imported, so that importing the engine does no I/O.
+    """
+    return load_network()

@@ -781,3 +781,95 @@ def test_sgf_is_refused_for_a_game_other_than_go(capsys: pytest.CaptureFixture[s
 
     assert main(["play", "--game", "chess", "--sgf", "games.sgf"]) == 2
     assert "--sgf records Go games only, not chess" in capsys.readouterr().err
+
+
+#: A think far longer than any test: only "move now" can end it in time.
+LONG_THINK_MS = 600_000
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_enter_while_the_engine_thinks_makes_it_move_now(url: str) -> None:
+    # A known gap of 2026-12-07: arena play had no "move now"; a long
+    # --movetime could only be waited out or left with Ctrl-C.
+    out = io.StringIO()
+    prompts: list[str] = []
+    started = time.monotonic()
+    status = await play(
+        url,
+        "connect4",
+        movetime_ms=LONG_THINK_MS,
+        depth=None,
+        human=1,
+        out=out,
+        read=scripted(["", "quit"], prompts),
+        move_now=True,
+    )
+    text = out.getvalue()
+    assert status == 0
+    assert time.monotonic() - started < 20 * UNIT
+    assert "is thinking... (scores for X Red); Enter: move now" in text, text
+    assert re.search(r"^engine plays [1-7]", text, re.MULTILINE), text
+    assert prompts[0] == ""  # read while the engine thought, with no prompt of its own
+    assert prompts[1].startswith("your move [")
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_a_line_typed_while_the_engine_thinks_waits_for_the_prompt(url: str) -> None:
+    out = io.StringIO()
+    prompts: list[str] = []
+    status = await play(
+        url,
+        "connect4",
+        depth=2,
+        movetime_ms=None,
+        human=1,
+        out=out,
+        read=scripted(["4", "quit"], prompts),
+        move_now=True,
+    )
+    text = out.getvalue()
+    assert status == 0
+    # One read, while the engine thought: the engine's think was not cut
+    # short (a move is not "move now"), and the line was the answer to the
+    # prompt that came after, shown there as if typed at it.
+    assert prompts[0] == ""
+    assert re.search(r"^engine plays [1-7]", text, re.MULTILINE), text
+    assert re.search(r"your move \[[^\]]*\] \(help for commands\): 4\n", text), text
+    assert text.count("is thinking") == 2  # 4 was played, the engine answered
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_scripts_and_logs_are_not_read_during_a_think(url: str) -> None:
+    # Without a terminal (move_now left to play()), a think reads nothing:
+    # a piped script's lines are moves, and an empty one must not stop it.
+    prompts: list[str] = []
+    status, text, prompts = await play_scripted(url, "connect4", ["4", "quit"], human=1)
+    assert status == 0
+    assert "" not in prompts and "Enter: move now" not in text
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+@pytest.mark.asyncio(loop_scope="module")
+async def test_move_now_in_tmux(url: str) -> None:
+    socket = f"arena-play-move-now-{os.getpid()}"
+    command = shlex.join(
+        [
+            *(sys.executable, "-m", "clients", "play", "--url", url, "--game", "connect4"),
+            *("--movetime", str(LONG_THINK_MS), "--engine-first"),
+        ]
+    )
+    try:
+        await _tmux(
+            socket,
+            *("new-session", "-d", "-s", "play", "-x", "100", "-y", "50", "-c", str(REPO)),
+            f"{command}; echo EXIT=$?; sleep 30",
+        )
+        await _wait_for(socket, r"Enter: move now")
+        await _wait_for(socket, r"depth +\d+")  # searching
+        await _tmux(socket, "send-keys", "-t", "play", "Enter")
+        screen = await _wait_for(socket, r"your move \[")
+        assert re.search(r"(?m)^engine plays [1-7]", screen), screen
+        await _tmux(socket, "send-keys", "-t", "play", "quit", "Enter")
+        await _wait_for(socket, r"EXIT=0")
+    finally:
+        await _tmux(socket, "kill-server")

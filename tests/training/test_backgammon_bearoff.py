@@ -9,8 +9,7 @@ import numpy as np
 import pytest
 
 from bench.programs import find_program
-from engine.games.backgammon import SHIPPED_BEAROFF
-from engine.games.backgammon_bearoff import all_boards, load_tables
+from engine.games.backgammon_bearoff import all_boards, load_tables, shipped_tables
 from training import backgammon_bearoff
 from training.backgammon_distill import label
 from training.backgammon_td import equity
@@ -33,7 +32,7 @@ def test_the_tables_give_gnubgs_own_bear_off_equities() -> None:
     ]
     boards = np.array([[(*a, *[0] * 19), (*b, *[0] * 19)] for a, b in pairs], dtype=np.uint8)
     theirs = equity(label(boards, plies=0, processes=1, progress=False))
-    ours = np.array([SHIPPED_BEAROFF.equity(a, b) for a, b in pairs])
+    ours = np.array([shipped_tables().equity(a, b) for a, b in pairs])
     assert np.abs(ours - theirs).max() < 0.001
 
 
@@ -41,7 +40,7 @@ def test_the_script_writes_tables_the_engine_reads(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The whole build takes a minute: a stand-in for it checks the writing.
-    shipped = SHIPPED_BEAROFF
+    shipped = shipped_tables()
     monkeypatch.setattr(backgammon_bearoff, "build", lambda: (shipped.off, shipped.first))
     out = tmp_path / "tables.npz"
     assert backgammon_bearoff.main(["--out", str(out)]) == 0

@@ -12,7 +12,7 @@ from functools import cache
 import numpy as np
 import pytest
 
-from engine.games.backgammon import POINT, SHIPPED_BEAROFF, Backgammon, BgState, legal_plays
+from engine.games.backgammon import POINT, Backgammon, BgState, legal_plays
 from engine.games.backgammon_bearoff import (
     BOARDS,
     CHECKERS,
@@ -24,9 +24,10 @@ from engine.games.backgammon_bearoff import (
     board_index,
     home_board,
     load_tables,
+    shipped_tables,
 )
 
-TABLES = SHIPPED_BEAROFF
+TABLES = shipped_tables()
 #: The shipped tables are 16-bit: each chance is within this of the exact one.
 QUANTISED = 1e-4
 
