@@ -201,7 +201,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="wait at most MS for a connection and hello, new_game or move "
         f"(default {DEFAULT_REQUEST_TIMEOUT_MS})",
     )
-    openings = parser.add_argument_group("Openings (each is played twice, colours swapped)")
+    openings = parser.add_argument_group(
+        "Openings (each is played twice, colours swapped, unless --repeat 1)"
+    )
     openings.add_argument(
         "--openings",
         metavar="FILE",
@@ -221,6 +223,15 @@ def configure(parser: argparse.ArgumentParser) -> None:
         type=int,
         metavar="N",
         help="use at most N moves of each opening from the file",
+    )
+    openings.add_argument(
+        "--repeat",
+        type=int,
+        choices=(1, 2),
+        default=2,
+        metavar="N",
+        help="games from each opening: 2 (default) both colours, the second swapped, scored"
+        " as pairs; 1 each opening once, colours alternating (cutechess-cli without -repeat)",
     )
     openings.add_argument(
         "--shuffle-openings",
@@ -429,6 +440,7 @@ def config_from_args(args: argparse.Namespace) -> TournamentConfig:
         ),
         options=options,
         games_per_pair=args.games,
+        repeat=args.repeat,
         gauntlet=args.gauntlet,
         knockout=args.knockout,
         openings=openings_from_args(args),

@@ -500,6 +500,10 @@ class TournamentConfig:
     time_control: TimeControl
     options: dict[str, Any] = field(default_factory=dict)
     games_per_pair: int = 2
+    #: Games played from each opening: 2, the second with colours swapped (a
+    #: pair); 1, each opening once, colours alternating (cutechess-cli's
+    #: default, without ``-repeat``).
+    repeat: int = 2
     gauntlet: bool = False
     #: A knockout (clients/tournament/knockout.py): ``games_per_pair`` games a match.
     knockout: bool = False
@@ -521,6 +525,10 @@ class TournamentConfig:
             raise ConfigError("two cmd= engines would have the same name: give each a name=")
         if self.games_per_pair < 1:
             raise ConfigError("games per pairing must be at least 1")
+        if self.repeat not in (1, 2):
+            raise ConfigError("--repeat is 1 (each opening once) or 2 (both colours)")
+        if self.repeat == 1 and self.knockout:
+            raise ConfigError("a knockout plays each opening twice: not with --repeat 1")
         if not self.time_control.limits:
             # Every engine capped by its own depth, nodes or move time is a
             # control too (cutechess-cli's tc=inf with depth=N per engine).
@@ -561,6 +569,7 @@ class TournamentConfig:
             time_control=TimeControl(**data["time_control"]),
             options=dict(data.get("options") or {}),
             games_per_pair=data["games_per_pair"],
+            repeat=int(data.get("repeat", 2)),  # databases before --repeat: pairs
             gauntlet=data["gauntlet"],
             knockout=bool(data.get("knockout", False)),
             openings=OpeningSource(**data["openings"]),

@@ -115,7 +115,7 @@ def prepare_openings(config: TournamentConfig) -> list[Opening]:
     """The openings of a new tournament, from its file or generated (seeded)."""
     game = create_game(config.game, config.options)
     source = config.openings
-    wanted = openings_needed(config.games_per_pair)
+    wanted = openings_needed(config.games_per_pair, config.repeat)
     if source.path is not None:
         openings = load_openings(game, source.path, source.format, source.plies)
         if source.shuffle:
@@ -148,7 +148,13 @@ def create_tournament(path: str | Path, config: TournamentConfig) -> Store:
         first_round = knockout.build(len(config.engines), config.games_per_pair, [], [])
         games = knockout.next_games(first_round, config.games_per_pair, [], len(openings))
     else:
-        games = schedule(len(config.engines), config.games_per_pair, len(openings), config.gauntlet)
+        games = schedule(
+            len(config.engines),
+            config.games_per_pair,
+            len(openings),
+            config.gauntlet,
+            config.repeat,
+        )
     return Store.create(path, config, openings, games)
 
 

@@ -4,6 +4,10 @@ Games come in pairs: the two games of a pair share an opening with the
 engines' colours swapped, and they are scheduled one after the other so
 that a partial result (or an early SPRT stop) stays balanced. Round ``k``
 plays opening ``k`` (cycling through the list) in every pairing.
+
+With ``repeat=1`` (cutechess-cli without ``-repeat``) each opening is
+played once: every game is a round and a "pair" of its own, with the next
+opening, the engines' colours alternating from one round to the next.
 """
 
 from __future__ import annotations
@@ -36,23 +40,36 @@ def pairings(engine_count: int, gauntlet: bool = False) -> list[tuple[int, int]]
 
 
 def schedule(
-    engine_count: int, games_per_pair: int, opening_count: int, gauntlet: bool = False
+    engine_count: int,
+    games_per_pair: int,
+    opening_count: int,
+    gauntlet: bool = False,
+    repeat: int = 2,
 ) -> list[ScheduledGame]:
     """All games of the tournament, in playing order.
 
-    Each pairing plays ``games_per_pair`` games: ``ceil(games / 2)`` pairs of
-    games, the last one a single game when the number is odd.
+    Each pairing plays ``games_per_pair`` games: with ``repeat`` 2,
+    ``ceil(games / 2)`` pairs of games, the last one a single game when the
+    number is odd; with ``repeat`` 1, that many single games, each with its
+    own opening, colours alternating.
     """
     if opening_count < 1:
         raise ValueError("at least one opening is needed")
+    if repeat not in (1, 2):
+        raise ValueError("each opening is played once or twice")
     matchups = pairings(engine_count, gauntlet)
     games: list[ScheduledGame] = []
-    rounds = (games_per_pair + 1) // 2
+    rounds = openings_needed(games_per_pair, repeat)
     for round_number in range(rounds):
         opening = round_number % opening_count
         for index, (a, b) in enumerate(matchups):
             pair = round_number * len(matchups) + index
-            colours = [(a, b), (b, a)] if 2 * round_number + 1 < games_per_pair else [(a, b)]
+            if repeat == 1:
+                colours = [(a, b)] if round_number % 2 == 0 else [(b, a)]
+            elif 2 * round_number + 1 < games_per_pair:
+                colours = [(a, b), (b, a)]
+            else:
+                colours = [(a, b)]
             for first, second in colours:
                 games.append(
                     ScheduledGame(len(games) + 1, round_number, pair, opening, first, second)
@@ -60,6 +77,7 @@ def schedule(
     return games
 
 
-def openings_needed(games_per_pair: int) -> int:
-    """Distinct openings a tournament can use: one per pair of games."""
-    return (games_per_pair + 1) // 2
+def openings_needed(games_per_pair: int, repeat: int = 2) -> int:
+    """Distinct openings a tournament can use: one per pair of games (per game
+    when each opening is played once)."""
+    return (games_per_pair + repeat - 1) // repeat

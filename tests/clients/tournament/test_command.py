@@ -76,3 +76,49 @@ def test_an_output_file_in_a_missing_folder_is_refused_before_anything_is_writte
         f"--jsonl {tmp_path}/nodir/games.jsonl: no folder {tmp_path}/nodir"
         in capsys.readouterr().err
     )
+
+
+def test_each_opening_once_on_the_command_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A known gap of 2026-12-07: every opening was played twice, colours
+    # swapped; cutechess-cli's default plays each once. With --repeat 1 the
+    # games take openings 1, 2, 3, 4, colours alternating, scored one by one.
+    jsonl = tmp_path / "games.jsonl"
+    status = main(
+        [
+            *("tournament", "--game", "connect4"),
+            *("--engine", "local:depth=1", "--engine", "local:depth=2"),
+            *("--depth", "2", "--games", "4", "--repeat", "1", "--random-plies", "2"),
+            *("--db", str(tmp_path / "t.db"), "--jsonl", str(jsonl), "--quiet"),
+        ]
+    )
+    out = capsys.readouterr().out
+    assert status == 0, out
+    records = [
+        json.loads(line, parse_constant=strict_loads_constant)
+        for line in jsonl.read_text().splitlines()
+    ]
+    assert [record["players"] for record in records] == [
+        ["local d1", "local d2"],
+        ["local d2", "local d1"],
+    ] * 2
+    assert [record["opening_index"] for record in records] == [0, 1, 2, 3]
+    openings = [tuple(m["move"] for m in record["moves"] if m.get("book")) for record in records]
+    assert len(set(openings)) == 4, openings  # four openings, none twice
+    assert len({record["pair"] for record in records}) == 4
+    assert "pentanomial" not in out  # no pairs: the games are scored one by one
+
+
+def test_each_opening_once_is_not_a_knockout(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status = main(
+        [
+            *("tournament", "--game", "tictactoe", "--knockout", "--repeat", "1"),
+            *("--engine", "local:depth=1", "--engine", "local:depth=2", "--depth", "1"),
+            *("--db", str(tmp_path / "t.db"), "--quiet"),
+        ]
+    )
+    assert status != 0
+    assert "a knockout plays each opening twice" in capsys.readouterr().err

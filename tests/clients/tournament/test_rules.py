@@ -181,6 +181,21 @@ def test_schedule_pairs_colours_and_openings() -> None:
     assert openings_needed(3) == 2
 
 
+def test_each_opening_once_alternates_colours() -> None:
+    # A known gap of 2026-12-07: no "each opening once" (cutechess-cli
+    # without -repeat); every opening was played twice.
+    games = schedule(3, 4, opening_count=10, repeat=1)
+    assert len(games) == 12
+    assert len({g.pair for g in games}) == 12  # every game scored on its own
+    for a, b in pairings(3):
+        ours = [g for g in games if {g.first, g.second} == {a, b}]
+        played = [(g.first, g.second, g.opening_index) for g in ours]
+        assert played == [(a, b, 0), (b, a, 1), (a, b, 2), (b, a, 3)]
+    assert openings_needed(4, repeat=1) == 4 and openings_needed(4) == 2
+    with pytest.raises(ValueError, match="once or twice"):
+        schedule(2, 2, opening_count=1, repeat=3)
+
+
 def test_openings_from_a_file(tmp_path: Path) -> None:
     connect4 = create_game("connect4")
     assert parse_opening_line(connect4, "4 4 3") == Opening(None, ("4", "4", "3"))
