@@ -1154,6 +1154,10 @@ function boardView() {
     start: app.start && app.start.game === state.game ? app.start.position : null,
     interactive: !state.result && app.sides[state.to_move] === "human" && !(app.think && app.think.purpose === "play"),
     flipped: humanSecond !== app.manualFlip,
+    // Both sides played from this page (or both by the engine): a board
+    // whose numbers depend on the player (backgammon's points) numbers them
+    // for the player on roll, as that player's moves are written.
+    numbersFollowTurn: app.sides[0] === app.sides[1],
   };
 }
 

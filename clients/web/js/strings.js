@@ -101,7 +101,7 @@ const en = {
   "play.moves.back": "Back a move (←)",
   "play.moves.forward": "Forward a move (→)",
   "play.moves.end": "Last position (End)",
-  "play.footer": "Keys: <kbd>n</kbd> new game · <kbd>g</kbd> engine move · <kbd>a</kbd> analyse · <kbd>s</kbd> stop · <kbd>t</kbd> take back · <span class=\"key-flip\"><kbd>f</kbd> flip · </span><kbd>←</kbd> <kbd>→</kbd> <kbd>Home</kbd> <kbd>End</kbd> step through the moves · <kbd>m</kbd> type a move",
+  "play.footer": "Keys: <kbd>n</kbd> new game · <kbd>g</kbd> engine move · <kbd>a</kbd> analyse · <kbd>s</kbd> stop · <kbd>t</kbd> take back · <span class=\"key-flip\"><kbd>f</kbd> flip · </span><kbd>←</kbd> <kbd>→</kbd> <kbd>Home</kbd> <kbd>End</kbd> step through the moves · <kbd>m</kbd> type a move · <kbd>Tab</kbd> to the board, then arrows and <kbd>Enter</kbd> play on it",
   "play.footer.digits": " · digits: drop in that column",
   "play.closed": "the connection closed",
   "conn.cannot": "cannot connect to {url}",
@@ -258,6 +258,7 @@ const en = {
   "board.go.area": "Area: black {black}, white {white}{komi}",
   // The position in words for screen readers (boards/describe.js).
   "board.nim.take": "take {count} from heap {heap}",
+  "board.c4.column": "column {column}",
   "board.say.white": "White: {pieces}.",
   "board.say.black": "Black: {pieces}.",
   "board.say.k": ({ count }) => (count === 1 ? "king {squares}" : "kings {squares}"),
@@ -749,7 +750,7 @@ const pt = {
   "play.moves.back": "Um lance para trás (←)",
   "play.moves.forward": "Um lance para a frente (→)",
   "play.moves.end": "Última posição (End)",
-  "play.footer": "Teclas: <kbd>n</kbd> novo jogo · <kbd>g</kbd> lance do motor · <kbd>a</kbd> analisar · <kbd>s</kbd> parar · <kbd>t</kbd> voltar lance · <span class=\"key-flip\"><kbd>f</kbd> virar · </span><kbd>←</kbd> <kbd>→</kbd> <kbd>Home</kbd> <kbd>End</kbd> percorrer os lances · <kbd>m</kbd> escrever um lance",
+  "play.footer": "Teclas: <kbd>n</kbd> novo jogo · <kbd>g</kbd> lance do motor · <kbd>a</kbd> analisar · <kbd>s</kbd> parar · <kbd>t</kbd> voltar lance · <span class=\"key-flip\"><kbd>f</kbd> virar · </span><kbd>←</kbd> <kbd>→</kbd> <kbd>Home</kbd> <kbd>End</kbd> percorrer os lances · <kbd>m</kbd> escrever um lance · <kbd>Tab</kbd> até o tabuleiro, depois setas e <kbd>Enter</kbd> jogam nele",
   "play.footer.digits": " · algarismos: jogar nessa coluna",
   "play.closed": "a conexão fechou",
   "conn.cannot": "não foi possível conectar a {url}",
@@ -906,6 +907,7 @@ const pt = {
   "board.go.area": "Área: pretas {black}, brancas {white}{komi}",
   // A posição em palavras para leitores de tela (boards/describe.js).
   "board.nim.take": "tirar {count} do monte {heap}",
+  "board.c4.column": "coluna {column}",
   "board.say.white": "Brancas: {pieces}.",
   "board.say.black": "Pretas: {pieces}.",
   "board.say.k": ({ count }) => (count === 1 ? "rei {squares}" : "reis {squares}"),

@@ -45,7 +45,13 @@ export default function create(container, hooks) {
       container.append(svg);
       svg.append(el("rect", { x: MARGIN, y: MARGIN, width: 12 * POINT_W + BAR_W, height: 2 * HALF_H, class: "bg-board" }));
       svg.append(el("rect", { x: MARGIN + 6 * POINT_W, y: MARGIN, width: BAR_W, height: 2 * HALF_H, class: "bg-bar" }));
-      for (let point = 1; point <= 24; point++) drawPoint(svg, point);
+      // The labels are the viewer's point numbers, or the player on roll's
+      // when one page plays both sides: the move buttons and the move list
+      // write a player's moves in its own numbers, and Black's 24/18 under
+      // White's numbers read as the other end of the board (a review of
+      // 2026-12-07).
+      const numbering = view.numbersFollowTurn && onRoll !== null ? onRoll : viewer;
+      for (let point = 1; point <= 24; point++) drawPoint(svg, point, numbering === viewer ? point : 25 - point);
       for (const player of [0, 1]) {
         const checkers = own(player);
         for (let index = 0; index < 24; index++) {
@@ -72,7 +78,7 @@ export default function create(container, hooks) {
     return MARGIN + column * POINT_W + (column >= 6 ? BAR_W : 0);
   }
 
-  function drawPoint(svg, point) {
+  function drawPoint(svg, point, label) {
     const x = pointX(point);
     const bottom = point <= 12;
     const base = bottom ? MARGIN + 2 * HALF_H : MARGIN;
@@ -81,7 +87,7 @@ export default function create(container, hooks) {
       d: `M ${x} ${base} L ${x + POINT_W / 2} ${tip} L ${x + POINT_W} ${base} Z`,
       class: point % 2 === 0 ? "bg-point-a" : "bg-point-b",
     }));
-    svg.append(el("text", { x: x + POINT_W / 2, y: bottom ? base + 12 : base - 10, class: "coord" }, String(point)));
+    svg.append(el("text", { x: x + POINT_W / 2, y: bottom ? base + 12 : base - 10, class: "coord", "data-point": point }, String(label)));
   }
 
   function drawStack(svg, point, count, player) {

@@ -38,9 +38,9 @@ export default function create(container, hooks) {
     };
     const fromDisplay = (row, col) => (flipped ? `${fileLetter(7 - col)}${row + 1}` : `${fileLetter(col)}${8 - row}`);
 
-    container.replaceChildren();
-    const svg = canvas(document.createElement("div"), SIZE, SIZE, t("board.chess"), describeChess(pieces));
-    container.append(svg);
+    // Drawn into the container itself, which canvas() empties: it keeps the
+    // keyboard's square across the redraw (svg.js).
+    const svg = canvas(container, SIZE, SIZE, t("board.chess"), describeChess(pieces));
     const groups = drawSquares(svg);
     drawLabels(svg, (row) => (flipped ? String(row + 1) : String(8 - row)), (col) => (flipped ? fileLetter(7 - col) : fileLetter(col)));
 

@@ -53,7 +53,7 @@ export default function create(container, hooks) {
             fill: COLOURS[view.state.to_move], class: "legal-target",
           }));
         }
-        onClick(column, view, () => hooks.play(String(col + 1)));
+        onClick(column, view, () => hooks.play(String(col + 1)), t("board.c4.column", { column: col + 1 }));
         svg.append(column);
         svg.append(el("text", {
           x: MARGIN + col * CELL + CELL / 2, y: MARGIN + height * CELL + 20, class: "coord",

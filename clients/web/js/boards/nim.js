@@ -36,7 +36,7 @@ export default function create(container, hooks) {
           stone.append(el("title", {}, t("board.nim.take", { count, heap: heap + 1 })));
           stone.addEventListener("mouseenter", () => stones.forEach((s, j) => s.classList.toggle("take", j >= i)));
           stone.addEventListener("mouseleave", () => stones.forEach((s) => s.classList.remove("take")));
-          onClick(stone, view, () => hooks.play(`${heap + 1}:${count}`));
+          onClick(stone, view, () => hooks.play(`${heap + 1}:${count}`), t("board.nim.take", { count, heap: heap + 1 }));
           stones.push(stone);
           svg.append(stone);
         }
