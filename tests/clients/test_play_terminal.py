@@ -47,14 +47,25 @@ def scripted(lines: list[str], prompts: list[str] | None = None) -> Reader:
 
 
 async def play_scripted(
-    url: str, game: str, lines: list[str], depth: int = 1, **given: Any
+    url: str,
+    game: str,
+    lines: list[str],
+    depth: int | None = 1,
+    movetime_ms: int | None = None,
+    **given: Any,
 ) -> tuple[int, str, list[str]]:
-    """A game of ``arena play`` against the engine at ``depth``, the person's lines
-    ``lines``: its exit status, what it wrote and the prompts it showed."""
+    """A game of ``arena play`` against the engine at ``depth`` (or ``movetime_ms``),
+    the person's lines ``lines``: its exit status, what it wrote and the prompts it showed."""
     out = io.StringIO()
     prompts: list[str] = []
     status = await play(
-        url, game, depth=depth, movetime_ms=None, out=out, read=scripted(lines, prompts), **given
+        url,
+        game,
+        depth=depth,
+        movetime_ms=movetime_ms,
+        out=out,
+        read=scripted(lines, prompts),
+        **given,
     )
     return status, out.getvalue(), prompts
 
@@ -345,17 +356,22 @@ async def _tmux(socket: str, *args: str) -> str:
     return stdout.decode(errors="replace")
 
 
-async def _connect_four_in_tmux(socket: str, url: str) -> None:
-    """``arena play`` of Connect Four in a new tmux session ``play``; its exit
-    status is shown as ``EXIT=N`` when it ends."""
-    command = shlex.join(
-        [sys.executable, "-m", "clients", "play", "--url", url, "--game", "connect4"]
-    )
+async def _play_in_tmux(socket: str, url: str, *options: str, colour: bool = False) -> None:
+    """``arena play`` with ``options`` in a new tmux session ``play``, 100 by
+    50; its exit status is shown as ``EXIT=N`` when it ends. ``colour``: with
+    ``NO_COLOR`` unset, as a terminal's user has it."""
+    command = shlex.join([sys.executable, "-m", "clients", "play", "--url", url, *options])
+    prefix = "env -u NO_COLOR " if colour else ""
     await _tmux(
         socket,
         *("new-session", "-d", "-s", "play", "-x", "100", "-y", "50", "-c", str(REPO)),
-        f"{command}; echo EXIT=$?; sleep 30",
+        f"{prefix}{command}; echo EXIT=$?; sleep 30",
     )
+
+
+async def _connect_four_in_tmux(socket: str, url: str) -> None:
+    """``arena play`` of Connect Four in a new tmux session ``play``."""
+    await _play_in_tmux(socket, url, "--game", "connect4")
 
 
 async def _play_on_pipes(url: str, game: str, *options: str) -> asyncio.subprocess.Process:
@@ -384,35 +400,8 @@ async def _wait_for(socket: str, pattern: str, count: int = 1) -> str:
 @pytest.mark.asyncio(loop_scope="module")
 async def test_a_game_in_tmux(url: str) -> None:
     socket = f"arena-play-test-{os.getpid()}"
-    command = shlex.join(
-        [
-            sys.executable,
-            "-m",
-            "clients",
-            "play",
-            "--url",
-            url,
-            "--game",
-            "othello",
-            "--movetime",
-            "50",
-        ]
-    )
     try:
-        await _tmux(
-            socket,
-            "new-session",
-            "-d",
-            "-s",
-            "play",
-            "-x",
-            "100",
-            "-y",
-            "50",
-            "-c",
-            str(REPO),
-            f"env -u NO_COLOR {command}; sleep 30",
-        )
+        await _play_in_tmux(socket, url, "--game", "othello", "--movetime", "50", colour=True)
         screen = await _wait_for(socket, r"your move \[")
         assert "discs: X (black) 2, O (white) 2; X (black) to move  (+ legal moves)" in screen
         await _tmux(socket, "send-keys", "-t", "play", "d3", "Enter")
@@ -433,26 +422,9 @@ async def test_a_game_in_tmux(url: str) -> None:
 @pytest.mark.asyncio(loop_scope="module")
 async def test_go_in_tmux(url: str) -> None:
     socket = f"arena-play-go-test-{os.getpid()}"
-    command = shlex.join(
-        [
-            *(sys.executable, "-m", "clients", "play", "--url", url),
-            *("--game", "go", "--option", "size=7", "--movetime", "50"),
-        ]
-    )
     try:
-        await _tmux(
-            socket,
-            "new-session",
-            "-d",
-            "-s",
-            "play",
-            "-x",
-            "100",
-            "-y",
-            "50",
-            "-c",
-            str(REPO),
-            f"env -u NO_COLOR {command}; sleep 30",
+        await _play_in_tmux(
+            socket, url, "--game", "go", "--option", "size=7", "--movetime", "50", colour=True
         )
         screen = await _wait_for(socket, r"your move \[")
         assert "    A B C D E F G" in screen and "X (black) to move" in screen
@@ -791,20 +763,10 @@ LONG_THINK_MS = 600_000
 async def test_enter_while_the_engine_thinks_makes_it_move_now(url: str) -> None:
     # A known gap of 2026-12-07: arena play had no "move now"; a long
     # --movetime could only be waited out or left with Ctrl-C.
-    out = io.StringIO()
-    prompts: list[str] = []
     started = time.monotonic()
-    status = await play(
-        url,
-        "connect4",
-        movetime_ms=LONG_THINK_MS,
-        depth=None,
-        human=1,
-        out=out,
-        read=scripted(["", "quit"], prompts),
-        move_now=True,
+    status, text, prompts = await play_scripted(
+        url, "connect4", ["", "quit"], depth=None, movetime_ms=LONG_THINK_MS, human=1, move_now=True
     )
-    text = out.getvalue()
     assert status == 0
     assert time.monotonic() - started < 20 * UNIT
     assert "is thinking... (scores for X Red); Enter: move now" in text, text
@@ -815,19 +777,9 @@ async def test_enter_while_the_engine_thinks_makes_it_move_now(url: str) -> None
 
 @pytest.mark.asyncio(loop_scope="module")
 async def test_a_line_typed_while_the_engine_thinks_waits_for_the_prompt(url: str) -> None:
-    out = io.StringIO()
-    prompts: list[str] = []
-    status = await play(
-        url,
-        "connect4",
-        depth=2,
-        movetime_ms=None,
-        human=1,
-        out=out,
-        read=scripted(["4", "quit"], prompts),
-        move_now=True,
+    status, text, prompts = await play_scripted(
+        url, "connect4", ["4", "quit"], depth=2, human=1, move_now=True
     )
-    text = out.getvalue()
     assert status == 0
     # One read, while the engine thought: the engine's think was not cut
     # short (a move is not "move now"), and the line was the answer to the
@@ -842,7 +794,6 @@ async def test_a_line_typed_while_the_engine_thinks_waits_for_the_prompt(url: st
 async def test_scripts_and_logs_are_not_read_during_a_think(url: str) -> None:
     # Without a terminal (move_now left to play()), a think reads nothing:
     # a piped script's lines are moves, and an empty one must not stop it.
-    prompts: list[str] = []
     status, text, prompts = await play_scripted(url, "connect4", ["4", "quit"], human=1)
     assert status == 0
     assert "" not in prompts and "Enter: move now" not in text
@@ -852,17 +803,9 @@ async def test_scripts_and_logs_are_not_read_during_a_think(url: str) -> None:
 @pytest.mark.asyncio(loop_scope="module")
 async def test_move_now_in_tmux(url: str) -> None:
     socket = f"arena-play-move-now-{os.getpid()}"
-    command = shlex.join(
-        [
-            *(sys.executable, "-m", "clients", "play", "--url", url, "--game", "connect4"),
-            *("--movetime", str(LONG_THINK_MS), "--engine-first"),
-        ]
-    )
     try:
-        await _tmux(
-            socket,
-            *("new-session", "-d", "-s", "play", "-x", "100", "-y", "50", "-c", str(REPO)),
-            f"{command}; echo EXIT=$?; sleep 30",
+        await _play_in_tmux(
+            socket, url, "--game", "connect4", "--movetime", str(LONG_THINK_MS), "--engine-first"
         )
         await _wait_for(socket, r"Enter: move now")
         await _wait_for(socket, r"depth +\d+")  # searching
