@@ -155,6 +155,17 @@ class _PipeLines:
         return text.decode("utf-8", "replace").removesuffix("\r")
 
 
+def _unentered_text() -> str:
+    """What the line editor holds typed but not yet entered (empty without readline,
+    which ``arena play`` loads on a terminal)."""
+    editor = sys.modules.get("readline")
+    if editor is None:
+        return ""
+    with contextlib.suppress(Exception):  # an editor without a buffer to read
+        return str(editor.get_line_buffer())
+    return ""
+
+
 async def _quietly(stop: Awaitable[None]) -> None:
     """``stop`` with its failure left unsaid: the think may have ended meanwhile."""
     with contextlib.suppress(EngineError, RuntimeError):
@@ -326,12 +337,17 @@ class Session:
     saved_game: int = 0
     #: The game's start as the server wrote it (its ``new_game`` reply's position).
     start_board: str | None = None
-    #: The line read while the engine thought and not yet used: stdin has one
-    #: reader at a time, so the next prompt takes this line instead of asking
-    #: again (it may have been typed already: a move typed ahead).
+    #: The read of the person's next line started while the engine thought and
+    #: not yet answered: stdin has one reader at a time, so the next prompt
+    #: waits for this read instead of starting another.
     waiting_line: asyncio.Future[str | None] | None = None
+    #: Lines typed while the engine thought (moves typed ahead; ``None``: the
+    #: end of input), for the next prompts, oldest first.
+    typed_ahead: list[str | None] = field(default_factory=list)
     #: Read a line while the engine thinks (Enter: move now): see :func:`play`'s ``move_now``.
     move_now: bool = False
+    #: How to stop the think under way (``None``: the engine is not thinking).
+    stop_think: Callable[[], Awaitable[None]] | None = None
     #: The ``stop`` that Enter sent (kept so that the task is not collected early).
     stopping: asyncio.Future[None] | None = None
 
@@ -339,16 +355,21 @@ class Session:
         print(text, file=self.out)
 
     async def next_line(self, prompt: str) -> str | None:
-        """The person's next line after ``prompt``: the one read while the engine
-        thought if there is one, else a new one."""
+        """The person's next line after ``prompt``: a line typed while the engine
+        thought if there is one (shown after the prompt, where it is used), else
+        the read still waiting from a think, else a new read."""
+        if self.typed_ahead:
+            typed = self.typed_ahead.pop(0)
+            self.out.write(prompt + ("" if typed is None else typed) + "\n")
+            self.out.flush()
+            return typed
         ahead, self.waiting_line = self.waiting_line, None
         if ahead is None:
             return await self.read(prompt)
-        self.out.write(prompt)
-        if ahead.done() and not ahead.cancelled() and ahead.exception() is None:
-            typed = ahead.result()
-            if typed is not None:
-                self.out.write(typed + "\n")  # typed ahead: shown where it is used
+        # Text typed during the think but not yet entered is in the line
+        # editor's buffer: shown after the prompt, or the prompt looked empty
+        # and "Nc6" typed there read as "NcNc6" (a review of 2026-12-08).
+        self.out.write(prompt + _unentered_text())
         self.out.flush()
         return await ahead
 
@@ -362,21 +383,35 @@ class Session:
         return self.move_now
 
     def listen_while_thinking(self, stop: Callable[[], Awaitable[None]]) -> None:
-        """Read the person's next line while the engine thinks: an empty one (Enter)
+        """Read the person's lines while the engine thinks: an empty one (Enter)
         calls ``stop`` (move now, as a GUI's Stop button); any other is kept for
-        the next prompt (typed ahead), and so is a line still unread."""
+        the next prompt (typed ahead) and the reading goes on, so that a later
+        Enter in the same think still stops it. :meth:`think` clears
+        :attr:`stop_think` when the think ends: an Enter read after it is
+        dropped, never taken for the next think's (a review of 2026-12-08)."""
+        self.stop_think = stop
         if self.waiting_line is None:
-            self.waiting_line = asyncio.ensure_future(self.read(""))
-        listening = self.waiting_line
+            self._read_ahead()
 
-        def heard(line: asyncio.Future[str | None]) -> None:
-            if line.cancelled() or line.exception() is not None or self.waiting_line is not line:
-                return
-            if line.result() == "":
-                self.waiting_line = None  # used: the next prompt reads anew
+    def _read_ahead(self) -> None:
+        line = asyncio.ensure_future(self.read(""))
+        self.waiting_line = line
+        line.add_done_callback(self._heard)
+
+    def _heard(self, line: asyncio.Future[str | None]) -> None:
+        if line.cancelled() or line.exception() is not None or self.waiting_line is not line:
+            return  # cancelled, failed (said at the prompt that awaits it), or taken there
+        self.waiting_line = None
+        text = line.result()
+        stop = self.stop_think
+        if text == "":
+            if stop is not None:
+                self.stop_think = None  # once per think
                 self.stopping = asyncio.ensure_future(_quietly(stop()))
-
-        listening.add_done_callback(heard)
+            return  # an Enter between thinks: nothing to stop, no move
+        self.typed_ahead.append(text)
+        if text is not None and stop is not None:
+            self._read_ahead()  # the think goes on: so does the listening
 
     async def read_or_gone(self, prompt: str) -> str | None:
         """The person's line, or :class:`EngineTerminatedError` as soon as the server
@@ -500,6 +535,8 @@ class Session:
                 self.say(f"the server is busy; asking again in {wait_ms} ms")
                 await asyncio.sleep(wait_ms / 1000)
                 continue
+            finally:
+                self.stop_think = None  # an Enter from now on stops nothing
             if is_terminal(self.out):
                 self.out.write("\n")
             return best

@@ -816,3 +816,26 @@ async def test_move_now_in_tmux(url: str) -> None:
         await _wait_for(socket, r"EXIT=0")
     finally:
         await _tmux(socket, "kill-server")
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_enter_after_a_move_typed_ahead_still_stops_the_think(url: str) -> None:
+    # A review of 2026-12-08: once a move had been typed during a think, the
+    # reading stopped there; the Enter after it waited for the next think
+    # and stopped that one at once (a depth-1 move played).
+    started = time.monotonic()
+    status, text, prompts = await play_scripted(
+        url,
+        "connect4",
+        ["4", "", "", "quit"],
+        depth=None,
+        movetime_ms=LONG_THINK_MS,
+        human=1,
+        move_now=True,
+    )
+    assert status == 0
+    assert time.monotonic() - started < 20 * UNIT
+    # Both thinks stopped by their own Enter, the typed move played between.
+    assert text.count(", stopped)") == 2, text
+    assert re.search(r"your move \[[^\]]*\] \(help for commands\): 4\n", text), text
+    assert prompts[:3] == ["", "", ""]  # three lines read during the first two thinks

@@ -2822,3 +2822,43 @@ def test_backgammon_numbers_follow_the_player_on_roll_with_both_sides(
         expect(label).to_have_text("1" if on_roll == "0" else "24")
         button.click()
         expect(page.locator("#position")).not_to_have_value(position)
+
+
+def test_a_promotion_from_the_keyboard_keeps_the_focus_on_the_board(
+    page: Page, gui_server: ServerThread
+) -> None:
+    # A review of 2026-12-08: after a promotion chosen from the keyboard the
+    # focus was in the Move box, where the arrows do nothing.
+    open_game(page, gui_server.port, "chess", side="both")
+    load_position(page, "8/1P6/8/8/8/8/k7/7K w - - 0 1")
+    tab_to_board(page)
+    page.keyboard.press("Home")  # a8, the board's first square
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("ArrowRight")
+    assert page.evaluate(FOCUSED_PART_JS) == "b7"
+    page.keyboard.press("Enter")
+    page.keyboard.press("ArrowUp")
+    page.keyboard.press("Enter")
+    chooser = page.locator(".promotion button")
+    expect(chooser.first).to_be_focused()
+    page.keyboard.press("Enter")  # the queen
+    expect(page.locator("#moves .ply")).to_have_count(1)
+    expect(page.locator('g[data-square="b8"]')).to_be_focused()
+
+
+def test_a_backgammon_move_button_gone_returns_the_focus_to_the_board(
+    page: Page, gui_server: ServerThread
+) -> None:
+    # A review of 2026-12-08: ← on a move button stepped the game back, the
+    # buttons went, and the focus fell into the Move box, where → does nothing.
+    open_game(page, gui_server.port, "backgammon", side="both")
+    button = page.locator(".bg-moves button").first
+    button.wait_for()
+    button.focus()
+    before = len(moves(page))
+    page.keyboard.press("ArrowLeft")
+    expect(page.locator(".bg-moves button")).to_have_count(0)  # a step back: no moves to play
+    expect(page.locator("#move-input")).not_to_be_focused()
+    page.keyboard.press("ArrowRight")  # and the move list steps on again
+    expect(page.locator(".bg-moves button").first).to_be_visible()
+    assert len(moves(page)) == before

@@ -1142,6 +1142,20 @@ function render() {
   updateButtons();
 }
 
+// Where the focus goes when the control that had it is gone: back to the
+// board when it was on the board (a backgammon move button that ← took away,
+// the promotion chooser, a square after the last move: a review of
+// 2026-12-08 found the focus in the Move box, where ← and → do nothing),
+// else to the Move box.
+function focusAfterLoss(home) {
+  if (home && home.id === "board") {
+    // Its Tab stop or first button, else the board itself (focusable from
+    // script only): the page's keys work from there, not from a text box.
+    return home.querySelector('[data-board-part][tabindex="0"]') || home.querySelector("button:not([disabled])") || home;
+  }
+  return $("move-input");
+}
+
 function boardView() {
   const state = app.state;
   const humanSecond = app.sides[1] === "human" && app.sides[0] === "engine";
@@ -1202,7 +1216,7 @@ function renderMoves(state) {
   $("moves-back").disabled = current === 0;
   $("moves-forward").disabled = current >= app.line.length;
   $("moves-end").disabled = current >= app.line.length;
-  rescueFocus(() => $("move-input"));
+  rescueFocus(focusAfterLoss);
 }
 
 function renderResult(state, info) {
@@ -1277,7 +1291,7 @@ function updateButtons() {
   // game there (a review, 2026-12-07).
   $("takeback").disabled = !ready || !state || state.history.length === 0 || app.reviewing;
   $("new-game").disabled = !app.conn;
-  rescueFocus(() => $("move-input"));
+  rescueFocus(focusAfterLoss);
 }
 
 // The status beside the Engine heading, kept as how to write it, so that a

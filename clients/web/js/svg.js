@@ -54,12 +54,16 @@ const refocus = new WeakMap();
 const PART = "[data-board-part]";
 const STEPS = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
 
-// The index of the part of the board in `container` that has the focus, or null.
+// The index of the part of the board in `container` that has the focus, or
+// null. When the focus is elsewhere in the board (chess's promotion chooser),
+// the board's Tab stop, the part last reached, counts as focused: the
+// redraw after the choice returns there.
 function focusedPart(container) {
   const active = document.activeElement;
   if (!(active instanceof Element) || !container.contains(active)) return null;
   const parts = [...container.querySelectorAll(PART)];
-  const index = parts.indexOf(active.closest(PART));
+  const part = active.closest(PART) ?? container.querySelector(`${PART}[tabindex="0"]`);
+  const index = parts.indexOf(part);
   return index < 0 ? null : index;
 }
 
