@@ -410,7 +410,12 @@ class Session:
                 self.stopping = asyncio.ensure_future(_quietly(stop()))
             return  # an Enter between thinks: nothing to stop, no move
         self.typed_ahead.append(text)
-        if text is not None and stop is not None:
+        if stop is not None and (text is None or text.strip().lower() in QUIT_WORDS):
+            # Leaving: the think is stopped rather than waited out (a review of
+            # 2026-12-08 waited 20 s after "quit"); the prompt then takes the word.
+            self.stop_think = None
+            self.stopping = asyncio.ensure_future(_quietly(stop()))
+        elif text is not None and stop is not None:
             self._read_ahead()  # the think goes on: so does the listening
 
     async def read_or_gone(self, prompt: str) -> str | None:

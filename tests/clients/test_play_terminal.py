@@ -839,3 +839,15 @@ async def test_enter_after_a_move_typed_ahead_still_stops_the_think(url: str) ->
     assert text.count(", stopped)") == 2, text
     assert re.search(r"your move \[[^\]]*\] \(help for commands\): 4\n", text), text
     assert prompts[:3] == ["", "", ""]  # three lines read during the first two thinks
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_quit_typed_during_a_think_leaves_without_waiting_it_out(url: str) -> None:
+    # A review of 2026-12-08: "quit" typed during a 20 s think left only
+    # when the think had run its whole time.
+    started = time.monotonic()
+    status, text, _ = await play_scripted(
+        url, "connect4", ["quit"], depth=None, movetime_ms=LONG_THINK_MS, human=1, move_now=True
+    )
+    assert status == 0 and text.rstrip().endswith("bye")
+    assert time.monotonic() - started < 20 * UNIT
