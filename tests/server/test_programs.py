@@ -89,11 +89,17 @@ def test_a_note_starts_a_line_of_its_own_after_stderr_cut_mid_line(tmp_path: Pat
     )
     try:
         assert process.read_line(time.monotonic() + 5 * UNIT) == "ready"
-        # the stderr reader thread writes the log
-        wait_until(lambda: "noise" in log.read_text(), 5 * UNIT, "the stderr in the log")
+        # A line without its end waits in the stderr reader until it ends or
+        # the program does (since 2026-12-07): the note comes first.
         process.note("request 1: a note")
     finally:
         process.close("", 1 * UNIT)
+    # The reader thread writes the unfinished line at the end of stderr,
+    # which may come after close() returns. (The wait was for "noise" before
+    # the note, which the "started" line, quoting the command, already held:
+    # a CI run of 2026-12-08 read the log before the line came.)
+    prefix = f"[pid {process.pid}] noise"
+    wait_until(lambda: prefix in log.read_text(), 5 * UNIT, "the stderr in the log")
     lines = log.read_text().splitlines()
     assert f"[pid {process.pid}] noise without an end" in lines and any(
         line.endswith("request 1: a note") and "noise" not in line for line in lines
