@@ -375,12 +375,7 @@ class Session:
 
     def move_now_hint(self) -> str:
         """What the thinking line adds where Enter makes the engine move now."""
-        return "; Enter: move now" if self.move_now_key() else ""
-
-    def move_now_key(self) -> bool:
-        """Whether Enter during a think makes the engine move now: a person at a
-        terminal (a piped stdin is a script, whose lines are moves)."""
-        return self.move_now
+        return "; Enter: move now" if self.move_now else ""
 
     def listen_while_thinking(self, stop: Callable[[], Awaitable[None]]) -> None:
         """Read the person's lines while the engine thinks: an empty one (Enter)
@@ -505,7 +500,7 @@ class Session:
                 async with self.engine.analysis(
                     movetime_ms=movetime_ms, depth=depth, algorithm=self.algorithm
                 ) as analysis:
-                    if self.move_now_key():
+                    if self.move_now:
                         self.listen_while_thinking(analysis.stop)
                     shown: str | None = None
                     async for info in analysis:

@@ -75,7 +75,7 @@ function rovingStop(svg, focused) {
   if (focused !== null) parts[index].focus({ preventScroll: true });
 }
 
-function moveFocus(svg, from, to) {
+function moveFocus(from, to) {
   from.setAttribute("tabindex", "-1");
   to.setAttribute("tabindex", "0");
   to.focus({ preventScroll: true });
@@ -123,7 +123,7 @@ function boardKey(svg, event) {
   // the move list: on the board, these keys are the board's.
   event.preventDefault();
   event.stopPropagation();
-  if (to) moveFocus(svg, part, to);
+  if (to) moveFocus(part, to);
 }
 
 // Files a, b, c, ... by zero-based index.
